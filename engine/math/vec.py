@@ -1,0 +1,54 @@
+"""Small-vector helpers: ``Vec3`` and argument validation.
+
+A Vec3 in this engine is a float64 ``numpy.ndarray`` of shape (3,). Any length-3
+sequence is accepted wherever a Vec3 is expected.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.common.exceptions import InvalidArgumentError
+
+
+def Vec3(x: float = 0.0, y: float = 0.0, z: float = 0.0) -> np.ndarray:  # noqa: N802
+    """Return the 3-vector (x, y, z) as a float64 array of shape (3,)."""
+    return as_vec3((x, y, z))
+
+
+def as_vec3(value, name: str = "value") -> np.ndarray:
+    """Convert ``value`` to a finite float64 array of shape (3,).
+
+    Raises InvalidArgumentError naming ``name`` if it is not three finite numbers.
+    """
+    if hasattr(value, "asVec3"):
+        value = value.asVec3()
+    try:
+        arr = np.array(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(f"{name} must be 3 numbers, got {value!r}") from exc
+    if arr.shape != (3,):
+        raise InvalidArgumentError(f"{name} must have 3 components, got {arr.size}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidArgumentError(f"{name} must be finite, got {arr.tolist()}")
+    return arr
+
+
+def as_vector(value, size: int | None = None, name: str = "value") -> np.ndarray:
+    """Convert ``value`` to a finite 1-D float64 array, optionally of length ``size``."""
+    try:
+        arr = np.array(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(f"{name} must be a sequence of numbers, got {value!r}") from exc
+    if size is not None and arr.size != size:
+        raise InvalidArgumentError(f"{name} must have length {size}, got {arr.size}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidArgumentError(f"{name} must be finite (no NaN or infinity)")
+    return arr
+
+
+def cross_matrix(a: np.ndarray) -> np.ndarray:
+    """Return the 3x3 cross-product matrix [a]x, so that [a]x b = a x b."""
+    return np.array(
+        [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]], dtype=np.float64
+    )
