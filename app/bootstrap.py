@@ -1,0 +1,322 @@
+"""Two-command developer set-up: ``python3 -m app.bootstrap studio`` and ``... test``.
+
+Runs under the system ``python3`` before anything is installed, so it uses the standard library
+only. Every command first makes sure that
+
+1. the Debian packages Qt, VTK and Xvfb need are present (installed with apt-get when running as
+   root; otherwise the missing ones are named),
+2. ``.venv`` exists and holds this project installed editable with the ``test`` extra (skipped
+   when the stamp in ``.venv`` matches the current ``pyproject.toml``, so a re-run is fast),
+3. numba's on-disk cache is warm (``engine.warm_jit()``, if the engine provides it),
+
+and then runs:
+
+* ``studio [ARGS...]``: the studio, ``.venv/bin/python -m app ARGS...``;
+* ``test [PYTEST ARGS...]``: ``ruff check .``, ``ruff format --check .`` and pytest under
+  ``xvfb-run`` (its own virtual X server); the exit code is that of the first failing step;
+* ``setup``: nothing more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+VENV_BIN = VENV / "bin"
+VENV_PYTHON = VENV_BIN / "python"
+STAMP = VENV / ".mbstudio-setup-stamp"
+LOCK = ROOT / ".mbstudio-setup.lock"
+EXTRAS = "test"
+MIN_PYTHON = (3, 11)
+# Bump when the install steps change, to force one reinstall everywhere.
+SETUP_REVISION = "1"
+
+# What Qt's xcb platform plugin, VTK's OpenGL window and xvfb-run need on Debian 12
+# (see shared/guides/headless-gui.md).
+DEBIAN_PACKAGES = (
+    "xvfb",
+    "xauth",
+    "libgl1",
+    "libegl1",
+    "libxkbcommon-x11-0",
+    "libxcb-cursor0",
+    "libxcb-icccm4",
+    "libxcb-image0",
+    "libxcb-keysyms1",
+    "libxcb-randr0",
+    "libxcb-render-util0",
+    "libxcb-shape0",
+    "libxcb-xfixes0",
+    "libxcb-xkb1",
+    "libxcb-glx0",
+    "libx11-xcb1",
+    "libfontconfig1",
+    "libdbus-1-3",
+    "libglib2.0-0",
+)
+XVFB_SERVER_ARGS = "-screen 0 1280x1024x24"
+
+USAGE = """\
+usage: python3 -m app.bootstrap [--force-setup] {studio,test,setup} [ARGS...]
+
+  studio [ARGS...]   set up, then start the studio (ARGS go to `mbstudio`)
+  test [ARGS...]     set up, then run ruff and pytest under xvfb-run (ARGS go to pytest)
+  setup              set up only
+
+  --force-setup      reinstall the Python packages even if .venv is up to date
+"""
+
+
+class SetupError(RuntimeError):
+    """A set-up step failed; the message says which and how."""
+
+
+def log(message: str) -> None:
+    print(f"[setup] {message}", flush=True)
+
+
+def _run(cmd: Sequence[str | os.PathLike[str]], *, quiet: bool = False, **kwargs) -> None:
+    """Run ``cmd``; raise SetupError on failure (showing its output if it was captured)."""
+    if quiet:
+        kwargs.update(stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.run([os.fspath(c) for c in cmd], check=False, **kwargs)
+    if proc.returncode != 0:
+        if quiet and proc.stdout:
+            sys.stdout.write(proc.stdout)
+        raise SetupError(f"`{shlex.join(os.fspath(c) for c in cmd)}` exited {proc.returncode}")
+
+
+# -- Debian packages ------------------------------------------------------------------------------
+
+
+def parse_dpkg_status(output: str) -> set[str]:
+    """Names of installed packages in ``dpkg-query -W -f='${Package} ${db:Status-Status}\\n'``."""
+    installed = set()
+    for line in output.splitlines():
+        name, _, status = line.strip().partition(" ")
+        if status.strip() == "installed":
+            installed.add(name.split(":")[0])
+    return installed
+
+
+def missing_debian_packages(packages: Iterable[str]) -> list[str]:
+    """The packages dpkg does not list as installed ([] on a system without dpkg)."""
+    packages = list(packages)
+    if not packages or shutil.which("dpkg-query") is None:
+        return []
+    proc = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Package} ${db:Status-Status}\\n", *packages],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # exits 1 when some package is unknown; stdout still lists the known ones
+    installed = parse_dpkg_status(proc.stdout)
+    return [p for p in packages if p not in installed]
+
+
+def _debian_python_without_ensurepip() -> bool:
+    """Debian's own python3 ships ``venv`` without ``ensurepip`` until python3-venv is added."""
+    return importlib.util.find_spec("ensurepip") is None and os.path.realpath(
+        sys.executable
+    ).startswith("/usr/bin/")
+
+
+def ensure_debian_packages() -> None:
+    wanted = list(DEBIAN_PACKAGES)
+    if not VENV_PYTHON.exists() and _debian_python_without_ensurepip():
+        wanted.append("python3-venv")
+    missing = missing_debian_packages(wanted)
+    if not missing:
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        log(
+            "missing Debian packages (GUI tests need them); as root run: apt-get install "
+            + " ".join(missing)
+        )
+        return
+    log(f"installing Debian packages: {' '.join(missing)}")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    apt = ["apt-get", "-q", "-o", "DPkg::Lock::Timeout=300"]
+    _run([*apt, "update"], quiet=True, env=env, stdin=subprocess.DEVNULL)
+    _run(
+        [*apt, "install", "-y", "--no-install-recommends", *missing],
+        quiet=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+# -- virtual environment --------------------------------------------------------------------------
+
+
+def ensure_venv() -> None:
+    if VENV_PYTHON.exists():
+        probe = subprocess.run([VENV_PYTHON, "-c", ""], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return
+        if not (VENV / "pyvenv.cfg").exists():
+            raise SetupError(f"{VENV} exists but is not a working virtual environment")
+        log(".venv is broken (its python does not start); recreating it")
+        shutil.rmtree(VENV)
+    if sys.version_info[:2] < MIN_PYTHON:
+        found = sys.version.split()[0]
+        raise SetupError(f"Python >= 3.11 is needed to create .venv; {sys.executable} is {found}")
+    log(f"creating .venv with {sys.executable}")
+    _run([sys.executable, "-m", "venv", VENV])
+
+
+def setup_fingerprint() -> str:
+    """Changes whenever a reinstall is due: pyproject.toml, the extras, the checkout's path."""
+    digest = hashlib.sha256()
+    for part in (SETUP_REVISION, EXTRAS, str(ROOT)):
+        digest.update(part.encode() + b"\0")
+    digest.update((ROOT / "pyproject.toml").read_bytes())
+    return digest.hexdigest()
+
+
+def install_project(force: bool = False) -> None:
+    fingerprint = setup_fingerprint()
+    if not force and STAMP.exists() and STAMP.read_text().strip() == fingerprint:
+        log("up to date")
+        return
+    log(f"installing Python packages into .venv (pip install -e '.[{EXTRAS}]'), may take minutes")
+    STAMP.unlink(missing_ok=True)
+    _run(
+        [VENV_PYTHON, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        + ["-e", f".[{EXTRAS}]"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+    )
+    STAMP.write_text(fingerprint + "\n")
+
+
+WARM_JIT_CODE = """\
+import time
+import engine
+hook = getattr(engine, "warm_jit", None)
+if callable(hook):
+    t0 = time.perf_counter()
+    hook()
+    print(f"[setup] numba cache warm ({time.perf_counter() - t0:.1f} s)", flush=True)
+"""
+
+
+def warm_jit() -> None:
+    _run([VENV_PYTHON, "-c", WARM_JIT_CODE], cwd=ROOT, stdin=subprocess.DEVNULL)
+
+
+@contextlib.contextmanager
+def _setup_lock() -> Iterator[None]:
+    """Serialise set-ups of this checkout (two shells running the test command at once)."""
+    with open(LOCK, "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log("waiting for another set-up of this checkout to finish")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def setup(force: bool = False) -> None:
+    start = time.perf_counter()
+    with _setup_lock():
+        ensure_debian_packages()
+        ensure_venv()
+        install_project(force=force)
+    warm_jit()
+    log(f"ready ({time.perf_counter() - start:.1f} s)")
+
+
+# -- commands -------------------------------------------------------------------------------------
+
+
+def run_studio(args: Sequence[str]) -> int:
+    python = os.fspath(VENV_PYTHON)
+    sys.stdout.flush()
+    os.execv(python, [python, "-m", "app", *args])
+    return 0  # not reached
+
+
+def check_steps(pytest_args: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The test command's steps as (name, argv) pairs; pytest last so its summary ends the log."""
+    ruff = os.fspath(VENV_BIN / "ruff")
+    pytest = [os.fspath(VENV_PYTHON), "-m", "pytest", *pytest_args]
+    if shutil.which("xvfb-run"):
+        pytest = ["xvfb-run", "-a", "-s", XVFB_SERVER_ARGS, *pytest]
+    elif os.environ.get("DISPLAY"):
+        log(f"xvfb-run not found; running the GUI tests on DISPLAY={os.environ['DISPLAY']}")
+    else:
+        raise SetupError("xvfb-run not found and no DISPLAY: install the Debian package xvfb")
+    return [
+        ("ruff check", [ruff, "check", "."]),
+        ("ruff format --check", [ruff, "format", "--check", "."]),
+        ("pytest", pytest),
+    ]
+
+
+def run_tests(args: Sequence[str]) -> int:
+    failures: list[tuple[str, int]] = []
+    for name, cmd in check_steps(args):
+        print(f"[test] {shlex.join(cmd)}", flush=True)
+        code = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, check=False).returncode
+        if code != 0:
+            failures.append((name, code))
+    if failures:
+        print(
+            "[test] FAILED: " + ", ".join(f"{name} (exit {code})" for name, code in failures),
+            flush=True,
+        )
+        return failures[0][1]
+    return 0
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "studio": run_studio,
+    "test": run_tests,
+    "setup": lambda args: 0,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    force = False
+    while argv and argv[0].startswith("-"):
+        option = argv.pop(0)
+        if option in ("-h", "--help"):
+            print(USAGE, end="")
+            return 0
+        if option != "--force-setup":
+            print(f"unknown option {option}\n{USAGE}", end="", file=sys.stderr)
+            return 2
+        force = True
+    if not argv or argv[0] not in COMMANDS:
+        print(USAGE, end="", file=sys.stderr)
+        return 2
+    command, rest = argv[0], argv[1:]
+    if command == "setup" and rest:
+        print(f"setup takes no arguments\n{USAGE}", end="", file=sys.stderr)
+        return 2
+    try:
+        setup(force=force)
+        return COMMANDS[command](rest)
+    except SetupError as exc:
+        log(f"FAILED: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

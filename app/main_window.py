@@ -1,0 +1,215 @@
+"""The studio's main window: 3-D viewport, docks, simulation toolbar and status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QGuiApplication, QIcon, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStyle,
+    QToolBar,
+    QWidget,
+)
+
+from app.viewport import ViewportWidget
+
+ICONS_DIR = Path(__file__).resolve().parent.parent / "resources" / "icons"
+
+# (title, area); the title doubles as the dock's objectName, which QMainWindow.saveState() needs.
+DOCKS = (
+    ("Model", Qt.DockWidgetArea.LeftDockWidgetArea),
+    ("Stage inspector", Qt.DockWidgetArea.RightDockWidgetArea),
+    ("Cache inspector", Qt.DockWidgetArea.RightDockWidgetArea),
+    ("Plots", Qt.DockWidgetArea.BottomDockWidgetArea),
+)
+
+# key: (text, shortcut, tooltip, icon file, fallback standard icon)
+SIMULATION_ACTIONS = {
+    "play": ("Play", "F5", "Run the simulation", "play.svg", QStyle.StandardPixmap.SP_MediaPlay),
+    "pause": (
+        "Pause",
+        "Shift+F5",
+        "Pause the simulation",
+        "pause.svg",
+        QStyle.StandardPixmap.SP_MediaPause,
+    ),
+    "step": (
+        "Step",
+        "F10",
+        "Advance the simulation by one reporting interval",
+        "step.svg",
+        QStyle.StandardPixmap.SP_MediaSkipForward,
+    ),
+    "reset": (
+        "Reset",
+        "Ctrl+Shift+F5",
+        "Return to the initial state (t = 0)",
+        "reset.svg",
+        QStyle.StandardPixmap.SP_MediaSkipBackward,
+    ),
+}
+
+SETTINGS_GEOMETRY = "main_window/geometry"
+SETTINGS_STATE = "main_window/state"
+DEFAULT_SIZE = (1280, 800)
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(ICONS_DIR / "mbstudio.svg"))
+
+
+def grab_window(window: QWidget) -> QPixmap:
+    """Screenshot of ``window`` as shown on screen (``QWidget.grab()`` misses the VTK view)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    frame = window.frameGeometry()
+    return screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+
+
+def format_time(t: float) -> str:
+    return f"t = {t:.3f} s"
+
+
+def _placeholder(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setWordWrap(True)
+    label.setEnabled(False)  # greyed: nothing to interact with yet
+    label.setMargin(12)
+    return label
+
+
+class MainWindow(QMainWindow):
+    """The studio window. ``settings`` defaults to QSettings("mbstudio", "studio")."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        settings: QSettings | None = None,
+        restore_layout: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("mbstudio")
+        self.setWindowIcon(app_icon())
+        self.model_path = model_path
+        self._settings = settings if settings is not None else QSettings("mbstudio", "studio")
+
+        self.viewport = ViewportWidget(self)
+        self.setCentralWidget(self.viewport)
+
+        self.docks: dict[str, QDockWidget] = {}
+        self._create_docks()
+        self.sim_actions: dict[str, QAction] = {}
+        self._create_toolbar()
+        self._create_menus()
+
+        self.time_label = QLabel(format_time(0.0))
+        self.time_label.setObjectName("timeLabel")
+        self.time_label.setMinimumWidth(110)
+        self.statusBar().addPermanentWidget(self.time_label)
+        self.statusBar().showMessage("No model loaded" if model_path is None else "Ready")
+
+        self.resize(*DEFAULT_SIZE)
+        if restore_layout:
+            self._restore_layout()
+        else:
+            self._settings.remove("main_window")
+
+    # -- construction -----------------------------------------------------------------------------
+
+    def _create_docks(self) -> None:
+        texts = {
+            "Model": "No model loaded."
+            if self.model_path is None
+            else f"Model file: {self.model_path.name}\n(opening models is not implemented yet)",
+            "Stage inspector": "System stages appear here.",
+            "Cache inspector": "Cache entries appear here.",
+            "Plots": "Plots of simulated quantities appear here.",
+        }
+        for title, area in DOCKS:
+            dock = QDockWidget(title, self)
+            dock.setObjectName(title)
+            dock.setWidget(_placeholder(texts[title]))
+            self.addDockWidget(area, dock)
+            self.docks[title] = dock
+        self.tabifyDockWidget(self.docks["Stage inspector"], self.docks["Cache inspector"])
+        self.docks["Stage inspector"].raise_()
+        self.resizeDocks([self.docks["Model"]], [260], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["Plots"]], [180], Qt.Orientation.Vertical)
+
+    def _icon(self, filename: str, fallback: QStyle.StandardPixmap) -> QIcon:
+        path = ICONS_DIR / filename
+        icon = QIcon(str(path)) if path.is_file() else QIcon()
+        return icon if not icon.isNull() else self.style().standardIcon(fallback)
+
+    def _create_toolbar(self) -> None:
+        toolbar = QToolBar("Simulation", self)
+        toolbar.setObjectName("simulationToolbar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for key, (text, shortcut, tip, icon_file, fallback) in SIMULATION_ACTIONS.items():
+            action = QAction(self._icon(icon_file, fallback), text, self)
+            action.setObjectName(f"{key}Action")
+            action.setShortcut(QKeySequence(shortcut))
+            action.setToolTip(f"{tip} ({shortcut})")
+            action.setStatusTip(tip)
+            action.setEnabled(False)  # no simulation to drive yet
+            toolbar.addAction(action)
+            self.sim_actions[key] = action
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
+        self.toolbar = toolbar
+
+    def _create_menus(self) -> None:
+        menu_bar = self.menuBar()
+        file_menu = menu_bar.addMenu("&File")
+        quit_action = file_menu.addAction("&Quit")
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+
+        view_menu = menu_bar.addMenu("&View")
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addAction(self.toolbar.toggleViewAction())
+
+        sim_menu = menu_bar.addMenu("&Simulation")
+        sim_menu.addActions(list(self.sim_actions.values()))
+
+        help_menu = menu_bar.addMenu("&Help")
+        help_menu.addAction("&About mbstudio", self._show_about)
+
+    def _show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About mbstudio",
+            "<b>mbstudio</b><p>Multibody dynamics with Simbody's API in Python, "
+            "rendered with VTK.</p>",
+        )
+
+    # -- state --------------------------------------------------------------------------------------
+
+    def set_time(self, t: float) -> None:
+        self.time_label.setText(format_time(t))
+
+    def _restore_layout(self) -> None:
+        geometry = self._settings.value(SETTINGS_GEOMETRY)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self._settings.value(SETTINGS_STATE)
+        if state is not None:
+            self.restoreState(state)
+
+    def save_layout(self) -> None:
+        self._settings.setValue(SETTINGS_GEOMETRY, self.saveGeometry())
+        self._settings.setValue(SETTINGS_STATE, self.saveState())
+        self._settings.sync()
+
+    def closeEvent(self, event) -> None:
+        self.save_layout()
+        self.viewport.close_view()
+        super().closeEvent(event)
