@@ -1,0 +1,4 @@
+"""Decorative geometry (Simbody's DecorativeGeometry family), one concern per module.
+
+Import from ``engine.common.decorative_geometry``, which re-exports everything here.
+"""
