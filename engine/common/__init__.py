@@ -1,0 +1,1 @@
+"""The SimTK framework layer: Stage, State, System, Subsystem, events, exceptions."""

@@ -1,0 +1,1425 @@
+"""State: every variable value of a System, plus the realization cache.
+
+A State holds time t, the continuous variables y = [q, u, z], discrete
+variables, and the cache that ``System.realize`` fills stage by stage. It is
+partitioned among the System's subsystems: each subsystem has its own stage,
+private discrete variables and cache entries, and contiguous partitions of the
+shared pools (q, u, z, constraint errors, event triggers).
+
+Rules (Simbody's, see ../shared/spec/State.txt and SimulationConcepts.txt):
+
+* The system stage is never above the lowest subsystem stage.
+* Changing (or merely asking for writable access to) a variable backs the
+  State up: an instance variable to Model, t to Instance, q to Time, u to
+  Position, z to Velocity, a discrete variable to one below the stage it
+  invalidates.
+* Global q/u/z arrays exist from Model stage on; constraint-error, multiplier
+  and event-trigger arrays from Instance on. They are discarded when those
+  stages are invalidated (state variables return to their initial values).
+* Reading accessors return read-only numpy views; writes go through ``set*``
+  or ``upd*`` methods, which invalidate.
+* A copy holds deep copies of all variables and is valid through
+  ``min(stage, Instance)`` (as Simbody 3.7 behaves, see CONVENTIONS.md §11).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from engine.common.cache_entry import (
+    CacheEntryInfo,
+    CacheEntryKey,
+    DiscreteVarInfo,
+    DiscreteVarKey,
+)
+from engine.common.exceptions import (
+    CacheEntryOutOfDateError,
+    IndexOutOfRangeError,
+    InvalidArgumentError,
+    StageOutOfRangeError,
+    StageTooLowError,
+    StateLayoutError,
+)
+from engine.common.stage import ALL_STAGES, Stage
+from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest
+
+_EMPTY = np.zeros(0)
+_EMPTY.flags.writeable = False
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def _as_stage(stage: Any, what: str = "stage") -> Stage:
+    if isinstance(stage, Stage):
+        return stage
+    try:
+        return Stage(int(stage))
+    except (TypeError, ValueError) as exc:
+        raise StageOutOfRangeError(f"{what} must be a Stage, got {stage!r}") from exc
+
+
+class State:
+    """All the variable values of a System, and its realization cache.
+
+    ``State()`` is empty (Stage.Empty, no subsystems). ``State(other)`` is a copy
+    (see the module docstring for what a copy keeps).
+    """
+
+    def __init__(self, other: State | None = None) -> None:
+        self._lock = threading.RLock()
+        if other is None:
+            self.clear()
+        else:
+            other._copy_into(self)
+
+    # ------------------------------------------------------------------ basics
+    def clear(self) -> None:
+        """Restore the State to its default-constructed condition."""
+        self._subs: list[PerSubsystemInfo] = []
+        self._system_stage = Stage.Empty
+        self._system_stage_versions = [1] * 11
+        self._topology_version = 0
+        self._last_invalidation: list[str] = [""] * 11
+        self._t = 0.0
+        self._value_versions = [0, 0, 0]  # q, u, z
+        self._q_dependents: list[CacheEntryKey] = []
+        self._u_dependents: list[CacheEntryKey] = []
+        self._z_dependents: list[CacheEntryKey] = []
+        self._drop_model_resources()
+        self._drop_instance_resources()
+
+    def _drop_model_resources(self) -> None:
+        self._nq = self._nu = self._nz = 0
+        self._y = np.zeros(0)
+        self._ydot = np.zeros(0)
+        self._qdotdot = np.zeros(0)
+        self._uweights = np.zeros(0)
+        self._zweights = np.zeros(0)
+        self._views: dict[str, np.ndarray] = {}
+
+    def _drop_instance_resources(self) -> None:
+        self._nqerr = self._nuerr = self._nudoterr = 0
+        self._yerr = np.zeros(0)
+        self._udoterr = np.zeros(0)
+        self._multipliers = np.zeros(0)
+        self._qerr_weights = np.zeros(0)
+        self._uerr_weights = np.zeros(0)
+        self._triggers = np.zeros(0)
+        self._trigger_starts = [0] * 11
+        self._trigger_counts = [0] * 11
+        self._instance_allocated = False
+
+    def getStateLock(self) -> threading.RLock:
+        """This State's own re-entrant lock (a copy gets a new one). The engine never takes it."""
+        return self._lock
+
+    def copy(self) -> State:
+        """A copy of this State (same as ``State(self)``)."""
+        return State(self)
+
+    def __copy__(self) -> State:
+        return State(self)
+
+    def __deepcopy__(self, memo: dict) -> State:
+        return State(self)
+
+    def _copy_into(self, dst: State) -> None:
+        dst._subs = [s.copy() for s in self._subs]
+        dst._system_stage_versions = list(self._system_stage_versions)
+        dst._topology_version = self._topology_version
+        dst._last_invalidation = list(self._last_invalidation)
+        dst._t = self._t
+        dst._value_versions = list(self._value_versions)
+        dst._q_dependents = list(self._q_dependents)
+        dst._u_dependents = list(self._u_dependents)
+        dst._z_dependents = list(self._z_dependents)
+        dst._system_stage = self._system_stage
+        dst._drop_model_resources()
+        dst._drop_instance_resources()
+        if self._system_stage >= Stage.Model:
+            dst._nq, dst._nu, dst._nz = self._nq, self._nu, self._nz
+            dst._y = self._y.copy()
+            dst._ydot = self._ydot.copy()
+            dst._qdotdot = self._qdotdot.copy()
+            dst._uweights = self._uweights.copy()
+            dst._zweights = self._zweights.copy()
+            dst._make_model_views()
+        if self._instance_allocated:
+            dst._nqerr, dst._nuerr, dst._nudoterr = self._nqerr, self._nuerr, self._nudoterr
+            dst._yerr = self._yerr.copy()
+            dst._udoterr = self._udoterr.copy()
+            dst._multipliers = self._multipliers.copy()
+            dst._qerr_weights = self._qerr_weights.copy()
+            dst._uerr_weights = self._uerr_weights.copy()
+            dst._triggers = self._triggers.copy()
+            dst._trigger_starts = list(self._trigger_starts)
+            dst._trigger_counts = list(self._trigger_counts)
+            dst._instance_allocated = True
+        # The copy is valid only through Instance.
+        limit = min(self._system_stage, Stage.Instance)
+        for sub in dst._subs:
+            if sub.stage > limit:
+                sub.stage = Stage(limit)
+        dst._system_stage = Stage(limit)
+
+    def isConsistent(self, other: State) -> bool:
+        """True if both States have the same numbers of subsystems, variables,
+        constraint equations, multipliers and event triggers (both at Instance or later)."""
+        for s in (self, other):
+            s._require_system_stage(Stage.Instance, "isConsistent")
+        return (
+            len(self._subs) == len(other._subs)
+            and (self._nq, self._nu, self._nz) == (other._nq, other._nu, other._nz)
+            and (self._nqerr, self._nuerr, self._nudoterr)
+            == (other._nqerr, other._nuerr, other._nudoterr)
+            and self._triggers.size == other._triggers.size
+        )
+
+    # -------------------------------------------------------------- subsystems
+    def setNumSubsystems(self, n: int) -> None:
+        """Wipe this State and give it ``n`` empty subsystem slots."""
+        if int(n) < 0:
+            raise InvalidArgumentError(f"number of subsystems must be >= 0, got {n}")
+        self.clear()
+        self._subs = [PerSubsystemInfo() for _ in range(int(n))]
+
+    def initializeSubsystem(self, subsys: int, name: str, version: str) -> None:
+        """Set the name and version of an existing subsystem slot."""
+        sub = self._sub(subsys)
+        sub.name, sub.version = str(name), str(version)
+
+    def addSubsystem(self, name: str, version: str) -> int:
+        """Register a new subsystem slot; returns its SubsystemIndex."""
+        if self._system_stage > Stage.Empty:
+            raise StateLayoutError(
+                "addSubsystem: subsystems can only be added while the State is at Empty stage "
+                f"(it is at {self._system_stage.getName()})"
+            )
+        self._subs.append(PerSubsystemInfo(name=str(name), version=str(version)))
+        return len(self._subs) - 1
+
+    def getNumSubsystems(self) -> int:
+        return len(self._subs)
+
+    def getSubsystemName(self, subsys: int) -> str:
+        return self._sub(subsys).name
+
+    def getSubsystemVersion(self, subsys: int) -> str:
+        return self._sub(subsys).version
+
+    def getSubsystemStage(self, subsys: int) -> Stage:
+        return self._sub(subsys).stage
+
+    def getPerSubsystemInfo(self, subsys: int) -> PerSubsystemInfo:
+        """(Advanced) The bookkeeping of one subsystem in this State."""
+        return self._sub(subsys)
+
+    def _sub(self, subsys: int) -> PerSubsystemInfo:
+        try:
+            i = int(subsys)
+        except (TypeError, ValueError) as exc:
+            raise IndexOutOfRangeError(f"subsystem index must be an int, got {subsys!r}") from exc
+        if not 0 <= i < len(self._subs):
+            raise IndexOutOfRangeError(
+                f"no subsystem {i}: this State has {len(self._subs)} subsystem(s) "
+                f"(indices 0..{len(self._subs) - 1})"
+            )
+        return self._subs[i]
+
+    # ------------------------------------------------------------------ stages
+    def getSystemStage(self) -> Stage:
+        """The highest stage valid for the whole State (never above any subsystem's)."""
+        return self._system_stage
+
+    def getSystemTopologyStageVersion(self) -> int:
+        return self._topology_version
+
+    def setSystemTopologyStageVersion(self, version: int) -> None:
+        """(Advanced) Mark this State as belonging to topology version ``version``."""
+        self._topology_version = int(version)
+
+    def getSystemStageVersions(self) -> list[int]:
+        """Version numbers of each valid system stage (Empty..current)."""
+        return list(self._system_stage_versions[: self._system_stage + 1])
+
+    def getLowestSystemStageDifference(self, prev_versions: list[int]) -> Stage:
+        """The lowest system stage whose version differs from ``prev_versions`` (a list
+        from an earlier getSystemStageVersions). A stage valid in only one of the two
+        counts as different; Stage.Infinity means nothing differs."""
+        n_now = self._system_stage + 1
+        n_both = min(len(prev_versions), n_now)
+        for i in range(n_both):
+            if self._system_stage_versions[i] != prev_versions[i]:
+                return ALL_STAGES[i]
+        if len(prev_versions) == n_now:
+            return Stage.Infinity
+        return ALL_STAGES[n_both]
+
+    def getLastInvalidationCause(self, stage: Stage) -> str:
+        """What last invalidated ``stage`` of this State (e.g. ``"setQ"``), or ''."""
+        return self._last_invalidation[_as_stage(stage)]
+
+    def advanceSubsystemToStage(self, subsys: int, stage: Stage) -> None:
+        """Advance one subsystem's stage by exactly one, to ``stage``."""
+        stage = _as_stage(stage)
+        sub = self._sub(subsys)
+        if sub.stage != stage - 1:
+            raise StageOutOfRangeError(
+                f"advanceSubsystemToStage: subsystem {int(subsys)} ('{sub.name}') is at "
+                f"{sub.stage.getName()}; it can only advance one stage at a time, "
+                f"to {sub.stage.next().getName()}, not to {stage.getName()}"
+            )
+        sub.stage = stage
+
+    def advanceSystemToStage(self, stage: Stage) -> None:
+        """Advance the system stage by one, to ``stage``; every subsystem must be there."""
+        stage = _as_stage(stage)
+        if self._system_stage != stage - 1:
+            raise StageOutOfRangeError(
+                f"advanceSystemToStage: the system is at {self._system_stage.getName()}; "
+                f"it can only advance to {self._system_stage.next().getName()}, "
+                f"not to {stage.getName()}"
+            )
+        for i, sub in enumerate(self._subs):
+            if sub.stage < stage:
+                raise StageOutOfRangeError(
+                    f"advanceSystemToStage({stage.getName()}): subsystem {i} ('{sub.name}') "
+                    f"is only at {sub.stage.getName()}"
+                )
+        if stage == Stage.Model:
+            self._allocate_model_resources()
+        elif stage == Stage.Instance:
+            self._allocate_instance_resources()
+        self._system_stage = stage
+
+    def invalidateAll(self, stage: Stage) -> None:
+        """Back every subsystem and the system that are at or above ``stage`` up to ``stage-1``."""
+        self._invalidate(_as_stage(stage), f"invalidateAll({_as_stage(stage).getName()})")
+
+    def invalidateAllCacheAtOrAbove(self, stage: Stage) -> None:
+        """Like invalidateAll, but only for Instance or higher (never destroys variables)."""
+        stage = _as_stage(stage)
+        if stage < Stage.Instance:
+            raise StageOutOfRangeError(
+                "invalidateAllCacheAtOrAbove can only invalidate Instance stage or higher "
+                f"(got {stage.getName()}); use invalidateAll to invalidate Model or Topology"
+            )
+        self._invalidate(stage, f"invalidateAllCacheAtOrAbove({stage.getName()})")
+
+    def _invalidate(self, stage: Stage, cause: str) -> None:
+        """Back up everything at or above ``stage`` to ``stage - 1``."""
+        if stage == Stage.Empty:
+            raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
+        to = stage - 1
+        for sub in self._subs:
+            if sub.stage >= stage:
+                versions = sub.stage_versions
+                for k in range(stage, sub.stage + 1):
+                    versions[k] += 1
+                sub.stage = to
+                if to < Stage.Instance:
+                    sub.forget_allocations_from(to)
+        old = self._system_stage
+        if old >= stage:
+            for k in range(stage, old + 1):
+                self._system_stage_versions[k] += 1
+                self._last_invalidation[k] = cause
+            self._system_stage = to
+            if to < Stage.Instance:
+                self._drop_instance_resources()
+            if to < Stage.Model:
+                self._drop_model_resources()
+
+    # ------------------------------------------------------- pool allocations
+    def _allocation_stage(self, sub: PerSubsystemInfo, limit: Stage, what: str) -> Stage:
+        if sub.stage >= limit:
+            raise StateLayoutError(
+                f"{what}: subsystem '{sub.name}' is already at {sub.stage.getName()} stage; "
+                f"this can only be allocated before the subsystem reaches {limit.getName()}"
+            )
+        return sub.stage
+
+    def _pool_allocate(self, subsys, values, pool: str, limit: Stage, what: str) -> int:
+        sub = self._sub(subsys)
+        stage = self._allocation_stage(sub, limit, what)
+        arr = np.array(values, dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(arr)):
+            raise InvalidArgumentError(f"{what}: initial values must be finite")
+        requests = getattr(sub, pool)
+        first = PerSubsystemInfo.total(requests)
+        requests.append(PoolRequest(arr.size, stage, arr))
+        return first
+
+    def allocateQ(self, subsys: int, qInit) -> int:
+        """Allocate q's for a subsystem (before Model); returns the local QIndex of the first."""
+        return self._pool_allocate(subsys, qInit, "q_requests", Stage.Model, "allocateQ")
+
+    def allocateU(self, subsys: int, uInit) -> int:
+        """Allocate u's for a subsystem (before Model); returns the local UIndex of the first."""
+        return self._pool_allocate(subsys, uInit, "u_requests", Stage.Model, "allocateU")
+
+    def allocateZ(self, subsys: int, zInit) -> int:
+        """Allocate z's for a subsystem (before Model); returns the local ZIndex of the first."""
+        return self._pool_allocate(subsys, zInit, "z_requests", Stage.Model, "allocateZ")
+
+    def _count_allocate(self, subsys, n, pool: str, what: str) -> int:
+        if int(n) < 0:
+            raise InvalidArgumentError(f"{what}: count must be >= 0, got {n}")
+        return self._pool_allocate(subsys, np.zeros(int(n)), pool, Stage.Instance, what)
+
+    def allocateQErr(self, subsys: int, nqerr: int) -> int:
+        """Allocate position-constraint error slots (before Instance)."""
+        return self._count_allocate(subsys, nqerr, "qerr_requests", "allocateQErr")
+
+    def allocateUErr(self, subsys: int, nuerr: int) -> int:
+        """Allocate velocity-constraint error slots (before Instance)."""
+        return self._count_allocate(subsys, nuerr, "uerr_requests", "allocateUErr")
+
+    def allocateUDotErr(self, subsys: int, nudoterr: int) -> int:
+        """Allocate acceleration-constraint error slots and as many multipliers."""
+        return self._count_allocate(subsys, nudoterr, "udoterr_requests", "allocateUDotErr")
+
+    def allocateEventTrigger(self, subsys: int, stage: Stage, nevent: int) -> int:
+        """Allocate ``nevent`` witness-function slots evaluated at ``stage``; returns the
+        subsystem- and stage-local index of the first."""
+        stage = _as_stage(stage)
+        sub = self._sub(subsys)
+        alloc = self._allocation_stage(sub, Stage.Instance, "allocateEventTrigger")
+        if int(nevent) < 0:
+            raise InvalidArgumentError(f"allocateEventTrigger: count must be >= 0, got {nevent}")
+        requests = sub.trigger_requests[stage]
+        first = PerSubsystemInfo.total(requests)
+        requests.append(PoolRequest(int(nevent), alloc))
+        return first
+
+    def _allocate_model_resources(self) -> None:
+        nq = nu = nz = 0
+        for sub in self._subs:
+            sub.q_start, nq = nq, nq + sub.nq
+            sub.u_start, nu = nu, nu + sub.nu
+            sub.z_start, nz = nz, nz + sub.nz
+        self._nq, self._nu, self._nz = nq, nu, nz
+        parts = [r.initial for s in self._subs for r in s.q_requests]
+        parts += [r.initial for s in self._subs for r in s.u_requests]
+        parts += [r.initial for s in self._subs for r in s.z_requests]
+        self._y = np.concatenate(parts) if parts else np.zeros(0)
+        self._ydot = np.zeros(nq + nu + nz)
+        self._qdotdot = np.zeros(nq)
+        self._uweights = np.ones(nu)
+        self._zweights = np.ones(nz)
+        self._value_versions = [v + 1 for v in self._value_versions]
+        self._make_model_views()
+
+    def _make_model_views(self) -> None:
+        nq, nu = self._nq, self._nu
+        y, ydot = self._y, self._ydot
+        self._views = {
+            "y": _readonly(y),
+            "q": _readonly(y[:nq]),
+            "u": _readonly(y[nq : nq + nu]),
+            "z": _readonly(y[nq + nu :]),
+            "ydot": _readonly(ydot),
+            "qdot": _readonly(ydot[:nq]),
+            "udot": _readonly(ydot[nq : nq + nu]),
+            "zdot": _readonly(ydot[nq + nu :]),
+            "qdotdot": _readonly(self._qdotdot),
+            "uweights": _readonly(self._uweights),
+            "zweights": _readonly(self._zweights),
+        }
+
+    def _allocate_instance_resources(self) -> None:
+        nqerr = nuerr = nudoterr = 0
+        for sub in self._subs:
+            sub.qerr_start, nqerr = nqerr, nqerr + sub.nqerr
+            sub.uerr_start, nuerr = nuerr, nuerr + sub.nuerr
+            sub.udoterr_start, nudoterr = nudoterr, nudoterr + sub.nudoterr
+        self._nqerr, self._nuerr, self._nudoterr = nqerr, nuerr, nudoterr
+        self._yerr = np.zeros(nqerr + nuerr)
+        self._udoterr = np.zeros(nudoterr)
+        self._multipliers = np.zeros(nudoterr)
+        self._qerr_weights = np.ones(nqerr)
+        self._uerr_weights = np.ones(nuerr)
+        start = 0
+        for stage in ALL_STAGES:
+            self._trigger_starts[stage] = start
+            for sub in self._subs:
+                sub.trigger_starts[stage] = start
+                start += sub.ntriggers(stage)
+            self._trigger_counts[stage] = start - self._trigger_starts[stage]
+        self._triggers = np.zeros(start)
+        self._instance_allocated = True
+
+    # --------------------------------------------------------------- checking
+    def _require_system_stage(self, needed: Stage, what: str) -> None:
+        if self._system_stage < needed:
+            raise StageTooLowError(
+                f"{what} needs the State realized to {needed.getName()} stage, but it is only "
+                f"at {self._system_stage.getName()} stage; call system.realize(state, "
+                f"Stage.{needed.getName()}) first" + self._cause_suffix(needed),
+                needed=needed,
+                current=self._system_stage,
+            )
+
+    def _cause_suffix(self, needed: Stage) -> str:
+        cause = self._last_invalidation[needed]
+        return f" (that stage was last invalidated by {cause})" if cause else ""
+
+    def _require_sub_stage(self, sub: PerSubsystemInfo, needed: Stage, what: str) -> None:
+        if sub.stage < needed:
+            raise StageTooLowError(
+                f"{what} needs subsystem '{sub.name}' realized to {needed.getName()} stage, "
+                f"but it is only at {sub.stage.getName()} stage",
+                needed=needed,
+                current=sub.stage,
+            )
+
+    def _checked_vector(self, values, size: int, what: str) -> np.ndarray:
+        arr = np.asarray(values, dtype=np.float64)
+        if arr.ndim != 1 or arr.shape[0] != size:
+            raise InvalidArgumentError(
+                f"{what}: expected a vector of length {size}, got shape {np.shape(values)}"
+            )
+        if not np.isfinite(arr).all():
+            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise InvalidArgumentError(
+                f"{what}: element {bad} is {arr[bad]}; values must be finite"
+            )
+        return arr
+
+    # ------------------------------------------------------ global dimensions
+    def getNY(self) -> int:
+        self._require_system_stage(Stage.Model, "getNY")
+        return self._y.size
+
+    def getNQ(self, subsys: int | None = None) -> int:
+        self._require_system_stage(Stage.Model, "getNQ")
+        return self._nq if subsys is None else self._sub(subsys).nq
+
+    def getNU(self, subsys: int | None = None) -> int:
+        self._require_system_stage(Stage.Model, "getNU")
+        return self._nu if subsys is None else self._sub(subsys).nu
+
+    def getNZ(self, subsys: int | None = None) -> int:
+        self._require_system_stage(Stage.Model, "getNZ")
+        return self._nz if subsys is None else self._sub(subsys).nz
+
+    def getQStart(self, subsys: int | None = None) -> int:
+        """Global: index of q in y (0). Per subsystem: its first SystemQIndex."""
+        self._require_system_stage(Stage.Model, "getQStart")
+        return 0 if subsys is None else self._sub(subsys).q_start
+
+    def getUStart(self, subsys: int | None = None) -> int:
+        """Global: index of u in y (nq). Per subsystem: its first SystemUIndex."""
+        self._require_system_stage(Stage.Model, "getUStart")
+        return self._nq if subsys is None else self._sub(subsys).u_start
+
+    def getZStart(self, subsys: int | None = None) -> int:
+        """Global: index of z in y (nq+nu). Per subsystem: its first SystemZIndex."""
+        self._require_system_stage(Stage.Model, "getZStart")
+        return self._nq + self._nu if subsys is None else self._sub(subsys).z_start
+
+    def getNYErr(self) -> int:
+        self._require_system_stage(Stage.Instance, "getNYErr")
+        return self._yerr.size
+
+    def getNQErr(self, subsys: int | None = None) -> int:
+        self._require_system_stage(Stage.Instance, "getNQErr")
+        return self._nqerr if subsys is None else self._sub(subsys).nqerr
+
+    def getNUErr(self, subsys: int | None = None) -> int:
+        self._require_system_stage(Stage.Instance, "getNUErr")
+        return self._nuerr if subsys is None else self._sub(subsys).nuerr
+
+    def getNUDotErr(self, subsys: int | None = None) -> int:
+        self._require_system_stage(Stage.Instance, "getNUDotErr")
+        return self._nudoterr if subsys is None else self._sub(subsys).nudoterr
+
+    def getNMultipliers(self, subsys: int | None = None) -> int:
+        return self.getNUDotErr(subsys)
+
+    def getQErrStart(self, subsys: int | None = None) -> int:
+        """Global: index of qErr in yErr (0). Per subsystem: its first SystemQErrIndex."""
+        self._require_system_stage(Stage.Instance, "getQErrStart")
+        return 0 if subsys is None else self._sub(subsys).qerr_start
+
+    def getUErrStart(self, subsys: int | None = None) -> int:
+        """Global: index of uErr in yErr (nQErr). Per subsystem: its first SystemUErrIndex."""
+        self._require_system_stage(Stage.Instance, "getUErrStart")
+        return self._nqerr if subsys is None else self._sub(subsys).uerr_start
+
+    def getUDotErrStart(self, subsys: int) -> int:
+        self._require_system_stage(Stage.Instance, "getUDotErrStart")
+        return self._sub(subsys).udoterr_start
+
+    def getMultipliersStart(self, subsys: int) -> int:
+        return self.getUDotErrStart(subsys)
+
+    def getNEventTriggers(self) -> int:
+        self._require_system_stage(Stage.Instance, "getNEventTriggers")
+        return self._triggers.size
+
+    def getNEventTriggersByStage(self, *args) -> int:
+        """``(stage)`` for the whole system or ``(subsys, stage)`` for one subsystem."""
+        self._require_system_stage(Stage.Instance, "getNEventTriggersByStage")
+        if len(args) == 1:
+            return self._trigger_counts[_as_stage(args[0])]
+        subsys, stage = args
+        return self._sub(subsys).ntriggers(_as_stage(stage))
+
+    def getEventTriggerStartByStage(self, *args) -> int:
+        """``(stage)``: global index of that stage's first trigger. ``(subsys, stage)``:
+        index of the subsystem's first trigger of that stage within the stage's partition."""
+        self._require_system_stage(Stage.Instance, "getEventTriggerStartByStage")
+        if len(args) == 1:
+            return self._trigger_starts[_as_stage(args[0])]
+        subsys, stage = args
+        stage = _as_stage(stage)
+        return self._sub(subsys).trigger_starts[stage] - self._trigger_starts[stage]
+
+    # ------------------------------------------------------- time and y (state)
+    def getTime(self) -> float:
+        """Current time t (requires Topology stage)."""
+        self._require_system_stage(Stage.Topology, "getTime")
+        return self._t
+
+    def setTime(self, t: float) -> None:
+        """Set t; backs the State up to Instance stage."""
+        self._require_system_stage(Stage.Topology, "setTime")
+        t = float(t)
+        if not np.isfinite(t):
+            raise InvalidArgumentError(f"setTime: time must be finite, got {t}")
+        self._invalidate(Stage.Time, "setTime")
+        self._t = t
+
+    def updTime(self) -> _TimeRef:
+        """Writable time handle (``.value``); asking for it backs up to Instance stage."""
+        self._require_system_stage(Stage.Topology, "updTime")
+        self._invalidate(Stage.Time, "updTime")
+        return _TimeRef(self)
+
+    def getY(self) -> np.ndarray:
+        """y = [q, u, z] as a read-only view (requires Model stage)."""
+        self._require_system_stage(Stage.Model, "getY")
+        return self._views["y"]
+
+    def getQ(self, subsys: int | None = None) -> np.ndarray:
+        """All q (read-only view), or one subsystem's q partition."""
+        self._require_system_stage(Stage.Model, "getQ")
+        if subsys is None:
+            return self._views["q"]
+        sub = self._sub(subsys)
+        return _readonly(self._y[sub.q_start : sub.q_start + sub.nq])
+
+    def getU(self, subsys: int | None = None) -> np.ndarray:
+        """All u (read-only view), or one subsystem's u partition."""
+        self._require_system_stage(Stage.Model, "getU")
+        if subsys is None:
+            return self._views["u"]
+        sub = self._sub(subsys)
+        s = self._nq + sub.u_start
+        return _readonly(self._y[s : s + sub.nu])
+
+    def getZ(self, subsys: int | None = None) -> np.ndarray:
+        """All z (read-only view), or one subsystem's z partition."""
+        self._require_system_stage(Stage.Model, "getZ")
+        if subsys is None:
+            return self._views["z"]
+        sub = self._sub(subsys)
+        s = self._nq + self._nu + sub.z_start
+        return _readonly(self._y[s : s + sub.nz])
+
+    def _note_q_change(self, cause: str) -> None:
+        self._invalidate(Stage.Position, cause)
+        self._value_versions[0] += 1
+        if self._q_dependents:
+            self._invalidate_dependents(self._q_dependents, cause)
+
+    def _note_u_change(self, cause: str) -> None:
+        self._invalidate(Stage.Velocity, cause)
+        self._value_versions[1] += 1
+        if self._u_dependents:
+            self._invalidate_dependents(self._u_dependents, cause)
+
+    def _note_z_change(self, cause: str) -> None:
+        self._invalidate(Stage.Dynamics, cause)
+        self._value_versions[2] += 1
+        if self._z_dependents:
+            self._invalidate_dependents(self._z_dependents, cause)
+
+    def setY(self, y) -> None:
+        """Set all of y = [q, u, z]; backs up to Time stage."""
+        self._require_system_stage(Stage.Model, "setY")
+        arr = self._checked_vector(y, self._y.size, "setY")
+        self._note_q_change("setY")
+        self._note_u_change("setY")
+        self._note_z_change("setY")
+        self._y[:] = arr
+
+    def updY(self) -> np.ndarray:
+        """Writable view of y; asking for it backs up to Time stage."""
+        self._require_system_stage(Stage.Model, "updY")
+        self._note_q_change("updY")
+        self._note_u_change("updY")
+        self._note_z_change("updY")
+        return self._y
+
+    def setQ(self, q) -> None:
+        """Set all q; backs up to Time stage."""
+        self._require_system_stage(Stage.Model, "setQ")
+        arr = self._checked_vector(q, self._nq, "setQ")
+        self._note_q_change("setQ")
+        self._y[: self._nq] = arr
+
+    def setU(self, u) -> None:
+        """Set all u; backs up to Position stage."""
+        self._require_system_stage(Stage.Model, "setU")
+        arr = self._checked_vector(u, self._nu, "setU")
+        self._note_u_change("setU")
+        self._y[self._nq : self._nq + self._nu] = arr
+
+    def setZ(self, z) -> None:
+        """Set all z; backs up to Velocity stage."""
+        self._require_system_stage(Stage.Model, "setZ")
+        arr = self._checked_vector(z, self._nz, "setZ")
+        self._note_z_change("setZ")
+        self._y[self._nq + self._nu :] = arr
+
+    def updQ(self, subsys: int | None = None) -> np.ndarray:
+        """Writable view of q (or one subsystem's q); asking backs up to Time stage."""
+        self._require_system_stage(Stage.Model, "updQ")
+        self._note_q_change("updQ")
+        if subsys is None:
+            return self._y[: self._nq]
+        sub = self._sub(subsys)
+        return self._y[sub.q_start : sub.q_start + sub.nq]
+
+    def updU(self, subsys: int | None = None) -> np.ndarray:
+        """Writable view of u (or one subsystem's u); asking backs up to Position stage."""
+        self._require_system_stage(Stage.Model, "updU")
+        self._note_u_change("updU")
+        s, n = (self._nq, self._nu) if subsys is None else self._u_range(subsys)
+        return self._y[s : s + n]
+
+    def updZ(self, subsys: int | None = None) -> np.ndarray:
+        """Writable view of z (or one subsystem's z); asking backs up to Velocity stage."""
+        self._require_system_stage(Stage.Model, "updZ")
+        self._note_z_change("updZ")
+        s, n = (self._nq + self._nu, self._nz) if subsys is None else self._z_range(subsys)
+        return self._y[s : s + n]
+
+    def _u_range(self, subsys: int) -> tuple[int, int]:
+        sub = self._sub(subsys)
+        return self._nq + sub.u_start, sub.nu
+
+    def _z_range(self, subsys: int) -> tuple[int, int]:
+        sub = self._sub(subsys)
+        return self._nq + self._nu + sub.z_start, sub.nz
+
+    def getQValueVersion(self) -> int:
+        return self._value_versions[0]
+
+    def getUValueVersion(self) -> int:
+        return self._value_versions[1]
+
+    def getZValueVersion(self) -> int:
+        return self._value_versions[2]
+
+    # ---------------------------------------------------------------- weights
+    def getUWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Unit weights (1/unit change) of each u; allocated as ones at Model."""
+        self._require_system_stage(Stage.Model, "getUWeights")
+        if subsys is None:
+            return self._views["uweights"]
+        sub = self._sub(subsys)
+        return _readonly(self._uweights[sub.u_start : sub.u_start + sub.nu])
+
+    def getZWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Unit weights of each z; allocated as ones at Model."""
+        self._require_system_stage(Stage.Model, "getZWeights")
+        if subsys is None:
+            return self._views["zweights"]
+        sub = self._sub(subsys)
+        return _readonly(self._zweights[sub.z_start : sub.z_start + sub.nz])
+
+    def updUWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Writable u weights; invalidates Report stage only."""
+        self._require_system_stage(Stage.Model, "updUWeights")
+        self._invalidate(Stage.Report, "updUWeights")
+        if subsys is None:
+            return self._uweights
+        sub = self._sub(subsys)
+        return self._uweights[sub.u_start : sub.u_start + sub.nu]
+
+    def updZWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Writable z weights; invalidates Report stage only."""
+        self._require_system_stage(Stage.Model, "updZWeights")
+        self._invalidate(Stage.Report, "updZWeights")
+        if subsys is None:
+            return self._zweights
+        sub = self._sub(subsys)
+        return self._zweights[sub.z_start : sub.z_start + sub.nz]
+
+    def getQErrWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Unit weights (1/unit error) of each qErr; ones from Instance on."""
+        self._require_system_stage(Stage.Instance, "getQErrWeights")
+        if subsys is None:
+            return _readonly(self._qerr_weights)
+        sub = self._sub(subsys)
+        return _readonly(self._qerr_weights[sub.qerr_start : sub.qerr_start + sub.nqerr])
+
+    def getUErrWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Unit weights (1/unit error) of each uErr; ones from Instance on."""
+        self._require_system_stage(Stage.Instance, "getUErrWeights")
+        if subsys is None:
+            return _readonly(self._uerr_weights)
+        sub = self._sub(subsys)
+        return _readonly(self._uerr_weights[sub.uerr_start : sub.uerr_start + sub.nuerr])
+
+    def updQErrWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Writable qErr weights; invalidates Position stage."""
+        self._require_system_stage(Stage.Instance, "updQErrWeights")
+        self._invalidate(Stage.Position, "updQErrWeights")
+        if subsys is None:
+            return self._qerr_weights
+        sub = self._sub(subsys)
+        return self._qerr_weights[sub.qerr_start : sub.qerr_start + sub.nqerr]
+
+    def updUErrWeights(self, subsys: int | None = None) -> np.ndarray:
+        """Writable uErr weights; invalidates Velocity stage."""
+        self._require_system_stage(Stage.Instance, "updUErrWeights")
+        self._invalidate(Stage.Velocity, "updUErrWeights")
+        if subsys is None:
+            return self._uerr_weights
+        sub = self._sub(subsys)
+        return self._uerr_weights[sub.uerr_start : sub.uerr_start + sub.nuerr]
+
+    # -------------------------------------------------- derivative cache (y')
+    def _sub_or_system_stage(self, subsys, needed: Stage, what: str):
+        if subsys is None:
+            self._require_system_stage(needed, what)
+            return None
+        sub = self._sub(subsys)
+        if self._system_stage < Stage.Model:
+            self._require_system_stage(Stage.Model, what)
+        self._require_sub_stage(sub, needed, what)
+        return sub
+
+    def getYDot(self) -> np.ndarray:
+        """ydot = [qdot, udot, zdot] (read-only; requires Acceleration stage)."""
+        self._require_system_stage(Stage.Acceleration, "getYDot")
+        return self._views["ydot"]
+
+    def getQDot(self, subsys: int | None = None) -> np.ndarray:
+        """qdot (read-only; requires Velocity stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Velocity, "getQDot")
+        if sub is None:
+            return self._views["qdot"]
+        return _readonly(self._ydot[sub.q_start : sub.q_start + sub.nq])
+
+    def getUDot(self, subsys: int | None = None) -> np.ndarray:
+        """udot (read-only; requires Acceleration stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Acceleration, "getUDot")
+        if sub is None:
+            return self._views["udot"]
+        s = self._nq + sub.u_start
+        return _readonly(self._ydot[s : s + sub.nu])
+
+    def getZDot(self, subsys: int | None = None) -> np.ndarray:
+        """zdot (read-only; requires Acceleration stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Acceleration, "getZDot")
+        if sub is None:
+            return self._views["zdot"]
+        s = self._nq + self._nu + sub.z_start
+        return _readonly(self._ydot[s : s + sub.nz])
+
+    def getQDotDot(self, subsys: int | None = None) -> np.ndarray:
+        """qdotdot (read-only; requires Acceleration stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Acceleration, "getQDotDot")
+        if sub is None:
+            return self._views["qdotdot"]
+        return _readonly(self._qdotdot[sub.q_start : sub.q_start + sub.nq])
+
+    def _model_array(self, what: str) -> None:
+        self._require_system_stage(Stage.Model, what)
+
+    def updYDot(self) -> np.ndarray:
+        """Writable ydot cache (for the realizing subsystems; does not change the stage)."""
+        self._model_array("updYDot")
+        return self._ydot
+
+    def updQDot(self, subsys: int | None = None) -> np.ndarray:
+        self._model_array("updQDot")
+        if subsys is None:
+            return self._ydot[: self._nq]
+        sub = self._sub(subsys)
+        return self._ydot[sub.q_start : sub.q_start + sub.nq]
+
+    def updUDot(self, subsys: int | None = None) -> np.ndarray:
+        self._model_array("updUDot")
+        s, n = (self._nq, self._nu) if subsys is None else self._u_range(subsys)
+        return self._ydot[s : s + n]
+
+    def updZDot(self, subsys: int | None = None) -> np.ndarray:
+        self._model_array("updZDot")
+        s, n = (self._nq + self._nu, self._nz) if subsys is None else self._z_range(subsys)
+        return self._ydot[s : s + n]
+
+    def updQDotDot(self, subsys: int | None = None) -> np.ndarray:
+        self._model_array("updQDotDot")
+        if subsys is None:
+            return self._qdotdot
+        sub = self._sub(subsys)
+        return self._qdotdot[sub.q_start : sub.q_start + sub.nq]
+
+    # ------------------------------------------------- constraint error cache
+    def getYErr(self) -> np.ndarray:
+        """yErr = [qErr, uErr] (read-only; requires Velocity stage)."""
+        self._require_system_stage(Stage.Velocity, "getYErr")
+        return _readonly(self._yerr)
+
+    def getQErr(self, subsys: int | None = None) -> np.ndarray:
+        """qErr = [holonomic errors | quaternion norm errors] (requires Position stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Position, "getQErr")
+        if sub is None:
+            return _readonly(self._yerr[: self._nqerr])
+        return _readonly(self._yerr[sub.qerr_start : sub.qerr_start + sub.nqerr])
+
+    def getUErr(self, subsys: int | None = None) -> np.ndarray:
+        """uErr (requires Velocity stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Velocity, "getUErr")
+        if sub is None:
+            return _readonly(self._yerr[self._nqerr :])
+        s = self._nqerr + sub.uerr_start
+        return _readonly(self._yerr[s : s + sub.nuerr])
+
+    def getUDotErr(self, subsys: int | None = None) -> np.ndarray:
+        """udotErr (requires Acceleration stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Acceleration, "getUDotErr")
+        if sub is None:
+            return _readonly(self._udoterr)
+        return _readonly(self._udoterr[sub.udoterr_start : sub.udoterr_start + sub.nudoterr])
+
+    def getMultipliers(self, subsys: int | None = None) -> np.ndarray:
+        """Lagrange multipliers (requires Acceleration stage)."""
+        sub = self._sub_or_system_stage(subsys, Stage.Acceleration, "getMultipliers")
+        if sub is None:
+            return _readonly(self._multipliers)
+        return _readonly(self._multipliers[sub.udoterr_start : sub.udoterr_start + sub.nudoterr])
+
+    def _instance_array(self, what: str) -> None:
+        self._require_system_stage(Stage.Instance, what)
+
+    def updYErr(self) -> np.ndarray:
+        self._instance_array("updYErr")
+        return self._yerr
+
+    def updQErr(self, subsys: int | None = None) -> np.ndarray:
+        self._instance_array("updQErr")
+        if subsys is None:
+            return self._yerr[: self._nqerr]
+        sub = self._sub(subsys)
+        return self._yerr[sub.qerr_start : sub.qerr_start + sub.nqerr]
+
+    def updUErr(self, subsys: int | None = None) -> np.ndarray:
+        self._instance_array("updUErr")
+        if subsys is None:
+            return self._yerr[self._nqerr :]
+        sub = self._sub(subsys)
+        s = self._nqerr + sub.uerr_start
+        return self._yerr[s : s + sub.nuerr]
+
+    def updUDotErr(self, subsys: int | None = None) -> np.ndarray:
+        self._instance_array("updUDotErr")
+        if subsys is None:
+            return self._udoterr
+        sub = self._sub(subsys)
+        return self._udoterr[sub.udoterr_start : sub.udoterr_start + sub.nudoterr]
+
+    def updMultipliers(self, subsys: int | None = None) -> np.ndarray:
+        self._instance_array("updMultipliers")
+        if subsys is None:
+            return self._multipliers
+        sub = self._sub(subsys)
+        return self._multipliers[sub.udoterr_start : sub.udoterr_start + sub.nudoterr]
+
+    # ---------------------------------------------------------- event triggers
+    def getEventTriggers(self) -> np.ndarray:
+        """All event trigger (witness) values, grouped by stage (requires Instance; each
+        stage's values are meaningful once that stage is realized)."""
+        self._instance_array("getEventTriggers")
+        return _readonly(self._triggers)
+
+    def _trigger_slice(self, args, what: str) -> tuple[int, int, Stage]:
+        if len(args) == 1:
+            stage = _as_stage(args[0])
+            return self._trigger_starts[stage], self._trigger_counts[stage], stage
+        subsys, stage = args
+        stage = _as_stage(stage)
+        sub = self._sub(subsys)
+        return sub.trigger_starts[stage], sub.ntriggers(stage), stage
+
+    def getEventTriggersByStage(self, *args) -> np.ndarray:
+        """``(stage)`` or ``(subsys, stage)``: that stage's trigger values (needs that stage)."""
+        self._instance_array("getEventTriggersByStage")
+        start, n, stage = self._trigger_slice(args, "getEventTriggersByStage")
+        self._require_system_stage(stage, "getEventTriggersByStage")
+        return _readonly(self._triggers[start : start + n])
+
+    def updEventTriggers(self) -> np.ndarray:
+        self._instance_array("updEventTriggers")
+        return self._triggers
+
+    def updEventTriggersByStage(self, *args) -> np.ndarray:
+        """Writable trigger values of one stage (optionally of one subsystem)."""
+        self._instance_array("updEventTriggersByStage")
+        start, n, _ = self._trigger_slice(args, "updEventTriggersByStage")
+        return self._triggers[start : start + n]
+
+    # ------------------------------------------------------ discrete variables
+    def allocateDiscreteVariable(
+        self, subsys: int, invalidates: Stage, value: Any, name: str | None = None
+    ) -> int:
+        """Allocate a discrete variable (before Model); changing it invalidates ``invalidates``.
+
+        ``name`` is optional and only used in messages and inspectors.
+        """
+        invalidates = _as_stage(invalidates, "invalidates")
+        if not Stage.Model <= invalidates <= Stage.Report:
+            raise StageOutOfRangeError(
+                "allocateDiscreteVariable: the invalidated stage must be between Model and "
+                f"Report, got {invalidates.getName()}"
+            )
+        sub = self._sub(subsys)
+        alloc = self._allocation_stage(sub, Stage.Model, "allocateDiscreteVariable")
+        index = len(sub.discrete)
+        sub.discrete.append(
+            DiscreteVarInfo(
+                subsystem=int(subsys),
+                index=index,
+                name=name or f"discrete variable {index}",
+                invalidates=invalidates,
+                allocation_stage=alloc,
+                value=value,
+                last_update_time=self._t,
+            )
+        )
+        return index
+
+    def allocateAutoUpdateDiscreteVariable(
+        self,
+        subsys: int,
+        invalidates: Stage,
+        value: Any,
+        updateDependsOn: Stage,
+        name: str | None = None,
+    ) -> int:
+        """Allocate a discrete variable whose update value lives in a lazy cache entry
+        (earliest stage ``updateDependsOn``); ``autoUpdateDiscreteVariables`` swaps them."""
+        invalidates = _as_stage(invalidates, "invalidates")
+        if invalidates <= Stage.Time:
+            raise StageOutOfRangeError(
+                "allocateAutoUpdateDiscreteVariable: the invalidated stage must be later than "
+                f"Time, got {invalidates.getName()}"
+            )
+        import copy as _copy
+
+        index = self.allocateDiscreteVariable(subsys, invalidates, value, name)
+        dv = self._sub(subsys).discrete[index]
+        entry = self.allocateLazyCacheEntry(
+            subsys, updateDependsOn, _copy.deepcopy(value), name=f"update value of {dv.name}"
+        )
+        dv.auto_update_entry = entry
+        return index
+
+    def _dv(self, subsys: int, index: int) -> DiscreteVarInfo:
+        sub = self._sub(subsys)
+        if not 0 <= int(index) < len(sub.discrete):
+            raise IndexOutOfRangeError(
+                f"subsystem '{sub.name}' has no discrete variable {int(index)} "
+                f"(it has {len(sub.discrete)})"
+            )
+        return sub.discrete[int(index)]
+
+    def getDiscreteVariable(self, subsys: int, index: int) -> Any:
+        """The current value of a discrete variable (arrays come back read-only)."""
+        value = self._dv(subsys, index).value
+        return _readonly(value) if isinstance(value, np.ndarray) else value
+
+    def updDiscreteVariable(self, subsys: int, index: int) -> Any:
+        """The value for writing; invalidates the variable's stage and records the time."""
+        dv = self._dv(subsys, index)
+        self._note_discrete_change(dv)
+        return dv.value
+
+    def setDiscreteVariable(self, subsys: int, index: int, value: Any) -> None:
+        """Replace a discrete variable's value; invalidates its stage and records the time."""
+        dv = self._dv(subsys, index)
+        self._note_discrete_change(dv)
+        dv.value = value
+
+    def _note_discrete_change(self, dv: DiscreteVarInfo) -> None:
+        cause = f"a change of {dv.name} (subsystem '{self._subs[dv.subsystem].name}')"
+        self._invalidate(dv.invalidates, cause)
+        dv.last_update_time = self._t
+        if dv.dependents:
+            self._invalidate_dependents(dv.dependents, cause)
+
+    def getDiscreteVarAllocationStage(self, subsys: int, index: int) -> Stage:
+        return self._dv(subsys, index).allocation_stage
+
+    def getDiscreteVarInvalidatesStage(self, subsys: int, index: int) -> Stage:
+        return self._dv(subsys, index).invalidates
+
+    def getDiscreteVarLastUpdateTime(self, subsys: int, index: int) -> float:
+        """Time at which the variable was last written (its allocation time if never)."""
+        return self._dv(subsys, index).last_update_time
+
+    def getDiscreteVarUpdateIndex(self, subsys: int, index: int) -> int | None:
+        """Cache entry index of an auto-update variable's update value, else None."""
+        return self._dv(subsys, index).auto_update_entry
+
+    def _auto_entry(self, subsys: int, index: int) -> CacheEntryInfo:
+        dv = self._dv(subsys, index)
+        if dv.auto_update_entry is None:
+            raise InvalidArgumentError(f"{dv.name} is not an auto-update discrete variable")
+        return self._sub(subsys).cache[dv.auto_update_entry]
+
+    def getDiscreteVarUpdateValue(self, subsys: int, index: int) -> Any:
+        """The value an auto-update variable will take at the next update (must be realized)."""
+        ce = self._auto_entry(subsys, index)
+        return self.getCacheEntry(subsys, ce.index)
+
+    def updDiscreteVarUpdateValue(self, subsys: int, index: int) -> Any:
+        ce = self._auto_entry(subsys, index)
+        return ce.value
+
+    def isDiscreteVarUpdateValueRealized(self, subsys: int, index: int) -> bool:
+        ce = self._auto_entry(subsys, index)
+        return self.isCacheValueRealized(subsys, ce.index)
+
+    def markDiscreteVarUpdateValueRealized(self, subsys: int, index: int) -> None:
+        ce = self._auto_entry(subsys, index)
+        self.markCacheValueRealized(subsys, ce.index)
+
+    def autoUpdateDiscreteVariables(self) -> None:
+        """Swap every auto-update variable with its update value where that value is
+        realized; the cache entry is then marked not realized. No stage is invalidated."""
+        for sub in self._subs:
+            for dv in sub.discrete:
+                if dv.auto_update_entry is None:
+                    continue
+                ce = sub.cache[dv.auto_update_entry]
+                if self._entry_realized(sub, ce):
+                    dv.value, ce.value = ce.value, dv.value
+                    dv.last_update_time = self._t
+                    self._mark_not_realized(sub, ce, "autoUpdateDiscreteVariables")
+
+    def hasDiscreteVar(self, key: DiscreteVarKey) -> bool:
+        return 0 <= key.subsystem < len(self._subs) and 0 <= key.index < len(
+            self._subs[key.subsystem].discrete
+        )
+
+    def getDiscreteVarInfo(self, key: DiscreteVarKey) -> DiscreteVarInfo:
+        return self._dv(key.subsystem, key.index)
+
+    # ----------------------------------------------------------- cache entries
+    def allocateCacheEntry(self, subsys: int, *args, name: str | None = None) -> int:
+        """``(subsys, stage, value)`` or ``(subsys, earliest, latest, value)``.
+
+        The entry may be computed from ``earliest`` on and is presumed computed once
+        the subsystem reaches ``latest``. Must be called before Instance stage.
+        """
+        if len(args) == 2:
+            earliest = latest = _as_stage(args[0])
+            value = args[1]
+        elif len(args) == 3:
+            earliest, latest = _as_stage(args[0]), _as_stage(args[1])
+            value = args[2]
+        else:
+            raise InvalidArgumentError(
+                "allocateCacheEntry takes (subsys, stage, value) or "
+                "(subsys, earliest, latest, value)"
+            )
+        return self._new_cache_entry(subsys, earliest, latest, value, name)
+
+    def allocateLazyCacheEntry(
+        self, subsys: int, earliest: Stage, value: Any, name: str | None = None
+    ) -> int:
+        """A cache entry computed only on request (valid only after markCacheValueRealized)."""
+        return self._new_cache_entry(subsys, _as_stage(earliest), Stage.Infinity, value, name)
+
+    def allocateCacheEntryWithPrerequisites(
+        self,
+        subsys: int,
+        earliest: Stage,
+        latest: Stage,
+        q: bool,
+        u: bool,
+        z: bool,
+        discreteVars,
+        cacheEntries,
+        value: Any,
+        name: str | None = None,
+    ) -> int:
+        """(Advanced) A cache entry that a change of q, u, z, the named discrete variables
+        or the named cache entries also makes stale."""
+        index = self._new_cache_entry(subsys, _as_stage(earliest), _as_stage(latest), value, name)
+        key = CacheEntryKey(int(subsys), index)
+        ce = self._sub(subsys).cache[index]
+        ce.depends_on_q, ce.depends_on_u, ce.depends_on_z = bool(q), bool(u), bool(z)
+        pools = ((q, self._q_dependents), (u, self._u_dependents), (z, self._z_dependents))
+        for flag, deps in pools:
+            if flag:
+                deps.append(key)
+        dkeys = tuple(
+            DiscreteVarKey(*k) if not isinstance(k, DiscreteVarKey) else k for k in discreteVars
+        )
+        ckeys = tuple(
+            CacheEntryKey(*k) if not isinstance(k, CacheEntryKey) else k for k in cacheEntries
+        )
+        for dk in dkeys:
+            self._dv(dk.subsystem, dk.index).dependents.append(key)
+        for ck in ckeys:
+            upstream = self._ce(ck.subsystem, ck.index)
+            if upstream.earliest > ce.earliest:
+                raise StageOutOfRangeError(
+                    f"prerequisite cache entry '{upstream.name}' has earliest stage "
+                    f"{upstream.earliest.getName()}, later than this entry's "
+                    f"{ce.earliest.getName()}"
+                )
+            upstream.dependents.append(key)
+        ce.discrete_prerequisites = dkeys
+        ce.cache_prerequisites = ckeys
+        return index
+
+    def _new_cache_entry(
+        self, subsys: int, earliest: Stage, latest: Stage, value: Any, name: str | None
+    ) -> int:
+        if latest < earliest:
+            raise StageOutOfRangeError(
+                f"cache entry: latest stage {latest.getName()} is before earliest "
+                f"{earliest.getName()}"
+            )
+        sub = self._sub(subsys)
+        alloc = self._allocation_stage(sub, Stage.Instance, "allocateCacheEntry")
+        index = len(sub.cache)
+        sub.cache.append(
+            CacheEntryInfo(
+                subsystem=int(subsys),
+                index=index,
+                name=name or f"cache entry {index}",
+                earliest=earliest,
+                latest=latest,
+                allocation_stage=alloc,
+                value=value,
+            )
+        )
+        return index
+
+    def _ce(self, subsys: int, index: int) -> CacheEntryInfo:
+        sub = self._sub(subsys)
+        if not 0 <= int(index) < len(sub.cache):
+            raise IndexOutOfRangeError(
+                f"subsystem '{sub.name}' has no cache entry {int(index)} (it has {len(sub.cache)})"
+            )
+        return sub.cache[int(index)]
+
+    @staticmethod
+    def _entry_realized(sub: PerSubsystemInfo, ce: CacheEntryInfo) -> bool:
+        st = sub.stage
+        if st >= ce.latest:
+            mark = ce.not_realized_mark
+            return mark is None or mark != sub.stage_versions[ce.latest]
+        if st < ce.earliest:
+            return False
+        return ce.realized_version == sub.stage_versions[ce.earliest]
+
+    def isCacheValueRealized(self, subsys: int, index: int) -> bool:
+        """True if the entry's value is current (its latest stage reached, or explicitly
+        marked since its earliest stage and prerequisites last changed)."""
+        return self._entry_realized(self._sub(subsys), self._ce(subsys, index))
+
+    def getCacheEntry(self, subsys: int, index: int) -> Any:
+        """The entry's value, which must be realized (arrays come back read-only)."""
+        sub = self._sub(subsys)
+        ce = self._ce(subsys, index)
+        if not self._entry_realized(sub, ce):
+            raise CacheEntryOutOfDateError(self._stale_message(sub, ce))
+        value = ce.value
+        return _readonly(value) if isinstance(value, np.ndarray) else value
+
+    def _stale_message(self, sub: PerSubsystemInfo, ce: CacheEntryInfo) -> str:
+        head = f"cache entry '{ce.name}' (#{ce.index}) of subsystem '{sub.name}' is not valid: "
+        if ce.isLazy():
+            body = (
+                f"it is computed on request (lazy, from {ce.earliest.getName()} stage on) and "
+                "has not been computed since it last went stale"
+            )
+            if sub.stage < ce.earliest:
+                body += (
+                    f"; it cannot be computed before {ce.earliest.getName()} stage and the "
+                    f"subsystem is at {sub.stage.getName()}"
+                )
+        else:
+            body = (
+                f"it is computed at {ce.latest.getName()} stage (and may be computed from "
+                f"{ce.earliest.getName()} on), but the subsystem is only at "
+                f"{sub.stage.getName()} stage; call system.realize(state, "
+                f"Stage.{ce.latest.getName()})"
+            )
+        cause = ce.last_invalidated_by or self._last_invalidation[max(ce.earliest, Stage.Model)]
+        if cause:
+            body += f". It was last made stale by {cause}"
+        return head + body
+
+    def updCacheEntry(self, subsys: int, index: int) -> Any:
+        """The entry's value for writing; neither invalidates nor validates it."""
+        return self._ce(subsys, index).value
+
+    def setCacheEntryValue(self, subsys: int, index: int, value: Any) -> None:
+        """Replace the entry's value object (Python convenience for immutable values)."""
+        self._ce(subsys, index).value = value
+
+    def markCacheValueRealized(self, subsys: int, index: int) -> None:
+        """Mark the entry current; the subsystem must be at its earliest stage or later."""
+        sub = self._sub(subsys)
+        ce = self._ce(subsys, index)
+        if sub.stage < ce.earliest:
+            raise StageTooLowError(
+                f"markCacheValueRealized: cache entry '{ce.name}' of subsystem '{sub.name}' "
+                f"cannot be valid before {ce.earliest.getName()} stage; the subsystem is at "
+                f"{sub.stage.getName()}",
+                needed=ce.earliest,
+                current=sub.stage,
+            )
+        ce.realized_version = sub.stage_versions[ce.earliest]
+        ce.not_realized_mark = None
+        ce.last_invalidated_by = ""
+        if ce.dependents:
+            self._invalidate_dependents(ce.dependents, f"a new value of '{ce.name}'")
+
+    def markCacheValueNotRealized(self, subsys: int, index: int) -> None:
+        """(Advanced) Mark the entry stale; isCacheValueRealized is false afterwards."""
+        sub = self._sub(subsys)
+        self._mark_not_realized(sub, self._ce(subsys, index), "markCacheValueNotRealized")
+
+    def _mark_not_realized(self, sub: PerSubsystemInfo, ce: CacheEntryInfo, cause: str) -> None:
+        ce.realized_version = None
+        ce.not_realized_mark = (
+            sub.stage_versions[ce.latest]
+            if ce.latest != Stage.Infinity and sub.stage >= ce.latest
+            else None
+        )
+        ce.last_invalidated_by = cause
+        if ce.dependents:
+            self._invalidate_dependents(ce.dependents, f"'{ce.name}' going stale")
+
+    def _invalidate_dependents(self, keys: list[CacheEntryKey], cause: str) -> None:
+        """A prerequisite changed: explicitly marked values of ``keys`` go stale."""
+        for key in keys:
+            sub = self._subs[key.subsystem]
+            if key.index >= len(sub.cache):
+                continue
+            ce = sub.cache[key.index]
+            was_marked = ce.realized_version is not None
+            ce.realized_version = None
+            ce.last_invalidated_by = cause
+            if was_marked and ce.dependents:
+                self._invalidate_dependents(ce.dependents, f"'{ce.name}' going stale")
+
+    def getCacheEntryAllocationStage(self, subsys: int, index: int) -> Stage:
+        return self._ce(subsys, index).allocation_stage
+
+    def hasCacheEntry(self, key: CacheEntryKey) -> bool:
+        return 0 <= key.subsystem < len(self._subs) and 0 <= key.index < len(
+            self._subs[key.subsystem].cache
+        )
+
+    def getCacheEntryInfo(self, key: CacheEntryKey) -> CacheEntryInfo:
+        """(Advanced) Bookkeeping of one cache entry (no validity check)."""
+        return self._ce(key.subsystem, key.index)
+
+    updCacheEntryInfo = getCacheEntryInfo
+
+    def getQDependents(self) -> list[CacheEntryKey]:
+        return list(self._q_dependents)
+
+    def getUDependents(self) -> list[CacheEntryKey]:
+        return list(self._u_dependents)
+
+    def getZDependents(self) -> list[CacheEntryKey]:
+        return list(self._z_dependents)
+
+    # --------------------------------------------------------------- dumping
+    def toString(self) -> str:
+        """A readable dump of the state variables (not for serialization)."""
+        lines = [
+            f"State: system stage {self._system_stage.getName()}, "
+            f"{len(self._subs)} subsystem(s), topology version {self._topology_version}"
+        ]
+        if self._system_stage >= Stage.Topology:
+            lines.append(f"  t = {self._t!r}")
+        if self._system_stage >= Stage.Model:
+            lines.append(f"  q = {np.array2string(self._views['q'], precision=6)}")
+            lines.append(f"  u = {np.array2string(self._views['u'], precision=6)}")
+            lines.append(f"  z = {np.array2string(self._views['z'], precision=6)}")
+        for i, sub in enumerate(self._subs):
+            lines.append(
+                f"  subsystem {i} '{sub.name}' (version {sub.version!r}) at "
+                f"{sub.stage.getName()}: nq={sub.nq} nu={sub.nu} nz={sub.nz}"
+            )
+            for dv in sub.discrete:
+                lines.append(
+                    f"    discrete[{dv.index}] {dv.name} (invalidates "
+                    f"{dv.invalidates.getName()}) = {dv.value!r}"
+                )
+        return "\n".join(lines)
+
+    def cacheToString(self) -> str:
+        """A readable dump of the realization cache (not for serialization)."""
+        lines = [f"Cache: system stage {self._system_stage.getName()}"]
+        for i, sub in enumerate(self._subs):
+            lines.append(f"  subsystem {i} '{sub.name}' at {sub.stage.getName()}")
+            for ce in sub.cache:
+                span = "lazy" if ce.isLazy() else ce.latest.getName()
+                ok = "valid" if self._entry_realized(sub, ce) else "stale"
+                preview = repr(ce.value)
+                if len(preview) > 60:
+                    preview = preview[:57] + "..."
+                lines.append(
+                    f"    [{ce.index}] {ce.name} ({ce.earliest.getName()}..{span}) {ok}: {preview}"
+                )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<State stage={self._system_stage.getName()} subsystems={len(self._subs)}>"
+
+
+class _TimeRef:
+    """Writable handle to a State's time, returned by ``State.updTime``."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+
+    @property
+    def value(self) -> float:
+        return self._state._t
+
+    @value.setter
+    def value(self, t: float) -> None:
+        t = float(t)
+        if not np.isfinite(t):
+            raise InvalidArgumentError(f"time must be finite, got {t}")
+        self._state._t = t
+
+    def __float__(self) -> float:
+        return self._state._t

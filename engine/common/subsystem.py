@@ -1,0 +1,260 @@
+"""Subsystem: one computational piece of a System, with its own slot in the State.
+
+A subsystem allocates its state variables and cache entries in its
+``realizeSubsystemTopologyImpl`` / ``realizeSubsystemModelImpl`` hooks and fills
+its cache in the per-stage ``realizeSubsystem<Stage>Impl`` hooks, which
+``System.realize`` calls in order. Hooks that a subsystem does not need do
+nothing. The helper methods (``allocateQ``, ``getCacheEntry``, ...) are the
+State's methods with this subsystem's index filled in.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from engine.common.exceptions import SimTKError
+from engine.common.stage import Stage
+
+if TYPE_CHECKING:
+    from engine.common.state import State
+    from engine.common.system import System
+
+
+class Subsystem:
+    """Base class of every subsystem (Simbody's Subsystem handle and Guts in one)."""
+
+    def __init__(self, name: str = "Subsystem", version: str = "0.0.1") -> None:
+        self._name = str(name)
+        self._version = str(version)
+        self._system: System | None = None
+        self._index = -1
+
+    # ------------------------------------------------------------ bookkeeping
+    def getName(self) -> str:
+        return self._name
+
+    def getVersion(self) -> str:
+        return self._version
+
+    def isInSystem(self) -> bool:
+        return self._system is not None
+
+    def isInSameSystem(self, other: Subsystem) -> bool:
+        return self._system is not None and self._system is other._system
+
+    def getSystem(self) -> System:
+        if self._system is None:
+            raise SimTKError(f"subsystem '{self._name}' has not been added to a System")
+        return self._system
+
+    def getMySubsystemIndex(self) -> int:
+        if self._system is None:
+            raise SimTKError(f"subsystem '{self._name}' has not been added to a System")
+        return self._index
+
+    def _set_system(self, system: System, index: int) -> None:
+        if self._system is not None:
+            raise SimTKError(
+                f"subsystem '{self._name}' already belongs to a System; a subsystem can be "
+                "adopted only once"
+            )
+        self._system = system
+        self._index = index
+
+    def invalidateSubsystemTopologyCache(self) -> None:
+        """Call after any topology change: the System must be realizeTopology()'d again."""
+        if self._system is not None:
+            self._system.invalidateSystemTopologyCache()
+
+    def subsystemTopologyHasBeenRealized(self) -> bool:
+        return self._system is not None and self._system.systemTopologyHasBeenRealized()
+
+    def getStage(self, state: State) -> Stage:
+        """This subsystem's current stage in ``state``."""
+        return state.getSubsystemStage(self._index)
+
+    # ------------------------------------------------------- realization hooks
+    def realizeSubsystemTopologyImpl(self, state: State) -> None:
+        """Allocate Topology-stage resources (variables that exist in every State)."""
+
+    def realizeSubsystemModelImpl(self, state: State) -> None:
+        """Allocate resources that depend on Model-stage choices."""
+
+    def realizeSubsystemInstanceImpl(self, state: State) -> None:
+        """Compute Instance-stage cache (from instance variables)."""
+
+    def realizeSubsystemTimeImpl(self, state: State) -> None:
+        """Compute Time-stage cache."""
+
+    def realizeSubsystemPositionImpl(self, state: State) -> None:
+        """Compute Position-stage cache (from q)."""
+
+    def realizeSubsystemVelocityImpl(self, state: State) -> None:
+        """Compute Velocity-stage cache (from u)."""
+
+    def realizeSubsystemDynamicsImpl(self, state: State) -> None:
+        """Compute Dynamics-stage cache (forces, energies)."""
+
+    def realizeSubsystemAccelerationImpl(self, state: State) -> None:
+        """Compute Acceleration-stage cache (udot, zdot, multipliers)."""
+
+    def realizeSubsystemReportImpl(self, state: State) -> None:
+        """Compute Report-stage cache (outputs not needed for integration)."""
+
+    def realizeSubsystemEventTriggersImpl(self, state: State, stage: Stage) -> None:
+        """After the System reached ``stage``: fill this subsystem's witness values for it."""
+
+    # --------------------------------------------------- solver / helper hooks
+    def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
+        """Append the decorative geometry computable at ``stage`` to the list ``geometry``."""
+
+    def prescribeQImpl(self, state: State) -> bool:
+        """Set prescribed q's from time; return True if anything changed."""
+        return False
+
+    def prescribeUImpl(self, state: State) -> bool:
+        """Set prescribed u's from time and q; return True if anything changed."""
+        return False
+
+    def getPrescribedQIndexImpl(self, state: State) -> list[int]:
+        """System q indices this subsystem prescribes."""
+        return []
+
+    def getPrescribedUIndexImpl(self, state: State) -> list[int]:
+        """System u indices this subsystem prescribes."""
+        return []
+
+    def projectQImpl(self, state: State, qErrEst, options, results) -> None:
+        """Project this subsystem's q onto its position constraints (nothing by default)."""
+
+    def projectUImpl(self, state: State, uErrEst, options, results) -> None:
+        """Project this subsystem's u onto its velocity constraints (nothing by default)."""
+
+    def multiplyByNImpl(self, state: State, transpose: bool, inp, out) -> None:
+        """out = N*inp (or ~N*inp) for this subsystem's q/u partition; identity by default."""
+        out[:] = inp
+
+    def multiplyByNPInvImpl(self, state: State, transpose: bool, inp, out) -> None:
+        """out = pinv(N)*inp (or its transpose); identity by default."""
+        out[:] = inp
+
+    def handleEventsImpl(self, state: State, cause, eventIds, options, results) -> None:
+        """Handle the listed events (only those this subsystem owns)."""
+
+    def reportEventsImpl(self, state: State, cause, eventIds) -> None:
+        """Report the listed events (only those this subsystem owns)."""
+
+    def calcEventTriggerInfoImpl(self, state: State) -> list:
+        """EventTriggerInfo for each of this subsystem's triggers, stage by stage."""
+        return []
+
+    def calcTimeOfNextScheduledEventImpl(self, state: State, includeCurrentTime: bool):
+        """(time, [eventIds]) of this subsystem's next scheduled event (inf, [] if none)."""
+        return np.inf, []
+
+    def calcTimeOfNextScheduledReportImpl(self, state: State, includeCurrentTime: bool):
+        """(time, [eventIds]) of this subsystem's next scheduled report (inf, [] if none)."""
+        return np.inf, []
+
+    # ------------------------------------------------ State helper shortcuts
+    def allocateQ(self, state: State, qInit) -> int:
+        return state.allocateQ(self._index, qInit)
+
+    def allocateU(self, state: State, uInit) -> int:
+        return state.allocateU(self._index, uInit)
+
+    def allocateZ(self, state: State, zInit) -> int:
+        return state.allocateZ(self._index, zInit)
+
+    def allocateQErr(self, state: State, n: int) -> int:
+        return state.allocateQErr(self._index, n)
+
+    def allocateUErr(self, state: State, n: int) -> int:
+        return state.allocateUErr(self._index, n)
+
+    def allocateUDotErr(self, state: State, n: int) -> int:
+        return state.allocateUDotErr(self._index, n)
+
+    def allocateEventTriggersByStage(self, state: State, stage: Stage, n: int) -> int:
+        return state.allocateEventTrigger(self._index, stage, n)
+
+    def allocateDiscreteVariable(self, state: State, invalidates: Stage, value: Any, name=None):
+        return state.allocateDiscreteVariable(self._index, invalidates, value, name)
+
+    def allocateAutoUpdateDiscreteVariable(
+        self, state: State, invalidates: Stage, value: Any, updateDependsOn: Stage, name=None
+    ) -> int:
+        return state.allocateAutoUpdateDiscreteVariable(
+            self._index, invalidates, value, updateDependsOn, name
+        )
+
+    def allocateCacheEntry(self, state: State, *args, name=None) -> int:
+        return state.allocateCacheEntry(self._index, *args, name=name)
+
+    def allocateLazyCacheEntry(self, state: State, earliest: Stage, value: Any, name=None):
+        return state.allocateLazyCacheEntry(self._index, earliest, value, name)
+
+    def getQ(self, state: State) -> np.ndarray:
+        return state.getQ(self._index)
+
+    def getU(self, state: State) -> np.ndarray:
+        return state.getU(self._index)
+
+    def getZ(self, state: State) -> np.ndarray:
+        return state.getZ(self._index)
+
+    def updQ(self, state: State) -> np.ndarray:
+        return state.updQ(self._index)
+
+    def updU(self, state: State) -> np.ndarray:
+        return state.updU(self._index)
+
+    def updZ(self, state: State) -> np.ndarray:
+        return state.updZ(self._index)
+
+    def getQStart(self, state: State) -> int:
+        return state.getQStart(self._index)
+
+    def getNQ(self, state: State) -> int:
+        return state.getNQ(self._index)
+
+    def getUStart(self, state: State) -> int:
+        return state.getUStart(self._index)
+
+    def getNU(self, state: State) -> int:
+        return state.getNU(self._index)
+
+    def getZStart(self, state: State) -> int:
+        return state.getZStart(self._index)
+
+    def getNZ(self, state: State) -> int:
+        return state.getNZ(self._index)
+
+    def getDiscreteVariable(self, state: State, index: int) -> Any:
+        return state.getDiscreteVariable(self._index, index)
+
+    def updDiscreteVariable(self, state: State, index: int) -> Any:
+        return state.updDiscreteVariable(self._index, index)
+
+    def setDiscreteVariable(self, state: State, index: int, value: Any) -> None:
+        state.setDiscreteVariable(self._index, index, value)
+
+    def getCacheEntry(self, state: State, index: int) -> Any:
+        return state.getCacheEntry(self._index, index)
+
+    def updCacheEntry(self, state: State, index: int) -> Any:
+        return state.updCacheEntry(self._index, index)
+
+    def isCacheValueRealized(self, state: State, index: int) -> bool:
+        return state.isCacheValueRealized(self._index, index)
+
+    def markCacheValueRealized(self, state: State, index: int) -> None:
+        state.markCacheValueRealized(self._index, index)
+
+    def markCacheValueNotRealized(self, state: State, index: int) -> None:
+        state.markCacheValueNotRealized(self._index, index)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} '{self._name}' index={self._index}>"

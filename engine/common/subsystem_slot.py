@@ -1,0 +1,118 @@
+"""PerSubsystemInfo: what one subsystem owns inside a State.
+
+Holds the subsystem's name, version and current stage (with per-stage version
+numbers), its allocation requests for the shared pools (q, u, z, constraint
+errors, event triggers) with the stage at which each was made, its private
+discrete variables and cache entries, and, once the System has advanced far
+enough, where its partitions start in the global arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.common.cache_entry import CacheEntryInfo, DiscreteVarInfo
+from engine.common.stage import Stage
+
+
+@dataclass
+class PoolRequest:
+    """One allocation in a shared pool: initial values (or a count) and when it was made."""
+
+    size: int
+    allocation_stage: Stage
+    initial: np.ndarray | None = None
+
+
+@dataclass
+class PerSubsystemInfo:
+    """Everything one subsystem has in a State (see module docstring)."""
+
+    name: str = ""
+    version: str = ""
+    stage: Stage = Stage.Empty
+    stage_versions: list[int] = field(default_factory=lambda: [1] * 11)
+    q_requests: list[PoolRequest] = field(default_factory=list)
+    u_requests: list[PoolRequest] = field(default_factory=list)
+    z_requests: list[PoolRequest] = field(default_factory=list)
+    qerr_requests: list[PoolRequest] = field(default_factory=list)
+    uerr_requests: list[PoolRequest] = field(default_factory=list)
+    udoterr_requests: list[PoolRequest] = field(default_factory=list)
+    trigger_requests: list[list[PoolRequest]] = field(
+        default_factory=lambda: [[] for _ in range(11)]
+    )
+    discrete: list[DiscreteVarInfo] = field(default_factory=list)
+    cache: list[CacheEntryInfo] = field(default_factory=list)
+    # Partition starts in the global arrays (valid from Model / Instance).
+    q_start: int = 0
+    u_start: int = 0
+    z_start: int = 0
+    qerr_start: int = 0
+    uerr_start: int = 0
+    udoterr_start: int = 0
+    trigger_starts: list[int] = field(default_factory=lambda: [0] * 11)
+
+    @staticmethod
+    def total(requests: list[PoolRequest]) -> int:
+        """Number of slots in a list of pool requests."""
+        return sum(r.size for r in requests)
+
+    @property
+    def nq(self) -> int:
+        return self.total(self.q_requests)
+
+    @property
+    def nu(self) -> int:
+        return self.total(self.u_requests)
+
+    @property
+    def nz(self) -> int:
+        return self.total(self.z_requests)
+
+    @property
+    def nqerr(self) -> int:
+        return self.total(self.qerr_requests)
+
+    @property
+    def nuerr(self) -> int:
+        return self.total(self.uerr_requests)
+
+    @property
+    def nudoterr(self) -> int:
+        return self.total(self.udoterr_requests)
+
+    def ntriggers(self, stage: Stage) -> int:
+        return self.total(self.trigger_requests[stage])
+
+    def forget_allocations_from(self, stage: Stage) -> None:
+        """Drop everything allocated while this subsystem was at ``stage`` or later."""
+        for pool in (
+            self.q_requests,
+            self.u_requests,
+            self.z_requests,
+            self.qerr_requests,
+            self.uerr_requests,
+            self.udoterr_requests,
+            *self.trigger_requests,
+        ):
+            pool[:] = [r for r in pool if r.allocation_stage < stage]
+        self.discrete[:] = _prefix_before(self.discrete, stage)
+        self.cache[:] = _prefix_before(self.cache, stage)
+
+    def copy(self) -> PerSubsystemInfo:
+        """A deep copy of variables and bookkeeping; cache values are copied too."""
+        import copy as _copy
+
+        return _copy.deepcopy(self)
+
+
+def _prefix_before(items: list, stage: Stage) -> list:
+    """Items are allocated in nondecreasing stage order: keep those allocated before ``stage``."""
+    kept = []
+    for item in items:
+        if item.allocation_stage >= stage:
+            break
+        kept.append(item)
+    return kept
