@@ -1,0 +1,47 @@
+"""Pin (Torsion, Revolute) mobilizer: q = angle about Fz = Mz, u = its rate."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.mobilizers.rotation_kernels import rot_z
+
+TYPE_ID = 2
+NAME = "Pin"
+NQ_SLOTS = 1
+NU = 1
+USES_QUATERNION = False
+DEFAULT_Q = np.zeros(1)
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    rot_z(q[0], R)
+    p[:] = 0.0
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    H[:, 0] = 0.0
+    H[2, 0] = 1.0
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    out[:] = 0.0
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    N[0, 0] = 1.0
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    NInv[0, 0] = 1.0
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    NDot[0, 0] = 0.0

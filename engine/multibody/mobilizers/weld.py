@@ -1,0 +1,46 @@
+"""Weld mobilizer: no q, no u; M coincides with F."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+TYPE_ID = 1
+NAME = "Weld"
+NQ_SLOTS = 0
+NU = 0
+USES_QUATERNION = False
+DEFAULT_Q = np.zeros(0)
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = 1.0 if i == j else 0.0
+        p[i] = 0.0
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    pass
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    out[:] = 0.0
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    pass
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    pass
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    pass
