@@ -49,6 +49,4 @@ def as_vector(value, size: int | None = None, name: str = "value") -> np.ndarray
 
 def cross_matrix(a: np.ndarray) -> np.ndarray:
     """Return the 3x3 cross-product matrix [a]x, so that [a]x b = a x b."""
-    return np.array(
-        [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]], dtype=np.float64
-    )
+    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]], dtype=np.float64)
