@@ -1,0 +1,141 @@
+"""Environment: the ground plane and background that follow a System's visualization hints.
+
+Hints (Simbody's System::setUpDirection / setUseUniformBackground / setDefaultLengthScale):
+
+- ``up``: one of +-X, +-Y, +-Z in ground. The ground plane is perpendicular to it at height 0.
+- ``uniform_background``: False draws a checkered ground plane and a sky-like vertical gradient
+  (light near the horizon at the bottom of the window, blue at the top); True draws a plain
+  background colour and no ground.
+- ``length_scale``: a typical model length (model units); one ground checker is this long and
+  the plane extends 20 checkers from the origin in each direction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from vtkmodules.util.numpy_support import numpy_to_vtk
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkImageData, vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkTexture
+
+from engine.common.exceptions import InvalidArgumentError
+from engine.math.vec import as_vec3
+
+SKY_TOP = (0.38, 0.58, 0.86)
+SKY_HORIZON = (0.86, 0.90, 0.95)
+GROUND_LIGHT = (206, 210, 214)
+GROUND_DARK = (168, 174, 182)
+WHITE = (1.0, 1.0, 1.0)
+GROUND_HALF_EXTENT_IN_CHECKERS = 20
+
+
+def check_up_direction(up) -> np.ndarray:
+    """``up`` as a unit Vec3 along one of +-X, +-Y, +-Z (anything with asVec3() accepted)."""
+    v = as_vec3(up, "up direction")
+    if np.count_nonzero(v) != 1 or abs(float(np.abs(v).sum()) - 1.0) > 1e-12:
+        raise InvalidArgumentError(
+            f"up direction must be one of +-X, +-Y, +-Z as a unit vector, got {v.tolist()}"
+        )
+    return v
+
+
+def _checker_texture() -> tuple[vtkTexture, vtkImageData]:
+    image = vtkImageData()
+    image.SetDimensions(2, 2, 1)
+    pixels = np.array([GROUND_LIGHT, GROUND_DARK, GROUND_DARK, GROUND_LIGHT], dtype=np.uint8)
+    arr = numpy_to_vtk(pixels, deep=True)
+    arr.SetName("checker")
+    image.GetPointData().SetScalars(arr)
+    texture = vtkTexture()
+    texture.SetInputData(image)
+    texture.InterpolateOff()
+    texture.RepeatOn()
+    texture.EdgeClampOff()
+    return texture, image
+
+
+class Environment:
+    """Owns the ground actor and sets the renderer's background from the hints."""
+
+    def __init__(self, renderer) -> None:
+        self._renderer = renderer
+        self._plane = vtkPolyData()
+        self._mapper = vtkPolyDataMapper()
+        self._mapper.SetInputData(self._plane)
+        # Push the ground back in depth so shapes resting on it do not flicker through it.
+        self._mapper.SetResolveCoincidentTopologyToPolygonOffset()
+        self._mapper.SetRelativeCoincidentTopologyPolygonOffsetParameters(2.0, 2.0)
+        self._texture, self._image = _checker_texture()
+        self.ground = vtkActor()
+        self.ground.SetMapper(self._mapper)
+        self.ground.SetTexture(self._texture)
+        self.ground.PickableOff()
+        prop = self.ground.GetProperty()
+        prop.SetAmbient(0.55)
+        prop.SetDiffuse(0.45)
+        prop.SetSpecular(0.0)
+        renderer.AddActor(self.ground)
+        self.up = np.array([0.0, 1.0, 0.0])
+        self.uniform_background = False
+        self.length_scale = 1.0
+        self.background_color = WHITE
+        self.apply()
+
+    def set_hints(self, up=None, uniform_background=None, length_scale=None, background=None):
+        """Change any of the hints (None keeps the current value) and update the renderer."""
+        if up is not None:
+            self.up = check_up_direction(up)
+        if uniform_background is not None:
+            self.uniform_background = bool(uniform_background)
+        if length_scale is not None:
+            s = float(length_scale)
+            if not np.isfinite(s) or s <= 0.0:
+                raise InvalidArgumentError(f"length scale must be finite and > 0, got {s}")
+            self.length_scale = s
+        if background is not None:
+            c = as_vec3(background, "background colour")
+            if np.any(c < 0.0) or np.any(c > 1.0):
+                raise InvalidArgumentError(f"background colour must be in [0, 1], got {c}")
+            self.background_color = tuple(c.tolist())
+        self.apply()
+
+    def is_dark(self) -> bool:
+        """True when the background is dark (overlay text should then be light)."""
+        if not self.uniform_background:
+            return False
+        return float(np.dot(self.background_color, (0.299, 0.587, 0.114))) < 0.5
+
+    def apply(self) -> None:
+        r = self._renderer
+        if self.uniform_background:
+            r.GradientBackgroundOff()
+            r.SetBackground(*self.background_color)
+            self.ground.VisibilityOff()
+            return
+        r.GradientBackgroundOn()
+        r.SetBackground(*SKY_HORIZON)  # bottom of the window
+        r.SetBackground2(*SKY_TOP)  # top of the window
+        self._place_ground()
+        self.ground.VisibilityOn()
+
+    def _place_ground(self) -> None:
+        """A square through the origin perpendicular to ``up``, textured with checkers."""
+        axis = int(np.flatnonzero(self.up)[0])
+        u, v = np.eye(3)[(axis + 1) % 3], np.eye(3)[(axis + 2) % 3]
+        half = GROUND_HALF_EXTENT_IN_CHECKERS * self.length_scale
+        corners = np.array([-u - v, u - v, u + v, -u + v]) * half
+        # The 2x2 texture covers two checkers per side; it repeats every 2 length scales.
+        n = GROUND_HALF_EXTENT_IN_CHECKERS
+        tcoords = np.array([[0, 0], [n, 0], [n, n], [0, n]], dtype=np.float64)
+        points = vtkPoints()
+        points.SetData(numpy_to_vtk(corners, deep=True))
+        quad = vtkCellArray()
+        quad.InsertNextCell(4, (0, 1, 2, 3))
+        normals = numpy_to_vtk(np.tile(self.up, (4, 1)), deep=True)
+        tc = numpy_to_vtk(tcoords, deep=True)
+        plane = self._plane
+        plane.SetPoints(points)
+        plane.SetPolys(quad)
+        plane.GetPointData().SetNormals(normals)
+        plane.GetPointData().SetTCoords(tc)
+        plane.Modified()

@@ -1,0 +1,487 @@
+"""Scene: a Qt-free VTK scene drawing DecorativeGeometry on moving bodies.
+
+Usage::
+
+    scene = Scene()
+    scene.attach_offscreen(800, 600)        # or scene.attach(qt_widget_render_window)
+    scene.set_hints(up=(0, 1, 0), uniform_background=False, length_scale=1.0)
+    scene.set_geometry(decorations)         # once: builds the actors
+    scene.update_poses(X_GB)                # per frame: (nbodies, 4, 4) body poses in ground
+    scene.set_dynamic_geometry(bands)       # per frame, optional: geometry that changes shape
+    scene.render()
+
+Frames and units: ``X_GB[b]`` is the pose of body b in ground (Ground itself is body 0), as a
+homogeneous 4x4 matrix with lengths in the model's unit. A decoration's actor matrix is
+``X_GB[bodyId] @ X_BD @ diag(scale factors) @ (shape size)``; only these matrices change per
+frame. Many identical spheres, ellipsoids, bricks or cylinders (more than
+``instancing_threshold`` of one shape and style) are drawn with one vtkGlyph3DMapper.
+Display coordinates for picking are VTK's: pixels from the bottom-left corner.
+
+Only one thread may use a Scene, and (in the studio) it must be the GUI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from typing import NamedTuple
+
+import numpy as np
+import vtkmodules.vtkRenderingFreeType  # noqa: F401  (text rendering)
+import vtkmodules.vtkRenderingOpenGL2  # noqa: F401  (OpenGL implementations)
+from vtkmodules.vtkCommonMath import vtkMatrix4x4
+from vtkmodules.vtkRenderingCore import (
+    vtkActor,
+    vtkFollower,
+    vtkPropPicker,
+    vtkRenderer,
+    vtkTextActor,
+)
+
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+from viz import camera as cam
+from viz.environment import Environment
+from viz.instancing import GlyphGroup
+from viz.render_window import capture_rgb, create_offscreen_window
+from viz.vtk_builder import POINTS, SURFACE, WIREFRAME, DrawItem, VtkGeometryBuilder
+
+log = logging.getLogger(__name__)
+
+DEFAULT_COLOR = (0.72, 0.74, 0.78)
+"""Surface colour for decorations that request none (light blue-grey)."""
+DEFAULT_INSTANCING_THRESHOLD = 32
+DEFAULT_ELEVATION = 15.0
+"""Degrees the automatic first view looks down from the front preset."""
+
+
+class PickResult(NamedTuple):
+    """What a pick hit: the decoration's bodyId, indexOnBody and userRef."""
+
+    body_id: int
+    index_on_body: int
+    user_ref: object
+
+
+class _Placement:
+    """Arrays for placing individually drawn items: body index, local matrix, vtkMatrix4x4."""
+
+    def __init__(self, items: list[DrawItem]) -> None:
+        placed = [it for it in items if it.style == "actor"]
+        self.matrices = [it.matrix for it in placed]
+        self.body = np.array([it.body_id for it in placed], dtype=np.intp)
+        self.local = np.stack([it.local for it in placed]) if placed else np.zeros((0, 4, 4))
+        self.followers = [it for it in items if it.style == "follower"]
+
+    def max_body(self) -> int:
+        bodies = [int(self.body.max())] if len(self.body) else []
+        bodies += [it.body_id for it in self.followers]
+        return max(bodies, default=0)
+
+    def place(self, x_gb: np.ndarray) -> None:
+        if len(self.body):
+            world = np.matmul(x_gb[self.body], self.local).reshape(-1, 16).tolist()
+            for m, w in zip(self.matrices, world, strict=True):
+                m.DeepCopy(w)
+        for it in self.followers:
+            w = x_gb[it.body_id] @ it.local
+            it.actor.SetPosition(*w[:3, 3])
+            it.actor.SetScale(*np.linalg.norm(w[:3, :3], axis=0))
+
+
+class Scene:
+    """A vtkRenderer with decorations, ground/background hints, overlays, camera and picking."""
+
+    def __init__(
+        self,
+        *,
+        instancing_threshold: int = DEFAULT_INSTANCING_THRESHOLD,
+        default_color=DEFAULT_COLOR,
+    ) -> None:
+        self.renderer = vtkRenderer()
+        self.renderer.SetUseDepthPeeling(False)
+        self.render_window = None
+        self._owns_window = False
+        self.instancing_threshold = int(instancing_threshold)
+        self.default_color = tuple(float(c) for c in default_color)
+        self.environment = Environment(self.renderer)
+        self._builder = VtkGeometryBuilder()
+        self._static: list[DrawItem] = []
+        self._dynamic: list[DrawItem] = []
+        self._groups: list[GlyphGroup] = []
+        self._static_place = _Placement([])
+        self._dynamic_place = _Placement([])
+        self._prop_owner: dict = {}
+        self._poses: np.ndarray | None = None
+        self._camera_initialized = False
+        self._follower: cam.BodyFollower | None = None
+        self._picker = vtkPropPicker()
+        self._overlay = vtkTextActor()
+        self._overlay.PickableOff()
+        self._overlay.VisibilityOff()
+        tp = self._overlay.GetTextProperty()
+        tp.SetFontSize(14)
+        tp.SetFontFamilyToCourier()
+        tp.SetVerticalJustificationToTop()
+        coord = self._overlay.GetPositionCoordinate()
+        coord.SetCoordinateSystemToNormalizedViewport()
+        coord.SetValue(0.01, 0.985)
+        self.renderer.AddViewProp(self._overlay)
+        self._apply_text_colors()
+
+    # -- windows --------------------------------------------------------------------------------
+
+    def attach(self, render_window) -> None:
+        """Draw into ``render_window`` (e.g. the Qt widget's); turns multisampling off."""
+        if self.render_window is render_window:
+            return
+        self.detach()
+        render_window.SetMultiSamples(0)
+        render_window.AddRenderer(self.renderer)
+        self.render_window = render_window
+
+    def attach_offscreen(self, width: int, height: int):
+        """Create and attach an offscreen window of ``width`` x ``height`` pixels; return it."""
+        window = create_offscreen_window(width, height)
+        self.attach(window)
+        self._owns_window = True
+        return window
+
+    def detach(self) -> None:
+        """Stop drawing into the current window (releasing it if the Scene created it)."""
+        window = self.render_window
+        if window is None:
+            return
+        window.RemoveRenderer(self.renderer)
+        if self._owns_window:
+            window.Finalize()
+        self.render_window = None
+        self._owns_window = False
+
+    def close(self) -> None:
+        """Remove everything and release an owned window. The Scene is unusable afterwards."""
+        self._clear_static()
+        self._set_dynamic_items([])
+        self.detach()
+
+    def render(self) -> None:
+        """Render one frame (the first frame also aims the camera if nobody has)."""
+        if self.render_window is None:
+            raise RuntimeError("Scene.render() needs a window: call attach() or attach_offscreen()")
+        if not self._camera_initialized:
+            self.reset_camera()
+        self.renderer.ResetCameraClippingRange()
+        self.render_window.Render()
+
+    def capture(self) -> np.ndarray:
+        """Render and return the pixels as an (height, width, 3) uint8 array, top row first."""
+        self.render()
+        return capture_rgb(self.render_window)
+
+    # -- geometry -------------------------------------------------------------------------------
+
+    def set_geometry(self, geometry) -> None:
+        """Replace the static decorations (an iterable of DecorativeGeometry).
+
+        Actors are built once here; afterwards ``update_poses`` only moves them. Decorations
+        that cannot be drawn are logged once per kind and skipped.
+        """
+        self._clear_static()
+        items = self._builder.build(geometry)
+        groups: dict[tuple, list[DrawItem]] = defaultdict(list)
+        for it in items:
+            if it.instance is not None and it.visible and it.opacity >= 1.0:
+                key = (it.instance, it.representation, it.line_width, it.lighting)
+                groups[key].append(it)
+        singles = set()
+        for members in groups.values():
+            if len(members) > self.instancing_threshold:
+                group = GlyphGroup(members, members[0].keep[-1].GetOutputPort(), self._default())
+                self._style_property(group.actor.GetProperty(), members[0], None)
+                self.renderer.AddActor(group.actor)
+                self._prop_owner[group.actor] = group
+                self._groups.append(group)
+                singles.update(id(m) for m in members)
+        self._static = [it for it in items if id(it) not in singles]
+        for it in self._static:
+            self._add_actor(it)
+        self._static_place = _Placement(self._static)
+        self._place(self._static_place, self._groups)
+
+    def set_dynamic_geometry(self, geometry) -> None:
+        """Replace the per-frame decorations, reusing actors slot by slot.
+
+        Call every frame with geometry whose shape changes (rubber bands, force arrows); an
+        item in the same position and of the same kind as last time is updated in place.
+        """
+        items = self._builder.build(geometry, pool=self._dynamic)
+        self._set_dynamic_items(items)
+        self._place(self._dynamic_place, ())
+
+    def update_poses(self, x_gb) -> None:
+        """Move every decoration to the body poses ``x_gb``: an (nbodies, 4, 4) array in ground."""
+        x = np.asarray(x_gb, dtype=np.float64)
+        if x.ndim != 3 or x.shape[1:] != (4, 4):
+            raise InvalidArgumentError(
+                f"body poses must be an (nbodies, 4, 4) array, got shape {x.shape}"
+            )
+        needed = self._max_body()
+        if needed >= x.shape[0]:
+            raise IndexOutOfRangeError(
+                f"decorations refer to body {needed} but only {x.shape[0]} body poses were given"
+            )
+        self._poses = x
+        self._place(self._static_place, self._groups)
+        self._place(self._dynamic_place, ())
+        if self._follower is not None:
+            self._follower.update(self.renderer.GetActiveCamera(), x)
+
+    def num_actors(self) -> int:
+        """Number of decoration actors in the renderer (a glyph group counts once)."""
+        return len(self._prop_owner)
+
+    # -- hints, overlays ------------------------------------------------------------------------
+
+    def set_hints(
+        self, up=None, uniform_background=None, length_scale=None, background=None
+    ) -> None:
+        """Apply System visualization hints (None keeps a value); see viz.environment.
+
+        ``up`` is a unit vector along +-X, +-Y or +-Z (or a CoordinateDirection); the camera's
+        view-up follows it. ``background`` is the plain colour used with a uniform background.
+        """
+        old_up = self.environment.up.copy()
+        self.environment.set_hints(up, uniform_background, length_scale, background)
+        if self._camera_initialized and not np.array_equal(old_up, self.environment.up):
+            cam.apply_preset(self.renderer.GetActiveCamera(), "front", self.environment.up)
+        self._apply_text_colors()
+
+    def set_overlay_text(
+        self,
+        sim_time: float | None = None,
+        realtime_rate: float | None = None,
+        fps: float | None = None,
+        text: str | None = None,
+    ) -> None:
+        """Show simulation time (s), real-time rate, frames per second and/or extra text.
+
+        Drawn in the top-left corner; all None hides the overlay.
+        """
+        lines = []
+        if sim_time is not None:
+            lines.append(f"t = {sim_time:.3f} s")
+        if realtime_rate is not None:
+            lines.append(f"{realtime_rate:.2f}x real time")
+        if fps is not None:
+            lines.append(f"{fps:.0f} fps")
+        if text:
+            lines.append(str(text))
+        self._overlay.SetInput("\n".join(lines))
+        self._overlay.SetVisibility(bool(lines))
+
+    # -- camera ---------------------------------------------------------------------------------
+
+    def reset_camera(self, elevation: float = DEFAULT_ELEVATION) -> None:
+        """Front view relative to up, raised by ``elevation`` degrees, zoomed to fit."""
+        self.view("front")
+        if elevation:
+            camera = self.renderer.GetActiveCamera()
+            camera.Elevation(float(elevation))
+            camera.OrthogonalizeViewUp()
+        self.zoom_to_fit()
+
+    def view(self, preset: str) -> None:
+        """Look from a preset: front, back, left, right, top or bottom (relative to up)."""
+        camera = self.renderer.GetActiveCamera()
+        cam.apply_preset(camera, preset, self.environment.up)
+        self._camera_initialized = True
+
+    def set_camera(self, position, focal_point, view_up=None, view_angle=None) -> None:
+        """Place the camera explicitly (ground coordinates; view_angle in degrees)."""
+        camera = self.renderer.GetActiveCamera()
+        camera.SetPosition(*np.asarray(position, dtype=np.float64))
+        camera.SetFocalPoint(*np.asarray(focal_point, dtype=np.float64))
+        up = self.environment.up if view_up is None else view_up
+        camera.SetViewUp(*np.asarray(up, dtype=np.float64))
+        if view_angle is not None:
+            camera.SetViewAngle(float(view_angle))
+        camera.OrthogonalizeViewUp()
+        self._camera_initialized = True
+
+    def zoom_to_fit(self) -> None:
+        """Keep the view direction and move the camera so all decorations fit in the view."""
+        bounds = self.geometry_bounds()
+        if bounds is None:
+            s = self.environment.length_scale
+            bounds = (-s, s, -s, s, -s, s)
+        b = np.array(bounds).reshape(3, 2)
+        centre = b.mean(axis=1)
+        half = np.maximum((b[:, 1] - b[:, 0]) / 2.0, 0.25 * self.environment.length_scale)
+        fitted = np.column_stack([centre - half, centre + half]).reshape(-1)
+        cam.zoom_to_fit(self.renderer, fitted)
+        self._camera_initialized = True
+
+    def follow_body(self, body_id: int | None) -> None:
+        """Keep the camera's focal point on body ``body_id``'s origin (None stops following)."""
+        self._follower = None if body_id is None else cam.BodyFollower(body_id)
+        if self._follower is not None and self._poses is not None:
+            self._follower.update(self.renderer.GetActiveCamera(), self._poses)
+        self._camera_initialized = True
+
+    def geometry_bounds(self):
+        """(xmin, xmax, ymin, ymax, zmin, zmax) of all visible decorations, or None."""
+        props = [p for p in self._prop_owner if p.GetVisibility() and p.IsA("vtkProp3D")]
+        return cam.union_bounds(p.GetBounds() for p in props)
+
+    def world_to_display(self, p_world) -> tuple[float, float]:
+        """Display coordinates (pixels from bottom-left) of a ground point for this camera."""
+        r = self.renderer
+        r.SetWorldPoint(*np.asarray(p_world, dtype=np.float64), 1.0)
+        r.WorldToDisplay()
+        x, y, _ = r.GetDisplayPoint()
+        return x, y
+
+    # -- picking --------------------------------------------------------------------------------
+
+    def pick(self, x: float, y: float) -> PickResult | None:
+        """The decoration under display point (x, y) (pixels from bottom-left), or None."""
+        if self.render_window is None:
+            return None
+        if not self._picker.Pick(float(x), float(y), 0.0, self.renderer):
+            return None
+        owner = self._prop_owner.get(self._picker.GetViewProp())
+        if owner is None:
+            return None
+        if isinstance(owner, GlyphGroup):
+            owner = owner.pick_instance(self._picker.GetPickPosition())
+            if owner is None:
+                return None
+        return PickResult(owner.body_id, owner.index_on_body, owner.user_ref)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _default(self):
+        return self.default_color
+
+    def _text_default(self):
+        return (0.95, 0.95, 0.95) if self.environment.is_dark() else (0.1, 0.1, 0.12)
+
+    def _apply_text_colors(self) -> None:
+        self._overlay.GetTextProperty().SetColor(*self._text_default())
+
+    def _max_body(self) -> int:
+        ids = [self._static_place.max_body(), self._dynamic_place.max_body()]
+        ids += [int(g.body_idx.max()) for g in self._groups]
+        return max(ids)
+
+    def _pose_stack(self) -> np.ndarray:
+        """Current poses, padded with identities for bodies not given yet."""
+        n = self._max_body() + 1
+        poses = self._poses
+        if poses is None or len(poses) < n:
+            pad = np.tile(np.eye(4), (n, 1, 1))
+            if poses is not None:
+                pad[: len(poses)] = poses
+            poses = pad
+        return poses
+
+    def _place(self, placement: _Placement, groups) -> None:
+        poses = self._pose_stack()
+        placement.place(poses)
+        for g in groups:
+            g.update(poses)
+
+    def _clear_static(self) -> None:
+        for it in self._static:
+            self._remove_actor(it)
+        for g in self._groups:
+            self.renderer.RemoveActor(g.actor)
+            self._prop_owner.pop(g.actor, None)
+        self._static, self._groups = [], []
+        self._static_place = _Placement([])
+
+    def _set_dynamic_items(self, items: list[DrawItem]) -> None:
+        kept = {id(it) for it in items}
+        for it in self._dynamic:
+            if id(it) not in kept:
+                self._remove_actor(it)
+        for it in items:
+            if it.actor is None:
+                self._add_actor(it)
+            else:
+                self._restyle(it)
+        self._dynamic = items
+        self._dynamic_place = _Placement(items)
+
+    def _add_actor(self, item: DrawItem) -> None:
+        if item.style == "screen_text":
+            actor = vtkTextActor()
+            actor.PickableOff()
+            self.renderer.AddViewProp(actor)
+        else:
+            if item.style == "follower":
+                actor = vtkFollower()
+                actor.SetCamera(self.renderer.GetActiveCamera())
+            else:
+                actor = vtkActor()
+                item.matrix = vtkMatrix4x4()
+                actor.SetUserMatrix(item.matrix)
+            self.renderer.AddActor(actor)
+            self._prop_owner[actor] = item
+        item.actor = actor
+        self._restyle(item)
+
+    def _remove_actor(self, item: DrawItem) -> None:
+        if item.actor is None:
+            return
+        if item.style == "screen_text":
+            self.renderer.RemoveViewProp(item.actor)
+        else:
+            self.renderer.RemoveActor(item.actor)
+            self._prop_owner.pop(item.actor, None)
+        item.actor = None
+        item.matrix = None
+
+    def _restyle(self, item: DrawItem) -> None:
+        actor = item.actor
+        visible = item.visible and item.opacity > 0.0
+        actor.SetVisibility(visible)
+        if item.style == "screen_text":
+            self._style_screen_text(item)
+            return
+        actor.SetPickable(visible)
+        if actor.GetMapper() is not item.mapper:
+            actor.SetMapper(item.mapper)
+        default = self._text_default() if item.kind.startswith("text") else self._default()
+        self._style_property(actor.GetProperty(), item, default)
+
+    def _style_property(self, prop, item: DrawItem, default) -> None:
+        if item.color is not None or default is not None:
+            prop.SetColor(*(item.color if item.color is not None else default))
+        prop.SetOpacity(item.opacity)
+        prop.SetLineWidth(item.line_width)
+        prop.SetPointSize(item.point_size)
+        rep = item.representation
+        if rep == POINTS:
+            prop.SetRepresentationToPoints()
+            prop.RenderPointsAsSpheresOn()
+        elif rep == WIREFRAME:
+            prop.SetRepresentationToWireframe()
+        else:
+            prop.SetRepresentationToSurface()
+        prop.SetLighting(item.lighting)
+        if item.lighting and rep == SURFACE:
+            prop.SetSpecular(0.25)
+            prop.SetSpecularPower(30.0)
+            prop.SetDiffuse(0.8)
+            prop.SetAmbient(0.15)
+
+    def _style_screen_text(self, item: DrawItem) -> None:
+        actor = item.actor
+        actor.SetInput(item.text)
+        tp = actor.GetTextProperty()
+        tp.SetFontSize(16)
+        tp.SetColor(*(item.color if item.color is not None else self._text_default()))
+        tp.SetOpacity(item.opacity)
+        row = [it for it in self._static + self._dynamic if it.style == "screen_text"]
+        slot = next((i for i, it in enumerate(row) if it is item), len(row))
+        actor.SetDisplayPosition(10, 10 + 22 * slot)
