@@ -514,7 +514,7 @@ def _unit_triad() -> tuple:
     colors = vtkUnsignedCharArray()
     colors.SetNumberOfComponents(3)
     colors.SetName("axis_colors")
-    for rgb in ((230, 40, 40), (40, 190, 40), (50, 80, 235)):
+    for rgb in ((230, 30, 30), (30, 180, 30), (30, 50, 240)):
         colors.InsertNextTuple3(*rgb)
     poly.SetPoints(points)
     poly.SetLines(lines)
