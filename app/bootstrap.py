@@ -28,6 +28,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -249,12 +250,16 @@ def run_studio(args: Sequence[str]) -> int:
     return 0  # not reached
 
 
-def check_steps(pytest_args: Sequence[str]) -> list[tuple[str, list[str]]]:
-    """The test command's steps as (name, argv) pairs; pytest last so its summary ends the log."""
+def check_steps(pytest_args: Sequence[str], xauth_file: Path) -> list[tuple[str, list[str]]]:
+    """The test command's steps as (name, argv) pairs; pytest last so its summary ends the log.
+
+    xvfb-run gets its X authority file from us (``-f``): left to itself it makes a directory in
+    /tmp and exits 5, hiding pytest's exit code, if that directory is gone at clean-up.
+    """
     ruff = os.fspath(VENV_BIN / "ruff")
     pytest = [os.fspath(VENV_PYTHON), "-m", "pytest", *pytest_args]
     if shutil.which("xvfb-run"):
-        pytest = ["xvfb-run", "-a", "-s", XVFB_SERVER_ARGS, *pytest]
+        pytest = ["xvfb-run", "-a", "-f", os.fspath(xauth_file), "-s", XVFB_SERVER_ARGS, *pytest]
     elif os.environ.get("DISPLAY"):
         log(f"xvfb-run not found; running the GUI tests on DISPLAY={os.environ['DISPLAY']}")
     else:
@@ -268,11 +273,12 @@ def check_steps(pytest_args: Sequence[str]) -> list[tuple[str, list[str]]]:
 
 def run_tests(args: Sequence[str]) -> int:
     failures: list[tuple[str, int]] = []
-    for name, cmd in check_steps(args):
-        print(f"[test] {shlex.join(cmd)}", flush=True)
-        code = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, check=False).returncode
-        if code != 0:
-            failures.append((name, code))
+    with tempfile.TemporaryDirectory(prefix="mbstudio-xvfb-") as tmp:
+        for name, cmd in check_steps(args, Path(tmp) / "Xauthority"):
+            print(f"[test] {shlex.join(cmd)}", flush=True)
+            code = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, check=False).returncode
+            if code != 0:
+                failures.append((name, code))
     if failures:
         print(
             "[test] FAILED: " + ", ".join(f"{name} (exit {code})" for name, code in failures),

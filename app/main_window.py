@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
             "rendered with VTK.</p>",
         )
 
-    # -- state --------------------------------------------------------------------------------------
+    # -- state ------------------------------------------------------------------------------------
 
     def set_time(self, t: float) -> None:
         self.time_label.setText(format_time(t))

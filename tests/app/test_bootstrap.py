@@ -1,0 +1,150 @@
+"""The stdlib-only set-up behind ``python3 -m app.bootstrap studio|test``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app import bootstrap
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bootstrap_imports_only_the_standard_library():
+    # -S: no site-packages (as under a bare system python3); run from the checkout's root.
+    code = (
+        "import sys\n"
+        "import app.bootstrap\n"
+        "top = {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(top - set(sys.stdlib_module_names) - {'app', '__main__'}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_parse_dpkg_status():
+    output = (
+        "xvfb installed\n"
+        "libgl1 installed\n"
+        "libgl1:i386 config-files\n"
+        "libxcb-icccm4 not-installed\n"
+        "xauth half-configured\n"
+    )
+    assert bootstrap.parse_dpkg_status(output) == {"xvfb", "libgl1"}
+
+
+def test_debian_package_list_covers_the_guide():
+    for name in ("xvfb", "xauth", "libxcb-icccm4", "libxcb-keysyms1", "libxcb-cursor0", "libgl1"):
+        assert name in bootstrap.DEBIAN_PACKAGES
+
+
+@pytest.fixture
+def fake_checkout(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    monkeypatch.setattr(bootstrap, "ROOT", tmp_path)
+    monkeypatch.setattr(bootstrap, "STAMP", tmp_path / ".venv" / "stamp")
+    (tmp_path / ".venv").mkdir()
+    calls = []
+    monkeypatch.setattr(bootstrap, "_run", lambda cmd, **kw: calls.append(list(cmd)))
+    return tmp_path, calls
+
+
+def test_install_is_skipped_while_pyproject_is_unchanged(fake_checkout, capsys):
+    root, calls = fake_checkout
+    bootstrap.install_project()
+    assert len(calls) == 1 and calls[0][1:4] == ["-m", "pip", "install"]
+    assert "-e" in calls[0] and ".[test]" in calls[0]
+
+    bootstrap.install_project()
+    assert len(calls) == 1
+    assert "[setup] up to date" in capsys.readouterr().out
+
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "2"\n')
+    bootstrap.install_project()
+    assert len(calls) == 2
+
+    bootstrap.install_project(force=True)
+    assert len(calls) == 3
+
+
+def test_failed_install_leaves_no_stamp(fake_checkout, monkeypatch):
+    root, _ = fake_checkout
+
+    def fail(cmd, **kw):
+        raise bootstrap.SetupError("pip failed")
+
+    monkeypatch.setattr(bootstrap, "_run", fail)
+    with pytest.raises(bootstrap.SetupError):
+        bootstrap.install_project()
+    assert not bootstrap.STAMP.exists()
+
+
+def test_check_steps_run_ruff_then_pytest_under_xvfb(monkeypatch):
+    monkeypatch.setattr(bootstrap.shutil, "which", lambda name: f"/usr/bin/{name}")
+    steps = bootstrap.check_steps(["-x", "tests/app"], Path("/tmp/x/Xauthority"))
+    names = [name for name, _ in steps]
+    assert names == ["ruff check", "ruff format --check", "pytest"]
+    assert steps[0][1][1:] == ["check", "."]
+    assert steps[1][1][1:] == ["format", "--check", "."]
+    pytest_cmd = steps[2][1]
+    assert pytest_cmd[:6] == [
+        "xvfb-run",
+        "-a",
+        "-f",
+        "/tmp/x/Xauthority",
+        "-s",
+        "-screen 0 1280x1024x24",
+    ]
+    assert pytest_cmd[-4:] == ["-m", "pytest", "-x", "tests/app"]
+
+
+def test_check_steps_without_xvfb_or_display_fail(monkeypatch):
+    monkeypatch.setattr(bootstrap.shutil, "which", lambda name: None)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    with pytest.raises(bootstrap.SetupError, match="xvfb"):
+        bootstrap.check_steps([], Path("/tmp/x/Xauthority"))
+
+
+def test_run_tests_returns_first_failure(monkeypatch, capsys):
+    monkeypatch.setattr(
+        bootstrap, "check_steps", lambda args, xauth: [("a", ["a"]), ("b", ["b"]), ("c", ["c"])]
+    )
+    codes = {"a": 0, "b": 3, "c": 5}
+    monkeypatch.setattr(
+        bootstrap.subprocess,
+        "run",
+        lambda cmd, **kw: subprocess.CompletedProcess(cmd, codes[cmd[0]]),
+    )
+    assert bootstrap.run_tests([]) == 3
+    assert "FAILED: b (exit 3), c (exit 5)" in capsys.readouterr().out
+    codes["b"] = codes["c"] = 0
+    assert bootstrap.run_tests([]) == 0
+
+
+@pytest.mark.parametrize("argv", [[], ["nope"], ["--bogus", "test"], ["setup", "extra"]])
+def test_bad_usage_returns_2_without_setting_up(argv, monkeypatch):
+    monkeypatch.setattr(bootstrap, "setup", lambda **kw: pytest.fail("set-up ran"))
+    assert bootstrap.main(argv) == 2
+
+
+def test_commands_run_after_setup(monkeypatch):
+    order = []
+    monkeypatch.setattr(bootstrap, "setup", lambda force=False: order.append(("setup", force)))
+    monkeypatch.setitem(bootstrap.COMMANDS, "test", lambda args: order.append(args) or 4)
+    assert bootstrap.main(["--force-setup", "test", "-k", "x"]) == 4
+    assert order == [("setup", True), ["-k", "x"]]
+
+
+def test_ci_script_runs_the_test_command():
+    script = ROOT / ".ci" / "run"
+    assert script.stat().st_mode & 0o111, ".ci/run is not executable"
+    assert "python3 -m app.bootstrap test" in script.read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert "python3 -m app.bootstrap test" in readme
+    assert "python3 -m app.bootstrap studio" in readme
