@@ -4,12 +4,17 @@ Frames and units: the mass is in kg; the mass center ``p_BoC`` is the vector fro
 to the mass center C, expressed in B (m); the inertia is taken about **Bo** (not about C) and
 expressed in B (kg m^2). Instances are immutable.
 
-Validation on construction: mass finite and >= 0; mass center finite; the inertia about Bo must
-be physically possible for that mass and mass center, i.e. the central inertia
-``I_C = I_Bo - m(|c|^2 1 - c c^T)`` must satisfy the inertia triangle inequality; a massless
-body must have zero inertia. Violations raise NonPhysicalError quoting the numbers. Infinite
-mass is allowed only through ``MassProperties.ground()``, the mass properties Simbody gives
-Ground.
+Validation on construction: mass finite and >= 0; mass center finite; the inertia about Bo
+must be a possible inertia by itself (Inertia's checks); a massless body must have zero inertia.
+Violations raise NonPhysicalError quoting the numbers. Infinite mass is allowed only through
+``MassProperties.ground()``, the mass properties Simbody gives Ground.
+
+**Note** (as Simbody): the inertia about Bo is *not* required to be consistent with the mass
+and mass center -- Simbody accepts e.g. ``MassProperties(1, Vec3(0, -1, 0), Inertia(1))``, whose
+central inertia ``I_C = I_Bo - m(|c|^2 1 - c c^T)`` has a negative moment. Such a body still
+simulates (only ``I_Bo``, m and c enter the equations of motion). ``isPhysicallyConsistent()``
+reports it, and the methods that would have to produce the impossible central inertia
+(``calcCentralInertia``, and shifts whose result is impossible) raise NonPhysicalError.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ class MassProperties:
         m = _check_mass(mass)
         com = as_vec3(com_in_B, "mass center")
         inertia = _as_inertia(inertia_about_Bo_in_B, m)
-        _check_consistent(m, com, inertia)
+        _check_massless(m, inertia)
         self._set(m, com, inertia)
 
     def _set(self, m: float, com: np.ndarray, inertia: Inertia) -> None:
@@ -119,17 +124,40 @@ class MassProperties:
     # ----------------------------------------------------------------------- derived inertias
 
     def calcCentralInertia(self) -> Inertia:
-        """Inertia about the mass center C, still expressed in B."""
+        """Inertia about the mass center C, still expressed in B.
+
+        Raises NonPhysicalError if these mass properties are not physically consistent (see
+        ``isPhysicallyConsistent``): their central inertia is not a possible inertia.
+        """
         self._require_finite("calcCentralInertia")
-        central = self._inertia.asSymMat33() - point_mass_matrix(self._com, self._mass)
-        return Inertia._trusted(0.5 * (central + central.T))
+        return self._shifted_inertia(self._com, "central inertia")
 
     def calcShiftedInertia(self, newOriginB) -> Inertia:
-        """Inertia about the point ``newOriginB`` (from Bo, in B), still expressed in B."""
+        """Inertia about the point ``newOriginB`` (from Bo, in B), still expressed in B.
+
+        ``I_Q = I_Bo - m pm(c) + m pm(q - c)`` (pm = point-mass matrix). Raises
+        NonPhysicalError if the result is not a possible inertia (only for mass properties that
+        are not physically consistent).
+        """
         self._require_finite("calcShiftedInertia")
         new_origin = as_vec3(newOriginB, "new origin")
-        central = self.calcCentralInertia().asSymMat33()
-        return Inertia._trusted(central + point_mass_matrix(new_origin - self._com, self._mass))
+        return self._shifted_inertia(new_origin, "shifted inertia")
+
+    def _shifted_inertia(self, q: np.ndarray, what: str) -> Inertia:
+        to_c = point_mass_matrix(self._com, self._mass)
+        from_c = point_mass_matrix(q - self._com, self._mass)
+        I_Q = self._inertia.asSymMat33() - to_c + from_c
+        scale = self._inertia.trace() + float(np.trace(to_c) + np.trace(from_c))
+        try:
+            return Inertia._checked(I_Q, what, scale=scale)
+        except NonPhysicalError as exc:
+            raise NonPhysicalError(
+                f"{what} about ({_fmt(q)}) is not a possible inertia because these mass "
+                f"properties are not physically consistent (mass {self._mass:.10g} kg, mass "
+                f"center ({_fmt(self._com)}) m, inertia about Bo with moments "
+                f"({_fmt(self._inertia.getMoments())})); see isPhysicallyConsistent(). "
+                f"Details: {exc}"
+            ) from exc
 
     def calcTransformedInertia(self, X_BC: Transform) -> Inertia:
         """Inertia about Co, expressed in C, for a frame C with pose X_BC in B."""
@@ -159,6 +187,17 @@ class MassProperties:
         return MassProperties._make(self._mass, com_C, self._inertia.reexpress(R_BC))
 
     # ----------------------------------------------------------------------- queries
+
+    def isPhysicallyConsistent(self) -> bool:
+        """True if some mass distribution has this mass, mass center and inertia about Bo,
+        i.e. the central inertia satisfies the triangle inequality (Ground's: True)."""
+        if self.isInf() or self._mass == 0.0:
+            return True
+        try:
+            self._shifted_inertia(self._com, "central inertia")
+        except NonPhysicalError:
+            return False
+        return True
 
     def isExactlyMassless(self) -> bool:
         """True only if the mass is exactly 0."""
@@ -225,25 +264,11 @@ def _as_transform(X) -> Transform:
     raise InvalidArgumentError(f"expected a Transform, got {type(X).__name__}")
 
 
-def _check_consistent(m: float, com: np.ndarray, inertia: Inertia) -> None:
-    """Refuse an inertia about Bo that no body of mass m and mass center com can have."""
+def _check_massless(m: float, inertia: Inertia) -> None:
+    """A massless body cannot have inertia."""
     I_Bo = inertia.asSymMat33()
-    if m == 0.0:
-        if np.any(I_Bo != 0.0):
-            raise NonPhysicalError(
-                f"a massless body cannot have inertia, got moments ({_fmt(np.diag(I_Bo))}) and "
-                f"products ({_fmt((I_Bo[0, 1], I_Bo[0, 2], I_Bo[1, 2]))}) with mass 0"
-            )
-        return
-    shift = point_mass_matrix(com, m)
-    central = I_Bo - shift
-    scale = float(np.trace(I_Bo) + np.trace(shift))
-    try:
-        Inertia._checked(central, "central inertia", scale=scale)
-    except NonPhysicalError as exc:
+    if m == 0.0 and np.any(I_Bo != 0.0):
         raise NonPhysicalError(
-            f"inertia about Bo with moments ({_fmt(np.diag(I_Bo))}) and products "
-            f"({_fmt((I_Bo[0, 1], I_Bo[0, 2], I_Bo[1, 2]))}) kg m^2 is impossible for mass "
-            f"{m:.10g} kg with mass center ({_fmt(com)}) m: shifted to the mass center it has "
-            f"moments ({_fmt(np.diag(central))}). Details: {exc}"
-        ) from exc
+            f"a massless body cannot have inertia, got moments ({_fmt(np.diag(I_Bo))}) and "
+            f"products ({_fmt((I_Bo[0, 1], I_Bo[0, 2], I_Bo[1, 2]))}) with mass 0"
+        )

@@ -57,8 +57,10 @@ class SpatialInertia:
 
     ``SpatialInertia(mass, p_OC, G_O)``: mass (kg), mass center location from O (m) and unit
     inertia about O (a UnitInertia, or anything UnitInertia accepts). Raises NonPhysicalError
-    if the mass is negative or G is impossible for that mass center (its shift to the mass
-    center violates the triangle inequality).
+    if the mass is negative or G is not a possible unit inertia by itself. As in Simbody (and
+    MassProperties), G need not be consistent with the mass center; ``isPhysicallyConsistent``
+    tells. The operations (shift, sums, ...) do not re-validate their results, so for an
+    inconsistent input a derived G may not be a physical unit inertia either.
     """
 
     __slots__ = ("_m", "_p", "_G")
@@ -68,13 +70,6 @@ class SpatialInertia:
         m = _mass(mass)
         p = as_vec3(com, "mass center")
         G = _as_unit_inertia(gyration)
-        if m > 0:
-            shift = point_mass_matrix(p, 1.0)
-            check_inertia_matrix(
-                G.asSymMat33() - shift,
-                f"unit inertia about O shifted to the mass center ({_fmt(p)})",
-                scale=G.trace() + float(np.trace(shift)),
-            )
         self._set(m, p, G)
 
     def _set(self, m: float, p: np.ndarray, G: UnitInertia) -> None:
@@ -102,6 +97,21 @@ class SpatialInertia:
     def getUnitInertia(self) -> UnitInertia:
         """Unit inertia about O, in F (m^2)."""
         return self._G
+
+    def isPhysicallyConsistent(self) -> bool:
+        """True if G shifted to the mass center is a possible unit inertia (massless: True)."""
+        if self._m == 0.0:
+            return True
+        shift = point_mass_matrix(self._p, 1.0)
+        try:
+            check_inertia_matrix(
+                self._G.asSymMat33() - shift,
+                "central unit inertia",
+                scale=self._G.trace() + float(np.trace(shift)),
+            )
+        except NonPhysicalError:
+            return False
+        return True
 
     def calcMassMoment(self) -> np.ndarray:
         """First mass moment ``m p`` (kg m)."""

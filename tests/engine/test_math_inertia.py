@@ -193,8 +193,14 @@ def test_shifted_and_transformed_mass_properties():
 
 
 def test_mass_properties_refusals_quote_the_numbers():
-    with pytest.raises(NonPhysicalError, match=r"mass center \(1, 0, 0\)"):
-        MassProperties(2.0, (1.0, 0.0, 0.0), Inertia(0.1, 0.1, 0.1))
+    # Like Simbody, an inertia about Bo that is valid by itself is accepted even when it is
+    # inconsistent with the mass center (issue 3's own example is such a body); the
+    # inconsistency is reported by isPhysicallyConsistent().
+    inconsistent = MassProperties(2.0, (1.0, 0.0, 0.0), Inertia(0.1, 0.1, 0.1))
+    assert not inconsistent.isPhysicallyConsistent()
+    assert MassProperties(2.0, (1.0, 0.0, 0.0), Inertia(0.1, 2.1, 2.1)).isPhysicallyConsistent()
+    with pytest.raises(NonPhysicalError, match="triangle|>= 0"):
+        MassProperties(2.0, (0.0, 0.0, 0.0), Inertia(0.1, 0.1, 1.0))
     with pytest.raises(NonPhysicalError, match="-1"):
         MassProperties(-1.0, (0, 0, 0), Inertia(1))
     with pytest.raises(InvalidArgumentError, match="NaN"):
@@ -220,3 +226,16 @@ def test_massless_and_ground():
     with pytest.raises(InvalidArgumentError, match="Ground"):
         ground.calcCentralInertia()
     assert ground.reexpress(Rotation(0.3, XAxis)).isInf()
+
+
+def test_inconsistent_mass_properties_like_simbody_examples():
+    """Simbody's common pattern MassProperties(1, Vec3(0, -1, 0), Inertia(1)) is accepted."""
+    mp = MassProperties(1.0, (0.0, -1.0, 0.0), Inertia(1))
+    assert not mp.isPhysicallyConsistent()
+    assert np.allclose(mp.toSpatialMat()[:3, :3], np.eye(3))  # the dynamics only need these
+    assert np.allclose(mp.getUnitInertia().toMat33(), np.eye(3))
+    with pytest.raises(NonPhysicalError, match="isPhysicallyConsistent"):
+        mp.calcCentralInertia()
+    with pytest.raises(NonPhysicalError, match="not physically consistent"):
+        mp.calcShiftedMassProps((0.0, -1.0, 0.0))
+    assert MassProperties.ground().isPhysicallyConsistent()

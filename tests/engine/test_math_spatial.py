@@ -179,8 +179,12 @@ def test_spatial_inertia_refusals():
         SpatialInertia(-1.0, (0, 0, 0), UnitInertia(1))
     with pytest.raises(InvalidArgumentError, match="finite"):
         SpatialInertia(float("nan"), (0, 0, 0), UnitInertia(1))
-    with pytest.raises(NonPhysicalError, match="mass center"):
-        SpatialInertia(1.0, (1.0, 0.0, 0.0), UnitInertia(0.01))
+    with pytest.raises(NonPhysicalError, match="triangle"):
+        SpatialInertia(1.0, (0.0, 0.0, 0.0), np.diag([0.1, 0.1, 1.0]))
+    # as Simbody: G need not be consistent with the mass center, but it is reported
+    inconsistent = SpatialInertia(1.0, (1.0, 0.0, 0.0), UnitInertia(0.01))
+    assert not inconsistent.isPhysicallyConsistent()
+    assert sample_inertia().isPhysicallyConsistent()
 
 
 # --------------------------------------------------------------------------- ArticulatedInertia
