@@ -39,6 +39,11 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
+from engine.forces import gravity as _gravity  # registers Force.Gravity
+
+# Multibody layer.
+from engine.forces.force import Force
+from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.math.coordinate_axis import (
     CoordinateAxis,
     CoordinateDirection,
@@ -46,8 +51,16 @@ from engine.math.coordinate_axis import (
     YAxis,
     ZAxis,
 )
+
+# Spatial algebra value types.
+from engine.math.inertia import Inertia, UnitInertia
+from engine.math.mass_properties import MassProperties
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import Vec3
+from engine.multibody.body import Body
+from engine.multibody.mobilized_body import MobilizedBody
+from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
+from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,64 @@
+"""Body: the mass properties (and decorations) a MobilizedBody carries."""
+
+from __future__ import annotations
+
+from engine.common.exceptions import InvalidArgumentError
+from engine.math.mass_properties import MassProperties
+from engine.math.transform import Transform
+
+
+class Body:
+    """A rigid body's mass properties in its own frame B (kg, m, kg·m² about Bo, in B)."""
+
+    def __init__(self, massProperties: MassProperties | None = None) -> None:
+        if massProperties is not None and not isinstance(massProperties, MassProperties):
+            raise InvalidArgumentError(
+                f"a Body needs MassProperties, got {type(massProperties).__name__}"
+            )
+        self._mass_properties = massProperties or MassProperties(0.0, (0, 0, 0), _zero_inertia())
+        self._decorations: list = []
+
+    def getDefaultRigidBodyMassProperties(self) -> MassProperties:
+        return self._mass_properties
+
+    def setDefaultRigidBodyMassProperties(self, massProperties: MassProperties) -> Body:
+        if not isinstance(massProperties, MassProperties):
+            raise InvalidArgumentError("setDefaultRigidBodyMassProperties needs MassProperties")
+        self._mass_properties = massProperties
+        return self
+
+    def addDecoration(self, *args) -> int:
+        """``addDecoration(geometry)`` or ``addDecoration(X_BD, geometry)``; returns its index."""
+        if len(args) == 1:
+            X_BD, geometry = Transform(), args[0]
+        elif len(args) == 2:
+            X_BD, geometry = args
+        else:
+            raise InvalidArgumentError("addDecoration takes (geometry) or (X_BD, geometry)")
+        self._decorations.append((Transform(X_BD), geometry))
+        return len(self._decorations) - 1
+
+    def getNumDecorations(self) -> int:
+        return len(self._decorations)
+
+    def getDecorations(self) -> list:
+        """(X_BD, geometry) pairs."""
+        return list(self._decorations)
+
+
+def _zero_inertia():
+    from engine.math.inertia import Inertia
+
+    return Inertia(0.0)
+
+
+class _RigidBody(Body):
+    """Body.Rigid: a rigid body with the given mass properties."""
+
+
+class _GroundBody(Body):
+    """Body.Ground: infinitely massive."""
+
+
+Body.Rigid = _RigidBody  # type: ignore[attr-defined]
+Body.Ground = _GroundBody  # type: ignore[attr-defined]

@@ -1,0 +1,34 @@
+"""System Jacobian products (O(n)): V = J u (body velocities) and f = J^T F."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from engine.multibody.kernels.spatial_kernels import (
+    shift_force_to_parent_add,
+    shift_motion_to_child,
+)
+
+
+@njit(cache=True)
+def multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, u, V):
+    """V[b] = (J u)_b: spatial velocity of each body (at Bo, in G) for speeds u."""
+    nb = parent.shape[0]
+    V[0, :] = 0.0
+    for b in range(1, nb):
+        shift_motion_to_child(V[parent[b]], p_GB[b] - p_GB[parent[b]], V[b])
+        nu = nus[b]
+        if nu > 0:
+            V[b] += H_G[b][:, :nu] @ u[us[b] : us[b] + nu]
+
+
+@njit(cache=True)
+def multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, F_in, f):
+    """f = J^T F: generalized forces of body forces F (at Bo, in G)."""
+    nb = parent.shape[0]
+    F = F_in.copy()
+    for b in range(nb - 1, 0, -1):
+        nu = nus[b]
+        if nu > 0:
+            f[us[b] : us[b] + nu] = H_G[b][:, :nu].T @ F[b]
+        shift_force_to_parent_add(F[b], p_GB[b] - p_GB[parent[b]], F[parent[b]])

@@ -1,0 +1,317 @@
+"""MobilizedBody: a handle to one body of a SimbodyMatterSubsystem and its mobilizer.
+
+``MobilizedBody.Pin(parent, X_PF, body, X_BM)`` (or ``(parent, body)`` with
+identity frames) adds a body connected to ``parent`` by a pin mobilizer whose
+inboard frame F is fixed on the parent at X_PF and whose outboard frame M is
+fixed on the body at X_BM. Every mobilizer type in
+``engine.multibody.mobilizers.dispatch.MOBILIZER_MODULES`` is available as
+``MobilizedBody.<Name>``. Accessors take the State and check its stage.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+from engine.math.rotation import Rotation
+from engine.math.transform import Transform
+from engine.math.vec import as_vec3
+from engine.multibody.body import Body
+from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
+
+if TYPE_CHECKING:
+    from engine.common.state import State
+    from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
+
+
+def _pack_params(module, extra: tuple) -> np.ndarray:
+    params = np.zeros(8)
+    if not extra:
+        return params
+    try:
+        from engine.multibody.mobilizers import params as packers
+    except ImportError:
+        packers = None
+    packer = getattr(packers, "pack", None) if packers is not None else None
+    if packer is None:
+        raise InvalidArgumentError(f"MobilizedBody.{module.NAME} takes no extra arguments")
+    return np.asarray(packer(module.NAME, *extra), dtype=np.float64)
+
+
+class MobilizedBody:
+    """Handle to body ``getMobilizedBodyIndex()`` of a matter subsystem."""
+
+    _module = None  # the mobilizer kernel module; None for Ground
+
+    def __init__(self, parent: MobilizedBody, *args, **kwargs) -> None:
+        if not isinstance(parent, MobilizedBody):
+            raise InvalidArgumentError(
+                f"the first argument of MobilizedBody.{type(self).__name__} is the parent "
+                f"MobilizedBody (e.g. matter.Ground()), got {type(parent).__name__}"
+            )
+        if len(args) >= 3 and isinstance(args[1], Body):
+            X_PF, body, X_BM, extra = args[0], args[1], args[2], args[3:]
+        elif len(args) >= 1 and isinstance(args[0], Body):
+            X_PF, body, X_BM, extra = Transform(), args[0], Transform(), args[1:]
+        else:
+            raise InvalidArgumentError(
+                f"MobilizedBody.{type(self).__name__}(parent, X_PF, body, X_BM) or "
+                "(parent, body): a Body (e.g. Body.Rigid(MassProperties(...))) is required"
+            )
+        self._X_PF = Transform(X_PF)
+        self._X_BM = Transform(X_BM)
+        self._body = body
+        self._params = _pack_params(self._module, tuple(extra) + tuple(kwargs.values()))
+        self._default_q: np.ndarray | None = None
+        self._parent_index = parent.getMobilizedBodyIndex()
+        self._matter: SimbodyMatterSubsystem = parent._matter
+        self._index = self._matter.adoptMobilizedBody(self)
+
+    @classmethod
+    def _ground(cls, matter: SimbodyMatterSubsystem) -> MobilizedBody:
+        g = cls.__new__(cls)
+        g._X_PF = Transform()
+        g._X_BM = Transform()
+        g._body = Body.Ground()
+        g._params = np.zeros(8)
+        g._default_q = None
+        g._parent_index = -1
+        g._matter = matter
+        g._index = 0
+        return g
+
+    # ------------------------------------------------------------- topology
+    def getMobilizedBodyIndex(self) -> int:
+        return self._index
+
+    def getMatterSubsystem(self) -> SimbodyMatterSubsystem:
+        return self._matter
+
+    def isGround(self) -> bool:
+        return self._index == 0
+
+    def getParentMobilizedBody(self) -> MobilizedBody:
+        if self._index == 0:
+            raise IndexOutOfRangeError("Ground has no parent mobilized body")
+        return self._matter.getMobilizedBody(self._parent_index)
+
+    def getMobilizerTypeName(self) -> str:
+        return "Ground" if self._module is None else self._module.NAME
+
+    def getBody(self) -> Body:
+        return self._body
+
+    updBody = getBody
+
+    def getDefaultInboardFrame(self) -> Transform:
+        """X_PF: the mobilizer's F frame on the parent."""
+        return self._X_PF
+
+    def getDefaultOutboardFrame(self) -> Transform:
+        """X_BM: the mobilizer's M frame on this body."""
+        return self._X_BM
+
+    def addBodyDecoration(self, *args) -> int:
+        """Add decorative geometry fixed to this body; ``(geometry)`` or ``(X_BD, geometry)``."""
+        return self._body.addDecoration(*args)
+
+    def setDefaultQ(self, q) -> MobilizedBody:
+        """Default values of this mobilizer's q slots (used by realizeTopology/realizeModel)."""
+        n = 0 if self._module is None else self._module.NQ_SLOTS
+        arr = np.asarray(q, dtype=np.float64).reshape(-1)
+        if arr.size != n or not np.all(np.isfinite(arr)):
+            raise InvalidArgumentError(
+                f"setDefaultQ: {self.getMobilizerTypeName()} has {n} q slots; got {arr.tolist()}"
+            )
+        self._default_q = arr
+        self._matter.invalidateSubsystemTopologyCache()
+        return self
+
+    def getBodyMassProperties(self, state: State):
+        """Mass properties of this body (kg; centre and inertia about Bo in B)."""
+        return self._body.getDefaultRigidBodyMassProperties()
+
+    # ------------------------------------------------------- state variables
+    def getNumQ(self, state: State) -> int:
+        return self._matter._num_q_in_use(state, self._index)
+
+    def getNumU(self, state: State) -> int:
+        return int(self._matter._topo(state).nus[self._index])
+
+    def _q_range(self, state: State) -> tuple[int, int]:
+        topo = self._matter._topo(state)
+        return int(topo.qs[self._index]), self.getNumQ(state)
+
+    def _u_range(self, state: State) -> tuple[int, int]:
+        topo = self._matter._topo(state)
+        return int(topo.us[self._index]), int(topo.nus[self._index])
+
+    def getQ(self, state: State) -> np.ndarray:
+        s, n = self._q_range(state)
+        return self._matter.getQ(state)[s : s + n]
+
+    def getU(self, state: State) -> np.ndarray:
+        s, n = self._u_range(state)
+        return self._matter.getU(state)[s : s + n]
+
+    def getOneQ(self, state: State, which: int) -> float:
+        return float(self.getQ(state)[self._check_which(which, self.getNumQ(state), "q")])
+
+    def getOneU(self, state: State, which: int) -> float:
+        return float(self.getU(state)[self._check_which(which, self.getNumU(state), "u")])
+
+    def _check_which(self, which: int, n: int, what: str) -> int:
+        if not 0 <= int(which) < n:
+            raise IndexOutOfRangeError(
+                f"body {self._index} ({self.getMobilizerTypeName()}) has {n} {what}'s; "
+                f"index {which} is out of range"
+            )
+        return int(which)
+
+    def setQ(self, state: State, q) -> None:
+        """Set this mobilizer's q (backs the State up to Time stage)."""
+        s, n = self._q_range(state)
+        arr = self._checked(q, n, "setQ")
+        self._matter.updQ(state)[s : s + n] = arr
+
+    def setU(self, state: State, u) -> None:
+        """Set this mobilizer's u (backs the State up to Position stage)."""
+        s, n = self._u_range(state)
+        arr = self._checked(u, n, "setU")
+        self._matter.updU(state)[s : s + n] = arr
+
+    def setOneQ(self, state: State, which: int, value: float) -> None:
+        s, n = self._q_range(state)
+        i = self._check_which(which, n, "q")
+        v = self._checked([value], 1, "setOneQ")[0]
+        self._matter.updQ(state)[s + i] = v
+
+    def setOneU(self, state: State, which: int, value: float) -> None:
+        s, n = self._u_range(state)
+        i = self._check_which(which, n, "u")
+        v = self._checked([value], 1, "setOneU")[0]
+        self._matter.updU(state)[s + i] = v
+
+    @staticmethod
+    def _checked(values, n: int, what: str) -> np.ndarray:
+        arr = np.asarray(values, dtype=np.float64).reshape(-1)
+        if arr.size != n:
+            raise InvalidArgumentError(f"{what}: expected {n} values, got {arr.size}")
+        if not np.all(np.isfinite(arr)):
+            raise InvalidArgumentError(f"{what}: values must be finite, got {arr.tolist()}")
+        return arr
+
+    def getQDot(self, state: State) -> np.ndarray:
+        s, n = self._q_range(state)
+        return self._matter.getQDot(state)[s : s + n]
+
+    def getUDot(self, state: State) -> np.ndarray:
+        s, n = self._u_range(state)
+        return self._matter.getUDot(state)[s : s + n]
+
+    def getQDotDot(self, state: State) -> np.ndarray:
+        s, n = self._q_range(state)
+        return self._matter.getQDotDot(state)[s : s + n]
+
+    # ----------------------------------------------------------- kinematics
+    def getBodyTransform(self, state: State) -> Transform:
+        """X_GB (Position stage)."""
+        pc = self._matter._position_cache(state)
+        return Transform(Rotation._from_matrix(pc.R_GB[self._index]), pc.p_GB[self._index])
+
+    def getBodyRotation(self, state: State) -> Rotation:
+        return Rotation._from_matrix(self._matter._position_cache(state).R_GB[self._index])
+
+    def getBodyOriginLocation(self, state: State) -> np.ndarray:
+        return self._matter._position_cache(state).p_GB[self._index].copy()
+
+    def getMobilizerTransform(self, state: State) -> Transform:
+        """X_FM (Position stage)."""
+        pc = self._matter._position_cache(state)
+        return Transform(Rotation._from_matrix(pc.R_FM[self._index]), pc.p_FM[self._index])
+
+    def getBodyVelocity(self, state: State) -> np.ndarray:
+        """V_GB = [w_GB, v_GB] (2, 3), of Bo, in G (Velocity stage)."""
+        return self._matter._velocity_cache(state).V_GB[self._index].reshape(2, 3).copy()
+
+    def getBodyAngularVelocity(self, state: State) -> np.ndarray:
+        return self._matter._velocity_cache(state).V_GB[self._index][0:3].copy()
+
+    def getBodyOriginVelocity(self, state: State) -> np.ndarray:
+        return self._matter._velocity_cache(state).V_GB[self._index][3:6].copy()
+
+    def getMobilizerVelocity(self, state: State) -> np.ndarray:
+        """V_FM = [w_FM, v_FM] (2, 3), of Mo measured and expressed in F."""
+        return self._matter._velocity_cache(state).V_FM[self._index].reshape(2, 3).copy()
+
+    def getBodyAcceleration(self, state: State) -> np.ndarray:
+        """A_GB = [alpha, a] (2, 3), of Bo, in G (Acceleration stage)."""
+        return self._matter._acceleration_cache(state).A_GB[self._index].reshape(2, 3).copy()
+
+    def findStationLocationInGround(self, state: State, p_BS) -> np.ndarray:
+        """p_GS of station S given in B (Position stage)."""
+        pc = self._matter._position_cache(state)
+        return pc.p_GB[self._index] + pc.R_GB[self._index] @ as_vec3(p_BS, "station")
+
+    def findStationVelocityInGround(self, state: State, p_BS) -> np.ndarray:
+        """v_GS of station S fixed on B (Velocity stage)."""
+        pc = self._matter._position_cache(state)
+        V = self._matter._velocity_cache(state).V_GB[self._index]
+        r = pc.R_GB[self._index] @ as_vec3(p_BS, "station")
+        return V[3:6] + np.cross(V[0:3], r)
+
+    def findStationAccelerationInGround(self, state: State, p_BS) -> np.ndarray:
+        """a_GS of station S fixed on B (Acceleration stage)."""
+        pc = self._matter._position_cache(state)
+        w = self._matter._velocity_cache(state).V_GB[self._index][0:3]
+        A = self._matter._acceleration_cache(state).A_GB[self._index]
+        r = pc.R_GB[self._index] @ as_vec3(p_BS, "station")
+        return A[3:6] + np.cross(A[0:3], r) + np.cross(w, np.cross(w, r))
+
+    def expressVectorInGroundFrame(self, state: State, v_B) -> np.ndarray:
+        return self._matter._position_cache(state).R_GB[self._index] @ as_vec3(v_B, "vector")
+
+    def expressGroundVectorInBodyFrame(self, state: State, v_G) -> np.ndarray:
+        return self._matter._position_cache(state).R_GB[self._index].T @ as_vec3(v_G, "vector")
+
+    # --------------------------------------------------------- force helpers
+    def applyBodyForce(self, state: State, F_G, bodyForces: np.ndarray) -> None:
+        """Add the spatial force F_G ((2,3): torque, force at Bo, in G) into bodyForces."""
+        bodyForces[self._index] += np.asarray(F_G, dtype=np.float64).reshape(2, 3)
+
+    def applyForceToBodyPoint(self, state: State, p_BS, f_G, bodyForces: np.ndarray) -> None:
+        """Add force f_G (in G) acting at station S (in B) into bodyForces."""
+        r = self._matter._position_cache(state).R_GB[self._index] @ as_vec3(p_BS, "station")
+        f = as_vec3(f_G, "force")
+        bodyForces[self._index, 0] += np.cross(r, f)
+        bodyForces[self._index, 1] += f
+
+    def applyOneMobilityForce(self, state: State, which: int, f: float, mobilityForces) -> None:
+        s, n = self._u_range(state)
+        mobilityForces[s + self._check_which(which, n, "u")] += float(f)
+
+    def __repr__(self) -> str:
+        return f"<MobilizedBody.{self.getMobilizerTypeName()} index={self._index}>"
+
+
+_ALIASES = {
+    "Pin": ("Torsion", "Revolute"),
+    "Slider": ("Prismatic",),
+    "Ball": ("Orientation", "Spherical"),
+    "Translation": ("Cartesian",),
+    "BendStretch": ("PolarCoords",),
+}
+
+
+def _install_types() -> None:
+    for module in MOBILIZER_MODULES.values():
+        cls = type(module.NAME, (MobilizedBody,), {"_module": module, "__doc__": module.__doc__})
+        cls.__qualname__ = f"MobilizedBody.{module.NAME}"
+        setattr(MobilizedBody, module.NAME, cls)
+        for alias in _ALIASES.get(module.NAME, ()):
+            setattr(MobilizedBody, alias, cls)
+
+
+_install_types()

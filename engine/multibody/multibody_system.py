@@ -1,0 +1,103 @@
+"""MultibodySystem: a System with a matter subsystem and force subsystems.
+
+Subsystem layout (as Simbody's): 0 DefaultSystemSubsystem, 1
+MultibodySystemGlobalSubsystem (the applied-force accumulators), then the
+SimbodyMatterSubsystem and the force subsystems in the order they are created.
+At Dynamics stage the global subsystem zeroes the accumulators and every force
+subsystem adds its body forces (at Bo, in G) and mobility forces into them; the
+matter subsystem uses their sum at Acceleration stage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.common.exceptions import SimTKError
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.common.subsystem import Subsystem
+from engine.common.system import System
+
+
+class MultibodySystemGlobalSubsystem(Subsystem):
+    """Holds the applied-force accumulators of a MultibodySystem (subsystem 1)."""
+
+    def __init__(self) -> None:
+        super().__init__("MultibodySystemGlobalSubsystem", "0.0.1")
+        self._forces_entry = -1
+
+    def realizeSubsystemModelImpl(self, state: State) -> None:
+        matter = self.getSystem().getMatterSubsystem()
+        nb, nu = matter.getNumBodies(), matter.getNumMobilities()
+        value = (np.zeros((nb, 6)), np.zeros(nu))
+        self._forces_entry = self.allocateCacheEntry(
+            state, Stage.Dynamics, value, name="applied forces (body at Bo in G, mobility)"
+        )
+
+    def realizeSubsystemDynamicsImpl(self, state: State) -> None:
+        body, mobility = self.updCacheEntry(state, self._forces_entry)
+        body[:] = 0.0
+        mobility[:] = 0.0
+
+    def updForces(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """The accumulators (body forces (nb, 6), mobility forces (nu,)) for writing."""
+        return self.updCacheEntry(state, self._forces_entry)
+
+
+class MultibodySystem(System):
+    """A System for multibody dynamics (Simbody's MultibodySystem)."""
+
+    def __init__(self) -> None:
+        super().__init__("MultibodySystem", "3.7")
+        self._global = MultibodySystemGlobalSubsystem()
+        self.adoptSubsystem(self._global)
+        self._matter = None
+        self._force_subsystems: list = []
+
+    def setMatterSubsystem(self, matter) -> int:
+        if self._matter is not None:
+            raise SimTKError("this MultibodySystem already has a matter subsystem")
+        self._matter = matter
+        return self.adoptSubsystem(matter)
+
+    def getMatterSubsystem(self):
+        if self._matter is None:
+            raise SimTKError(
+                "this MultibodySystem has no matter subsystem; create one with "
+                "SimbodyMatterSubsystem(system)"
+            )
+        return self._matter
+
+    updMatterSubsystem = getMatterSubsystem
+
+    def addForceSubsystem(self, forces) -> int:
+        self._force_subsystems.append(forces)
+        return self.adoptSubsystem(forces)
+
+    def getGlobalSubsystem(self) -> MultibodySystemGlobalSubsystem:
+        return self._global
+
+    def getAppliedForces(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """Sum of all applied forces: (body forces (nb, 6) at Bo in G, mobility forces)."""
+        if state.getSubsystemStage(self._global.getMySubsystemIndex()) < Stage.Dynamics:
+            raise SimTKError("applied forces are known from Dynamics stage on")
+        return self._global.updForces(state)
+
+    def getRigidBodyForces(self, state: State, stage: Stage = Stage.Dynamics) -> np.ndarray:
+        """Applied body forces (nb, 2, 3) at Bo in G (Dynamics stage)."""
+        body, _ = self.getAppliedForces(state)
+        return body.reshape(-1, 2, 3).copy()
+
+    def getMobilityForces(self, state: State, stage: Stage = Stage.Dynamics) -> np.ndarray:
+        """Applied mobility forces (Dynamics stage)."""
+        return self.getAppliedForces(state)[1].copy()
+
+    def calcKineticEnergy(self, state: State) -> float:
+        return self.getMatterSubsystem().calcKineticEnergy(state)
+
+    def calcPotentialEnergy(self, state: State) -> float:
+        """Sum of every force subsystem's potential energy (Dynamics stage), J."""
+        return float(sum(f.calcPotentialEnergy(state) for f in self._force_subsystems))
+
+    def calcEnergy(self, state: State) -> float:
+        return self.calcKineticEnergy(state) + self.calcPotentialEnergy(state)

@@ -1,0 +1,804 @@
+"""SimbodyMatterSubsystem: the tree of mobilized bodies and its O(n) operators.
+
+Bodies are numbered in the order they are added (Ground is 0; a parent always
+has a lower index than its children). ``realizeTopology`` packs the tree into
+flat arrays (``MatterTopology``); each stage's results live in one cache entry
+per stage (``PositionCache``, ``VelocityCache``, ``AccelerationCache``), filled
+by the numba kernels in ``engine.multibody.kernels``. Quantities are in SI
+units; spatial vectors are [angular, linear] about body origins, in Ground.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.common.subsystem import Subsystem
+from engine.math.mass_properties import MassProperties
+from engine.multibody.kernels.articulated_body import (
+    calc_articulated_inertias,
+    solve_articulated,
+)
+from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
+from engine.multibody.kernels.inverse_dynamics import calc_residual
+from engine.multibody.kernels.jacobian import (
+    multiply_by_system_jacobian,
+    multiply_by_system_jacobian_transpose,
+)
+from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
+from engine.multibody.kernels.position_kinematics import calc_position_kinematics
+from engine.multibody.kernels.velocity_kinematics import calc_velocity_kinematics
+from engine.multibody.mobilized_body import MobilizedBody
+
+
+@dataclass
+class MatterTopology:
+    """The tree packed into flat per-body arrays (index = MobilizedBodyIndex)."""
+
+    mtype: np.ndarray
+    parent: np.ndarray
+    qs: np.ndarray
+    nqs: np.ndarray
+    us: np.ndarray
+    nus: np.ndarray
+    params: np.ndarray
+    R_PF: np.ndarray
+    p_PF: np.ndarray
+    R_BM: np.ndarray
+    p_BM: np.ndarray
+    mass: np.ndarray
+    com_B: np.ndarray
+    I_B: np.ndarray
+    uses_quaternion: np.ndarray
+    quaternion_pool_order: list[int]
+
+    @property
+    def nb(self) -> int:
+        return self.parent.shape[0]
+
+    @property
+    def nq(self) -> int:
+        return int(self.nqs.sum())
+
+    @property
+    def nu(self) -> int:
+        return int(self.nus.sum())
+
+
+@dataclass
+class PositionCache:
+    """Position-stage results per body (X_FM, X_GB, H in G, spatial inertias in G)."""
+
+    R_FM: np.ndarray
+    p_FM: np.ndarray
+    H_FM: np.ndarray
+    R_GF: np.ndarray
+    p_MB_G: np.ndarray
+    R_GB: np.ndarray
+    p_GB: np.ndarray
+    H_G: np.ndarray
+    Phi_G: np.ndarray
+    com_G: np.ndarray
+
+    @staticmethod
+    def empty(nb: int) -> PositionCache:
+        eye = np.tile(np.eye(3), (nb, 1, 1))
+        return PositionCache(
+            R_FM=eye.copy(),
+            p_FM=np.zeros((nb, 3)),
+            H_FM=np.zeros((nb, 6, 6)),
+            R_GF=eye.copy(),
+            p_MB_G=np.zeros((nb, 3)),
+            R_GB=eye.copy(),
+            p_GB=np.zeros((nb, 3)),
+            H_G=np.zeros((nb, 6, 6)),
+            Phi_G=np.zeros((nb, 6, 6)),
+            com_G=np.zeros((nb, 3)),
+        )
+
+
+@dataclass
+class VelocityCache:
+    """Velocity-stage results: body and mobilizer velocities, velocity-dependent terms."""
+
+    V_GB: np.ndarray
+    V_FM: np.ndarray
+    coriolis: np.ndarray
+    total_coriolis: np.ndarray
+    gyroscopic: np.ndarray
+    kinetic_energy: float = 0.0
+
+    @staticmethod
+    def empty(nb: int) -> VelocityCache:
+        z = np.zeros((nb, 6))
+        return VelocityCache(z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
+
+
+@dataclass
+class AccelerationCache:
+    """Acceleration-stage results: body accelerations and articulated-body data."""
+
+    A_GB: np.ndarray
+    P_abi: np.ndarray
+    D_inv: np.ndarray
+    U_cols: np.ndarray
+
+    @staticmethod
+    def empty(nb: int) -> AccelerationCache:
+        return AccelerationCache(
+            np.zeros((nb, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
+        )
+
+
+@dataclass
+class _Indices:
+    use_euler: int = -1
+    position: int = -1
+    velocity: int = -1
+    acceleration: int = -1
+    composite: int = -1
+    articulated: int = -1
+    extra: dict = field(default_factory=dict)
+
+
+class SimbodyMatterSubsystem(Subsystem):
+    """The multibody tree: bodies, mobilizers and the operators on them."""
+
+    def __init__(self, system=None) -> None:
+        super().__init__("SimbodyMatterSubsystem", "3.7")
+        self._mobods: list[MobilizedBody] = [MobilizedBody._ground(self)]
+        self._topology: MatterTopology | None = None
+        self._ix = _Indices()
+        self._show_default_geometry = True
+        if system is not None:
+            system.setMatterSubsystem(self)
+
+    # ----------------------------------------------------------- construction
+    def Ground(self) -> MobilizedBody:
+        """The Ground mobilized body (index 0)."""
+        return self._mobods[0]
+
+    updGround = Ground
+
+    def adoptMobilizedBody(self, mobod: MobilizedBody) -> int:
+        """Add a mobilized body (called by the MobilizedBody constructors)."""
+        self._mobods.append(mobod)
+        self.invalidateSubsystemTopologyCache()
+        return len(self._mobods) - 1
+
+    def getNumBodies(self) -> int:
+        """Number of mobilized bodies including Ground."""
+        return len(self._mobods)
+
+    def getMobilizedBody(self, index: int) -> MobilizedBody:
+        if not 0 <= int(index) < len(self._mobods):
+            raise IndexOutOfRangeError(
+                f"there is no mobilized body {int(index)}; this matter subsystem has "
+                f"{len(self._mobods)} bodies (0 = Ground)"
+            )
+        return self._mobods[int(index)]
+
+    updMobilizedBody = getMobilizedBody
+
+    def setShowDefaultGeometry(self, show: bool) -> None:
+        self._show_default_geometry = bool(show)
+
+    def getShowDefaultGeometry(self) -> bool:
+        return self._show_default_geometry
+
+    def invalidateSubsystemTopologyCache(self) -> None:
+        self._topology = None
+        super().invalidateSubsystemTopologyCache()
+
+    # --------------------------------------------------------------- topology
+    def _build_topology(self) -> MatterTopology:
+        nb = len(self._mobods)
+        mtype = np.zeros(nb, dtype=np.int64)
+        parent = np.zeros(nb, dtype=np.int64)
+        nqs = np.zeros(nb, dtype=np.int64)
+        nus = np.zeros(nb, dtype=np.int64)
+        params = np.zeros((nb, 8))
+        R_PF = np.tile(np.eye(3), (nb, 1, 1))
+        p_PF = np.zeros((nb, 3))
+        R_BM = np.tile(np.eye(3), (nb, 1, 1))
+        p_BM = np.zeros((nb, 3))
+        mass = np.zeros(nb)
+        com_B = np.zeros((nb, 3))
+        I_B = np.zeros((nb, 3, 3))
+        uses_quat = np.zeros(nb, dtype=bool)
+        parent[0] = -1
+        for b, mobod in enumerate(self._mobods[1:], start=1):
+            module = mobod._module
+            mtype[b] = module.TYPE_ID
+            parent[b] = mobod._parent_index
+            nqs[b], nus[b] = module.NQ_SLOTS, module.NU
+            uses_quat[b] = module.USES_QUATERNION
+            params[b] = mobod._params
+            R_PF[b] = mobod._X_PF.R().asMat33()
+            p_PF[b] = mobod._X_PF.p()
+            R_BM[b] = mobod._X_BM.R().asMat33()
+            p_BM[b] = mobod._X_BM.p()
+            mp = mobod.getBody().getDefaultRigidBodyMassProperties()
+            mass[b] = mp.getMass()
+            com_B[b] = mp.getMassCenter()
+            I_B[b] = mp.getInertia().toMat33()
+        qs = np.concatenate(([0], np.cumsum(nqs)[:-1])).astype(np.int64)
+        us = np.concatenate(([0], np.cumsum(nus)[:-1])).astype(np.int64)
+        return MatterTopology(
+            mtype,
+            parent,
+            qs,
+            nqs,
+            us,
+            nus,
+            params,
+            R_PF,
+            p_PF,
+            R_BM,
+            p_BM,
+            mass,
+            com_B,
+            I_B,
+            uses_quat,
+            self._pool_order(parent, uses_quat),
+        )
+
+    @staticmethod
+    def _pool_order(parent: np.ndarray, uses_quat: np.ndarray) -> list[int]:
+        """Quaternion bodies in tree-level order (Ground's children first, ...)."""
+        level = np.zeros(parent.shape[0], dtype=int)
+        for b in range(1, parent.shape[0]):
+            level[b] = level[parent[b]] + 1
+        bodies = [b for b in range(1, parent.shape[0]) if uses_quat[b]]
+        return sorted(bodies, key=lambda b: (level[b], b))
+
+    def _topo(self, state: State | None = None) -> MatterTopology:
+        if self._topology is None:
+            raise StageTooLowError(
+                "the matter subsystem's topology has changed; call system.realizeTopology()",
+                needed=Stage.Topology,
+                current=Stage.Empty,
+            )
+        return self._topology
+
+    def realizeSubsystemTopologyImpl(self, state: State) -> None:
+        self._topology = self._build_topology()
+        self._ix = _Indices()
+        self._ix.use_euler = self.allocateDiscreteVariable(
+            state, Stage.Model, False, name="useEulerAngles"
+        )
+
+    def realizeSubsystemModelImpl(self, state: State) -> None:
+        topo = self._topo()
+        euler = bool(self.getDiscreteVariable(state, self._ix.use_euler))
+        q0 = []
+        for b, mobod in enumerate(self._mobods[1:], start=1):
+            default = mobod._default_q
+            if default is None:
+                default = mobod._module.DEFAULT_Q.copy()
+                if euler and topo.uses_quaternion[b]:
+                    default[0:4] = 0.0
+            q0.append(default)
+        q_init = np.concatenate(q0) if q0 else np.zeros(0)
+        self.allocateQ(state, q_init)
+        self.allocateU(state, np.zeros(topo.nu))
+        n_quat = 0 if euler else len(topo.quaternion_pool_order)
+        self.allocateQErr(state, n_quat)
+        nb = topo.nb
+        ix = self._ix
+        ix.position = self.allocateCacheEntry(
+            state, Stage.Position, PositionCache.empty(nb), name="position kinematics"
+        )
+        ix.velocity = self.allocateCacheEntry(
+            state, Stage.Velocity, VelocityCache.empty(nb), name="velocity kinematics"
+        )
+        ix.acceleration = self.allocateCacheEntry(
+            state, Stage.Acceleration, AccelerationCache.empty(nb), name="accelerations"
+        )
+        ix.composite = self.allocateLazyCacheEntry(
+            state, Stage.Position, np.zeros((nb, 6, 6)), name="composite body inertias"
+        )
+
+    # ------------------------------------------------------------ Model stage
+    def setUseEulerAngles(self, state: State, useEuler: bool) -> None:
+        """Choose x-y-z angles (True) or quaternions for ball-like mobilizers (a Model-stage
+        change: the State goes back to Topology stage)."""
+        self.setDiscreteVariable(state, self._ix.use_euler, bool(useEuler))
+
+    def getUseEulerAngles(self, state: State) -> bool:
+        return bool(self.getDiscreteVariable(state, self._ix.use_euler))
+
+    def isUsingQuaternion(self, state: State, mobod: MobilizedBody) -> bool:
+        self._require(state, Stage.Model, "isUsingQuaternion")
+        b = mobod.getMobilizedBodyIndex()
+        return bool(self._topo().uses_quaternion[b]) and not self.getUseEulerAngles(state)
+
+    def getNumQuaternionsInUse(self, state: State) -> int:
+        self._require(state, Stage.Model, "getNumQuaternionsInUse")
+        return 0 if self.getUseEulerAngles(state) else len(self._topo().quaternion_pool_order)
+
+    def getQuaternionPoolIndex(self, state: State, mobod: MobilizedBody) -> int:
+        """Position of this body's quaternion in the pool (-1 if it has none in use)."""
+        if not self.isUsingQuaternion(state, mobod):
+            return -1
+        return self._topo().quaternion_pool_order.index(mobod.getMobilizedBodyIndex())
+
+    def _num_q_in_use(self, state: State, b: int) -> int:
+        topo = self._topo()
+        n = int(topo.nqs[b])
+        if topo.uses_quaternion[b] and self.getUseEulerAngles(state):
+            n -= 1
+        return n
+
+    # --------------------------------------------------------------- checking
+    def _require(self, state: State, stage: Stage, what: str) -> None:
+        current = state.getSubsystemStage(self.getMySubsystemIndex())
+        if current < stage:
+            raise StageTooLowError(
+                f"{what} needs the State realized to {stage.getName()} stage, but the matter "
+                f"subsystem is only at {current.getName()}; call system.realize(state, "
+                f"Stage.{stage.getName()}) first",
+                needed=stage,
+                current=current,
+            )
+
+    def _position_cache(self, state: State) -> PositionCache:
+        self._require(state, Stage.Position, "this position-level quantity")
+        return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
+
+    def _velocity_cache(self, state: State) -> VelocityCache:
+        self._require(state, Stage.Velocity, "this velocity-level quantity")
+        return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.velocity)
+
+    def _acceleration_cache(self, state: State) -> AccelerationCache:
+        self._require(state, Stage.Acceleration, "this acceleration-level quantity")
+        return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.acceleration)
+
+    def _vector(self, values, n: int, what: str) -> np.ndarray:
+        arr = np.asarray(values, dtype=np.float64)
+        if arr.shape != (n,):
+            raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise InvalidArgumentError(f"{what}: values must be finite")
+        return arr
+
+    def _body_forces(self, F, what: str) -> np.ndarray:
+        nb = self.getNumBodies()
+        arr = np.asarray(F, dtype=np.float64)
+        if arr.size != nb * 6 or arr.shape[0] != nb:
+            raise InvalidArgumentError(
+                f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
+            )
+        if not np.all(np.isfinite(arr)):
+            raise InvalidArgumentError(f"{what}: body forces must be finite")
+        return arr.reshape(nb, 6)
+
+    # ------------------------------------------------------------ realization
+    def realizeSubsystemPositionImpl(self, state: State) -> None:
+        topo = self._topo()
+        pc = state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
+        q = self.getQ(state)
+        calc_position_kinematics(
+            topo.mtype,
+            topo.parent,
+            topo.qs,
+            topo.nqs,
+            topo.nus,
+            topo.params,
+            self.getUseEulerAngles(state),
+            topo.R_PF,
+            topo.p_PF,
+            topo.R_BM,
+            topo.p_BM,
+            topo.mass,
+            topo.com_B,
+            topo.I_B,
+            q,
+            pc.R_FM,
+            pc.p_FM,
+            pc.H_FM,
+            pc.R_GF,
+            pc.p_MB_G,
+            pc.R_GB,
+            pc.p_GB,
+            pc.H_G,
+            pc.Phi_G,
+            pc.com_G,
+        )
+        if not self.getUseEulerAngles(state):
+            qerr = state.updQErr(self.getMySubsystemIndex())
+            for k, b in enumerate(topo.quaternion_pool_order):
+                s = topo.qs[b]
+                qerr[k] = np.linalg.norm(q[s : s + 4]) - 1.0
+
+    def realizeSubsystemVelocityImpl(self, state: State) -> None:
+        topo = self._topo()
+        sx = self.getMySubsystemIndex()
+        pc = state.updCacheEntry(sx, self._ix.position)
+        vc = state.updCacheEntry(sx, self._ix.velocity)
+        vc.kinetic_energy = calc_velocity_kinematics(
+            topo.mtype,
+            topo.parent,
+            topo.qs,
+            topo.nqs,
+            topo.us,
+            topo.nus,
+            topo.params,
+            self.getUseEulerAngles(state),
+            self.getQ(state),
+            self.getU(state),
+            pc.p_GB,
+            pc.R_FM,
+            pc.p_FM,
+            pc.H_FM,
+            pc.H_G,
+            pc.R_GF,
+            pc.p_MB_G,
+            pc.Phi_G,
+            pc.com_G,
+            topo.mass,
+            vc.V_GB,
+            vc.V_FM,
+            vc.coriolis,
+            vc.total_coriolis,
+            vc.gyroscopic,
+            state.updQDot(sx),
+        )
+
+    def realizeSubsystemAccelerationImpl(self, state: State) -> None:
+        topo = self._topo()
+        sx = self.getMySubsystemIndex()
+        pc = state.updCacheEntry(sx, self._ix.position)
+        vc = state.updCacheEntry(sx, self._ix.velocity)
+        ac = state.updCacheEntry(sx, self._ix.acceleration)
+        body_forces, mobility_forces = self.getSystem().getAppliedForces(state)
+        calc_articulated_inertias(
+            topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, ac.P_abi, ac.D_inv, ac.U_cols
+        )
+        udot = state.updUDot(sx)
+        solve_articulated(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            pc.H_G,
+            pc.p_GB,
+            ac.P_abi,
+            ac.D_inv,
+            ac.U_cols,
+            vc.coriolis,
+            vc.gyroscopic,
+            body_forces,
+            mobility_forces,
+            udot,
+            ac.A_GB,
+        )
+        self._apply_n(state, NDOT_OP, False, self.getU(state), state.updQDotDot(sx))
+        state.updQDotDot(sx)[:] += self._n_times(state, N_OP, False, udot)
+
+    # ------------------------------------------------------- kinematic N operators
+    def _apply_n(self, state: State, op: int, transpose: bool, x, out) -> None:
+        topo = self._topo()
+        pc = state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
+        qdot = state.updQDot(self.getMySubsystemIndex()) if op == NDOT_OP else np.zeros(topo.nq)
+        apply_n_operator(
+            op,
+            transpose,
+            topo.mtype,
+            topo.qs,
+            topo.nqs,
+            topo.us,
+            topo.nus,
+            topo.params,
+            self.getUseEulerAngles(state),
+            pc.R_FM,
+            self.getQ(state),
+            qdot,
+            np.ascontiguousarray(x, dtype=np.float64),
+            out,
+        )
+
+    def _n_times(self, state: State, op: int, transpose: bool, x) -> np.ndarray:
+        topo = self._topo()
+        q_out = (op != NINV_OP) != transpose
+        out = np.zeros(topo.nq if q_out else topo.nu)
+        self._apply_n(state, op, transpose, x, out)
+        return out
+
+    def multiplyByNImpl(self, state, transpose, inp, out) -> None:
+        out[:] = self._n_times(state, N_OP, transpose, inp)
+
+    def multiplyByNPInvImpl(self, state, transpose, inp, out) -> None:
+        out[:] = self._n_times(state, NINV_OP, transpose, inp)
+
+    def multiplyByN(self, state: State, transpose: bool, x) -> np.ndarray:
+        """N x (u-like in, q-like out) or N^T x (Position stage)."""
+        self._require(state, Stage.Position, "multiplyByN")
+        topo = self._topo()
+        x = self._vector(x, topo.nq if transpose else topo.nu, "multiplyByN")
+        return self._n_times(state, N_OP, transpose, x)
+
+    def multiplyByNInv(self, state: State, transpose: bool, x) -> np.ndarray:
+        """NInv x (q-like in, u-like out) or its transpose (Position stage)."""
+        self._require(state, Stage.Position, "multiplyByNInv")
+        topo = self._topo()
+        x = self._vector(x, topo.nu if transpose else topo.nq, "multiplyByNInv")
+        return self._n_times(state, NINV_OP, transpose, x)
+
+    def multiplyByNDot(self, state: State, transpose: bool, x) -> np.ndarray:
+        """NDot x or NDot^T x (Velocity stage)."""
+        self._require(state, Stage.Velocity, "multiplyByNDot")
+        topo = self._topo()
+        x = self._vector(x, topo.nq if transpose else topo.nu, "multiplyByNDot")
+        return self._n_times(state, NDOT_OP, transpose, x)
+
+    def calcQDot(self, state: State, u) -> np.ndarray:
+        """qdot = N u (Position stage)."""
+        return self.multiplyByN(state, False, u)
+
+    def calcQDotDot(self, state: State, udot) -> np.ndarray:
+        """qdotdot = N udot + NDot u (Velocity stage)."""
+        self._require(state, Stage.Velocity, "calcQDotDot")
+        udot = self._vector(udot, self._topo().nu, "calcQDotDot")
+        return self._n_times(state, N_OP, False, udot) + self._n_times(
+            state, NDOT_OP, False, self.getU(state)
+        )
+
+    # --------------------------------------------------------- mass matrix
+    def _composite(self, state: State) -> np.ndarray:
+        sx = self.getMySubsystemIndex()
+        R = state.updCacheEntry(sx, self._ix.composite)
+        if not state.isCacheValueRealized(sx, self._ix.composite):
+            pc = self._position_cache(state)
+            calc_composite_inertias(self._topo().parent, pc.p_GB, pc.Phi_G, R)
+            state.markCacheValueRealized(sx, self._ix.composite)
+        return R
+
+    def calcCompositeBodyInertias(self, state: State) -> np.ndarray:
+        """Spatial inertia of each body's subtree about its Bo, in G: (nb, 6, 6)."""
+        self._require(state, Stage.Position, "calcCompositeBodyInertias")
+        return self._composite(state).copy()
+
+    def calcM(self, state: State) -> np.ndarray:
+        """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies)."""
+        self._require(state, Stage.Position, "calcM")
+        topo = self._topo()
+        pc = self._position_cache(state)
+        M = np.zeros((topo.nu, topo.nu))
+        calc_mass_matrix(topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, self._composite(state), M)
+        return M
+
+    def calcMInv(self, state: State) -> np.ndarray:
+        """M^-1, column by column with the O(n) operator (Position stage)."""
+        n = self._topo().nu
+        return (
+            np.column_stack([self.multiplyByMInv(state, e) for e in np.eye(n)])
+            if n
+            else (np.zeros((0, 0)))
+        )
+
+    def multiplyByM(self, state: State, a) -> np.ndarray:
+        """M a in O(n) (Position stage)."""
+        self._require(state, Stage.Position, "multiplyByM")
+        topo = self._topo()
+        a = self._vector(a, topo.nu, "multiplyByM")
+        pc = self._position_cache(state)
+        nb = topo.nb
+        zero = np.zeros((nb, 6))
+        out = np.zeros(topo.nu)
+        calc_residual(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            pc.H_G,
+            pc.p_GB,
+            pc.Phi_G,
+            zero,
+            zero,
+            zero,
+            np.zeros(topo.nu),
+            a,
+            np.zeros((nb, 6)),
+            out,
+        )
+        return out
+
+    def multiplyByMInv(self, state: State, v) -> np.ndarray:
+        """M^-1 v in O(n) by the articulated-body method (Position stage)."""
+        self._require(state, Stage.Position, "multiplyByMInv")
+        topo = self._topo()
+        v = self._vector(v, topo.nu, "multiplyByMInv")
+        pc = self._position_cache(state)
+        nb = topo.nb
+        P, Di, U = np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
+        calc_articulated_inertias(topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U)
+        zero = np.zeros((nb, 6))
+        out = np.zeros(topo.nu)
+        solve_articulated(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            pc.H_G,
+            pc.p_GB,
+            P,
+            Di,
+            U,
+            zero,
+            zero,
+            zero,
+            v,
+            out,
+            np.zeros((nb, 6)),
+        )
+        return out
+
+    # --------------------------------------------------------- inverse dynamics
+    def calcResidualForceIgnoringConstraints(
+        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
+    ) -> np.ndarray:
+        """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
+        self._require(state, Stage.Velocity, "calcResidualForceIgnoringConstraints")
+        topo = self._topo()
+        nu, nb = topo.nu, topo.nb
+        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
+        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
+        udot = self._vector(knownUdot, nu, "knownUdot")
+        pc = self._position_cache(state)
+        vc = self._velocity_cache(state)
+        out = np.zeros(nu)
+        calc_residual(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            pc.H_G,
+            pc.p_GB,
+            pc.Phi_G,
+            vc.coriolis,
+            vc.gyroscopic,
+            np.ascontiguousarray(F),
+            f,
+            udot,
+            np.zeros((nb, 6)),
+            out,
+        )
+        return out
+
+    def calcAccelerationIgnoringConstraints(
+        self, state: State, appliedMobilityForces, appliedBodyForces
+    ):
+        """(udot, A_GB) from the given forces, ignoring constraints (Velocity stage)."""
+        self._require(state, Stage.Velocity, "calcAccelerationIgnoringConstraints")
+        topo = self._topo()
+        nu, nb = topo.nu, topo.nb
+        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
+        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
+        pc = self._position_cache(state)
+        vc = self._velocity_cache(state)
+        P, Di, U = np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
+        calc_articulated_inertias(topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U)
+        udot, A = np.zeros(nu), np.zeros((nb, 6))
+        solve_articulated(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            pc.H_G,
+            pc.p_GB,
+            P,
+            Di,
+            U,
+            vc.coriolis,
+            vc.gyroscopic,
+            np.ascontiguousarray(F),
+            f,
+            udot,
+            A,
+        )
+        return udot, A.reshape(nb, 2, 3)
+
+    # --------------------------------------------------------------- Jacobians
+    def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
+        """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
+        self._require(state, Stage.Position, "multiplyBySystemJacobian")
+        topo = self._topo()
+        u = self._vector(u, topo.nu, "multiplyBySystemJacobian")
+        pc = self._position_cache(state)
+        V = np.zeros((topo.nb, 6))
+        multiply_by_system_jacobian(topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, u, V)
+        return V.reshape(topo.nb, 2, 3)
+
+    def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
+        """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G."""
+        self._require(state, Stage.Position, "multiplyBySystemJacobianTranspose")
+        topo = self._topo()
+        F = self._body_forces(F, "multiplyBySystemJacobianTranspose")
+        pc = self._position_cache(state)
+        f = np.zeros(topo.nu)
+        multiply_by_system_jacobian_transpose(
+            topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, np.ascontiguousarray(F), f
+        )
+        return f
+
+    def calcSystemJacobian(self, state: State) -> np.ndarray:
+        """J as a (6 nb) x nu matrix, rows [w; v] per body (Position stage)."""
+        n = self._topo().nu
+        cols = [self.multiplyBySystemJacobian(state, e).reshape(-1) for e in np.eye(n)]
+        return np.column_stack(cols) if cols else np.zeros((6 * self.getNumBodies(), 0))
+
+    # ------------------------------------------------------ energies/momenta
+    def calcKineticEnergy(self, state: State) -> float:
+        """0.5 u^T M u (Velocity stage), J."""
+        return float(self._velocity_cache(state).kinetic_energy)
+
+    def calcSystemMass(self, state: State) -> float:
+        self._require(state, Stage.Position, "calcSystemMass")
+        return float(self._topo().mass[1:].sum())
+
+    def calcSystemMassCenterLocationInGround(self, state: State) -> np.ndarray:
+        pc = self._position_cache(state)
+        m = self._topo().mass
+        total = m[1:].sum()
+        if total == 0:
+            raise InvalidArgumentError("the system has no mass, so no mass center")
+        return (m[1:, None] * (pc.p_GB[1:] + pc.com_G[1:])).sum(axis=0) / total
+
+    def calcSystemMassPropertiesInGround(self, state: State) -> MassProperties:
+        """Total mass, mass center and inertia about the Ground origin, in G."""
+        from engine.math.inertia import Inertia
+
+        R = self._composite(state)[0] if self.getNumBodies() > 1 else np.zeros((6, 6))
+        m = R[3, 3]
+        mc = np.array([R[2, 4], R[0, 5], R[1, 3]])
+        return MassProperties(m, mc / m if m > 0 else np.zeros(3), Inertia(R[0:3, 0:3]))
+
+    # ------------------------------------------------------- accessors for state
+    def getQ(self, state: State) -> np.ndarray:
+        return state.getQ(self.getMySubsystemIndex())
+
+    def getU(self, state: State) -> np.ndarray:
+        return state.getU(self.getMySubsystemIndex())
+
+    def updQ(self, state: State) -> np.ndarray:
+        return state.updQ(self.getMySubsystemIndex())
+
+    def updU(self, state: State) -> np.ndarray:
+        return state.updU(self.getMySubsystemIndex())
+
+    def getQDot(self, state: State) -> np.ndarray:
+        return state.getQDot(self.getMySubsystemIndex())
+
+    def getUDot(self, state: State) -> np.ndarray:
+        return state.getUDot(self.getMySubsystemIndex())
+
+    def getQDotDot(self, state: State) -> np.ndarray:
+        return state.getQDotDot(self.getMySubsystemIndex())
+
+    def getNumMobilities(self) -> int:
+        return self._topo().nu
+
+    def getTotalQAlloc(self) -> int:
+        return self._topo().nq
+
+    def getGyroscopicForce(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        """[w x (I w), m w x (w x c)] of the body, at Bo in G (Velocity stage)."""
+        return self._velocity_cache(state).gyroscopic[mobod.getMobilizedBodyIndex()].reshape(2, 3)
+
+    def getTotalCoriolisAcceleration(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        """The body's block of JDot u (Velocity stage)."""
+        vc = self._velocity_cache(state)
+        return vc.total_coriolis[mobod.getMobilizedBodyIndex()].reshape(2, 3).copy()
+
+    def getMobilizerCoriolisAcceleration(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        """The body's own velocity-dependent acceleration term given its parent's."""
+        vc = self._velocity_cache(state)
+        return vc.coriolis[mobod.getMobilizedBodyIndex()].reshape(2, 3).copy()
+
+    def getCompositeBodyInertia(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        self._require(state, Stage.Position, "getCompositeBodyInertia")
+        return self._composite(state)[mobod.getMobilizedBodyIndex()].copy()
+
+    def getArticulatedBodyInertia(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        """Articulated body inertia about Bo, in G (Acceleration stage)."""
+        return self._acceleration_cache(state).P_abi[mobod.getMobilizedBodyIndex()].copy()

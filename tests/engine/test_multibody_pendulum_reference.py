@@ -1,0 +1,107 @@
+"""The pendulum case of ../shared/reference (computed by Simbody 3.7) through our engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import (
+    Body,
+    Force,
+    GeneralForceSubsystem,
+    Inertia,
+    MassProperties,
+    MobilizedBody,
+    MultibodySystem,
+    Rotation,
+    SimbodyMatterSubsystem,
+    Stage,
+    Transform,
+)
+
+REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+
+
+def _transform(d: dict) -> Transform:
+    return Transform(Rotation(np.array(d["R"]).reshape(3, 3)), d["p"])
+
+
+def _build(model: dict):
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    mobods = [matter.Ground()]
+    for b in model["bodies"][1:]:
+        Ixx, Iyy, Izz, Ixy, Ixz, Iyz = b["inertia_about_body_origin"]
+        body = Body.Rigid(
+            MassProperties(b["mass"], b["mass_center"], Inertia(Ixx, Iyy, Izz, Ixy, Ixz, Iyz))
+        )
+        cls = getattr(MobilizedBody, b["mobilizer"])
+        mobods.append(cls(mobods[b["parent"]], _transform(b["X_PF"]), body, _transform(b["X_BM"])))
+    for f in model["forces"]:
+        assert f["type"] == "Force::Gravity"
+        Force.Gravity(forces, matter, f["down_direction"], f["magnitude"], f["zero_height"])
+    return system, matter, mobods
+
+
+@pytest.fixture(scope="module")
+def pendulum():
+    data = json.loads((REFERENCE / "pendulum.json").read_text())
+    return data["models"][0]
+
+
+def _close(actual, expected, tol=1e-10):
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
+    assert np.max(np.abs(actual - expected)) <= tol * scale, (actual, expected)
+
+
+def test_pendulum_matches_simbody(pendulum):
+    system, matter, mobods = _build(pendulum["model"])
+    for sample in pendulum["samples"]:
+        state = system.realizeTopology()
+        state.setTime(sample["state"]["t"])
+        state.setQ(sample["state"]["q"])
+        state.setU(sample["state"]["u"])
+        system.realize(state, Stage.Acceleration)
+        out = sample["outputs"]
+        for b, X in enumerate(out["X_GB"]):
+            Xb = mobods[b].getBodyTransform(state)
+            _close(Xb.R().asMat33().reshape(-1), X["R"])
+            _close(Xb.p(), X["p"])
+        for b, X in enumerate(out["X_FM"]):
+            _close(mobods[b].getMobilizerTransform(state).p(), X["p"])
+        _close([mobods[b].getBodyVelocity(state).reshape(-1) for b in range(2)], out["V_GB"])
+        _close([mobods[b].getMobilizerVelocity(state).reshape(-1) for b in range(2)], out["V_FM"])
+        _close([mobods[b].getBodyAcceleration(state).reshape(-1) for b in range(2)], out["A_GB"])
+        _close(state.getQDot(), out["qdot"])
+        _close(state.getUDot(), out["udot"])
+        _close(state.getQDotDot(), out["qdotdot"])
+        _close(matter.calcM(state), out["M"])
+        _close(matter.calcSystemJacobian(state), out["system_jacobian"])
+        _close(system.calcKineticEnergy(state), out["kinetic_energy"])
+        _close(system.calcPotentialEnergy(state), out["potential_energy"])
+        _close(system.getRigidBodyForces(state).reshape(2, 6), out["applied_body_forces_G"])
+
+
+def test_forward_dynamics_inverts_inverse_dynamics(pendulum):
+    system, matter, mobods = _build(pendulum["model"])
+    state = system.realizeTopology()
+    state.setQ([0.7])
+    state.setU([-1.3])
+    system.realize(state, Stage.Acceleration)
+    f = system.getMobilityForces(state)
+    F = system.getRigidBodyForces(state)
+    residual = matter.calcResidualForceIgnoringConstraints(state, f, F, state.getUDot())
+    _close(residual, np.zeros(1), 1e-12)
+    _close(matter.multiplyByM(state, matter.multiplyByMInv(state, [2.5])), [2.5], 1e-12)
+
+
+def test_asking_too_early_names_the_stages(pendulum):
+    system, matter, mobods = _build(pendulum["model"])
+    state = system.realizeTopology()
+    with pytest.raises(Exception, match="Position.*Model|Model.*Position"):
+        mobods[1].getBodyTransform(state)
