@@ -11,6 +11,8 @@ not see later changes should keep a copy (``Rotation(R)``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
@@ -37,7 +39,16 @@ def _is_scalar(x) -> bool:
 
 
 def _angle(value, name: str = "rotation angle") -> float:
-    return float(as_vector([value], 1, name)[0])
+    """A finite angle in radians (a plain number or 0-d array)."""
+    if np.ndim(value) != 0:
+        raise InvalidArgumentError(f"{name} must be a single number, got {value!r}")
+    try:
+        a = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(f"{name} must be a number, got {value!r}") from exc
+    if not math.isfinite(a):
+        raise InvalidArgumentError(f"{name} must be finite, got {a}")
+    return a
 
 
 def _rodrigues(angle: float, axis: np.ndarray) -> np.ndarray:
@@ -86,8 +97,8 @@ class Rotation:
     __slots__ = ("_m",)
 
     def __init__(self, *args) -> None:
-        self._m = _read_only(np.eye(3))
         if not args:
+            self._m = _IDENTITY
             return
         if isinstance(args[0], BodyOrSpaceType):
             self._set_from_sequence(args)
@@ -432,3 +443,6 @@ def _read_only(m: np.ndarray) -> np.ndarray:
     out = np.array(m, dtype=np.float64)
     out.flags.writeable = False
     return out
+
+
+_IDENTITY = _read_only(np.eye(3))
