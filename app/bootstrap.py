@@ -277,6 +277,8 @@ def run_tests(args: Sequence[str]) -> int:
         for name, cmd in check_steps(args, Path(tmp) / "Xauthority"):
             print(f"[test] {shlex.join(cmd)}", flush=True)
             code = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, check=False).returncode
+            if code < 0:  # killed by a signal: report it as a shell would (128 + signal number)
+                code = 128 - code
             if code != 0:
                 failures.append((name, code))
     if failures:

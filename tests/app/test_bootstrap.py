@@ -125,6 +125,8 @@ def test_run_tests_returns_first_failure(monkeypatch, capsys):
     assert "FAILED: b (exit 3), c (exit 5)" in capsys.readouterr().out
     codes["b"] = codes["c"] = 0
     assert bootstrap.run_tests([]) == 0
+    codes["a"] = -15  # killed by SIGTERM
+    assert bootstrap.run_tests([]) == 143
 
 
 @pytest.mark.parametrize("argv", [[], ["nope"], ["--bogus", "test"], ["setup", "extra"]])
