@@ -1,0 +1,66 @@
+"""BendStretch (PolarCoords) mobilizer: q0 = angle about Fz = Mz, q1 = slide along Mx.
+
+R_FM = Rz(q0), p_FM = q1 Mx (Mx = Rz(q0) x, in F); u = qdot;
+w_FM = u0 Fz, v_FM = u1 Mx + q1 u0 (Fz x Mx).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.mobilizers.rotation_kernels import rot_z
+
+TYPE_ID = 9
+NAME = "BendStretch"
+NQ_SLOTS = 2
+NU = 2
+USES_QUATERNION = False
+DEFAULT_Q = np.zeros(2)
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    rot_z(q[0], R)
+    p[0], p[1], p[2] = q[1] * R[0, 0], q[1] * R[1, 0], 0.0
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    # Mx = (c, s, 0) = R[:, 0]; Fz x Mx = (-s, c, 0) = R[:, 1] = My.
+    for j in range(2):
+        H[:, j] = 0.0
+    H[2, 0] = 1.0
+    H[3, 0] = q[1] * R[0, 1]
+    H[4, 0] = q[1] * R[1, 1]
+    H[3, 1] = R[0, 0]
+    H[4, 1] = R[1, 0]
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    # d/dt (u1 Mx + q1 u0 My) at fixed u, with Mx' = u0 My, My' = -u0 Mx, q1' = u1:
+    # 2 u0 u1 My - q1 u0^2 Mx.
+    a = 2.0 * u[0] * u[1]
+    b = q[1] * u[0] * u[0]
+    out[:] = 0.0
+    out[3] = a * R[0, 1] - b * R[0, 0]
+    out[4] = a * R[1, 1] - b * R[1, 0]
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    N[0, 0] = 1.0
+    N[1, 1] = 1.0
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    NInv[0, 0] = 1.0
+    NInv[1, 1] = 1.0
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    NDot[0, 0] = 0.0
+    NDot[1, 1] = 0.0

@@ -1,0 +1,55 @@
+"""Cylinder mobilizer: q0 = angle about Fz = Mz, q1 = slide along Fz; u = qdot.
+
+R_FM = Rz(q0), p_FM = q1 Fz, w_FM = u0 Fz, v_FM = u1 Fz.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.mobilizers.rotation_kernels import rot_z
+
+TYPE_ID = 8
+NAME = "Cylinder"
+NQ_SLOTS = 2
+NU = 2
+USES_QUATERNION = False
+DEFAULT_Q = np.zeros(2)
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    rot_z(q[0], R)
+    p[0], p[1], p[2] = 0.0, 0.0, q[1]
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    for j in range(2):
+        H[:, j] = 0.0
+    H[2, 0] = 1.0
+    H[5, 1] = 1.0
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    out[:] = 0.0
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    N[0, 0] = 1.0
+    N[1, 1] = 1.0
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    NInv[0, 0] = 1.0
+    NInv[1, 1] = 1.0
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    NDot[0, 0] = 0.0
+    NDot[1, 1] = 0.0

@@ -1,0 +1,70 @@
+"""FreeLine mobilizer: a LineOrientation plus a translation.
+
+q: 4 rotational slots (quaternion [w, x, y, z]) then p_FM in F (slots 4..6); in Euler mode
+the x-y-z angles use slots 0..2, p_FM slots 3..5 and slot 6 is unused (CONVENTIONS.md §4).
+u = (wx, wy) of w_FM expressed in M, then v_FM in F (3): w_FM (in F) = R_FM (u0, u1, 0),
+v_FM = u2..4. The N, NInv, NDot rotational blocks are LineOrientation's (including Simbody
+3.7's inexact quaternion-mode NDot) and read R_FM from the ``R`` argument; the translational
+block is the identity.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.mobilizers.line_orientation import line_h, line_n, line_ndot, line_ninv
+from engine.multibody.mobilizers.orientation import orientation_rot
+
+TYPE_ID = 17
+NAME = "FreeLine"
+NQ_SLOTS = 7
+NU = 5
+USES_QUATERNION = True
+DEFAULT_Q = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+
+
+@njit(cache=True)
+def _p_start(euler):
+    return 3 if euler else 4
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    orientation_rot(q, euler, R)
+    s = _p_start(euler)
+    p[0], p[1], p[2] = q[s], q[s + 1], q[s + 2]
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    line_h(R, H)
+    for j in range(3):
+        H[:, 2 + j] = 0.0
+        H[3 + j, 2 + j] = 1.0
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    out[:] = 0.0
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    line_n(q, euler, R, N)
+    s = _p_start(euler)
+    for i in range(3):
+        N[s + i, 2 + i] = 1.0
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    line_ninv(q, euler, R, NInv)
+    s = _p_start(euler)
+    for i in range(3):
+        NInv[2 + i, s + i] = 1.0
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    line_ndot(q, qdot, euler, R, NDot)

@@ -1,0 +1,56 @@
+"""Planar mobilizer: q0 = angle about Fz = Mz, (q1, q2) = translation along Fx, Fy; u = qdot.
+
+R_FM = Rz(q0), p_FM = (q1, q2, 0), w_FM = u0 Fz, v_FM = (u1, u2, 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.mobilizers.rotation_kernels import rot_z
+
+TYPE_ID = 10
+NAME = "Planar"
+NQ_SLOTS = 3
+NU = 3
+USES_QUATERNION = False
+DEFAULT_Q = np.zeros(3)
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    rot_z(q[0], R)
+    p[0], p[1], p[2] = q[1], q[2], 0.0
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    for j in range(3):
+        H[:, j] = 0.0
+    H[2, 0] = 1.0
+    H[3, 1] = 1.0
+    H[4, 2] = 1.0
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    out[:] = 0.0
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    for i in range(3):
+        N[i, i] = 1.0
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    for i in range(3):
+        NInv[i, i] = 1.0
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    for i in range(3):
+        NDot[i, i] = 0.0

@@ -1,0 +1,51 @@
+"""Translation (Cartesian) mobilizer: q = p_FM in F, u = v_FM in F = qdot; R_FM = I."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+TYPE_ID = 15
+NAME = "Translation"
+NQ_SLOTS = 3
+NU = 3
+USES_QUATERNION = False
+DEFAULT_Q = np.zeros(3)
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = 1.0 if i == j else 0.0
+        p[i] = q[i]
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    for j in range(3):
+        H[:, j] = 0.0
+        H[3 + j, j] = 1.0
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    out[:] = 0.0
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    for i in range(3):
+        N[i, i] = 1.0
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    for i in range(3):
+        NInv[i, i] = 1.0
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    for i in range(3):
+        NDot[i, i] = 0.0

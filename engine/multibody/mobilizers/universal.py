@@ -1,0 +1,66 @@
+"""Universal (U-joint) mobilizer: q0 = angle about Fx, q1 = angle about the rotated y axis.
+
+R_FM = Rx(q0) Ry(q1), p_FM = 0, u = qdot, w_FM = u0 Fx + u1 Rx(q0) y (in F).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+TYPE_ID = 7
+NAME = "Universal"
+NQ_SLOTS = 2
+NU = 2
+USES_QUATERNION = False
+DEFAULT_Q = np.zeros(2)
+
+
+@njit(cache=True)
+def x_fm(q, params, euler, R, p):
+    c0, s0 = np.cos(q[0]), np.sin(q[0])
+    c1, s1 = np.cos(q[1]), np.sin(q[1])
+    # Rx(q0) Ry(q1)
+    R[0, 0], R[0, 1], R[0, 2] = c1, 0.0, s1
+    R[1, 0], R[1, 1], R[1, 2] = s0 * s1, c0, -s0 * c1
+    R[2, 0], R[2, 1], R[2, 2] = -c0 * s1, s0, c0 * c1
+    p[:] = 0.0
+
+
+@njit(cache=True)
+def h_fm(q, params, euler, R, p, H):
+    c0, s0 = np.cos(q[0]), np.sin(q[0])
+    for j in range(2):
+        H[:, j] = 0.0
+    H[0, 0] = 1.0
+    # Rx(q0) y
+    H[1, 1] = c0
+    H[2, 1] = s0
+
+
+@njit(cache=True)
+def hdot_u(q, u, params, euler, R, p, out):
+    # d/dt (Rx(q0) y) u1 = u0 u1 (Fx x Rx(q0) y) = u0 u1 (0, -s0, c0)
+    c0, s0 = np.cos(q[0]), np.sin(q[0])
+    w = u[0] * u[1]
+    out[:] = 0.0
+    out[1] = -s0 * w
+    out[2] = c0 * w
+
+
+@njit(cache=True)
+def n_matrix(q, params, euler, R, N):
+    N[0, 0] = 1.0
+    N[1, 1] = 1.0
+
+
+@njit(cache=True)
+def ninv_matrix(q, params, euler, R, NInv):
+    NInv[0, 0] = 1.0
+    NInv[1, 1] = 1.0
+
+
+@njit(cache=True)
+def ndot_matrix(q, qdot, params, euler, R, NDot):
+    NDot[0, 0] = 0.0
+    NDot[1, 1] = 0.0
