@@ -162,12 +162,19 @@ class State:
             dst._trigger_starts = list(self._trigger_starts)
             dst._trigger_counts = list(self._trigger_counts)
             dst._instance_allocated = True
-        # The copy is valid only through Instance.
-        limit = min(self._system_stage, Stage.Instance)
+        # The copy is valid only through Instance. Backing it up is an invalidation: the
+        # versions of the dropped stages are bumped, so that an explicit cache mark copied
+        # from the source cannot look current once the copy is realized again.
+        limit = Stage(min(self._system_stage, Stage.Instance))
         for sub in dst._subs:
             if sub.stage > limit:
-                sub.stage = Stage(limit)
-        dst._system_stage = Stage(limit)
+                for k in range(limit + 1, sub.stage + 1):
+                    sub.stage_versions[k] += 1
+                sub.stage = limit
+        for k in range(limit + 1, self._system_stage + 1):
+            dst._system_stage_versions[k] += 1
+            dst._last_invalidation[k] = "copying the State"
+        dst._system_stage = limit
 
     def isConsistent(self, other: State) -> bool:
         """True if both States have the same numbers of subsystems, variables,
@@ -251,16 +258,18 @@ class State:
 
     def getLowestSystemStageDifference(self, prev_versions: list[int]) -> Stage:
         """The lowest system stage whose version differs from ``prev_versions`` (a list
-        from an earlier getSystemStageVersions). A stage valid in only one of the two
-        counts as different; Stage.Infinity means nothing differs."""
+        from an earlier getSystemStageVersions). Stage.Infinity if every stage valid then
+        is valid now with the same version (stages realized only now do not count); if
+        the State is realized less far than before, the first stage no longer valid."""
         n_now = self._system_stage + 1
         n_both = min(len(prev_versions), n_now)
         for i in range(n_both):
             if self._system_stage_versions[i] != prev_versions[i]:
                 return ALL_STAGES[i]
-        if len(prev_versions) == n_now:
+        # Realized at least as far as before: stages realized now but not then don't count.
+        if n_now >= len(prev_versions):
             return Stage.Infinity
-        return ALL_STAGES[n_both]
+        return ALL_STAGES[n_now]
 
     def getLastInvalidationCause(self, stage: Stage) -> str:
         """What last invalidated ``stage`` of this State (e.g. ``"setQ"``), or ''."""
@@ -318,6 +327,7 @@ class State:
         if stage == Stage.Empty:
             raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
         to = stage - 1
+        forgot = False
         for sub in self._subs:
             if sub.stage >= stage:
                 versions = sub.stage_versions
@@ -326,6 +336,9 @@ class State:
                 sub.stage = to
                 if to < Stage.Instance:
                     sub.forget_allocations_from(to)
+                    forgot = True
+        if forgot:
+            self._prune_dependents()
         old = self._system_stage
         if old >= stage:
             for k in range(stage, old + 1):
@@ -479,6 +492,11 @@ class State:
                 needed=needed,
                 current=sub.stage,
             )
+
+    def _check_optional_sub(self, subsys: int | None) -> None:
+        """Validate a subsystem index before a writable accessor invalidates anything."""
+        if subsys is not None:
+            self._sub(subsys)
 
     def _checked_vector(self, values, size: int, what: str) -> np.ndarray:
         arr = np.asarray(values, dtype=np.float64)
@@ -694,6 +712,7 @@ class State:
     def updQ(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of q (or one subsystem's q); asking backs up to Time stage."""
         self._require_system_stage(Stage.Model, "updQ")
+        self._check_optional_sub(subsys)
         self._note_q_change("updQ")
         if subsys is None:
             return self._y[: self._nq]
@@ -703,6 +722,7 @@ class State:
     def updU(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of u (or one subsystem's u); asking backs up to Position stage."""
         self._require_system_stage(Stage.Model, "updU")
+        self._check_optional_sub(subsys)
         self._note_u_change("updU")
         s, n = (self._nq, self._nu) if subsys is None else self._u_range(subsys)
         return self._y[s : s + n]
@@ -710,6 +730,7 @@ class State:
     def updZ(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of z (or one subsystem's z); asking backs up to Velocity stage."""
         self._require_system_stage(Stage.Model, "updZ")
+        self._check_optional_sub(subsys)
         self._note_z_change("updZ")
         s, n = (self._nq + self._nu, self._nz) if subsys is None else self._z_range(subsys)
         return self._y[s : s + n]
@@ -751,6 +772,7 @@ class State:
     def updUWeights(self, subsys: int | None = None) -> np.ndarray:
         """Writable u weights; invalidates Report stage only."""
         self._require_system_stage(Stage.Model, "updUWeights")
+        self._check_optional_sub(subsys)
         self._invalidate(Stage.Report, "updUWeights")
         if subsys is None:
             return self._uweights
@@ -760,6 +782,7 @@ class State:
     def updZWeights(self, subsys: int | None = None) -> np.ndarray:
         """Writable z weights; invalidates Report stage only."""
         self._require_system_stage(Stage.Model, "updZWeights")
+        self._check_optional_sub(subsys)
         self._invalidate(Stage.Report, "updZWeights")
         if subsys is None:
             return self._zweights
@@ -785,6 +808,7 @@ class State:
     def updQErrWeights(self, subsys: int | None = None) -> np.ndarray:
         """Writable qErr weights; invalidates Position stage."""
         self._require_system_stage(Stage.Instance, "updQErrWeights")
+        self._check_optional_sub(subsys)
         self._invalidate(Stage.Position, "updQErrWeights")
         if subsys is None:
             return self._qerr_weights
@@ -794,6 +818,7 @@ class State:
     def updUErrWeights(self, subsys: int | None = None) -> np.ndarray:
         """Writable uErr weights; invalidates Velocity stage."""
         self._require_system_stage(Stage.Instance, "updUErrWeights")
+        self._check_optional_sub(subsys)
         self._invalidate(Stage.Velocity, "updUErrWeights")
         if subsys is None:
             return self._uerr_weights
@@ -998,6 +1023,13 @@ class State:
             )
         sub = self._sub(subsys)
         alloc = self._allocation_stage(sub, Stage.Model, "allocateDiscreteVariable")
+        if invalidates <= Stage.Model and alloc > Stage.Empty:
+            # Changing it would forget it: Model-stage variables belong to construction.
+            raise StateLayoutError(
+                f"allocateDiscreteVariable: a variable that invalidates Model stage must be "
+                f"allocated during construction (realizeTopology), while subsystem "
+                f"'{sub.name}' is at Empty stage; it is at {sub.stage.getName()}"
+            )
         index = len(sub.discrete)
         sub.discrete.append(
             DiscreteVarInfo(
@@ -1065,8 +1097,13 @@ class State:
         dv.value = value
 
     def _note_discrete_change(self, dv: DiscreteVarInfo) -> None:
-        cause = f"a change of {dv.name} (subsystem '{self._subs[dv.subsystem].name}')"
+        sub = self._subs[dv.subsystem]
+        cause = f"a change of {dv.name} (subsystem '{sub.name}')"
         self._invalidate(dv.invalidates, cause)
+        if dv.auto_update_entry is not None:
+            # An explicit change always makes the update value stale, whatever its
+            # updateDependsOn stage (State.txt, allocateAutoUpdateDiscreteVariable).
+            self._mark_not_realized(sub, sub.cache[dv.auto_update_entry], cause)
         dv.last_update_time = self._t
         if dv.dependents:
             self._invalidate_dependents(dv.dependents, cause)
@@ -1170,7 +1207,26 @@ class State:
     ) -> int:
         """(Advanced) A cache entry that a change of q, u, z, the named discrete variables
         or the named cache entries also makes stale."""
-        index = self._new_cache_entry(subsys, _as_stage(earliest), _as_stage(latest), value, name)
+        earliest, latest = _as_stage(earliest), _as_stage(latest)
+        self._sub(subsys)
+        dkeys = tuple(
+            DiscreteVarKey(*k) if not isinstance(k, DiscreteVarKey) else k for k in discreteVars
+        )
+        ckeys = tuple(
+            CacheEntryKey(*k) if not isinstance(k, CacheEntryKey) else k for k in cacheEntries
+        )
+        # Check every prerequisite before allocating, so a bad one changes nothing.
+        for dk in dkeys:
+            self._dv(dk.subsystem, dk.index)
+        for ck in ckeys:
+            upstream = self._ce(ck.subsystem, ck.index)
+            if upstream.earliest > earliest:
+                raise StageOutOfRangeError(
+                    f"prerequisite cache entry '{upstream.name}' has earliest stage "
+                    f"{upstream.earliest.getName()}, later than this entry's "
+                    f"{earliest.getName()}"
+                )
+        index = self._new_cache_entry(subsys, earliest, latest, value, name)
         key = CacheEntryKey(int(subsys), index)
         ce = self._sub(subsys).cache[index]
         ce.depends_on_q, ce.depends_on_u, ce.depends_on_z = bool(q), bool(u), bool(z)
@@ -1178,23 +1234,10 @@ class State:
         for flag, deps in pools:
             if flag:
                 deps.append(key)
-        dkeys = tuple(
-            DiscreteVarKey(*k) if not isinstance(k, DiscreteVarKey) else k for k in discreteVars
-        )
-        ckeys = tuple(
-            CacheEntryKey(*k) if not isinstance(k, CacheEntryKey) else k for k in cacheEntries
-        )
         for dk in dkeys:
             self._dv(dk.subsystem, dk.index).dependents.append(key)
         for ck in ckeys:
-            upstream = self._ce(ck.subsystem, ck.index)
-            if upstream.earliest > ce.earliest:
-                raise StageOutOfRangeError(
-                    f"prerequisite cache entry '{upstream.name}' has earliest stage "
-                    f"{upstream.earliest.getName()}, later than this entry's "
-                    f"{ce.earliest.getName()}"
-                )
-            upstream.dependents.append(key)
+            self._ce(ck.subsystem, ck.index).dependents.append(key)
         ce.discrete_prerequisites = dkeys
         ce.cache_prerequisites = ckeys
         return index
@@ -1257,21 +1300,24 @@ class State:
 
     def _stale_message(self, sub: PerSubsystemInfo, ce: CacheEntryInfo) -> str:
         head = f"cache entry '{ce.name}' (#{ce.index}) of subsystem '{sub.name}' is not valid: "
+        now = f"the subsystem is at {sub.stage.getName()} stage"
         if ce.isLazy():
             body = (
                 f"it is computed on request (lazy, from {ce.earliest.getName()} stage on) and "
-                "has not been computed since it last went stale"
+                f"has not been computed since it last went stale; {now}"
             )
             if sub.stage < ce.earliest:
-                body += (
-                    f"; it cannot be computed before {ce.earliest.getName()} stage and the "
-                    f"subsystem is at {sub.stage.getName()}"
-                )
+                body += f", and it cannot be computed before {ce.earliest.getName()} stage"
+        elif sub.stage >= ce.latest:
+            body = (
+                f"it was explicitly marked not realized; {now}, so it is valid again only "
+                f"when it is recomputed and marked realized, or when {ce.latest.getName()} "
+                "stage is realized again"
+            )
         else:
             body = (
                 f"it is computed at {ce.latest.getName()} stage (and may be computed from "
-                f"{ce.earliest.getName()} on), but the subsystem is only at "
-                f"{sub.stage.getName()} stage; call system.realize(state, "
+                f"{ce.earliest.getName()} on), but {now}; call system.realize(state, "
                 f"Stage.{ce.latest.getName()})"
             )
         cause = ce.last_invalidated_by or self._last_invalidation[max(ce.earliest, Stage.Model)]
@@ -1322,17 +1368,36 @@ class State:
             self._invalidate_dependents(ce.dependents, f"'{ce.name}' going stale")
 
     def _invalidate_dependents(self, keys: list[CacheEntryKey], cause: str) -> None:
-        """A prerequisite changed: explicitly marked values of ``keys`` go stale."""
-        for key in keys:
+        """A prerequisite changed: explicitly marked values of ``keys`` go stale, and so,
+        transitively, do the entries that name those as prerequisites."""
+        pending = [(key, cause) for key in keys]
+        seen: set[CacheEntryKey] = set()
+        while pending:
+            key, why = pending.pop()
+            if key in seen:
+                continue
+            seen.add(key)
             sub = self._subs[key.subsystem]
             if key.index >= len(sub.cache):
                 continue
             ce = sub.cache[key.index]
-            was_marked = ce.realized_version is not None
             ce.realized_version = None
-            ce.last_invalidated_by = cause
-            if was_marked and ce.dependents:
-                self._invalidate_dependents(ce.dependents, f"'{ce.name}' going stale")
+            ce.last_invalidated_by = why
+            pending.extend((k, f"'{ce.name}' going stale") for k in ce.dependents)
+
+    def _prune_dependents(self) -> None:
+        """Drop dependents-list entries naming cache entries that have been forgotten.
+        Forgetting always removes a suffix of a subsystem's entries, so a key whose
+        index is still in range names the same entry it did when it was registered."""
+
+        def alive(key: CacheEntryKey) -> bool:
+            return key.index < len(self._subs[key.subsystem].cache)
+
+        for deps in (self._q_dependents, self._u_dependents, self._z_dependents):
+            deps[:] = [k for k in deps if alive(k)]
+        for sub in self._subs:
+            for item in (*sub.discrete, *sub.cache):
+                item.dependents[:] = [k for k in item.dependents if alive(k)]
 
     def getCacheEntryAllocationStage(self, subsys: int, index: int) -> Stage:
         return self._ce(subsys, index).allocation_stage

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.common.events import EventTriggerInfo
 from engine.common.exceptions import SimTKError
-from engine.common.stage import Stage
+from engine.common.stage import ALL_STAGES, Stage
 
 if TYPE_CHECKING:
     from engine.common.state import State
@@ -147,8 +148,14 @@ class Subsystem:
         """Report the listed events (only those this subsystem owns)."""
 
     def calcEventTriggerInfoImpl(self, state: State) -> list:
-        """EventTriggerInfo for each of this subsystem's triggers, stage by stage."""
-        return []
+        """``(stage, EventTriggerInfo)`` for each of this subsystem's event triggers, stage
+        by stage in slot order. By default, a default EventTriggerInfo for every slot."""
+        index = self.getMySubsystemIndex()
+        return [
+            (stage, EventTriggerInfo())
+            for stage in ALL_STAGES
+            for _ in range(state.getNEventTriggersByStage(index, stage))
+        ]
 
     def calcTimeOfNextScheduledEventImpl(self, state: State, includeCurrentTime: bool):
         """(time, [eventIds]) of this subsystem's next scheduled event (inf, [] if none)."""

@@ -559,6 +559,8 @@ class System:
         """Let the reporters of ``eventIds`` look at ``state`` (they may not change it)."""
         self._check_state(state, "reportEvents")
         self._num_report_event_calls += 1
+        # System.txt: reportEvents() calls count as having "changed" Stage::Report.
+        self._num_handler_calls_changed_stage[Stage.Report] += 1
         for sub in self._subsystems:
             sub.reportEventsImpl(state, Event.Cause(cause), list(eventIds))
 
