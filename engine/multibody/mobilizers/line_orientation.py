@@ -104,18 +104,18 @@ def line_ndot(q, qdot, euler, R, NDot):
             Rd[0, j] = w[1] * R[2, j] - w[2] * R[1, j]
             Rd[1, j] = w[2] * R[0, j] - w[0] * R[2, j]
             Rd[2, j] = w[0] * R[1, j] - w[1] * R[0, j]
-        # d/dt (Wi R2) = -Wi Wd Wi R2 + Wi Rd
-        WiWd = Wi @ Wd
+        # d/dt (Wi R2) = Wi (Rd - Wd Wi R2), R2 = R[:, 0:2]
         A = np.empty((3, 2))
         for i in range(3):
             for j in range(2):
                 A[i, j] = Wi[i, 0] * R[0, j] + Wi[i, 1] * R[1, j] + Wi[i, 2] * R[2, j]
+        B = np.empty((3, 2))
         for i in range(3):
             for j in range(2):
-                s = 0.0
-                for k in range(3):
-                    s += Wi[i, k] * Rd[k, j] - WiWd[i, k] * A[k, j]
-                NDot[i, j] = s
+                B[i, j] = Rd[i, j] - (Wd[i, 0] * A[0, j] + Wd[i, 1] * A[1, j] + Wd[i, 2] * A[2, j])
+        for i in range(3):
+            for j in range(2):
+                NDot[i, j] = Wi[i, 0] * B[0, j] + Wi[i, 1] * B[1, j] + Wi[i, 2] * B[2, j]
         NDot[3, 0] = 0.0
         NDot[3, 1] = 0.0
     else:
