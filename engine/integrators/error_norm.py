@@ -1,0 +1,110 @@
+"""Weighted error norms that integrators use for step-size control.
+
+Simbody measures a step's error estimate as a *fraction of the unit change* of
+each state variable, then compares an RMS (or infinity) norm of those fractions
+with the requested accuracy (a dimensionless number such as 1e-3):
+
+* u and z: each has a weight ``w = 1/unit`` (State.getUWeights / getZWeights).
+  Relative accuracy is used once a variable is bigger than its unit:
+  ``scale_i = 1/|v_i|`` if ``|v_i| * w_i > 1``, else ``w_i``. The scales are
+  frozen at the start of a step.
+* q: absolute only, weighted through the kinematic coupling
+  ``Wq = N Wu pinv(N)`` so that quaternions and angles get weights consistent
+  with the generalized speeds (System.multiplyByN / multiplyByNPInv; the State
+  must be realized to Position).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def calcRelativeScaling(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per-variable scale ``min(w_i, 1/|v_i|)`` (1/unit); used for u and z."""
+    v = np.abs(np.asarray(values, dtype=np.float64))
+    w = np.asarray(weights, dtype=np.float64)
+    out = w.copy()
+    big = v * w > 1.0
+    out[big] = 1.0 / v[big]
+    return out
+
+
+def weightedNorm(values: np.ndarray, weights: np.ndarray, useInfinityNorm: bool):
+    """(norm, index of the largest weighted entry) of ``weights*values``.
+
+    RMS norm by default, max-abs norm if ``useInfinityNorm``. An empty vector has
+    norm 0 and index -1. A non-finite entry gives an infinite norm and is reported
+    as the worst one.
+    """
+    if values.size == 0:
+        return 0.0, -1
+    scaled = np.abs(weights * values)
+    bad = ~np.isfinite(scaled)
+    if bad.any():
+        return float("inf"), int(np.flatnonzero(bad)[0])
+    worst = int(np.argmax(scaled))
+    if useInfinityNorm:
+        return float(scaled[worst]), worst
+    return float(np.sqrt(np.mean(scaled * scaled))), worst
+
+
+def scaleDQ(system, state, uWeights: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    """``Wq*dq = N * Wu * pinv(N) * dq`` (the State must be at Position stage)."""
+    if dq.size == 0:
+        return np.zeros(0)
+    du = system.multiplyByNPInv(state, dq)
+    return system.multiplyByN(state, du * uWeights)
+
+
+def calcErrorNorm(
+    system,
+    state,
+    yErrEst: np.ndarray,
+    uScale: np.ndarray,
+    zScale: np.ndarray,
+    useInfinityNorm: bool,
+):
+    """(norm, worstY): the largest of the q, u and z weighted norms of ``yErrEst``
+    and the index in y of the variable responsible for it (-1 if y is empty)."""
+    nq, nu = state.getNQ(), state.getNU()
+    eq = yErrEst[:nq]
+    eu = yErrEst[nq : nq + nu]
+    ez = yErrEst[nq + nu :]
+    if eq.size and np.all(np.isfinite(eq)):
+        qNorm, worstQ = weightedNorm(
+            scaleDQ(system, state, state.getUWeights(), eq), np.ones(nq), useInfinityNorm
+        )
+    else:
+        qNorm, worstQ = weightedNorm(eq, np.ones(nq), useInfinityNorm)
+    uNorm, worstU = weightedNorm(eu, uScale, useInfinityNorm)
+    zNorm, worstZ = weightedNorm(ez, zScale, useInfinityNorm)
+    if qNorm >= uNorm:
+        if qNorm >= zNorm:
+            return qNorm, worstQ
+        return zNorm, nq + nu + worstZ
+    if uNorm >= zNorm:
+        return uNorm, nq + worstU
+    return zNorm, nq + nu + worstZ
+
+
+def describeYIndex(state, k: int) -> str:
+    """Readable name of entry ``k`` of y = [q, u, z], e.g. "u[1] (u 0 of subsystem 'Ball')"."""
+    if k < 0:
+        return "no state variable"
+    nq, nu = state.getNQ(), state.getNU()
+    if k < nq:
+        kind, local = "q", k
+    elif k < nq + nu:
+        kind, local = "u", k - nq
+    else:
+        kind, local = "z", k - nq - nu
+    start_of = {"q": state.getQStart, "u": state.getUStart, "z": state.getZStart}[kind]
+    count_of = {"q": state.getNQ, "u": state.getNU, "z": state.getNZ}[kind]
+    for i in range(state.getNumSubsystems()):
+        start, n = start_of(i), count_of(i)
+        if start <= local < start + n:
+            return (
+                f"{kind}[{local}] ({kind} {local - start} of subsystem "
+                f"'{state.getSubsystemName(i)}')"
+            )
+    return f"{kind}[{local}]"

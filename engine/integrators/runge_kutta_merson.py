@@ -1,0 +1,46 @@
+"""RungeKuttaMersonIntegrator: 5-stage, 4th-order explicit Runge-Kutta with error control.
+
+Butcher diagram (Hairer, Norsett & Wanner, Solving ODEs I, table 4.1)::
+
+      0 |
+    1/3 | 1/3
+    1/3 | 1/6  1/6
+    1/2 | 1/8   0   3/8
+      1 | 1/2   0  -3/2   2
+    ----+---------------------------
+        | 1/6   0    0   2/3  1/6        propagated 4th-order solution
+        | 1/10  0   3/10 2/5  1/5        embedded 3rd-order solution
+
+The difference of the two, ``(y1 - y_stage5)/5``, is an h^4 error estimate that
+controls the step size. This is Simbody's default-quality general-purpose method.
+"""
+
+from __future__ import annotations
+
+from engine.integrators.integrator import Integrator
+
+
+class RungeKuttaMersonIntegrator(Integrator):
+    """Error-controlled 4th-order Runge-Kutta-Merson integrator (method name
+    ``"RungeKuttaMerson"``, order 4). Use ``setAccuracy`` to choose the accuracy."""
+
+    _methodName = "RungeKuttaMerson"
+    _minOrder = 4
+    _maxOrder = 4
+    _hasErrorControl = True
+    _interpolationOrder = 4
+
+    def _attemptODEStep(self, t1: float):
+        t0 = self._tPrev
+        y0, f0 = self._yPrev, self._ydotPrev
+        h = t1 - t0
+        eval_ = self._setAdvancedStateAndRealizeDerivatives
+        f1 = eval_(t0 + h / 3, y0 + (h / 3) * f0)
+        f2 = eval_(t0 + h / 3, y0 + (h / 6) * (f0 + f1))
+        f3 = eval_(t0 + h / 2, y0 + (h / 8) * (f0 + 3 * f2))
+        ysave = y0 + (h / 2) * (f0 - 3 * f2 + 4 * f3)
+        f4 = eval_(t1, ysave)
+        y1 = y0 + (h / 6) * (f0 + 4 * f3 + f4)
+        self._setAdvancedStateAndRealizeKinematics(t1, y1)
+        yErr = (self._advanced.getY() - ysave) / 5
+        return True, yErr, 4
