@@ -167,6 +167,11 @@ class DefaultSystemSubsystem(Subsystem):
         return self._next_scheduled(state, includeCurrentTime, reporters=True)
 
     def handleEventsImpl(self, state: State, cause, eventIds, options, results) -> None:
+        if cause == Event.Cause.Initialization:
+            # As Simbody's Subsystem::Guts::handleEvents: measures set their state
+            # variables (Integrate's z, Minimum's running extreme, ...) to initial values.
+            for m in self._measures:
+                m.initializeMeasure(self, state)
         if cause not in (Event.Cause.Triggered, Event.Cause.Scheduled):
             return
         wanted = set(int(e) for e in eventIds)
