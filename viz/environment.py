@@ -4,10 +4,10 @@ Hints (Simbody's System::setUpDirection / setUseUniformBackground / setDefaultLe
 
 - ``up``: one of +-X, +-Y, +-Z in ground. The ground plane is perpendicular to it at height 0.
 - ``uniform_background``: False draws a checkered ground plane and a sky-like vertical gradient
-  (light near the horizon at the bottom of the window, blue at the top); True draws a plain
-  background colour and no ground.
+  (light at the bottom of the window, blue at the top); True draws a plain background colour
+  and no ground.
 - ``length_scale``: a typical model length (model units); one ground checker is this long and
-  the plane extends 20 checkers from the origin in each direction.
+  the plane extends 60 checkers from the origin in each direction.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ SKY_HORIZON = (0.86, 0.90, 0.95)
 GROUND_LIGHT = (206, 210, 214)
 GROUND_DARK = (168, 174, 182)
 WHITE = (1.0, 1.0, 1.0)
-GROUND_HALF_EXTENT_IN_CHECKERS = 20
+GROUND_HALF_EXTENT_IN_CHECKERS = 60
+CHECKER_TEXELS = 128
 
 
 def check_up_direction(up) -> np.ndarray:
@@ -40,22 +41,60 @@ def check_up_direction(up) -> np.ndarray:
 
 
 def _checker_texture() -> tuple[vtkTexture, vtkImageData]:
+    """2 x 2 checkers of CHECKER_TEXELS texels each; mipmapped so far checkers blend to grey."""
+    n = CHECKER_TEXELS
+    i, j = np.indices((2 * n, 2 * n)) // n
+    light = (i + j) % 2 == 0
+    pixels = np.where(light[..., None], GROUND_LIGHT, GROUND_DARK).astype(np.uint8)
     image = vtkImageData()
-    image.SetDimensions(2, 2, 1)
-    pixels = np.array([GROUND_LIGHT, GROUND_DARK, GROUND_DARK, GROUND_LIGHT], dtype=np.uint8)
-    arr = numpy_to_vtk(pixels, deep=True)
+    image.SetDimensions(2 * n, 2 * n, 1)
+    arr = numpy_to_vtk(pixels.reshape(-1, 3), deep=True)
     arr.SetName("checker")
     image.GetPointData().SetScalars(arr)
     texture = vtkTexture()
     texture.SetInputData(image)
-    texture.InterpolateOff()
+    texture.InterpolateOn()
+    texture.MipmapOn()
+    texture.SetMaximumAnisotropicFiltering(1.0)  # anisotropic filtering is slow in software
     texture.RepeatOn()
     texture.EdgeClampOff()
     return texture, image
 
 
+def _sky_actor() -> tuple[vtkActor, tuple]:
+    """A window-filling quad at the far plane, coloured from SKY_HORIZON (bottom) to SKY_TOP.
+
+    Its vertex shader puts the corners straight at the window corners at depth 1, so it shows
+    only where nothing else was drawn. Drawn after the ground, it costs only the visible sky
+    pixels (the renderer's own gradient background fills the whole window every frame, which is
+    expensive with software OpenGL).
+    """
+    corners = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], dtype=np.float64)
+    colors = np.array([SKY_HORIZON, SKY_HORIZON, SKY_TOP, SKY_TOP]) * 255.0
+    points = vtkPoints()
+    points.SetData(numpy_to_vtk(corners, deep=True))
+    quad = vtkCellArray()
+    quad.InsertNextCell(4, (0, 1, 2, 3))
+    poly = vtkPolyData()
+    poly.SetPoints(points)
+    poly.SetPolys(quad)
+    poly.GetPointData().SetScalars(numpy_to_vtk(np.round(colors).astype(np.uint8), deep=True))
+    mapper = vtkPolyDataMapper()
+    mapper.SetInputData(poly)
+    mapper.SetColorModeToDirectScalars()
+    actor = vtkActor()
+    actor.SetMapper(mapper)
+    actor.GetProperty().LightingOff()
+    actor.PickableOff()
+    actor.SetUseBounds(False)  # not part of zoom-to-fit or clipping-range computations
+    actor.GetShaderProperty().AddVertexShaderReplacement(
+        "//VTK::PositionVC::Impl", True, "gl_Position = vec4(vertexMC.xy, 1.0, 1.0);", False
+    )
+    return actor, (poly, mapper)
+
+
 class Environment:
-    """Owns the ground actor and sets the renderer's background from the hints."""
+    """Owns the ground and sky actors and sets the renderer's background from the hints."""
 
     def __init__(self, renderer) -> None:
         self._renderer = renderer
@@ -70,11 +109,12 @@ class Environment:
         self.ground.SetMapper(self._mapper)
         self.ground.SetTexture(self._texture)
         self.ground.PickableOff()
-        prop = self.ground.GetProperty()
-        prop.SetAmbient(0.55)
-        prop.SetDiffuse(0.45)
-        prop.SetSpecular(0.0)
+        # Unlit: the checker colours are shown as they are, and software OpenGL fills the
+        # (large) ground quad about twice as fast without lighting.
+        self.ground.GetProperty().LightingOff()
         renderer.AddActor(self.ground)
+        self.sky, self._sky_parts = _sky_actor()
+        renderer.AddActor(self.sky)
         self.up = np.array([0.0, 1.0, 0.0])
         self.uniform_background = False
         self.length_scale = 1.0
@@ -105,18 +145,23 @@ class Environment:
             return False
         return float(np.dot(self.background_color, (0.299, 0.587, 0.114))) < 0.5
 
+    def draw_sky_last(self) -> None:
+        """Move the sky to the end of the draw order (call after adding many actors)."""
+        self._renderer.RemoveActor(self.sky)
+        self._renderer.AddActor(self.sky)
+
     def apply(self) -> None:
         r = self._renderer
+        r.GradientBackgroundOff()
         if self.uniform_background:
-            r.GradientBackgroundOff()
             r.SetBackground(*self.background_color)
             self.ground.VisibilityOff()
+            self.sky.VisibilityOff()
             return
-        r.GradientBackgroundOn()
-        r.SetBackground(*SKY_HORIZON)  # bottom of the window
-        r.SetBackground2(*SKY_TOP)  # top of the window
+        r.SetBackground(*SKY_TOP)
         self._place_ground()
         self.ground.VisibilityOn()
+        self.sky.VisibilityOn()
 
     def _place_ground(self) -> None:
         """A square through the origin perpendicular to ``up``, textured with checkers."""

@@ -49,17 +49,33 @@ def quaternions_from_rotations(r: np.ndarray) -> np.ndarray:
     n = r.shape[0]
     q = np.empty((n, 4))
     tr = r[:, 0, 0] + r[:, 1, 1] + r[:, 2, 2]
-    # Choose, per matrix, the numerically safest of the four standard formulas.
-    cases = np.argmax(np.stack([tr, r[:, 0, 0], r[:, 1, 1], r[:, 2, 2]], axis=1), axis=1)
-    m = cases == 0
-    if m.any():
-        s = np.sqrt(tr[m] + 1.0) * 2.0
-        q[m, 0] = 0.25 * s
-        q[m, 1] = (r[m, 2, 1] - r[m, 1, 2]) / s
-        q[m, 2] = (r[m, 0, 2] - r[m, 2, 0]) / s
-        q[m, 3] = (r[m, 1, 0] - r[m, 0, 1]) / s
+    good = tr > -0.9  # |w| > 0.16: the trace formula is accurate
+    if good.all():
+        _from_trace(r, tr, q)
+    elif good.any():
+        sub = np.empty((int(good.sum()), 4))
+        _from_trace(r[good], tr[good], sub)
+        q[good] = sub
+    bad = ~good
+    if bad.any():
+        q[bad] = _from_largest_diagonal(r[bad])
+    return q
+
+
+def _from_trace(r: np.ndarray, tr: np.ndarray, out: np.ndarray) -> None:
+    s = 0.5 / np.sqrt(tr + 1.0)
+    out[:, 0] = 0.25 / s
+    out[:, 1] = (r[:, 2, 1] - r[:, 1, 2]) * s
+    out[:, 2] = (r[:, 0, 2] - r[:, 2, 0]) * s
+    out[:, 3] = (r[:, 1, 0] - r[:, 0, 1]) * s
+
+
+def _from_largest_diagonal(r: np.ndarray) -> np.ndarray:
+    """Quaternions for rotations near 180 degrees, from the largest diagonal element."""
+    q = np.empty((r.shape[0], 4))
+    axis_of = np.argmax(np.stack([r[:, 0, 0], r[:, 1, 1], r[:, 2, 2]], axis=1), axis=1)
     for axis in (0, 1, 2):
-        m = cases == axis + 1
+        m = axis_of == axis
         if not m.any():
             continue
         i, j, k = axis, (axis + 1) % 3, (axis + 2) % 3

@@ -111,6 +111,7 @@ class Scene:
         self._static_place = _Placement([])
         self._dynamic_place = _Placement([])
         self._prop_owner: dict = {}
+        self._max_body_id = 0
         self._poses: np.ndarray | None = None
         self._camera_initialized = False
         self._follower: cam.BodyFollower | None = None
@@ -195,7 +196,8 @@ class Scene:
         singles = set()
         for members in groups.values():
             if len(members) > self.instancing_threshold:
-                group = GlyphGroup(members, members[0].keep[-1].GetOutputPort(), self._default())
+                port = self._builder.instance_shape_port(members[0].instance, len(members))
+                group = GlyphGroup(members, port, self._default())
                 self._style_property(group.actor.GetProperty(), members[0], None)
                 self.renderer.AddActor(group.actor)
                 self._prop_owner[group.actor] = group
@@ -205,6 +207,8 @@ class Scene:
         for it in self._static:
             self._add_actor(it)
         self._static_place = _Placement(self._static)
+        self._update_max_body()
+        self.environment.draw_sky_last()
         self._place(self._static_place, self._groups)
 
     def set_dynamic_geometry(self, geometry) -> None:
@@ -224,7 +228,7 @@ class Scene:
             raise InvalidArgumentError(
                 f"body poses must be an (nbodies, 4, 4) array, got shape {x.shape}"
             )
-        needed = self._max_body()
+        needed = self._max_body_id
         if needed >= x.shape[0]:
             raise IndexOutOfRangeError(
                 f"decorations refer to body {needed} but only {x.shape[0]} body poses were given"
@@ -368,14 +372,14 @@ class Scene:
     def _apply_text_colors(self) -> None:
         self._overlay.GetTextProperty().SetColor(*self._text_default())
 
-    def _max_body(self) -> int:
+    def _update_max_body(self) -> None:
         ids = [self._static_place.max_body(), self._dynamic_place.max_body()]
         ids += [int(g.body_idx.max()) for g in self._groups]
-        return max(ids)
+        self._max_body_id = max(ids)
 
     def _pose_stack(self) -> np.ndarray:
         """Current poses, padded with identities for bodies not given yet."""
-        n = self._max_body() + 1
+        n = self._max_body_id + 1
         poses = self._poses
         if poses is None or len(poses) < n:
             pad = np.tile(np.eye(4), (n, 1, 1))
@@ -398,6 +402,7 @@ class Scene:
             self._prop_owner.pop(g.actor, None)
         self._static, self._groups = [], []
         self._static_place = _Placement([])
+        self._update_max_body()
 
     def _set_dynamic_items(self, items: list[DrawItem]) -> None:
         kept = {id(it) for it in items}
@@ -411,6 +416,7 @@ class Scene:
                 self._restyle(it)
         self._dynamic = items
         self._dynamic_place = _Placement(items)
+        self._update_max_body()
 
     def _add_actor(self, item: DrawItem) -> None:
         if item.style == "screen_text":

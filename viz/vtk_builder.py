@@ -60,6 +60,16 @@ ARROW_SHAFT_RADIUS_PER_TIP_LENGTH = 0.09
 
 SURFACE, WIREFRAME, POINTS = 3, 2, 1
 
+SPHERE_RESOLUTION = 16
+"""Default sphere/ellipsoid tessellation: segments around (16 around x 10 from pole to pole)."""
+CYLINDER_RESOLUTION = 16
+"""Default number of sides of cylinders and cones."""
+INSTANCE_LOD_COUNT = 200
+INSTANCE_LOD_RESOLUTION = 10
+"""Instanced groups of more than INSTANCE_LOD_COUNT default-resolution spheres or cylinders use
+this coarser tessellation: with many instances each is small on screen, and software OpenGL is
+vertex bound."""
+
 
 @dataclass(eq=False)
 class DrawItem:
@@ -213,8 +223,8 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         factor = 1.0 if r <= 0.0 else r
         return int(max(minimum, min(base * 16, round(base * factor))))
 
-    def _shared_item(self, kind: str, key: tuple, make, instance: bool = False) -> DrawItem:
-        """An item drawing a unit shape whose mapper is shared by every item with ``key``.
+    def _shared_unit(self, key: tuple, make) -> tuple:
+        """(VTK objects, mapper) of the unit shape ``key``, made once with ``make()``.
 
         ``make()`` returns the VTK objects of the shape, the last one giving the mapper's input
         (an algorithm or a vtkPolyData).
@@ -224,7 +234,23 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
             last = objects[-1]
             mapper = _mapper_for(last if isinstance(last, vtkPolyData) else last.GetOutputPort())
             self._shared[key] = (objects, mapper)
-        objects, mapper = self._shared[key]
+        return self._shared[key]
+
+    def instance_shape_port(self, key: tuple, count: int):
+        """Output port of the unit shape for ``count`` instances of instance key ``key``."""
+        shape = key[0]
+        if shape == "brick":
+            return self._shared_unit(key, _unit_cube)[0][-1].GetOutputPort()
+        default = SPHERE_RESOLUTION if shape == "sphere" else CYLINDER_RESOLUTION
+        res = key[1]
+        if count > INSTANCE_LOD_COUNT and res == default:
+            res = min(res, INSTANCE_LOD_RESOLUTION)
+        make = _unit_sphere if shape == "sphere" else _unit_cylinder
+        return self._shared_unit((shape, res), lambda: make(res))[0][-1].GetOutputPort()
+
+    def _shared_item(self, kind: str, key: tuple, make, instance: bool = False) -> DrawItem:
+        """An item drawing the unit shape ``key`` with a mapper shared by all such items."""
+        objects, mapper = self._shared_unit(key, make)
         item = self._take(kind) or DrawItem(kind, None, 0, np.eye(4))
         item.mapper = mapper
         item.keep = list(objects)
@@ -234,12 +260,12 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
     # -- solids ---------------------------------------------------------------------------------
 
     def implementSphereGeometry(self, geom) -> None:  # noqa: N802
-        res = self._resolution(geom, 20, 6)
+        res = self._resolution(geom, SPHERE_RESOLUTION, 6)
         item = self._shared_item("sphere", ("sphere", res), lambda: _unit_sphere(res), True)
         self._emit(item, geom, scale4([geom.getRadius()] * 3))
 
     def implementEllipsoidGeometry(self, geom) -> None:  # noqa: N802
-        res = self._resolution(geom, 20, 6)
+        res = self._resolution(geom, SPHERE_RESOLUTION, 6)
         item = self._shared_item("ellipsoid", ("sphere", res), lambda: _unit_sphere(res), True)
         self._emit(item, geom, scale4(geom.getRadii()))
 
@@ -248,7 +274,7 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         self._emit(item, geom, scale4(geom.getHalfLengths()))
 
     def implementCylinderGeometry(self, geom) -> None:  # noqa: N802
-        res = self._resolution(geom, 24, 6)
+        res = self._resolution(geom, CYLINDER_RESOLUTION, 6)
         item = self._shared_item("cylinder", ("cylinder", res), lambda: _unit_cylinder(res), True)
         r = geom.getRadius()
         self._emit(item, geom, scale4([r, geom.getHalfHeight(), r]))
@@ -259,7 +285,7 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         self._emit(item, geom, scale4([geom.getRadius()] * 3))
 
     def implementConeGeometry(self, geom) -> None:  # noqa: N802
-        res = self._resolution(geom, 24, 6)
+        res = self._resolution(geom, CYLINDER_RESOLUTION, 6)
         item = self._shared_item("cone", ("cone", res), lambda: _unit_cone(res))
         shape = place_x_axis(
             geom.getOrigin(), geom.getDirection(), geom.getHeight(), geom.getBaseRadius()
@@ -451,7 +477,7 @@ def _unit_sphere(res: int) -> tuple:
     s = vtkSphereSource()
     s.SetRadius(1.0)
     s.SetThetaResolution(res)
-    s.SetPhiResolution(max(4, (res * 2) // 3))
+    s.SetPhiResolution(max(4, (res * 5) // 8))
     return (s,)
 
 
