@@ -868,6 +868,8 @@ class Integrator:
         if not converged:
             return False, yErrEst, errOrder, 1
         advanced = self._advanced
+        if advanced.getNQErr() == 0 and advanced.getNUErr() == 0:
+            return True, yErrEst, errOrder, 1  # nothing to project
         errNorm, _ = calcErrorNorm(
             self._system,
             advanced,

@@ -18,7 +18,8 @@ on the way
   (HandleEventsResults.getLowestModifiedStage) and ending the simulation if the
   handler asked for termination (Integrator.EventHandlerRequestedTermination).
 
-The integrator auto-updates discrete variables at the start of every step.
+The integrator never advances past ``time`` (the State at ``time`` ends a real
+step) and auto-updates discrete variables at the start of every step.
 stepTo returns the integrator's SuccessfulStepStatus: ReachedReportTime when
 ``time`` is reached, EndOfSimulation if the simulation ended first; with
 setReportAllSignificantStates(True) it also returns at every event, restart and
@@ -118,8 +119,10 @@ class TimeStepper:
             nextReport, reportIds = system.calcTimeOfNextScheduledReport(
                 state, self._lastReportTime != currentTime
             )
+            # As Simbody 3.7: never integrate past ``time`` (so the State returned at
+            # ``time`` is the end of a real step, not an interpolation).
             reportTime = min(nextReport, time)
-            status = integ.stepTo(reportTime, nextEvent)
+            status = integ.stepTo(reportTime, min(nextEvent, time))
             results = None
             if status in (
                 SuccessfulStepStatus.ReachedStepLimit,
@@ -136,6 +139,8 @@ class TimeStepper:
                     return status
                 continue
             if status == SuccessfulStepStatus.ReachedScheduledEvent:
+                if integ.getTime() < nextEvent:
+                    continue  # reached ``time`` itself, not a scheduled event
                 advanced = integ.updAdvancedState()
                 system.realize(advanced, Stage.Time)
                 results = system.handleEvents(advanced, Event.Cause.Scheduled, eventIds, options)
