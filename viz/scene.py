@@ -22,7 +22,6 @@ Only one thread may use a Scene, and (in the studio) it must be the GUI thread.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from typing import NamedTuple
 
@@ -44,8 +43,6 @@ from viz.environment import Environment
 from viz.instancing import GlyphGroup
 from viz.render_window import capture_rgb, create_offscreen_window
 from viz.vtk_builder import POINTS, SURFACE, WIREFRAME, DrawItem, VtkGeometryBuilder
-
-log = logging.getLogger(__name__)
 
 DEFAULT_COLOR = (0.72, 0.74, 0.78)
 """Surface colour for decorations that request none (light blue-grey)."""
@@ -253,11 +250,14 @@ class Scene:
         ``up`` is a unit vector along +-X, +-Y or +-Z (or a CoordinateDirection); the camera's
         view-up follows it. ``background`` is the plain colour used with a uniform background.
         """
-        old_up = self.environment.up.copy()
+        old_up, was_dark = self.environment.up.copy(), self.environment.is_dark()
         self.environment.set_hints(up, uniform_background, length_scale, background)
         if self._camera_initialized and not np.array_equal(old_up, self.environment.up):
             cam.apply_preset(self.renderer.GetActiveCamera(), "front", self.environment.up)
-        self._apply_text_colors()
+        if self.environment.is_dark() != was_dark:  # default text colour flips
+            self._apply_text_colors()
+            for it in self._static + self._dynamic:
+                self._restyle(it)
 
     def set_overlay_text(
         self,
@@ -405,8 +405,9 @@ class Scene:
         self._update_max_body()
 
     def _set_dynamic_items(self, items: list[DrawItem]) -> None:
+        old, self._dynamic = self._dynamic, items
         kept = {id(it) for it in items}
-        for it in self._dynamic:
+        for it in old:
             if id(it) not in kept:
                 self._remove_actor(it)
         for it in items:
@@ -414,7 +415,6 @@ class Scene:
                 self._add_actor(it)
             else:
                 self._restyle(it)
-        self._dynamic = items
         self._dynamic_place = _Placement(items)
         self._update_max_body()
 

@@ -99,3 +99,13 @@ def test_billboard_text_faces_the_camera(scene):
     flat_side = int(color_mask(scene.capture(), (0, 0, 1)).sum())
     assert side > 0.6 * front
     assert flat_side < 0.4 * front
+
+
+def test_default_text_colour_contrasts_with_the_background(scene):
+    label = DecorativeText("HELLO").setScale(0.6).setTransform(Transform((-1.5, 0, 0)))
+    scene.set_geometry([label])
+    on_white = scene.capture().astype(int)
+    assert (on_white.max(axis=2) < 80).sum() > 30  # dark text
+    scene.set_hints(background=(0, 0, 0))
+    on_black = scene.capture().astype(int)
+    assert (on_black.min(axis=2) > 200).sum() > 30  # light text
