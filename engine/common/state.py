@@ -472,10 +472,16 @@ class State:
     # --------------------------------------------------------------- checking
     def _require_system_stage(self, needed: Stage, what: str) -> None:
         if self._system_stage < needed:
+            if needed <= Stage.Model:  # realize() starts at Model; it cannot do this
+                todo = "call system.realizeModel(state)"
+                if self._system_stage < Stage.Topology:
+                    todo = "use a State made by system.realizeTopology()"
+            else:
+                todo = f"call system.realize(state, Stage.{needed.getName()})"
             raise StageTooLowError(
                 f"{what} needs the State realized to {needed.getName()} stage, but it is only "
-                f"at {self._system_stage.getName()} stage; call system.realize(state, "
-                f"Stage.{needed.getName()}) first" + self._cause_suffix(needed),
+                f"at {self._system_stage.getName()} stage; {todo} first"
+                + self._cause_suffix(needed),
                 needed=needed,
                 current=self._system_stage,
             )
