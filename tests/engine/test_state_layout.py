@@ -337,8 +337,12 @@ def test_dimensions_need_model_and_instance():
     s = system.realizeTopology()
     s.invalidateAll(Stage.Model)
     for getter in (s.getNQ, s.getNY, s.getQStart, s.getY, s.getZWeights):
-        with pytest.raises(StageTooLowError, match="Model"):
+        with pytest.raises(StageTooLowError, match="Model") as info:
             getter()
+        # realize() cannot bring a State to Model stage: the message says what can.
+        assert "call system.realizeModel(state)" in str(info.value)
+    with pytest.raises(StageTooLowError, match="made by system.realizeTopology"):
+        State().getTime()
     s = system.realizeTopology()
     assert s.getNQ() == 1
     for getter in (s.getNQErr, s.getNYErr, s.getUErrStart, s.getNEventTriggers, s.getQErrWeights):
