@@ -173,12 +173,18 @@ class CPodesIntegrator(Integrator):
         restarts = 0
         while True:
             try:
+                solver = self._solver
+                if solver is not None and solver.status != "running":
+                    # BDF's history is plain Python and can go on past its old bound;
+                    # LSODA's Fortran state cannot, so it restarts.
+                    if isinstance(solver, BDF) and solver.status == "finished":
+                        solver.status = "running"
+                    else:
+                        self._solver = None
                 if not self._solverMatches(t0, y0):
                     self._startSolver(t0, y0, tMax, firstStep)
                 solver = self._solver
                 solver.t_bound = tMax
-                if solver.status != "running" and solver.t < tMax:
-                    solver.status = "running"
                 self._stepTimes = set()
                 message = solver.step()
                 attempts = max(1, len(self._stepTimes - {t0}))
@@ -188,6 +194,10 @@ class CPodesIntegrator(Integrator):
                     raise _TrialStepError(
                         f"scipy's {type(solver).__name__} solver gave up: {message} "
                         f"(at step size {getattr(solver, 'h_abs', math.nan):.3g})"
+                    )
+                if not solver.t > t0:
+                    raise _TrialStepError(
+                        f"scipy's {type(solver).__name__} solver made no progress past t={t0!r}"
                     )
                 if self._finishStep(t0, solver, tMax):
                     return

@@ -39,7 +39,11 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.system import System
 from engine.integrators.error_norm import calcErrorNorm, calcRelativeScaling, describeYIndex
-from engine.integrators.event_localization import SIGNIFICANT_REAL, findEventCandidates
+from engine.integrators.event_localization import (
+    SIGNIFICANT_REAL,
+    Trigger,
+    findEventCandidates,
+)
 
 #: Exceptions that make a trial step fail (the step is retried smaller) instead of
 #: ending the simulation at once. Programming errors (TypeError, AttributeError, ...)
@@ -183,6 +187,7 @@ class Integrator:
         self._failureExc: BaseException | None = None
         self._stepInProgress = False
         self._stepSerial = 0
+        self._zeroWitnessSigns: tuple[float, dict] = (math.nan, {})
         self._denseKey = None
         self._denseCoef = None
         self.resetAllStatistics()
@@ -737,6 +742,8 @@ class Integrator:
         """Advance from the previous state toward tMax; True if an event triggered
         (then the advanced state is at tHigh of the localized window)."""
         self._advanceOneStep(tMax)
+        if not self._advanced.getTime() > self._tPrev:
+            raise self._stepFailed(self._tPrev, 0.0, "time did not advance")
         return self._findEvents(tReport)
 
     def _minResolvableStep(self, t: float) -> float:
@@ -1031,6 +1038,14 @@ class Integrator:
         self._ydotPrev = s.getYDot().copy()
         self._qdotdotPrev = s.getQDotDot().copy()
         self._triggersPrev = s.getEventTriggers().copy()
+        # A witness that triggered by landing exactly on zero is taken to be on the far
+        # side of zero now, so that leaving zero is not a second event.
+        t, signs = self._zeroWitnessSigns
+        if signs and s.getTime() == t:
+            for i, sign in signs.items():
+                if i < self._triggersPrev.size and self._triggersPrev[i] == 0.0:
+                    self._triggersPrev[i] = sign * np.finfo(np.float64).tiny
+        self._zeroWitnessSigns = (math.nan, {})
 
     def _prevParts(self):
         """(q0, u0, z0, qdot0, udot0, zdot0) of the step start (copies)."""
@@ -1161,7 +1176,7 @@ class Integrator:
         tLow, tHigh = t0, t1
         eLow, eHigh = e0, e1
         if tHigh - tLow <= narrowest and not (tLow < tReport < tHigh):
-            self._setTriggeredEvents(tLow, tHigh, cands, ests, trans)
+            self._setTriggeredEvents(tLow, tHigh, cands, ests, trans, eHigh)
             return True
         bias = 1.0
         sideTwoItersAgo = sidePrevIter = 0
@@ -1197,14 +1212,22 @@ class Integrator:
                 f"{self._methodName} integrator could not localize the event(s) "
                 f"{[infos[i].getEventId() for i in cands]} between t={tLow!r} and t={tHigh!r}"
             )
-        self._setTriggeredEvents(tLow, tHigh, cands, ests, trans)
+        self._setTriggeredEvents(tLow, tHigh, cands, ests, trans, eHigh)
         if tHigh < adv.getTime():
             self._backUpAdvancedStateByInterpolation(tHigh)
             self._realizeStateDerivatives(adv)
         return True
 
-    def _setTriggeredEvents(self, tLow, tHigh, cands, ests, trans) -> None:
+    def _setTriggeredEvents(self, tLow, tHigh, cands, ests, trans, eHigh) -> None:
         self._tLow, self._tHigh = float(tLow), float(tHigh)
+        self._zeroWitnessSigns = (
+            self._tHigh,
+            {
+                i: (1.0 if tr == Trigger.Rising else -1.0)
+                for i, tr in zip(cands, trans, strict=True)
+                if eHigh[i] == 0.0
+            },
+        )
         infos = self._triggerInfos
         order = sorted(range(len(cands)), key=lambda k: (ests[k], infos[cands[k]].getEventId()))
         self._triggeredEvents = [infos[cands[k]].getEventId() for k in order]
