@@ -187,6 +187,7 @@ class Integrator:
         self._failureExc: BaseException | None = None
         self._stepInProgress = False
         self._stepSerial = 0
+        self._tinySteps = 0
         self._zeroWitnessSigns: tuple[float, dict] = (math.nan, {})
         self._denseKey = None
         self._denseCoef = None
@@ -633,6 +634,15 @@ class Integrator:
             self._restorePrevious()
             self._terminate(TerminationReason.AnUnrecoverableErrorOccurred)
             raise
+        except (_TrialStepError, *_RECOVERABLE) as exc:
+            # Evaluating an accepted (not trial) state failed: nothing smaller to try.
+            t = self._advanced.getTime()
+            self._restorePrevious()
+            self._terminate(TerminationReason.AnUnrecoverableErrorOccurred)
+            raise StepFailedError(
+                f"{self._methodName} integrator step failed at t={t:.17g}: "
+                + (str(exc) if isinstance(exc, _TrialStepError) else f"{type(exc).__name__}: {exc}")
+            ) from (None if isinstance(exc, _TrialStepError) else exc)
         except BaseException:
             self._restorePrevious()
             raise
@@ -724,6 +734,7 @@ class Integrator:
             self._saveAdvancedStateAsPrevious()
             self._stepInProgress = True
             self._realizeStateDerivatives(advanced)
+            self._checkDerivatives(advanced)
             self._saveAdvancedStateDerivsAsPrevious()
             advanced.autoUpdateDiscreteVariables()
             self._stepSerial += 1
@@ -800,8 +811,24 @@ class Integrator:
                 self._lastStepSize = t1 - t0
                 if math.isnan(self._actualInitialStepSizeTaken):
                     self._actualInitialStepSizeTaken = self._lastStepSize
+                self._checkProgress(t0, t1, limited)
                 return
             self._statsErrorTestFailures += 1
+
+    def _checkProgress(self, t0: float, t1: float, limited: bool) -> None:
+        """Fail rather than crawl: many consecutive steps at the resolution limit of
+        time mean the integration makes no practical progress."""
+        if not limited and t1 - t0 < 1000 * self._minResolvableStep(t0):
+            self._tinySteps += 1
+            if self._tinySteps > 1000:
+                self._tinySteps = 0
+                self._failure = (
+                    "the last 1000 steps were all shorter than 1000 times the smallest "
+                    "resolvable time step"
+                )
+                raise self._stepFailed(t0, t1 - t0, "step size underflow")
+        else:
+            self._tinySteps = 0
 
     def _guardedAttempt(self, t1: float):
         try:
@@ -831,11 +858,15 @@ class Integrator:
             f"(step size h={h:.3g}, {settings}). The last attempt failed because {why}."
         )
         if "underflow" in what:
+            stiff = (
+                ""
+                if self._methodName.startswith("CPodes")
+                else " the system may be too stiff for an explicit method (try CPodesIntegrator),"
+            )
             msg += (
                 " The step size had to shrink until time could no longer advance; the "
-                "derivatives may be discontinuous or non-finite there, the system may be too "
-                "stiff for an explicit method (try CPodesIntegrator), or the accuracy may be "
-                "tighter than double precision allows."
+                f"derivatives may be discontinuous or non-finite there,{stiff} or the accuracy "
+                "may be tighter than double precision allows."
             )
         err = StepFailedError(msg)
         err.__cause__ = self._failureExc
@@ -925,6 +956,8 @@ class Integrator:
         adv.setY(y)
 
     def _checkDerivatives(self, state: State) -> np.ndarray:
+        """ydot of a State realized to Acceleration; _TrialStepError naming the variable
+        if any entry is not finite."""
         ydot = state.getYDot()
         if not np.all(np.isfinite(ydot)):
             k = int(np.flatnonzero(~np.isfinite(ydot))[0])
