@@ -30,6 +30,7 @@ from engine.common.exceptions import (
     TopologyMismatchError,
 )
 from engine.common.stage import Stage
+from engine.common.subsystem import Subsystem
 
 #: The derivative count Simbody reports for measures whose derivatives are all known
 #: (std::numeric_limits<int>::max()).
@@ -77,6 +78,13 @@ def readonly(value):
 def splitSubsystem(args: tuple, kwargs: dict, name: str):
     """Simbody constructors take an optional leading Subsystem; return (subsystem, rest)."""
     subsystem = kwargs.pop("subsystem", None)
+    if subsystem is None and args and isinstance(args[0], Subsystem):
+        if not hasattr(args[0], "adoptMeasure"):
+            raise InvalidArgumentError(
+                f"Measure.{name} needs a subsystem that can hold measures, such as "
+                f"system.updDefaultSubsystem(); got {type(args[0]).__name__}"
+            )
+        return args[0], args[1:]
     if subsystem is None and args and hasattr(args[0], "adoptMeasure"):
         return args[0], args[1:]
     if subsystem is None and args and args[0] is None:
