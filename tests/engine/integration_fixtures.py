@@ -300,3 +300,52 @@ class PeriodicLogger(PeriodicEventHandler):
     def handleEvent(self, state, accuracy: float) -> bool:
         self.calls.append(state.getTime())
         return False
+
+
+class DrivenOscillator(Subsystem):
+    """x'' = -x + p with p = sin(t) prescribed (q = [x, p], u = [v, pdot]); from rest,
+    x(t) = (sin t - t cos t) / 2 (resonance)."""
+
+    def __init__(self) -> None:
+        super().__init__("DrivenOscillator")
+
+    def realizeSubsystemTopologyImpl(self, state) -> None:
+        ix = self.getMySubsystemIndex()
+        state.allocateQ(ix, [0.0, 0.0])
+        state.allocateU(ix, [0.0, 1.0])
+
+    def prescribeQImpl(self, state) -> bool:
+        ix = self.getMySubsystemIndex()
+        p = math.sin(state.getTime())
+        if state.getQ(ix)[1] == p:
+            return False
+        state.updQ(ix)[1] = p
+        return True
+
+    def prescribeUImpl(self, state) -> bool:
+        ix = self.getMySubsystemIndex()
+        pdot = math.cos(state.getTime())
+        if state.getU(ix)[1] == pdot:
+            return False
+        state.updU(ix)[1] = pdot
+        return True
+
+    def getPrescribedQIndexImpl(self, state) -> list[int]:
+        return [state.getQStart(self.getMySubsystemIndex()) + 1]
+
+    def getPrescribedUIndexImpl(self, state) -> list[int]:
+        return [state.getUStart(self.getMySubsystemIndex()) + 1]
+
+    def realizeSubsystemVelocityImpl(self, state) -> None:
+        ix = self.getMySubsystemIndex()
+        state.updQDot(ix)[:] = state.getU(ix)
+
+    def realizeSubsystemAccelerationImpl(self, state) -> None:
+        ix = self.getMySubsystemIndex()
+        q = state.getQ(ix)
+        a = np.array([-q[0] + q[1], -math.sin(state.getTime())])
+        state.updUDot(ix)[:] = a
+        state.updQDotDot(ix)[:] = a
+
+    def exact(self, t: float) -> float:
+        return (math.sin(t) - t * math.cos(t)) / 2

@@ -292,3 +292,20 @@ def test_method_descriptions_match_simbody():
             integ.getMethodMaxOrder(),
             integ.methodHasErrorControl(),
         ) == (name, lo, hi, ec)
+
+
+def test_state_weights_shape_the_error_control():
+    """A u weight of 1e-3 (unit change 1000) makes errors in u, and through N Wu
+    pinv(N) in q, count 1000 times less, so fewer steps meet the same accuracy."""
+    steps = []
+    for weight in (1.0, 1e-3):
+        osc = Oscillator(omega=1.0, x0=0.5, v0=0.0)
+        system, state = makeSystem(osc)
+        state.updUWeights()[:] = weight
+        integ = RungeKuttaMersonIntegrator(system)
+        integ.setAccuracy(1e-8)
+        stepper = TimeStepper(system, integ)
+        stepper.initialize(state)
+        stepper.stepTo(5.0)
+        steps.append(integ.getNumStepsTaken())
+    assert steps[1] * 3 < steps[0]

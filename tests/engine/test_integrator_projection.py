@@ -24,7 +24,7 @@ from engine.integrators import (
     TimeStepper,
     VerletIntegrator,
 )
-from tests.engine.integration_fixtures import CartesianPendulum, makeSystem
+from tests.engine.integration_fixtures import CartesianPendulum, DrivenOscillator, makeSystem
 
 G, L, THETA0 = 9.81, 1.0, 1.0
 REPORTS = np.linspace(0.25, 2.0, 8)
@@ -125,3 +125,25 @@ def test_initialize_projects_a_state_that_violates_the_constraints():
     assert abs(s.getQErr()[0]) <= tol
     assert abs(s.getUErr()[0]) <= tol
     assert integ.getNumQProjections() >= 1 and integ.getNumUProjections() >= 1
+
+
+@pytest.mark.parametrize(
+    "make",
+    [RungeKuttaMersonIntegrator, CPodesIntegrator, VerletIntegrator],
+    ids=lambda v: v.__name__,
+)
+def test_prescribed_motion_is_applied_before_every_evaluation(make):
+    driven = DrivenOscillator()
+    system, state = makeSystem(driven)
+    integ = make(system)
+    integ.setAccuracy(1e-7)
+    stepper = TimeStepper(system, integ)
+    stepper.initialize(state)
+    ix = driven.getMySubsystemIndex()
+    for t in (0.5, 1.7, 3.0):
+        stepper.stepTo(t)
+        s = stepper.getState()
+        q, u = s.getQ(ix), s.getU(ix)
+        assert q[1] == math.sin(t) and u[1] == math.cos(t)  # exactly the prescription
+        assert q[0] == pytest.approx(driven.exact(t), abs=1e-5)
+    assert system.getNumPrescribeQCalls() > integ.getNumStepsTaken()
