@@ -658,6 +658,8 @@ class Integrator:
 
     def _stepTo(self, reportTime: float, scheduledEventTime: float):
         if self._startOfContinuousInterval:
+            # A handler may have changed Instance-stage (or earlier) variables.
+            self._system.realize(self._advanced, Stage.Instance)
             self._refreshEventTriggerInfo()
             self._startOfContinuousInterval = False
             self._comm = _Comm.StepHasBeenReturnedNoEvent

@@ -349,3 +349,42 @@ class DrivenOscillator(Subsystem):
 
     def exact(self, t: float) -> float:
         return (math.sin(t) - t * math.cos(t)) / 2
+
+
+class TunableOscillator(MechanicalSubsystem):
+    """x'' = -omega^2 x with omega an Instance-stage discrete variable."""
+
+    def __init__(self, omega: float = 1.0) -> None:
+        super().__init__("TunableOscillator", [1.0], [0.0])
+        self.omega0 = omega
+
+    def realizeSubsystemTopologyImpl(self, state) -> None:
+        super().realizeSubsystemTopologyImpl(state)
+        self.omegaIx = state.allocateDiscreteVariable(
+            self.getMySubsystemIndex(), Stage.Instance, self.omega0, name="omega"
+        )
+
+    def setOmega(self, state, omega: float) -> None:
+        state.setDiscreteVariable(self.getMySubsystemIndex(), self.omegaIx, float(omega))
+
+    def realizeSubsystemAccelerationImpl(self, state) -> None:
+        self._omega = state.getDiscreteVariable(self.getMySubsystemIndex(), self.omegaIx)
+        super().realizeSubsystemAccelerationImpl(state)
+
+    def acceleration(self, t, q, u):
+        return -(self._omega**2) * q
+
+
+class RetuneAt(ScheduledEventHandler):
+    """At time ``t``, set the TunableOscillator's omega."""
+
+    def __init__(self, osc: TunableOscillator, t: float, omega: float) -> None:
+        self.osc, self.t, self.omega = osc, t, omega
+
+    def getNextEventTime(self, state, includeCurrentTime: bool) -> float:
+        now = state.getTime()
+        return self.t if self.t > now or (includeCurrentTime and self.t == now) else math.inf
+
+    def handleEvent(self, state, accuracy: float) -> bool:
+        self.osc.setOmega(state, self.omega)
+        return False

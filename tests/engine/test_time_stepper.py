@@ -22,7 +22,9 @@ from tests.engine.integration_fixtures import (
     KickAt,
     Oscillator,
     PeriodicLogger,
+    RetuneAt,
     StepCounter,
+    TunableOscillator,
     makeSystem,
 )
 
@@ -195,3 +197,21 @@ def test_time_stepper_usage_errors():
         stepper.stepTo(0.25)
     assert stepper.getTime() == 0.5
     assert stepper.getIntegrator().getMethodName() == "RungeKuttaMerson"
+
+
+def test_handler_changing_an_instance_variable_restarts_from_instance_stage():
+    osc = TunableOscillator(omega=1.0)
+    system = System("tunable")
+    system.adoptSubsystem(osc)
+    system.addEventHandler(RetuneAt(osc, 1.0, 2.0))
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.setAccuracy(1e-9)
+    stepper = TimeStepper(system, integ)
+    stepper.initialize(system.realizeTopology())
+    stepper.stepTo(2.5)
+    assert system.getNumHandlerCallsThatChangedStage(Stage.Instance) == 1
+    # Piecewise exact solution: cos(t) until t=1, then omega=2 from that state.
+    x1, v1 = math.cos(1.0), -math.sin(1.0)
+    t = 2.5 - 1.0
+    expected = x1 * math.cos(2 * t) + v1 / 2 * math.sin(2 * t)
+    assert osc.q(stepper.getState())[0] == pytest.approx(expected, abs=1e-6)
