@@ -20,24 +20,36 @@ from engine.math.transform import Transform
 from engine.math.vec import as_vec3
 from engine.multibody.body import Body
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
+from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
 
 if TYPE_CHECKING:
     from engine.common.state import State
     from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
 
 
-def _pack_params(module, extra: tuple) -> np.ndarray:
-    params = np.zeros(8)
-    if not extra:
-        return params
+def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
+    """The params vector of a mobilizer from its constructor's extra arguments.
+
+    Positional extras follow Simbody's constructor order (Screw: pitch; Ellipsoid: radii;
+    SphericalCoords: azimuth_offset, azimuth_negated, zenith_offset, zenith_negated,
+    radial_axis, radial_negated); keywords use those names.
+    """
+    name = module.NAME
+    names = OPTION_NAMES.get(name, ())
+    if len(extra) > len(names):
+        expected = ", ".join(names) if names else "no extra arguments"
+        raise InvalidArgumentError(
+            f"MobilizedBody.{name} takes {expected}; got {len(extra)} extra positional argument(s)"
+        )
+    options = dict(zip(names, extra, strict=False))
+    for key, value in kwargs.items():
+        if key in options:
+            raise InvalidArgumentError(f"MobilizedBody.{name}: {key} given twice")
+        options[key] = value
     try:
-        from engine.multibody.mobilizers import params as packers
-    except ImportError:
-        packers = None
-    packer = getattr(packers, "pack", None) if packers is not None else None
-    if packer is None:
-        raise InvalidArgumentError(f"MobilizedBody.{module.NAME} takes no extra arguments")
-    return np.asarray(packer(module.NAME, *extra), dtype=np.float64)
+        return params_for(name, options)
+    except ValueError as exc:
+        raise InvalidArgumentError(f"MobilizedBody.{name}: {exc}") from None
 
 
 class MobilizedBody:
@@ -63,7 +75,7 @@ class MobilizedBody:
         self._X_PF = Transform(X_PF)
         self._X_BM = Transform(X_BM)
         self._body = body
-        self._params = _pack_params(self._module, tuple(extra) + tuple(kwargs.values()))
+        self._params = _pack_params(self._module, tuple(extra), kwargs)
         self._default_q: np.ndarray | None = None
         self._parent_index = parent.getMobilizedBodyIndex()
         self._matter: SimbodyMatterSubsystem = parent._matter

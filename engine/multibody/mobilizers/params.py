@@ -97,7 +97,7 @@ def ellipsoid_params(radii: Sequence[float]) -> np.ndarray:
     return out
 
 
-_OPTION_NAMES = {
+OPTION_NAMES = {
     "Screw": ("pitch",),
     "SphericalCoords": (
         "azimuth_offset",
@@ -119,7 +119,7 @@ def params_for(name: str, options: Mapping | None = None) -> np.ndarray:
     ``pitch`` and Ellipsoid ``radii``; SphericalCoords options default to Simbody's.
     """
     options = dict(options or {})
-    allowed = _OPTION_NAMES.get(name, ())
+    allowed = OPTION_NAMES.get(name, ())
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(f"unknown option(s) {unknown} for mobilizer {name!r}")
