@@ -44,6 +44,22 @@ from engine.forces import gravity as _gravity  # registers Force.Gravity
 # Multibody layer.
 from engine.forces.force import Force
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
+from engine.integrators import (
+    CPodes,
+    CPodesIntegrator,
+    ExplicitEulerIntegrator,
+    Integrator,
+    RungeKutta2Integrator,
+    RungeKutta3Integrator,
+    RungeKuttaFeldbergIntegrator,
+    RungeKuttaMersonIntegrator,
+    SemiExplicitEuler2Integrator,
+    SemiExplicitEulerIntegrator,
+    SuccessfulStepStatus,
+    TerminationReason,
+    TimeStepper,
+    VerletIntegrator,
+)
 from engine.math.coordinate_axis import (
     CoordinateAxis,
     CoordinateDirection,
@@ -58,6 +74,7 @@ from engine.math.mass_properties import MassProperties
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import Vec3
+from engine.measures import *  # noqa: F403  (Measure and the Measure_<Kind> aliases)
 from engine.multibody.body import Body
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
