@@ -19,6 +19,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.math.mass_properties import MassProperties
+from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels.articulated_body import (
     calc_articulated_inertias,
     solve_articulated,
@@ -32,6 +33,7 @@ from engine.multibody.kernels.jacobian import (
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
 from engine.multibody.kernels.position_kinematics import calc_position_kinematics
 from engine.multibody.kernels.velocity_kinematics import calc_velocity_kinematics
+from engine.multibody.matter_model_stage import MatterModelStageMixin
 from engine.multibody.mobilized_body import MobilizedBody
 
 
@@ -145,7 +147,7 @@ class _Indices:
     extra: dict = field(default_factory=dict)
 
 
-class SimbodyMatterSubsystem(Subsystem):
+class SimbodyMatterSubsystem(MatterModelStageMixin, Subsystem):
     """The multibody tree: bodies, mobilizers and the operators on them."""
 
     def __init__(self, system=None) -> None:
@@ -189,6 +191,10 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def getShowDefaultGeometry(self) -> bool:
         return self._show_default_geometry
+
+    def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
+        """Body decorations and, if shown, the default sketch (all at Topology stage)."""
+        append_matter_geometry(self, state, stage, geometry)
 
     def invalidateSubsystemTopologyCache(self) -> None:
         self._topology = None

@@ -1,0 +1,262 @@
+"""euler_vs_quaternion.json (computed by Simbody 3.7) through the full engine: the same state in
+quaternion and Euler-angle mode, convertToEulerAngles / convertToQuaternions,
+normalizeQuaternions, qErr of unnormalized quaternions, quaternion pool indices, State layout and
+every per-mode output (kinematics, N operators, M, udot, energies)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import (
+    Body,
+    Force,
+    GeneralForceSubsystem,
+    Inertia,
+    MassProperties,
+    MobilizedBody,
+    MultibodySystem,
+    Rotation,
+    SimbodyMatterSubsystem,
+    Stage,
+    Transform,
+)
+from engine.common.exceptions import StageTooLowError
+from tests.engine.reference_data import load_reference, reference_available
+
+pytestmark = pytest.mark.skipif(
+    not reference_available("euler_vs_quaternion"), reason="reference data not found"
+)
+
+TOL = 1e-10
+
+
+def _transform(d: dict) -> Transform:
+    return Transform(Rotation(np.array(d["R"]).reshape(3, 3)), d["p"])
+
+
+def build_reference_model(model: dict):
+    """(system, matter, mobods) rebuilt from a reference ``model`` entry (gravity forces only)."""
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    mobods = [matter.Ground()]
+    for b in model["bodies"][1:]:
+        Ixx, Iyy, Izz, Ixy, Ixz, Iyz = b["inertia_about_body_origin"]
+        body = Body.Rigid(
+            MassProperties(b["mass"], b["mass_center"], Inertia(Ixx, Iyy, Izz, Ixy, Ixz, Iyz))
+        )
+        cls = getattr(MobilizedBody, b["mobilizer"])
+        mobods.append(
+            cls(
+                mobods[b["parent"]],
+                _transform(b["X_PF"]),
+                body,
+                _transform(b["X_BM"]),
+                **b.get("mobilizer_params", {}),
+            )
+        )
+    for f in model["forces"]:
+        if f["type"] == "Force::UniformGravity":
+            # UniformGravity with zero_height 0 is Gravity along g with |g| (same forces and PE).
+            assert f["zero_height"] == 0.0
+            g = np.asarray(f["g"], dtype=float)
+            Force.Gravity(forces, matter, g / np.linalg.norm(g), float(np.linalg.norm(g)))
+        else:
+            raise AssertionError(f"unexpected force {f['type']}")
+    return system, matter, mobods
+
+
+def _close(actual, expected, what: str, tol: float = TOL) -> None:
+    actual = np.asarray(actual, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
+    scale = max(1.0, float(np.max(np.abs(expected)))) if expected.size else 1.0
+    err = float(np.max(np.abs(actual - expected))) if expected.size else 0.0
+    assert err <= tol * scale, f"{what}: max error {err:.3e}\n{actual}\n{expected}"
+
+
+def _cases():
+    if not reference_available("euler_vs_quaternion"):
+        return []
+    case = load_reference("euler_vs_quaternion")
+    return [(mi, si) for mi, m in enumerate(case["models"]) for si in range(len(m["samples"]))]
+
+
+@pytest.fixture(scope="module")
+def models():
+    case = load_reference("euler_vs_quaternion")
+    return [(m, build_reference_model(m["model"])) for m in case["models"]]
+
+
+def _check_mode(system, matter, mobods, state, out, inputs, what: str) -> None:
+    """Compare every output of one mode block of a sample (state realized to Acceleration)."""
+    nb = matter.getNumBodies()
+    assert state.getNQ() == out["state_nq"], what
+    assert state.getNU() == out["state_nu"], what
+    assert state.getNQErr() == out["state_nqerr"], what
+    assert matter.getUseEulerAngles(state) == out["getUseEulerAngles"], what
+    assert matter.getNumQuaternionsInUse(state) == out["getNumQuaternionsInUse"], what
+    bodies = mobods[1:]
+    assert [m.getNumQ(state) for m in bodies] == out["nq_in_use_per_body_1_to_nb"], what
+    assert [int(matter._topo().qs[m.getMobilizedBodyIndex()]) for m in bodies] == out[
+        "q_start_per_body_1_to_nb"
+    ], what
+    assert [int(matter.isUsingQuaternion(state, m)) for m in bodies] == out[
+        "isUsingQuaternion_per_body_1_to_nb"
+    ], what
+    assert [matter.getQuaternionPoolIndex(state, m) for m in bodies] == out[
+        "quaternion_pool_index_per_body_1_to_nb"
+    ], what
+    _close(state.getQ(), out["q"], f"{what} q")
+    _close(state.getU(), out["u"], f"{what} u")
+    _close(state.getQErr(), out["qErr"], f"{what} qErr")
+    for b in range(nb):
+        X = mobods[b].getBodyTransform(state)
+        _close(X.R().asMat33().reshape(-1), out["X_GB"][b]["R"], f"{what} X_GB[{b}].R")
+        _close(X.p(), out["X_GB"][b]["p"], f"{what} X_GB[{b}].p")
+        X = mobods[b].getMobilizerTransform(state)
+        _close(X.R().asMat33().reshape(-1), out["X_FM"][b]["R"], f"{what} X_FM[{b}].R")
+        _close(X.p(), out["X_FM"][b]["p"], f"{what} X_FM[{b}].p")
+        _close(mobods[b].getBodyVelocity(state).reshape(-1), out["V_GB"][b], f"{what} V_GB[{b}]")
+        _close(
+            mobods[b].getMobilizerVelocity(state).reshape(-1), out["V_FM"][b], f"{what} V_FM[{b}]"
+        )
+        _close(
+            mobods[b].getBodyAcceleration(state).reshape(-1), out["A_GB"][b], f"{what} A_GB[{b}]"
+        )
+    _close(state.getQDot(), out["qdot"], f"{what} qdot")
+    _close(state.getUDot(), out["udot"], f"{what} udot")
+    _close(state.getQDotDot(), out["qdotdot"], f"{what} qdotdot")
+    x_u, y_q = inputs["x_u"], inputs["y_q"]
+    _close(matter.multiplyByN(state, False, x_u), out["N_times_x_u"], f"{what} N x")
+    _close(matter.multiplyByN(state, True, y_q), out["NT_times_y_q"], f"{what} N^T y")
+    _close(matter.multiplyByNInv(state, False, y_q), out["NInv_times_y_q"], f"{what} NInv y")
+    _close(matter.multiplyByNInv(state, True, x_u), out["NInvT_times_x_u"], f"{what} NInv^T x")
+    _close(matter.multiplyByNDot(state, False, x_u), out["NDot_times_x_u"], f"{what} NDot x")
+    _close(matter.multiplyByNDot(state, True, y_q), out["NDotT_times_y_q"], f"{what} NDot^T y")
+    _close(matter.calcM(state), out["M"], f"{what} M")
+    _close(matter.calcKineticEnergy(state), out["kinetic_energy"], f"{what} KE")
+    _close(system.calcPotentialEnergy(state), out["potential_energy"], f"{what} PE")
+
+
+def _check_counts(state, counts: dict, what: str) -> None:
+    assert state.getNY() == counts["nY"], what
+    assert state.getNQ() == counts["nQ"], what
+    assert state.getNU() == counts["nU"], what
+    assert state.getNZ() == counts["nZ"], what
+    assert state.getNYErr() == counts["nYErr"], what
+    assert state.getNQErr() == counts["nQErr"], what
+    assert state.getNUErr() == counts["nUErr"], what
+    assert state.getQErrStart() == counts["qErrStart_in_YErr"], what
+    assert state.getUErrStart() == counts["uErrStart_in_YErr"], what
+
+
+@pytest.mark.parametrize(("model_index", "sample_index"), _cases())
+def test_quaternion_mode(models, model_index, sample_index):
+    entry, (system, matter, mobods) = models[model_index]
+    sample = entry["samples"][sample_index]
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    state.setTime(sample["state"]["t"])
+    state.setQ(sample["state"]["q"])
+    state.setU(sample["state"]["u"])
+    system.realize(state, Stage.Acceleration)
+    _check_counts(state, entry["system_counts_quaternion_mode"], "quaternion counts")
+    _check_mode(
+        system, matter, mobods, state, sample["quaternion_mode"], sample["inputs"], "quaternion"
+    )
+
+
+@pytest.mark.parametrize(("model_index", "sample_index"), _cases())
+def test_convert_to_euler_angles_and_euler_mode(models, model_index, sample_index):
+    entry, (system, matter, mobods) = models[model_index]
+    sample = entry["samples"][sample_index]
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    state.setTime(sample["state"]["t"])
+    state.setQ(sample["state"]["q"])
+    state.setU(sample["state"]["u"])
+    system.realize(state, Stage.Acceleration)
+    q_before = state.getQ().copy()
+
+    euler = matter.convertToEulerAngles(state)
+    raw = sample["after_convertToEulerAngles_raw"]
+    assert euler.getSystemStage() == Stage[raw["stage"]]
+    assert euler.getTime() == raw["t"]
+    _close(euler.getQ(), raw["q"], "converted q")
+    _close(euler.getU(), raw["u"], "converted u (reset to 0)")
+    # the input State is untouched
+    assert not matter.getUseEulerAngles(state)
+    assert np.array_equal(state.getQ(), q_before)
+
+    euler.setU(sample["state"]["u"])  # "u copied from quaternion-mode state"
+    system.realize(euler, Stage.Acceleration)
+    _check_counts(euler, entry["system_counts_euler_mode"], "Euler counts")
+    _check_mode(system, matter, mobods, euler, sample["euler_mode"], sample["inputs"], "Euler")
+
+    back = matter.convertToQuaternions(euler)
+    assert not matter.getUseEulerAngles(back)
+    assert back.getSystemStage() == Stage.Model
+    _close(back.getQ(), sample["after_convertToQuaternions"]["q"], "back to quaternions q")
+    _close(back.getU(), sample["after_convertToQuaternions"]["u"], "back to quaternions u")
+
+
+@pytest.mark.parametrize(("model_index", "sample_index"), _cases())
+def test_unnormalized_quaternions_and_normalize(models, model_index, sample_index):
+    entry, (system, matter, mobods) = models[model_index]
+    sample = entry["samples"][sample_index]
+    out = sample["unnormalized_quaternion_mode"]
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    state.setTime(sample["state"]["t"])
+    q = np.array(sample["state"]["q"], dtype=float)
+    topo = matter._topo()
+    quat_bodies = [b for b in range(1, matter.getNumBodies()) if topo.uses_quaternion[b]]
+    for b, factor in zip(quat_bodies, out["quaternion_scale_factors"], strict=True):
+        s = int(topo.qs[b])
+        q[s : s + 4] *= factor
+    _close(q, out["q"], "scaled q (test setup)")
+    state.setQ(q)
+    state.setU(sample["state"]["u"])
+    system.realize(state, Stage.Acceleration)
+    _check_mode(system, matter, mobods, state, out, sample["inputs"], "unnormalized")
+
+    copied = state.copy()
+    assert copied.getSystemStage() == Stage[out["stage_of_copied_state"]]
+    assert out["normalizeQuaternions_throws_at_Instance_stage"]
+    with pytest.raises(StageTooLowError):
+        matter.normalizeQuaternions(copied)
+    np.testing.assert_array_equal(copied.getQ(), q)  # nothing changed before the error
+    system.realize(copied, Stage.Acceleration)
+    matter.normalizeQuaternions(copied)
+    _close(copied.getQ(), out["q_after_normalizeQuaternions"], "normalized q")
+    assert copied.getSystemStage() == Stage[out["stage_after_normalizeQuaternions"]]
+
+
+def test_conversion_of_an_already_converted_state_is_a_copy(models):
+    entry, (system, matter, _) = models[0]
+    sample = entry["samples"][0]
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    state.setQ(sample["state"]["q"])
+    state.setU(sample["state"]["u"])
+    same = matter.convertToQuaternions(state)
+    np.testing.assert_array_equal(same.getQ(), state.getQ())
+    np.testing.assert_array_equal(same.getU(), state.getU())
+    euler = matter.convertToEulerAngles(state)
+    again = matter.convertToEulerAngles(euler)
+    np.testing.assert_array_equal(again.getQ(), euler.getQ())
+    assert matter.getUseEulerAngles(again)
+
+
+def test_normalize_quaternions_in_euler_mode_changes_nothing(models):
+    entry, (system, matter, _) = models[0]
+    state = system.realizeTopology()
+    matter.setUseEulerAngles(state, True)
+    system.realizeModel(state)
+    q = np.arange(state.getNQ(), dtype=float) * 0.1
+    state.setQ(q)
+    system.realize(state, Stage.Time)
+    matter.normalizeQuaternions(state)
+    np.testing.assert_array_equal(state.getQ(), q)
