@@ -79,5 +79,6 @@ from engine.multibody.body import Body
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
 from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
+from engine.jit_warmup import warm_jit
 
 __all__ = [name for name in dir() if not name.startswith("_")]
