@@ -7,6 +7,7 @@ Everything a user needs is importable from here, with Simbody's names::
 """
 
 from engine.common.cache_entry import CacheEntryInfo, CacheEntryKey, DiscreteVarInfo, DiscreteVarKey
+from engine.common.decorative_geometry import *  # noqa: F403  (DecorativeGeometry kinds, colours)
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.events import (
     Event,
@@ -76,6 +77,7 @@ from engine.math.transform import Transform
 from engine.math.vec import Vec3
 from engine.measures import *  # noqa: F403  (Measure and the Measure_<Kind> aliases)
 from engine.multibody.body import Body
+from engine.multibody.decoration_subsystem import DecorationGenerator, DecorationSubsystem
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
 from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem

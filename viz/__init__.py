@@ -4,6 +4,7 @@ Main entry points (imported lazily, so ``import viz`` stays cheap):
 
 - ``Scene`` (viz.scene): a Qt-free scene; ``set_geometry``, ``update_poses``, ``render``.
 - ``render_geometry_to_png``, ``render_to_png``, ``FrameWriter`` (viz.offscreen): headless images.
+- ``collect_decorations`` (viz.system_decorations): a System's decorations, static and per-frame.
 - ``SceneView`` (viz.qt_view): the Qt widget; import it from ``viz.qt_view`` explicitly.
 """
 
@@ -18,6 +19,8 @@ _EXPORTS = {
     "render_to_png": "viz.offscreen",
     "write_png": "viz.offscreen",
     "FrameWriter": "viz.offscreen",
+    "collect_decorations": "viz.system_decorations",
+    "SystemDecorations": "viz.system_decorations",
 }
 
 __all__ = sorted(_EXPORTS)

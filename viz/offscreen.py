@@ -3,7 +3,7 @@
 - ``render_geometry_to_png(geometry, X_GB, path, ...)``: one PNG from a decoration list and body
   poses (the core, independent of System).
 - ``render_to_png(system, state, path, ...)``: one PNG of a System in a State, gathering geometry
-  with ``system.calcDecorativeGeometryAndAppend(state, Stage.Position)`` and the body poses
+  of every stage from Topology to Position (viz.system_decorations) and the body poses
   from the matter subsystem, and using the System's visualization hints.
 - ``FrameWriter``: writes successive frames as a PNG sequence, or as an MP4 when the optional
   package ``imageio-ffmpeg`` is installed.
@@ -26,6 +26,7 @@ from vtkmodules.vtkIOImage import vtkPNGWriter
 from engine.common.exceptions import InvalidArgumentError
 from viz.camera import PRESETS
 from viz.scene import Scene
+from viz.system_decorations import collect_decorations
 
 
 def write_png(image: np.ndarray, path) -> None:
@@ -110,12 +111,6 @@ def render_geometry_to_png(
     return image
 
 
-def _position_stage():
-    from engine.common.stage import Stage
-
-    return Stage.Position
-
-
 def system_hints(system) -> dict:
     """The visualization hints of a System as keyword arguments for Scene.set_hints."""
     return {
@@ -126,23 +121,22 @@ def system_hints(system) -> dict:
 
 
 def system_geometry_and_poses(system, state) -> tuple[list, np.ndarray]:
-    """(decorations, X_GB) for a System in a State realized to at least Position.
+    """(decorations of every stage up to Position, X_GB) for a System in a State.
 
-    X_GB is (nbodies, 4, 4) with body 0 = Ground.
+    The State is realized to Position if it is not already; X_GB is (nbodies, 4, 4) with
+    body 0 = Ground.
     """
-    geometry = list(system.calcDecorativeGeometryAndAppend(state, _position_stage()))
-    matter = system.getMatterSubsystem()
-    n = matter.getNumBodies()
-    x_gb = np.empty((n, 4, 4))
-    for b in range(n):
-        x_gb[b] = matter.getMobilizedBody(b).getBodyTransform(state).toMat44()
-    return geometry, x_gb
+    decorations = collect_decorations(system, state)
+    return decorations.static + decorations.dynamic, decorations.x_gb
 
 
 def render_to_png(
     system, state, path, width: int = 800, height: int = 600, camera=None
 ) -> np.ndarray:
-    """Render a System in a State (realized to Position) to a PNG; returns the image array."""
+    """Render a System in a State to a PNG (realizing it to Position if needed).
+
+    Returns the image as an (height, width, 3) uint8 array.
+    """
     geometry, x_gb = system_geometry_and_poses(system, state)
     return render_geometry_to_png(
         geometry, x_gb, path, width, height, camera=camera, **system_hints(system)

@@ -45,6 +45,17 @@ class Body:
         """(X_BD, geometry) pairs."""
         return list(self._decorations)
 
+    def clone(self) -> Body:
+        """An independent copy: same type and mass properties, its own decoration list.
+
+        A MobilizedBody keeps a clone of the Body it is given (as Simbody copies it), so one
+        Body description can serve as a template for many mobilized bodies.
+        """
+        copy = type(self).__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy._decorations = [(X_BD, geometry.clone()) for X_BD, geometry in self._decorations]
+        return copy
+
 
 def _zero_inertia():
     from engine.math.inertia import Inertia

@@ -74,7 +74,7 @@ class MobilizedBody:
             )
         self._X_PF = Transform(X_PF)
         self._X_BM = Transform(X_BM)
-        self._body = body
+        self._body = body.clone()  # each mobilized body owns its copy (as Simbody)
         self._params = _pack_params(self._module, tuple(extra), kwargs)
         self._default_q: np.ndarray | None = None
         self._parent_index = parent.getMobilizedBodyIndex()

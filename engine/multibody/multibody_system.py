@@ -53,6 +53,7 @@ class MultibodySystem(System):
         self.adoptSubsystem(self._global)
         self._matter = None
         self._force_subsystems: list = []
+        self._decorations = None
 
     def setMatterSubsystem(self, matter) -> int:
         if self._matter is not None:
@@ -69,6 +70,26 @@ class MultibodySystem(System):
         return self._matter
 
     updMatterSubsystem = getMatterSubsystem
+
+    def setDecorationSubsystem(self, decorations) -> int:
+        """Adopt the System's DecorationSubsystem (its constructor calls this)."""
+        if self._decorations is not None:
+            raise SimTKError("this MultibodySystem already has a DecorationSubsystem")
+        self._decorations = decorations
+        return self.adoptSubsystem(decorations)
+
+    def hasDecorationSubsystem(self) -> bool:
+        return self._decorations is not None
+
+    def getDecorationSubsystem(self):
+        if not self.hasDecorationSubsystem():
+            raise SimTKError(
+                "this MultibodySystem has no DecorationSubsystem; create one with "
+                "DecorationSubsystem(system)"
+            )
+        return self._decorations
+
+    updDecorationSubsystem = getDecorationSubsystem
 
     def addForceSubsystem(self, forces) -> int:
         self._force_subsystems.append(forces)

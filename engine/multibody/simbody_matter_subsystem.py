@@ -19,6 +19,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.math.mass_properties import MassProperties
+from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels.articulated_body import (
     calc_articulated_inertias,
     solve_articulated,
@@ -190,6 +191,10 @@ class SimbodyMatterSubsystem(MatterModelStageMixin, Subsystem):
 
     def getShowDefaultGeometry(self) -> bool:
         return self._show_default_geometry
+
+    def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
+        """Body decorations and, if shown, the default sketch (all at Topology stage)."""
+        append_matter_geometry(self, state, stage, geometry)
 
     def invalidateSubsystemTopologyCache(self) -> None:
         self._topology = None

@@ -15,7 +15,6 @@ from engine.common.exceptions import InvalidArgumentError
 from engine.math.coordinate_axis import ZAxis
 from engine.math.transform import Transform
 from tests.viz.helpers import centroid, color_mask
-from viz import offscreen
 from viz.offscreen import FrameWriter, render_geometry_to_png, render_to_png, write_png
 
 
@@ -61,59 +60,69 @@ def test_camera_mapping_and_bad_camera(tmp_path):
         render_geometry_to_png(geometry, x_gb, tmp_path / "c.png", camera={"position": (0, 0, 1)})
 
 
-class _Body:
-    def __init__(self, x):
-        self._x = x
+def _pendulum_system(up=ZAxis, uniform=True):
+    """A real MultibodySystem: one Pin body hanging 1 m below a pivot, a red sphere on it."""
+    from engine import (
+        Body,
+        DecorationSubsystem,
+        MassProperties,
+        MobilizedBody,
+        MultibodySystem,
+        Rotation,
+        SimbodyMatterSubsystem,
+        UnitInertia,
+        XAxis,
+    )
 
-    def getBodyTransform(self, state):  # noqa: N802
-        assert state == "state"
-        return self._x
-
-
-class _Matter:
-    def __init__(self, transforms):
-        self._bodies = [_Body(x) for x in transforms]
-
-    def getNumBodies(self):  # noqa: N802
-        return len(self._bodies)
-
-    def getMobilizedBody(self, index):  # noqa: N802
-        return self._bodies[index]
-
-
-class FakeSystem:
-    """Implements only the System calls render_to_png relies on."""
-
-    def __init__(self):
-        self.requested_stage = None
-        self._matter = _Matter([Transform(), Transform((0, 0, 1.0))])
-
-    def getUpDirection(self):  # noqa: N802
-        return ZAxis
-
-    def getUseUniformBackground(self):  # noqa: N802
-        return True
-
-    def getDefaultLengthScale(self):  # noqa: N802
-        return 0.5
-
-    def calcDecorativeGeometryAndAppend(self, state, stage):  # noqa: N802
-        self.requested_stage = stage
-        return [DecorativeSphere(0.3).setColor(Red).setBodyId(1)]
-
-    def getMatterSubsystem(self):  # noqa: N802
-        return self._matter
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    decorations = DecorationSubsystem(system)
+    matter.setShowDefaultGeometry(False)
+    system.setUpDirection(up)
+    system.setUseUniformBackground(uniform)
+    system.setDefaultLengthScale(0.5)
+    body = Body.Rigid(MassProperties(1.0, (0, 0, 0), UnitInertia(0.1, 0.1, 0.1)))
+    body.addDecoration(Transform(), DecorativeSphere(0.3).setColor(Red))
+    # pin axis z_F along -y_G (horizontal); at q = 0 the body hangs 1 m below the pivot
+    x_gf = Transform(Rotation(np.pi / 2, XAxis), (0, 0, 2.0))
+    pin = MobilizedBody.Pin(matter.Ground(), x_gf, body, Transform((0, 1.0, 0)))
+    return system, matter, decorations, pin
 
 
 def test_render_to_png_uses_system_geometry_poses_and_hints(tmp_path):
-    system = FakeSystem()
-    image = render_to_png(system, "state", tmp_path / "sys.png", 160, 120, camera="front")
-    from engine.common.stage import Stage
-
-    assert system.requested_stage == Stage.Position
+    system, _matter, _decorations, _pin = _pendulum_system()
+    state = system.realizeTopology()
+    image = render_to_png(system, state, tmp_path / "sys.png", 160, 120, camera="front")
+    assert (tmp_path / "sys.png").stat().st_size > 0
     assert (image == 255).all(axis=2).mean() > 0.5  # uniform white background, no ground
     x, y = centroid(color_mask(image, Red))
-    assert abs(x - 80) < 3 and abs(y - 60) < 3  # the body at z = 1 is in view, +Z up
+    assert abs(x - 80) < 3 and abs(y - 60) < 3  # the only body is at z = 1: in view, +Z up
+
+
+def test_render_to_png_draws_rubber_bands_at_the_current_pose(tmp_path):
+    from engine import DecorativeLine, Stage
+
+    system, _matter, decorations, pin = _pendulum_system()
+    decorations.addRubberBandLine(
+        0, (0, 0, 2.0), pin, (0, 0, 0), DecorativeLine().setColor(Green).setLineThickness(4)
+    )
+    state = system.realizeTopology()
+
+    def band_and_ball(q: float, name: str):
+        pin.setOneQ(state, 0, q)
+        system.realize(state, Stage.Position)
+        image = render_to_png(system, state, tmp_path / name, 200, 160, camera="front")
+        return color_mask(image, Green), color_mask(image, Red)
+
+    band, ball = band_and_ball(0.0, "hanging.png")
+    columns = np.nonzero(band.any(axis=0))[0]
+    assert band.sum() > 10 and ball.sum() > 20
+    assert columns.max() - columns.min() <= 6  # hanging: the band is vertical
+    band, ball = band_and_ball(1.2, "swung.png")  # the band must follow the body
+    columns = np.nonzero(band.any(axis=0))[0]
+    ball_columns = np.nonzero(ball.any(axis=0))[0]
+    assert columns.max() - columns.min() > 30  # now slanted
+    assert columns.max() >= ball_columns.min() - 3  # and it reaches the ball
 
 
 def test_png_sequence_writer(tmp_path):
@@ -163,9 +172,3 @@ def test_write_png_rejects_bad_images(tmp_path):
         write_png(np.zeros((4, 4)), tmp_path / "x.png")
     with pytest.raises(OSError):
         write_png(np.zeros((4, 4, 3), np.uint8), tmp_path / "no_such_dir" / "x.png")
-
-
-def test_position_stage_comes_from_the_engine():
-    from engine.common.stage import Stage
-
-    assert offscreen._position_stage() == Stage.Position

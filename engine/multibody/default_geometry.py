@@ -1,0 +1,95 @@
+"""Decorative geometry the matter subsystem produces: body decorations and default sketches.
+
+At Topology stage the matter subsystem emits, for every mobilized body, the decorations added
+with ``Body.addDecoration`` / ``MobilizedBody.addBodyDecoration`` (each a body-fixed copy with
+``bodyId`` = the MobilizedBodyIndex, ``indexOnBody`` = its index and transform X_BD), and, when
+``setShowDefaultGeometry(True)`` (the default), a sketch of the model:
+
+- the body frame B (a DecorativeFrame at Bo, body-fixed);
+- the mass centre (a small sphere at the station p_BC, in B) for bodies with mass;
+- the mobilizer's inboard frame F on the parent and outboard frame M on the body (smaller
+  frames) with "bones": a line from the parent's origin to Fo (on the parent) and from Bo to
+  Mo (on the body), so a chain of joints is visible even without user geometry.
+
+All lengths are scaled from the System's default length scale (metres). Ground (body 0) gets a
+frame at its origin. Every default item carries ``userRef = "default"`` so a viewer can tell
+it from user geometry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.common.decorative_geometry import (
+    DecorativeFrame,
+    DecorativeLine,
+    DecorativeSphere,
+)
+from engine.common.stage import Stage
+from engine.math.transform import Transform
+
+#: userRef set on every default sketch item.
+DEFAULT_GEOMETRY_REF = "default"
+
+_BODY_FRAME_COLOR = (0.2, 0.2, 0.2)
+_JOINT_FRAME_COLOR = (0.45, 0.45, 0.9)
+_BONE_COLOR = (0.55, 0.55, 0.55)
+_MASS_CENTER_COLOR = (0.9, 0.6, 0.1)
+
+
+def append_body_decorations(matter, geometry: list) -> None:
+    """Append every body's own decorations, body-fixed, with bodyId/indexOnBody set."""
+    for b in range(matter.getNumBodies()):
+        body = matter.getMobilizedBody(b).getBody()
+        for index, (X_BD, decoration) in enumerate(body.getDecorations()):
+            item = decoration.clone()
+            item.setBodyId(b)
+            item.setIndexOnBody(index)
+            item.setTransform(X_BD * decoration.getTransform())
+            geometry.append(item)
+
+
+def _default(item, body_id: int, color, X_BD: Transform | None = None):
+    item.setBodyId(body_id)
+    item.setColor(color)
+    item.setUserRef(DEFAULT_GEOMETRY_REF)
+    if X_BD is not None:
+        item.setTransform(X_BD)
+    return item
+
+
+def append_default_geometry(matter, length_scale: float, geometry: list) -> None:
+    """Append the default sketch (frames, mass centres, joint bones) of every body."""
+    scale = float(length_scale) if np.isfinite(length_scale) and length_scale > 0 else 1.0
+    body_axis = 0.5 * scale
+    joint_axis = 0.25 * scale
+    geometry.append(_default(DecorativeFrame(body_axis), 0, _BODY_FRAME_COLOR))
+    for b in range(1, matter.getNumBodies()):
+        mobod = matter.getMobilizedBody(b)
+        parent = mobod.getParentMobilizedBody().getMobilizedBodyIndex()
+        X_PF = mobod.getDefaultInboardFrame()
+        X_BM = mobod.getDefaultOutboardFrame()
+        geometry.append(_default(DecorativeFrame(body_axis), b, _BODY_FRAME_COLOR))
+        geometry.append(_default(DecorativeFrame(joint_axis), parent, _JOINT_FRAME_COLOR, X_PF))
+        geometry.append(_default(DecorativeFrame(joint_axis), b, _JOINT_FRAME_COLOR, X_BM))
+        p_PF = np.asarray(X_PF.p(), dtype=np.float64)
+        if np.linalg.norm(p_PF) > 0.0:
+            geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_PF), parent, _BONE_COLOR))
+        p_BM = np.asarray(X_BM.p(), dtype=np.float64)
+        if np.linalg.norm(p_BM) > 0.0:
+            geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_BM), b, _BONE_COLOR))
+        mass_properties = mobod.getBody().getDefaultRigidBodyMassProperties()
+        if mass_properties.getMass() > 0.0:
+            sphere = DecorativeSphere(0.05 * scale)
+            X_BC = Transform(np.asarray(mass_properties.getMassCenter(), dtype=np.float64))
+            geometry.append(_default(sphere, b, _MASS_CENTER_COLOR, X_BC))
+
+
+def append_matter_geometry(matter, state, stage: Stage, geometry: list) -> None:
+    """The matter subsystem's decorative geometry at ``stage`` (everything is Topology-stage)."""
+    if Stage(stage) != Stage.Topology:
+        return
+    append_body_decorations(matter, geometry)
+    if matter.getShowDefaultGeometry():
+        system = matter.getSystem()
+        append_default_geometry(matter, system.getDefaultLengthScale(), geometry)
