@@ -1,0 +1,67 @@
+"""SampleBuffer: a fixed-capacity ring buffer of plot samples (one row per sample time).
+
+Columns are named once per model (``t``, ``q[i] body.k``, ``u[i] ...``, ``udot[i] ...``,
+energies, constraint-error norms, Measures). The worker appends rows; readers ask for the rows
+they have not seen yet by a running count, or for everything still held. Thread-safe.
+Qt-free.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+
+class SampleBuffer:
+    """Ring buffer of float rows with named columns (see module docstring)."""
+
+    def __init__(self, columns: list[str], capacity: int = 20000) -> None:
+        if capacity < 2:
+            raise ValueError(f"a sample buffer needs room for at least 2 rows, got {capacity}")
+        self.columns = list(columns)
+        self.capacity = int(capacity)
+        self._data = np.full((self.capacity, len(self.columns)), np.nan)
+        self._count = 0  # rows ever appended
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return min(self._count, self.capacity)
+
+    @property
+    def total(self) -> int:
+        """Number of rows ever appended (the running count readers use)."""
+        return self._count
+
+    def append(self, row: np.ndarray) -> None:
+        row = np.asarray(row, dtype=np.float64)
+        if row.shape != (len(self.columns),):
+            raise ValueError(f"a sample row needs {len(self.columns)} values, got {row.shape}")
+        with self._lock:
+            self._data[self._count % self.capacity] = row
+            self._count += 1
+
+    def since(self, seen: int) -> tuple[np.ndarray, int]:
+        """(rows appended after the first ``seen`` rows and still held, new running count)."""
+        with self._lock:
+            count = self._count
+            first = max(seen, count - self.capacity)
+            if first >= count:
+                return np.empty((0, len(self.columns))), count
+            idx = np.arange(first, count) % self.capacity
+            return self._data[idx].copy(), count
+
+    def all(self) -> np.ndarray:
+        """Every row still held, oldest first."""
+        return self.since(0)[0]
+
+    def column(self, name: str) -> np.ndarray:
+        return self.all()[:, self.columns.index(name)]
+
+    def to_csv(self, path, columns: list[str] | None = None) -> None:
+        """Write the held rows (optionally only ``columns``, always with ``t`` first)."""
+        names = self.columns if columns is None else ["t", *[c for c in columns if c != "t"]]
+        idx = [self.columns.index(c) for c in names]
+        data = self.all()[:, idx]
+        header = ",".join(f'"{c}"' if "," in c else c for c in names)
+        np.savetxt(path, data, delimiter=",", header=header, comments="", fmt="%.17g")

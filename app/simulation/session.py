@@ -1,0 +1,609 @@
+"""SimulationSession: the live simulation, stepped by a worker thread (Qt-free).
+
+The session owns the live State of a built model (``BuiltModel``: ``system``, ``matter``,
+``state`` realized to Model with the initial q/u, ``mobilized_bodies`` by name,
+``body_name_of_index``; optionally ``measures`` by name). One worker thread does every engine
+call on it:
+
+* Stepping: the worker holds ``state.getStateLock()`` around each bounded batch of steps
+  (a TimeStepper with the chosen integrator), then builds an immutable ``Snapshot`` under the
+  lock, releases the lock, and only then publishes (``on_publish``). Plot samples go to a
+  ring buffer (``samples``) at every reporting interval.
+* Commands (play, pause, step, reset, edits, realize-one-stage, integrator or pacing changes,
+  a rebuilt model) are queued by any thread and applied by the worker between batches.
+* A failed step, initialization or assembly pauses the run; the State stays at the last good
+  step, and the snapshot's ``error`` says why.
+
+Pacing (like Simbody's Visualizer modes): ``REAL_TIME`` keeps simulated time at ``speed`` times
+wall-clock time; ``FAST`` runs as fast as possible and publishes after every batch; ``SAMPLED``
+publishes every reporting interval as a frame and waits until the reader has taken it (every
+frame is seen; the run goes as fast as the reader draws).
+
+Readers call ``latest()`` (a short mutex, never the State lock) and ``samples.since(n)``.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
+from app.simulation.samples import SampleBuffer
+from app.simulation.snapshot import (
+    Snapshot,
+    all_stage_versions,
+    body_poses,
+    cache_report,
+    cascade_between,
+    stage_info,
+)
+from engine.common.exceptions import SimTKError
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.integrators import SuccessfulStepStatus, TimeStepper
+
+
+class Pacing(enum.Enum):
+    REAL_TIME = "real time"
+    FAST = "as fast as possible"
+    SAMPLED = "sampled"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the session steps. Times in the model's time unit unless said otherwise."""
+
+    integrator: str = DEFAULT_INTEGRATOR
+    accuracy: float = DEFAULT_ACCURACY
+    pacing: Pacing = Pacing.REAL_TIME
+    speed: float = 1.0  # simulated seconds per wall-clock second (REAL_TIME)
+    report_interval: float = 1.0 / 60.0  # simulated time between samples (and SAMPLED frames)
+    frame_interval: float = 1.0 / 30.0  # wall-clock seconds between published frames
+    batch_budget: float = 0.025  # wall-clock seconds the worker may hold the lock per batch
+    cache_interval: float = 0.1  # wall-clock seconds between cache reports while running
+
+
+STEP_FAILED = "step failed"
+
+
+def _body_name(names, b: int) -> str:
+    """Name of body ``b`` from a list (index -> name) or a mapping."""
+    if isinstance(names, dict):
+        return str(names.get(b, f"body{b}"))
+    return str(names[b]) if b < len(names) else f"body{b}"
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, SimTKError) else f"{type(exc).__name__}: {text}"
+
+
+class SimulationSession:
+    """See the module docstring. ``start()`` launches the worker; ``stop()`` joins it."""
+
+    def __init__(
+        self,
+        built,
+        settings: Settings | None = None,
+        on_publish: Callable[[Snapshot], None] | None = None,
+        sample_capacity: int = 20000,
+    ) -> None:
+        self.settings = settings or Settings()
+        self._on_publish = on_publish
+        self._queue: queue.Queue = queue.Queue()
+        self._snap_lock = threading.Lock()
+        self._latest: Snapshot | None = None
+        self._consumed = threading.Event()
+        self._consumed.set()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._running = False
+        self._serial = 0
+        self._model_serial = 0
+        self._error = ""
+        self._status = "Paused"
+        self._cascade = None
+        self._timings: tuple = ()
+        self._last_cache_time = -math.inf
+        self._rate = math.nan
+        self._rate_window: list[tuple[float, float]] = []
+        self._sample_capacity = sample_capacity
+        self._install(built, carry=False)
+
+    # -- model --------------------------------------------------------------------------------
+
+    def _install(self, built, carry: bool) -> None:
+        """Adopt ``built`` (worker thread, or before start); carry q/u/t over by body name."""
+        old_built = getattr(self, "built", None)
+        old_state = getattr(self, "_state", None)
+        state = State(built.state)
+        system = built.system
+        system.realizeModel(state)
+        if carry and old_built is not None and old_state is not None:
+            self._carry_state(old_built, old_state, built, state)
+        self.built = built
+        self.system = system
+        self.matter = built.matter
+        self._state = state
+        self._stepper: TimeStepper | None = None
+        self._model_serial += 1
+        self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
+        self.samples = SampleBuffer(self._columns, self._sample_capacity)
+        self._realize_for_display(state)
+        self._geometry = self._collect_geometry(state)
+
+    @staticmethod
+    def _carry_state(old_built, old_state: State, built, state: State) -> None:
+        state.setTime(old_state.getTime())
+        for name, mobod in built.mobilized_bodies.items():
+            old = old_built.mobilized_bodies.get(name)
+            if old is None or mobod.isGround():
+                continue
+            try:
+                q, u = old.getQ(old_state), old.getU(old_state)
+                if len(q) == mobod.getNumQ(state) and old.getMobilizerTypeName() == (
+                    mobod.getMobilizerTypeName()
+                ):
+                    mobod.setQ(state, q)
+                if len(u) == mobod.getNumU(state):
+                    mobod.setU(state, u)
+            except SimTKError:
+                continue
+
+    def _column_names(self, built, state: State):
+        names = built.body_name_of_index
+        q_labels: list[str] = [""] * state.getNQ()
+        u_labels: list[str] = [""] * state.getNU()
+        qs = state.getQStart(self.matter.getMySubsystemIndex())
+        us = state.getUStart(self.matter.getMySubsystemIndex())
+        for b in range(1, self.matter.getNumBodies()):
+            mobod = self.matter.getMobilizedBody(b)
+            name = _body_name(names, b)
+            q0, nq = mobod._q_range(state)  # noqa: SLF001  (the q layout; no public accessor)
+            u0, nu = mobod._u_range(state)  # noqa: SLF001
+            for k in range(nq):
+                q_labels[qs + q0 + k] = f"{name}.q{k}"
+            for k in range(nu):
+                u_labels[us + u0 + k] = f"{name}.u{k}"
+        q_labels = [lab or f"q{i}" for i, lab in enumerate(q_labels)]
+        u_labels = [lab or f"u{i}" for i, lab in enumerate(u_labels)]
+        columns = ["t"]
+        columns += [f"q[{i}] {lab}" for i, lab in enumerate(q_labels)]
+        columns += [f"u[{i}] {lab}" for i, lab in enumerate(u_labels)]
+        columns += [f"udot[{i}] {lab}" for i, lab in enumerate(u_labels)]
+        columns += ["kinetic energy", "potential energy", "total energy", "|qErr|", "|uErr|"]
+        columns += [f"measure {name}" for name in self._measures(built)]
+        return columns, q_labels, u_labels
+
+    @staticmethod
+    def _measures(built) -> dict:
+        return dict(getattr(built, "measures", None) or {})
+
+    def _realize_for_display(self, state: State) -> None:
+        try:
+            self.system.realize(state, Stage.Acceleration)
+        except SimTKError as exc:
+            self._fail(exc, "realizing the model failed")
+
+    def _collect_geometry(self, state: State) -> tuple:
+        """The decorations to draw: the System's, plus body decorations if the System gives
+        none on bodies (older matter subsystems do not emit them)."""
+        view = state
+        if state.getSystemStage() < Stage.Position:
+            view = State(state)
+            try:
+                self.system.realize(view, Stage.Position)
+            except SimTKError:
+                return ()
+        geometry = list(self.system.calcDecorativeGeometryAndAppend(view, Stage.Position))
+        if not any(g.getBodyId() > 0 for g in geometry):
+            for b in range(self.matter.getNumBodies()):
+                body = self.matter.getMobilizedBody(b).getBody()
+                for x_bd, g in body.getDecorations():
+                    placed = g.clone() if hasattr(g, "clone") else g
+                    placed.setBodyId(b)
+                    placed.setTransform(x_bd * placed.getTransform())
+                    geometry.append(placed)
+        return tuple(geometry)
+
+    # -- thread control -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError("the simulation worker is already started")
+        self._publish(with_cache=True)
+        self._thread = threading.Thread(target=self._run, name="mbstudio-simulation", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the worker and wait for it (idempotent)."""
+        self._stopping = True
+        self._queue.put(("_wake",))
+        self._consumed.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    @property
+    def is_alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    # -- commands (any thread) ------------------------------------------------------------------
+
+    def submit(self, name: str, *args) -> None:
+        self._queue.put((name, *args))
+
+    def play(self) -> None:
+        self.submit("play")
+
+    def pause(self) -> None:
+        self.submit("pause")
+
+    def step(self) -> None:
+        self.submit("step")
+
+    def reset(self) -> None:
+        self.submit("reset")
+
+    def set_q(self, body: str, which: int, value: float) -> None:
+        self.submit("set_q", body, int(which), float(value))
+
+    def set_u(self, body: str, which: int, value: float) -> None:
+        self.submit("set_u", body, int(which), float(value))
+
+    def realize_next_stage(self) -> None:
+        self.submit("realize_to", None)
+
+    def realize_to(self, stage: Stage) -> None:
+        self.submit("realize_to", Stage(stage))
+
+    def set_settings(self, **changes) -> None:
+        self.submit("settings", changes)
+
+    def replace_model(self, built, carry: bool = True) -> None:
+        self.submit("replace_model", built, carry)
+
+    def request_cache_report(self) -> None:
+        self.submit("_wake")
+
+    # -- reading (any thread) -------------------------------------------------------------------
+
+    def latest(self) -> Snapshot | None:
+        """The most recent snapshot (marks it taken, which SAMPLED pacing waits for)."""
+        with self._snap_lock:
+            snap = self._latest
+        self._consumed.set()
+        return snap
+
+    @property
+    def q_labels(self) -> list[str]:
+        return list(self._q_labels)
+
+    # -- worker ---------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        next_frame = time.perf_counter()
+        while not self._stopping:
+            try:
+                timeout = None if self._running else 0.25
+                cmd = self._queue.get(block=not self._running, timeout=timeout)
+            except queue.Empty:
+                cmd = None
+            commands = [] if cmd is None else [cmd]
+            while True:
+                try:
+                    commands.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            if commands:
+                self._apply_commands(commands)
+                next_frame = time.perf_counter()
+            if self._stopping:
+                break
+            if self._running:
+                now = time.perf_counter()
+                if now < next_frame:
+                    time.sleep(min(next_frame - now, 0.05))
+                    continue
+                self._batch()
+                next_frame = self._after_batch()
+        self._running = False
+
+    def _apply_commands(self, commands: list[tuple]) -> None:
+        cascade = None
+        publish = False
+        for name, *args in commands:
+            if name == "_wake":
+                publish = publish or not self._running
+                continue
+            publish = True
+            state = self._state
+            with state.getStateLock():
+                before = all_stage_versions(state)
+                try:
+                    cause = getattr(self, f"_cmd_{name}")(*args)
+                except (SimTKError, ArithmeticError, ValueError) as exc:
+                    self._fail(exc, f"{name.replace('_', ' ')} failed")
+                    cause = None
+                if cause and self._state is state:
+                    cascade = cascade_between(before, all_stage_versions(state), cause)
+        if cascade is not None:
+            self._cascade = cascade
+        if publish:
+            self._publish(with_cache=True)
+
+    def _cmd_play(self) -> str | None:
+        if not self._running:
+            self._error = ""
+            self._running = True
+            self._status = "Running"
+            self._anchor = None
+        return None
+
+    def _cmd_pause(self) -> str | None:
+        if self._running:
+            self._running = False
+            self._status = "Paused"
+        return None
+
+    def _cmd_step(self) -> str | None:
+        self._running = False
+        self._error = ""
+        with self._state.getStateLock():
+            ok = self._advance(self._state.getTime() + self.settings.report_interval, math.inf)
+        self._status = "Paused (stepped)" if ok else self._status
+        return None
+
+    def _cmd_reset(self) -> str | None:
+        self._running = False
+        self._error = ""
+        self._cascade = None
+        self._install(self.built, carry=False)
+        self._status = "Reset to t = 0"
+        return None
+
+    def _mobod(self, body: str):
+        try:
+            return self.built.mobilized_bodies[body]
+        except KeyError:
+            raise ValueError(f"no body named {body!r}") from None
+
+    def _cmd_set_q(self, body: str, which: int, value: float) -> str:
+        mobod = self._mobod(body)
+        mobod.setOneQ(self._state, which, value)
+        self._stepper = None
+        self._assemble(mobod)
+        self._status = f"Posed {body} q{which} = {value:.4g}"
+        return f"setQ ({body}.q{which})"
+
+    def _cmd_set_u(self, body: str, which: int, value: float) -> str:
+        mobod = self._mobod(body)
+        mobod.setOneU(self._state, which, value)
+        self._stepper = None
+        return f"setU ({body}.u{which})"
+
+    def _cmd_realize_to(self, target: Stage | None) -> None:
+        state = self._state
+        current = state.getSystemStage()
+        target = min(current.next(), Stage.Report) if target is None else target
+        timings = []
+        for k in range(current + 1, target + 1):
+            stage = Stage(k)
+            t0 = time.perf_counter()
+            self.system.realize(state, stage)
+            timings.append((stage, time.perf_counter() - t0))
+        if timings:
+            self._timings = tuple(timings)
+            self._status = "Realized " + ", ".join(s.getName() for s, _ in timings)
+        return None
+
+    def _cmd_settings(self, changes: dict) -> None:
+        if "pacing" in changes:
+            changes["pacing"] = Pacing(changes["pacing"])
+        old = self.settings
+        self.settings = replace(old, **changes)
+        if (old.integrator, old.accuracy) != (self.settings.integrator, self.settings.accuracy):
+            make_integrator(self.settings.integrator, self.system, self.settings.accuracy)
+            self._stepper = None  # restart from the current state with the new method
+        self._anchor = None
+        self._consumed.set()
+        return None
+
+    def _cmd_replace_model(self, built, carry: bool) -> str:
+        self._install(built, carry=carry)
+        return "model rebuilt"
+
+    def _assemble(self, moved) -> None:
+        """Re-satisfy constraints after a pose edit (when the engine has an Assembler)."""
+        try:
+            from engine import Assembler  # type: ignore[attr-defined]
+        except ImportError:
+            return
+        if not getattr(self.built, "constraints", None):
+            return
+        assembler = Assembler(self.system)
+        if hasattr(assembler, "lockMobilizer"):
+            assembler.lockMobilizer(moved.getMobilizedBodyIndex())
+        assembler.assemble(self._state)
+
+    # -- stepping -------------------------------------------------------------------------------
+
+    def _ensure_stepper(self) -> TimeStepper:
+        if self._stepper is None:
+            s = self.settings
+            integ = make_integrator(s.integrator, self.system, s.accuracy)
+            stepper = TimeStepper(self.system, integ)
+            stepper.initialize(self._state)
+            # The integrator's advanced State is the live State from now on.
+            self._state = integ.getAdvancedState()
+            self._stepper = stepper
+        return self._stepper
+
+    def _advance(self, target: float, deadline: float) -> bool:
+        """Step toward ``target`` in reporting intervals, sampling each; stop at the wall-clock
+        ``deadline``. False (and paused) if a step failed. Caller holds the State lock."""
+        try:
+            stepper = self._ensure_stepper()
+            interval = self.settings.report_interval
+            t = stepper.getTime()
+            while t < target - 1e-12 * max(1.0, abs(target)):
+                t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
+                status = stepper.stepTo(t_next)
+                t = stepper.getTime()
+                self._sample(stepper.getState())
+                if status == SuccessfulStepStatus.EndOfSimulation:
+                    self._running = False
+                    self._status = "Simulation ended"
+                    self._stepper = None
+                    return True
+                if time.perf_counter() > deadline:
+                    break
+            return True
+        except Exception as exc:  # noqa: BLE001  (any failure pauses the run with a message)
+            self._fail(exc, STEP_FAILED)
+            return False
+
+    def _batch(self) -> None:
+        s = self.settings
+        start = time.perf_counter()
+        state = self._state
+        with state.getStateLock():
+            t = state.getTime() if self._stepper is None else self._stepper.getTime()
+            if s.pacing is Pacing.REAL_TIME:
+                if self._anchor is None:
+                    self._anchor = (start, t)
+                wall0, sim0 = self._anchor
+                target = sim0 + (start + s.frame_interval - wall0) * s.speed
+                if target <= t:
+                    return
+            elif s.pacing is Pacing.SAMPLED:
+                target = t + s.report_interval
+            else:
+                target = math.inf
+            ok = self._advance(target, start + s.batch_budget)
+            if ok and s.pacing is Pacing.REAL_TIME and self._stepper is not None:
+                lag = (self._stepper.getTime() - sim0) / s.speed - (time.perf_counter() - wall0)
+                if lag < -0.25:  # more than a quarter second behind: stop trying to catch up
+                    self._anchor = (time.perf_counter(), self._stepper.getTime())
+        self._note_rate()
+        if s.pacing is Pacing.SAMPLED:
+            self._consumed.clear()
+        self._publish(with_cache=None)
+        if s.pacing is Pacing.SAMPLED and self._running:
+            self._consumed.wait(1.0)
+
+    def _after_batch(self) -> float:
+        s = self.settings
+        now = time.perf_counter()
+        if s.pacing is Pacing.REAL_TIME:
+            return now + 0.002 if self._anchor is None else now + 0.001
+        time.sleep(0.001)  # let the GUI thread have the interpreter
+        return now
+
+    def _note_rate(self) -> None:
+        if self._stepper is None:
+            return
+        now = time.perf_counter()
+        self._rate_window.append((now, self._stepper.getTime()))
+        while len(self._rate_window) > 2 and now - self._rate_window[0][0] > 1.0:
+            self._rate_window.pop(0)
+        (w0, t0), (w1, t1) = self._rate_window[0], self._rate_window[-1]
+        self._rate = (t1 - t0) / (w1 - w0) if w1 > w0 else math.nan
+
+    def _sample(self, state: State) -> None:
+        system = self.system
+        if state.getSystemStage() < Stage.Acceleration:
+            system.realize(state, Stage.Acceleration)
+        ke = system.calcKineticEnergy(state)
+        pe = system.calcPotentialEnergy(state)
+        qerr = state.getQErr()
+        uerr = state.getUErr()
+        measures = [
+            float(np.asarray(m.getValue(state), dtype=float).reshape(-1)[0])
+            for m in self._measures(self.built).values()
+        ]
+        row = np.concatenate(
+            (
+                [state.getTime()],
+                state.getQ(),
+                state.getU(),
+                state.getUDot(),
+                [ke, pe, ke + pe, float(np.linalg.norm(qerr)), float(np.linalg.norm(uerr))],
+                measures,
+            )
+        )
+        self.samples.append(row)
+
+    def _fail(self, exc: BaseException, what: str) -> None:
+        self._running = False
+        self._stepper = None  # the next play re-initializes from the last good state
+        self._error = f"{what}: {_describe(exc)}"
+        self._status = f"Paused: {what}"
+        if not isinstance(exc, SimTKError):
+            self._error_traceback = traceback.format_exc()
+
+    # -- publishing -----------------------------------------------------------------------------
+
+    def _display_state(self) -> State:
+        if self._stepper is not None:
+            return self._stepper.getState()
+        return self._state
+
+    def _publish(self, with_cache: bool | None) -> None:
+        """Build a snapshot under the State lock, then hand it over (outside the lock)."""
+        now = time.perf_counter()
+        if with_cache is None:
+            with_cache = now - self._last_cache_time >= self.settings.cache_interval
+        state = self._state
+        with state.getStateLock():
+            shown = self._display_state()
+            poses = None
+            try:
+                if shown.getSystemStage() >= Stage.Position:
+                    poses = body_poses(self.matter, shown)
+                else:
+                    tmp = State(shown)
+                    self.system.realize(tmp, Stage.Position)
+                    poses = body_poses(self.matter, tmp)
+            except SimTKError:
+                poses = None
+            self._serial += 1
+            snap = Snapshot(
+                serial=self._serial,
+                model_serial=self._model_serial,
+                time=float(shown.getTime()),
+                q=np.array(shown.getQ()),
+                u=np.array(shown.getU()),
+                x_gb=poses,
+                stages=stage_info(state),
+                running=self._running,
+                status=self._status,
+                error=self._error,
+                cascade=self._cascade,
+                cache=cache_report(state) if with_cache else None,
+                stage_timings=self._timings,
+                real_time_rate=self._rate if self._running else math.nan,
+                geometry=self._geometry,
+            )
+        if with_cache:
+            self._last_cache_time = now
+        with self._snap_lock:
+            previous = self._latest
+            if snap.cache is None and previous is not None and previous.cache is not None:
+                # keep the last cache report visible until a newer one comes
+                snap = replace(snap, cache=previous.cache)
+            self._latest = snap
+        if self._on_publish is not None:
+            self._on_publish(snap)

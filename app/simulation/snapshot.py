@@ -1,0 +1,240 @@
+"""Immutable snapshots of a live simulation, made by the worker and read by the GUI.
+
+A ``Snapshot`` holds copies only (never a view into a State), so the GUI can keep and read it
+while the worker goes on changing the State. Building one needs the State lock; reading one needs
+nothing. Qt-free.
+
+Contents: time and the state variables (q, u), body poses X_GB (nbodies, 4, 4) in ground, the
+stage of the System and of every subsystem with their stage versions, and (when requested) a
+summary of every cache entry and state variable for the cache inspector.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.common.exceptions import SimTKError
+from engine.common.stage import Stage
+
+RUNTIME_STAGES = tuple(Stage(k) for k in range(Stage.Empty, Stage.Report + 1))
+
+
+@dataclass(frozen=True)
+class SubsystemStages:
+    """One subsystem's current stage and the version number of each of its stages."""
+
+    index: int
+    name: str
+    stage: Stage
+    versions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StageInfo:
+    """The System stage, the subsystems' stages, and what last invalidated each system stage."""
+
+    system_stage: Stage
+    system_versions: tuple[int, ...]
+    subsystems: tuple[SubsystemStages, ...]
+    causes: tuple[str, ...]  # getLastInvalidationCause per stage (index = stage)
+
+    def versions_of(self, subsystem: int | None) -> tuple[int, ...]:
+        return self.system_versions if subsystem is None else self.subsystems[subsystem].versions
+
+
+@dataclass(frozen=True)
+class Cascade:
+    """The stages an edit invalidated: ``cause`` (the edit), and per subsystem (None = System)
+    the stages whose versions the edit bumped."""
+
+    cause: str
+    stages: dict[int | None, tuple[Stage, ...]]
+
+    def lowest(self) -> Stage | None:
+        found = [s for stages in self.stages.values() for s in stages]
+        return min(found) if found else None
+
+
+@dataclass(frozen=True)
+class CacheEntrySummary:
+    """One cache entry: owner subsystem, span of stages (latest None = lazy), validity, value."""
+
+    subsystem: int
+    owner: str
+    index: int
+    name: str
+    earliest: Stage
+    latest: Stage | None
+    realized: bool
+    value: Any
+    stale_reason: str
+
+    @property
+    def lazy(self) -> bool:
+        return self.latest is None
+
+
+@dataclass(frozen=True)
+class StateVariable:
+    """A state variable group for the inspector: name, value (array, scalar or object), and a
+    note (e.g. the stage needed before it exists)."""
+
+    group: str
+    name: str
+    value: Any
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CacheReport:
+    """Every cache entry and every state variable of the State at one instant."""
+
+    entries: tuple[CacheEntrySummary, ...]
+    variables: tuple[StateVariable, ...]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the GUI draws: see the module docstring. ``serial`` increases with each snapshot;
+    ``model_serial`` changes when the System is rebuilt (the view must then rebuild its
+    geometry from ``geometry``)."""
+
+    serial: int
+    model_serial: int
+    time: float
+    q: np.ndarray
+    u: np.ndarray
+    x_gb: np.ndarray | None
+    stages: StageInfo
+    running: bool
+    status: str
+    error: str = ""
+    cascade: Cascade | None = None
+    cache: CacheReport | None = None
+    stage_timings: tuple[tuple[Stage, float], ...] = ()
+    real_time_rate: float = math.nan
+    geometry: tuple = field(default=(), repr=False)
+
+
+def stage_info(state) -> StageInfo:
+    """Stage information of ``state`` (lock held by the caller)."""
+    subs = []
+    for i in range(state.getNumSubsystems()):
+        info = state.getPerSubsystemInfo(i)
+        subs.append(
+            SubsystemStages(i, state.getSubsystemName(i), info.stage, tuple(info.stage_versions))
+        )
+    versions = tuple(state.getSystemStageVersions())
+    causes = tuple(state.getLastInvalidationCause(Stage(k)) for k in range(11))
+    return StageInfo(state.getSystemStage(), versions, tuple(subs), causes)
+
+
+def all_stage_versions(state) -> dict[int | None, list[int]]:
+    """Stage versions of the system (key None, all 11) and of every subsystem."""
+    out: dict[int | None, list[int]] = {None: list(state._system_stage_versions)}
+    for i in range(state.getNumSubsystems()):
+        out[i] = list(state.getPerSubsystemInfo(i).stage_versions)
+    return out
+
+
+def cascade_between(before: dict, after: dict, cause: str) -> Cascade:
+    """Which stages' versions changed between two ``all_stage_versions`` results."""
+    stages: dict[int | None, tuple[Stage, ...]] = {}
+    for key, new in after.items():
+        old = before.get(key)
+        if old is None:
+            continue
+        bumped = tuple(Stage(k) for k in range(min(len(old), len(new))) if old[k] != new[k])
+        if bumped:
+            stages[key] = bumped
+    return Cascade(cause, stages)
+
+
+def _copy_value(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (int, float, bool, str, type(None))):
+        return value
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # noqa: BLE001  (an uncopyable value is shown by its repr)
+        return repr(value)
+
+
+def _stale_reason(state, sub_stage: Stage, ce) -> str:
+    if ce.isLazy():
+        what = f"lazy (computed on request from {ce.earliest.getName()} on); not computed since"
+    elif sub_stage < ce.latest:
+        what = (
+            f"computed at {ce.latest.getName()} stage but the subsystem is at {sub_stage.getName()}"
+        )
+    else:
+        what = "explicitly marked not realized"
+    cause = ce.last_invalidated_by or state.getLastInvalidationCause(max(ce.earliest, Stage.Model))
+    return f"{what}; made stale by {cause}" if cause else what
+
+
+def _variable(state, group: str, name: str, getter) -> StateVariable:
+    try:
+        return StateVariable(group, name, _copy_value(getter()))
+    except SimTKError as exc:
+        return StateVariable(group, name, None, str(exc).split(";")[0])
+
+
+def cache_report(state) -> CacheReport:
+    """Every cache entry of every subsystem and every state variable (lock held by caller)."""
+    entries = []
+    variables = [StateVariable("time", "t", float(state.getTime()))]
+    for name, getter in (
+        ("q", state.getQ),
+        ("u", state.getU),
+        ("z", state.getZ),
+        ("qErr", state.getQErr),
+        ("uErr", state.getUErr),
+        ("udotErr", state.getUDotErr),
+        ("multipliers", state.getMultipliers),
+    ):
+        group = "continuous" if name in "quz" else "errors"
+        variables.append(_variable(state, group, name, getter))
+    for i in range(state.getNumSubsystems()):
+        info = state.getPerSubsystemInfo(i)
+        owner = state.getSubsystemName(i)
+        for ce in info.cache:
+            realized = state.isCacheValueRealized(i, ce.index)
+            entries.append(
+                CacheEntrySummary(
+                    subsystem=i,
+                    owner=owner,
+                    index=ce.index,
+                    name=ce.name,
+                    earliest=ce.earliest,
+                    latest=None if ce.isLazy() else ce.latest,
+                    realized=realized,
+                    value=_copy_value(ce.value),
+                    stale_reason="" if realized else _stale_reason(state, info.stage, ce),
+                )
+            )
+        for dv in info.discrete:
+            variables.append(
+                StateVariable(
+                    "discrete",
+                    f"{owner}: {dv.name}",
+                    _copy_value(dv.value),
+                    f"invalidates {dv.invalidates.getName()}",
+                )
+            )
+    return CacheReport(tuple(entries), tuple(variables))
+
+
+def body_poses(matter, state) -> np.ndarray:
+    """X_GB of every body as (nbodies, 4, 4) homogeneous matrices (state at Position or later)."""
+    n = matter.getNumBodies()
+    x_gb = np.empty((n, 4, 4))
+    for b in range(n):
+        x_gb[b] = matter.getMobilizedBody(b).getBodyTransform(state).toMat44()
+    return x_gb
