@@ -6,7 +6,7 @@
   of every stage from Topology to Position (viz.system_decorations) and the body poses
   from the matter subsystem, and using the System's visualization hints.
 - ``FrameWriter``: writes successive frames as a PNG sequence, or as an MP4 when the optional
-  package ``imageio-ffmpeg`` is installed.
+  package ``imageio-ffmpeg`` (a dependency of mbstudio) is importable.
 
 ``camera`` arguments accept None (front view raised 15 degrees, zoomed to fit), a preset name
 ("front", "back", "left", "right", "top", "bottom", zoomed to fit), or a mapping with
@@ -148,7 +148,7 @@ class FrameWriter:
 
     ``FrameWriter("out/frame_%05d.png")`` or ``FrameWriter("out_dir")`` writes numbered PNGs
     (``frame_00000.png``...); ``FrameWriter("movie.mp4", fps=30)`` writes H.264 video and needs
-    the optional package ``imageio-ffmpeg``. Use as a context manager, or call ``close()``.
+    the package ``imageio-ffmpeg``. Use as a context manager, or call ``close()``.
     """
 
     def __init__(self, path, fps: float = 30.0) -> None:

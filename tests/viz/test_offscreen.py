@@ -145,7 +145,6 @@ def test_frame_sizes_must_match(tmp_path):
 
 
 def test_mp4_writer(tmp_path):
-    pytest.importorskip("imageio_ffmpeg")
     path = tmp_path / "movie.mp4"
     with FrameWriter(path, fps=10) as writer:
         for k in range(5):
