@@ -19,6 +19,7 @@ from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import as_vec3
 from engine.multibody.body import Body
+from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
 from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
 
@@ -52,7 +53,7 @@ def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
         raise InvalidArgumentError(f"MobilizedBody.{name}: {exc}") from None
 
 
-class MobilizedBody:
+class MobilizedBody(MobilizedBodyFitMixin):
     """Handle to body ``getMobilizedBodyIndex()`` of a matter subsystem."""
 
     _module = None  # the mobilizer kernel module; None for Ground

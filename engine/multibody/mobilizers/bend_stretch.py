@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
 from engine.multibody.mobilizers.rotation_kernels import rot_z
 
 TYPE_ID = 9
@@ -64,3 +65,38 @@ def ninv_matrix(q, params, euler, R, NInv):
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     NDot[0, 0] = 0.0
     NDot[1, 1] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """q0 = the angle of R_FM about z."""
+    q[0] = _fit.angle_about_z(_fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """The (x, y) part of p_FM as q1 Mx: keep the angle if p lies along +-Mx, else turn Mx
+    towards p; nothing to turn to for p ~ 0 (then q1 = 0)."""
+    r = np.array([p_FM[0], p_FM[1]])
+    d = float(np.hypot(r[0], r[1]))
+    mx = np.array([np.cos(q[0]), np.sin(q[0])])
+    along = float(r @ mx)
+    if d <= 1e-14 or abs(abs(along) - d) <= 1e-12 * max(1.0, d):
+        q[1] = along
+        return
+    q[0] = np.arctan2(r[1], r[0])
+    q[1] = d
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """u0 = the z component of w_FM."""
+    u[0] = w_FM[2]
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """v_FM = u1 Mx + q1 u0 My: u1 from the Mx part, and u0 from the My part if q1 != 0."""
+    c, s = np.cos(q[0]), np.sin(q[0])
+    u[1] = c * v_FM[0] + s * v_FM[1]
+    if q[1] != 0.0:
+        u[0] = (-s * v_FM[0] + c * v_FM[1]) / q[1]

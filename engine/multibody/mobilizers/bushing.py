@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
 from engine.multibody.mobilizers import gimbal
 
 TYPE_ID = 13
@@ -54,3 +55,26 @@ def ninv_matrix(q, params, euler, R, NInv):
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     for i in range(6):
         NDot[i, i] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """Body-fixed x-y-z angles of R_FM."""
+    q[0:3] = _fit.xyz_angles(_fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """(q3, q4, q5) = p_FM."""
+    q[3:6] = p_FM
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """Angle rates reproducing w_FM (least squares at gimbal lock)."""
+    u[0:3] = _fit.xyz_angle_rates(q[0:3], np.asarray(w_FM, dtype=np.float64))
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """(u3, u4, u5) = v_FM."""
+    u[3:6] = v_FM

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
 from engine.multibody.mobilizers.orientation import (
     orientation_n,
     orientation_ndot,
@@ -70,3 +71,42 @@ def ninv_matrix(q, params, euler, R, NInv):
 @njit(cache=True)
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     orientation_ndot(q, qdot, euler, NDot, 0, 0)
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """Quaternion (w >= 0) or x-y-z angles of R_FM."""
+    _fit.fit_orientation_slots(q, euler, _fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """Mo lies at D n (D = diag(a, b, c), n = Mz): turn M as little as possible so that its
+    Mz is the n pointing at p_FM (nothing for p ~ 0 or a degenerate ellipsoid)."""
+    d = np.asarray(params[0:3], dtype=np.float64)
+    p = np.asarray(p_FM, dtype=np.float64)
+    if np.any(d == 0.0) or float(np.linalg.norm(p)) <= 1e-14:
+        return
+    n = p / d
+    n /= np.linalg.norm(n)
+    R = np.empty((3, 3))
+    orientation_rot(q, euler, R)
+    _fit.fit_orientation_slots(q, euler, _fit.rotate_axis_z_to(R, n))
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """u = w_FM."""
+    u[0:3] = w_FM
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """v_FM = D (w x n): keep the spin about n = Mz, fit the rest by least squares."""
+    R = np.empty((3, 3))
+    orientation_rot(q, euler, R)
+    n = R[:, 2]
+    N = np.array([[0.0, n[2], -n[1]], [-n[2], 0.0, n[0]], [n[1], -n[0], 0.0]])  # w -> w x n
+    A = np.diag(np.asarray(params[0:3], dtype=np.float64)) @ N
+    w = np.asarray(u[0:3], dtype=np.float64)
+    spin = float(w @ n) * n
+    u[0:3] = spin + _fit.least_squares(A, np.asarray(v_FM, dtype=np.float64))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
 from engine.multibody.mobilizers.orientation import (
     orientation_n,
     orientation_ndot,
@@ -64,3 +65,27 @@ def ninv_matrix(q, params, euler, R, NInv):
 @njit(cache=True)
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     orientation_ndot(q, qdot, euler, NDot, 0, 0)
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """Quaternion (w >= 0) or x-y-z angles of R_FM."""
+    _fit.fit_orientation_slots(q, euler, _fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """p_FM into slots 4..6 (Euler mode: 3..5)."""
+    s = 3 if euler else 4
+    q[s : s + 3] = p_FM
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """(u0, u1, u2) = w_FM."""
+    u[0:3] = w_FM
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """(u3, u4, u5) = v_FM."""
+    u[3:6] = v_FM

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
 from engine.multibody.mobilizers.line_orientation import line_h, line_n, line_ndot, line_ninv
 from engine.multibody.mobilizers.orientation import orientation_rot
 
@@ -68,3 +69,29 @@ def ninv_matrix(q, params, euler, R, NInv):
 @njit(cache=True)
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     line_ndot(q, qdot, euler, R, NDot)
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """Quaternion (w >= 0) or x-y-z angles of R_FM (only Mz matters physically)."""
+    _fit.fit_orientation_slots(q, euler, _fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """p_FM into slots 4..6 (Euler mode: 3..5)."""
+    s = 3 if euler else 4
+    q[s : s + 3] = p_FM
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """(u0, u1) = the x and y components of w_FM expressed in M (spin about Mz is lost)."""
+    R = np.empty((3, 3))
+    orientation_rot(q, euler, R)
+    u[0:2] = (R.T @ np.asarray(w_FM, dtype=np.float64))[0:2]
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """(u2, u3, u4) = v_FM."""
+    u[2:5] = v_FM

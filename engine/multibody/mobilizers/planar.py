@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
 from engine.multibody.mobilizers.rotation_kernels import rot_z
 
 TYPE_ID = 10
@@ -54,3 +55,28 @@ def ninv_matrix(q, params, euler, R, NInv):
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     for i in range(3):
         NDot[i, i] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """q0 = the angle of R_FM about z."""
+    q[0] = _fit.angle_about_z(_fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """(q1, q2) = the x and y components of p_FM."""
+    q[1] = p_FM[0]
+    q[2] = p_FM[1]
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """u0 = the z component of w_FM."""
+    u[0] = w_FM[2]
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """(u1, u2) = the x and y components of v_FM."""
+    u[1] = v_FM[0]
+    u[2] = v_FM[1]

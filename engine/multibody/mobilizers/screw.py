@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
 from engine.multibody.mobilizers.rotation_kernels import rot_z
 
 TYPE_ID = 6
@@ -49,3 +50,28 @@ def ninv_matrix(q, params, euler, R, NInv):
 @njit(cache=True)
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     NDot[0, 0] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """q0 = the angle of R_FM about z."""
+    q[0] = _fit.angle_about_z(_fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """q0 = p_z / pitch (nothing for a zero pitch)."""
+    if params[0] != 0.0:
+        q[0] = p_FM[2] / params[0]
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """u0 = the z component of w_FM."""
+    u[0] = w_FM[2]
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """u0 = v_z / pitch (nothing for a zero pitch)."""
+    if params[0] != 0.0:
+        u[0] = v_FM[2] / params[0]

@@ -45,3 +45,24 @@ def ninv_matrix(q, params, euler, R, NInv):
 @njit(cache=True)
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     NDot[0, 0] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """A Slider cannot rotate."""
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """q0 = the x component of p_FM."""
+    q[0] = p_FM[0]
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """A Slider cannot rotate."""
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """u0 = the x component of v_FM."""
+    u[0] = v_FM[0]

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
+
 TYPE_ID = 11
 NAME = "SphericalCoords"
 NQ_SLOTS = 3
@@ -121,3 +123,75 @@ def ninv_matrix(q, params, euler, R, NInv):
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     for i in range(3):
         NDot[i, i] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def _angles(q, params):
+    s0, s1, _ = _signs(params)
+    return s0 * q[0] + params[0], s1 * q[1] + params[2]
+
+
+def _set_angles(q, params, az, ze):
+    s0, s1, _ = _signs(params)
+    q[0] = s0 * (az - params[0])
+    q[1] = s1 * (ze - params[2])
+
+
+def _radial_axis(q, params):
+    R = np.empty((3, 3))
+    p = np.empty(3)
+    x_fm(q, params, False, R, p)
+    return R[:, _axis(params)]
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """Azimuth and zenith of the body-fixed z-y angles best reproducing R_FM."""
+    az, ze = _fit.zy_angles(_fit.rotation_matrix(R_FM))
+    _set_angles(q, params, az, ze)
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """p_FM = t a (a = the radial axis of M): keep the angles if p lies along +-a, else aim a
+    at p (az, ze) with t = |p|; nothing to aim at for p ~ 0 (then t = 0)."""
+    p = np.asarray(p_FM, dtype=np.float64)
+    _, _, s2 = _signs(params)
+    d = float(np.linalg.norm(p))
+    a = _radial_axis(q, params)
+    along = float(p @ a)
+    if d <= 1e-14 or abs(abs(along) - d) <= 1e-12 * max(1.0, d):
+        q[2] = s2 * along
+        return
+    n = p / d
+    az = np.arctan2(n[1], n[0])
+    if _axis(params) == 2:  # Mz = (cos az sin ze, sin az sin ze, cos ze)
+        ze = np.arctan2(np.hypot(n[0], n[1]), n[2])
+    else:  # Mx = (cos az cos ze, sin az cos ze, -sin ze)
+        ze = np.arctan2(-n[2], np.hypot(n[0], n[1]))
+    _set_angles(q, params, az, ze)
+    q[2] = s2 * d
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """w_FM = s0 u0 Fz + s1 u1 My: least squares on those two axes."""
+    s0, s1, _ = _signs(params)
+    az, _ = _angles(q, params)
+    my = np.array([-np.sin(az), np.cos(az), 0.0])
+    A = np.column_stack((s0 * np.array([0.0, 0.0, 1.0]), s1 * my))
+    u[0:2] = _fit.least_squares(A, np.asarray(w_FM, dtype=np.float64))
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """v_FM = s2 u2 a + t (w_FM x a): u2 from the radial part; if t != 0 the angle rates
+    from the rest (least squares)."""
+    s0, s1, s2 = _signs(params)
+    v = np.asarray(v_FM, dtype=np.float64)
+    a = _radial_axis(q, params)
+    u[2] = s2 * float(v @ a)
+    t = s2 * q[2]
+    if t != 0.0:
+        az, _ = _angles(q, params)
+        my = np.array([-np.sin(az), np.cos(az), 0.0])
+        A = t * np.column_stack((s0 * np.cross([0.0, 0.0, 1.0], a), s1 * np.cross(my, a)))
+        u[0:2] = _fit.least_squares(A, v - float(v @ a) * a)

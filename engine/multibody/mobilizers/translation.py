@@ -49,3 +49,24 @@ def ninv_matrix(q, params, euler, R, NInv):
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     for i in range(3):
         NDot[i, i] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """A Translation mobilizer cannot rotate."""
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """q = p_FM."""
+    q[0:3] = p_FM
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """A Translation mobilizer cannot rotate."""
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """u = v_FM."""
+    u[0:3] = v_FM

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import fit as _fit
+
 TYPE_ID = 7
 NAME = "Universal"
 NQ_SLOTS = 2
@@ -64,3 +66,26 @@ def ninv_matrix(q, params, euler, R, NInv):
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     NDot[0, 0] = 0.0
     NDot[1, 1] = 0.0
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """Body-fixed x-y angles best reproducing R_FM."""
+    q[0:2] = _fit.xy_angles(_fit.rotation_matrix(R_FM))
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """A Universal cannot translate."""
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """Projections of w_FM on Fx and on My = Rx(q0) y (orthogonal axes)."""
+    c, s = np.cos(q[0]), np.sin(q[0])
+    u[0] = w_FM[0]
+    u[1] = c * w_FM[1] + s * w_FM[2]
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """A Universal cannot translate."""

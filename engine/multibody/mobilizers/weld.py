@@ -44,3 +44,22 @@ def ninv_matrix(q, params, euler, R, NInv):
 @njit(cache=True)
 def ndot_matrix(q, qdot, params, euler, R, NDot):
     pass
+
+
+# ---- best-fit setters (plain Python; see fit.py)
+
+
+def fit_q_rotation(q, params, euler, R_FM):
+    """A Weld has no q."""
+
+
+def fit_q_translation(q, params, euler, p_FM):
+    """A Weld has no q."""
+
+
+def fit_u_angular(q, u, params, euler, w_FM):
+    """A Weld has no u."""
+
+
+def fit_u_linear(q, u, params, euler, v_FM):
+    """A Weld has no u."""
