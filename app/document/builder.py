@@ -1,0 +1,305 @@
+# ruff: noqa: N803, N806  (Simbody monogram names: X_PF, X_BM, R, W)
+"""Build the engine System a ModelDocument describes.
+
+``build(document_or_data) -> BuiltModel`` creates MultibodySystem, SimbodyMatterSubsystem and
+GeneralForceSubsystem, adds the bodies parents-first, then the constraints and forces, applies
+the hints, realizes Topology and Model and sets the initial q/u. Engine errors while building
+become ``BuildError`` naming the body or element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.document.registry import (
+    CONSTRAINT_TYPES,
+    FORCE_TYPES,
+    GEOMETRY_KINDS,
+    constraint_class,
+)
+from app.document.specs import GROUND, FrameSpec, GeometrySpec, Hints, ModelData
+
+
+class BuildError(RuntimeError):
+    """The engine refused part of a (valid) document; ``target`` names the part."""
+
+    def __init__(self, target: str, message: str) -> None:
+        self.target = target
+        super().__init__(f"{target}: {message}")
+
+
+@dataclass
+class BuiltModel:
+    """The engine objects of a built document. ``state`` is realized to Model stage with the
+    document's initial q/u set; ``mobilized_bodies`` maps body names (and "Ground") to
+    MobilizedBody handles; ``body_name_of_index[i]`` names MobilizedBodyIndex i."""
+
+    system: object
+    matter: object
+    forces: object
+    state: object
+    mobilized_bodies: dict = field(default_factory=dict)
+    body_name_of_index: list = field(default_factory=list)
+    constraints: list = field(default_factory=list)  # engine constraint handles, document order
+    force_elements: list = field(default_factory=list)  # engine force handles, document order
+    data: ModelData | None = None
+
+    def index_of(self, name: str) -> int:
+        return self.mobilized_bodies[name].getMobilizedBodyIndex()
+
+
+# -- conversions ----------------------------------------------------------------------------------
+def transform(frame: FrameSpec | dict):
+    from engine.math.rotation import Rotation
+    from engine.math.transform import Transform
+
+    if isinstance(frame, dict):
+        frame = FrameSpec.from_dict(frame)
+    R = Rotation().setRotationToBodyFixedXYZ(np.asarray(frame.rpy, dtype=np.float64))
+    return Transform(R, np.asarray(frame.p, dtype=np.float64))
+
+
+def rotation(value: dict):
+    from engine.math.rotation import Rotation
+
+    return Rotation().setRotationToBodyFixedXYZ(
+        np.asarray(value.get("rpy", (0, 0, 0)), dtype=float)
+    )
+
+
+def up_direction(up: str):
+    from engine.math.coordinate_axis import CoordinateDirection
+
+    axis = "XYZ".index(up[1])
+    return CoordinateDirection(axis, -1 if up[0] == "-" else 1)
+
+
+def make_geometry(g: GeometrySpec):
+    """The engine DecorativeGeometry of a GeometrySpec (placed at g.X, in its body frame)."""
+    from engine.common import decorative_geometry as dg
+
+    kind = GEOMETRY_KINDS[g.kind]
+    cls = getattr(dg, kind.engine_class)
+    args = []
+    for a in kind.args:
+        v = g.params.get(a.name, a.default)
+        args.append(tuple(float(x) for x in v) if isinstance(v, (tuple, list)) else float(v))
+    geom = cls(*args)
+    geom.setTransform(transform(g.X))
+    if g.color is not None:
+        geom.setColor(tuple(g.color))
+    if g.opacity != 1.0:
+        geom.setOpacity(float(g.opacity))
+    return geom
+
+
+def mass_properties(b):
+    from engine.math.inertia import Inertia
+    from engine.math.mass_properties import MassProperties
+
+    i = b.inertia
+    return MassProperties(b.mass, b.com, Inertia(i[:3], i[3:]))
+
+
+def _convert_arg(kind: str, value, mobods: dict):
+    if kind == "body":
+        return mobods[value]
+    if kind in ("vec3", "direction"):
+        return np.asarray(value, dtype=np.float64)
+    if kind in ("real", "nonneg", "positive"):
+        return float(value)
+    if kind == "index":
+        return int(value)
+    if kind == "frame":
+        return transform(value)
+    if kind == "rotation":
+        return rotation(value)
+    return value
+
+
+# -- building -------------------------------------------------------------------------------------
+def apply_hints(system, hints: Hints) -> None:
+    """Set the System's hints (no rebuild needed)."""
+    system.setUpDirection(up_direction(hints.up))
+    system.setUseUniformBackground(hints.uniform_background)
+    system.setDefaultTimeScale(hints.time_scale)
+    system.setDefaultLengthScale(hints.length_scale)
+    matter = system.getMatterSubsystem()
+    if hasattr(matter, "setShowDefaultGeometry"):
+        matter.setShowDefaultGeometry(bool(hints.show_default_geometry))
+
+
+def build(model) -> BuiltModel:
+    """Build the engine System of a ModelDocument (or ModelData)."""
+    from engine import (
+        Body,
+        GeneralForceSubsystem,
+        MobilizedBody,
+        MultibodySystem,
+        SimbodyMatterSubsystem,
+    )
+    from engine.common.exceptions import SimTKError
+
+    data: ModelData = model.data if hasattr(model, "data") else model
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    ground = matter.Ground()
+    mobods = {GROUND: ground}
+    try:
+        for g in data.ground_geometry:
+            ground.addBodyDecoration(make_geometry(g))
+    except (SimTKError, ValueError) as exc:
+        raise BuildError(GROUND, str(exc)) from exc
+
+    from app.document.document import _parents_first
+
+    for b in _parents_first(data.bodies):
+        try:
+            body = Body.Rigid(mass_properties(b))
+            for g in b.geometry:
+                body.addDecoration(make_geometry(g))
+            cls = getattr(MobilizedBody, b.mobilizer)
+            mb = cls(
+                mobods[b.parent],
+                transform(b.X_PF),
+                body,
+                transform(b.X_BM),
+                **dict(b.mobilizer_params),
+            )
+            if b.q is not None:
+                mb.setDefaultQ(np.asarray(b.q, dtype=np.float64))
+        except (SimTKError, ValueError, TypeError) as exc:
+            raise BuildError(f"body {b.name!r}", str(exc)) from exc
+        mobods[b.name] = mb
+
+    built_constraints = []
+    for i, e in enumerate(data.constraints):
+        spec = CONSTRAINT_TYPES[e.type]
+        owner = constraint_class()
+        factory = getattr(owner, spec.attr, None) if owner is not None else None
+        if factory is None:
+            raise BuildError(
+                f"constraint {i} ({e.label()})", f"this engine has no Constraint.{spec.attr} yet"
+            )
+        args = [_convert_arg(a.kind, e.args[a.name], mobods) for a in spec.args]
+        try:
+            built_constraints.append(factory(*args))
+        except (SimTKError, ValueError, TypeError) as exc:
+            raise BuildError(f"constraint {i} ({e.label()})", str(exc)) from exc
+
+    from engine import Force
+
+    built_forces = []
+    for i, e in enumerate(data.forces):
+        spec = FORCE_TYPES[e.type]
+        factory = getattr(Force, spec.attr, None)
+        if factory is None:
+            raise BuildError(
+                f"force {i} ({e.label()})", f"this engine has no Force.{spec.attr} yet"
+            )
+        prefix = [{"forces": forces, "matter": matter}[p] for p in spec.prefix]
+        args = [_convert_arg(a.kind, e.args[a.name], mobods) for a in spec.args]
+        try:
+            built_forces.append(factory(*prefix, *args))
+        except (SimTKError, ValueError, TypeError) as exc:
+            raise BuildError(f"force {i} ({e.label()})", str(exc)) from exc
+
+    apply_hints(system, data.hints)
+    try:
+        state = system.realizeTopology()
+        system.realizeModel(state)
+        for b in data.bodies:
+            if b.u is not None:
+                mobods[b.name].setU(state, np.asarray(b.u, dtype=np.float64))
+    except SimTKError as exc:
+        raise BuildError("system", str(exc)) from exc
+    names = [""] * matter.getNumBodies()
+    for name, mb in mobods.items():
+        names[mb.getMobilizedBodyIndex()] = name
+    return BuiltModel(
+        system=system,
+        matter=matter,
+        forces=forces,
+        state=state,
+        mobilized_bodies=mobods,
+        body_name_of_index=names,
+        constraints=built_constraints,
+        force_elements=built_forces,
+        data=data.copy(),
+    )
+
+
+def carry_state(old: BuiltModel, old_state, new: BuiltModel, same_layout: bool = False):
+    """A State of ``new`` (a copy of its initial state) with time, and the q/u of every body
+    whose name and mobilizer type are unchanged, copied from ``old_state``. With
+    ``same_layout`` (a "parameters" change) the whole q and u vectors are copied."""
+    state = new.state.copy()
+    state.setTime(old_state.getTime())
+    if same_layout:
+        q_old, u_old = old.matter.getQ(old_state), old.matter.getU(old_state)
+        if (
+            q_old.shape == new.matter.getQ(state).shape
+            and u_old.shape == new.matter.getU(state).shape
+        ):
+            new.matter.updQ(state)[:] = q_old
+            new.matter.updU(state)[:] = u_old
+            return state
+    for name, mb in new.mobilized_bodies.items():
+        if name == GROUND or name not in old.mobilized_bodies:
+            continue
+        ob = old.mobilized_bodies[name]
+        if ob.getMobilizerTypeName() != mb.getMobilizerTypeName():
+            continue
+        q, u = ob.getQ(old_state), ob.getU(old_state)
+        if q.size == mb.getNumQ(state) and u.size == mb.getNumU(state):
+            mb.setQ(state, q)
+            mb.setU(state, u)
+    return state
+
+
+def model_geometry(built: BuiltModel, state, up_to=None) -> list:
+    """Every decoration of the built model the System produces at the stages Topology through
+    ``up_to`` (default Position; the State must be realized that far), plus the body
+    decorations themselves when the matter subsystem does not emit them."""
+    from engine.common.stage import Stage
+    from engine.common.subsystem import Subsystem
+
+    up_to = Stage.Position if up_to is None else Stage(up_to)
+    geometry: list = []
+    for stage in (
+        Stage.Topology,
+        Stage.Model,
+        Stage.Instance,
+        Stage.Time,
+        Stage.Position,
+        Stage.Velocity,
+        Stage.Dynamics,
+        Stage.Acceleration,
+        Stage.Report,
+    ):
+        if stage > up_to:
+            break
+        built.system.calcDecorativeGeometryAndAppend(state, stage, geometry)
+    impl = type(built.matter).calcDecorativeGeometryAndAppendImpl
+    if impl is Subsystem.calcDecorativeGeometryAndAppendImpl:
+        for index, name in enumerate(built.body_name_of_index):
+            body = built.mobilized_bodies[name].getBody()
+            for k, (X_BD, g) in enumerate(body.getDecorations()):
+                c = g.clone()
+                c.setBodyId(index)
+                c.setIndexOnBody(k)
+                c.setTransform(X_BD * g.getTransform())
+                geometry.append(c)
+    return geometry
+
+
+def body_poses(built: BuiltModel, state) -> np.ndarray:
+    """X_GB of every body as an (nbodies, 4, 4) array (State realized to Position)."""
+    n = built.matter.getNumBodies()
+    out = np.empty((n, 4, 4))
+    for b in range(n):
+        out[b] = built.matter.getMobilizedBody(b).getBodyTransform(state).toMat44()
+    return out

@@ -1,0 +1,327 @@
+"""ModelDocument: the editable model (Qt-free), its edits, validation and change notifications.
+
+Every edit goes through a method here. The method applies the edit to a copy, validates the
+whole copy (``validation.validate``) and only then replaces the content and notifies the
+listeners, so an invalid edit raises ``DocumentError`` and changes nothing.
+
+Listeners are called as ``fn(change)`` with ``change.kind``:
+
+- ``"topology"``: bodies, mobilizer types or parents, constraints or forces were added or
+  removed: rebuild the System and carry q/u over by body name (``builder.carry_state``);
+- ``"parameters"``: numbers changed (mass properties, frames, geometry, colours, element
+  arguments, names) but not the State layout: rebuild and copy q/u as they are;
+- ``"hints"``: only System hints changed (``builder.apply_hints`` needs no rebuild);
+- ``"initial_state"``: a body's initial q/u changed (affects the initial State only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from app.document.registry import MOBILIZER_DEFAULT_OPTIONS, element_types
+from app.document.specs import GROUND, BodySpec, ElementSpec, GeometrySpec, Hints, ModelData
+from app.document.validation import DocumentError, validate
+
+CHANGE_KINDS = ("topology", "parameters", "hints", "initial_state")
+
+#: Body fields whose change alters the System topology (State layout).
+TOPOLOGY_FIELDS = {"parent", "mobilizer"}
+INITIAL_STATE_FIELDS = {"q", "u"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """What an edit changed: ``kind`` (one of CHANGE_KINDS), ``target`` (a body name,
+    ``"constraints"``, ``"forces"``, ``"hints"``, ``"document"``) and the changed ``fields``."""
+
+    kind: str
+    target: str = ""
+    fields: tuple[str, ...] = ()
+
+
+Listener = Callable[[Change], None]
+
+
+class ModelDocument:
+    """A multibody model being edited. ``document.data`` is the current (read-only) content."""
+
+    def __init__(self, data: ModelData | None = None) -> None:
+        data = ModelData() if data is None else data.copy()
+        validate(data)
+        self._data = data
+        self._listeners: list[Listener] = []
+        self.revision = 0  # increases with every edit
+
+    # -- content ----------------------------------------------------------------------------------
+    @property
+    def data(self) -> ModelData:
+        return self._data
+
+    @property
+    def name(self) -> str:
+        return self._data.name
+
+    @property
+    def bodies(self) -> list[BodySpec]:
+        return list(self._data.bodies)
+
+    @property
+    def constraints(self) -> list[ElementSpec]:
+        return list(self._data.constraints)
+
+    @property
+    def forces(self) -> list[ElementSpec]:
+        return list(self._data.forces)
+
+    @property
+    def hints(self) -> Hints:
+        return self._data.hints
+
+    @property
+    def ground_geometry(self) -> list[GeometrySpec]:
+        return list(self._data.ground_geometry)
+
+    def body(self, name: str) -> BodySpec:
+        try:
+            return self._data.body(name)
+        except KeyError:
+            raise DocumentError("name", f"no body named {name!r}") from None
+
+    def body_names(self) -> list[str]:
+        return [b.name for b in self._data.bodies]
+
+    def children(self, name: str) -> list[str]:
+        return [b.name for b in self._data.bodies if b.parent == name]
+
+    def descendants(self, name: str) -> list[str]:
+        out: list[str] = []
+        stack = self.children(name)
+        while stack:
+            n = stack.pop(0)
+            out.append(n)
+            stack.extend(self.children(n))
+        return out
+
+    def to_dict(self) -> dict:
+        return self._data.to_dict()
+
+    def snapshot(self) -> ModelData:
+        return self._data.copy()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ModelDocument) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- listeners --------------------------------------------------------------------------------
+    def add_listener(self, fn: Listener) -> None:
+        self._listeners.append(fn)
+
+    def remove_listener(self, fn: Listener) -> None:
+        if fn in self._listeners:
+            self._listeners.remove(fn)
+
+    def _commit(self, candidate: ModelData, change: Change) -> None:
+        validate(candidate)
+        self._data = candidate
+        self.revision += 1
+        for fn in list(self._listeners):
+            fn(change)
+
+    # -- whole document ---------------------------------------------------------------------------
+    def restore(self, data: ModelData, kind: str = "topology", target: str = "document") -> None:
+        """Replace the whole content (undo/redo, open); validated like any edit."""
+        self._commit(data.copy(), Change(kind, target))
+
+    def set_name(self, name: str) -> None:
+        d = self._data.copy()
+        d.name = str(name)
+        self._commit(d, Change("parameters", "document", ("name",)))
+
+    # -- bodies -----------------------------------------------------------------------------------
+    def unique_body_name(self, base: str = "body") -> str:
+        names = set(self.body_names())
+        if base not in names and base != GROUND:
+            return base
+        k = 1
+        while f"{base}{k}" in names:
+            k += 1
+        return f"{base}{k}"
+
+    def add_body(self, body: BodySpec, index: int | None = None) -> None:
+        d = self._data.copy()
+        if any(b.name == body.name for b in d.bodies):
+            raise DocumentError("name", f"a body named {body.name!r} already exists", body.name)
+        d.bodies.insert(len(d.bodies) if index is None else index, body)
+        self._commit(d, Change("topology", body.name, ("bodies",)))
+
+    def remove_body(self, name: str) -> list[str]:
+        """Remove body ``name``, its descendants and the constraints and forces that use them;
+        returns the removed body names."""
+        self.body(name)
+        gone = {name, *self.descendants(name)}
+        removed = [b.name for b in self._data.bodies if b.name in gone]
+        d = self._data.copy()
+        d.bodies = [b for b in d.bodies if b.name not in gone]
+        for section in ("constraints", "forces"):
+            kept = []
+            for e in getattr(d, section):
+                spec = element_types(section).get(e.type)
+                used = {e.args.get(a) for a in spec.body_args()} if spec else set()
+                if not used & gone:
+                    kept.append(e)
+            setattr(d, section, kept)
+        self._commit(d, Change("topology", name, ("bodies",)))
+        return removed
+
+    def rename_body(self, old: str, new: str) -> None:
+        body = self.body(old)
+        if new == old:
+            return
+        if new in self.body_names():
+            raise DocumentError("name", f"a body named {new!r} already exists", old)
+        d = self._data.copy()
+        d.bodies = [
+            replace(b, name=new)
+            if b.name == old
+            else (replace(b, parent=new) if b.parent == old else b)
+            for b in d.bodies
+        ]
+        del body
+        for section in ("constraints", "forces"):
+            out = []
+            for e in getattr(d, section):
+                spec = element_types(section).get(e.type)
+                args = dict(e.args)
+                for a in spec.body_args() if spec else ():
+                    if args.get(a) == old:
+                        args[a] = new
+                out.append(replace(e, args=args))
+            setattr(d, section, out)
+        self._commit(d, Change("parameters", new, ("name",)))
+
+    def set_body(self, name: str, **fields) -> None:
+        """Change fields of body ``name`` (any BodySpec field but ``name``; use rename_body).
+
+        Changing the mobilizer type resets its options, q and u unless they are given too.
+        """
+        if "name" in fields:
+            raise DocumentError("name", "use rename_body to rename a body", name)
+        old = self.body(name)
+        if "mobilizer" in fields and fields["mobilizer"] != old.mobilizer:
+            fields.setdefault(
+                "mobilizer_params", dict(MOBILIZER_DEFAULT_OPTIONS.get(fields["mobilizer"], {}))
+            )
+            fields.setdefault("q", None)
+            fields.setdefault("u", None)
+        try:
+            new = replace(old, **fields)
+        except TypeError as exc:
+            raise DocumentError(next(iter(fields), "body"), str(exc), name) from None
+        changed = tuple(k for k in fields if getattr(old, k) != getattr(new, k))
+        if not changed:
+            return
+        d = self._data.copy()
+        d.bodies[d.body_index(name)] = new
+        if "parent" in changed:
+            # Keep parents before children (the order bodies are built in).
+            d.bodies = _parents_first(d.bodies)
+        if set(changed) & TOPOLOGY_FIELDS:
+            kind = "topology"
+        elif set(changed) <= INITIAL_STATE_FIELDS:
+            kind = "initial_state"
+        else:
+            kind = "parameters"
+        self._commit(d, Change(kind, name, changed))
+
+    def set_geometry(self, body: str, geometry: Iterable[GeometrySpec]) -> None:
+        """Replace the geometry of ``body`` (or of Ground)."""
+        geometry = list(geometry)
+        if body == GROUND:
+            d = self._data.copy()
+            d.ground_geometry = geometry
+            self._commit(d, Change("parameters", GROUND, ("geometry",)))
+        else:
+            self.set_body(body, geometry=tuple(geometry))
+
+    def geometry_of(self, body: str) -> list[GeometrySpec]:
+        return self.ground_geometry if body == GROUND else list(self.body(body).geometry)
+
+    # -- constraints and forces -------------------------------------------------------------------
+    def add_element(self, section: str, element: ElementSpec, index: int | None = None) -> int:
+        """Add a constraint (``section="constraints"``) or force; returns its index."""
+        d = self._data.copy()
+        items = getattr(d, _section(section))
+        index = len(items) if index is None else index
+        items.insert(index, element)
+        self._commit(d, Change("topology", section, ("add",)))
+        return index
+
+    def remove_element(self, section: str, index: int) -> ElementSpec:
+        d = self._data.copy()
+        items = getattr(d, _section(section))
+        if not 0 <= index < len(items):
+            raise DocumentError("index", f"there is no {section[:-1]} {index}", section)
+        removed = items.pop(index)
+        self._commit(d, Change("topology", section, ("remove",)))
+        return removed
+
+    def set_element(self, section: str, index: int, **fields) -> None:
+        """Change ``args`` (merged into the existing arguments) or ``name`` of an element."""
+        d = self._data.copy()
+        items = getattr(d, _section(section))
+        if not 0 <= index < len(items):
+            raise DocumentError("index", f"there is no {section[:-1]} {index}", section)
+        old = items[index]
+        new = old
+        if "args" in fields:
+            new = replace(new, args={**old.args, **dict(fields.pop("args"))})
+        if "name" in fields:
+            new = replace(new, name=str(fields.pop("name")))
+        if fields:
+            raise DocumentError(next(iter(fields)), "only args and name can be changed", section)
+        if new == old:
+            return
+        items[index] = new
+        self._commit(d, Change("parameters", section, ("args",)))
+
+    # -- hints ------------------------------------------------------------------------------------
+    def set_hints(self, **fields) -> None:
+        try:
+            hints = replace(self._data.hints, **fields)
+        except TypeError as exc:
+            raise DocumentError(next(iter(fields), "hints"), str(exc), "hints") from None
+        if hints == self._data.hints:
+            return
+        d = self._data.copy()
+        d.hints = hints
+        self._commit(d, Change("hints", "hints", tuple(fields)))
+
+
+def _section(section: str) -> str:
+    if section not in ("constraints", "forces"):
+        raise DocumentError("section", f"must be 'constraints' or 'forces', got {section!r}")
+    return section
+
+
+def _parents_first(bodies: list[BodySpec]) -> list[BodySpec]:
+    """Stable order in which every parent comes before its children (if the tree has no loop;
+    with a loop the order is left as is and validation refuses it)."""
+    placed = {GROUND}
+    out: list[BodySpec] = []
+    pending = list(bodies)
+    while pending:
+        progress = False
+        rest = []
+        for b in pending:
+            if b.parent in placed:
+                out.append(b)
+                placed.add(b.name)
+                progress = True
+            else:
+                rest.append(b)
+        if not progress:
+            return list(bodies)
+        pending = rest
+    return out

@@ -1,0 +1,186 @@
+"""The mbstudio model file: versioned JSON.
+
+::
+
+    {"schema": "mbstudio.model", "version": 1, "model": {name, hints, ground_geometry, bodies,
+     constraints, forces}}
+
+``load(path)`` returns a ModelDocument or raises ``ModelFileError`` naming the field (a
+malformed file, a different schema, a newer version, an invalid model); nothing else happens.
+``save(document, path)`` writes a temporary file in the same directory, flushes it to disk and
+renames it over ``path`` (``os.replace``), so a crash never leaves a half-written model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from app.document.document import ModelDocument
+from app.document.specs import ModelData
+from app.document.validation import DocumentError, validate
+
+SCHEMA = "mbstudio.model"
+VERSION = 1
+SUFFIX = ".mbs.json"
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be opened; ``field`` names the offending field (or "file")."""
+
+    def __init__(self, path, field: str, message: str) -> None:
+        self.path = str(path)
+        self.field = field
+        self.message = message
+        super().__init__(f"{self.path}: {field}: {message}")
+
+
+def to_json_dict(document: ModelDocument | ModelData) -> dict:
+    data = document.data if isinstance(document, ModelDocument) else document
+    return {"schema": SCHEMA, "version": VERSION, "model": data.to_dict()}
+
+
+def dumps(document: ModelDocument | ModelData) -> str:
+    return json.dumps(to_json_dict(document), indent=1) + "\n"
+
+
+def _expect(cond: bool, path, field: str, message: str) -> None:
+    if not cond:
+        raise ModelFileError(path, field, message)
+
+
+def _check_shape(model: dict, path) -> None:
+    """Types of the top-level fields, so a wrong type names its field."""
+    for key, typ, what in (
+        ("name", str, "a string"),
+        ("hints", dict, "an object"),
+        ("ground_geometry", list, "a list"),
+        ("bodies", list, "a list"),
+        ("constraints", list, "a list"),
+        ("forces", list, "a list"),
+    ):
+        if key in model:
+            _expect(isinstance(model[key], typ), path, f"model.{key}", f"must be {what}")
+    for section in ("bodies", "constraints", "forces", "ground_geometry"):
+        for i, item in enumerate(model.get(section, ())):
+            _expect(isinstance(item, dict), path, f"model.{section}[{i}]", "must be an object")
+            required = {
+                "bodies": "name",
+                "constraints": "type",
+                "forces": "type",
+                "ground_geometry": "kind",
+            }[section]
+            _expect(required in item, path, f"model.{section}[{i}].{required}", "is missing")
+            if section == "bodies":
+                for j, g in enumerate(item.get("geometry", ())):
+                    _expect(
+                        isinstance(g, dict) and "kind" in g,
+                        path,
+                        f"model.bodies[{i}].geometry[{j}]",
+                        "must be an object with a kind",
+                    )
+
+
+def loads(text: str, path="<string>") -> ModelDocument:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(
+            path, "file", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    _expect(isinstance(raw, dict), path, "file", "must contain a JSON object")
+    _expect("schema" in raw, path, "schema", f"is missing (expected {SCHEMA!r})")
+    _expect(raw["schema"] == SCHEMA, path, "schema", f"is {raw['schema']!r}, expected {SCHEMA!r}")
+    _expect("version" in raw, path, "version", "is missing")
+    version = raw["version"]
+    _expect(
+        isinstance(version, int) and not isinstance(version, bool),
+        path,
+        "version",
+        f"must be a whole number, got {version!r}",
+    )
+    _expect(
+        version <= VERSION,
+        path,
+        "version",
+        f"is {version}, newer than this mbstudio reads (up to {VERSION}); update mbstudio",
+    )
+    _expect(version >= 1, path, "version", f"must be >= 1, got {version}")
+    _expect(isinstance(raw.get("model"), dict), path, "model", "is missing or not an object")
+    model = raw["model"]
+    _check_shape(model, path)
+    try:
+        data = ModelData.from_dict(model)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(path, "model", f"malformed value: {exc}") from None
+    try:
+        validate(data)
+    except DocumentError as exc:
+        field = _field_path(data, exc)
+        raise ModelFileError(path, field, exc.message) from None
+    return ModelDocument(data)
+
+
+def _field_path(data: ModelData, exc: DocumentError) -> str:
+    """The JSON path of a DocumentError's field, e.g. model.bodies[1].mass."""
+    t = exc.target
+    for i, b in enumerate(data.bodies):
+        if t == b.name:
+            return f"model.bodies[{i}].{exc.field}"
+    for prefix, section in (("constraint ", "constraints"), ("force ", "forces")):
+        if t.startswith(prefix):
+            where = f"model.{section}[{t.split()[1]}]"
+            if exc.field in ("type", "args"):
+                return f"{where}.{exc.field}"
+            return f"{where}.args.{exc.field}"
+    if t == "hints":
+        return f"model.hints.{exc.field}"
+    if t == "Ground":
+        return f"model.ground_{exc.field}"
+    return f"model.{exc.field}"
+
+
+def load(path) -> ModelDocument:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFileError(path, "file", "does not exist") from None
+    except UnicodeDecodeError:
+        raise ModelFileError(path, "file", "is not UTF-8 text (not a model file?)") from None
+    except OSError as exc:
+        raise ModelFileError(path, "file", f"cannot be read: {exc.strerror or exc}") from None
+    return loads(text, path)
+
+
+def _file_mode(path: Path) -> int:
+    """The existing file's permissions, or the usual ones for a new file (0666 & ~umask)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def save(document: ModelDocument | ModelData, path) -> None:
+    """Write atomically: temporary file in the same directory, fsync, os.replace."""
+    path = Path(path)
+    text = dumps(document)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        os.chmod(tmp, _file_mode(path))
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,284 @@
+"""Plain data of a model document: frames, geometry, bodies, constraints, forces, hints.
+
+Everything here is Qt-free and engine-free: immutable dataclasses of floats, strings and
+tuples that convert to and from JSON-ready dicts. Units: metres, kilograms, seconds, radians.
+Validation lives in ``app.document.validation``; building the engine System in
+``app.document.builder``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+GROUND = "Ground"
+
+Vec3 = tuple[float, float, float]
+
+UP_DIRECTIONS = ("+X", "-X", "+Y", "-Y", "+Z", "-Z")
+
+
+def vec3(value, default: Vec3 = (0.0, 0.0, 0.0)) -> Vec3:
+    if value is None:
+        return default
+    return tuple(float(v) for v in value)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    """A transform X_AB: origin ``p`` of B in A (m) and rotation given as body-fixed X-Y-Z
+    angles ``rpy`` (rad) of B relative to A."""
+
+    p: Vec3 = (0.0, 0.0, 0.0)
+    rpy: Vec3 = (0.0, 0.0, 0.0)
+
+    def to_dict(self) -> dict:
+        return {"p": list(self.p), "rpy": list(self.rpy)}
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> FrameSpec:
+        d = d or {}
+        return cls(vec3(d.get("p")), vec3(d.get("rpy")))
+
+    def is_identity(self) -> bool:
+        return self == FrameSpec()
+
+
+@dataclass(frozen=True)
+class GeometrySpec:
+    """One decoration fixed to a body: ``kind`` (see registry.GEOMETRY_KINDS), its ``params``
+    (e.g. ``{"radius": 0.1}``), its placement ``X`` in the body frame, and appearance
+    (``color`` RGB in [0, 1] or None for the renderer's default, ``opacity`` in [0, 1])."""
+
+    kind: str = "sphere"
+    params: dict = field(default_factory=dict)
+    X: FrameSpec = FrameSpec()
+    color: Vec3 | None = None
+    opacity: float = 1.0
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"kind": self.kind, "params": _jsonable(self.params)}
+        if not self.X.is_identity():
+            d["X"] = self.X.to_dict()
+        if self.color is not None:
+            d["color"] = list(self.color)
+        if self.opacity != 1.0:
+            d["opacity"] = self.opacity
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GeometrySpec:
+        color = d.get("color")
+        return cls(
+            kind=str(d["kind"]),
+            params=_tuplify(dict(d.get("params") or {})),
+            X=FrameSpec.from_dict(d.get("X")),
+            color=None if color is None else vec3(color),
+            opacity=float(d.get("opacity", 1.0)),
+        )
+
+
+@dataclass(frozen=True)
+class BodySpec:
+    """A body, its mass properties (kg; mass centre ``com`` in B, m; ``inertia`` about Bo in B
+    as (xx, yy, zz, xy, xz, yz), kg m^2), its geometry, and the mobilizer connecting it to
+    ``parent`` (a body name or "Ground"): type name as Simbody's (``Pin``, ``Ball``...),
+    constructor options (``mobilizer_params``, e.g. Screw's ``{"pitch": 0.1}``), the inboard
+    frame X_PF on the parent and the outboard frame X_BM on the body, and initial q and u
+    (None: the mobilizer's defaults)."""
+
+    name: str
+    parent: str = GROUND
+    mobilizer: str = "Pin"
+    mobilizer_params: dict = field(default_factory=dict)
+    X_PF: FrameSpec = FrameSpec()
+    X_BM: FrameSpec = FrameSpec()
+    mass: float = 1.0
+    com: Vec3 = (0.0, 0.0, 0.0)
+    inertia: tuple[float, ...] = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
+    geometry: tuple[GeometrySpec, ...] = ()
+    q: tuple[float, ...] | None = None
+    u: tuple[float, ...] | None = None
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {
+            "name": self.name,
+            "parent": self.parent,
+            "mobilizer": self.mobilizer,
+        }
+        if self.mobilizer_params:
+            d["mobilizer_params"] = _jsonable(self.mobilizer_params)
+        d["X_PF"] = self.X_PF.to_dict()
+        d["X_BM"] = self.X_BM.to_dict()
+        d["mass"] = self.mass
+        d["com"] = list(self.com)
+        d["inertia"] = list(self.inertia)
+        d["geometry"] = [g.to_dict() for g in self.geometry]
+        if self.q is not None:
+            d["q"] = list(self.q)
+        if self.u is not None:
+            d["u"] = list(self.u)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> BodySpec:
+        q, u = d.get("q"), d.get("u")
+        return cls(
+            name=str(d["name"]),
+            parent=str(d.get("parent", GROUND)),
+            mobilizer=str(d.get("mobilizer", "Pin")),
+            mobilizer_params=_tuplify(dict(d.get("mobilizer_params") or {})),
+            X_PF=FrameSpec.from_dict(d.get("X_PF")),
+            X_BM=FrameSpec.from_dict(d.get("X_BM")),
+            mass=float(d.get("mass", 1.0)),
+            com=vec3(d.get("com")),
+            inertia=tuple(float(v) for v in d.get("inertia", (1, 1, 1, 0, 0, 0))),
+            geometry=tuple(GeometrySpec.from_dict(g) for g in d.get("geometry", ())),
+            q=None if q is None else tuple(float(v) for v in q),
+            u=None if u is None else tuple(float(v) for v in u),
+        )
+
+
+@dataclass(frozen=True)
+class ElementSpec:
+    """A constraint or force element: ``type`` as Simbody's (``Rod``, ``TwoPointLinearSpring``
+    ...), an optional display ``name`` and its arguments by name (see the registry)."""
+
+    type: str
+    args: dict = field(default_factory=dict)
+    name: str = ""
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"type": self.type}
+        if self.name:
+            d["name"] = self.name
+        d["args"] = _jsonable(self.args)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ElementSpec:
+        return cls(
+            type=str(d["type"]),
+            args=_tuplify(dict(d.get("args") or {})),
+            name=str(d.get("name", "")),
+        )
+
+    def label(self) -> str:
+        return self.name or self.type
+
+
+@dataclass(frozen=True)
+class Hints:
+    """System hints: up direction ("+Y"...), uniform background instead of a ground plane,
+    time scale (s) and length scale (m), and whether to draw the default model sketch."""
+
+    up: str = "+Y"
+    uniform_background: bool = False
+    time_scale: float = 0.1
+    length_scale: float = 1.0
+    show_default_geometry: bool = True
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> Hints:
+        d = d or {}
+        base = cls()
+        return cls(
+            up=str(d.get("up", base.up)),
+            uniform_background=bool(d.get("uniform_background", base.uniform_background)),
+            time_scale=float(d.get("time_scale", base.time_scale)),
+            length_scale=float(d.get("length_scale", base.length_scale)),
+            show_default_geometry=bool(d.get("show_default_geometry", base.show_default_geometry)),
+        )
+
+
+@dataclass
+class ModelData:
+    """The whole content of a document (what is saved)."""
+
+    name: str = "Untitled"
+    bodies: list[BodySpec] = field(default_factory=list)
+    ground_geometry: list[GeometrySpec] = field(default_factory=list)
+    constraints: list[ElementSpec] = field(default_factory=list)
+    forces: list[ElementSpec] = field(default_factory=list)
+    hints: Hints = Hints()
+
+    def copy(self) -> ModelData:
+        # The specs are immutable, so copying the lists is a full copy.
+        return ModelData(
+            self.name,
+            list(self.bodies),
+            list(self.ground_geometry),
+            list(self.constraints),
+            list(self.forces),
+            self.hints,
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "hints": self.hints.to_dict(),
+            "ground_geometry": [g.to_dict() for g in self.ground_geometry],
+            "bodies": [b.to_dict() for b in self.bodies],
+            "constraints": [c.to_dict() for c in self.constraints],
+            "forces": [f.to_dict() for f in self.forces],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ModelData:
+        return cls(
+            name=str(d.get("name", "Untitled")),
+            bodies=[BodySpec.from_dict(b) for b in d.get("bodies", ())],
+            ground_geometry=[GeometrySpec.from_dict(g) for g in d.get("ground_geometry", ())],
+            constraints=[ElementSpec.from_dict(c) for c in d.get("constraints", ())],
+            forces=[ElementSpec.from_dict(f) for f in d.get("forces", ())],
+            hints=Hints.from_dict(d.get("hints")),
+        )
+
+    def body(self, name: str) -> BodySpec:
+        for b in self.bodies:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def body_index(self, name: str) -> int:
+        for i, b in enumerate(self.bodies):
+            if b.name == name:
+                return i
+        raise KeyError(name)
+
+
+def _jsonable(value):
+    """Tuples to lists, recursively (JSON has only lists)."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, FrameSpec):
+        return value.to_dict()
+    return value
+
+
+def _tuplify(value):
+    """Lists to tuples, recursively, so specs stay hashable and immutable."""
+    if isinstance(value, dict):
+        return {k: _tuplify(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuplify(v) for v in value)
+    return value
+
+
+__all__ = [
+    "GROUND",
+    "UP_DIRECTIONS",
+    "BodySpec",
+    "ElementSpec",
+    "FrameSpec",
+    "GeometrySpec",
+    "Hints",
+    "ModelData",
+    "replace",
+    "vec3",
+]

@@ -1,0 +1,274 @@
+"""Checks that keep a document valid. Each failure is a ``DocumentError`` naming the field.
+
+``validate(data)`` checks a whole ModelData; the document runs it on a candidate copy before
+every edit, so an invalid edit changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.document.registry import (
+    CONSTRAINT_TYPES,
+    FORCE_TYPES,
+    GEOMETRY_KINDS,
+    MOBILIZER_TYPES,
+    Arg,
+    positive_vec3_kinds,
+)
+from app.document.specs import GROUND, UP_DIRECTIONS, BodySpec, ElementSpec, GeometrySpec, ModelData
+
+
+class DocumentError(ValueError):
+    """An edit or a file that would make the document invalid.
+
+    ``field`` names what is wrong (e.g. ``"mass"``, ``"bodies[2].inertia"``), ``target`` the
+    object (a body name, ``"constraint 0"``...) when there is one.
+    """
+
+    def __init__(self, field: str, message: str, target: str = "") -> None:
+        self.field = field
+        self.target = target
+        self.message = message
+        where = f"{target}: " if target else ""
+        super().__init__(f"{where}{field}: {message}")
+
+
+def _finite(value, field: str, target: str = "") -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise DocumentError(field, f"must be a number, got {value!r}", target) from None
+    if not math.isfinite(v):
+        raise DocumentError(field, f"must be finite, got {v}", target)
+    return v
+
+
+def _vector(value, n: int, field: str, target: str = "") -> tuple[float, ...]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != n:
+        raise DocumentError(field, f"must have {n} numbers, got {value!r}", target)
+    return tuple(_finite(v, field, target) for v in value)
+
+
+def check_name(name: str, field: str = "name") -> None:
+    if not isinstance(name, str) or not name.strip():
+        raise DocumentError(field, "a name must not be empty")
+    if name != name.strip():
+        raise DocumentError(field, "a name must not start or end with spaces")
+    if name == GROUND:
+        raise DocumentError(field, f"{GROUND!r} is reserved for the ground body")
+
+
+def check_frame(frame, field: str, target: str = "") -> None:
+    _vector(frame.p, 3, f"{field}.p", target)
+    _vector(frame.rpy, 3, f"{field}.rpy", target)
+
+
+def check_mass_properties(mass, com, inertia, target: str = "") -> None:
+    """Refuse a negative or non-finite mass and a non-physical inertia (about Bo, in B)."""
+    from engine.common.exceptions import SimTKError
+    from engine.math.inertia import Inertia
+    from engine.math.mass_properties import MassProperties
+
+    m = _finite(mass, "mass", target)
+    if m < 0:
+        raise DocumentError("mass", f"mass must be >= 0, got {m:g} kg", target)
+    c = _vector(com, 3, "com", target)
+    i = _vector(inertia, 6, "inertia", target)
+    try:
+        inertia_obj = Inertia(i[:3], i[3:])
+    except SimTKError as exc:
+        raise DocumentError("inertia", f"not a physical inertia: {exc}", target) from None
+    try:
+        mp = MassProperties(m, c, inertia_obj)
+    except SimTKError as exc:
+        raise DocumentError("inertia", str(exc), target) from None
+    if m > 0:
+        try:
+            mp.calcCentralInertia()
+        except SimTKError as exc:
+            raise DocumentError(
+                "inertia", f"about the mass centre this inertia is not physical: {exc}", target
+            ) from None
+
+
+def _check_arg(arg: Arg, value, field: str, target: str) -> None:
+    kind = arg.kind
+    if kind in ("vec3", "direction"):
+        v = _vector(value, 3, field, target)
+        if kind == "direction" and not any(v):
+            raise DocumentError(field, "a direction must not be the zero vector", target)
+    elif kind in ("real", "nonneg", "positive"):
+        v = _finite(value, field, target)
+        if kind == "nonneg" and v < 0:
+            raise DocumentError(field, f"must be >= 0, got {v:g}", target)
+        if kind == "positive" and v <= 0:
+            raise DocumentError(field, f"must be > 0, got {v:g}", target)
+    elif kind == "index":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+            raise DocumentError(field, f"must be a whole number, got {value!r}", target)
+        if value < 0:
+            raise DocumentError(field, f"must be >= 0, got {value}", target)
+    elif kind == "frame":
+        if not isinstance(value, dict):
+            raise DocumentError(field, "a frame needs 'p' and 'rpy'", target)
+        _vector(value.get("p", (0, 0, 0)), 3, f"{field}.p", target)
+        _vector(value.get("rpy", (0, 0, 0)), 3, f"{field}.rpy", target)
+    elif kind == "rotation":
+        if not isinstance(value, dict):
+            raise DocumentError(field, "a rotation needs 'rpy'", target)
+        _vector(value.get("rpy", (0, 0, 0)), 3, f"{field}.rpy", target)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise DocumentError(field, f"must be true or false, got {value!r}", target)
+    elif kind == "body":
+        if not isinstance(value, str):
+            raise DocumentError(field, f"must be a body name, got {value!r}", target)
+
+
+def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
+    kind = GEOMETRY_KINDS.get(g.kind)
+    if kind is None:
+        raise DocumentError(
+            f"{field}.kind",
+            f"unknown geometry kind {g.kind!r}; known: {sorted(GEOMETRY_KINDS)}",
+            target,
+        )
+    unknown = set(g.params) - {a.name for a in kind.args}
+    if unknown:
+        raise DocumentError(
+            f"{field}.params", f"unknown parameter(s) {sorted(unknown)} for {g.kind}", target
+        )
+    for a in kind.args:
+        value = g.params.get(a.name, a.default)
+        _check_arg(a, value, f"{field}.{a.name}", target)
+        if (g.kind, a.name) in positive_vec3_kinds() and min(value) <= 0:
+            raise DocumentError(f"{field}.{a.name}", "sizes must be > 0", target)
+    check_frame(g.X, f"{field}.X", target)
+    if g.color is not None:
+        c = _vector(g.color, 3, f"{field}.color", target)
+        if min(c) < 0 or max(c) > 1:
+            raise DocumentError(f"{field}.color", "colour components must be in [0, 1]", target)
+    op = _finite(g.opacity, f"{field}.opacity", target)
+    if not 0 <= op <= 1:
+        raise DocumentError(f"{field}.opacity", "opacity must be in [0, 1]", target)
+
+
+def check_body(b: BodySpec) -> None:
+    t = b.name
+    mob = MOBILIZER_TYPES.get(b.mobilizer)
+    if mob is None:
+        raise DocumentError(
+            "mobilizer",
+            f"unknown mobilizer type {b.mobilizer!r}; known: {sorted(MOBILIZER_TYPES)}",
+            t,
+        )
+    from engine.multibody.mobilizers.params import params_for
+
+    try:
+        params_for(b.mobilizer, dict(b.mobilizer_params))
+    except (ValueError, TypeError) as exc:
+        raise DocumentError("mobilizer_params", str(exc), t) from None
+    check_frame(b.X_PF, "X_PF", t)
+    check_frame(b.X_BM, "X_BM", t)
+    check_mass_properties(b.mass, b.com, b.inertia, t)
+    for k, g in enumerate(b.geometry):
+        check_geometry(g, f"geometry[{k}]", t)
+    if b.q is not None:
+        if len(b.q) != mob.nq:
+            raise DocumentError("q", f"a {b.mobilizer} mobilizer has {mob.nq} q, got {len(b.q)}", t)
+        _vector(b.q, mob.nq, "q", t)
+    if b.u is not None:
+        if len(b.u) != mob.nu:
+            raise DocumentError("u", f"a {b.mobilizer} mobilizer has {mob.nu} u, got {len(b.u)}", t)
+        _vector(b.u, mob.nu, "u", t)
+
+
+def check_element(section: str, index: int, e: ElementSpec, nus: dict[str, int]) -> None:
+    types = CONSTRAINT_TYPES if section == "constraints" else FORCE_TYPES
+    what = "constraint" if section == "constraints" else "force"
+    target = f"{what} {index} ({e.label()})"
+    spec = types.get(e.type)
+    if spec is None:
+        raise DocumentError(
+            "type", f"unknown {what} type {e.type!r}; known: {sorted(types)}", target
+        )
+    names = {a.name for a in spec.args}
+    unknown = set(e.args) - names
+    if unknown:
+        raise DocumentError("args", f"unknown argument(s) {sorted(unknown)} for {e.type}", target)
+    missing = [a.name for a in spec.args if a.name not in e.args]
+    if missing:
+        raise DocumentError(missing[0], "missing argument", target)
+    bodies = []
+    for a in spec.args:
+        value = e.args[a.name]
+        _check_arg(a, value, a.name, target)
+        if a.kind == "body":
+            if value not in nus:
+                raise DocumentError(a.name, f"no body named {value!r}", target)
+            bodies.append(value)
+        if a.kind == "index":
+            body = e.args[a.of]
+            n = nus.get(body, 0)
+            if int(value) >= n:
+                raise DocumentError(
+                    a.name,
+                    f"{body!r} has {n} mobilities; index {int(value)} is out of range",
+                    target,
+                )
+    if spec.distinct_bodies and len(bodies) != len(set(bodies)):
+        raise DocumentError(
+            spec.body_args()[-1], f"a {what} cannot connect a body to itself ({bodies})", target
+        )
+
+
+def check_parents(data: ModelData) -> None:
+    """Every parent exists and no body is its own ancestor."""
+    parents = {b.name: b.parent for b in data.bodies}
+    for b in data.bodies:
+        if b.parent != GROUND and b.parent not in parents:
+            raise DocumentError("parent", f"no body named {b.parent!r}", b.name)
+    for b in data.bodies:
+        seen = {b.name}
+        p = b.parent
+        while p != GROUND:
+            if p in seen:
+                raise DocumentError(
+                    "parent",
+                    f"{p!r} would be its own ancestor (a loop in the parent chain)",
+                    b.name,
+                )
+            seen.add(p)
+            p = parents[p]
+
+
+def check_hints(data: ModelData) -> None:
+    h = data.hints
+    if h.up not in UP_DIRECTIONS:
+        raise DocumentError("up", f"must be one of {UP_DIRECTIONS}, got {h.up!r}", "hints")
+    for name in ("time_scale", "length_scale"):
+        v = _finite(getattr(h, name), name, "hints")
+        if v <= 0:
+            raise DocumentError(name, f"must be > 0, got {v:g}", "hints")
+
+
+def validate(data: ModelData) -> None:
+    """Raise DocumentError for the first problem found in ``data``."""
+    seen: set[str] = set()
+    for b in data.bodies:
+        check_name(b.name)
+        if b.name in seen:
+            raise DocumentError("name", f"two bodies are named {b.name!r}", b.name)
+        seen.add(b.name)
+    check_parents(data)
+    for b in data.bodies:
+        check_body(b)
+    for k, g in enumerate(data.ground_geometry):
+        check_geometry(g, f"geometry[{k}]", GROUND)
+    nus = {GROUND: 0}
+    nus.update({b.name: MOBILIZER_TYPES[b.mobilizer].nu for b in data.bodies})
+    for section in ("constraints", "forces"):
+        for i, e in enumerate(getattr(data, section)):
+            check_element(section, i, e, nus)
+    check_hints(data)
