@@ -1,0 +1,8 @@
+"""The Assembler and its assembly conditions (SimTK::Assembler, QValue, Markers, ...)."""
+
+from engine.assembler.assembler import Assembler
+from engine.assembler.assembly_condition import AssemblyCondition
+from engine.assembler.built_in_constraints import BuiltInConstraints
+from engine.assembler.q_value import QValue
+
+__all__ = ["Assembler", "AssemblyCondition", "BuiltInConstraints", "QValue"]

@@ -1,0 +1,61 @@
+"""BuiltInConstraints: the System's own position constraints as an assembly condition.
+
+Every Assembler adopts one of these first (AssemblyConditionIndex 0) with weight Infinity,
+so the holonomic constraint errors (the State's qErr after realize(Position), without the
+quaternion-norm rows, which the Assembler keeps satisfied by normalizing quaternions) are
+requirements. ``Assembler.setSystemConstraintsWeight`` changes its weight: a finite
+weight turns them into a goal, 0 ignores them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.assembler.assembly_condition import AssemblyCondition
+from engine.common.stage import Stage
+
+
+class BuiltInConstraints(AssemblyCondition):
+    """Errors = the holonomic position-constraint errors of the whole System (qErr rows)."""
+
+    def __init__(self) -> None:
+        super().__init__("System constraints")
+
+    def _rows(self, state) -> np.ndarray:
+        """Indices into the System's qErr of the rows that are not quaternion norms."""
+        matter = self.getMatterSubsystem()
+        n = state.getNQErr()
+        nquat = matter.getNumQuaternionsInUse(state)
+        if nquat == 0:
+            return np.arange(n)
+        mx = matter.getMySubsystemIndex()
+        start, nm = state.getQErrStart(mx), state.getNQErr(mx)
+        quat = np.arange(start + nm - nquat, start + nm)
+        return np.setdiff1d(np.arange(n), quat)
+
+    def getNumErrors(self, state) -> int:
+        return int(self._rows(state).size)
+
+    def calcErrors(self, state):
+        """``(0, qErr without quaternion rows)`` (realizes Position if needed)."""
+        self.getMultibodySystem().realize(state, Stage.Position)
+        return 0, np.array(state.getQErr())[self._rows(state)]
+
+    def calcErrorJacobian(self, state):
+        """Analytic ``Pq`` (restricted to the free q) when the matter subsystem offers
+        ``calcPq`` and no quaternion is in use and the matter subsystem owns all qErr;
+        otherwise "not implemented" (numerical)."""
+        matter = self.getMatterSubsystem()
+        calc_pq = getattr(matter, "calcPq", None)
+        if calc_pq is None or matter.getNumQuaternionsInUse(state) != 0:
+            return -1, None
+        mx = matter.getMySubsystemIndex()
+        if state.getNQErr(mx) != state.getNQErr():
+            return -1, None
+        self.getMultibodySystem().realize(state, Stage.Position)
+        Pq = np.asarray(calc_pq(state), dtype=np.float64)
+        if Pq.shape[0] != state.getNQErr():
+            return -1, None
+        asm = self.getAssembler()
+        cols = [asm.getQIndexOfFreeQ(fx) for fx in range(asm.getNumFreeQs())]
+        return 0, Pq[:, cols].reshape(Pq.shape[0], len(cols))
