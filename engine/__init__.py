@@ -40,7 +40,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
-from engine.forces import gravity as _gravity  # registers Force.Gravity
+from engine.forces import builtins as _force_builtins  # registers Force.<Name>
 
 # Multibody layer.
 from engine.forces.force import Force

@@ -1,6 +1,17 @@
-"""GeneralForceSubsystem: a container of Force elements, each enable-able per State."""
+"""GeneralForceSubsystem: a container of Force elements, each enable-able per State.
+
+At Dynamics stage every enabled element adds its body forces (at Bo, in G) and
+mobility forces into the MultibodySystem's accumulators, and the subsystem
+records the total potential energy. Elements whose ``dependsOnlyOnPositions()``
+is True are evaluated once per configuration: their summed forces live in a
+lazy cache entry that depends on Position stage. Each realize stage is passed
+on to the enabled elements (``Force._realize``), as is the request for
+decorative geometry.
+"""
 
 from __future__ import annotations
+
+import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError
 from engine.common.stage import Stage
@@ -16,6 +27,7 @@ class GeneralForceSubsystem(Subsystem):
         self._forces: list = []
         self._enabled_index = -1
         self._pe_entry = -1
+        self._position_only_entry = -1
         if system is not None:
             system.addForceSubsystem(self)
 
@@ -35,6 +47,26 @@ class GeneralForceSubsystem(Subsystem):
             )
         return self._forces[int(index)]
 
+    updForce = getForce
+
+    # --------------------------------------------------------------- enabling
+    def isForceDisabled(self, state: State, index: int) -> bool:
+        self.getForce(index)
+        return not self.getDiscreteVariable(state, self._enabled_index)[int(index)]
+
+    def setForceIsDisabled(self, state: State, index: int, disabled: bool) -> None:
+        """Disable or enable one force element (an Instance-stage change: the State goes
+        back to Model stage)."""
+        self.getForce(index)
+        flags = list(self.getDiscreteVariable(state, self._enabled_index))
+        flags[int(index)] = not disabled
+        self.setDiscreteVariable(state, self._enabled_index, flags)
+
+    def _enabled(self, state: State) -> list:
+        flags = self.getDiscreteVariable(state, self._enabled_index)
+        return [f for f, on in zip(self._forces, flags, strict=True) if on]
+
+    # ------------------------------------------------------------ realization
     def realizeSubsystemTopologyImpl(self, state: State) -> None:
         for force in self._forces:
             force._realize_topology(self, state)
@@ -47,29 +79,69 @@ class GeneralForceSubsystem(Subsystem):
         self._pe_entry = self.allocateCacheEntry(
             state, Stage.Dynamics, 0.0, name="potential energy"
         )
+        matter = self.getSystem().getMatterSubsystem()
+        nb, nu = matter.getNumBodies(), matter.getNumMobilities()
+        self._position_only_entry = self.allocateLazyCacheEntry(
+            state,
+            Stage.Position,
+            (np.zeros((nb, 2, 3)), np.zeros(nu)),
+            name="forces of the position-only elements",
+        )
+        for force in self._forces:
+            force._realize(Stage.Model, state)
 
-    def isForceDisabled(self, state: State, index: int) -> bool:
-        return not self.getDiscreteVariable(state, self._enabled_index)[int(index)]
+    def _realize_enabled(self, stage: Stage, state: State) -> None:
+        for force in self._enabled(state):
+            force._realize(stage, state)
 
-    def setForceIsDisabled(self, state: State, index: int, disabled: bool) -> None:
-        """Disable or enable one force element (backs the State up to Model stage)."""
-        flags = list(self.getDiscreteVariable(state, self._enabled_index))
-        flags[int(index)] = not disabled
-        self.setDiscreteVariable(state, self._enabled_index, flags)
+    def realizeSubsystemInstanceImpl(self, state: State) -> None:
+        self._realize_enabled(Stage.Instance, state)
+
+    def realizeSubsystemTimeImpl(self, state: State) -> None:
+        self._realize_enabled(Stage.Time, state)
+
+    def realizeSubsystemPositionImpl(self, state: State) -> None:
+        self._realize_enabled(Stage.Position, state)
+
+    def realizeSubsystemVelocityImpl(self, state: State) -> None:
+        self._realize_enabled(Stage.Velocity, state)
 
     def realizeSubsystemDynamicsImpl(self, state: State) -> None:
-        system = self.getSystem()
-        body, mobility = system.getGlobalSubsystem().updForces(state)
-        nb = body.shape[0]
-        body_view = body.reshape(nb, 2, 3)
-        enabled = self.getDiscreteVariable(state, self._enabled_index)
+        self._realize_enabled(Stage.Dynamics, state)
+        body, mobility = self.getSystem().getGlobalSubsystem().updForces(state)
+        body_view = body.reshape(body.shape[0], 2, 3)
+        particles = np.zeros((0, 3))
+        enabled = self._enabled(state)
+        cached_body, cached_mobility = self.updCacheEntry(state, self._position_only_entry)
+        if not self.isCacheValueRealized(state, self._position_only_entry):
+            cached_body[:] = 0.0
+            cached_mobility[:] = 0.0
+            for force in enabled:
+                if force.dependsOnlyOnPositions():
+                    force.calcForce(state, cached_body, particles, cached_mobility)
+            self.markCacheValueRealized(state, self._position_only_entry)
+        body_view += cached_body
+        mobility += cached_mobility
         pe = 0.0
-        for force, on in zip(self._forces, enabled, strict=True):
-            if on:
-                force.calcForce(state, body_view, None, mobility)
-                pe += force.calcPotentialEnergy(state)
+        for force in enabled:
+            if not force.dependsOnlyOnPositions():
+                force.calcForce(state, body_view, particles, mobility)
+            pe += float(force.calcPotentialEnergy(state))
         state.setCacheEntryValue(self.getMySubsystemIndex(), self._pe_entry, pe)
 
+    def realizeSubsystemAccelerationImpl(self, state: State) -> None:
+        if self.getNZ(state):
+            state.updZDot(self.getMySubsystemIndex())[:] = 0.0
+        self._realize_enabled(Stage.Acceleration, state)
+
+    def realizeSubsystemReportImpl(self, state: State) -> None:
+        self._realize_enabled(Stage.Report, state)
+
+    def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
+        for force in self._enabled(state):
+            force.calcDecorativeGeometryAndAppend(state, stage, geometry)
+
+    # ---------------------------------------------------------------- results
     def calcPotentialEnergy(self, state: State) -> float:
         """Total potential energy of the enabled elements (Dynamics stage), J."""
         return float(self.getCacheEntry(state, self._pe_entry))

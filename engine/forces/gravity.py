@@ -8,76 +8,169 @@ from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.forces.force import Force
-from engine.math.vec import as_vec3
 
 
 class Gravity(Force):
-    """Gravity(forces, matter, down_direction, magnitude, zero_height=0).
+    """Gravity(forces, matter, down, magnitude, zeroHeight=0) or Gravity(forces, matter, g_G).
 
     Each non-excluded body B gets the force m_B g d at its mass center (d the unit
-    down direction); potential energy sum m_B g (-(d . p_com) - zero_height).
-    Parameters live in the State: changing one backs it up to Velocity stage.
+    down direction in G, g >= 0 in m/s^2); potential energy
+    sum m_B g (-(d . p_com) - zeroHeight). Ground is always excluded.
+    The parameters (d, g, zeroHeight, exclusions) live in the State; changing one
+    invalidates Dynamics stage (the State falls back to Velocity, as Simbody 3.7
+    does). ``setDefault...`` changes the defaults (a Topology change).
     """
 
-    def __init__(self, forces, matter, down, magnitude: float, zeroHeight: float = 0.0) -> None:
-        d = as_vec3(down, "down direction")
-        n = np.linalg.norm(d)
+    _PARAMS_INVALIDATE = Stage.Dynamics
+
+    def __init__(self, forces, matter, down, magnitude=None, zeroHeight: float = 0.0) -> None:
+        self._bind(forces)
+        self._matter = self._check_matter(matter)
+        if magnitude is None:
+            d, g = self._split_gravity_vector(down)
+        else:
+            d, g = self._unit(down), self._magnitude(magnitude)
+        h0 = self._real(zeroHeight, "zero height")
+        super().__init__(forces, {"d": d, "g": g, "h0": h0, "excluded": frozenset()})
+
+    # ------------------------------------------------------------- checking
+    def _unit(self, down) -> np.ndarray:
+        d = self._vec(down, 3, "down direction")
+        n = float(np.linalg.norm(d))
         if n == 0:
-            raise InvalidArgumentError("gravity's down direction must not be the zero vector")
-        g = float(magnitude)
-        if not np.isfinite(g) or g < 0:
-            raise InvalidArgumentError(f"gravity magnitude must be >= 0 and finite, got {g}")
-        self._matter = matter
-        self._default = {"d": d / n, "g": g, "h0": float(zeroHeight)}
-        self._params_index = -1
-        super().__init__(forces)
+            raise InvalidArgumentError("Force.Gravity: the down direction must not be zero")
+        return d / n
 
-    def _realize_topology(self, forces, state: State) -> None:
-        self._params_index = forces.allocateDiscreteVariable(
-            state, Stage.Dynamics, dict(self._default), name=f"Gravity {self._index} parameters"
-        )
+    def _magnitude(self, g) -> float:
+        return self._nonnegative(g, "gravity magnitude")
 
-    def _params(self, state: State) -> dict:
-        return self._forces.getDiscreteVariable(state, self._params_index)
+    def _split_gravity_vector(self, gravity) -> tuple[np.ndarray, float]:
+        v = self._vec(gravity, 3, "gravity vector")
+        n = float(np.linalg.norm(v))
+        if n == 0:
+            raise InvalidArgumentError(
+                "Force.Gravity: the gravity vector must not be zero (give a down direction "
+                "and magnitude 0 separately for zero gravity)"
+            )
+        return v / n, n
 
-    def _update(self, state: State, **changes) -> None:
-        params = dict(self._params(state))
-        params.update(changes)
-        self._forces.setDiscreteVariable(state, self._params_index, params)
+    def _body_index(self, mobod) -> int:
+        if isinstance(mobod, (int, np.integer)):
+            b = int(mobod)
+            self._matter.getMobilizedBody(b)
+            return b
+        return self._check_mobod(mobod).getMobilizedBodyIndex()
 
-    def setMagnitude(self, state: State, g: float) -> None:
-        if not float(g) >= 0:
-            raise InvalidArgumentError(f"gravity magnitude must be >= 0, got {g}")
-        self._update(state, g=float(g))
+    # -------------------------------------------------------------- defaults
+    def setDefaultBodyIsExcluded(self, mobod, isExcluded: bool) -> Gravity:
+        b = self._body_index(mobod)
+        excluded = set(self._defaults["excluded"])
+        if b != 0:
+            (excluded.add if isExcluded else excluded.discard)(b)
+        return self._set_default(excluded=frozenset(excluded))
 
-    def getMagnitude(self, state: State) -> float:
-        return self._params(state)["g"]
+    def getDefaultBodyIsExcluded(self, mobod) -> bool:
+        b = self._body_index(mobod)
+        return b == 0 or b in self._defaults["excluded"]
 
-    def setDownDirection(self, state: State, down) -> None:
-        d = as_vec3(down, "down direction")
-        self._update(state, d=d / np.linalg.norm(d))
+    def setDefaultGravityVector(self, gravity) -> Gravity:
+        d, g = self._split_gravity_vector(gravity)
+        return self._set_default(d=d, g=g)
 
-    def getDownDirection(self, state: State) -> np.ndarray:
-        return self._params(state)["d"].copy()
+    def setDefaultDownDirection(self, down) -> Gravity:
+        return self._set_default(d=self._unit(down))
+
+    def setDefaultMagnitude(self, g: float) -> Gravity:
+        return self._set_default(g=self._magnitude(g))
+
+    def setDefaultZeroHeight(self, zeroHeight: float) -> Gravity:
+        return self._set_default(h0=self._real(zeroHeight, "zero height"))
+
+    def getDefaultGravityVector(self) -> np.ndarray:
+        return self._defaults["g"] * self._defaults["d"]
+
+    def getDefaultDownDirection(self) -> np.ndarray:
+        return self._default("d")
+
+    def getDefaultMagnitude(self) -> float:
+        return self._defaults["g"]
+
+    def getDefaultZeroHeight(self) -> float:
+        return self._defaults["h0"]
+
+    # ------------------------------------------------------- State values
+    def setBodyIsExcluded(self, state: State, mobod, isExcluded: bool) -> Gravity:
+        b = self._body_index(mobod)
+        excluded = set(self._params(state)["excluded"])
+        if b != 0:
+            (excluded.add if isExcluded else excluded.discard)(b)
+        self._update(state, excluded=frozenset(excluded))
+        return self
+
+    def getBodyIsExcluded(self, state: State, mobod) -> bool:
+        b = self._body_index(mobod)
+        return b == 0 or b in self._params(state)["excluded"]
+
+    def setGravityVector(self, state: State, gravity) -> Gravity:
+        d, g = self._split_gravity_vector(gravity)
+        self._update(state, d=d, g=g)
+        return self
+
+    def setDownDirection(self, state: State, down) -> Gravity:
+        self._update(state, d=self._unit(down))
+        return self
+
+    def setMagnitude(self, state: State, g: float) -> Gravity:
+        self._update(state, g=self._magnitude(g))
+        return self
+
+    def setZeroHeight(self, state: State, zeroHeight: float) -> Gravity:
+        self._update(state, h0=self._real(zeroHeight, "zero height"))
+        return self
 
     def getGravityVector(self, state: State) -> np.ndarray:
         p = self._params(state)
         return p["g"] * p["d"]
 
+    def getDownDirection(self, state: State) -> np.ndarray:
+        return self._param(state, "d")
+
+    def getMagnitude(self, state: State) -> float:
+        return self._params(state)["g"]
+
+    def getZeroHeight(self, state: State) -> float:
+        return self._params(state)["h0"]
+
+    # ------------------------------------------------------------ physics
+    def _included(self, state: State) -> np.ndarray:
+        """Boolean mask over bodies 0..nb-1 of the bodies gravity acts on."""
+        nb = self._matter.getNumBodies()
+        mask = np.ones(nb, dtype=bool)
+        mask[0] = False
+        for b in self._params(state)["excluded"]:
+            if b < nb:
+                mask[b] = False
+        return mask
+
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         pc = self._matter._position_cache(state)
         mass = self._matter._topo().mass
-        gvec = self.getGravityVector(state)
-        f = mass[1:, None] * gvec
-        bodyForces[1:, 0] += np.cross(pc.com_G[1:], f)
-        bodyForces[1:, 1] += f
+        mask = self._included(state)
+        f = mass[mask, None] * self.getGravityVector(state)
+        bodyForces[mask, 0] += np.cross(pc.com_G[mask], f)
+        bodyForces[mask, 1] += f
 
     def calcPotentialEnergy(self, state: State) -> float:
         p = self._params(state)
         pc = self._matter._position_cache(state)
         mass = self._matter._topo().mass
-        heights = -((pc.p_GB[1:] + pc.com_G[1:]) @ p["d"]) - p["h0"]
-        return float(np.sum(mass[1:] * p["g"] * heights))
+        mask = self._included(state)
+        heights = -((pc.p_GB[mask] + pc.com_G[mask]) @ p["d"]) - p["h0"]
+        return float(np.sum(mass[mask] * p["g"] * heights))
+
+    def getPotentialEnergy(self, state: State) -> float:
+        """This element's potential energy in ``state`` (Position stage), J."""
+        return self.calcPotentialEnergy(state)
 
 
 Force.Gravity = Gravity  # type: ignore[attr-defined]

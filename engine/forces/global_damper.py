@@ -1,0 +1,42 @@
+"""Force.GlobalDamper: a damper on every generalized speed."""
+
+from __future__ import annotations
+
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.forces.force import Force
+
+
+class GlobalDamper(Force):
+    """GlobalDamper(forces, matter, damping).
+
+    Generalized force ``-c u_i`` on every mobility (c >= 0): an energy drain without
+    a physical mechanism. No potential energy. c lives in the State:
+    ``setDamping`` invalidates Dynamics stage.
+    """
+
+    _PARAMS_INVALIDATE = Stage.Dynamics
+
+    def __init__(self, forces, matter, damping: float) -> None:
+        self._bind(forces)
+        self._matter = self._check_matter(matter)
+        c = self._nonnegative(damping, "damping")
+        super().__init__(forces, {"c": c})
+
+    def setDefaultDamping(self, damping: float) -> GlobalDamper:
+        return self._set_default(c=self._nonnegative(damping, "damping"))
+
+    def getDefaultDamping(self) -> float:
+        return self._defaults["c"]
+
+    def setDamping(self, state: State, damping: float) -> None:
+        self._update(state, c=self._nonnegative(damping, "damping"))
+
+    def getDamping(self, state: State) -> float:
+        return self._params(state)["c"]
+
+    def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
+        mobilityForces -= self._params(state)["c"] * self._matter.getU(state)
+
+
+Force.GlobalDamper = GlobalDamper  # type: ignore[attr-defined]

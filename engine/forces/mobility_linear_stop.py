@@ -1,0 +1,143 @@
+"""Force.MobilityLinearStop: a compliant stop keeping one coordinate within bounds."""
+
+from __future__ import annotations
+
+import math
+
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.forces.force import Force
+
+
+class MobilityLinearStop(Force):
+    """MobilityLinearStop(forces, mobod, whichQ, defaultStiffness, defaultDissipation,
+    defaultQLow=-inf, defaultQHigh=inf).
+
+    No force inside [qLow, qHigh]. Above: ``x = q - qHigh``, generalized force
+    ``min(0, -k x (1 + d qdot))``; below: ``x = q - qLow``, ``max(0, -k x (1 - d qdot))``
+    (Hunt-Crossley-like dissipation, never sticking), applied to the u with q's index
+    (meaningful where that qdot = u). Potential energy ``k x^2 / 2`` outside, else 0.
+    k, d >= 0; qLow <= qHigh (either may be infinite). The values live in the State:
+    ``setBounds`` / ``setMaterialProperties`` invalidate Dynamics stage.
+    """
+
+    _PARAMS_INVALIDATE = Stage.Dynamics
+
+    def __init__(
+        self,
+        forces,
+        mobod,
+        whichQ: int,
+        defaultStiffness: float,
+        defaultDissipation: float,
+        defaultQLow: float = -math.inf,
+        defaultQHigh: float = math.inf,
+    ) -> None:
+        self._bind(forces)
+        self._mobod = self._check_mobod(mobod)
+        self._which = self._check_mobility(mobod, whichQ, "q")
+        if self._which >= mobod._module.NU:
+            raise IndexOutOfRangeError(
+                f"Force.MobilityLinearStop: q {self._which} of a {mobod.getMobilizerTypeName()} "
+                f"mobilizer has no matching u (it has {mobod._module.NU})"
+            )
+        k = self._nonnegative(defaultStiffness, "stiffness")
+        d = self._nonnegative(defaultDissipation, "dissipation")
+        lo, hi = self._bounds(defaultQLow, defaultQHigh)
+        super().__init__(forces, {"k": k, "d": d, "lo": lo, "hi": hi})
+
+    def _bounds(self, qLow, qHigh) -> tuple[float, float]:
+        try:
+            lo, hi = float(qLow), float(qHigh)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError("Force.MobilityLinearStop: bounds must be numbers") from exc
+        if math.isnan(lo) or math.isnan(hi):
+            raise InvalidArgumentError("Force.MobilityLinearStop: a bound is NaN")
+        if lo > hi:
+            raise InvalidArgumentError(
+                f"Force.MobilityLinearStop: the lower bound {lo} is above the upper bound {hi}"
+            )
+        return lo, hi
+
+    def getMobilizedBody(self):
+        return self._mobod
+
+    def getWhichQ(self) -> int:
+        return self._which
+
+    # ------------------------------------------------------------- defaults
+    def setDefaultBounds(self, defaultQLow: float, defaultQHigh: float) -> MobilityLinearStop:
+        lo, hi = self._bounds(defaultQLow, defaultQHigh)
+        return self._set_default(lo=lo, hi=hi)
+
+    def setDefaultMaterialProperties(
+        self, defaultStiffness: float, defaultDissipation: float
+    ) -> MobilityLinearStop:
+        k = self._nonnegative(defaultStiffness, "stiffness")
+        d = self._nonnegative(defaultDissipation, "dissipation")
+        return self._set_default(k=k, d=d)
+
+    def getDefaultLowerBound(self) -> float:
+        return self._defaults["lo"]
+
+    def getDefaultUpperBound(self) -> float:
+        return self._defaults["hi"]
+
+    def getDefaultStiffness(self) -> float:
+        return self._defaults["k"]
+
+    def getDefaultDissipation(self) -> float:
+        return self._defaults["d"]
+
+    # --------------------------------------------------------- State values
+    def setBounds(self, state: State, qLow: float, qHigh: float) -> None:
+        lo, hi = self._bounds(qLow, qHigh)
+        self._update(state, lo=lo, hi=hi)
+
+    def setMaterialProperties(self, state: State, stiffness: float, dissipation: float) -> None:
+        k = self._nonnegative(stiffness, "stiffness")
+        d = self._nonnegative(dissipation, "dissipation")
+        self._update(state, k=k, d=d)
+
+    def getLowerBound(self, state: State) -> float:
+        return self._params(state)["lo"]
+
+    def getUpperBound(self, state: State) -> float:
+        return self._params(state)["hi"]
+
+    def getStiffness(self, state: State) -> float:
+        return self._params(state)["k"]
+
+    def getDissipation(self, state: State) -> float:
+        return self._params(state)["d"]
+
+    # -------------------------------------------------------------- physics
+    def _violation(self, state: State) -> float:
+        """x = q - bound when q is outside its range, else 0."""
+        p = self._params(state)
+        q = self._mobod.getOneQ(state, self._which)
+        if q > p["hi"]:
+            return q - p["hi"]
+        if q < p["lo"]:
+            return q - p["lo"]
+        return 0.0
+
+    def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
+        x = self._violation(state)
+        if x == 0.0:
+            return
+        p = self._params(state)
+        qdot = float(self._mobod.getQDot(state)[self._which])
+        if x > 0:
+            f = min(0.0, -p["k"] * x * (1.0 + p["d"] * qdot))
+        else:
+            f = max(0.0, -p["k"] * x * (1.0 - p["d"] * qdot))
+        self._mobod.applyOneMobilityForce(state, self._which, f, mobilityForces)
+
+    def calcPotentialEnergy(self, state: State) -> float:
+        x = self._violation(state)
+        return 0.5 * self._params(state)["k"] * x * x
+
+
+Force.MobilityLinearStop = MobilityLinearStop  # type: ignore[attr-defined]

@@ -1,0 +1,44 @@
+"""Force.TwoPointConstantForce: a constant force along the line between two stations."""
+
+from __future__ import annotations
+
+from engine.common.state import State
+from engine.forces.force import Force
+from engine.forces.two_point_force import TwoPointForce
+
+
+class TwoPointConstantForce(TwoPointForce):
+    """TwoPointConstantForce(forces, body1, station1, body2, station2, force).
+
+    ``-f e`` on body 1 at station 1 and ``+f e`` on body 2 at station 2 (e from
+    station 1 to 2): f > 0 pushes the stations apart, f < 0 pulls them together (N).
+    No potential energy. f lives in the State: ``setForce`` invalidates Dynamics.
+    """
+
+    _LINE_COLOR = (1.0, 1.0, 0.0)
+
+    def __init__(self, forces, body1, station1, body2, station2, force: float) -> None:
+        self._bind(forces)
+        defaults = {"f": self._real(force, "force")}
+        super().__init__(forces, body1, station1, body2, station2, defaults)
+
+    def setDefaultForce(self, force: float) -> TwoPointConstantForce:
+        return self._set_default(f=self._real(force, "force"))
+
+    def getDefaultForce(self) -> float:
+        return self._defaults["f"]
+
+    def setForce(self, state: State, force: float) -> None:
+        self._update(state, f=self._real(force, "force"))
+
+    def getForce(self, state: State) -> float:
+        return self._params(state)["f"]
+
+    def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
+        f = self._params(state)["f"]
+        e, _ = self._direction(state, needed=f != 0)
+        if e is not None:
+            self._apply_tension(state, bodyForces, e, -f)
+
+
+Force.TwoPointConstantForce = TwoPointConstantForce  # type: ignore[attr-defined]

@@ -1,0 +1,106 @@
+"""forces.json (Simbody 3.7, model force_zoo): every force element, one by one and summed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import Stage
+from tests.engine.force_models import build, sample_state
+from tests.engine.reference_data import load_reference, model_by_name, reference_available
+
+pytestmark = pytest.mark.skipif(
+    not reference_available("forces"), reason="shared/reference/forces.json not present"
+)
+
+
+def _close(actual, expected, tol=1e-10):
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
+    assert np.max(np.abs(actual - expected), initial=0.0) <= tol * scale, (actual, expected)
+
+
+@pytest.fixture(scope="module")
+def zoo():
+    model = model_by_name(load_reference("forces"), "force_zoo")
+    system, matter, forces, mobods, elements = build(model["model"])
+    return model, system, matter, forces, mobods, elements
+
+
+def _samples():
+    if not reference_available("forces"):
+        return []
+    return list(range(len(model_by_name(load_reference("forces"), "force_zoo")["samples"])))
+
+
+def test_layout_matches_reference(zoo):
+    model, system, matter, forces, mobods, elements = zoo
+    counts = model["system_counts"]
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    assert state.getNQ() == counts["nQ"]
+    assert state.getNU() == counts["nU"]
+    assert state.getNZ() == counts["nZ"]
+    sub = counts["subsystems"][3]
+    assert forces.getMySubsystemIndex() == sub["index"]
+    assert forces.getNZ(state) == sub["nz"]
+    _close(state.getZ(), model["model"]["default_state"]["z"])
+
+
+@pytest.mark.parametrize("k", _samples())
+def test_each_force_element_matches_simbody(zoo, k):
+    model, system, matter, forces, mobods, elements = zoo
+    sample = model["samples"][k]
+    state = sample_state(system, model["model"], elements, mobods, sample["state"])
+    system.realize(state, Stage.Acceleration)
+    out = sample["outputs"]
+    for element, ref in zip(elements, out["per_force"], strict=True):
+        assert element.getForceIndex() == ref["force_index"]
+        body, particles, mobility = element.calcForceContribution(state)
+        assert particles.shape == (0, 3)
+        _close(body.reshape(-1, 6), ref["body_forces_G"])
+        _close(mobility, ref["mobility_forces"])
+        _close(element.calcPotentialEnergyContribution(state), ref["potential_energy"])
+
+
+@pytest.mark.parametrize("k", _samples())
+def test_totals_zdot_and_udot_match_simbody(zoo, k):
+    model, system, matter, forces, mobods, elements = zoo
+    sample = model["samples"][k]
+    state = sample_state(system, model["model"], elements, mobods, sample["state"])
+    system.realize(state, Stage.Acceleration)
+    out = sample["outputs"]
+    _close(system.getMobilityForces(state), out["applied_mobility_forces"])
+    _close(system.getRigidBodyForces(state).reshape(-1, 6), out["applied_body_forces_G"])
+    _close(system.calcPotentialEnergy(state), out["potential_energy"])
+    _close(system.calcKineticEnergy(state), out["kinetic_energy"])
+    _close(system.calcEnergy(state), out["potential_energy"] + out["kinetic_energy"])
+    _close(state.getZDot(), out["zdot"])
+    _close(state.getUDot(), out["udot"])
+    _close(state.getQDot(), out["qdot"])
+
+
+def test_linear_stop_samples_cover_below_inside_and_above(zoo):
+    """The reference samples put the stop's q below, inside and above its range; each
+    regime's force sign and energy follow from the formulas and match Simbody."""
+    model, system, matter, forces, mobods, elements = zoo
+    spec = model["model"]["forces"][8]
+    stop = elements[8]
+    regimes = set()
+    for sample in model["samples"]:
+        state = sample_state(system, model["model"], elements, mobods, sample["state"])
+        system.realize(state, Stage.Velocity)
+        q = mobods[spec["body"]].getOneQ(state, spec["which_q"])
+        _, _, f = stop.calcForceContribution(state)
+        u_index = int(matter._topo().us[spec["body"]])
+        if q > spec["q_high"]:
+            regimes.add("above")
+            assert f[u_index] <= 0
+        elif q < spec["q_low"]:
+            regimes.add("below")
+            assert f[u_index] >= 0
+        else:
+            regimes.add("inside")
+            assert f[u_index] == 0 and stop.calcPotentialEnergyContribution(state) == 0
+    assert regimes == {"below", "inside", "above"}
