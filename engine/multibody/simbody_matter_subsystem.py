@@ -19,6 +19,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.math.mass_properties import MassProperties
+from engine.multibody import custom_mobilized_body as _custom  # noqa: F401  (MobilizedBody.Custom)
 from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels.articulated_body import (
     calc_articulated_inertias,
@@ -33,6 +34,7 @@ from engine.multibody.kernels.jacobian import (
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
 from engine.multibody.kernels.position_kinematics import calc_position_kinematics
 from engine.multibody.kernels.velocity_kinematics import calc_velocity_kinematics
+from engine.multibody.matter_custom_support import MatterCustomSupportMixin
 from engine.multibody.matter_model_stage import MatterModelStageMixin
 from engine.multibody.mobilized_body import MobilizedBody
 
@@ -147,7 +149,7 @@ class _Indices:
     extra: dict = field(default_factory=dict)
 
 
-class SimbodyMatterSubsystem(MatterModelStageMixin, Subsystem):
+class SimbodyMatterSubsystem(MatterModelStageMixin, MatterCustomSupportMixin, Subsystem):
     """The multibody tree: bodies, mobilizers and the operators on them."""
 
     def __init__(self, system=None) -> None:
@@ -388,6 +390,8 @@ class SimbodyMatterSubsystem(MatterModelStageMixin, Subsystem):
         topo = self._topo()
         pc = state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
         q = self.getQ(state)
+        if self._custom_bodies():
+            self._custom_position(state, pc)
         calc_position_kinematics(
             topo.mtype,
             topo.parent,
@@ -454,6 +458,8 @@ class SimbodyMatterSubsystem(MatterModelStageMixin, Subsystem):
             vc.gyroscopic,
             state.updQDot(sx),
         )
+        if self._custom_bodies():
+            self._custom_velocity(state, pc, vc)
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         topo = self._topo()
@@ -506,6 +512,8 @@ class SimbodyMatterSubsystem(MatterModelStageMixin, Subsystem):
             np.ascontiguousarray(x, dtype=np.float64),
             out,
         )
+        if self._custom_bodies():
+            self._custom_n(state, op, transpose, x, out)
 
     def _n_times(self, state: State, op: int, transpose: bool, x) -> np.ndarray:
         topo = self._topo()

@@ -1,11 +1,15 @@
 """Position stage: body poses X_GB, mobilizer transforms X_FM, hinge matrices H_G and
-spatial inertias in Ground, body by body from Ground outward (O(n))."""
+spatial inertias in Ground, body by body from Ground outward (O(n)).
+
+For a Custom mobilizer (Python kinematics) R_FM, p_FM and H_FM are inputs: the matter
+subsystem writes them before calling the kernel."""
 
 from __future__ import annotations
 
 from numba import njit
 
 from engine.multibody.kernels.spatial_kernels import cross3, spatial_inertia_G
+from engine.multibody.mobilizers.custom import TYPE_ID as CUSTOM_TYPE_ID
 from engine.multibody.mobilizers.dispatch import h_fm_any, x_fm_any
 
 
@@ -38,7 +42,9 @@ def _position_step(
 ):
     """Realize body b's position quantities from its parent's."""
     P = parent[b]
-    x_fm_any(t, q, params, euler, R_FM[b], p_FM[b])
+    custom = t == CUSTOM_TYPE_ID  # X_FM, H_FM were written by the matter subsystem
+    if not custom:
+        x_fm_any(t, q, params, euler, R_FM[b], p_FM[b])
     R_GF[b] = R_GB[P] @ R_PF[b]
     p_GF = p_GB[P] + R_GB[P] @ p_PF[b]
     R_GM = R_GF[b] @ R_FM[b]
@@ -46,8 +52,9 @@ def _position_step(
     R_GB[b] = R_GM @ R_BM[b].T
     p_GB[b] = p_GM - R_GB[b] @ p_BM[b]
     p_MB_G[b] = p_GB[b] - p_GM
-    H_FM[b][:, :] = 0.0
-    h_fm_any(t, q, params, euler, R_FM[b], p_FM[b], H_FM[b])
+    if not custom:
+        H_FM[b][:, :] = 0.0
+        h_fm_any(t, q, params, euler, R_FM[b], p_FM[b], H_FM[b])
     for k in range(nu):
         hw = R_GF[b] @ H_FM[b][0:3, k]
         hv = R_GF[b] @ H_FM[b][3:6, k] + cross3(hw, p_MB_G[b])

@@ -1,0 +1,35 @@
+"""Custom mobilizer: kinematics written by the user in Python (MobilizedBody.Custom).
+
+A Custom body cannot run inside the numba kernels. It has its own TYPE_ID, which the compiled
+O(n) algorithms recognise: the Position kernel does not compute X_FM and H_FM for it but uses
+the values the matter subsystem wrote into the cache beforehand from the user's
+``calcMobilizerTransformFromQ`` and ``multiplyByHMatrix``; the matter subsystem also fills in
+the Custom bodies' blocks of qdot = N u, of the N operators and of the velocity-dependent
+acceleration term (d/dt H) u after the kernels have run (``matter_custom_support.py``). Models
+without Custom bodies never take that path.
+
+``CustomMobilizerType`` stands in for a mobilizer module (TYPE_ID, NAME, NQ_SLOTS, NU,
+USES_QUATERNION, DEFAULT_Q) for one Custom body, since each Custom body has its own sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TYPE_ID = 18
+NAME = "Custom"
+
+
+class CustomMobilizerType:
+    """The per-body 'mobilizer module' of a Custom body (sizes from its Implementation)."""
+
+    TYPE_ID = TYPE_ID
+    NAME = NAME
+    USES_QUATERNION = False
+
+    def __init__(self, implementation) -> None:
+        self.implementation = implementation
+        self.NQ_SLOTS = int(implementation.getNumQ())
+        self.NU = int(implementation.getNumU())
+        self.DEFAULT_Q = np.zeros(self.NQ_SLOTS)
+        self.__doc__ = f"Custom mobilizer with nq={self.NQ_SLOTS}, nu={self.NU}"
