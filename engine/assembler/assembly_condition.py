@@ -159,6 +159,17 @@ class AssemblyCondition:
         self._assembler = assembler
         self._index = index
 
+    def _goal_error_weights(self, state: State) -> np.ndarray | None:
+        """c such that calcGoal = sum_j c_j err_j^2 (lets the Assembler use Gauss-Newton),
+        or None if the goal has no such form. True for the default calcGoal."""
+        if type(self).calcGoal is not AssemblyCondition.calcGoal:
+            return None
+        status, err = normalize_result(self.calcErrors(state), f"{self._name}.calcErrors")
+        if status != 0:
+            return None
+        m = int(np.asarray(err).size)
+        return np.full(m, 1.0 / max(1, m))
+
     def _validate(self, assembler: Assembler) -> None:
         """Check the condition against the system at adoption (raise on bad indices)."""
 

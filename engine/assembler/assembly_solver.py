@@ -8,9 +8,12 @@ condition), goal f(x) = sum_i w_i goal_i(x).
    if that stalls. Minimum-norm steps keep the result near the starting pose.
 2. If there are goals: a reduced-space Newton method on the requirement manifold
    (generalized reduced gradient). At a feasible x: Z = null space of dr/dx, least-squares
-   multipliers lambda, reduced gradient Z^T grad f, reduced Hessian Z^T H_L Z of the
-   Lagrangian by finite differences of its gradient along Z. The step Z dz (Hessian
-   eigenvalues made positive; step capped) is followed by restoration and an Armijo
+   multipliers lambda, reduced gradient Z^T grad f, reduced Hessian Z^T H Z. H is the
+   Gauss-Newton matrix 2 J^T C J while every goal is a weighted sum of squares of its
+   errors (QValue, Markers, ...) and that converges fast; otherwise (or once it is slow:
+   large residuals) the Lagrangian's Hessian by finite differences of its gradient.
+   The step Z dz (Hessian eigenvalues made positive, directions without curvature left
+   alone, step capped) is followed by restoration and an Armijo
    backtracking line search on f. Stops when the step is below accuracy/100 (relative to
    |x|, at least 1) or when f can no longer be decreased (stationary to roundoff).
 
@@ -197,14 +200,16 @@ class AssemblySolver:
         self._realize()
         return np.array(cols).T
 
-    def jacobian(self, x: np.ndarray) -> np.ndarray:
-        """d r / d x (m x n) at x (the State holds x on return)."""
+    def jacobian(self, x: np.ndarray, conditions=None) -> np.ndarray:
+        """d err / d x (m x n) at x of the requirements (or of ``conditions``); the State
+        holds x on return."""
+        conds = self.requirements if conditions is None else conditions
         self.asm._num_error_jacobian_evals += 1
         self.set_x(x, clip=False)
         self._realize()
         blocks: dict[int, np.ndarray] = {}
         numeric = []
-        for cx in self.requirements:
+        for cx in conds:
             if self.asm._force_numerical_jacobian:
                 numeric.append(cx)
                 continue
@@ -227,8 +232,19 @@ class AssemblySolver:
             for cx, m in zip(numeric, sizes, strict=True):
                 blocks[cx] = Jn[start : start + m]
                 start += m
-        rows = [blocks[cx] for cx in self.requirements]
+        rows = [blocks[cx] for cx in conds]
         return np.vstack(rows) if rows else np.zeros((0, self.n))
+
+    def gauss_newton_weights(self) -> np.ndarray | None:
+        """c with f = sum_j c_j e_j^2 over the stacked errors of the goals, if every goal
+        has that least-squares form (else None)."""
+        parts = []
+        for cx in self.goals:
+            c = self._cond(cx)._goal_error_weights(self.state)
+            if c is None:
+                return None
+            parts.append(self.asm._weights[cx] * np.asarray(c, dtype=np.float64).reshape(-1))
+        return np.concatenate(parts) if parts else np.zeros(0)
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         """d f / d x at x (the State holds x on return)."""
@@ -332,6 +348,7 @@ class AssemblySolver:
 
     def optimize(self, x: np.ndarray, max_iterations: int) -> tuple[np.ndarray, float]:
         f = self.goal()
+        use_gauss_newton = True
         for _ in range(max_iterations):
             if f == 0.0 or self.n == 0:
                 break
@@ -345,7 +362,13 @@ class AssemblySolver:
             gz = Z.T @ g
             if not np.any(gz):
                 break
-            H = self._reduced_hessian(x, Z, A, lam, gl0)
+            c = self.gauss_newton_weights() if use_gauss_newton else None
+            if c is not None:
+                Je = self.jacobian(x, self.goals)
+                JZ = Je @ Z
+                H = 2.0 * JZ.T @ (c[:, None] * JZ)
+            else:
+                H = self._reduced_hessian(x, Z, A, lam, gl0)
             # Newton step on |H| (negative curvature flipped); directions of no curvature
             # (a goal that leaves some freedom) get no step, so x stays near its start.
             w, V = np.linalg.eigh(H)
@@ -376,6 +399,8 @@ class AssemblySolver:
             if not accepted:
                 break  # stationary to within roundoff
             moved = float(np.max(np.abs(xt - x)))
+            if c is not None and ft > 0.25 * f:
+                use_gauss_newton = False  # slow (large residuals): full Newton from now on
             x, f = xt, ft
             if moved <= 0.01 * self.accuracy * max(1.0, float(np.max(np.abs(x)))):
                 break

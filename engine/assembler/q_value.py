@@ -131,5 +131,8 @@ class QValue(AssemblyCondition):
             g[fx] = self._q(state) - self._value
         return 0, g
 
+    def _goal_error_weights(self, state) -> np.ndarray:
+        return np.array([0.5])
+
     def __repr__(self) -> str:
         return f"QValue(body {self._mbx}, q {self._qx}, value {self._value!r})"
