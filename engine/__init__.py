@@ -6,6 +6,7 @@ Everything a user needs is importable from here, with Simbody's names::
     from engine import System, State, Stage, MultibodySystem, MobilizedBody, ...
 """
 
+from engine.assembler import Assembler, AssemblyCondition, Markers, OrientationSensors, QValue
 from engine.common.cache_entry import CacheEntryInfo, CacheEntryKey, DiscreteVarInfo, DiscreteVarKey
 from engine.common.decorative_geometry import *  # noqa: F403  (DecorativeGeometry kinds, colours)
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
@@ -61,6 +62,7 @@ from engine.integrators import (
     TimeStepper,
     VerletIntegrator,
 )
+from engine.jit_warmup import warm_jit
 from engine.math.coordinate_axis import (
     CoordinateAxis,
     CoordinateDirection,
@@ -70,6 +72,7 @@ from engine.math.coordinate_axis import (
 )
 
 # Spatial algebra value types.
+from engine.math.function import Function
 from engine.math.inertia import Inertia, UnitInertia
 from engine.math.mass_properties import MassProperties
 from engine.math.rotation import Rotation
@@ -77,10 +80,10 @@ from engine.math.transform import Transform
 from engine.math.vec import Vec3
 from engine.measures import *  # noqa: F403  (Measure and the Measure_<Kind> aliases)
 from engine.multibody.body import Body
+from engine.multibody.constraints import Constraint
 from engine.multibody.decoration_subsystem import DecorationGenerator, DecorationSubsystem
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
 from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
-from engine.jit_warmup import warm_jit
 
 __all__ = [name for name in dir() if not name.startswith("_")]
