@@ -72,6 +72,7 @@ from engine.math.coordinate_axis import (
 )
 
 # Spatial algebra value types.
+from engine.math.function import Function
 from engine.math.inertia import Inertia, UnitInertia
 from engine.math.mass_properties import MassProperties
 from engine.math.rotation import Rotation
@@ -79,6 +80,7 @@ from engine.math.transform import Transform
 from engine.math.vec import Vec3
 from engine.measures import *  # noqa: F403  (Measure and the Measure_<Kind> aliases)
 from engine.multibody.body import Body
+from engine.multibody.constraints import Constraint
 from engine.multibody.decoration_subsystem import DecorationGenerator, DecorationSubsystem
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
