@@ -51,12 +51,6 @@ def as_spatial(V, what: str) -> np.ndarray:
     return arr
 
 
-def _rotation_error(R: np.ndarray, R_target: np.ndarray) -> np.ndarray:
-    """Small-angle rotation vector (in F) taking R_target to R."""
-    E = R @ R_target.T
-    return 0.5 * np.array([E[2, 1] - E[1, 2], E[0, 2] - E[2, 0], E[1, 0] - E[0, 1]])
-
-
 class CustomImplementation:
     """Base class of a Custom mobilizer's kinematics (Simbody's Custom::Implementation).
 
@@ -190,24 +184,42 @@ class CustomImplementation:
 
     # ------------------------------------------------------------ best fits
     def _fit_pose(self, state: State, q: np.ndarray, R_target, p_target) -> np.ndarray:
-        """Gauss-Newton from q on the rotation and/or translation error (min-norm steps)."""
+        """Gauss-Newton (min-norm steps, backtracking) on the differences of the rotation
+        matrix and/or translation from the target, started from q and, if that does not reach
+        the target, from q with quarter- and half-turn offsets of the angle coordinates."""
         q = np.array(q, dtype=np.float64)
 
         def error(qq):
             X = self.calcMobilizerTransformFromQ(state, qq)
             parts = []
             if R_target is not None:
-                parts.append(_rotation_error(np.asarray(X.R().asMat33()), R_target))
+                parts.append((np.asarray(X.R().asMat33()) - R_target).reshape(-1))
             if p_target is not None:
                 parts.append(np.asarray(X.p(), dtype=np.float64) - p_target)
             return np.concatenate(parts)
 
         if self._nq == 0:
             return q
+        best_q, best_e = self._gauss_newton(error, q)
+        offsets = (0.0, 0.5 * np.pi, -0.5 * np.pi, np.pi)
+        n_angles = self._nangles
+        if best_e > 1e-12 and n_angles > 0:
+            grids = np.meshgrid(*([offsets] * n_angles), indexing="ij")
+            for combo in np.stack([g.reshape(-1) for g in grids], axis=1)[1:]:
+                start = q.copy()
+                start[:n_angles] += combo
+                q_try, e_try = self._gauss_newton(error, start)
+                if e_try < best_e:
+                    best_q, best_e = q_try, e_try
+                if best_e <= 1e-12:
+                    break
+        return best_q
+
+    def _gauss_newton(self, error, q: np.ndarray) -> tuple[np.ndarray, float]:
         h = 1e-7
         e = error(q)
-        for _ in range(30):
-            if float(np.max(np.abs(e))) < 1e-14:
+        for _ in range(100):
+            if float(np.max(np.abs(e))) < 1e-15:
                 break
             J = np.empty((e.shape[0], self._nq))
             for j in range(self._nq):
@@ -215,12 +227,15 @@ class CustomImplementation:
                 dq[j] = h
                 J[:, j] = (error(q + dq) - error(q - dq)) / (2 * h)
             step = np.linalg.lstsq(J, -e, rcond=None)[0]
-            q_new = q + step
-            e_new = error(q_new)
-            if np.linalg.norm(e_new) >= np.linalg.norm(e):
+            for _ in range(30):  # backtrack until the error decreases
+                e_new = error(q + step)
+                if np.linalg.norm(e_new) < np.linalg.norm(e):
+                    break
+                step *= 0.5
+            else:
                 break
-            q, e = q_new, e_new
-        return q
+            q, e = q + step, e_new
+        return q, float(np.max(np.abs(e)))
 
     def setQToFitTransform(self, state: State, X_FM, q: np.ndarray):
         """Best q (modify ``q``, which holds the current values, or return a new block)."""

@@ -40,16 +40,18 @@ class MobilizedBodyFitMixin:
             return matter, int(topo.qs[b]), int(topo.nqs[b]), matter.getUseEulerAngles(state)
         return matter, int(topo.us[b]), int(topo.nus[b]), matter.getUseEulerAngles(state)
 
-    def _write_q(self, state: State, what: str, fit, value) -> None:
+    def _write_q(self, state: State, what: str, fit_name: str, value) -> None:
         matter, s, n, euler = self._fit_block(state, what, "q")
+        fit = getattr(self._module, fit_name)
         q = np.array(matter.getQ(state)[s : s + n], dtype=np.float64)
         fit(q, self._params, euler, value)
         if not np.all(np.isfinite(q)):
             raise InvalidArgumentError(f"{what}: the fit gave non-finite q {q.tolist()}")
         matter.updQ(state)[s : s + n] = q
 
-    def _write_u(self, state: State, what: str, fit, value) -> None:
+    def _write_u(self, state: State, what: str, fit_name: str, value) -> None:
         matter, s, n, euler = self._fit_block(state, what, "u")
+        fit = getattr(self._module, fit_name)
         _, qs, nq, _ = self._fit_block(state, what, "q")
         q = np.array(matter.getQ(state)[qs : qs + nq], dtype=np.float64)
         u = np.array(matter.getU(state)[s : s + n], dtype=np.float64)
@@ -85,12 +87,12 @@ class MobilizedBodyFitMixin:
     def setQToFitRotation(self, state: State, R_FM) -> None:
         """Set q to best reproduce the mobilizer rotation R_FM (Rotation or 3x3)."""
         R = self._rotation(R_FM, "setQToFitRotation")
-        self._write_q(state, "setQToFitRotation", self._module.fit_q_rotation, R)
+        self._write_q(state, "setQToFitRotation", "fit_q_rotation", R)
 
     def setQToFitTranslation(self, state: State, p_FM) -> None:
         """Set q to best reproduce the mobilizer translation p_FM (Mo from Fo, in F, m)."""
         p = as_vec3(p_FM, "p_FM")
-        self._write_q(state, "setQToFitTranslation", self._module.fit_q_translation, p)
+        self._write_q(state, "setQToFitTranslation", "fit_q_translation", p)
 
     def setQToFitTransform(self, state: State, X_FM) -> None:
         """Set q to best reproduce X_FM: the rotation fit, then the translation fit."""
@@ -102,12 +104,12 @@ class MobilizedBodyFitMixin:
     def setUToFitAngularVelocity(self, state: State, w_FM) -> None:
         """Set u to best reproduce the angular velocity w_FM of M in F (in F, rad/s)."""
         w = as_vec3(w_FM, "w_FM")
-        self._write_u(state, "setUToFitAngularVelocity", self._module.fit_u_angular, w)
+        self._write_u(state, "setUToFitAngularVelocity", "fit_u_angular", w)
 
     def setUToFitLinearVelocity(self, state: State, v_FM) -> None:
         """Set u to best reproduce the velocity v_FM of Mo in F (in F, m/s)."""
         v = as_vec3(v_FM, "v_FM")
-        self._write_u(state, "setUToFitLinearVelocity", self._module.fit_u_linear, v)
+        self._write_u(state, "setUToFitLinearVelocity", "fit_u_linear", v)
 
     def setUToFitVelocity(self, state: State, V_FM) -> None:
         """Set u to best reproduce V_FM = [w_FM, v_FM]: the angular fit, then the linear."""
