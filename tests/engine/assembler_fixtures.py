@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from engine import (
-    AssemblyCondition,
     Body,
     Inertia,
     MassProperties,
@@ -22,6 +21,7 @@ from engine import (
     Stage,
     Transform,
 )
+from engine.assembler import AssemblyCondition
 
 
 def transform(d: dict) -> Transform:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from engine import Assembler, Markers, QValue
+from engine.assembler import Assembler, Markers, QValue
 from tests.engine.assembler_fixtures import (
     Evaluator,
     build_tree,
