@@ -127,7 +127,7 @@ def sample_state(system, model: dict, elements, mobods, sample_state: dict):
     state.setU(sample_state["u"])
     if sample_state.get("z"):
         state.setZ(sample_state["z"])
-    for element, f in zip(elements, model["forces"], strict=True):
+    for element, f in zip(elements, model["forces"], strict=False):
         if f["type"] == "Force::DiscreteForces":
             set_discrete_values(element, mobods, f, state)
     return state
