@@ -182,6 +182,8 @@ class Force:
         return x
 
     def _vec(self, value, n: int, what: str, nonnegative: bool = False) -> np.ndarray:
+        if hasattr(value, "asVec3"):  # a CoordinateDirection / UnitVec3 such as -YAxis
+            value = value.asVec3()
         try:
             arr = np.array(value, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError) as exc:
