@@ -115,6 +115,12 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.time_label)
         self.statusBar().showMessage("No model loaded" if model_path is None else "Ready")
 
+        from app.simulation_ui import install_simulation
+
+        self.simulation = install_simulation(self)
+        if model_path is not None:
+            self.simulation.open_path(model_path)
+
         self.resize(*DEFAULT_SIZE)
         if restore_layout:
             self._restore_layout()
@@ -211,5 +217,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.save_layout()
+        self.simulation.shutdown()
         self.viewport.close_view()
         super().closeEvent(event)

@@ -1,77 +1,95 @@
-"""The studio's 3-D view: a Qt widget around VTK's ``QVTKRenderWindowInteractor``.
+"""The studio's 3-D view: a viz ``Scene`` shown in a ``viz.qt_view.SceneView``.
 
-A stand-in until viz's Scene takes over; its API is deliberately small: ``ViewportWidget(parent)``,
-``.renderer``, ``.render_window``, ``.request_render()`` and ``.close_view()``.
+API: ``ViewportWidget(parent)``, ``.scene``, ``.renderer``, ``.render_window``,
+``.request_render()``, ``.close_view()``, ``.show_model(geometry, hints)``,
+``.update_frame(x_gb, dynamic_geometry)``, the ``picked`` signal (PickResult or None) and
+``frames_rendered`` (a running count of renders, for the frame-rate display).
+Only the GUI thread may call any of it.
 """
 
 from __future__ import annotations
 
-# PySide6 is imported before vtkmodules.qt, which picks the Qt binding already imported.
-# The vtkInteractionStyle / vtkRenderingFreeType / vtkRenderingOpenGL2 imports register VTK's
-# rendering and interaction back-ends (factory overrides).
+# PySide6 is imported before vtkmodules.qt (through viz.qt_view), which picks the Qt binding
+# already imported. These imports register VTK's rendering and interaction back-ends.
 import vtkmodules.vtkInteractionStyle  # noqa: F401
 import vtkmodules.vtkRenderingFreeType  # noqa: F401
 import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
-from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor
-from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera
 from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
-# Gradient "sky": VTK's Background is the bottom colour, Background2 the top one.
-SKY_TOP = (0.30, 0.50, 0.76)
-SKY_HORIZON = (0.85, 0.90, 0.96)
+from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
+from viz.qt_view import SceneView
+from viz.scene import Scene
 
 
 class ViewportWidget(QWidget):
-    """A VTK render window inside a QWidget, with a trackball camera and an axes marker."""
+    """A viz Scene in a Qt widget, with a trackball camera, picking and an axes marker."""
+
+    picked = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("viewport")
         self._closed = False
-
-        self._vtk_widget = QVTKRenderWindowInteractor(self)
+        self.frames_rendered = 0
+        self.scene = Scene()
+        self._view = SceneView(self.scene, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._vtk_widget)
-
-        self._render_window: vtkRenderWindow = self._vtk_widget.GetRenderWindow()
-        # Multisampling costs 3-5x with Mesa's software renderer (llvmpipe).
-        self._render_window.SetMultiSamples(0)
-
-        self._renderer = vtkRenderer()
-        self._renderer.GradientBackgroundOn()
-        self._renderer.SetBackground(*SKY_HORIZON)
-        self._renderer.SetBackground2(*SKY_TOP)
-        self._render_window.AddRenderer(self._renderer)
-
-        interactor = self._render_window.GetInteractor()
-        self._style = vtkInteractorStyleTrackballCamera()
-        interactor.SetInteractorStyle(self._style)
-        self._vtk_widget.Initialize()
+        layout.addWidget(self._view)
+        self._view.picked.connect(self.picked)
+        self._has_model = False
+        self._render_window: vtkRenderWindow = self._view.render_window
+        self._render_window.AddObserver("EndEvent", self._count_frame)
 
         self._axes = vtkAxesActor()
         self._axes_widget = vtkOrientationMarkerWidget()
         self._axes_widget.SetOrientationMarker(self._axes)
-        self._axes_widget.SetInteractor(interactor)
+        self._axes_widget.SetInteractor(self._render_window.GetInteractor())
         self._axes_widget.SetViewport(0.0, 0.0, 0.16, 0.16)
         self._axes_widget.SetEnabled(1)
         self._axes_widget.InteractiveOff()
 
+    def _count_frame(self, *_args) -> None:
+        self.frames_rendered += 1
+
     @property
     def renderer(self) -> vtkRenderer:
-        return self._renderer
+        return self.scene.renderer
 
     @property
     def render_window(self) -> vtkRenderWindow:
         return self._render_window
 
     def request_render(self) -> None:
-        """Schedule a redraw; several requests before the next paint give one render."""
+        """Schedule a redraw; several requests before it runs give one render."""
         if not self._closed:
-            self._vtk_widget.update()
+            self._view.request_render()
+
+    def show_model(self, geometry, hints: dict | None = None) -> None:
+        """Replace the drawn model by ``geometry`` (body-fixed decorations) and apply the
+        System's visualization hints (``up``, ``uniform_background``, ``length_scale``)."""
+        if self._closed:
+            return
+        if hints:
+            self.scene.set_hints(**hints)
+        self.scene.set_geometry(list(geometry))
+        if not self._has_model:
+            self._has_model = True
+            self.scene.reset_camera()
+
+    def update_frame(self, x_gb, dynamic_geometry=()) -> None:
+        """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw."""
+        if self._closed:
+            return
+        if x_gb is not None:
+            self.scene.update_poses(x_gb)
+        if dynamic_geometry:
+            self.scene.set_dynamic_geometry(list(dynamic_geometry))
+        self.request_render()
 
     def close_view(self) -> None:
         """Release the OpenGL resources (idempotent); call before the window goes away."""
@@ -79,4 +97,4 @@ class ViewportWidget(QWidget):
             return
         self._closed = True
         self._axes_widget.SetEnabled(0)
-        self._vtk_widget.Finalize()
+        self._view.close()

@@ -41,15 +41,19 @@ class SampleBuffer:
             self._data[self._count % self.capacity] = row
             self._count += 1
 
-    def since(self, seen: int) -> tuple[np.ndarray, int]:
-        """(rows appended after the first ``seen`` rows and still held, new running count)."""
+    def since(self, seen: int, columns: list[int] | None = None) -> tuple[np.ndarray, int]:
+        """(rows appended after the first ``seen`` rows and still held, new running count);
+        only the given column indices if ``columns`` is given."""
+        width = len(self.columns) if columns is None else len(columns)
         with self._lock:
             count = self._count
             first = max(seen, count - self.capacity)
             if first >= count:
-                return np.empty((0, len(self.columns))), count
+                return np.empty((0, width)), count
             idx = np.arange(first, count) % self.capacity
-            return self._data[idx].copy(), count
+            if columns is None:
+                return self._data[idx].copy(), count
+            return self._data[np.ix_(idx, np.asarray(columns, dtype=np.intp))], count
 
     def all(self) -> np.ndarray:
         """Every row still held, oldest first."""

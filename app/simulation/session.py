@@ -38,6 +38,7 @@ import numpy as np
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
 from app.simulation.snapshot import (
+    ModelInfo,
     Snapshot,
     all_stage_versions,
     body_poses,
@@ -49,6 +50,7 @@ from engine.common.exceptions import SimTKError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.integrators import SuccessfulStepStatus, TimeStepper
+from viz.system_decorations import dynamic_decorations, static_decorations
 
 
 class Pacing(enum.Enum):
@@ -116,6 +118,8 @@ class SimulationSession:
         self._rate = math.nan
         self._rate_window: list[tuple[float, float]] = []
         self._sample_capacity = sample_capacity
+        #: Readers set this False when nobody shows the cache (saves the worker the copies).
+        self.want_cache = True
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -137,8 +141,11 @@ class SimulationSession:
         self._model_serial += 1
         self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
         self.samples = SampleBuffer(self._columns, self._sample_capacity)
+        self.model_info = ModelInfo(built, dict(self._q_index), tuple(self._q_labels), self.samples)
         self._realize_for_display(state)
         self._geometry = self._collect_geometry(state)
+        self._has_dynamic = True
+        self._has_dynamic = bool(self._dynamic_geometry(state))
 
     @staticmethod
     def _carry_state(old_built, old_state: State, built, state: State) -> None:
@@ -161,6 +168,7 @@ class SimulationSession:
     def _column_names(self, built, state: State):
         names = built.body_name_of_index
         q_labels: list[str] = [""] * state.getNQ()
+        self._q_index: dict[tuple[str, int], int] = {}
         u_labels: list[str] = [""] * state.getNU()
         qs = state.getQStart(self.matter.getMySubsystemIndex())
         us = state.getUStart(self.matter.getMySubsystemIndex())
@@ -171,6 +179,7 @@ class SimulationSession:
             u0, nu = mobod._u_range(state)  # noqa: SLF001
             for k in range(nq):
                 q_labels[qs + q0 + k] = f"{name}.q{k}"
+                self._q_index[(name, k)] = qs + q0 + k
             for k in range(nu):
                 u_labels[us + u0 + k] = f"{name}.u{k}"
         q_labels = [lab or f"q{i}" for i, lab in enumerate(q_labels)]
@@ -194,25 +203,20 @@ class SimulationSession:
             self._fail(exc, "realizing the model failed")
 
     def _collect_geometry(self, state: State) -> tuple:
-        """The decorations to draw: the System's, plus body decorations if the System gives
-        none on bodies (older matter subsystems do not emit them)."""
-        view = state
-        if state.getSystemStage() < Stage.Position:
-            view = State(state)
-            try:
-                self.system.realize(view, Stage.Position)
-            except SimTKError:
-                return ()
-        geometry = list(self.system.calcDecorativeGeometryAndAppend(view, Stage.Position))
-        if not any(g.getBodyId() > 0 for g in geometry):
-            for b in range(self.matter.getNumBodies()):
-                body = self.matter.getMobilizedBody(b).getBody()
-                for x_bd, g in body.getDecorations():
-                    placed = g.clone() if hasattr(g, "clone") else g
-                    placed.setBodyId(b)
-                    placed.setTransform(x_bd * placed.getTransform())
-                    geometry.append(placed)
-        return tuple(geometry)
+        """The body-fixed (Topology-stage) decorations to draw."""
+        try:
+            return tuple(static_decorations(self.system, state))
+        except SimTKError:
+            return ()
+
+    def _dynamic_geometry(self, state: State) -> tuple:
+        """Decorations of the later stages (rubber bands, force lines), rebuilt per frame."""
+        if not self._has_dynamic or state.getSystemStage() < Stage.Position:
+            return ()
+        try:
+            return tuple(dynamic_decorations(self.system, state))
+        except SimTKError:
+            return ()
 
     # -- thread control -------------------------------------------------------------------------
 
@@ -458,7 +462,8 @@ class SimulationSession:
             stepper = self._ensure_stepper()
             interval = self.settings.report_interval
             t = stepper.getTime()
-            while t < target - 1e-12 * max(1.0, abs(target)):
+            tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
+            while t < target - tol:
                 t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()
@@ -565,7 +570,9 @@ class SimulationSession:
         """Build a snapshot under the State lock, then hand it over (outside the lock)."""
         now = time.perf_counter()
         if with_cache is None:
-            with_cache = now - self._last_cache_time >= self.settings.cache_interval
+            with_cache = (
+                self.want_cache and now - self._last_cache_time >= self.settings.cache_interval
+            )
         state = self._state
         with state.getStateLock():
             shown = self._display_state()
@@ -596,6 +603,8 @@ class SimulationSession:
                 stage_timings=self._timings,
                 real_time_rate=self._rate if self._running else math.nan,
                 geometry=self._geometry,
+                model=self.model_info,
+                dynamic_geometry=self._dynamic_geometry(shown),
             )
         if with_cache:
             self._last_cache_time = now

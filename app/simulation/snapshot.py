@@ -99,6 +99,17 @@ class CacheReport:
 
 
 @dataclass(frozen=True)
+class ModelInfo:
+    """What the GUI needs about the model being simulated: the BuiltModel, the global q index
+    of each (body name, which q), q labels, and the session's plot-sample buffer."""
+
+    built: Any
+    q_index: dict
+    q_labels: tuple[str, ...]
+    samples: Any
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """What the GUI draws: see the module docstring. ``serial`` increases with each snapshot;
     ``model_serial`` changes when the System is rebuilt (the view must then rebuild its
@@ -119,6 +130,8 @@ class Snapshot:
     stage_timings: tuple[tuple[Stage, float], ...] = ()
     real_time_rate: float = math.nan
     geometry: tuple = field(default=(), repr=False)
+    model: ModelInfo | None = field(default=None, repr=False)
+    dynamic_geometry: tuple = field(default=(), repr=False)
 
 
 def stage_info(state) -> StageInfo:

@@ -1,0 +1,421 @@
+"""The simulation side of the main window: wires a SimulationSession to the view, the docks,
+the toolbar and the status bar.
+
+``install_simulation(window)`` (called by MainWindow) creates a ``SimulationPanel`` that
+
+* fills the "Stage inspector", "Cache inspector" and "Plots" docks and adds a "Joints" dock
+  of sliders;
+* enables the toolbar's play / pause / step / reset actions and adds integrator, accuracy,
+  pacing and speed controls;
+* adds real-time-rate and frames-per-second labels to the status bar, and a banner above the
+  3-D view that says why a run stopped;
+* polls the session's latest snapshot on a GUI timer (~60 Hz). Only this GUI thread touches Qt
+  or VTK; the worker never does. The GUI never takes the State lock: it only reads snapshots.
+
+Load a model with ``load_built(built)`` or ``load_document(document)`` (a ModelDocument: every
+change of the document rebuilds the System and hands it to the worker, which carries the state
+over). ``shutdown()`` stops the worker (the window calls it on close).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import time
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QLabel,
+    QMainWindow,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, INTEGRATORS
+from app.simulation.session import Pacing, SimulationSession
+from app.widgets.cache_inspector import CacheInspector
+from app.widgets.joint_sliders import JointSliders
+from app.widgets.plots import PlotsWidget
+from app.widgets.stage_inspector import StageInspector
+
+TICK_MS = 15
+PLOT_INTERVAL = 0.1  # s between plot refreshes while running
+ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
+BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
+
+
+def format_rate(rate: float) -> str:
+    return "rate –" if math.isnan(rate) else f"rate {rate:.2f}×"
+
+
+class SimulationPanel(QObject):
+    """See the module docstring."""
+
+    snapshot_shown = Signal(object)
+    body_picked = Signal(str)
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.session: SimulationSession | None = None
+        self.document = None
+        self.snapshot = None
+        self._model_serial = None
+        self._last_serial = None
+        self._last_plot = 0.0
+        self._fps = math.nan
+        self._fps_mark = (time.perf_counter(), 0)
+        self.tick_times: collections.deque = collections.deque(maxlen=2000)
+
+        self.stage_inspector = StageInspector()
+        self.cache_inspector = CacheInspector()
+        self.plots = PlotsWidget()
+        self.sliders = JointSliders()
+        window.docks["Stage inspector"].setWidget(self.stage_inspector)
+        window.docks["Cache inspector"].setWidget(self.cache_inspector)
+        window.docks["Plots"].setWidget(self.plots)
+        joints = QDockWidget("Joints", window)
+        joints.setObjectName("Joints")
+        joints.setWidget(self.sliders)
+        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, joints)
+        window.docks["Joints"] = joints
+        self._add_view_menu_entry(joints)
+
+        window.docks["Cache inspector"].visibilityChanged.connect(self._cache_shown)
+        self.stage_inspector.realize_next_requested.connect(self._realize_next)
+        self.stage_inspector.realize_to_requested.connect(self._realize_to)
+        self.sliders.q_changed.connect(self._set_q)
+        window.viewport.picked.connect(self._picked)
+
+        self._create_banner()
+        self._create_controls()
+        self._create_status()
+        self._update_actions(running=False, loaded=False)
+
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start(TICK_MS)
+
+    # -- construction ---------------------------------------------------------------------------
+
+    def _add_view_menu_entry(self, dock: QDockWidget) -> None:
+        for action in self.window.menuBar().actions():
+            if action.text().replace("&", "") == "View" and action.menu() is not None:
+                action.menu().addAction(dock.toggleViewAction())
+                return
+
+    def _create_banner(self) -> None:
+        """A dialog-free banner above the 3-D view, shown when a run stops with an error."""
+        window = self.window
+        viewport = window.takeCentralWidget()
+        container = QWidget()
+        container.setObjectName("centralContainer")
+        layout = QVBoxLayout(container)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.banner = QLabel("")
+        self.banner.setObjectName("errorBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet(BANNER_STYLE)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.hide()
+        layout.addWidget(self.banner)
+        layout.addWidget(viewport, 1)
+        window.setCentralWidget(container)
+
+    def _create_controls(self) -> None:
+        window = self.window
+        actions = window.sim_actions
+        actions["play"].triggered.connect(self.play)
+        actions["pause"].triggered.connect(self.pause)
+        actions["step"].triggered.connect(self.step)
+        actions["reset"].triggered.connect(self.reset)
+        toolbar = window.toolbar
+        toolbar.addSeparator()
+
+        self.integrator_box = QComboBox()
+        self.integrator_box.setObjectName("integratorBox")
+        self.integrator_box.addItems(list(INTEGRATORS))
+        self.integrator_box.setCurrentText(DEFAULT_INTEGRATOR)
+        self.integrator_box.setToolTip("Integration method")
+        self.integrator_box.currentTextChanged.connect(self._settings_changed)
+        toolbar.addWidget(QLabel(" Integrator "))
+        toolbar.addWidget(self.integrator_box)
+
+        self.accuracy_box = QComboBox()
+        self.accuracy_box.setObjectName("accuracyBox")
+        self.accuracy_box.setEditable(True)
+        self.accuracy_box.addItems(list(ACCURACIES))
+        self.accuracy_box.setCurrentText(f"{DEFAULT_ACCURACY:.0e}".replace("e-0", "e-"))
+        self.accuracy_box.setToolTip("Relative accuracy of error-controlled integrators")
+        self.accuracy_box.currentTextChanged.connect(self._settings_changed)
+        toolbar.addWidget(QLabel(" Accuracy "))
+        toolbar.addWidget(self.accuracy_box)
+
+        self.pacing_box = QComboBox()
+        self.pacing_box.setObjectName("pacingBox")
+        for mode in Pacing:
+            self.pacing_box.addItem(mode.value, mode)
+        self.pacing_box.setToolTip(
+            "Real time: simulated time follows the clock times the speed factor. "
+            "As fast as possible: no waiting, the view shows the latest state. "
+            "Sampled: every reporting interval is drawn as a frame."
+        )
+        self.pacing_box.currentIndexChanged.connect(self._settings_changed)
+        toolbar.addWidget(QLabel(" Pacing "))
+        toolbar.addWidget(self.pacing_box)
+
+        self.speed_box = QDoubleSpinBox()
+        self.speed_box.setObjectName("speedBox")
+        self.speed_box.setRange(0.01, 100.0)
+        self.speed_box.setDecimals(2)
+        self.speed_box.setValue(1.0)
+        self.speed_box.setSuffix("×")
+        self.speed_box.setToolTip("Speed factor for real-time pacing")
+        self.speed_box.valueChanged.connect(self._settings_changed)
+        toolbar.addWidget(self.speed_box)
+
+    def _create_status(self) -> None:
+        bar = self.window.statusBar()
+        self.rate_label = QLabel(format_rate(math.nan))
+        self.rate_label.setObjectName("rateLabel")
+        self.rate_label.setToolTip("Simulated seconds per wall-clock second")
+        self.fps_label = QLabel("fps –")
+        self.fps_label.setObjectName("fpsLabel")
+        self.fps_label.setToolTip("Frames drawn per second by the 3-D view")
+        bar.addPermanentWidget(self.rate_label)
+        bar.addPermanentWidget(self.fps_label)
+
+    # -- models ---------------------------------------------------------------------------------
+
+    def load_built(self, built) -> None:
+        """Simulate ``built`` (a BuiltModel), replacing any running session."""
+        self._stop_session()
+        self._model_serial = None
+        self._last_serial = None
+        self.session = SimulationSession(built, settings=self._settings())
+        self.session.start()
+        self._update_actions(running=False, loaded=True)
+
+    def open_path(self, path) -> bool:
+        """Load the model file ``path`` and simulate it; False (with the reason shown in the
+        banner) if it cannot be loaded or built."""
+        try:
+            from app.document import model_io
+
+            document = model_io.load(path)
+            self.load_document(document)
+        except Exception as exc:  # noqa: BLE001  (any load failure is reported, not raised)
+            self.show_error(f"Cannot open {path}: {exc}")
+            return False
+        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    @staticmethod
+    def _build(document):
+        if hasattr(document, "build"):
+            return document.build()
+        from app.document import build
+
+        return build(document)
+
+    def load_document(self, document) -> None:
+        """Simulate a ModelDocument and follow its changes."""
+        built = self._build(document)
+        if self.document is not None:
+            self.document.remove_listener(self._document_changed)
+        self.document = document
+        self.load_built(built)
+        document.add_listener(self._document_changed)
+
+    def _document_changed(self, change) -> None:
+        if self.session is None or self.document is None:
+            return
+        try:
+            built = self._build(self.document)
+        except Exception as exc:  # noqa: BLE001  (an unbuildable document keeps the old model)
+            self.show_error(f"The edited model cannot be built: {exc}")
+            return
+        kind = getattr(change, "kind", "topology")
+        self.session.replace_model(built, carry=kind != "initial_state")
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def play(self) -> None:
+        if self.session is not None:
+            self.session.play()
+            self._update_actions(running=True, loaded=True)
+
+    def pause(self) -> None:
+        if self.session is not None:
+            self.session.pause()
+            self._update_actions(running=False, loaded=True)
+
+    def step(self) -> None:
+        if self.session is not None:
+            self.session.step()
+
+    def reset(self) -> None:
+        if self.session is not None:
+            self.session.reset()
+            self._update_actions(running=False, loaded=True)
+
+    def _cache_shown(self, visible: bool) -> None:
+        if visible and self.session is not None:
+            self.session.want_cache = True
+            self.session.request_cache_report()
+
+    def _realize_next(self) -> None:
+        if self.session is not None:
+            self.session.realize_next_stage()
+
+    def _realize_to(self, stage) -> None:
+        if self.session is not None:
+            self.session.realize_to(stage)
+
+    def _set_q(self, body: str, which: int, value: float) -> None:
+        if self.session is not None and not self.session.running:
+            self.session.set_q(body, which, value)
+
+    def _settings(self) -> dict:
+        try:
+            accuracy = float(self.accuracy_box.currentText())
+        except ValueError:
+            accuracy = DEFAULT_ACCURACY
+        from app.simulation.session import Settings
+
+        return Settings(
+            integrator=self.integrator_box.currentText(),
+            accuracy=accuracy if accuracy > 0 else DEFAULT_ACCURACY,
+            pacing=self.pacing_box.currentData(),
+            speed=self.speed_box.value(),
+        )
+
+    def _settings_changed(self, *_args) -> None:
+        if self.session is None:
+            return
+        s = self._settings()
+        self.session.set_settings(
+            integrator=s.integrator, accuracy=s.accuracy, pacing=s.pacing, speed=s.speed
+        )
+
+    def _picked(self, result) -> None:
+        snap = self.snapshot
+        if result is None or snap is None or snap.model is None:
+            return
+        names = snap.model.built.body_name_of_index
+        b = int(result.body_id)
+        name = names.get(b) if isinstance(names, dict) else names[b] if b < len(names) else None
+        if name:
+            self.window.statusBar().showMessage(f"Selected {name}", 3000)
+            self.body_picked.emit(str(name))
+
+    def select_body(self, name: str) -> None:
+        """Show that ``name`` is selected (the tree calls this when its selection changes)."""
+        self.window.statusBar().showMessage(f"Selected {name}", 3000)
+
+    def connect_tree(self, tree) -> None:
+        """Two-way selection between the model tree and the 3-D view."""
+        self.body_picked.connect(tree.select_body)
+        tree.body_selected.connect(self.select_body)
+
+    # -- GUI timer ------------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.tick_times.append(now)
+        self._update_fps(now)
+        if self.session is None:
+            return
+        self.session.want_cache = self.cache_inspector.isVisible()
+        snap = self.session.latest()
+        if snap is None or snap.serial == self._last_serial:
+            return
+        self._last_serial = snap.serial
+        self.show_snapshot(snap)
+
+    def _update_fps(self, now: float) -> None:
+        t0, n0 = self._fps_mark
+        if now - t0 >= 1.0:
+            n = self.window.viewport.frames_rendered
+            self._fps = (n - n0) / (now - t0)
+            self._fps_mark = (now, n)
+            self.fps_label.setText(f"fps {self._fps:.0f}")
+
+    @property
+    def fps(self) -> float:
+        return self._fps
+
+    def show_snapshot(self, snap) -> None:
+        """Draw ``snap`` everywhere (GUI thread)."""
+        self.snapshot = snap
+        window = self.window
+        if snap.model_serial != self._model_serial and snap.model is not None:
+            self._model_serial = snap.model_serial
+            system = snap.model.built.system
+            hints = {
+                "up": system.getUpDirection().asVec3(),
+                "uniform_background": bool(system.getUseUniformBackground()),
+                "length_scale": float(system.getDefaultLengthScale()),
+            }
+            window.viewport.show_model(snap.geometry, hints)
+            self.sliders.set_model(
+                snap.model.built, snap.model.q_index, float(system.getDefaultLengthScale())
+            )
+            self.plots.set_buffer(snap.model.samples)
+        window.viewport.update_frame(snap.x_gb, snap.dynamic_geometry)
+        window.set_time(snap.time)
+        self.rate_label.setText(format_rate(snap.real_time_rate))
+        self.stage_inspector.update_snapshot(snap)
+        if self.cache_inspector.isVisible():
+            self.cache_inspector.update_snapshot(snap)
+        self.sliders.update_snapshot(snap)
+        now = time.perf_counter()
+        visible = self.plots.isVisible()
+        if visible and (not snap.running or now - self._last_plot >= PLOT_INTERVAL):
+            self._last_plot = now
+            self.plots.refresh()
+        self._update_actions(running=snap.running, loaded=True)
+        if snap.error:
+            self.show_error(snap.error)
+            window.statusBar().showMessage(snap.status)
+        else:
+            self.banner.hide()
+            window.statusBar().showMessage(snap.status)
+        self.snapshot_shown.emit(snap)
+
+    def show_error(self, message: str) -> None:
+        self.banner.setText(message)
+        self.banner.setToolTip(message)
+        self.banner.show()
+
+    def _update_actions(self, running: bool, loaded: bool) -> None:
+        actions = self.window.sim_actions
+        actions["play"].setEnabled(loaded and not running)
+        actions["pause"].setEnabled(loaded and running)
+        actions["step"].setEnabled(loaded and not running)
+        actions["reset"].setEnabled(loaded)
+
+    # -- shutdown -------------------------------------------------------------------------------
+
+    def _stop_session(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+
+    def shutdown(self) -> None:
+        """Stop the timer and the worker thread (idempotent)."""
+        self.timer.stop()
+        if self.document is not None:
+            self.document.remove_listener(self._document_changed)
+            self.document = None
+        self._stop_session()
+
+
+def install_simulation(window: QMainWindow) -> SimulationPanel:
+    """Create the simulation panel of ``window`` (see the module docstring)."""
+    return SimulationPanel(window)

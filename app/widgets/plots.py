@@ -1,0 +1,195 @@
+"""Plots: pyqtgraph curves of simulated quantities against time, live while running.
+
+The left list holds every quantity the session samples (q, u, udot per coordinate, kinetic /
+potential / total energy, constraint-error norms, Measures), with a filter box; checked ones are
+plotted. Samples come from the session's ring buffer (``SampleBuffer``); the widget keeps its
+own fixed-size ring of the plotted columns, adding only new rows on each refresh. "Export CSV"
+writes the time column and the checked quantities of everything the buffer still holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+DEFAULT_CHECKED = ("total energy",)
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+class PlotsWidget(QWidget):
+    """See the module docstring. ``set_buffer(buffer)`` on a new model, ``refresh()`` per frame."""
+
+    exported = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("plotsWidget")
+        self.filter = QLineEdit()
+        self.filter.setObjectName("plotFilter")
+        self.filter.setPlaceholderText("filter quantities…")
+        self.filter.textChanged.connect(self._apply_filter)
+        self.quantities = QListWidget()
+        self.quantities.setObjectName("plotQuantities")
+        self.quantities.itemChanged.connect(self._selection_changed)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setObjectName("exportCsvButton")
+        self.export_button.setToolTip("Write time and the checked quantities to a CSV file")
+        self.export_button.clicked.connect(self._export_dialog)
+        self.clear_button = QPushButton("Clear")
+        self.clear_button.setToolTip("Uncheck every quantity")
+        self.clear_button.clicked.connect(self.uncheck_all)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.filter)
+        left_layout.addWidget(self.quantities, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.export_button)
+        row.addWidget(self.clear_button)
+        left_layout.addLayout(row)
+
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setObjectName("plotArea")
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.setLabel("bottom", "t")
+        self.plot.addLegend(offset=(5, 5))
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.plot)
+        splitter.setStretchFactor(1, 4)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(splitter)
+
+        self.buffer = None
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self._seen = 0
+        self._data = np.empty((0, 1))
+        self._plotted: list[str] = []
+        self.capacity = 5000
+        self._updating = False
+
+    # -- quantities ----------------------------------------------------------------------------
+
+    def set_buffer(self, buffer) -> None:
+        """Plot from ``buffer`` (a new model or a reset): keeps the checked names that exist."""
+        checked = set(self.checked()) or set(DEFAULT_CHECKED)
+        self.buffer = buffer
+        self._updating = True
+        self.quantities.clear()
+        for name in buffer.columns[1:]:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(
+                Qt.CheckState.Checked if name in checked else Qt.CheckState.Unchecked
+            )
+            self.quantities.addItem(item)
+        self._updating = False
+        self._apply_filter(self.filter.text())
+        self._rebuild()
+
+    def checked(self) -> list[str]:
+        return [
+            self.quantities.item(i).text()
+            for i in range(self.quantities.count())
+            if self.quantities.item(i).checkState() == Qt.CheckState.Checked
+        ]
+
+    def set_checked(self, name: str, on: bool = True) -> None:
+        items = self.quantities.findItems(name, Qt.MatchFlag.MatchExactly)
+        if not items:
+            raise KeyError(f"no plottable quantity {name!r}")
+        items[0].setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def uncheck_all(self) -> None:
+        self._updating = True
+        for i in range(self.quantities.count()):
+            self.quantities.item(i).setCheckState(Qt.CheckState.Unchecked)
+        self._updating = False
+        self._rebuild()
+
+    def _apply_filter(self, text: str) -> None:
+        text = text.strip().lower()
+        for i in range(self.quantities.count()):
+            item = self.quantities.item(i)
+            item.setHidden(bool(text) and text not in item.text().lower())
+
+    def _selection_changed(self, _item) -> None:
+        if not self._updating:
+            self._rebuild()
+
+    # -- data -----------------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        """Re-read the whole held history of the plotted columns (after a selection change)."""
+        for curve in self.curves.values():
+            self.plot.removeItem(curve)
+        self.curves.clear()
+        legend = self.plot.plotItem.legend
+        if legend is not None:
+            legend.clear()
+        self._plotted = self.checked()
+        if self.buffer is None:
+            return
+        for k, name in enumerate(self._plotted):
+            pen = pg.mkPen(COLORS[k % len(COLORS)], width=1.5)
+            self.curves[name] = self.plot.plot([], [], pen=pen, name=name)
+        cols = self._columns()
+        rows, self._seen = self.buffer.since(0, cols)
+        self._data = rows[-self.capacity :]
+        self._draw()
+
+    def _columns(self) -> list[int]:
+        names = self.buffer.columns
+        return [0] + [names.index(n) for n in self._plotted]
+
+    def refresh(self) -> int:
+        """Add the rows sampled since the last refresh; returns how many were added."""
+        if self.buffer is None:
+            return 0
+        rows, self._seen = self.buffer.since(self._seen, self._columns())
+        if len(rows):
+            self._data = np.concatenate((self._data, rows))[-self.capacity :]
+            self._draw()
+        return len(rows)
+
+    def _draw(self) -> None:
+        if not self._plotted or len(self._data) == 0:
+            for curve in self.curves.values():
+                curve.setData([], [])
+            return
+        t = self._data[:, 0]
+        for k, name in enumerate(self._plotted, start=1):
+            self.curves[name].setData(t, self._data[:, k])
+
+    def plotted_data(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(t, values) of a plotted quantity as drawn."""
+        x, y = self.curves[name].getData()
+        return (np.empty(0), np.empty(0)) if x is None else (np.asarray(x), np.asarray(y))
+
+    # -- export ---------------------------------------------------------------------------------
+
+    def export_csv(self, path) -> None:
+        """Write t and the checked quantities (all, if none is checked) to ``path``."""
+        if self.buffer is None:
+            raise RuntimeError("there is no simulation to export")
+        self.buffer.to_csv(path, self.checked() or None)
+        self.exported.emit(str(path))
+
+    def _export_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot data", "plots.csv", "CSV (*.csv)")
+        if path:
+            self.export_csv(path)

@@ -1,0 +1,170 @@
+"""Stage inspector: the System stage and every subsystem's stage, with their stage versions.
+
+A table: one row for the System and one per subsystem, one column per stage (Topology ..
+Report). A cell shows that stage's version number; green when the stage is realized, grey when
+not; orange when the last edit invalidated it (the cascade), with the edit named above the
+table. When the simulation is paused, "Realize next stage" and "Realize to" advance the State
+one stage at a time (through the session's worker) and the timings of the stages realized are
+listed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.common.stage import Stage
+
+STAGES = tuple(Stage(k) for k in range(Stage.Topology, Stage.Report + 1))
+SHORT = {
+    "Topology": "Topo",
+    "Instance": "Inst",
+    "Position": "Pos",
+    "Velocity": "Vel",
+    "Dynamics": "Dyn",
+    "Acceleration": "Acc",
+    "Report": "Rep",
+}
+
+
+def short_name(subsystem: str) -> str:
+    """A compact row label: 'SimbodyMatterSubsystem' -> 'SimbodyMatter'."""
+    return subsystem[: -len("Subsystem")] if subsystem.endswith("Subsystem") else subsystem
+
+
+VALID = QColor(186, 228, 186)
+INVALID = QColor(226, 226, 226)
+CASCADE = QColor(255, 186, 110)
+
+
+class StageInspector(QWidget):
+    """See the module docstring. Feed it snapshots with ``update_snapshot``."""
+
+    realize_next_requested = Signal()
+    realize_to_requested = Signal(object)  # Stage
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("stageInspector")
+        self.summary = QLabel("No model")
+        self.summary.setObjectName("stageSummary")
+        self.summary.setWordWrap(True)
+        self.cascade_label = QLabel("")
+        self.cascade_label.setObjectName("cascadeLabel")
+        self.cascade_label.setWordWrap(True)
+
+        self.table = QTableWidget(0, len(STAGES), self)
+        self.table.setObjectName("stageTable")
+        self.table.setHorizontalHeaderLabels([SHORT.get(s.getName(), s.getName()) for s in STAGES])
+        for col, stage in enumerate(STAGES):
+            self.table.horizontalHeaderItem(col).setToolTip(stage.getName())
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setMinimumSectionSize(28)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setToolTip(
+            "Version number of each stage; green = realized, grey = not realized, "
+            "orange = invalidated by the last edit"
+        )
+
+        self.next_button = QPushButton("Realize next stage")
+        self.next_button.setObjectName("realizeNextButton")
+        self.next_button.setToolTip("Realize the State one stage further (paused only)")
+        self.next_button.clicked.connect(self.realize_next_requested)
+        self.target = QComboBox()
+        self.target.setObjectName("realizeTarget")
+        for stage in STAGES[1:]:
+            self.target.addItem(stage.getName(), stage)
+        self.target.setCurrentText("Acceleration")
+        self.to_button = QPushButton("Realize to")
+        self.to_button.setObjectName("realizeToButton")
+        self.to_button.setToolTip("Realize stage by stage up to the chosen stage (paused only)")
+        self.to_button.clicked.connect(
+            lambda: self.realize_to_requested.emit(self.target.currentData())
+        )
+        self.timings = QLabel("")
+        self.timings.setObjectName("stageTimings")
+        self.timings.setWordWrap(True)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.next_button)
+        buttons.addWidget(self.to_button)
+        buttons.addWidget(self.target)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.cascade_label)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.timings)
+        self._row_keys: list = []
+        self._last = None
+        self.set_paused(True)
+
+    def set_paused(self, paused: bool) -> None:
+        for w in (self.next_button, self.to_button, self.target):
+            w.setEnabled(paused)
+
+    def row_stage(self, row: int) -> Stage:
+        """The stage shown in ``row`` (0 = System)."""
+        return self._stages_of_row[row]
+
+    def update_snapshot(self, snap) -> None:
+        info = snap.stages
+        key = (info, snap.cascade, snap.stage_timings)
+        if self._last == key:
+            return
+        self._last = key
+        self.set_paused(not snap.running)
+        rows = [("System", info.system_stage, info.system_versions, None)]
+        rows += [(s.name, s.stage, s.versions, s.index) for s in info.subsystems]
+        self._stages_of_row = [r[1] for r in rows]
+        if self.table.rowCount() != len(rows):
+            self.table.setRowCount(len(rows))
+        self.table.setVerticalHeaderLabels([short_name(r[0]) for r in rows])
+        for row, r in enumerate(rows):
+            header = self.table.verticalHeaderItem(row)
+            header.setToolTip(f"{r[0]}: at {r[1].getName()} stage")
+        cascade = snap.cascade.stages if snap.cascade is not None else {}
+        for row, (_name, stage, versions, sub) in enumerate(rows):
+            bumped = set(cascade.get(sub, ()))
+            for col, st in enumerate(STAGES):
+                version = versions[st] if st < len(versions) else None
+                item = self.table.item(row, col)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    self.table.setItem(row, col, item)
+                item.setText("" if version is None else str(version))
+                realized = st <= stage
+                color = VALID if realized else (CASCADE if st in bumped else INVALID)
+                item.setBackground(QBrush(color))
+                tip = f"{st.getName()}: {'realized' if realized else 'not realized'}"
+                if st in bumped:
+                    tip += f"; invalidated by {snap.cascade.cause}"
+                if sub is None and info.causes[st] and not realized:
+                    tip += f"; last invalidated by {info.causes[st]}"
+                item.setToolTip(tip)
+        self.summary.setText(f"System stage: {info.system_stage.getName()}  (t = {snap.time:.6g})")
+        if snap.cascade is not None and snap.cascade.stages:
+            lowest = snap.cascade.lowest()
+            self.cascade_label.setText(
+                f"Last edit: {snap.cascade.cause} invalidated {lowest.getName()} and above"
+            )
+        else:
+            self.cascade_label.setText("")
+        if snap.stage_timings:
+            self.timings.setText(
+                "Realized: "
+                + ", ".join(f"{s.getName()} {1000 * dt:.3f} ms" for s, dt in snap.stage_timings)
+            )

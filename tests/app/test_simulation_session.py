@@ -1,0 +1,208 @@
+"""The Qt-free simulation session: worker thread, commands, snapshots, failures, pacing."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from app.simulation.samples import SampleBuffer
+from app.simulation.session import Pacing, Settings, SimulationSession
+from engine import Stage
+from tests.app.sim_models import chain
+
+
+def wait_for(predicate, timeout: float = 10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.005)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.fixture
+def session_factory():
+    sessions = []
+
+    def make(built, **settings):
+        s = SimulationSession(built, Settings(**settings) if settings else None)
+        sessions.append(s)
+        s.start()
+        return s
+
+    yield make
+    for s in sessions:
+        s.stop()
+        assert not s.is_alive
+
+
+def _snap(session, predicate):
+    return wait_for(
+        lambda: (lambda s: s if s is not None and predicate(s) else None)(session.latest())
+    )
+
+
+def test_play_pause_step_reset(session_factory):
+    s = session_factory(chain(2), pacing=Pacing.FAST)
+    first = _snap(s, lambda x: True)
+    assert first.time == 0.0 and not first.running
+    assert first.x_gb.shape == (3, 4, 4)
+    s.play()
+    snap = _snap(s, lambda x: x.time > 0.2)
+    assert snap.running
+    s.pause()
+    paused = _snap(s, lambda x: not x.running)
+    t_paused = paused.time
+    time.sleep(0.05)
+    assert s.latest().time == t_paused  # nothing moves while paused
+    s.step()
+    stepped = _snap(s, lambda x: x.time > t_paused)
+    assert stepped.time == pytest.approx(t_paused + s.settings.report_interval, abs=1e-9)
+    # The body moved with the state: link1's pose follows q.
+    assert not np.allclose(stepped.x_gb[1], first.x_gb[1])
+    s.reset()
+    reset = _snap(s, lambda x: x.time == 0.0 and x.serial > stepped.serial)
+    np.testing.assert_allclose(reset.q, first.q)
+    np.testing.assert_allclose(reset.x_gb, first.x_gb)
+
+
+def test_pendulum_energy_is_conserved_in_samples(session_factory):
+    s = session_factory(chain(1), pacing=Pacing.FAST, accuracy=1e-6)
+    s.play()
+    wait_for(lambda: len(s.samples) > 50)
+    s.pause()
+    _snap(s, lambda x: not x.running)
+    energy = s.samples.column("total energy")
+    t = s.samples.column("t")
+    assert np.all(np.diff(t) > 0)
+    assert np.ptp(energy) < 1e-4 * abs(energy[0])
+    q = s.samples.column("q[0] link1.q0")
+    assert q[0] < 0.5  # the pendulum started at 0.5 rad and swings down
+
+
+def test_set_q_backs_up_to_time_and_caches_go_stale(session_factory):
+    s = session_factory(chain(2))
+    _snap(s, lambda x: x.stages.system_stage == Stage.Acceleration)
+    s.set_q("link1", 0, 0.25)
+    snap = _snap(s, lambda x: x.cascade is not None)
+    assert snap.stages.system_stage == Stage.Time
+    assert snap.q[0] == 0.25
+    assert Stage.Position in snap.cascade.stages[None]
+    assert "setQ" in snap.cascade.cause
+    position = next(e for e in snap.cache.entries if e.name == "position kinematics")
+    assert not position.realized
+    assert "updQ" in position.stale_reason or "setQ" in position.stale_reason
+    # The view still shows the new pose (computed on a copy).
+    assert snap.x_gb is not None
+    # Realizing one stage at a time, with timings.
+    s.realize_next_stage()
+    snap = _snap(s, lambda x: x.stages.system_stage == Stage.Position)
+    assert [st for st, _ in snap.stage_timings] == [Stage.Position]
+    position = next(e for e in snap.cache.entries if e.name == "position kinematics")
+    assert position.realized
+    s.realize_to(Stage.Acceleration)
+    snap = _snap(s, lambda x: x.stages.system_stage == Stage.Acceleration)
+    assert [st for st, _ in snap.stage_timings] == [
+        Stage.Velocity,
+        Stage.Dynamics,
+        Stage.Acceleration,
+    ]
+    assert all(dt >= 0 for _, dt in snap.stage_timings)
+
+
+def test_failed_step_pauses_with_message_and_keeps_last_good_state(session_factory):
+    s = session_factory(chain(1, fail_after=0.1), pacing=Pacing.FAST)
+    s.play()
+    snap = _snap(s, lambda x: bool(x.error))
+    assert not snap.running and not s.running
+    assert "step failed" in snap.error
+    assert "test force refuses to act" in snap.error
+    assert 0.0 < snap.time <= 0.1 + 1e-9
+    assert np.all(np.isfinite(snap.q))
+    # Play again: it fails again at the same place rather than crashing the worker.
+    s.play()
+    again = _snap(s, lambda x: x.serial > snap.serial and bool(x.error) and not x.running)
+    assert again.time <= 0.1 + 1e-9
+    assert s.is_alive
+
+
+def test_real_time_pacing_follows_the_clock(session_factory):
+    s = session_factory(chain(1), pacing=Pacing.REAL_TIME, speed=1.0)
+    s.play()
+    start = time.monotonic()
+    wait_for(lambda: s.latest().time > 0.3)
+    elapsed = time.monotonic() - start
+    # Simulated time cannot run ahead of the clock (it may lag on a loaded machine).
+    assert s.latest().time <= elapsed * 1.0 + 0.1
+
+
+def test_sampled_pacing_waits_for_each_frame_to_be_taken(session_factory):
+    s = session_factory(chain(1), pacing=Pacing.SAMPLED)
+    s.play()
+    seen = []
+    while len(seen) < 6:
+        snap = s.latest()
+        if snap is not None and snap.running and (not seen or snap.serial != seen[-1].serial):
+            seen.append(snap)
+        time.sleep(0.002)
+    times = np.array([x.time for x in seen])
+    # Every frame is one reporting interval after the previous one: none were skipped.
+    np.testing.assert_allclose(np.diff(times), s.settings.report_interval, rtol=1e-6)
+
+
+def test_integrator_change_and_unknown_name(session_factory):
+    s = session_factory(chain(1), pacing=Pacing.FAST)
+    s.set_settings(integrator="SemiExplicitEuler2", accuracy=1e-4)
+    s.step()
+    snap = _snap(s, lambda x: x.time > 0)
+    assert not snap.error
+    s.set_settings(integrator="NoSuchMethod")
+    bad = _snap(s, lambda x: bool(x.error))
+    assert "unknown integrator" in bad.error
+
+
+def test_replace_model_carries_state_by_body_name(session_factory):
+    s = session_factory(chain(1), pacing=Pacing.FAST)
+    s.step()
+    before = _snap(s, lambda x: x.time > 0)
+    s.replace_model(chain(2))
+    after = _snap(s, lambda x: x.model_serial != before.model_serial)
+    assert after.x_gb.shape == (3, 4, 4)
+    assert after.time == pytest.approx(before.time)
+    assert after.q[0] == pytest.approx(before.q[0])
+
+
+def test_stop_while_running_joins_the_worker(session_factory):
+    s = session_factory(chain(3), pacing=Pacing.FAST)
+    s.play()
+    wait_for(lambda: s.latest().time > 0)
+    s.stop()
+    assert not s.is_alive
+    assert not any(
+        t.name == "mbstudio-simulation" and t.is_alive()
+        for t in threading.enumerate()
+        if t is s._thread
+    )
+
+
+def test_sample_buffer_ring_and_csv(tmp_path):
+    buf = SampleBuffer(["t", "a", "b,c"], capacity=4)
+    for k in range(6):
+        buf.append([k, 10 * k, -k])
+    assert len(buf) == 4 and buf.total == 6
+    np.testing.assert_array_equal(buf.column("t"), [2, 3, 4, 5])
+    rows, n = buf.since(4, [0, 2])
+    np.testing.assert_array_equal(rows, [[4, -4], [5, -5]])
+    assert n == 6
+    rows, n = buf.since(0)
+    assert rows.shape == (4, 3)  # the two oldest rows were overwritten
+    buf.to_csv(tmp_path / "s.csv", ["b,c"])
+    lines = (tmp_path / "s.csv").read_text().splitlines()
+    assert lines[0] == 't,"b,c"'
+    assert lines[1].split(",") == ["2", "-2"]
+    with pytest.raises(ValueError):
+        buf.append([1, 2])
