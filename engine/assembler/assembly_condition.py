@@ -170,6 +170,10 @@ class AssemblyCondition:
         m = int(np.asarray(err).size)
         return np.full(m, 1.0 / max(1, m))
 
+    def _describe(self) -> str:
+        """Extra words identifying this condition in messages ("" if none)."""
+        return ""
+
     def _validate(self, assembler: Assembler) -> None:
         """Check the condition against the system at adoption (raise on bad indices)."""
 

@@ -436,8 +436,11 @@ class AssemblySolver:
             if e > self.tol:
                 shown = np.array2string(err[:6], precision=3)
                 more = "" if err.size <= 6 else f" ... ({err.size} errors)"
+                cond = self._cond(cx)
+                detail = cond._describe()
+                detail = f" ({detail})" if detail else ""
                 lines.append(
-                    f"  condition {cx} '{self._cond(cx).getName()}': error norm {e:.3g}, "
+                    f"  condition {cx} '{cond.getName()}'{detail}: error norm {e:.3g}, "
                     f"errors {shown}{more}"
                 )
         norm = self.norm(np.concatenate(total)) if total else 0.0

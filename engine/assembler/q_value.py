@@ -131,6 +131,9 @@ class QValue(AssemblyCondition):
             g[fx] = self._q(state) - self._value
         return 0, g
 
+    def _describe(self) -> str:
+        return f"q {self._qx} of body {self._mbx} = {self._value:g}"
+
     def _goal_error_weights(self, state) -> np.ndarray:
         return np.array([0.5])
 
