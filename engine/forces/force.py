@@ -242,7 +242,11 @@ class Force:
             raise InvalidArgumentError(
                 f"{self._where()}: which{kind.upper()} must be an int"
             ) from exc
-        if i != which or not 0 <= i < n:
+        if i != which or isinstance(which, bool):
+            raise InvalidArgumentError(
+                f"{self._where()}: which{kind.upper()} must be an integer, got {which!r}"
+            )
+        if not 0 <= i < n:
             raise IndexOutOfRangeError(
                 f"{self._where()}: mobilized body {mobod.getMobilizedBodyIndex()} "
                 f"({mobod.getMobilizerTypeName()}) has {n} {kind}'s; index {which} is out of range"
@@ -250,7 +254,7 @@ class Force:
         return i
 
     def __repr__(self) -> str:
-        return f"<Force.{type(self).__name__} index={self._index}>"
+        return f"<Force.{type(self).__name__} index={getattr(self, '_index', None)}>"
 
 
 def station_force(bodyForces, b: int, r_G: np.ndarray, f_G: np.ndarray) -> None:

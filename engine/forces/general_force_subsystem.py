@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.common.exceptions import IndexOutOfRangeError
+from engine.common.exceptions import IndexOutOfRangeError, StageTooLowError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
@@ -144,4 +144,12 @@ class GeneralForceSubsystem(Subsystem):
     # ---------------------------------------------------------------- results
     def calcPotentialEnergy(self, state: State) -> float:
         """Total potential energy of the enabled elements (Dynamics stage), J."""
+        current = self.getStage(state)
+        if current < Stage.Dynamics:
+            raise StageTooLowError(
+                "calcPotentialEnergy needs the State realized to Dynamics stage, but the force "
+                f"subsystem is at {current.getName()}; call system.realize(state, Stage.Dynamics)",
+                needed=Stage.Dynamics,
+                current=current,
+            )
         return float(self.getCacheEntry(state, self._pe_entry))
