@@ -19,6 +19,7 @@ from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import as_vec3
 from engine.multibody.body import Body
+from engine.multibody.mobilized_body_extras import MobilizedBodyExtrasMixin
 from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
 from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
@@ -53,7 +54,7 @@ def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
         raise InvalidArgumentError(f"MobilizedBody.{name}: {exc}") from None
 
 
-class MobilizedBody(MobilizedBodyFitMixin):
+class MobilizedBody(MobilizedBodyExtrasMixin, MobilizedBodyFitMixin):
     """Handle to body ``getMobilizedBodyIndex()`` of a matter subsystem."""
 
     _module = None  # the mobilizer kernel module; None for Ground
@@ -292,14 +293,21 @@ class MobilizedBody(MobilizedBodyFitMixin):
     # --------------------------------------------------------- force helpers
     def applyBodyForce(self, state: State, F_G, bodyForces: np.ndarray) -> None:
         """Add the spatial force F_G ((2,3): torque, force at Bo, in G) into bodyForces."""
-        bodyForces[self._index] += np.asarray(F_G, dtype=np.float64).reshape(2, 3)
+        rows = self._force_rows(bodyForces, "applyBodyForce")
+        F = np.asarray(F_G, dtype=np.float64)
+        if F.size != 6 or not np.all(np.isfinite(F)):
+            raise InvalidArgumentError(
+                f"applyBodyForce: expected a finite spatial force (2, 3), got {F.tolist()}"
+            )
+        rows[self._index] += F.reshape(2, 3)
 
     def applyForceToBodyPoint(self, state: State, p_BS, f_G, bodyForces: np.ndarray) -> None:
         """Add force f_G (in G) acting at station S (in B) into bodyForces."""
         r = self._matter._position_cache(state).R_GB[self._index] @ as_vec3(p_BS, "station")
         f = as_vec3(f_G, "force")
-        bodyForces[self._index, 0] += np.cross(r, f)
-        bodyForces[self._index, 1] += f
+        rows = self._force_rows(bodyForces, "applyForceToBodyPoint")
+        rows[self._index, 0] += np.cross(r, f)
+        rows[self._index, 1] += f
 
     def applyOneMobilityForce(self, state: State, which: int, f: float, mobilityForces) -> None:
         s, n = self._u_range(state)
