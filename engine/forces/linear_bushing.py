@@ -147,103 +147,111 @@ class LinearBushing(Force):
         return self._param(state, "c")
 
     # ------------------------------------------------------------ kinematics
-    def _frames(self, state: State):
-        """(R_GF, p_GF, R_GM, p_GM) in Ground (Position stage)."""
+    def _position(self, state: State) -> dict:
+        """Frames F and M in Ground, X_FM and q (Position stage)."""
         p = self._params(state)
         X1, X2 = p["X_B1F"], p["X_B2M"]
-        R1 = self._mobod1.getBodyRotation(state).asMat33()
-        R2 = self._mobod2.getBodyRotation(state).asMat33()
-        R_GF = R1 @ X1.R().asMat33()
-        R_GM = R2 @ X2.R().asMat33()
+        R_GF = self._mobod1.getBodyRotation(state).asMat33() @ X1.R().asMat33()
+        R_GM = self._mobod2.getBodyRotation(state).asMat33() @ X2.R().asMat33()
         p_GF = self._mobod1.findStationLocationInGround(state, X1.p())
         p_GM = self._mobod2.findStationLocationInGround(state, X2.p())
-        return R_GF, p_GF, R_GM, p_GM
+        R_FM = R_GF.T @ R_GM
+        p_FM = R_GF.T @ (p_GM - p_GF)
+        q = np.concatenate((_xyz_angles(R_FM), p_FM))
+        return {"R_GF": R_GF, "p_GF": p_GF, "R_GM": R_GM, "p_GM": p_GM, "R_FM": R_FM, "q": q}
 
-    def getX_GF(self, state: State) -> Transform:
-        R_GF, p_GF, _, _ = self._frames(state)
-        return Transform(Rotation._from_matrix(R_GF), p_GF)
-
-    def getX_GM(self, state: State) -> Transform:
-        _, _, R_GM, p_GM = self._frames(state)
-        return Transform(Rotation._from_matrix(R_GM), p_GM)
-
-    def getX_FM(self, state: State) -> Transform:
-        R_GF, p_GF, R_GM, p_GM = self._frames(state)
-        return Transform(Rotation._from_matrix(R_GF.T @ R_GM), R_GF.T @ (p_GM - p_GF))
-
-    def getQ(self, state: State) -> np.ndarray:
-        """[qx, qy, qz, px, py, pz]: x-y-z angles of R_FM and p_FM in F (Position stage)."""
-        R_GF, p_GF, R_GM, p_GM = self._frames(state)
-        return np.concatenate((_xyz_angles(R_GF.T @ R_GM), R_GF.T @ (p_GM - p_GF)))
-
-    def _velocities(self, state: State):
-        """(V_GF, V_GM) of the frames (angular, linear of the origin) in G."""
+    def _velocity(self, state: State, pos: dict) -> dict:
+        """Frame velocities in G, V_FM in F, W and qdot (Velocity stage)."""
         p = self._params(state)
-        V1 = self._mobod1.getBodyVelocity(state)
-        V2 = self._mobod2.getBodyVelocity(state)
+        w_GF = self._mobod1.getBodyAngularVelocity(state)
+        w_GM = self._mobod2.getBodyAngularVelocity(state)
         v_GF = self._mobod1.findStationVelocityInGround(state, p["X_B1F"].p())
         v_GM = self._mobod2.findStationVelocityInGround(state, p["X_B2M"].p())
-        return np.array([V1[0], v_GF]), np.array([V2[0], v_GM])
+        R_FG = pos["R_GF"].T
+        w_FM = R_FG @ (w_GM - w_GF)
+        v_FM = R_FG @ (v_GM - v_GF - np.cross(w_GF, pos["p_GM"] - pos["p_GF"]))
+        W = self._W(pos["q"])
+        qdot = np.concatenate((np.linalg.solve(W, w_FM), v_FM))
+        return {
+            "V_GF": np.array([w_GF, v_GF]),
+            "V_GM": np.array([w_GM, v_GM]),
+            "V_FM": np.array([w_FM, v_FM]),
+            "W": W,
+            "qdot": qdot,
+        }
 
-    def getV_GF(self, state: State) -> np.ndarray:
-        return self._velocities(state)[0]
-
-    def getV_GM(self, state: State) -> np.ndarray:
-        return self._velocities(state)[1]
-
-    def getV_FM(self, state: State) -> np.ndarray:
-        """[w_FM, v_FM] in F: M's velocity in F, the derivative taken in F (Velocity)."""
-        R_GF, p_GF, _, p_GM = self._frames(state)
-        V_GF, V_GM = self._velocities(state)
-        w = V_GM[0] - V_GF[0]
-        v = V_GM[1] - V_GF[1] - np.cross(V_GF[0], p_GM - p_GF)
-        return np.array([R_GF.T @ w, R_GF.T @ v])
+    def _spatial_forces(self, state: State) -> tuple[dict, dict, np.ndarray, np.ndarray]:
+        """(pos, vel, f, F_GM): generalized forces and the spatial force on body 2 at Mo."""
+        p = self._params(state)
+        pos = self._position(state)
+        vel = self._velocity(state, pos)
+        f = -(p["k"] * pos["q"] + p["c"] * vel["qdot"])
+        R_GF = pos["R_GF"]
+        F_GM = np.array([R_GF @ np.linalg.solve(vel["W"].T, f[0:3]), R_GF @ f[3:6]])
+        return pos, vel, f, F_GM
 
     def _W(self, q: np.ndarray) -> np.ndarray:
-        W = _rates_matrix(q)
         if abs(math.cos(q[1])) < 1e-12:
             raise NonPhysicalError(
                 f"Force.LinearBushing {self._index}: its middle angle is at 90 degrees, where "
                 "its angle rates are undefined"
             )
-        return W
+        return _rates_matrix(q)
+
+    def getX_GF(self, state: State) -> Transform:
+        pos = self._position(state)
+        return Transform(Rotation._from_matrix(pos["R_GF"]), pos["p_GF"])
+
+    def getX_GM(self, state: State) -> Transform:
+        pos = self._position(state)
+        return Transform(Rotation._from_matrix(pos["R_GM"]), pos["p_GM"])
+
+    def getX_FM(self, state: State) -> Transform:
+        pos = self._position(state)
+        return Transform(Rotation._from_matrix(pos["R_FM"]), pos["q"][3:6])
+
+    def getQ(self, state: State) -> np.ndarray:
+        """[qx, qy, qz, px, py, pz]: x-y-z angles of R_FM and p_FM in F (Position stage)."""
+        return self._position(state)["q"]
+
+    def getV_GF(self, state: State) -> np.ndarray:
+        return self._velocity(state, self._position(state))["V_GF"]
+
+    def getV_GM(self, state: State) -> np.ndarray:
+        return self._velocity(state, self._position(state))["V_GM"]
+
+    def getV_FM(self, state: State) -> np.ndarray:
+        """[w_FM, v_FM] in F: M's velocity in F, the derivative taken in F (Velocity)."""
+        return self._velocity(state, self._position(state))["V_FM"]
 
     def getQDot(self, state: State) -> np.ndarray:
         """[angle rates, v_FM in F] (Velocity stage)."""
-        q = self.getQ(state)
-        V_FM = self.getV_FM(state)
-        return np.concatenate((np.linalg.solve(self._W(q), V_FM[0]), V_FM[1]))
+        return self._velocity(state, self._position(state))["qdot"]
 
     # ---------------------------------------------------------------- forces
     def getF(self, state: State) -> np.ndarray:
         """The six generalized forces -(k q + c qdot) on body 2 (Velocity stage)."""
-        p = self._params(state)
-        return -(p["k"] * self.getQ(state) + p["c"] * self.getQDot(state))
+        return self._spatial_forces(state)[2]
 
     def getF_GM(self, state: State) -> np.ndarray:
         """Spatial force on body 2 at Mo, in G (Velocity stage)."""
-        R_GF = self._frames(state)[0]
-        f = self.getF(state)
-        W = self._W(self.getQ(state))
-        return np.array([R_GF @ np.linalg.solve(W.T, f[0:3]), R_GF @ f[3:6]])
+        return self._spatial_forces(state)[3]
 
     def getF_GF(self, state: State) -> np.ndarray:
         """Spatial force on body 1 at Fo, in G (equal and opposite to F_GM)."""
-        _, p_GF, _, p_GM = self._frames(state)
-        F = self.getF_GM(state)
-        return -np.array([F[0] + np.cross(p_GM - p_GF, F[1]), F[1]])
+        pos, _, _, F = self._spatial_forces(state)
+        return -np.array([F[0] + np.cross(pos["p_GM"] - pos["p_GF"], F[1]), F[1]])
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
-        _, _, _, p_GM = self._frames(state)
-        F = self.getF_GM(state)
+        pos, _, _, F = self._spatial_forces(state)
         for mobod, sign in ((self._mobod2, 1.0), (self._mobod1, -1.0)):
             b = mobod.getMobilizedBodyIndex()
-            r = p_GM - mobod.getBodyOriginLocation(state)
+            r = pos["p_GM"] - mobod.getBodyOriginLocation(state)
             bodyForces[b, 0] += sign * (F[0] + np.cross(r, F[1]))
             bodyForces[b, 1] += sign * F[1]
 
     def calcPotentialEnergy(self, state: State) -> float:
-        q = self.getQ(state)
+        q = self._position(state)["q"]
         return float(0.5 * np.sum(self._params(state)["k"] * q * q))
 
     def getPotentialEnergy(self, state: State) -> float:
