@@ -135,6 +135,18 @@ class MatterConstraintsMixin:
         self.getConstraint(constraint)
         return int(constraint)
 
+    def _append_constraint_geometry(self, state: State, stage: Stage, geometry: list) -> None:
+        """Default decorations of the enabled constraints (Rod, Ball, Weld draw themselves
+        at Position stage) when default geometry is shown."""
+        if not self.getShowDefaultGeometry() or stage < Stage.Position:
+            return
+        if state.getSubsystemStage(self.getMySubsystemIndex()) < Stage.Position:
+            return
+        lay = self._constraint_layout(state)
+        lst = self._constraint_list()
+        for i in lay.active:
+            lst[i].calcDecorativeGeometryAndAppend(state, Stage(stage), geometry)
+
     # ---------------------------------------------------------- Instance stage
     def realizeSubsystemInstanceImpl(self, state: State) -> None:
         """Decide the constraint equation layout; allocate qErr, uErr, udotErr."""
@@ -382,6 +394,18 @@ class MatterConstraintsMixin:
         self._require(state, Stage.Position, "calcConstraintForcesFromMultipliers")
         F, f = self._constraint_forces(state, c, lay, i, lam)
         return F.reshape(ncb, 2, 3), f
+
+    def _add_constraint_and_motion_forces(self, state: State, body, mobility) -> None:
+        """Add the forces the constraints apply (the negative of findConstraintForces) to
+        body forces (nb, 6) and mobility forces (nu,), e.g. for the mobilizer reactions."""
+        sx = self.getMySubsystemIndex()
+        lay = self._constraint_layout(state)
+        if lay.m == 0:
+            return
+        lam = np.array(state.getMultipliers(sx))
+        F, f, _ = self._forces_from_multipliers(state, lay, lam)
+        body -= F
+        mobility -= f
 
     def _GT_times(self, state, lay, lam) -> np.ndarray:
         F, f, _ = self._forces_from_multipliers(state, lay, lam)
