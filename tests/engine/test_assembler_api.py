@@ -248,3 +248,98 @@ def test_redundant_requirements_are_solved_in_the_least_squares_sense():
     asm.adoptAssemblyError(user_loop_condition(ROD))
     asm.assemble(state)
     np.testing.assert_allclose(state.getQ(), FOURBAR["runs"][0]["q_final"], atol=1e-9)
+
+
+def test_user_condition_with_analytic_jacobian_and_initialization_hooks():
+    """A user condition that uses the protected helpers: initializeCondition,
+    getNumFreeQs, getFreeQIndexOfQ, getQIndexOfFreeQ; its analytic Jacobian is used (no
+    finite differences of it)."""
+    system, matter, asm, state = _fourbar_assembler()
+
+    class RockerAt(AssemblyCondition):  # rocker q = -2.1 (analytic Jacobian)
+        def __init__(self):
+            super().__init__("rocker at -2.1")
+            self.initialized = 0
+            self.uninitialized = 0
+            self.jacobians = 0
+
+        def initializeCondition(self):
+            self.initialized += 1
+            assert self.getNumFreeQs() in (1, 2)
+            assert self.getMultibodySystem() is system
+            assert self.getMatterSubsystem() is matter
+            return 0
+
+        def uninitializeCondition(self):
+            self.uninitialized += 1
+
+        def calcErrors(self, s):
+            return 0, np.array([matter.getQ(s)[1] + 2.1])
+
+        def calcErrorJacobian(self, s):
+            self.jacobians += 1
+            J = np.zeros((1, self.getNumFreeQs()))
+            fx = self.getFreeQIndexOfQ(1)
+            if fx >= 0:
+                assert self.getQIndexOfFreeQ(fx) == 1
+                J[0, fx] = 1.0
+            return 0, J
+
+    c = RockerAt()
+    asm.adoptAssemblyError(c)
+    asm.assemble(state)
+    assert c.initialized == 1 and c.jacobians > 0
+    assert state.getQ()[1] == pytest.approx(-2.1, abs=1e-12)
+    asm.lockMobilizer(1)  # uninitializes
+    assert c.uninitialized == 1
+    c.initializeAssembler()
+    assert c.initialized == 2 and asm.getNumFreeQs() == 1
+    c.uninitializeAssembler()
+    assert not asm.isInitialized() and c.uninitialized == 2
+
+    class Refuses(AssemblyCondition):
+        def __init__(self):
+            super().__init__("refuses")
+
+        def initializeCondition(self):
+            return 2
+
+    asm.adoptAssemblyGoal(Refuses())
+    with pytest.raises(SimTKError, match="'refuses' failed to initialize"):
+        asm.initialize()
+
+
+def test_euler_angle_mode_uses_three_angles_for_a_ball():
+    from engine import (
+        Body,
+        MassProperties,
+        MobilizedBody,
+        MultibodySystem,
+        SimbodyMatterSubsystem,
+        Transform,
+    )
+    from engine.assembler import Markers
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    body = Body.Rigid(MassProperties(1.0, [0, 0, 0], [0.1, 0.1, 0.1]))
+    ball = MobilizedBody.Ball(matter.Ground(), Transform(), body, Transform())
+    state = system.realizeTopology()
+    matter.setUseEulerAngles(state, True)
+    system.realizeModel(state)
+    target = np.array([0.3, -0.2, 0.5, 0.0])
+    probe = system.realizeTopology()
+    matter.setUseEulerAngles(probe, True)
+    system.realizeModel(probe)
+    probe.setQ(target)
+    system.realize(probe, Stage.Position)
+    stations = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    m = Markers()
+    for st in stations:
+        m.addMarker(ball, st)
+    asm = Assembler(system).setAccuracy(1e-10).setErrorTolerance(1e-12)
+    asm.adoptAssemblyGoal(m)
+    m.moveAllObservations([ball.findStationLocationInGround(probe, st) for st in stations])
+    assert asm.assemble(state) < 1e-20
+    assert asm.getNumFreeQs() == 3
+    np.testing.assert_allclose(state.getQ()[:3], target[:3], atol=1e-8)
