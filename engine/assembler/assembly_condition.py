@@ -174,6 +174,10 @@ class AssemblyCondition:
         """Extra words identifying this condition in messages ("" if none)."""
         return ""
 
+    def _failure_details(self, state: State, tolerance: float) -> list[str]:
+        """Lines saying which parts of this condition are unmet (for AssembleFailed)."""
+        return []
+
     def _validate(self, assembler: Assembler) -> None:
         """Check the condition against the system at adoption (raise on bad indices)."""
 

@@ -443,6 +443,7 @@ class AssemblySolver:
                     f"  condition {cx} '{cond.getName()}'{detail}: error norm {e:.3g}, "
                     f"errors {shown}{more}"
                 )
+                lines.extend(f"    {line}" for line in cond._failure_details(self.state, self.tol))
         norm = self.norm(np.concatenate(total)) if total else 0.0
         msg = (
             f"Assembler: assembly failed: the requirements could not be met to the error "

@@ -59,3 +59,27 @@ class BuiltInConstraints(AssemblyCondition):
         asm = self.getAssembler()
         cols = [asm.getQIndexOfFreeQ(fx) for fx in range(asm.getNumFreeQs())]
         return 0, Pq[:, cols].reshape(Pq.shape[0], len(cols))
+
+    def _failure_details(self, state, tolerance: float) -> list[str]:
+        """One line per enabled Constraint whose position errors exceed ``tolerance``."""
+        matter = self.getMatterSubsystem()
+        if not hasattr(matter, "getNumConstraints"):
+            return []
+        self.getMultibodySystem().realize(state, Stage.Position)
+        lines = []
+        for i in range(matter.getNumConstraints()):
+            c = matter.getConstraint(i)
+            if c.isDisabled(state):
+                continue
+            err = np.asarray(c.getPositionErrorsAsVector(state))
+            if err.size and float(np.max(np.abs(err))) > tolerance:
+                kind = getattr(c, "TYPE_NAME", type(c).__name__)
+                bodies = [
+                    c.getMobilizedBodyFromConstrainedBody(k).getMobilizedBodyIndex()
+                    for k in range(c.getNumConstrainedBodies())
+                ]
+                lines.append(
+                    f"Constraint.{kind} {i} (bodies {bodies}): position errors "
+                    f"{np.array2string(err, precision=3)}"
+                )
+        return lines
