@@ -260,3 +260,44 @@ def test_normalize_quaternions_in_euler_mode_changes_nothing(models):
     system.realize(state, Stage.Time)
     matter.normalizeQuaternions(state)
     np.testing.assert_array_equal(state.getQ(), q)
+
+
+def test_model_stage_queries_need_model_stage_and_option_drops_to_topology(models):
+    entry, (system, matter, mobods) = models[0]
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    assert matter.getQuaternionPoolIndex(state, mobods[3]) == -1  # the Pin has none
+    system.realize(state, Stage.Position)
+    matter.setUseEulerAngles(state, True)
+    assert state.getSystemStage() == Stage.Topology
+    with pytest.raises(StageTooLowError):
+        matter.getNumQuaternionsInUse(state)
+    with pytest.raises(StageTooLowError):
+        matter.isUsingQuaternion(state, mobods[1])
+    with pytest.raises(StageTooLowError):
+        matter.convertToQuaternions(state)
+    system.realizeModel(state)
+    assert matter.getNumQuaternionsInUse(state) == 0
+    system.realize(state, Stage.Instance)
+    assert state.getNQ() == 12 and state.getNQErr() == 0
+
+
+def test_conversion_round_trip_keeps_the_configuration(models):
+    """Quaternion -> Euler -> quaternion gives the same body poses (quaternions up to sign)."""
+    entry, (system, matter, mobods) = models[1]
+    for sample in entry["samples"]:
+        state = system.realizeTopology()
+        system.realizeModel(state)
+        state.setQ(sample["state"]["q"])
+        system.realize(state, Stage.Position)
+        euler = matter.convertToEulerAngles(state)
+        back = matter.convertToQuaternions(euler)
+        for s in (euler, back):
+            system.realize(s, Stage.Position)
+            for m in mobods[1:]:
+                _close(
+                    m.getBodyTransform(s).R().asMat33(),
+                    m.getBodyTransform(state).R().asMat33(),
+                    "round trip R_GB",
+                )
+                _close(m.getBodyTransform(s).p(), m.getBodyTransform(state).p(), "p_GB")

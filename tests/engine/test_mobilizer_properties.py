@@ -399,3 +399,29 @@ def test_custom_with_nq_not_nu_must_define_n():
         MobilizedBody.Custom.Implementation(matter, 3, 4, 4)  # quaternion Custom
     with pytest.raises(InvalidArgumentError):
         MobilizedBody.Custom(matter.Ground(), Body.Rigid(MassProperties(1, Vec3(0), Inertia(1))))
+
+
+def test_custom_fit_uses_the_users_method_when_given():
+    calls = []
+
+    class PinWithFit(CUSTOM_EXAMPLES["CustomPin"][0]):
+        def setQToFitTransform(self, state, X_FM, q):
+            calls.append(q.copy())
+            q[0] = 0.125  # modify in place
+
+        def setUToFitVelocity(self, state, V_FM, u):
+            return [V_FM[0][2] * 2.0]  # or return a new block
+
+    m = Model("CustomPin", False, 0)
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    body = Body.Rigid(MassProperties(1.0, Vec3(0.1, 0, 0), Inertia(1.0)))
+    mobod = MobilizedBody.Custom(matter.Ground(), body, PinWithFit(matter))
+    assert mobod.getImplementation().getMobilizedBody() is mobod
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    mobod.setQToFitTransform(state, Transform(Rotation(1.0, Vec3(0, 0, 1)), Vec3(0)))
+    assert mobod.getOneQ(state, 0) == 0.125 and len(calls) == 1
+    mobod.setUToFitVelocity(state, [[0, 0, 1.5], [0, 0, 0]])
+    assert mobod.getOneU(state, 0) == 3.0
+    assert m.mobod.getMobilizerTypeName() == "Custom"
