@@ -1,8 +1,9 @@
 """GeneralForceSubsystem: a container of Force elements, each enable-able per State.
 
 At Dynamics stage every enabled element adds its body forces (at Bo, in G) and
-mobility forces into the MultibodySystem's accumulators, and the subsystem
-records the total potential energy. Elements whose ``dependsOnlyOnPositions()``
+mobility forces into the MultibodySystem's accumulators; the total potential
+energy is computed when first asked for (a lazy cache entry, valid from
+Dynamics stage until q or a parameter changes). Elements whose ``dependsOnlyOnPositions()``
 is True are evaluated once per configuration: their summed forces live in a
 lazy cache entry that depends on Position stage. Each realize stage is passed
 on to the enabled elements (``Force._realize``), as is the request for
@@ -28,6 +29,8 @@ class GeneralForceSubsystem(Subsystem):
         self._enabled_index = -1
         self._pe_entry = -1
         self._position_only_entry = -1
+        self._with_hooks: list = []  # elements that override Force._realize
+        self._position_only: list[bool] = []  # per element: dependsOnlyOnPositions()
         if system is not None:
             system.addForceSubsystem(self)
 
@@ -68,15 +71,21 @@ class GeneralForceSubsystem(Subsystem):
 
     # ------------------------------------------------------------ realization
     def realizeSubsystemTopologyImpl(self, state: State) -> None:
+        from engine.forces.force import Force
+
         for force in self._forces:
             force._realize_topology(self, state)
+        self._with_hooks = [
+            (i, f) for i, f in enumerate(self._forces) if type(f)._realize is not Force._realize
+        ]
+        self._position_only = [bool(f.dependsOnlyOnPositions()) for f in self._forces]
         defaults = [not f._disabled_by_default for f in self._forces]
         self._enabled_index = self.allocateDiscreteVariable(
             state, Stage.Instance, defaults, name="force enabled flags"
         )
 
     def realizeSubsystemModelImpl(self, state: State) -> None:
-        self._pe_entry = self.allocateCacheEntry(
+        self._pe_entry = self.allocateLazyCacheEntry(
             state, Stage.Dynamics, 0.0, name="potential energy"
         )
         matter = self.getSystem().getMatterSubsystem()
@@ -91,8 +100,12 @@ class GeneralForceSubsystem(Subsystem):
             force._realize(Stage.Model, state)
 
     def _realize_enabled(self, stage: Stage, state: State) -> None:
-        for force in self._enabled(state):
-            force._realize(stage, state)
+        if not self._with_hooks:
+            return
+        flags = self.getDiscreteVariable(state, self._enabled_index)
+        for i, force in self._with_hooks:
+            if flags[i]:
+                force._realize(stage, state)
 
     def realizeSubsystemInstanceImpl(self, state: State) -> None:
         self._realize_enabled(Stage.Instance, state)
@@ -111,23 +124,23 @@ class GeneralForceSubsystem(Subsystem):
         body, mobility = self.getSystem().getGlobalSubsystem().updForces(state)
         body_view = body.reshape(body.shape[0], 2, 3)
         particles = np.zeros((0, 3))
-        enabled = self._enabled(state)
-        cached_body, cached_mobility = self.updCacheEntry(state, self._position_only_entry)
-        if not self.isCacheValueRealized(state, self._position_only_entry):
-            cached_body[:] = 0.0
-            cached_mobility[:] = 0.0
-            for force in enabled:
-                if force.dependsOnlyOnPositions():
-                    force.calcForce(state, cached_body, particles, cached_mobility)
-            self.markCacheValueRealized(state, self._position_only_entry)
-        body_view += cached_body
-        mobility += cached_mobility
-        pe = 0.0
-        for force in enabled:
-            if not force.dependsOnlyOnPositions():
+        flags = self.getDiscreteVariable(state, self._enabled_index)
+        position_only = self._position_only
+        if any(position_only):
+            entry = self._position_only_entry
+            cached_body, cached_mobility = self.updCacheEntry(state, entry)
+            if not self.isCacheValueRealized(state, entry):
+                cached_body[:] = 0.0
+                cached_mobility[:] = 0.0
+                for force, on, only_q in zip(self._forces, flags, position_only, strict=True):
+                    if on and only_q:
+                        force.calcForce(state, cached_body, particles, cached_mobility)
+                self.markCacheValueRealized(state, entry)
+            body_view += cached_body
+            mobility += cached_mobility
+        for force, on, only_q in zip(self._forces, flags, position_only, strict=True):
+            if on and not only_q:
                 force.calcForce(state, body_view, particles, mobility)
-            pe += float(force.calcPotentialEnergy(state))
-        state.setCacheEntryValue(self.getMySubsystemIndex(), self._pe_entry, pe)
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         if self.getNZ(state):
@@ -152,4 +165,9 @@ class GeneralForceSubsystem(Subsystem):
                 needed=Stage.Dynamics,
                 current=current,
             )
-        return float(self.getCacheEntry(state, self._pe_entry))
+        entry = self._pe_entry
+        if not self.isCacheValueRealized(state, entry):
+            pe = sum(float(f.calcPotentialEnergy(state)) for f in self._enabled(state))
+            state.setCacheEntryValue(self.getMySubsystemIndex(), entry, pe)
+            self.markCacheValueRealized(state, entry)
+        return float(self.getCacheEntry(state, entry))

@@ -142,31 +142,37 @@ class Gravity(Force):
         return self._params(state)["h0"]
 
     # ------------------------------------------------------------ physics
-    def _included(self, state: State) -> np.ndarray:
-        """Boolean mask over bodies 0..nb-1 of the bodies gravity acts on."""
+    def _included(self, state: State, excluded) -> slice | np.ndarray:
+        """The bodies gravity acts on: a slice 1: when none is excluded, else a mask."""
+        if not excluded:
+            return slice(1, None)
         nb = self._matter.getNumBodies()
         mask = np.ones(nb, dtype=bool)
         mask[0] = False
-        for b in self._params(state)["excluded"]:
-            if b < nb:
-                mask[b] = False
+        mask[[b for b in excluded if b < nb]] = False
         return mask
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
+        p = self._params(state)
         pc = self._matter._position_cache(state)
         mass = self._matter._topo().mass
-        mask = self._included(state)
-        f = mass[mask, None] * self.getGravityVector(state)
-        bodyForces[mask, 0] += np.cross(pc.com_G[mask], f)
-        bodyForces[mask, 1] += f
+        which = self._included(state, p["excluded"])
+        gvec = p["g"] * p["d"]
+        m = mass[which, None]
+        # com x (m g) = (m com) [g]x, for all bodies at once
+        g_cross = np.array(
+            [[0.0, -gvec[2], gvec[1]], [gvec[2], 0.0, -gvec[0]], [-gvec[1], gvec[0], 0.0]]
+        )
+        bodyForces[which, 0] += (m * pc.com_G[which]) @ g_cross
+        bodyForces[which, 1] += m * gvec
 
     def calcPotentialEnergy(self, state: State) -> float:
         p = self._params(state)
         pc = self._matter._position_cache(state)
         mass = self._matter._topo().mass
-        mask = self._included(state)
-        heights = -((pc.p_GB[mask] + pc.com_G[mask]) @ p["d"]) - p["h0"]
-        return float(np.sum(mass[mask] * p["g"] * heights))
+        which = self._included(state, p["excluded"])
+        heights = -((pc.p_GB[which] + pc.com_G[which]) @ p["d"]) - p["h0"]
+        return float(mass[which] @ heights) * p["g"]
 
     def getPotentialEnergy(self, state: State) -> float:
         """This element's potential energy in ``state`` (Position stage), J."""
