@@ -34,6 +34,11 @@ from engine.multibody.kernels.jacobian import (
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
 from engine.multibody.kernels.position_kinematics import calc_position_kinematics
 from engine.multibody.kernels.velocity_kinematics import calc_velocity_kinematics
+from engine.multibody.matter.dynamics_operators import DynamicsOperatorsMixin
+from engine.multibody.matter.lazy_realization import LazyRealizationMixin
+from engine.multibody.matter.momentum import MomentumMixin
+from engine.multibody.matter.reaction_forces import ReactionForcesMixin
+from engine.multibody.matter.task_jacobians import TaskJacobianMixin
 from engine.multibody.matter_custom_support import MatterCustomSupportMixin
 from engine.multibody.matter_model_stage import MatterModelStageMixin
 from engine.multibody.mobilized_body import MobilizedBody
@@ -149,7 +154,16 @@ class _Indices:
     extra: dict = field(default_factory=dict)
 
 
-class SimbodyMatterSubsystem(MatterModelStageMixin, MatterCustomSupportMixin, Subsystem):
+class SimbodyMatterSubsystem(
+    MatterModelStageMixin,
+    MatterCustomSupportMixin,
+    TaskJacobianMixin,
+    MomentumMixin,
+    ReactionForcesMixin,
+    DynamicsOperatorsMixin,
+    LazyRealizationMixin,
+    Subsystem,
+):
     """The multibody tree: bodies, mobilizers and the operators on them."""
 
     def __init__(self, system=None) -> None:
@@ -310,6 +324,7 @@ class SimbodyMatterSubsystem(MatterModelStageMixin, MatterCustomSupportMixin, Su
         ix.composite = self.allocateLazyCacheEntry(
             state, Stage.Position, np.zeros((nb, 6, 6)), name="composite body inertias"
         )
+        self._allocate_lazy_operator_entries(state)
 
     # ------------------------------------------------------------ Model stage
     def setUseEulerAngles(self, state: State, useEuler: bool) -> None:
@@ -571,11 +586,6 @@ class SimbodyMatterSubsystem(MatterModelStageMixin, MatterCustomSupportMixin, Su
             state.markCacheValueRealized(sx, self._ix.composite)
         return R
 
-    def calcCompositeBodyInertias(self, state: State) -> np.ndarray:
-        """Spatial inertia of each body's subtree about its Bo, in G: (nb, 6, 6)."""
-        self._require(state, Stage.Position, "calcCompositeBodyInertias")
-        return self._composite(state).copy()
-
     def calcM(self, state: State) -> np.ndarray:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies)."""
         self._require(state, Stage.Position, "calcM")
@@ -808,11 +818,3 @@ class SimbodyMatterSubsystem(MatterModelStageMixin, MatterCustomSupportMixin, Su
         """The body's own velocity-dependent acceleration term given its parent's."""
         vc = self._velocity_cache(state)
         return vc.coriolis[mobod.getMobilizedBodyIndex()].reshape(2, 3).copy()
-
-    def getCompositeBodyInertia(self, state: State, mobod: MobilizedBody) -> np.ndarray:
-        self._require(state, Stage.Position, "getCompositeBodyInertia")
-        return self._composite(state)[mobod.getMobilizedBodyIndex()].copy()
-
-    def getArticulatedBodyInertia(self, state: State, mobod: MobilizedBody) -> np.ndarray:
-        """Articulated body inertia about Bo, in G (Acceleration stage)."""
-        return self._acceleration_cache(state).P_abi[mobod.getMobilizedBodyIndex()].copy()

@@ -1,0 +1,1 @@
+"""Mixin classes that add groups of operators to SimbodyMatterSubsystem (one job each)."""

@@ -1,0 +1,177 @@
+"""Dynamics operators of SimbodyMatterSubsystem built on the O(n) kernels: calcAcceleration,
+calcResidualForce, calcBodyAccelerationFromUDot, calcTreeEquivalentMobilityForces, the
+force-array helpers addInStationForce / addInBodyTorque / addInMobilityForce, and
+getTotalCentrifugalForces.
+
+Body forces are (nb, 2, 3) arrays of [torque, force] at each body origin Bo, in Ground (N m,
+N); mobility forces and udot are u-space vectors. Constrained systems: calcAcceleration and
+calcResidualForce reach the constraint code through ``_calc_constrained_acceleration`` and
+``multiplyByGTranspose`` only when the subsystem has constraint equations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.common.exceptions import InvalidArgumentError, StageTooLowError
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.multibody.kernels.task_jacobians import body_acceleration_from_udot
+from engine.multibody.matter.arguments import (
+    body_index,
+    finite_array,
+    optional_body_forces,
+    optional_vector,
+)
+
+
+class DynamicsOperatorsMixin:
+    """Forward/inverse dynamics wrappers and force-array helpers."""
+
+    def _num_constraint_equations(self, state: State) -> int:
+        """m = mp + mv + ma of the active constraints (0 without constraints)."""
+        return int(state.getNMultipliers(self.getMySubsystemIndex()))
+
+    # --------------------------------------------------------------- forward
+    def calcAcceleration(self, state: State, appliedMobilityForces, appliedBodyForces):
+        """(udot (nu,), A_GB (nb, 2, 3)) for the given applied forces, the velocity-dependent
+        inertial forces of the state and the constraints (Dynamics stage)."""
+        what = "calcAcceleration"
+        self._require(state, Stage.Dynamics, what)
+        topo = self._topo()
+        f = optional_vector(appliedMobilityForces, topo.nu, f"{what}: appliedMobilityForces")
+        F = optional_body_forces(appliedBodyForces, topo.nb, f"{what}: appliedBodyForces")
+        if self._num_constraint_equations(state) > 0:
+            solve = getattr(self, "_calc_constrained_acceleration", None)
+            if solve is None:
+                raise InvalidArgumentError(
+                    f"{what}: this system has constraint equations but no constraint solver"
+                )
+            return solve(state, f, F.reshape(topo.nb, 2, 3))
+        return self.calcAccelerationIgnoringConstraints(state, f, F.reshape(topo.nb, 2, 3))
+
+    def calcBodyAccelerationFromUDot(self, state: State, knownUDot) -> np.ndarray:
+        """A_GB = J udot + JDot u (nb, 2, 3) at Bo in G; an empty knownUDot means zeros, giving
+        only the velocity-dependent part (Velocity stage)."""
+        what = "calcBodyAccelerationFromUDot"
+        self._require(state, Stage.Velocity, what)
+        topo = self._topo()
+        udot = optional_vector(knownUDot, topo.nu, f"{what}: knownUDot")
+        pc = self._position_cache(state)
+        vc = self._velocity_cache(state)
+        A = np.zeros((topo.nb, 6))
+        body_acceleration_from_udot(
+            topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, vc.coriolis, udot, A
+        )
+        return A.reshape(topo.nb, 2, 3)
+
+    # --------------------------------------------------------------- inverse
+    def calcResidualForce(
+        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot, knownLambda
+    ) -> np.ndarray:
+        """f_residual = M udot + G^T lambda + f_inertial - f_applied (Velocity stage). Empty
+        arguments mean zeros; lambda has one entry per constraint equation."""
+        what = "calcResidualForce"
+        self._require(state, Stage.Velocity, what)
+        topo = self._topo()
+        m = self._num_constraint_equations(state)
+        f = optional_vector(appliedMobilityForces, topo.nu, f"{what}: appliedMobilityForces")
+        F = optional_body_forces(appliedBodyForces, topo.nb, f"{what}: appliedBodyForces")
+        udot = optional_vector(knownUdot, topo.nu, f"{what}: knownUdot")
+        lam = optional_vector(knownLambda, m, f"{what}: knownLambda")
+        residual = self.calcResidualForceIgnoringConstraints(
+            state, f, F.reshape(topo.nb, 2, 3), udot
+        )
+        if m > 0:
+            residual = residual + self.multiplyByGTranspose(state, lam)
+        return residual
+
+    def calcTreeEquivalentMobilityForces(self, state: State, bodyForces) -> np.ndarray:
+        """J^T F - bias: mobility forces replacing the body forces F (at Bo, in G) and the
+        velocity-dependent inertial forces (Dynamics stage)."""
+        what = "calcTreeEquivalentMobilityForces"
+        self._require(state, Stage.Dynamics, what)
+        topo = self._topo()
+        F = optional_body_forces(bodyForces, topo.nb, f"{what}: bodyForces")
+        zero = np.zeros(topo.nu)
+        return -self.calcResidualForceIgnoringConstraints(
+            state, zero, F.reshape(topo.nb, 2, 3), zero
+        )
+
+    # ----------------------------------------------------------- inertial terms
+    def getTotalCentrifugalForces(self, state: State, mobod) -> np.ndarray:
+        """Phi (JDot u)_B + b_B: the body's spatial inertia times its total Coriolis
+        acceleration plus its gyroscopic force, at Bo in G (2, 3) (Velocity stage)."""
+        what = "getTotalCentrifugalForces"
+        self._require(state, Stage.Velocity, what)
+        b = body_index(self, mobod, what)
+        pc = self._position_cache(state)
+        vc = self._velocity_cache(state)
+        F = pc.Phi_G[b] @ vc.total_coriolis[b] + vc.gyroscopic[b]
+        return F.reshape(2, 3)
+
+    # ------------------------------------------------------------ force helpers
+    def _writable_body_forces(self, bodyForcesInG, what: str) -> np.ndarray:
+        nb = self.getNumBodies()
+        if not isinstance(bodyForcesInG, np.ndarray) or bodyForcesInG.shape != (nb, 2, 3):
+            raise InvalidArgumentError(
+                f"{what}: bodyForcesInG must be a float ndarray of shape ({nb}, 2, 3) that is "
+                f"added to in place, got {getattr(bodyForcesInG, 'shape', type(bodyForcesInG))}"
+            )
+        if not bodyForcesInG.flags.writeable:
+            raise InvalidArgumentError(f"{what}: bodyForcesInG is read-only")
+        return bodyForcesInG
+
+    def addInStationForce(
+        self, state: State, bodyB, stationOnB, forceInG, bodyForcesInG: np.ndarray
+    ) -> None:
+        """Add a force (in G) applied at a station (in B) to body B's entry of bodyForcesInG
+        (nb, 2, 3), as [(R_GB s) x f, f] at Bo (Position stage). Changes nothing else."""
+        what = "addInStationForce"
+        self._require(state, Stage.Position, what)
+        b = body_index(self, bodyB, what)
+        s = finite_array(stationOnB, (3,), f"{what}: stationOnB")
+        f = finite_array(forceInG, (3,), f"{what}: forceInG")
+        out = self._writable_body_forces(bodyForcesInG, what)
+        r = self._position_cache(state).R_GB[b] @ s
+        out[b, 0] += np.cross(r, f)
+        out[b, 1] += f
+
+    def addInBodyTorque(self, state: State, mobodIx, torqueInG, bodyForcesInG) -> None:
+        """Add a torque (in G) to the body's entry of bodyForcesInG (nb, 2, 3)."""
+        what = "addInBodyTorque"
+        self._require(state, Stage.Topology, what)
+        b = body_index(self, mobodIx, what)
+        t = finite_array(torqueInG, (3,), f"{what}: torqueInG")
+        self._writable_body_forces(bodyForcesInG, what)[b, 0] += t
+
+    def addInMobilityForce(self, state: State, mobodIx, which: int, f: float, mobilityForces):
+        """Add a scalar generalized force to mobility ``which`` of the body's mobilizer in
+        mobilityForces (nu,) (Model stage, where the u layout is known)."""
+        what = "addInMobilityForce"
+        self._require(state, Stage.Model, what)
+        b = body_index(self, mobodIx, what)
+        topo = self._topo()
+        nu_b = int(topo.nus[b])
+        if isinstance(which, (bool, np.bool_)) or not isinstance(which, (int, np.integer)):
+            raise InvalidArgumentError(f"{what}: which must be an int, got {type(which).__name__}")
+        if not 0 <= int(which) < nu_b:
+            from engine.common.exceptions import IndexOutOfRangeError
+
+            raise IndexOutOfRangeError(
+                f"{what}: body {b} has {nu_b} mobilities, so which must be in [0, {nu_b}), "
+                f"got {int(which)}"
+            )
+        value = float(finite_array(f, (), f"{what}: f"))
+        if (
+            not isinstance(mobilityForces, np.ndarray)
+            or mobilityForces.shape != (topo.nu,)
+            or not mobilityForces.flags.writeable
+        ):
+            raise InvalidArgumentError(
+                f"{what}: mobilityForces must be a writable float ndarray of shape ({topo.nu},)"
+            )
+        mobilityForces[int(topo.us[b]) + int(which)] += value
+
+
+__all__ = ["DynamicsOperatorsMixin", "StageTooLowError"]

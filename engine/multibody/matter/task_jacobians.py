@@ -1,0 +1,185 @@
+"""Station and frame (task) Jacobians of SimbodyMatterSubsystem, and the system Jacobian bias.
+
+A task is a point S fixed on a body B, given as the vector from Bo to S in B (m). A station
+task's velocity is the velocity of S measured and expressed in Ground; a frame task's is
+``[w_GB, v_GS]``. Forces for the transposed operators are applied at S and expressed in
+Ground. Multi-task forms take a list of bodies (MobilizedBodyIndex or MobilizedBody) and a
+list of stations; single-task forms take one body and one Vec3. Explicit Jacobians come in
+Simbody's scalar Matrix form: 3 rows (station) or 6 rows (frame, [angular; linear]) per task.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.multibody.kernels.jacobian import (
+    multiply_by_system_jacobian,
+    multiply_by_system_jacobian_transpose,
+)
+from engine.multibody.kernels.task_jacobians import (
+    accumulate_task_forces,
+    calc_frame_jacobian,
+    shift_motion_to_tasks,
+    task_bias,
+)
+from engine.multibody.matter.arguments import body_index, finite_array, is_single_body
+
+
+class TaskJacobianMixin:
+    """multiplyBy/calc/calcBiasFor Station and Frame Jacobians, calcBiasForSystemJacobian."""
+
+    # ------------------------------------------------------------------ helpers
+    def _tasks(self, state: State, onBodyB, stationPInB, what: str):
+        """(single, bodies (nt,), r_G (nt, 3) from Bo to S in G, p_GS (nt, 3))."""
+        single = is_single_body(onBodyB)
+        if single:
+            bodies = np.array([body_index(self, onBodyB, what)], dtype=np.int64)
+            stations = finite_array(stationPInB, (3,), f"{what}: station").reshape(1, 3)
+        else:
+            try:
+                items = list(onBodyB)
+            except TypeError:
+                items = [onBodyB]
+            bodies = np.array([body_index(self, b, what) for b in items], dtype=np.int64)
+            stations = (
+                np.zeros((0, 3))
+                if not items and np.size(stationPInB) == 0
+                else finite_array(stationPInB, (-1, 3), f"{what}: stations")
+            )
+            if stations.shape[0] != bodies.shape[0]:
+                raise_mismatch(what, bodies.shape[0], stations.shape[0])
+        pc = self._position_cache(state)
+        r_G = np.einsum("kij,kj->ki", pc.R_GB[bodies], stations)
+        return single, bodies, np.ascontiguousarray(r_G), pc.p_GB[bodies] + r_G
+
+    def _task_velocities(self, state: State, bodies, r_G, u) -> np.ndarray:
+        topo = self._topo()
+        pc = self._position_cache(state)
+        V = np.zeros((topo.nb, 6))
+        multiply_by_system_jacobian(topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, u, V)
+        out = np.zeros((bodies.shape[0], 6))
+        shift_motion_to_tasks(V, bodies, r_G, out)
+        return out
+
+    def _task_forces_to_mobility(self, state: State, bodies, r_G, F_tasks) -> np.ndarray:
+        topo = self._topo()
+        pc = self._position_cache(state)
+        F = np.zeros((topo.nb, 6))
+        accumulate_task_forces(bodies, r_G, np.ascontiguousarray(F_tasks), F)
+        f = np.zeros(topo.nu)
+        multiply_by_system_jacobian_transpose(topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, F, f)
+        return f
+
+    def _task_jacobian(self, state: State, bodies, p_GS) -> np.ndarray:
+        topo = self._topo()
+        pc = self._position_cache(state)
+        J = np.zeros((6 * bodies.shape[0], topo.nu))
+        calc_frame_jacobian(topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, bodies, p_GS, J)
+        return J
+
+    def _task_bias(self, state: State, bodies, r_G) -> np.ndarray:
+        vc = self._velocity_cache(state)
+        out = np.zeros((bodies.shape[0], 6))
+        task_bias(vc.total_coriolis, vc.V_GB, bodies, r_G, out)
+        return out
+
+    # ------------------------------------------------------------------ system
+    def calcBiasForSystemJacobian(self, state: State) -> np.ndarray:
+        """JDot u: each body's velocity-dependent acceleration (nb, 2, 3), [angular, linear]
+        at Bo in G (Velocity stage). ``.reshape(-1)`` gives the 6 nb Vector form."""
+        self._require(state, Stage.Velocity, "calcBiasForSystemJacobian")
+        vc = self._velocity_cache(state)
+        return vc.total_coriolis.reshape(-1, 2, 3).copy()
+
+    # ------------------------------------------------------------------ stations
+    def multiplyByStationJacobian(self, state: State, onBodyB, stationPInB, u) -> np.ndarray:
+        """JS u: velocities in G of the stations (nt, 3), or (3,) for one body and station
+        (Position stage; O(n + nt))."""
+        what = "multiplyByStationJacobian"
+        self._require(state, Stage.Position, what)
+        u = self._vector(u, self._topo().nu, f"{what}: u")
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, stationPInB, what)
+        v = self._task_velocities(state, bodies, r_G, u)[:, 3:6]
+        return v[0].copy() if single else v.copy()
+
+    def multiplyByStationJacobianTranspose(
+        self, state: State, onBodyB, stationPInB, f_GP
+    ) -> np.ndarray:
+        """JS^T f: generalized forces (nu,) of forces f_GP (in G) applied at the stations
+        ((nt, 3), or one Vec3 for the single-task form) (Position stage; O(n + nt))."""
+        what = "multiplyByStationJacobianTranspose"
+        self._require(state, Stage.Position, what)
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, stationPInB, what)
+        shape = (3,) if single else (bodies.shape[0], 3)
+        f = finite_array(f_GP, shape, f"{what}: f_GP").reshape(-1, 3)
+        F = np.zeros((bodies.shape[0], 6))
+        F[:, 3:6] = f
+        return self._task_forces_to_mobility(state, bodies, r_G, F)
+
+    def calcStationJacobian(self, state: State, onBodyB, stationPInB) -> np.ndarray:
+        """The (3 nt) x nu station Jacobian in scalar form (3 x nu for one station), rows
+        [vx, vy, vz] of each station in G (Position stage)."""
+        what = "calcStationJacobian"
+        self._require(state, Stage.Position, what)
+        _, bodies, _, p_GS = self._tasks(state, onBodyB, stationPInB, what)
+        J = self._task_jacobian(state, bodies, p_GS).reshape(-1, 2, 3, self._topo().nu)
+        return np.ascontiguousarray(J[:, 1].reshape(-1, self._topo().nu))
+
+    def calcBiasForStationJacobian(self, state: State, onBodyB, stationPInB) -> np.ndarray:
+        """JSDot u: velocity-dependent accelerations in G of the stations (nt, 3), or (3,) for
+        one station (Velocity stage). ``.reshape(-1)`` gives the 3 nt Vector form."""
+        what = "calcBiasForStationJacobian"
+        self._require(state, Stage.Velocity, what)
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, stationPInB, what)
+        a = self._task_bias(state, bodies, r_G)[:, 3:6]
+        return a[0].copy() if single else a.copy()
+
+    # ------------------------------------------------------------------ frames
+    def multiplyByFrameJacobian(self, state: State, onBodyB, originAoInB, u) -> np.ndarray:
+        """JF u: spatial velocities [w, v_Ao] in G of the task frames (nt, 2, 3), or (2, 3)
+        for one frame (Position stage; O(n + nt))."""
+        what = "multiplyByFrameJacobian"
+        self._require(state, Stage.Position, what)
+        u = self._vector(u, self._topo().nu, f"{what}: u")
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
+        V = self._task_velocities(state, bodies, r_G, u).reshape(-1, 2, 3)
+        return V[0].copy() if single else V
+
+    def multiplyByFrameJacobianTranspose(
+        self, state: State, onBodyB, originAoInB, F_GAo
+    ) -> np.ndarray:
+        """JF^T F: generalized forces (nu,) of spatial forces [torque, force] in G applied at
+        the frame origins Ao ((nt, 2, 3), or (2, 3) for one frame) (Position stage)."""
+        what = "multiplyByFrameJacobianTranspose"
+        self._require(state, Stage.Position, what)
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
+        shape = (2, 3) if single else (bodies.shape[0], 2, 3)
+        F = finite_array(F_GAo, shape, f"{what}: F_GAo").reshape(-1, 6)
+        return self._task_forces_to_mobility(state, bodies, r_G, F)
+
+    def calcFrameJacobian(self, state: State, onBodyB, originAoInB) -> np.ndarray:
+        """The (6 nt) x nu frame Jacobian in scalar form (6 x nu for one frame), rows
+        [w; v_Ao] of each frame in G (Position stage)."""
+        what = "calcFrameJacobian"
+        self._require(state, Stage.Position, what)
+        _, bodies, _, p_GS = self._tasks(state, onBodyB, originAoInB, what)
+        return self._task_jacobian(state, bodies, p_GS)
+
+    def calcBiasForFrameJacobian(self, state: State, onBodyB, originAoInB) -> np.ndarray:
+        """JFDot u: velocity-dependent spatial accelerations in G of the frames (nt, 2, 3), or
+        (2, 3) for one frame (Velocity stage). ``.reshape(-1)`` gives the 6 nt Vector form."""
+        what = "calcBiasForFrameJacobian"
+        self._require(state, Stage.Velocity, what)
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
+        A = self._task_bias(state, bodies, r_G).reshape(-1, 2, 3)
+        return A[0].copy() if single else A
+
+
+def raise_mismatch(what: str, n_bodies: int, n_stations: int) -> None:
+    from engine.common.exceptions import InvalidArgumentError
+
+    raise InvalidArgumentError(
+        f"{what}: {n_bodies} bodies but {n_stations} stations; give one station per body"
+    )

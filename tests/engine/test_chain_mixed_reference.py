@@ -1,0 +1,387 @@
+"""chain_mixed.json (Simbody 3.7) through SimbodyMatterSubsystem's public operators.
+
+Every output of every sample of both models (tree_basic, more_mobilizers) is compared to
+1e-10 relative, except ``potential_energy`` (the force elements' business: the applied forces
+are replayed here, see chain_mixed_model.py) and ``mobilizer_coriolis_acceleration``, which
+the README calls informative only. pendulum.json adds the reaction forces as felt by the
+parent at Fo.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import Stage
+from tests.engine.chain_mixed_model import build
+from tests.engine.reference_data import load_reference, reference_available
+
+RTOL = 1e-10
+
+pytestmark = pytest.mark.skipif(
+    not reference_available("chain_mixed"), reason="reference data not found"
+)
+
+
+def close(actual, expected, what: str, rtol: float = RTOL) -> None:
+    a = np.asarray(actual, dtype=float)
+    e = np.asarray(expected, dtype=float)
+    a = a.reshape(e.shape)
+    scale = max(1.0, float(np.max(np.abs(e)))) if e.size else 1.0
+    err = float(np.max(np.abs(a - e))) if e.size else 0.0
+    assert err <= rtol * scale, f"{what}: max error {err:.3g} (scale {scale:.3g})"
+
+
+def _cases():
+    if not reference_available("chain_mixed"):
+        return []
+    case = load_reference("chain_mixed")
+    return [
+        pytest.param(mi, si, id=f"{m['name']}-{si}")
+        for mi, m in enumerate(case["models"])
+        for si in range(len(m["samples"]))
+    ]
+
+
+_BUILT: dict = {}
+
+
+def realized(model_index: int, sample_index: int):
+    """(matter, mobods, system, state realized to Acceleration, sample, tasks)."""
+    model = load_reference("chain_mixed")["models"][model_index]
+    if model_index not in _BUILT:
+        _BUILT[model_index] = build(model["model"])
+    system, matter, mobods, replay = _BUILT[model_index]
+    sample = model["samples"][sample_index]
+    out = sample["outputs"]
+    replay.body_forces = out["applied_body_forces_G"]
+    replay.mobility_forces = out["applied_mobility_forces"]
+    state = system.realizeTopology()
+    state.setTime(sample["state"]["t"])
+    state.setQ(sample["state"]["q"])
+    state.setU(sample["state"]["u"])
+    system.realize(state, Stage.Acceleration)
+    return matter, mobods, system, state, sample, model["tasks"]
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_kinematics_and_state_derivatives(mi, si):
+    matter, mobods, system, state, sample, _ = realized(mi, si)
+    out = sample["outputs"]
+    nb = matter.getNumBodies()
+    for b in range(nb):
+        X = mobods[b].getBodyTransform(state)
+        close(X.R().asMat33().reshape(-1), out["X_GB"][b]["R"], f"X_GB[{b}].R")
+        close(X.p(), out["X_GB"][b]["p"], f"X_GB[{b}].p")
+        X = mobods[b].getMobilizerTransform(state)
+        close(X.R().asMat33().reshape(-1), out["X_FM"][b]["R"], f"X_FM[{b}].R")
+        close(X.p(), out["X_FM"][b]["p"], f"X_FM[{b}].p")
+    close([mobods[b].getBodyVelocity(state) for b in range(nb)], out["V_GB"], "V_GB")
+    close([mobods[b].getMobilizerVelocity(state) for b in range(nb)], out["V_FM"], "V_FM")
+    close([mobods[b].getBodyAcceleration(state) for b in range(nb)], out["A_GB"], "A_GB")
+    close(system.getRigidBodyForces(state), out["applied_body_forces_G"], "applied body forces")
+    close(system.getMobilityForces(state), out["applied_mobility_forces"], "mobility forces")
+    close(state.getUDot(), out["udot"], "udot")
+    close(state.getQDot(), out["qdot"], "qdot")
+    close(state.getQDotDot(), out["qdotdot"], "qdotdot")
+    close(matter.calcKineticEnergy(state), out["kinetic_energy"], "kinetic energy")
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_n_operators(mi, si):
+    matter, _, _, state, sample, _ = realized(mi, si)
+    out, inp = sample["outputs"], sample["inputs"]
+    x_u, y_q = inp["x_u"], inp["y_q"]
+    close(matter.calcQDot(state, x_u), out["calcQDot_of_x_u"], "calcQDot")
+    close(matter.calcQDotDot(state, inp["udot_test"]), out["calcQDotDot_of_udot_test"], "qdd")
+    close(matter.multiplyByN(state, False, x_u), out["N_times_x_u"], "N x")
+    close(matter.multiplyByN(state, True, y_q), out["NT_times_y_q"], "N^T y")
+    close(matter.multiplyByNInv(state, False, y_q), out["NInv_times_y_q"], "NInv y")
+    close(matter.multiplyByNInv(state, True, x_u), out["NInvT_times_x_u"], "NInv^T x")
+    close(matter.multiplyByNDot(state, False, x_u), out["NDot_times_x_u"], "NDot x")
+    close(matter.multiplyByNDot(state, True, y_q), out["NDotT_times_y_q"], "NDot^T y")
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_mass_matrix_operators(mi, si):
+    matter, _, _, state, sample, _ = realized(mi, si)
+    out, inp = sample["outputs"], sample["inputs"]
+    close(matter.calcM(state), out["M"], "M")
+    close(matter.calcMInv(state), out["MInv"], "MInv")
+    close(matter.multiplyByM(state, inp["a_for_M"]), out["M_times_a"], "M a")
+    close(matter.multiplyByMInv(state, inp["v_for_MInv"]), out["MInv_times_v"], "MInv v")
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_system_station_and_frame_jacobians(mi, si):
+    matter, _, _, state, sample, tasks = realized(mi, si)
+    out, inp = sample["outputs"], sample["inputs"]
+    nb = matter.getNumBodies()
+    x_u = inp["x_u"]
+    close(matter.calcSystemJacobian(state), out["system_jacobian"], "J")
+    close(matter.calcBiasForSystemJacobian(state), out["system_jacobian_bias"], "JDot u")
+    close(matter.multiplyBySystemJacobian(state, x_u), out["system_jacobian_times_x_u"], "J x")
+    F = np.array(inp["body_forces_test_G"], dtype=float).reshape(nb, 2, 3)
+    close(
+        matter.multiplyBySystemJacobianTranspose(state, F),
+        out["system_jacobian_transpose_times_body_forces_test"],
+        "J^T F",
+    )
+    sb, ss = tasks["station_bodies"], tasks["stations_B"]
+    close(matter.calcStationJacobian(state, sb, ss), out["station_jacobian"], "JS")
+    close(matter.calcBiasForStationJacobian(state, sb, ss), out["station_jacobian_bias"], "JSDu")
+    close(
+        matter.multiplyByStationJacobian(state, sb, ss, x_u),
+        out["station_jacobian_times_x_u"],
+        "JS x",
+    )
+    close(
+        matter.multiplyByStationJacobianTranspose(state, sb, ss, inp["station_forces_test_G"]),
+        out["station_jacobian_transpose_times_station_forces_test"],
+        "JS^T f",
+    )
+    fb, fo = tasks["frame_bodies"], tasks["frame_origins_B"]
+    close(matter.calcFrameJacobian(state, fb, fo), out["frame_jacobian"], "JF")
+    close(matter.calcBiasForFrameJacobian(state, fb, fo), out["frame_jacobian_bias"], "JFDot u")
+    close(
+        matter.multiplyByFrameJacobian(state, fb, fo, x_u), out["frame_jacobian_times_x_u"], "JF x"
+    )
+    F_tasks = np.array(inp["frame_forces_test_G"], dtype=float).reshape(-1, 2, 3)
+    close(
+        matter.multiplyByFrameJacobianTranspose(state, fb, fo, F_tasks),
+        out["frame_jacobian_transpose_times_frame_forces_test"],
+        "JF^T F",
+    )
+    # the single-task overloads give the same rows
+    for k, (b, s) in enumerate(zip(sb, ss, strict=True)):
+        close(
+            matter.calcStationJacobian(state, b, s), out["station_jacobian"][3 * k : 3 * k + 3], ""
+        )
+        close(matter.calcBiasForStationJacobian(state, b, s), out["station_jacobian_bias"][k], "")
+        close(
+            matter.multiplyByStationJacobian(state, b, s, x_u),
+            out["station_jacobian_times_x_u"][k],
+            "",
+        )
+    for k, (b, s) in enumerate(zip(fb, fo, strict=True)):
+        close(matter.calcFrameJacobian(state, b, s), out["frame_jacobian"][6 * k : 6 * k + 6], "")
+        close(matter.calcBiasForFrameJacobian(state, b, s), out["frame_jacobian_bias"][k], "")
+        close(
+            matter.multiplyByFrameJacobian(state, b, s, x_u), out["frame_jacobian_times_x_u"][k], ""
+        )
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_inverse_and_forward_dynamics(mi, si):
+    matter, _, system, state, sample, _ = realized(mi, si)
+    out, inp = sample["outputs"], sample["inputs"]
+    nb = matter.getNumBodies()
+    f_app = system.getMobilityForces(state)
+    F_app = system.getRigidBodyForces(state)
+    udot_test = inp["udot_test"]
+    # Simbody's residual output is for the state's applied forces and udot_test
+    close(
+        matter.calcResidualForceIgnoringConstraints(state, f_app, F_app, udot_test),
+        out["residual_force_for_udot_test"],
+        "residual",
+    )
+    close(
+        matter.calcResidualForce(state, f_app, F_app, udot_test, []),
+        out["residual_force_for_udot_test"],
+        "calcResidualForce",
+    )
+    close(
+        matter.calcResidualForce(state, [], [], [], []),
+        out["residual_force_zero_udot_no_applied"],
+        "bias",
+    )
+    close(matter.calcResidualForce(state, [], [], [], []), out["bias_mobility_forces"], "bias")
+    f = inp["mobility_forces_test"]
+    F = np.array(inp["body_forces_test_G"], dtype=float).reshape(nb, 2, 3)
+    udot, A = matter.calcAcceleration(state, f, F)
+    close(udot, out["calcAcceleration_udot_for_test_forces"], "calcAcceleration udot")
+    close(A, out["calcAcceleration_A_GB_for_test_forces"], "calcAcceleration A_GB")
+    udot_ic, _ = matter.calcAccelerationIgnoringConstraints(state, f, F)
+    close(udot_ic, out["calcAccelerationIgnoringConstraints_udot_for_test_forces"], "ignoring")
+    close(
+        matter.calcTreeEquivalentMobilityForces(state, F),
+        out["tree_equivalent_mobility_forces_for_body_forces_test"],
+        "tree-equivalent forces",
+    )
+    close(
+        matter.calcBodyAccelerationFromUDot(state, udot_test),
+        out["body_acceleration_from_udot_test"],
+        "A from udot",
+    )
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_inertias_and_velocity_terms(mi, si):
+    matter, _, _, state, sample, _ = realized(mi, si)
+    out = sample["outputs"]
+    nb = matter.getNumBodies()
+    cbis = matter.calcCompositeBodyInertias(state)
+    for b in range(nb):
+        ref = out["composite_body_inertias"][b]
+        for got in (cbis[b], matter.getCompositeBodyInertia(state, b)):
+            if b == 0:  # infinite; Simbody's products and couplings are inf*0 = NaN, ours 0
+                assert got.getMass() == ref["mass"] == np.inf
+                assert np.all(got.calcInertia().getMoments() == np.inf)
+                assert np.all(np.diag(got.toSpatialMat()) == np.diag(ref["spatial_inertia_matrix"]))
+                assert np.all(np.isfinite(got.toSpatialMat()[~np.eye(6, dtype=bool)]))
+                close(got.getMassCenter(), ref["mass_center_from_body_origin_G"], "G com")
+                continue
+            close(got.getMass(), ref["mass"], f"CBI[{b}] mass")
+            close(got.getMassCenter(), ref["mass_center_from_body_origin_G"], f"CBI[{b}] com")
+            inertia = got.calcInertia()
+            close(
+                np.r_[inertia.getMoments(), inertia.getProducts()],
+                ref["inertia_about_body_origin_G"],
+                f"CBI[{b}] inertia",
+            )
+            close(got.toSpatialMat(), ref["spatial_inertia_matrix"], f"CBI[{b}] matrix")
+        if b == 0:
+            assert out["articulated_body_inertias"][0] is None
+            continue
+        close(
+            matter.getArticulatedBodyInertia(state, b).toSpatialMat(),
+            out["articulated_body_inertias"][b],
+            f"ABI[{b}]",
+        )
+        close(
+            matter.getTotalCoriolisAcceleration(state, matter.getMobilizedBody(b)),
+            out["total_coriolis_acceleration"][b],
+            f"total Coriolis[{b}]",
+        )
+        close(
+            matter.getGyroscopicForce(state, matter.getMobilizedBody(b)),
+            out["gyroscopic_force"][b],
+            f"gyroscopic[{b}]",
+        )
+        close(
+            matter.getTotalCentrifugalForces(state, b),
+            out["total_centrifugal_forces"][b],
+            f"centrifugal[{b}]",
+        )
+    # informative only (README): finite, and zero for Ground
+    mobilizer = [matter.getMobilizerCoriolisAcceleration(state, m) for m in matter._mobods]
+    assert np.all(np.isfinite(mobilizer)) and not np.any(mobilizer[0])
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_reaction_forces(mi, si):
+    matter, _, _, state, sample, _ = realized(mi, si)
+    out = sample["outputs"]
+    ref = out["mobilizer_reaction_forces_at_M_in_G"]
+    close(matter.calcMobilizerReactionForces(state), ref, "reactions (ABI)")
+    close(matter.calcMobilizerReactionForcesUsingFreebodyMethod(state), ref, "reactions (free)")
+
+
+@pytest.mark.parametrize(("mi", "si"), _cases())
+def test_mass_properties_and_momentum(mi, si):
+    matter, _, _, state, sample, _ = realized(mi, si)
+    out = sample["outputs"]
+    close(matter.calcSystemMass(state), out["system_mass"], "mass")
+    close(matter.calcSystemMassCenterLocationInGround(state), out["system_mass_center_G"], "com")
+    mp = matter.calcSystemMassPropertiesInGround(state)
+    ref = out["system_mass_properties_G"]
+    close(mp.getMass(), ref["mass"], "system mass")
+    close(mp.getMassCenter(), ref["mass_center"], "system com")
+    inertia = mp.getInertia()
+    close(
+        np.r_[inertia.getMoments(), inertia.getProducts()],
+        ref["inertia_about_ground_origin"],
+        "I_O",
+    )
+    central = matter.calcSystemCentralInertiaInGround(state)
+    close(
+        np.r_[central.getMoments(), central.getProducts()], out["system_central_inertia_G"], "I_C"
+    )
+    close(
+        matter.calcSystemMassCenterVelocityInGround(state),
+        out["system_mass_center_velocity_G"],
+        "v_C",
+    )
+    close(
+        matter.calcSystemMassCenterAccelerationInGround(state),
+        out["system_mass_center_acceleration_G"],
+        "a_C",
+    )
+    close(
+        matter.calcSystemMomentumAboutGroundOrigin(state),
+        out["system_momentum_about_ground_origin"],
+        "momentum about O",
+    )
+    close(
+        matter.calcSystemCentralMomentum(state), out["system_central_momentum"], "central momentum"
+    )
+
+
+TESTED_OUTPUTS = {
+    "X_GB", "X_FM", "V_GB", "V_FM", "A_GB", "applied_mobility_forces", "applied_body_forces_G",
+    "udot", "qdot", "qdotdot", "calcQDot_of_x_u", "calcQDotDot_of_udot_test", "N_times_x_u",
+    "NT_times_y_q", "NInv_times_y_q", "NInvT_times_x_u", "NDot_times_x_u", "NDotT_times_y_q",
+    "M", "MInv", "M_times_a", "MInv_times_v", "system_jacobian", "system_jacobian_bias",
+    "system_jacobian_times_x_u", "system_jacobian_transpose_times_body_forces_test",
+    "station_jacobian", "station_jacobian_bias", "station_jacobian_times_x_u",
+    "station_jacobian_transpose_times_station_forces_test", "frame_jacobian",
+    "frame_jacobian_bias", "frame_jacobian_times_x_u",
+    "frame_jacobian_transpose_times_frame_forces_test", "residual_force_for_udot_test",
+    "residual_force_zero_udot_no_applied", "bias_mobility_forces",
+    "calcAcceleration_udot_for_test_forces", "calcAcceleration_A_GB_for_test_forces",
+    "calcAccelerationIgnoringConstraints_udot_for_test_forces", "composite_body_inertias",
+    "articulated_body_inertias", "total_coriolis_acceleration", "gyroscopic_force",
+    "total_centrifugal_forces", "mobilizer_reaction_forces_at_M_in_G", "system_mass",
+    "system_mass_center_G", "system_mass_properties_G", "system_central_inertia_G",
+    "system_mass_center_velocity_G", "system_mass_center_acceleration_G",
+    "system_momentum_about_ground_origin", "system_central_momentum", "kinetic_energy",
+    "tree_equivalent_mobility_forces_for_body_forces_test", "body_acceleration_from_udot_test",
+}  # fmt: skip
+NOT_COMPARED = {
+    "potential_energy": "force elements' potential energy (forces.json tests); forces replayed",
+    "mobilizer_coriolis_acceleration": "informative only per README.md",
+}
+
+
+def test_every_output_is_compared():
+    case = load_reference("chain_mixed")
+    for model in case["models"]:
+        for sample in model["samples"]:
+            names = set(sample["outputs"])
+            assert names == TESTED_OUTPUTS | set(NOT_COMPARED), names ^ (
+                TESTED_OUTPUTS | set(NOT_COMPARED)
+            )
+
+
+# ---------------------------------------------------------------- pendulum.json
+def test_pendulum_reaction_forces_at_M_and_on_parent_at_F():
+    case = load_reference("pendulum")
+    model = case["models"][0]
+    system, matter, mobods, replay = build(model["model"])
+    for sample in model["samples"]:
+        replay.body_forces = sample["outputs"]["applied_body_forces_G"]
+        replay.mobility_forces = sample["outputs"]["applied_mobility_forces"]
+        state = system.realizeTopology()
+        state.setTime(sample["state"]["t"])
+        state.setQ(sample["state"]["q"])
+        state.setU(sample["state"]["u"])
+        system.realize(state, Stage.Acceleration)
+        out = sample["outputs"]
+        for method in (
+            matter.calcMobilizerReactionForces,
+            matter.calcMobilizerReactionForcesUsingFreebodyMethod,
+        ):
+            R = method(state)
+            close(R, out["mobilizer_reaction_forces_at_M_in_G"], method.__name__)
+            on_parent = np.empty_like(R)
+            for b, mobod in enumerate(mobods):
+                X_GB = mobod.getBodyTransform(state)
+                p_Mo = X_GB.p() + X_GB.R().asMat33() @ mobod.getDefaultOutboardFrame().p()
+                if b == 0:
+                    p_Fo = p_Mo
+                else:
+                    X_GP = mobod.getParentMobilizedBody().getBodyTransform(state)
+                    p_Fo = X_GP.p() + X_GP.R().asMat33() @ mobod.getDefaultInboardFrame().p()
+                T, f = R[b]
+                on_parent[b] = -np.array([T + np.cross(p_Mo - p_Fo, f), f])
+            close(on_parent, out["mobilizer_reaction_on_parent_at_F_in_G"], "on parent at F")
