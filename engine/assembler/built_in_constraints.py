@@ -43,18 +43,17 @@ class BuiltInConstraints(AssemblyCondition):
 
     def calcErrorJacobian(self, state):
         """Analytic ``Pq`` (restricted to the free q) when the matter subsystem offers
-        ``calcPq`` and no quaternion is in use and the matter subsystem owns all qErr;
-        otherwise "not implemented" (numerical)."""
+        ``calcPq`` and owns every qErr row; otherwise "not implemented" (numerical).
+        Pq's quaternion columns are tangent derivatives, which is what the Assembler
+        needs since it renormalizes quaternions after every change."""
         matter = self.getMatterSubsystem()
         calc_pq = getattr(matter, "calcPq", None)
-        if calc_pq is None or matter.getNumQuaternionsInUse(state) != 0:
-            return -1, None
         mx = matter.getMySubsystemIndex()
-        if state.getNQErr(mx) != state.getNQErr():
+        if calc_pq is None or state.getNQErr(mx) != state.getNQErr():
             return -1, None
         self.getMultibodySystem().realize(state, Stage.Position)
         Pq = np.asarray(calc_pq(state), dtype=np.float64)
-        if Pq.shape[0] != state.getNQErr():
+        if Pq.ndim != 2 or Pq.shape[0] != self._rows(state).size:
             return -1, None
         asm = self.getAssembler()
         cols = [asm.getQIndexOfFreeQ(fx) for fx in range(asm.getNumFreeQs())]
