@@ -42,6 +42,7 @@ class ViewportWidget(QWidget):
         layout.addWidget(self._view)
         self._view.picked.connect(self.picked)
         self._has_model = False
+        self._aim_camera = False
         self._render_window: vtkRenderWindow = self._view.render_window
         self._render_window.AddObserver("EndEvent", self._count_frame)
 
@@ -79,7 +80,7 @@ class ViewportWidget(QWidget):
         self.scene.set_geometry(list(geometry))
         if not self._has_model:
             self._has_model = True
-            self.scene.reset_camera()
+            self._aim_camera = True  # once the bodies are in place (next update_frame)
 
     def update_frame(self, x_gb, dynamic_geometry=()) -> None:
         """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw."""
@@ -87,6 +88,9 @@ class ViewportWidget(QWidget):
             return
         if x_gb is not None:
             self.scene.update_poses(x_gb)
+            if self._aim_camera:
+                self._aim_camera = False
+                self.scene.reset_camera()
         if dynamic_geometry:
             self.scene.set_dynamic_geometry(list(dynamic_geometry))
         self.request_render()

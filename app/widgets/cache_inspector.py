@@ -63,6 +63,7 @@ class CacheInspector(QWidget):
         self.setObjectName("cacheInspector")
         self.header = QLabel("No model")
         self.header.setObjectName("cacheHeader")
+        self.header.setWordWrap(True)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("cacheTree")
         self.tree.setColumnCount(len(HEADERS))

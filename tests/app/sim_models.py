@@ -34,7 +34,7 @@ class FailAfter(Force):
 
 
 def chain(n: int = 1, q0: float = 0.5, fail_after: float | None = None) -> SimpleNamespace:
-    """An n-link pendulum chain hanging along -y from the origin (Pin joints about z), each
+    """An n-link pendulum chain hanging along -y from (0, n + 0.5, 0) (Pin joints about z), each
     link 1 m long with a 1 kg ball at its end; gravity 9.81 down -y. Link 1 starts at q0."""
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
@@ -43,13 +43,17 @@ def chain(n: int = 1, q0: float = 0.5, fail_after: float | None = None) -> Simpl
     if fail_after is not None:
         FailAfter(forces, fail_after)
     parent = matter.Ground()
-    parent.getBody().addDecoration(Transform(Vec3(0, 0.05, 0)), DecorativeBrick([0.3, 0.05, 0.3]))
+    top = n + 0.5  # the chain hangs from here, above the ground plane (y = 0)
+    parent.getBody().addDecoration(
+        Transform(Vec3(0, top + 0.05, 0)), DecorativeBrick([0.3, 0.05, 0.3])
+    )
     mobods = {"Ground": parent}
     names = ["Ground"]
     for k in range(n):
         body = Body.Rigid(MassProperties(1.0, [0, 0, 0], Inertia(0.01, 0.01, 0.01)))
-        body.addDecoration(DecorativeSphere(0.15).setColor([0.9, 0.2, 0.1]))
-        mobod = MobilizedBody.Pin(parent, Transform(), body, Transform(Vec3(0, 1, 0)))
+        body.addDecoration(DecorativeSphere(0.25).setColor([0.9, 0.2, 0.1]))
+        X_PF = Transform(Vec3(0, top, 0)) if k == 0 else Transform()  # noqa: N806
+        mobod = MobilizedBody.Pin(parent, X_PF, body, Transform(Vec3(0, 1, 0)))
         if k == 0:
             mobod.setDefaultQ([q0])
         name = f"link{k + 1}"
