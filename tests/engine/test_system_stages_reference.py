@@ -81,6 +81,7 @@ MULTIBODY_STEPS = {
     "MobilizedBody::setOneQ(s, 0, 0.3)",
     "MobilizedBody::setOneU(s, 0, 0.4)",
     "MobilizedBody::setQToFitRotation(s, R)",
+    # The Force:: steps are replayed on the reference model in test_forces_stages.py.
     "Force::MobilityLinearSpring::setStiffness(s, 5)",
     "Force::MobilityLinearSpring::setQZero(s, 0.2)",
     "Force::Gravity::setMagnitude(s, 9)",
