@@ -17,8 +17,8 @@ Port of Simbody's ``MobilizedBody::Custom`` and ``MobilizedBody::Custom::Impleme
 Spatial vectors are [angular, linear] of Mo in F, shape (2, 3) (a flat (6,) is accepted). The
 kinematic operators default to N = NInv = I and NDot = 0, which requires nq == nu; a mobilizer
 with nq != nu must override ``multiplyByN``, ``multiplyByNInv`` and ``multiplyByNDot``. The
-setQToFit* / setUToFit* methods default to a numerical best fit (Gauss-Newton on the pose from
-the current q, least squares on H from the current u). H^T and HDot^T default to the
+setQToFit* / setUToFit* methods default to a numerical best fit (Levenberg-Marquardt on the
+pose from the current q, least squares on H from the current u). H^T and HDot^T default to the
 transposes of the columns of H and HDot. Quaternion Custom mobilizers (nAngles = 4) are not
 supported.
 """
@@ -87,6 +87,11 @@ class CustomImplementation:
 
     def getNumAngles(self) -> int:
         return self._nangles
+
+    def getDefaultQ(self) -> np.ndarray:
+        """This mobilizer's default q (override; 0 unless overridden). The MobilizedBody's
+        setDefaultQ takes precedence."""
+        return np.zeros(self._nq)
 
     def getMatterSubsystem(self):
         return self._matter
@@ -184,8 +189,8 @@ class CustomImplementation:
 
     # ------------------------------------------------------------ best fits
     def _fit_pose(self, state: State, q: np.ndarray, R_target, p_target) -> np.ndarray:
-        """Gauss-Newton (min-norm steps, backtracking) on the differences of the rotation
-        matrix and/or translation from the target, started from q and, if that does not reach
+        """Levenberg-Marquardt on the differences of the rotation matrix and/or translation
+        from the target, started from q and, if that does not reach
         the target, from q with quarter- and half-turn offsets of the angle coordinates."""
         q = np.array(q, dtype=np.float64)
 
@@ -216,9 +221,12 @@ class CustomImplementation:
         return best_q
 
     def _gauss_newton(self, error, q: np.ndarray) -> tuple[np.ndarray, float]:
+        """Levenberg-Marquardt from q (finite-difference Jacobian); (q, max |error|)."""
         h = 1e-7
         e = error(q)
-        for _ in range(100):
+        cost = float(e @ e)
+        lam = -1.0
+        for _ in range(200):
             if float(np.max(np.abs(e))) < 1e-15:
                 break
             J = np.empty((e.shape[0], self._nq))
@@ -226,15 +234,22 @@ class CustomImplementation:
                 dq = np.zeros(self._nq)
                 dq[j] = h
                 J[:, j] = (error(q + dq) - error(q - dq)) / (2 * h)
-            step = np.linalg.lstsq(J, -e, rcond=None)[0]
-            for _ in range(30):  # backtrack until the error decreases
+            JtJ, Jte = J.T @ J, J.T @ e
+            if lam < 0.0:
+                lam = 1e-3 * max(float(np.max(np.diag(JtJ))), 1e-12)
+            for _ in range(40):
+                step = np.linalg.solve(JtJ + lam * np.eye(self._nq), -Jte)
                 e_new = error(q + step)
-                if np.linalg.norm(e_new) < np.linalg.norm(e):
+                cost_new = float(e_new @ e_new)
+                if cost_new < cost:
+                    lam = max(lam / 3.0, 1e-15)
                     break
-                step *= 0.5
+                lam *= 4.0
             else:
                 break
-            q, e = q + step, e_new
+            if not cost_new < cost:
+                break
+            q, e, cost = q + step, e_new, cost_new
         return q, float(np.max(np.abs(e)))
 
     def setQToFitTransform(self, state: State, X_FM, q: np.ndarray):

@@ -4,7 +4,9 @@ a built-in type, for the property and random-tree tests:
 * ``CustomPin`` (nq = nu = 1) ~ Pin;
 * ``CustomUniversal`` (nq = nu = 2, q-dependent H, nonzero HDot) ~ Universal;
 * ``CustomBallXYZ`` (q = body-fixed x-y-z angles, u = w_FM in F, so N = W(q)^-1 is not the
-  identity) ~ Ball in Euler-angle mode.
+  identity) ~ Ball in Euler-angle mode;
+* ``CustomBallQuat`` (q = quaternion [w, x, y, z], u = w_FM in F: nq = 4 != nu = 3) ~ Ball in
+  quaternion mode.
 """
 
 from __future__ import annotations
@@ -116,8 +118,54 @@ class CustomBallXYZ(Implementation):
         return (NDot.T if matrixOnRight else NDot) @ inp
 
 
+def _e_matrix(q):
+    """qdot = 0.5 E(q) w_F for a quaternion [w, x, y, z]."""
+    w, x, y, z = q
+    return np.array([[-x, -y, -z], [w, z, -y], [-z, w, x], [y, -x, w]])
+
+
+class CustomBallQuat(Implementation):
+    """Ball with a quaternion as q (4 values, not normalized by the engine) and w_FM as u."""
+
+    def __init__(self, matter) -> None:
+        super().__init__(matter, 3, 4, 0)
+
+    def getDefaultQ(self):
+        return np.array([1.0, 0.0, 0.0, 0.0])
+
+    def calcMobilizerTransformFromQ(self, state, q):
+        w, x, y, z = np.asarray(q) / np.linalg.norm(q)
+        R = np.array(
+            [
+                [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+            ]
+        )
+        return Transform(Rotation(R), np.zeros(3))
+
+    def multiplyByHMatrix(self, state, u):
+        return np.array([u, np.zeros(3)])
+
+    def multiplyByHDotMatrix(self, state, u):
+        return np.zeros((2, 3))
+
+    def multiplyByN(self, state, matrixOnRight, inp):
+        N = 0.5 * _e_matrix(self.getQ(state))
+        return (N.T if matrixOnRight else N) @ inp
+
+    def multiplyByNInv(self, state, matrixOnRight, inp):
+        NInv = 2.0 * _e_matrix(self.getQ(state)).T
+        return (NInv.T if matrixOnRight else NInv) @ inp
+
+    def multiplyByNDot(self, state, matrixOnRight, inp):
+        NDot = 0.5 * _e_matrix(self.getQDot(state))
+        return (NDot.T if matrixOnRight else NDot) @ inp
+
+
 CUSTOM_EXAMPLES = {
     "CustomPin": (CustomPin, "Pin"),
     "CustomUniversal": (CustomUniversal, "Universal"),
     "CustomBallXYZ": (CustomBallXYZ, "Ball"),
+    "CustomBallQuat": (CustomBallQuat, "Ball"),
 }

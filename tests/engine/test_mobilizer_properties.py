@@ -130,6 +130,8 @@ class Model:
             else:
                 quat = rng.normal(size=4)
                 block[0:4] = quat / np.linalg.norm(quat)
+        if name == "CustomBallQuat":
+            block /= np.linalg.norm(block)
         if name in ("Gimbal", "Bushing", "CustomBallXYZ"):
             block[1] = rng.uniform(-1.2, 1.2)
         if name == "SphericalCoords":
@@ -345,7 +347,7 @@ def test_fit_rejects_bad_input_before_changing_anything():
 def test_custom_twin_matches_builtin(custom_name):
     _, builtin = CUSTOM_EXAMPLES[custom_name]
     custom = Model(custom_name, False, 0, seed=3)
-    twin = Model(builtin, builtin == "Ball", 0, seed=3)
+    twin = Model(builtin, custom_name == "CustomBallXYZ", 0, seed=3)
     rng = np.random.default_rng(11)
     for _ in range(3):
         qc = custom.random_q()

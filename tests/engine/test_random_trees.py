@@ -102,6 +102,8 @@ class Tree:
                 else:
                     quat = rng.normal(size=4)
                     block[0:4] = quat / np.linalg.norm(quat)
+            if name == "CustomBallQuat":
+                block /= np.linalg.norm(block)
             if name in ("SphericalCoords", "BendStretch"):
                 block[-1] = rng.uniform(0.3, 1.0)
             q[s : s + n] = block

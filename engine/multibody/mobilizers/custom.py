@@ -31,5 +31,11 @@ class CustomMobilizerType:
         self.implementation = implementation
         self.NQ_SLOTS = int(implementation.getNumQ())
         self.NU = int(implementation.getNumU())
-        self.DEFAULT_Q = np.zeros(self.NQ_SLOTS)
+        default = np.asarray(implementation.getDefaultQ(), dtype=np.float64).reshape(-1)
+        if default.shape != (self.NQ_SLOTS,) or not np.all(np.isfinite(default)):
+            raise ValueError(
+                f"Custom mobilizer: getDefaultQ must return {self.NQ_SLOTS} finite values, "
+                f"got {default.tolist()}"
+            )
+        self.DEFAULT_Q = default
         self.__doc__ = f"Custom mobilizer with nq={self.NQ_SLOTS}, nu={self.NU}"
