@@ -321,29 +321,30 @@ class MatterConstraintsMixin:
         if lay.m == 0:
             return
         udot0 = np.array(state.updUDot(sx))
-        udot, lam = self._solve_constrained_udot(state, lay, udot0)
+        udot, lam, udot_err = self._solve_constrained_udot(state, lay, udot0)
         state.updUDot(sx)[:] = udot
         state.updMultipliers(sx)[:] = lam
-        A = self._body_acc(state, udot)
         ac = state.updCacheEntry(sx, self._ix.acceleration)
-        ac.A_GB[:] = A
-        state.updUDotErr(sx)[:] = self._acc_errors_all(state, lay, A, udot)
+        ac.A_GB[:] = self._body_acc(state, udot)
+        state.updUDotErr(sx)[:] = udot_err
         state.updQDotDot(sx)[:] = self.calcQDotDot(state, udot)
 
     def _solve_constrained_udot(self, state: State, lay: ConstraintLayout, udot0: np.ndarray):
-        """(udot, lambda) from the unconstrained accelerations udot0: W lambda = G udot0 + b
-        (least squares, minimum norm), udot = udot0 - M^-1 G^T lambda."""
+        """(udot, lambda, udotErr) from the unconstrained accelerations udot0:
+        W lambda = G udot0 + b (least squares, minimum norm), udot = udot0 - M^-1 G^T lambda;
+        the acceleration errors G udot + b are then aerr0 - W lambda (zero unless the
+        constraints are inconsistent)."""
         aerr0 = self._acc_errors_all(state, lay, self._body_acc(state, udot0), udot0)
         W = self._projected_minv(state, lay)
         lam = _least_squares(W, aerr0)
         udot = udot0 - self.multiplyByMInv(state, self._GT_times(state, lay, lam))
-        return udot, lam
+        return udot, lam, aerr0 - W @ lam
 
     def _calc_constrained_acceleration(self, state: State, f, F):
         """calcAcceleration with constraints: (udot, A_GB (nb, 2, 3))."""
         lay = self._constraint_layout(state)
         udot0, _ = self.calcAccelerationIgnoringConstraints(state, f, F)
-        udot, _ = self._solve_constrained_udot(state, lay, np.array(udot0))
+        udot, _, _ = self._solve_constrained_udot(state, lay, np.array(udot0))
         nb = self._topo().nb
         return udot, self._body_acc(state, udot).reshape(nb, 2, 3)
 
@@ -410,12 +411,6 @@ class MatterConstraintsMixin:
     def _GT_times(self, state, lay, lam) -> np.ndarray:
         F, f, _ = self._forces_from_multipliers(state, lay, lam)
         return self._JT_times(state, F) + f
-
-    def _errors_at_q(self, state, c, q):
-        raise InvalidArgumentError(
-            "calcPositionErrorFromQ is not available; set the q in a copy of the State and "
-            "realize Position instead"
-        )
 
     # -------------------------------------------------------------- G and W
     def _G_times(self, state, lay, x, bias=None) -> np.ndarray:

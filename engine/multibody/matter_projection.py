@@ -27,7 +27,8 @@ from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.state import State
 
-_MAX_Q_ITERATIONS = 20
+_MAX_Q_ITERATIONS = 50
+_MAX_HALVINGS = 12
 _RCOND = 1e-12
 
 
@@ -152,15 +153,22 @@ class MatterProjectionMixin:
                 while norm > target and iterations < _MAX_Q_ITERATIONS:
                     A = (tp[:, None] * self.calcPq(state)) / wq[None, :]
                     dq = -_min_norm_solve(A, errs) / wq
-                    self.updQ(state)[:] += dq
-                    self._normalize_quaternions_in_place(state, 0.0, True)
-                    self.getSystem().realize(state, Stage.Position)
+                    q0 = np.array(self.getQ(state))
                     iterations += 1
+                    # Gauss-Newton step, halved until the weighted error decreases.
+                    for _ in range(_MAX_HALVINGS):
+                        self.updQ(state)[:] = q0 + dq
+                        self._normalize_quaternions_in_place(state, 0.0, True)
+                        self.getSystem().realize(state, Stage.Position)
+                        new_errs = tp * np.array(state.getQErr(sx)[: lay.mp])
+                        new_norm = _norm(new_errs, infinity)
+                        if new_norm < norm:
+                            break
+                        dq = 0.5 * dq
                     changed = True
-                    new_errs = tp * np.array(state.getQErr(sx)[: lay.mp])
-                    new_norm = _norm(new_errs, infinity)
-                    if iterations > 3 and new_norm > 0.9 * norm and new_norm > accuracy:
-                        errs, norm = new_errs, new_norm
+                    if not new_norm < norm:  # no descent: give up, keep the better q
+                        self.updQ(state)[:] = q0
+                        self.getSystem().realize(state, Stage.Position)
                         break
                     errs, norm = new_errs, new_norm
                 if norm > accuracy:

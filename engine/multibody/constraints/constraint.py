@@ -268,10 +268,6 @@ class Constraint:
         power += float(f @ u[self._u_ix]) if f.size else 0.0
         return -power
 
-    def calcPositionErrorFromQ(self, state: State, q) -> np.ndarray:
-        """Position errors this constraint would have at configuration q (same t)."""
-        return self._matter._errors_at_q(state, self, q)
-
     # ------------------------------------------------------ visualization
     def calcDecorativeGeometryAndAppend(self, state: State, stage: Stage, geometry: list) -> None:
         """Append this constraint's default decorations (none unless overridden)."""

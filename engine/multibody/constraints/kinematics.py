@@ -19,6 +19,10 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     )
 
 
+_EYE = np.eye(3)
+_EYE.setflags(write=False)
+
+
 class ConstraintKinematics:
     """Kinematics of a constraint's bodies in its ancestor frame A, plus mobility data.
 
@@ -47,6 +51,18 @@ class ConstraintKinematics:
         self.t, self.q, self.u, self.udot = t, q, u, udot
         n = len(bodies)
         a = ancestor
+        if a == 0:  # Ground: A = G, nothing to convert
+            self.R_GA = _EYE
+            self.R = [R_GB[b] for b in bodies]
+            self.p = [p_GB[b] for b in bodies]
+            self.w = self.v = self.b = self.a = None
+            if V_GB is not None:
+                self.w = [V_GB[b, 0:3] for b in bodies]
+                self.v = [V_GB[b, 3:6] for b in bodies]
+                if A_GB is not None:
+                    self.b = [A_GB[b, 0:3] for b in bodies]
+                    self.a = [A_GB[b, 3:6] for b in bodies]
+            return
         R_GA = R_GB[a]
         p_GA = p_GB[a]
         self.R_GA = R_GA
