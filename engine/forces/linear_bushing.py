@@ -73,6 +73,8 @@ class LinearBushing(Force):
             "c": self._vec(damping, 6, "damping", nonnegative=True),
         }
         self._z_index = -1
+        self._position_entry = -1
+        self._velocity_entry = -1
         super().__init__(forces, defaults)
 
     def _transform(self, X, what: str) -> Transform:
@@ -148,7 +150,16 @@ class LinearBushing(Force):
 
     # ------------------------------------------------------------ kinematics
     def _position(self, state: State) -> dict:
-        """Frames F and M in Ground, X_FM and q (Position stage)."""
+        """Frames F and M in Ground, X_FM and q (Position stage; a lazy cache entry)."""
+        forces, entry = self._forces, self._position_entry
+        if forces.isCacheValueRealized(state, entry):
+            return forces.getCacheEntry(state, entry)
+        pos = self._calc_position(state)
+        state.setCacheEntryValue(forces.getMySubsystemIndex(), entry, pos)
+        forces.markCacheValueRealized(state, entry)
+        return pos
+
+    def _calc_position(self, state: State) -> dict:
         p = self._params(state)
         X1, X2 = p["X_B1F"], p["X_B2M"]
         R_GF = self._mobod1.getBodyRotation(state).asMat33() @ X1.R().asMat33()
@@ -161,7 +172,16 @@ class LinearBushing(Force):
         return {"R_GF": R_GF, "p_GF": p_GF, "R_GM": R_GM, "p_GM": p_GM, "R_FM": R_FM, "q": q}
 
     def _velocity(self, state: State, pos: dict) -> dict:
-        """Frame velocities in G, V_FM in F, W and qdot (Velocity stage)."""
+        """Frame velocities in G, V_FM in F, W and qdot (Velocity stage; lazy cache entry)."""
+        forces, entry = self._forces, self._velocity_entry
+        if forces.isCacheValueRealized(state, entry):
+            return forces.getCacheEntry(state, entry)
+        vel = self._calc_velocity(state, pos)
+        state.setCacheEntryValue(forces.getMySubsystemIndex(), entry, vel)
+        forces.markCacheValueRealized(state, entry)
+        return vel
+
+    def _calc_velocity(self, state: State, pos: dict) -> dict:
         p = self._params(state)
         w_GF = self._mobod1.getBodyAngularVelocity(state)
         w_GM = self._mobod2.getBodyAngularVelocity(state)
@@ -212,21 +232,21 @@ class LinearBushing(Force):
 
     def getQ(self, state: State) -> np.ndarray:
         """[qx, qy, qz, px, py, pz]: x-y-z angles of R_FM and p_FM in F (Position stage)."""
-        return self._position(state)["q"]
+        return self._position(state)["q"].copy()
 
     def getV_GF(self, state: State) -> np.ndarray:
-        return self._velocity(state, self._position(state))["V_GF"]
+        return self._velocity(state, self._position(state))["V_GF"].copy()
 
     def getV_GM(self, state: State) -> np.ndarray:
-        return self._velocity(state, self._position(state))["V_GM"]
+        return self._velocity(state, self._position(state))["V_GM"].copy()
 
     def getV_FM(self, state: State) -> np.ndarray:
         """[w_FM, v_FM] in F: M's velocity in F, the derivative taken in F (Velocity)."""
-        return self._velocity(state, self._position(state))["V_FM"]
+        return self._velocity(state, self._position(state))["V_FM"].copy()
 
     def getQDot(self, state: State) -> np.ndarray:
         """[angle rates, v_FM in F] (Velocity stage)."""
-        return self._velocity(state, self._position(state))["qdot"]
+        return self._velocity(state, self._position(state))["qdot"].copy()
 
     # ---------------------------------------------------------------- forces
     def getF(self, state: State) -> np.ndarray:
@@ -270,7 +290,15 @@ class LinearBushing(Force):
         self._forces.updZ(state)[self._z_index] = e
 
     def _realize(self, stage: Stage, state: State) -> None:
-        if stage == Stage.Acceleration:
+        if stage == Stage.Model:
+            name = f"LinearBushing {self._index}"
+            self._position_entry = self._forces.allocateLazyCacheEntry(
+                state, Stage.Position, None, name=f"{name} frames and q"
+            )
+            self._velocity_entry = self._forces.allocateLazyCacheEntry(
+                state, Stage.Velocity, None, name=f"{name} velocities and qdot"
+            )
+        elif stage == Stage.Acceleration:
             zdot = state.updZDot(self._forces.getMySubsystemIndex())
             zdot[self._z_index] = self.getPowerDissipation(state)
 
