@@ -42,7 +42,9 @@ from app.widgets.plots import PlotsWidget
 from app.widgets.stage_inspector import StageInspector
 
 TICK_MS = 15
-PLOT_INTERVAL = 0.1  # s between plot refreshes while running
+PLOT_INTERVAL = 0.25  # s between plot refreshes while running (pyqtgraph paints are costly)
+SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
+CACHE_INTERVAL = 0.15  # s between cache-inspector refreshes while running (>= 5 Hz)
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
 
@@ -66,6 +68,8 @@ class SimulationPanel(QObject):
         self._model_serial = None
         self._last_serial = None
         self._last_plot = 0.0
+        self._last_cache = 0.0
+        self._last_sliders = 0.0
         self._fps = math.nan
         self._fps_mark = (time.perf_counter(), 0)
         self.tick_times: collections.deque = collections.deque(maxlen=2000)
@@ -371,10 +375,15 @@ class SimulationPanel(QObject):
         window.set_time(snap.time)
         self.rate_label.setText(format_rate(snap.real_time_rate))
         self.stage_inspector.update_snapshot(snap)
-        if self.cache_inspector.isVisible():
-            self.cache_inspector.update_snapshot(snap)
-        self.sliders.update_snapshot(snap)
         now = time.perf_counter()
+        if self.cache_inspector.isVisible() and (
+            not snap.running or now - self._last_cache >= CACHE_INTERVAL
+        ):
+            self._last_cache = now
+            self.cache_inspector.update_snapshot(snap)
+        if not snap.running or now - self._last_sliders >= SLIDER_INTERVAL:
+            self._last_sliders = now
+            self.sliders.update_snapshot(snap)
         visible = self.plots.isVisible()
         if visible and (not snap.running or now - self._last_plot >= PLOT_INTERVAL):
             self._last_plot = now

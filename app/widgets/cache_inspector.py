@@ -28,14 +28,18 @@ PREVIEW_CHARS = 80
 def preview(value) -> str:
     """A one-line description of ``value``."""
     if isinstance(value, np.ndarray):
+        if value.size <= 6 and value.dtype.kind in "fiub":
+            return "[" + ", ".join(f"{v:.4g}" for v in value.reshape(-1).tolist()) + "]"
         if value.size <= 6:
-            return np.array2string(value.reshape(-1), precision=4, separator=", ")
+            return repr(value.reshape(-1).tolist())
         return f"array {value.shape} {value.dtype}"
     if dataclasses.is_dataclass(value):
         return f"{type(value).__name__}({', '.join(f.name for f in dataclasses.fields(value))})"
     if isinstance(value, float):
         return f"{value:.6g}"
-    if isinstance(value, (tuple, list)) and len(value) > 6:
+    if isinstance(value, (tuple, list)) and (
+        len(value) > 6 or any(isinstance(v, np.ndarray) and v.size > 6 for v in value)
+    ):
         return f"{type(value).__name__} of {len(value)}"
     text = repr(value)
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 3] + "..."
