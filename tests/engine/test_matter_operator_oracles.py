@@ -347,6 +347,17 @@ def test_forward_dynamics_operators_agree(seed):
     np.testing.assert_allclose(
         matter.calcBodyAccelerationFromUDot(state, state.getUDot()), A_state, atol=1e-12
     )
+    # (deprecated) mobilizer centrifugal forces: P a + b with the articulated body inertia
+    assert matter.getGround() is mobods[0]
+    assert not matter.getMobilizerCentrifugalForces(state, 0).any()
+    for b in range(1, nb):
+        P = matter.getArticulatedBodyInertia(state, b).toSpatialMat()
+        a = matter.getMobilizerCoriolisAcceleration(state, mobods[b]).reshape(-1)
+        np.testing.assert_allclose(
+            matter.getMobilizerCentrifugalForces(state, b).reshape(-1),
+            P @ a + matter.getGyroscopicForce(state, mobods[b]).reshape(-1),
+            atol=1e-12,
+        )
     # centrifugal forces: spatial inertia times total Coriolis acceleration plus gyroscopic
     for b in range(1, nb):
         expected = spatial_inertia_G(mobods[b], state) @ matter.getTotalCoriolisAcceleration(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.common.exceptions import InvalidArgumentError, StageTooLowError
+from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.multibody.kernels.task_jacobians import body_acceleration_from_udot
@@ -27,6 +27,10 @@ from engine.multibody.matter.arguments import (
 
 class DynamicsOperatorsMixin:
     """Forward/inverse dynamics wrappers and force-array helpers."""
+
+    def getGround(self):
+        """The Ground mobilized body (index 0); the same handle as Ground()."""
+        return self.Ground()
 
     def _num_constraint_equations(self, state: State) -> int:
         """m = mp + mv + ma of the active constraints (0 without constraints)."""
@@ -172,6 +176,3 @@ class DynamicsOperatorsMixin:
                 f"{what}: mobilityForces must be a writable float ndarray of shape ({topo.nu},)"
             )
         mobilityForces[int(topo.us[b]) + int(which)] += value
-
-
-__all__ = ["DynamicsOperatorsMixin", "StageTooLowError"]

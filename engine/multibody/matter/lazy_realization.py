@@ -260,6 +260,20 @@ class LazyRealizationMixin:
             return ArticulatedInertia._make(inf, np.zeros((3, 3)), inf)
         return ArticulatedInertia._make(P[b][3:, 3:], P[b][0:3, 3:], P[b][0:3, 0:3])
 
+    def getMobilizerCentrifugalForces(self, state: State, mbx) -> np.ndarray:
+        """(Deprecated in Simbody, an internal quantity) P a + b: the body's articulated body
+        inertia times its mobilizer Coriolis acceleration plus its gyroscopic force, at Bo in
+        G (2, 3) (Velocity stage; realizes the ABIs if needed). Prefer
+        getTotalCentrifugalForces."""
+        what = "getMobilizerCentrifugalForces"
+        self._require(state, Stage.Velocity, what)
+        b = body_index(self, mbx, what)
+        if b == 0:
+            return np.zeros((2, 3))
+        P = self._abi_arrays(state, what)[0]
+        vc = state.updCacheEntry(self.getMySubsystemIndex(), self._ix.velocity)
+        return (P[b] @ vc.coriolis[b] + vc.gyroscopic[b]).reshape(2, 3)
+
     # ------------------------------------------------- articulated body velocity
     def realizeArticulatedBodyVelocity(self, state: State) -> None:
         """The velocity-dependent articulated-body terms (here: the accelerations the inertial
