@@ -244,8 +244,10 @@ class SimulationPanel(QObject):
         except Exception as exc:  # noqa: BLE001  (an unbuildable document keeps the old model)
             self.show_error(f"The edited model cannot be built: {exc}")
             return
-        kind = getattr(change, "kind", "topology")
-        self.session.replace_model(built, carry=kind != "initial_state")
+        if getattr(change, "kind", "topology") == "initial_state":
+            self.session.set_initial_state(built)
+        else:
+            self.session.replace_model(built, carry=True)
 
     # -- commands -------------------------------------------------------------------------------
 

@@ -118,6 +118,7 @@ class SimulationSession:
         self._rate = math.nan
         self._rate_window: list[tuple[float, float]] = []
         self._sample_capacity = sample_capacity
+        self._reset_built = None
         #: Readers set this False when nobody shows the cache (saves the worker the copies).
         self.want_cache = True
         self._install(built, carry=False)
@@ -279,6 +280,10 @@ class SimulationSession:
     def replace_model(self, built, carry: bool = True) -> None:
         self.submit("replace_model", built, carry)
 
+    def set_initial_state(self, built) -> None:
+        """``built`` differs only in its initial q/u (see _cmd_initial_state)."""
+        self.submit("initial_state", built)
+
     def request_cache_report(self) -> None:
         self.submit("_wake")
 
@@ -374,7 +379,8 @@ class SimulationSession:
         self._running = False
         self._error = ""
         self._cascade = None
-        self._install(self.built, carry=False)
+        built, self._reset_built = self._reset_built or self.built, None
+        self._install(built, carry=False)
         self._status = "Reset to t = 0"
         return None
 
@@ -425,9 +431,21 @@ class SimulationSession:
         self._consumed.set()
         return None
 
-    def _cmd_replace_model(self, built, carry: bool) -> str:
+    def _cmd_replace_model(self, built, carry: bool) -> str | None:
+        self._reset_built = None
         self._install(built, carry=carry)
         return "model rebuilt"
+
+    def _cmd_initial_state(self, built) -> str | None:
+        """New initial q/u: shown at once if the run has not started, else used by reset."""
+        if not self._running and self._state.getTime() == 0.0:
+            self._reset_built = None
+            self._install(built, carry=False)
+            self._status = "Initial state changed"
+            return "initial state edited"
+        self._reset_built = built
+        self._status = "Initial state changed: Reset to start from it"
+        return None
 
     def _assemble(self, moved) -> None:
         """Re-satisfy constraints after a pose edit (when the engine has an Assembler)."""

@@ -35,7 +35,8 @@ def studio(qtbot, qsettings):
         qtbot.waitExposed(window)
         if built is not None:
             window.simulation.load_built(built)
-        qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
+        if built is not None or model_path is not None:
+            qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
         windows.append(window)
         return window
 
@@ -235,3 +236,32 @@ def test_pick_in_view_names_the_body(studio, qtbot):
     x, y = scene.world_to_display(panel.snapshot.x_gb[1][:3, 3])
     window.viewport.picked.emit(scene.pick(x, y))
     assert picked == ["link1"]
+
+
+def test_document_edits_rebuild_the_running_model(studio, qtbot):
+    from app.document import model_io
+    from app.document.examples import default_example_path
+
+    window = studio()
+    panel = window.simulation
+    document = model_io.load(default_example_path())
+    panel.load_document(document)
+    qtbot.waitUntil(
+        lambda: panel.snapshot is not None and panel.snapshot.model is not None, timeout=5000
+    )
+    body = [n for n in document.body_names() if n != "Ground"][0]
+    # An initial-state edit before the run starts shows at once.
+    document.set_body(body, q=(0.7,))
+    qtbot.waitUntil(lambda: panel.snapshot.q[0] == pytest.approx(0.7), timeout=5000)
+    window.sim_actions["step"].trigger()
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0, timeout=5000)
+    stepped = panel.snapshot
+    # A parameter edit rebuilds the System and carries the state over.
+    mass, inertia = document.body(body).mass, document.body(body).inertia
+    document.set_body(body, mass=2 * mass, inertia=tuple(2 * i for i in inertia))
+    qtbot.waitUntil(lambda: panel.snapshot.model_serial != stepped.model_serial, timeout=5000)
+    snap = panel.snapshot
+    assert snap.time == pytest.approx(stepped.time)
+    np.testing.assert_allclose(snap.q, stepped.q)
+    mobod = snap.model.built.mobilized_bodies[body]
+    assert mobod.getBody().getDefaultRigidBodyMassProperties().getMass() == pytest.approx(2 * mass)
