@@ -392,9 +392,15 @@ class SimulationSession:
 
     def _cmd_set_q(self, body: str, which: int, value: float) -> str:
         mobod = self._mobod(body)
-        mobod.setOneQ(self._state, which, value)
+        state = self._state
+        q_before = np.array(state.getQ())
+        mobod.setOneQ(state, which, value)
         self._stepper = None
-        self._assemble(mobod)
+        try:
+            self._assemble(mobod)
+        except SimTKError:
+            state.setQ(q_before)  # keep the last good (assembled) pose
+            raise
         self._status = f"Posed {body} q{which} = {value:.4g}"
         return f"setQ ({body}.q{which})"
 
@@ -450,14 +456,13 @@ class SimulationSession:
     def _assemble(self, moved) -> None:
         """Re-satisfy constraints after a pose edit (when the engine has an Assembler)."""
         try:
-            from engine import Assembler  # type: ignore[attr-defined]
-        except ImportError:
+            from engine import Assembler
+        except ImportError:  # an engine without the Assembler: plain setQ
             return
         if not getattr(self.built, "constraints", None):
             return
         assembler = Assembler(self.system)
-        if hasattr(assembler, "lockMobilizer"):
-            assembler.lockMobilizer(moved.getMobilizedBodyIndex())
+        assembler.lockMobilizer(moved.getMobilizedBodyIndex())
         assembler.assemble(self._state)
 
     # -- stepping -------------------------------------------------------------------------------
