@@ -59,6 +59,7 @@ def _operators(matter, state, nu: int, nb: int) -> list[tuple[str, Callable[[], 
     F = rng.standard_normal((nb, 2, 3))
     nq = state.getNQ()
     qv = rng.standard_normal(nq)
+    tasks, stations = [nb - 1, 1], rng.standard_normal((2, 3))
 
     def call(name: str, *args):
         method = getattr(matter, name, None)
@@ -88,6 +89,22 @@ def _operators(matter, state, nu: int, nb: int) -> list[tuple[str, Callable[[], 
         ("calcTreeEquivalentMobilityForces", call("calcTreeEquivalentMobilityForces", F)),
         ("calcMobilizerReactionForces", call("calcMobilizerReactionForces")),
         ("calcSystemMassPropertiesInGround", call("calcSystemMassPropertiesInGround")),
+        (
+            "calcMobilizerReactionForcesUsingFreebodyMethod",
+            call("calcMobilizerReactionForcesUsingFreebodyMethod"),
+        ),
+        ("calcSystemMomentumAboutGroundOrigin", call("calcSystemMomentumAboutGroundOrigin")),
+        (
+            "calcSystemMassCenterAccelerationInGround",
+            call("calcSystemMassCenterAccelerationInGround"),
+        ),
+        ("calcStationJacobian", call("calcStationJacobian", tasks, stations)),
+        ("multiplyByStationJacobian", call("multiplyByStationJacobian", tasks, stations, v)),
+        (
+            "multiplyByFrameJacobianTranspose",
+            call("multiplyByFrameJacobianTranspose", tasks, stations, F[:2]),
+        ),
+        ("calcBiasForFrameJacobian", call("calcBiasForFrameJacobian", tasks, stations)),
     ]
     return [(name, fn) for name, fn in candidates if fn is not None]
 

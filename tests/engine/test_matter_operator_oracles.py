@@ -287,6 +287,54 @@ def test_reaction_forces_satisfy_newton_euler(seed):
     np.testing.assert_allclose(R_abi[0].reshape(-1), total, atol=1e-10)
 
 
+def reactions_at_origins(matter, mobods, state, R):
+    """Reactions moved from each Mo to its body origin Bo (torque about Bo)."""
+    R_Bo = R.copy()
+    for b in range(1, matter.getNumBodies()):
+        X_GB = mobods[b].getBodyTransform(state)
+        p_Mo = X_GB.p() + X_GB.R().asMat33() @ mobods[b].getDefaultOutboardFrame().p()
+        T, f = R[b]
+        R_Bo[b, 0] = T + np.cross(p_Mo - X_GB.p(), f)
+    return R_Bo
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_reaction_forces_with_a_loop_constraint(seed):
+    """A Ball constraint closes a loop: the constraint forces are not reactions, so each
+    body's Newton-Euler balance needs applied + constraint forces + reactions."""
+    from engine import Constraint
+
+    system, matter, mobods, replay, rng = random_tree(seed, DYNAMIC_TYPES, nbodies=8, forces=True)
+    a, b = mobods[3], mobods[7]
+    Constraint.Ball(a, rng.uniform(-0.3, 0.3, 3), b, rng.uniform(-0.3, 0.3, 3))
+    nb = matter.getNumBodies()
+    replay.body_forces = rng.normal(size=(nb, 2, 3))
+    state = random_state(system, matter, rng, Stage.Instance)
+    replay.mobility_forces = rng.normal(size=state.getNU())
+    system.realize(state, Stage.Acceleration)
+    assert np.any(matter.getConstraintMultipliers(state))
+    R = matter.calcMobilizerReactionForces(state)
+    np.testing.assert_allclose(
+        R,
+        matter.calcMobilizerReactionForcesUsingFreebodyMethod(state),
+        atol=1e-10 * max(1.0, np.abs(R).max()),
+    )
+    F_con, f_con = matter.findConstraintForces(state)  # what the constraints need (M udot + ...)
+    F = system.getRigidBodyForces(state) - F_con
+    R_Bo = reactions_at_origins(matter, mobods, state, R)
+    p = [m.getBodyOriginLocation(state) for m in mobods]
+    for k in range(1, nb):
+        lhs = spatial_inertia_G(mobods[k], state) @ mobods[k].getBodyAcceleration(state).reshape(
+            -1
+        ) + matter.getGyroscopicForce(state, mobods[k]).reshape(-1)
+        rhs = (F[k] + R_Bo[k]).reshape(-1)
+        for c in range(k + 1, nb):
+            if mobods[c].getParentMobilizedBody().getMobilizedBodyIndex() == k:
+                T, f = R_Bo[c]
+                rhs -= np.r_[T + np.cross(p[c] - p[k], f), f]
+        np.testing.assert_allclose(lhs, rhs, atol=1e-9 * max(1.0, np.abs(rhs).max()))
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_momentum_rate_equals_external_forces(seed):
     system, matter, mobods, _, state = dynamic_state(seed)
