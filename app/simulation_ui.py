@@ -42,6 +42,7 @@ from app.widgets.plots import PlotsWidget
 from app.widgets.stage_inspector import StageInspector
 
 TICK_MS = 15
+SETTINGS_KEY = "simulation/"
 PLOT_INTERVAL = 0.25  # s between plot refreshes while running (pyqtgraph paints are costly)
 SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
 CACHE_INTERVAL = 0.15  # s between cache-inspector refreshes while running (>= 5 Hz)
@@ -96,6 +97,7 @@ class SimulationPanel(QObject):
 
         self._create_banner()
         self._create_controls()
+        self._restore_controls()
         self._create_status()
         self._update_actions(running=False, loaded=False)
 
@@ -182,6 +184,37 @@ class SimulationPanel(QObject):
         self.speed_box.setToolTip("Speed factor for real-time pacing")
         self.speed_box.valueChanged.connect(self._settings_changed)
         toolbar.addWidget(self.speed_box)
+
+    def _restore_controls(self) -> None:
+        """Integrator, accuracy, pacing and speed as the last session left them."""
+        settings = getattr(self.window, "_settings", None)
+        if settings is None:
+            return
+        integrator = settings.value(SETTINGS_KEY + "integrator")
+        if integrator in INTEGRATORS:
+            self.integrator_box.setCurrentText(integrator)
+        accuracy = settings.value(SETTINGS_KEY + "accuracy")
+        if accuracy:
+            self.accuracy_box.setCurrentText(str(accuracy))
+        pacing = settings.value(SETTINGS_KEY + "pacing")
+        index = self.pacing_box.findText(str(pacing)) if pacing else -1
+        if index >= 0:
+            self.pacing_box.setCurrentIndex(index)
+        try:
+            speed = float(settings.value(SETTINGS_KEY + "speed", 1.0))
+        except (TypeError, ValueError):
+            speed = 1.0
+        self.speed_box.setValue(speed)
+
+    def _save_controls(self) -> None:
+        settings = getattr(self.window, "_settings", None)
+        if settings is None:
+            return
+        settings.setValue(SETTINGS_KEY + "integrator", self.integrator_box.currentText())
+        settings.setValue(SETTINGS_KEY + "accuracy", self.accuracy_box.currentText())
+        settings.setValue(SETTINGS_KEY + "pacing", self.pacing_box.currentText())
+        settings.setValue(SETTINGS_KEY + "speed", self.speed_box.value())
+        settings.sync()
 
     def _create_status(self) -> None:
         bar = self.window.statusBar()
@@ -420,6 +453,7 @@ class SimulationPanel(QObject):
 
     def shutdown(self) -> None:
         """Stop the timer and the worker thread (idempotent)."""
+        self._save_controls()
         self.timer.stop()
         if self.document is not None:
             self.document.remove_listener(self._document_changed)

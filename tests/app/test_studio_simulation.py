@@ -265,3 +265,32 @@ def test_document_edits_rebuild_the_running_model(studio, qtbot):
     np.testing.assert_allclose(snap.q, stepped.q)
     mobod = snap.model.built.mobilized_bodies[body]
     assert mobod.getBody().getDefaultRigidBodyMassProperties().getMass() == pytest.approx(2 * mass)
+
+
+def test_simulation_controls_reach_the_session_and_are_remembered(qtbot, qsettings):
+    first = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(first)
+    first.simulation.load_built(chain(1))
+    panel = first.simulation
+    panel.integrator_box.setCurrentText("Verlet")
+    panel.accuracy_box.setCurrentText("1e-5")
+    panel.pacing_box.setCurrentIndex(panel.pacing_box.findText("sampled"))
+    panel.speed_box.setValue(2.5)
+    qtbot.waitUntil(
+        lambda: (
+            panel.session.settings.integrator == "Verlet" and panel.session.settings.speed == 2.5
+        ),
+        timeout=5000,
+    )
+    settings = panel.session.settings
+    assert settings.accuracy == 1e-5 and settings.pacing.value == "sampled"
+    first.close()
+    assert not worker_threads()
+
+    second = MainWindow(settings=qsettings)
+    qtbot.addWidget(second)
+    p2 = second.simulation
+    assert p2.integrator_box.currentText() == "Verlet"
+    assert p2.accuracy_box.currentText() == "1e-5"
+    assert p2.pacing_box.currentText() == "sampled"
+    assert p2.speed_box.value() == 2.5
