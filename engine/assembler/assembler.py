@@ -18,6 +18,14 @@ free Ball contributes 4 free q here. Prescribed motion is not applied during ass
 
 The Assembler owns an internal copy of the State (``getInternalState``); ``assemble(state)``
 copies ``state`` in, solves, and writes the resulting q back into ``state``.
+
+Example (close a four-bar's loop with the crank at 1.2 rad, rocker as close to -2 as the
+loop allows)::
+
+    asm = Assembler(system).setAccuracy(1e-10)
+    asm.adoptAssemblyError(QValue(crank, 0, 1.2))      # requirement
+    asm.adoptAssemblyGoal(QValue(rocker, 0, -2.0), 1)  # goal, weight 1
+    goal = asm.assemble(state)                         # state's q now assembled
 """
 
 from __future__ import annotations
