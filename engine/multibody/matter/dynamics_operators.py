@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.common.exceptions import InvalidArgumentError
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.multibody.kernels.task_jacobians import body_acceleration_from_udot
@@ -160,8 +160,6 @@ class DynamicsOperatorsMixin:
         if isinstance(which, (bool, np.bool_)) or not isinstance(which, (int, np.integer)):
             raise InvalidArgumentError(f"{what}: which must be an int, got {type(which).__name__}")
         if not 0 <= int(which) < nu_b:
-            from engine.common.exceptions import IndexOutOfRangeError
-
             raise IndexOutOfRangeError(
                 f"{what}: body {b} has {nu_b} mobilities, so which must be in [0, {nu_b}), "
                 f"got {int(which)}"

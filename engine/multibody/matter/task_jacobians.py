@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.multibody.kernels.jacobian import (
@@ -49,7 +50,10 @@ class TaskJacobianMixin:
                 else finite_array(stationPInB, (-1, 3), f"{what}: stations")
             )
             if stations.shape[0] != bodies.shape[0]:
-                raise_mismatch(what, bodies.shape[0], stations.shape[0])
+                raise InvalidArgumentError(
+                    f"{what}: {bodies.shape[0]} bodies but {stations.shape[0]} stations; give "
+                    "one station per body"
+                )
         pc = self._position_cache(state)
         r_G = np.einsum("kij,kj->ki", pc.R_GB[bodies], stations)
         return single, bodies, np.ascontiguousarray(r_G), pc.p_GB[bodies] + r_G
@@ -175,11 +179,3 @@ class TaskJacobianMixin:
         single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
         A = self._task_bias(state, bodies, r_G).reshape(-1, 2, 3)
         return A[0].copy() if single else A
-
-
-def raise_mismatch(what: str, n_bodies: int, n_stations: int) -> None:
-    from engine.common.exceptions import InvalidArgumentError
-
-    raise InvalidArgumentError(
-        f"{what}: {n_bodies} bodies but {n_stations} stations; give one station per body"
-    )
