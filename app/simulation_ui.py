@@ -38,7 +38,6 @@ from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, INT
 from app.simulation.session import Pacing, SimulationSession
 from app.widgets.cache_inspector import CacheInspector
 from app.widgets.joint_sliders import JointSliders
-from app.widgets.plots import PlotsWidget
 from app.widgets.stage_inspector import StageInspector
 
 TICK_MS = 15
@@ -77,11 +76,13 @@ class SimulationPanel(QObject):
 
         self.stage_inspector = StageInspector()
         self.cache_inspector = CacheInspector()
-        self.plots = PlotsWidget()
+        self._plots = None  # created after the first frame (importing pyqtgraph takes ~1 s)
         self.sliders = JointSliders()
         window.docks["Stage inspector"].setWidget(self.stage_inspector)
         window.docks["Cache inspector"].setWidget(self.cache_inspector)
-        window.docks["Plots"].setWidget(self.plots)
+        placeholder = QLabel("Plots appear here.")
+        placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        window.docks["Plots"].setWidget(placeholder)
         joints = QDockWidget("Joints", window)
         joints.setObjectName("Joints")
         joints.setWidget(self.sliders)
@@ -215,6 +216,23 @@ class SimulationPanel(QObject):
         settings.setValue(SETTINGS_KEY + "pacing", self.pacing_box.currentText())
         settings.setValue(SETTINGS_KEY + "speed", self.speed_box.value())
         settings.sync()
+
+    def _ensure_plots(self) -> None:
+        if self.timer.isActive():  # not shut down
+            _ = self.plots
+
+    @property
+    def plots(self):
+        """The plots widget (created on first use: pyqtgraph is imported then)."""
+        if self._plots is None:
+            from app.widgets.plots import PlotsWidget
+
+            self._plots = PlotsWidget()
+            self.window.docks["Plots"].setWidget(self._plots)
+            snap = self.snapshot
+            if snap is not None and snap.model is not None:
+                self._plots.set_buffer(snap.model.samples)
+        return self._plots
 
     def _create_status(self) -> None:
         bar = self.window.statusBar()
@@ -405,7 +423,10 @@ class SimulationPanel(QObject):
             self.sliders.set_model(
                 snap.model.built, snap.model.q_index, float(system.getDefaultLengthScale())
             )
-            self.plots.set_buffer(snap.model.samples)
+            if self._plots is not None:
+                self._plots.set_buffer(snap.model.samples)
+            else:
+                QTimer.singleShot(100, self._ensure_plots)  # after this first frame
         window.viewport.update_frame(snap.x_gb, snap.dynamic_geometry)
         window.set_time(snap.time)
         self.rate_label.setText(format_rate(snap.real_time_rate))
@@ -419,7 +440,7 @@ class SimulationPanel(QObject):
         if not snap.running or now - self._last_sliders >= SLIDER_INTERVAL:
             self._last_sliders = now
             self.sliders.update_snapshot(snap)
-        visible = self.plots.isVisible()
+        visible = self._plots is not None and self._plots.isVisible()
         if visible and (not snap.running or now - self._last_plot >= PLOT_INTERVAL):
             self._last_plot = now
             self.plots.refresh()

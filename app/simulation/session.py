@@ -74,6 +74,8 @@ class Settings:
 
 
 STEP_FAILED = "step failed"
+#: After each batch the worker sleeps this fraction of the batch's duration (GUI share).
+YIELD_FRACTION = 0.3
 
 
 def _body_name(names, b: int) -> str:
@@ -491,6 +493,7 @@ class SimulationSession:
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()
                 self._sample(stepper.getState())
+                time.sleep(0)  # a chance for the GUI thread to take the interpreter
                 if status == SuccessfulStepStatus.EndOfSimulation:
                     self._running = False
                     self._status = "Simulation ended"
@@ -505,7 +508,7 @@ class SimulationSession:
 
     def _batch(self) -> None:
         s = self.settings
-        start = time.perf_counter()
+        start = self._batch_start = time.perf_counter()
         state = self._state
         with state.getStateLock():
             t = state.getTime() if self._stepper is None else self._stepper.getTime()
@@ -533,12 +536,12 @@ class SimulationSession:
             self._consumed.wait(1.0)
 
     def _after_batch(self) -> float:
-        s = self.settings
+        """Give the GUI thread the interpreter for a while (a Python worker that never waits
+        starves it through the GIL): rest a fraction of the batch's duration, then go on."""
         now = time.perf_counter()
-        if s.pacing is Pacing.REAL_TIME:
-            return now + 0.002 if self._anchor is None else now + 0.001
-        time.sleep(0.001)  # let the GUI thread have the interpreter
-        return now
+        rest = max(0.002, YIELD_FRACTION * (now - self._batch_start))
+        time.sleep(rest)
+        return time.perf_counter()
 
     def _note_rate(self) -> None:
         if self._stepper is None:
