@@ -44,6 +44,7 @@ from app.simulation.snapshot import (
     body_poses,
     cache_report,
     cascade_between,
+    realized_entries,
     stage_info,
 )
 from engine.common.exceptions import SimTKError
@@ -116,6 +117,7 @@ class SimulationSession:
         self._status = "Paused"
         self._cascade = None
         self._timings: tuple = ()
+        self._became_valid: tuple = ()
         self._last_cache_time = -math.inf
         self._rate = math.nan
         self._rate_window: list[tuple[float, float]] = []
@@ -417,13 +419,17 @@ class SimulationSession:
         current = state.getSystemStage()
         target = min(current.next(), Stage.Report) if target is None else target
         timings = []
+        became_valid = []
         for k in range(current + 1, target + 1):
             stage = Stage(k)
+            before = realized_entries(state)
             t0 = time.perf_counter()
             self.system.realize(state, stage)
             timings.append((stage, time.perf_counter() - t0))
+            became_valid.append((stage, tuple(sorted(realized_entries(state) - before))))
         if timings:
             self._timings = tuple(timings)
+            self._became_valid = tuple(became_valid)
             self._status = "Realized " + ", ".join(s.getName() for s, _ in timings)
         return None
 
@@ -627,6 +633,7 @@ class SimulationSession:
                 cascade=self._cascade,
                 cache=cache_report(state) if with_cache else None,
                 stage_timings=self._timings,
+                became_valid=self._became_valid,
                 real_time_rate=self._rate if self._running else math.nan,
                 geometry=self._geometry,
                 model=self.model_info,

@@ -128,6 +128,7 @@ class Snapshot:
     cascade: Cascade | None = None
     cache: CacheReport | None = None
     stage_timings: tuple[tuple[Stage, float], ...] = ()
+    became_valid: tuple[tuple[Stage, tuple[str, ...]], ...] = ()  # cache entries, per stage
     real_time_rate: float = math.nan
     geometry: tuple = field(default=(), repr=False)
     model: ModelInfo | None = field(default=None, repr=False)
@@ -166,6 +167,17 @@ def cascade_between(before: dict, after: dict, cause: str) -> Cascade:
         if bumped:
             stages[key] = bumped
     return Cascade(cause, stages)
+
+
+def realized_entries(state) -> set[str]:
+    """Names ("owner: entry") of the cache entries whose values are current."""
+    out = set()
+    for i in range(state.getNumSubsystems()):
+        owner = state.getSubsystemName(i)
+        for ce in state.getPerSubsystemInfo(i).cache:
+            if state.isCacheValueRealized(i, ce.index):
+                out.add(f"{owner}: {ce.name}")
+    return out
 
 
 def _copy_value(value: Any) -> Any:

@@ -164,7 +164,10 @@ class StageInspector(QWidget):
         else:
             self.cascade_label.setText("")
         if snap.stage_timings:
-            self.timings.setText(
-                "Realized: "
-                + ", ".join(f"{s.getName()} {1000 * dt:.3f} ms" for s, dt in snap.stage_timings)
-            )
+            valid = dict(snap.became_valid)
+            lines = []
+            for stage, dt in snap.stage_timings:
+                names = valid.get(stage, ())
+                what = ", ".join(names) if names else "no cache entry"
+                lines.append(f"{stage.getName()}: {1000 * dt:.3f} ms; became valid: {what}")
+            self.timings.setText("Realized\n" + "\n".join(lines))

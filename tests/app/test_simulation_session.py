@@ -102,6 +102,7 @@ def test_set_q_backs_up_to_time_and_caches_go_stale(session_factory):
     s.realize_next_stage()
     snap = _snap(s, lambda x: x.stages.system_stage == Stage.Position)
     assert [st for st, _ in snap.stage_timings] == [Stage.Position]
+    assert "SimbodyMatterSubsystem: position kinematics" in dict(snap.became_valid)[Stage.Position]
     position = next(e for e in snap.cache.entries if e.name == "position kinematics")
     assert position.realized
     s.realize_to(Stage.Acceleration)

@@ -160,6 +160,7 @@ def test_editing_q_shows_time_stage_and_stale_position_cache(studio, qtbot):
     qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Position, timeout=5000)
     qtbot.waitUntil(lambda: "Position" in inspector.timings.text(), timeout=5000)
     assert "ms" in inspector.timings.text()
+    assert "position kinematics" in inspector.timings.text()  # what became valid
 
 
 def test_cache_inspector_expands_arrays_and_updates_live(studio, qtbot):
