@@ -260,31 +260,24 @@ def carry_state(old: BuiltModel, old_state, new: BuiltModel, same_layout: bool =
     return state
 
 
-def model_geometry(built: BuiltModel, state, up_to=None) -> list:
-    """Every decoration of the built model the System produces at the stages Topology through
-    ``up_to`` (default Position; the State must be realized that far), plus the body
-    decorations themselves when the matter subsystem does not emit them."""
+def model_geometry(built: BuiltModel, state, first=None, last=None) -> list:
+    """The decorations the System produces at the stages ``first`` (default Topology) through
+    ``last`` (default Position; the State must be realized that far). Body decorations are
+    added here when the matter subsystem does not emit them itself.
+
+    Topology..Time items are fixed to their bodies (draw once, then move with the poses);
+    Position and later ones depend on the State (rubber bands...): redraw them every frame.
+    """
     from engine.common.stage import Stage
     from engine.common.subsystem import Subsystem
 
-    up_to = Stage.Position if up_to is None else Stage(up_to)
+    first = Stage.Topology if first is None else Stage(first)
+    last = Stage.Position if last is None else Stage(last)
     geometry: list = []
-    for stage in (
-        Stage.Topology,
-        Stage.Model,
-        Stage.Instance,
-        Stage.Time,
-        Stage.Position,
-        Stage.Velocity,
-        Stage.Dynamics,
-        Stage.Acceleration,
-        Stage.Report,
-    ):
-        if stage > up_to:
-            break
-        built.system.calcDecorativeGeometryAndAppend(state, stage, geometry)
+    for stage in range(int(first), int(last) + 1):
+        built.system.calcDecorativeGeometryAndAppend(state, Stage(stage), geometry)
     impl = type(built.matter).calcDecorativeGeometryAndAppendImpl
-    if impl is Subsystem.calcDecorativeGeometryAndAppendImpl:
+    if first <= Stage.Topology <= last and impl is Subsystem.calcDecorativeGeometryAndAppendImpl:
         for index, name in enumerate(built.body_name_of_index):
             body = built.mobilized_bodies[name].getBody()
             for k, (X_BD, g) in enumerate(body.getDecorations()):

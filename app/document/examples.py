@@ -155,18 +155,25 @@ def quat_about(axis, angle: float) -> tuple[float, float, float, float]:
     return (math.cos(angle / 2), a[0] * s, a[1] * s, a[2] * s)
 
 
-def _pivot_marker() -> GeometrySpec:
-    return GeometrySpec("sphere", {"radius": 0.04}, color=(0.3, 0.3, 0.3))
+def _pivot_marker(height: float) -> GeometrySpec:
+    """A small sphere on Ground marking a pivot ``height`` metres above the origin."""
+    return GeometrySpec("sphere", {"radius": 0.04}, FrameSpec((0.0, height, 0.0)), (0.3, 0.3, 0.3))
 
 
 # -- the examples ---------------------------------------------------------------------------------
 def pendulum() -> ModelData:
-    link = rod_body("link", GROUND, 1.0, 1.0, bob=0.1, q=(math.radians(60),))
-    return ModelData("Pendulum", [link], [_pivot_marker()], [], [gravity()], Hints(time_scale=1.0))
+    h = 1.5  # pivot height above the floor (the viewer draws a floor at y = 0)
+    link = rod_body(
+        "link", GROUND, 1.0, 1.0, X_PF=FrameSpec((0.0, h, 0.0)), bob=0.1, q=(math.radians(60),)
+    )
+    return ModelData("Pendulum", [link], [_pivot_marker(h)], [], [gravity()], Hints(time_scale=1.0))
 
 
 def double_pendulum() -> ModelData:
-    upper = rod_body("upper", GROUND, 1.0, 1.0, bob=0.08, q=(math.radians(120),))
+    h = 2.5
+    upper = rod_body(
+        "upper", GROUND, 1.0, 1.0, X_PF=FrameSpec((0.0, h, 0.0)), bob=0.08, q=(math.radians(120),)
+    )
     lower = rod_body(
         "lower",
         "upper",
@@ -178,7 +185,12 @@ def double_pendulum() -> ModelData:
         q=(math.radians(-30),),
     )
     return ModelData(
-        "Double pendulum", [upper, lower], [_pivot_marker()], [], [gravity()], Hints(time_scale=1.0)
+        "Double pendulum",
+        [upper, lower],
+        [_pivot_marker(h)],
+        [],
+        [gravity()],
+        Hints(time_scale=1.0),
     )
 
 
@@ -201,7 +213,15 @@ def four_bar() -> ModelData:
     theta3 = math.atan2(C[1] - B[1], C[0] - B[0])
     theta4 = math.atan2(C[1] - D[1], C[0] - D[0])
     crank = rod_body(
-        "crank", GROUND, a, 0.5, q=(theta2,), u=(4.0,), axis_down=False, color=(0.8, 0.3, 0.2)
+        "crank",
+        GROUND,
+        a,
+        0.5,
+        X_PF=FrameSpec((0.0, 1.0, 0.0)),
+        q=(theta2,),
+        u=(4.0,),
+        axis_down=False,
+        color=(0.8, 0.3, 0.2),
     )
     coupler = rod_body(
         "coupler",
@@ -218,7 +238,7 @@ def four_bar() -> ModelData:
         GROUND,
         c,
         0.8,
-        X_PF=FrameSpec((ground_len, 0.0, 0.0)),
+        X_PF=FrameSpec((ground_len, 1.0, 0.0)),
         q=(theta4,),
         axis_down=False,
         color=(0.2, 0.4, 0.8),
@@ -231,7 +251,7 @@ def four_bar() -> ModelData:
     ground_bar = GeometrySpec(
         "cylinder",
         {"radius": 0.02, "half_height": ground_len / 2},
-        FrameSpec((ground_len / 2, 0.0, -0.05), (0.0, 0.0, math.pi / 2)),
+        FrameSpec((ground_len / 2, 1.0, -0.05), (0.0, 0.0, math.pi / 2)),
         (0.4, 0.4, 0.4),
     )
     return ModelData(
@@ -248,11 +268,21 @@ def slider_crank() -> ModelData:
     a, length = 0.3, 1.0
     theta = math.radians(45)
     x = a * math.cos(theta) + math.sqrt(length**2 - (a * math.sin(theta)) ** 2)
-    crank = rod_body("crank", GROUND, a, 0.5, q=(theta,), u=(6.0,), axis_down=False)
+    crank = rod_body(
+        "crank",
+        GROUND,
+        a,
+        0.5,
+        X_PF=FrameSpec((0.0, 1.0, 0.0)),
+        q=(theta,),
+        u=(6.0,),
+        axis_down=False,
+    )
     slider = BodySpec(
         name="slider",
         parent=GROUND,
         mobilizer="Slider",
+        X_PF=FrameSpec((0.0, 1.0, 0.0)),
         mass=1.0,
         inertia=inertia_about_origin(1.0, (0, 0, 0), (0.01, 0.01, 0.01)),
         geometry=(
@@ -274,7 +304,7 @@ def slider_crank() -> ModelData:
     rail = GeometrySpec(
         "cylinder",
         {"radius": 0.01, "half_height": 0.9},
-        FrameSpec((0.9, -0.07, 0.0), (0.0, 0.0, math.pi / 2)),
+        FrameSpec((0.9, 0.93, 0.0), (0.0, 0.0, math.pi / 2)),
         (0.4, 0.4, 0.4),
     )
     return ModelData(
@@ -381,6 +411,7 @@ def gimbal_lock() -> ModelData:
 
 def chain50(n: int = 50) -> ModelData:
     length, mass = 0.08, 0.1
+    height = n * length + 0.5
     bodies = []
     parent = GROUND
     for i in range(n):
@@ -393,7 +424,7 @@ def chain50(n: int = 50) -> ModelData:
                 length,
                 mass,
                 mobilizer="Ball",
-                X_PF=FrameSpec() if i == 0 else FrameSpec((0.0, -length, 0.0)),
+                X_PF=FrameSpec((0.0, height, 0.0)) if i == 0 else FrameSpec((0.0, -length, 0.0)),
                 radius=0.012,
                 color=(0.75, 0.75, 0.2) if i % 2 else (0.3, 0.3, 0.35),
                 q=q,
@@ -403,7 +434,7 @@ def chain50(n: int = 50) -> ModelData:
     return ModelData(
         f"{n}-link chain",
         bodies,
-        [_pivot_marker()],
+        [_pivot_marker(height)],
         [],
         [gravity()],
         Hints(time_scale=1.0, length_scale=1.0),
@@ -502,14 +533,7 @@ def ragdoll() -> ModelData:
                 q=(-0.2,),
             ),
         ]
-    floor = GeometrySpec(
-        "brick",
-        {"half_lengths": (1.5, 0.01, 1.5)},
-        FrameSpec((0.0, -0.01, 0.0)),
-        (0.5, 0.5, 0.5),
-        0.5,
-    )
-    return ModelData("Humanoid ragdoll", bodies, [floor], [], [gravity()], Hints(time_scale=1.0))
+    return ModelData("Humanoid ragdoll", bodies, [], [], [gravity()], Hints(time_scale=1.0))
 
 
 def molecule() -> ModelData:

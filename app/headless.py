@@ -1,0 +1,412 @@
+"""Headless subcommands: ``mbstudio render`` and ``mbstudio simulate``.
+
+- ``mbstudio render MODEL --time T --out FILE.png``: simulate MODEL to time T, then draw it
+  offscreen (VTK, no display needed) into a PNG;
+- ``mbstudio simulate MODEL --until T --csv FILE.csv [--video FILE.mp4]``: simulate to T with
+  Runge-Kutta-Merson under a TimeStepper, writing t, every q and u, and the energies every
+  ``--dt`` to a CSV, optionally rendering a video (or PNG frames) at ``--fps``.
+
+Both print a progress bar on stderr. Only argparse-level code runs at import (``mbstudio
+--help`` stays fast); the engine and VTK are imported when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import time as _time
+from pathlib import Path
+
+from app.cli import PROG, register_command
+
+EXIT_USAGE = 2
+EXIT_FAILED = 1
+
+
+class Progress:
+    """A one-line progress bar on a stream (stderr), redrawn at most ~20 times a second."""
+
+    def __init__(self, label: str, total: float, stream=None, width: int = 30) -> None:
+        self.label = label
+        self.total = float(total)
+        self.stream = sys.stderr if stream is None else stream
+        self.width = width
+        self._last = -1.0
+        self._start = _time.monotonic()
+        self._shown = -1
+
+    def update(self, value: float, force: bool = False) -> None:
+        now = _time.monotonic()
+        fraction = 1.0 if self.total <= 0 else min(max(value / self.total, 0.0), 1.0)
+        percent = int(fraction * 100)
+        if not force and percent == self._shown and now - self._last < 0.05:
+            return
+        self._last, self._shown = now, percent
+        filled = int(round(fraction * self.width))
+        bar = "#" * filled + "-" * (self.width - filled)
+        elapsed = now - self._start
+        self.stream.write(
+            f"\r{self.label} [{bar}] {percent:3d}%  t = {value:.4g} s  ({elapsed:.1f} s)"
+        )
+        self.stream.flush()
+
+    def finish(self, value: float) -> None:
+        self.update(value, force=True)
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return v
+
+
+def _nonneg_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
+    return v
+
+
+def _load_and_build(path: Path):
+    """(document, built model) or an error message."""
+    from app.document import BuildError, build
+    from app.document.model_io import ModelFileError, load
+
+    try:
+        document = load(path)
+    except ModelFileError as exc:
+        return None, None, f"cannot open {exc.path}: {exc.field}: {exc.message}"
+    try:
+        built = build(document)
+    except BuildError as exc:
+        return None, None, f"cannot build {path}: {exc}"
+    return document, built, None
+
+
+def make_stepper(built, accuracy: float):
+    """A TimeStepper with a Runge-Kutta-Merson integrator, initialized at the built state."""
+    try:
+        from engine import RungeKuttaMersonIntegrator, TimeStepper
+    except ImportError:  # engine/__init__ without the integrators yet
+        from engine.integrators import RungeKuttaMersonIntegrator, TimeStepper
+
+    integrator = RungeKuttaMersonIntegrator(built.system)
+    integrator.setAccuracy(accuracy)
+    stepper = TimeStepper(built.system, integrator)
+    stepper.initialize(built.state)
+    return stepper
+
+
+def sample_times(until: float, dt: float) -> list[float]:
+    """0, dt, 2 dt, ... up to and including ``until`` (which is always the last time)."""
+    n = int(math.floor(until / dt + 1e-9))
+    times = [k * dt for k in range(n + 1)]
+    if until - times[-1] > 1e-12 * max(1.0, until):
+        times.append(until)
+    return times
+
+
+class FrameRenderer:
+    """Draws successive States of a built model offscreen with one reused VTK Scene."""
+
+    def __init__(self, built, width: int, height: int, camera=None) -> None:
+        from app.document.builder import model_geometry
+        from engine import Stage
+        from viz.offscreen import apply_camera, system_hints
+        from viz.scene import Scene
+
+        self._built = built
+        self._model_geometry = model_geometry
+        self._stage = Stage
+        self.scene = Scene()
+        self.scene.attach_offscreen(width, height)
+        self.scene.set_hints(**system_hints(built.system))
+        state = built.state.copy()
+        built.system.realize(state, Stage.Position)
+        self.scene.set_geometry(model_geometry(built, state, Stage.Topology, Stage.Time))
+        self._update(state)
+        apply_camera(self.scene, camera)
+
+    def _update(self, state) -> None:
+        from app.document.builder import body_poses
+
+        self.scene.set_dynamic_geometry(
+            self._model_geometry(self._built, state, self._stage.Position, self._stage.Position)
+        )
+        self.scene.update_poses(body_poses(self._built, state))
+
+    def capture(self, state, overlay: str | None = None):
+        self._built.system.realize(state, self._stage.Position)
+        self._update(state)
+        if overlay is not None:
+            self.scene.set_overlay_text(text=overlay)
+        return self.scene.capture()
+
+    def close(self) -> None:
+        self.scene.close()
+
+
+# -- render ---------------------------------------------------------------------------------------
+def configure_render(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", type=Path, metavar="MODEL", help="model file (.mbs.json)")
+    parser.add_argument(
+        "--time",
+        type=_nonneg_float,
+        default=0.0,
+        metavar="T",
+        help="simulate to T seconds first (default 0)",
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="FILE.png", help="PNG file to write"
+    )
+    parser.add_argument(
+        "--width", type=int, default=800, help="image width in pixels (default 800)"
+    )
+    parser.add_argument(
+        "--height", type=int, default=600, help="image height in pixels (default 600)"
+    )
+    parser.add_argument(
+        "--accuracy", type=_positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
+    )
+    parser.add_argument(
+        "--camera",
+        default=None,
+        choices=("front", "back", "left", "right", "top", "bottom"),
+        help="camera preset (default: front, raised)",
+    )
+
+
+def simulate_to(
+    built, until: float, accuracy: float, progress: Progress | None, on_sample=None, times=None
+):
+    """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``."""
+    stepper = make_stepper(built, accuracy)
+    times = [until] if times is None else times
+    for t in times:
+        if t > stepper.getTime():
+            stepper.stepTo(t)
+        if on_sample is not None:
+            on_sample(stepper.getState())
+        if progress is not None:
+            progress.update(stepper.getTime())
+    return stepper.getState()
+
+
+def run_render(args: argparse.Namespace) -> int:
+    if args.width <= 0 or args.height <= 0:
+        _error("--width and --height must be positive")
+        return EXIT_USAGE
+    if args.out.suffix.lower() != ".png":
+        _error(f"--out must name a .png file, got {args.out}")
+        return EXIT_USAGE
+    _, built, problem = _load_and_build(args.model)
+    if problem:
+        _error(problem)
+        return EXIT_USAGE
+    from engine.common.exceptions import SimTKError
+
+    progress = Progress("simulating", args.time)
+    try:
+        state = simulate_to(
+            built,
+            args.time,
+            args.accuracy,
+            progress,
+            times=sample_times(args.time, max(args.time / 100, 1e-9)) if args.time > 0 else [0.0],
+        )
+    except SimTKError as exc:
+        progress.finish(args.time)
+        _error(f"the simulation failed: {exc}")
+        return EXIT_FAILED
+    progress.finish(state.getTime())
+    renderer = FrameRenderer(built, args.width, args.height, args.camera)
+    try:
+        image = renderer.capture(state.copy())
+    finally:
+        renderer.close()
+    from viz.offscreen import write_png
+
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        write_png(image, args.out)
+    except OSError as exc:
+        _error(str(exc))
+        return EXIT_FAILED
+    print(f"{PROG}: rendered t = {state.getTime():.6g} s to {args.out}", file=sys.stderr)
+    return 0
+
+
+# -- simulate -------------------------------------------------------------------------------------
+def configure_simulate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", type=Path, metavar="MODEL", help="model file (.mbs.json)")
+    parser.add_argument(
+        "--until", type=_positive_float, required=True, metavar="T", help="final time in seconds"
+    )
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        required=True,
+        metavar="FILE.csv",
+        help="CSV file to write (t, q, u, energies)",
+    )
+    parser.add_argument(
+        "--dt",
+        type=_positive_float,
+        default=0.01,
+        help="CSV sampling interval in seconds (default 0.01)",
+    )
+    parser.add_argument(
+        "--video",
+        type=Path,
+        default=None,
+        metavar="FILE.mp4",
+        help="also render a video (.mp4 needs imageio-ffmpeg; a directory or a pattern "
+        "with %%d writes PNG frames)",
+    )
+    parser.add_argument(
+        "--fps",
+        type=_positive_float,
+        default=30.0,
+        help="video frames per second of simulated time (default 30)",
+    )
+    parser.add_argument("--width", type=int, default=640, help="video width (default 640)")
+    parser.add_argument("--height", type=int, default=480, help="video height (default 480)")
+    parser.add_argument(
+        "--accuracy", type=_positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
+    )
+
+
+def csv_header(built) -> list[str]:
+    from engine import Stage
+
+    state = built.state.copy()
+    built.system.realize(state, Stage.Position)
+    cols = ["t"]
+    for kind in ("q", "u"):
+        for name in built.body_name_of_index[1:]:
+            mb = built.mobilized_bodies[name]
+            n = mb.getNumQ(state) if kind == "q" else mb.getNumU(state)
+            cols += [f"{kind}:{name}[{i}]" for i in range(n)]
+    return cols + ["kinetic_energy", "potential_energy", "total_energy"]
+
+
+def csv_row(built, state) -> list[float]:
+    from engine import Stage
+
+    if state.getSystemStage() < Stage.Dynamics:
+        built.system.realize(state, Stage.Dynamics)
+    ke = built.system.calcKineticEnergy(state)
+    pe = built.system.calcPotentialEnergy(state)
+    row = [state.getTime()]
+    row += [float(v) for v in built.matter.getQ(state)]
+    row += [float(v) for v in built.matter.getU(state)]
+    return row + [ke, pe, ke + pe]
+
+
+def _merge_times(*lists: list[float]) -> list[float]:
+    out: list[float] = []
+    for t in sorted(t for lst in lists for t in lst):
+        if not out or t - out[-1] > 1e-12:
+            out.append(t)
+    return out
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    if args.width <= 0 or args.height <= 0:
+        _error("--width and --height must be positive")
+        return EXIT_USAGE
+    _, built, problem = _load_and_build(args.model)
+    if problem:
+        _error(problem)
+        return EXIT_USAGE
+    from engine.common.exceptions import SimTKError
+
+    writer = renderer = None
+    if args.video is not None:
+        from viz.offscreen import FrameWriter
+
+        try:
+            writer = FrameWriter(args.video, fps=args.fps)
+        except RuntimeError as exc:  # MP4 without imageio-ffmpeg
+            _error(str(exc))
+            return EXIT_USAGE
+        renderer = FrameRenderer(built, args.width, args.height)
+
+    csv_times = sample_times(args.until, args.dt)
+    frame_times = sample_times(args.until, 1.0 / args.fps) if writer is not None else []
+    csv_set = {round(t, 12) for t in csv_times}
+    frame_set = {round(t, 12) for t in frame_times}
+    progress = Progress("simulating", args.until)
+    rows = 0
+    try:
+        args.csv.parent.mkdir(parents=True, exist_ok=True)
+        with open(args.csv, "w", newline="", encoding="utf-8") as f:
+            out = csv.writer(f)
+            out.writerow(csv_header(built))
+
+            def sample(state) -> None:
+                nonlocal rows
+                key = round(state.getTime(), 12)
+                if key in csv_set:
+                    out.writerow([repr(float(v)) for v in csv_row(built, state)])
+                    rows += 1
+                if key in frame_set and renderer is not None:
+                    writer.write(
+                        renderer.capture(state.copy(), overlay=f"t = {state.getTime():.2f} s")
+                    )
+
+            simulate_to(
+                built,
+                args.until,
+                args.accuracy,
+                progress,
+                sample,
+                _merge_times(csv_times, frame_times),
+            )
+    except SimTKError as exc:
+        progress.finish(args.until)
+        _error(f"the simulation failed: {exc} (the CSV holds the samples before the failure)")
+        return EXIT_FAILED
+    except OSError as exc:
+        _error(f"cannot write: {exc}")
+        return EXIT_FAILED
+    finally:
+        if writer is not None:
+            writer.close()
+        if renderer is not None:
+            renderer.close()
+    progress.finish(args.until)
+    done = f"{PROG}: {rows} rows to {args.csv}"
+    if writer is not None:
+        done += f", {writer.count} frames to {writer.path}"
+    print(done, file=sys.stderr)
+    return 0
+
+
+register_command(
+    "render",
+    "simulate a model to a time and render it to a PNG (no display needed)",
+    configure_render,
+    run_render,
+)
+register_command(
+    "simulate",
+    "simulate a model headless, writing a CSV (and optionally a video)",
+    configure_simulate,
+    run_simulate,
+)
