@@ -155,7 +155,12 @@ def run_studio(args: argparse.Namespace) -> int:
     qapp.setOrganizationName("mbstudio")
     qapp.setApplicationName("mbstudio")
     qapp.setWindowIcon(app_icon())
-    window = MainWindow(model_path=args.model, restore_layout=not args.reset_layout)
+    model = args.model
+    if model is None:  # the default example opens on launch
+        from app.document.examples import default_example_path
+
+        model = default_example_path()
+    window = MainWindow(model_path=model, restore_layout=not args.reset_layout)
     window.show()
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C in the terminal quits
 
@@ -188,3 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.code is None:
             return 0
         return exc.code if isinstance(exc.code, int) else 2
+
+
+# Headless subcommands register themselves on import (render, simulate).
+import app.headless  # noqa: E402, F401
