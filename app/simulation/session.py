@@ -491,6 +491,10 @@ class SimulationSession:
         ``deadline``. False (and paused) if a step failed. Caller holds the State lock."""
         try:
             stepper = self._ensure_stepper()
+        except Exception as exc:  # noqa: BLE001  (projection, handlers, a bad model...)
+            self._fail(exc, "starting the integrator failed")
+            return False
+        try:
             interval = self.settings.report_interval
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0

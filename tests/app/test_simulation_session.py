@@ -229,3 +229,14 @@ def test_posing_a_closed_loop_reassembles_it(session_factory):
         snap = _snap(s, lambda x: x.stages.system_stage >= Stage.Position)
         qerr = next(v for v in snap.cache.variables if v.name == "qErr")
     assert np.max(np.abs(qerr.value)) < 1e-6
+
+
+def test_a_model_that_cannot_start_says_so(session_factory):
+    s = session_factory(chain(1, fail_after=-1.0))
+    first = _snap(s, lambda x: True)
+    assert "realizing the model failed" in first.error  # shown as soon as it is loaded
+    s.play()
+    snap = _snap(s, lambda x: x.serial > first.serial and "integrator" in x.error)
+    assert "starting the integrator failed" in snap.error
+    assert "test force refuses to act" in snap.error
+    assert not snap.running and snap.time == 0.0
