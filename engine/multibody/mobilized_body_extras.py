@@ -23,6 +23,64 @@ if TYPE_CHECKING:
 class MobilizedBodyExtrasMixin:
     """Accessors of Simbody's MobilizedBody beyond the basic ones."""
 
+    # ------------------------------------------------------------- topology
+    def setDefaultInboardFrame(self, X_PF) -> MobilizedBodyExtrasMixin:
+        """Change X_PF, the mobilizer's F frame on the parent (a topology change)."""
+        self._set_frame("_X_PF", X_PF, "setDefaultInboardFrame")
+        return self
+
+    def setDefaultOutboardFrame(self, X_BM) -> MobilizedBodyExtrasMixin:
+        """Change X_BM, the mobilizer's M frame on this body (a topology change)."""
+        self._set_frame("_X_BM", X_BM, "setDefaultOutboardFrame")
+        return self
+
+    def _set_frame(self, attr: str, X, what: str) -> None:
+        if self._module is None:
+            raise InvalidArgumentError(f"{what}: Ground has no mobilizer frames")
+        X = X if isinstance(X, Transform) else Transform(X)
+        R, p = np.asarray(X.R().asMat33()), np.asarray(X.p())
+        if not (np.all(np.isfinite(R)) and np.all(np.isfinite(p))):
+            raise InvalidArgumentError(f"{what}: the transform must be finite")
+        setattr(self, attr, X)
+        self._matter.invalidateSubsystemTopologyCache()
+
+    def getDefaultQ(self) -> np.ndarray:
+        """Default values of this mobilizer's q slots (set by setDefaultQ, else the type's)."""
+        if self._module is None:
+            return np.zeros(0)
+        default = self._default_q if self._default_q is not None else self._module.DEFAULT_Q
+        return np.array(default, dtype=np.float64)
+
+    # ------------------------------------------------------ whole q/u blocks
+    def getFirstQIndex(self, state: State) -> int:
+        """Index of this mobilizer's first q in the matter subsystem's q."""
+        return int(self._matter._topo(state).qs[self._index])
+
+    def getFirstUIndex(self, state: State) -> int:
+        """Index of this mobilizer's first u in the matter subsystem's u."""
+        return int(self._matter._topo(state).us[self._index])
+
+    def getQAsVector(self, state: State) -> np.ndarray:
+        return np.array(self.getQ(state))
+
+    def getUAsVector(self, state: State) -> np.ndarray:
+        return np.array(self.getU(state))
+
+    def getQDotAsVector(self, state: State) -> np.ndarray:
+        return np.array(self.getQDot(state))
+
+    def getUDotAsVector(self, state: State) -> np.ndarray:
+        return np.array(self.getUDot(state))
+
+    def getQDotDotAsVector(self, state: State) -> np.ndarray:
+        return np.array(self.getQDotDot(state))
+
+    def setQFromVector(self, state: State, q) -> None:
+        self.setQ(state, q)
+
+    def setUFromVector(self, state: State, u) -> None:
+        self.setU(state, u)
+
     # ------------------------------------------------------- one derivative
     def getOneQDot(self, state: State, which: int) -> float:
         """qdot[which] of this mobilizer (Velocity stage)."""
@@ -51,6 +109,10 @@ class MobilizedBodyExtrasMixin:
     # ----------------------------------------------------------- mass props
     def getBodyMass(self, state: State) -> float:
         return float(self.getBodyMassProperties(state).getMass())
+
+    def getBodyInertiaAboutBodyOrigin(self, state: State):
+        """Inertia of the body about Bo, in B (kg m^2)."""
+        return self.getBodyMassProperties(state).getInertia()
 
     def getBodyMassCenterStation(self, state: State) -> np.ndarray:
         """p_BC, the mass centre in B."""

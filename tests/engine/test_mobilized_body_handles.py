@@ -25,6 +25,7 @@ from engine import (
 from engine.common.exceptions import (
     IndexOutOfRangeError,
     InvalidArgumentError,
+    SimTKError,
     StageTooLowError,
 )
 
@@ -276,3 +277,44 @@ def test_applied_body_force_drives_the_dynamics(tree):
     gen = tree.matter.multiplyBySystemJacobianTranspose(s, F)
     udot_f, _ = tree.matter.calcAccelerationIgnoringConstraints(s, gen, np.zeros((nb, 2, 3)))
     _close(udot_F, udot_f, 1e-12, "udot")
+
+
+def test_block_accessors_and_default_q(tree):
+    s = tree.realized()
+    assert tree.ball.getFirstQIndex(s) == 1 and tree.ball.getFirstUIndex(s) == 1
+    assert tree.free.getFirstQIndex(s) == 6 and tree.free.getFirstUIndex(s) == 5
+    _close(tree.ball.getQAsVector(s), s.getQ()[1:5])
+    _close(tree.ball.getUAsVector(s), s.getU()[1:4])
+    _close(tree.ball.getQDotAsVector(s), s.getQDot()[1:5])
+    _close(tree.ball.getUDotAsVector(s), s.getUDot()[1:4])
+    _close(tree.ball.getQDotDotAsVector(s), s.getQDotDot()[1:5])
+    t = s.copy()
+    tree.slider.setQFromVector(t, [0.75])
+    tree.slider.setUFromVector(t, [-0.5])
+    assert tree.slider.getOneQ(t, 0) == 0.75 and tree.slider.getOneU(t, 0) == -0.5
+    _close(tree.ball.getDefaultQ(), [1.0, 0.0, 0.0, 0.0])
+    inertia = tree.pin.getBodyInertiaAboutBodyOrigin(s).toMat33()
+    _close(inertia[0, 1], 0.01)
+    assert tree.matter.Ground().getDefaultQ().shape == (0,)
+
+
+def test_changing_default_frames_changes_the_topology():
+    t = Tree()
+    s = t.realized(stage=Stage.Position)
+    X_GB_before = t.pin.getBodyTransform(s)
+    new_X_PF = Transform(Rotation(0.1, Vec3(0, 0, 1)), Vec3(0.0, 2.0, 0.0))
+    t.pin.setDefaultInboardFrame(new_X_PF).setDefaultOutboardFrame(Transform())
+    _close(t.pin.getDefaultInboardFrame().p(), [0.0, 2.0, 0.0])
+    with pytest.raises(SimTKError):
+        t.system.realize(s, Stage.Position)  # the State belongs to the old topology
+    state = t.system.realizeTopology()
+    t.system.realizeModel(state)
+    state.setQ(t.q)
+    t.system.realize(state, Stage.Position)
+    X_FM = t.pin.getMobilizerTransform(state)
+    expected = new_X_PF.R().asMat33() @ X_FM.R().asMat33()
+    _close(t.pin.getBodyRotation(state).asMat33(), expected)
+    _close(t.pin.getBodyOriginLocation(state), [0.0, 2.0, 0.0])
+    assert not np.allclose(X_GB_before.p(), [0.0, 2.0, 0.0])
+    with pytest.raises(InvalidArgumentError):
+        t.matter.Ground().setDefaultInboardFrame(Transform())
