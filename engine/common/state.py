@@ -103,6 +103,9 @@ class State:
         self._uweights = np.zeros(0)
         self._zweights = np.zeros(0)
         self._views: dict[str, np.ndarray] = {}
+        #: Per-State lookups a subsystem keeps for its hot paths (views of the arrays
+        #: above, its cache entry values); emptied whenever those arrays are replaced.
+        self._fast: dict = {}
 
     def _drop_instance_resources(self) -> None:
         self._nqerr = self._nuerr = self._nudoterr = 0
@@ -308,6 +311,17 @@ class State:
             self._allocate_instance_resources()
         self._system_stage = stage
 
+    def _advance_system_stage_runtime(self, stage: Stage) -> None:
+        """advanceSystemToStage for Time..Report (no allocation), for System.realize."""
+        if self._system_stage != int(stage) - 1:
+            self.advanceSystemToStage(stage)  # words the error
+            return
+        for sub in self._subs:
+            if sub.stage < stage:
+                self.advanceSystemToStage(stage)  # words the error
+                return
+        self._system_stage = stage
+
     def invalidateAll(self, stage: Stage) -> None:
         """Back every subsystem and the system that are at or above ``stage`` up to ``stage-1``."""
         self._invalidate(_as_stage(stage), f"invalidateAll({_as_stage(stage).getName()})")
@@ -431,6 +445,7 @@ class State:
         self._make_model_views()
 
     def _make_model_views(self) -> None:
+        self._fast = {}
         nq, nu = self._nq, self._nu
         y, ydot = self._y, self._ydot
         self._views = {

@@ -173,11 +173,13 @@ class System:
             self._topology_version += 1
         self._topology_realized = False
         self._default_state = None
+        self._hook_cache: dict = {}
 
     def realizeTopology(self) -> State:
         """Finish construction and return (a copy of) the default State, realized
         through Model stage. Does nothing new if the topology is already realized."""
         if not self._topology_realized:
+            self._hook_cache = {}
             state = State()
             state.setNumSubsystems(len(self._subsystems))
             for i, sub in enumerate(self._subsystems):
@@ -261,21 +263,47 @@ class System:
             raise InvalidArgumentError(
                 f"realize: the highest stage realize() computes is Report, got {stage!r}"
             )
-        for g in range(current + 1, stage + 1):
+        for g in range(int(current) + 1, int(stage) + 1):
             self._realize_stage(state, ALL_STAGES[g])
 
     def _realize_stage(self, state: State, stage: Stage) -> None:
-        hook = _STAGE_HOOKS[stage]
         subs = self._subsystems
-        for i in self.getSubsystemRealizationOrder(stage):
-            if state.getSubsystemStage(i) < stage:
-                getattr(subs[i], hook)(state)
-                state.advanceSubsystemToStage(i, stage)
-        state.advanceSystemToStage(stage)
+        infos = state._subs
+        prev = ALL_STAGES[int(stage) - 1]
+        for i, hook in self._stage_hooks(stage):
+            info = infos[i]
+            if info.stage < stage:
+                if hook is not None:
+                    hook(state)
+                if info.stage == prev:
+                    info.stage = stage
+                else:  # a hook changed the State: let the State word the error
+                    state.advanceSubsystemToStage(i, stage)
+        if stage <= Stage.Instance:
+            state.advanceSystemToStage(stage)
+        else:
+            state._advance_system_stage_runtime(stage)
         self._num_realizations[stage] += 1
         if state._trigger_counts[stage]:
             for sub in subs:
                 sub.realizeSubsystemEventTriggersImpl(state, stage)
+
+    def _stage_hooks(self, stage: Stage) -> list:
+        """(subsystem index, bound hook, or None where the subsystem keeps the no-op
+        default) in realization order; cached until the topology changes (always
+        recomputed when a subclass overrides getSubsystemRealizationOrder)."""
+        cache = self._hook_cache
+        hooks = cache.get(stage)
+        if hooks is None:
+            name = _STAGE_HOOKS[stage]
+            default = getattr(Subsystem, name)
+            hooks = []
+            for i in self.getSubsystemRealizationOrder(stage):
+                bound = getattr(self._subsystems[i], name)
+                hooks.append((i, None if getattr(bound, "__func__", None) is default else bound))
+            if type(self).getSubsystemRealizationOrder is System.getSubsystemRealizationOrder:
+                cache[stage] = hooks
+        return hooks
 
     # ------------------------------------------------------------- statistics
     def resetAllCountersToZero(self) -> None:

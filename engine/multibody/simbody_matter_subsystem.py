@@ -21,23 +21,17 @@ from engine.common.subsystem import Subsystem
 from engine.math.mass_properties import MassProperties
 from engine.multibody import custom_mobilized_body as _custom  # noqa: F401  (MobilizedBody.Custom)
 from engine.multibody.default_geometry import append_matter_geometry
-from engine.multibody.kernels.articulated_body import (
-    calc_articulated_inertias,
-    solve_articulated,
-)
 from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
-from engine.multibody.kernels.inverse_dynamics import calc_residual
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose,
 )
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
-from engine.multibody.kernels.position_kinematics import calc_position_kinematics
-from engine.multibody.kernels.velocity_kinematics import calc_velocity_kinematics
 from engine.multibody.matter.dynamics_operators import DynamicsOperatorsMixin
 from engine.multibody.matter.lazy_realization import LazyRealizationMixin
 from engine.multibody.matter.momentum import MomentumMixin
 from engine.multibody.matter.reaction_forces import ReactionForcesMixin
+from engine.multibody.matter.stage_realization import StageRealizationMixin
 from engine.multibody.matter.task_jacobians import TaskJacobianMixin
 from engine.multibody.matter_custom_support import MatterCustomSupportMixin
 from engine.multibody.matter_model_stage import MatterModelStageMixin
@@ -155,6 +149,7 @@ class _Indices:
 
 
 class SimbodyMatterSubsystem(
+    StageRealizationMixin,
     MatterModelStageMixin,
     MatterCustomSupportMixin,
     TaskJacobianMixin,
@@ -401,111 +396,6 @@ class SimbodyMatterSubsystem(
         return arr.reshape(nb, 6)
 
     # ------------------------------------------------------------ realization
-    def realizeSubsystemPositionImpl(self, state: State) -> None:
-        topo = self._topo()
-        pc = state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
-        q = self.getQ(state)
-        if self._custom_bodies():
-            self._custom_position(state, pc)
-        calc_position_kinematics(
-            topo.mtype,
-            topo.parent,
-            topo.qs,
-            topo.nqs,
-            topo.nus,
-            topo.params,
-            self.getUseEulerAngles(state),
-            topo.R_PF,
-            topo.p_PF,
-            topo.R_BM,
-            topo.p_BM,
-            topo.mass,
-            topo.com_B,
-            topo.I_B,
-            q,
-            pc.R_FM,
-            pc.p_FM,
-            pc.H_FM,
-            pc.R_GF,
-            pc.p_MB_G,
-            pc.R_GB,
-            pc.p_GB,
-            pc.H_G,
-            pc.Phi_G,
-            pc.com_G,
-        )
-        if not self.getUseEulerAngles(state):
-            qerr = state.updQErr(self.getMySubsystemIndex())
-            for k, b in enumerate(topo.quaternion_pool_order):
-                s = topo.qs[b]
-                qerr[k] = np.linalg.norm(q[s : s + 4]) - 1.0
-
-    def realizeSubsystemVelocityImpl(self, state: State) -> None:
-        topo = self._topo()
-        sx = self.getMySubsystemIndex()
-        pc = state.updCacheEntry(sx, self._ix.position)
-        vc = state.updCacheEntry(sx, self._ix.velocity)
-        vc.kinetic_energy = calc_velocity_kinematics(
-            topo.mtype,
-            topo.parent,
-            topo.qs,
-            topo.nqs,
-            topo.us,
-            topo.nus,
-            topo.params,
-            self.getUseEulerAngles(state),
-            self.getQ(state),
-            self.getU(state),
-            pc.p_GB,
-            pc.R_FM,
-            pc.p_FM,
-            pc.H_FM,
-            pc.H_G,
-            pc.R_GF,
-            pc.p_MB_G,
-            pc.Phi_G,
-            pc.com_G,
-            topo.mass,
-            vc.V_GB,
-            vc.V_FM,
-            vc.coriolis,
-            vc.total_coriolis,
-            vc.gyroscopic,
-            state.updQDot(sx),
-        )
-        if self._custom_bodies():
-            self._custom_velocity(state, pc, vc)
-
-    def realizeSubsystemAccelerationImpl(self, state: State) -> None:
-        topo = self._topo()
-        sx = self.getMySubsystemIndex()
-        pc = state.updCacheEntry(sx, self._ix.position)
-        vc = state.updCacheEntry(sx, self._ix.velocity)
-        ac = state.updCacheEntry(sx, self._ix.acceleration)
-        body_forces, mobility_forces = self.getSystem().getAppliedForces(state)
-        calc_articulated_inertias(
-            topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, ac.P_abi, ac.D_inv, ac.U_cols
-        )
-        udot = state.updUDot(sx)
-        solve_articulated(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            pc.H_G,
-            pc.p_GB,
-            ac.P_abi,
-            ac.D_inv,
-            ac.U_cols,
-            vc.coriolis,
-            vc.gyroscopic,
-            body_forces,
-            mobility_forces,
-            udot,
-            ac.A_GB,
-        )
-        self._apply_n(state, NDOT_OP, False, self.getU(state), state.updQDotDot(sx))
-        state.updQDotDot(sx)[:] += self._n_times(state, N_OP, False, udot)
-
     # ------------------------------------------------------- kinematic N operators
     def _apply_n(self, state: State, op: int, transpose: bool, x, out) -> None:
         topo = self._topo()
@@ -604,124 +494,7 @@ class SimbodyMatterSubsystem(
             else (np.zeros((0, 0)))
         )
 
-    def multiplyByM(self, state: State, a) -> np.ndarray:
-        """M a in O(n) (Position stage)."""
-        self._require(state, Stage.Position, "multiplyByM")
-        topo = self._topo()
-        a = self._vector(a, topo.nu, "multiplyByM")
-        pc = self._position_cache(state)
-        nb = topo.nb
-        zero = np.zeros((nb, 6))
-        out = np.zeros(topo.nu)
-        calc_residual(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            pc.H_G,
-            pc.p_GB,
-            pc.Phi_G,
-            zero,
-            zero,
-            zero,
-            np.zeros(topo.nu),
-            a,
-            np.zeros((nb, 6)),
-            out,
-        )
-        return out
-
-    def multiplyByMInv(self, state: State, v) -> np.ndarray:
-        """M^-1 v in O(n) by the articulated-body method (Position stage)."""
-        self._require(state, Stage.Position, "multiplyByMInv")
-        topo = self._topo()
-        v = self._vector(v, topo.nu, "multiplyByMInv")
-        pc = self._position_cache(state)
-        nb = topo.nb
-        P, Di, U = np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
-        calc_articulated_inertias(topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U)
-        zero = np.zeros((nb, 6))
-        out = np.zeros(topo.nu)
-        solve_articulated(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            pc.H_G,
-            pc.p_GB,
-            P,
-            Di,
-            U,
-            zero,
-            zero,
-            zero,
-            v,
-            out,
-            np.zeros((nb, 6)),
-        )
-        return out
-
     # --------------------------------------------------------- inverse dynamics
-    def calcResidualForceIgnoringConstraints(
-        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
-    ) -> np.ndarray:
-        """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
-        self._require(state, Stage.Velocity, "calcResidualForceIgnoringConstraints")
-        topo = self._topo()
-        nu, nb = topo.nu, topo.nb
-        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
-        udot = self._vector(knownUdot, nu, "knownUdot")
-        pc = self._position_cache(state)
-        vc = self._velocity_cache(state)
-        out = np.zeros(nu)
-        calc_residual(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            pc.H_G,
-            pc.p_GB,
-            pc.Phi_G,
-            vc.coriolis,
-            vc.gyroscopic,
-            np.ascontiguousarray(F),
-            f,
-            udot,
-            np.zeros((nb, 6)),
-            out,
-        )
-        return out
-
-    def calcAccelerationIgnoringConstraints(
-        self, state: State, appliedMobilityForces, appliedBodyForces
-    ):
-        """(udot, A_GB) from the given forces, ignoring constraints (Velocity stage)."""
-        self._require(state, Stage.Velocity, "calcAccelerationIgnoringConstraints")
-        topo = self._topo()
-        nu, nb = topo.nu, topo.nb
-        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
-        pc = self._position_cache(state)
-        vc = self._velocity_cache(state)
-        P, Di, U = np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
-        calc_articulated_inertias(topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U)
-        udot, A = np.zeros(nu), np.zeros((nb, 6))
-        solve_articulated(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            pc.H_G,
-            pc.p_GB,
-            P,
-            Di,
-            U,
-            vc.coriolis,
-            vc.gyroscopic,
-            np.ascontiguousarray(F),
-            f,
-            udot,
-            A,
-        )
-        return udot, A.reshape(nb, 2, 3)
-
     # --------------------------------------------------------------- Jacobians
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
@@ -744,12 +517,6 @@ class SimbodyMatterSubsystem(
             topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, np.ascontiguousarray(F), f
         )
         return f
-
-    def calcSystemJacobian(self, state: State) -> np.ndarray:
-        """J as a (6 nb) x nu matrix, rows [w; v] per body (Position stage)."""
-        n = self._topo().nu
-        cols = [self.multiplyBySystemJacobian(state, e).reshape(-1) for e in np.eye(n)]
-        return np.column_stack(cols) if cols else np.zeros((6 * self.getNumBodies(), 0))
 
     # ------------------------------------------------------ energies/momenta
     def calcKineticEnergy(self, state: State) -> float:

@@ -1,0 +1,754 @@
+"""Allocation-free O(n) kernels, one call per realization stage or operator.
+
+The same recursions as ``position_kinematics``, ``velocity_kinematics``,
+``articulated_body`` and ``inverse_dynamics`` (same arrays, same results), written
+with scalar loops over preallocated arrays so that nothing is allocated per body: the
+matter subsystem's realize hooks and its O(n) operators call these. Spatial vectors
+are rows [angular, linear] about each body origin Bo, in Ground; ``H_G[b]`` is 6 x 6
+with the first ``nus[b]`` columns used; ``Phi_G[b]`` is the body's spatial inertia
+about Bo in G. Scratch arrays (``Nbuf`` (7, 6), ``hd`` (6,), ``work`` (6, 12),
+``z`` (nb, 6), ``eps`` (nu,)) are owned by the caller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.mobilizers.dispatch import (
+    h_fm_any,
+    hdot_u_any,
+    n_matrix_any,
+    ndot_matrix_any,
+    x_fm_any,
+)
+
+
+# ----------------------------------------------------------------- Position stage
+@njit(cache=True)
+def position_stage(
+    mtype,
+    parent,
+    qs,
+    nqs,
+    nus,
+    params,
+    euler,
+    R_PF,
+    p_PF,
+    R_BM,
+    p_BM,
+    mass,
+    com_B,
+    I_B,
+    q,
+    R_FM,
+    p_FM,
+    H_FM,
+    R_GF,
+    p_MB_G,
+    R_GB,
+    p_GB,
+    H_G,
+    Phi_G,
+    com_G,
+    work,
+    custom_type,
+):
+    """Body poses, mobilizer transforms, H_G and spatial inertias from q (Ground outward).
+    For bodies of type ``custom_type`` (Python kinematics) R_FM, p_FM and H_FM are inputs."""
+    nb = parent.shape[0]
+    for b in range(1, nb):
+        P = parent[b]
+        nu = nus[b]
+        qb = q[qs[b] : qs[b] + nqs[b]]
+        Rfm = R_FM[b]
+        pfm = p_FM[b]
+        custom = mtype[b] == custom_type
+        if not custom:
+            x_fm_any(mtype[b], qb, params[b], euler, Rfm, pfm)
+        RGP = R_GB[P]
+        Rpf = R_PF[b]
+        Rgf = R_GF[b]
+        # R_GF = R_GP R_PF ; p_GF = p_GP + R_GP p_PF
+        for i in range(3):
+            for j in range(3):
+                Rgf[i, j] = RGP[i, 0] * Rpf[0, j] + RGP[i, 1] * Rpf[1, j] + RGP[i, 2] * Rpf[2, j]
+        pGF0 = p_GB[P, 0] + RGP[0, 0] * p_PF[b, 0] + RGP[0, 1] * p_PF[b, 1] + RGP[0, 2] * p_PF[b, 2]
+        pGF1 = p_GB[P, 1] + RGP[1, 0] * p_PF[b, 0] + RGP[1, 1] * p_PF[b, 1] + RGP[1, 2] * p_PF[b, 2]
+        pGF2 = p_GB[P, 2] + RGP[2, 0] * p_PF[b, 0] + RGP[2, 1] * p_PF[b, 1] + RGP[2, 2] * p_PF[b, 2]
+        # R_GM = R_GF R_FM (in work[0:3, 0:3]); p_GM = p_GF + R_GF p_FM
+        for i in range(3):
+            for j in range(3):
+                work[i, j] = Rgf[i, 0] * Rfm[0, j] + Rgf[i, 1] * Rfm[1, j] + Rgf[i, 2] * Rfm[2, j]
+        pGM0 = pGF0 + Rgf[0, 0] * pfm[0] + Rgf[0, 1] * pfm[1] + Rgf[0, 2] * pfm[2]
+        pGM1 = pGF1 + Rgf[1, 0] * pfm[0] + Rgf[1, 1] * pfm[1] + Rgf[1, 2] * pfm[2]
+        pGM2 = pGF2 + Rgf[2, 0] * pfm[0] + Rgf[2, 1] * pfm[1] + Rgf[2, 2] * pfm[2]
+        # R_GB = R_GM R_BM^T ; p_GB = p_GM - R_GB p_BM
+        Rbm = R_BM[b]
+        Rgb = R_GB[b]
+        for i in range(3):
+            for j in range(3):
+                Rgb[i, j] = work[i, 0] * Rbm[j, 0] + work[i, 1] * Rbm[j, 1] + work[i, 2] * Rbm[j, 2]
+        pbm = p_BM[b]
+        p_GB[b, 0] = pGM0 - (Rgb[0, 0] * pbm[0] + Rgb[0, 1] * pbm[1] + Rgb[0, 2] * pbm[2])
+        p_GB[b, 1] = pGM1 - (Rgb[1, 0] * pbm[0] + Rgb[1, 1] * pbm[1] + Rgb[1, 2] * pbm[2])
+        p_GB[b, 2] = pGM2 - (Rgb[2, 0] * pbm[0] + Rgb[2, 1] * pbm[1] + Rgb[2, 2] * pbm[2])
+        pm0 = p_GB[b, 0] - pGM0
+        pm1 = p_GB[b, 1] - pGM1
+        pm2 = p_GB[b, 2] - pGM2
+        p_MB_G[b, 0], p_MB_G[b, 1], p_MB_G[b, 2] = pm0, pm1, pm2
+        Hfm = H_FM[b]
+        if not custom:
+            Hfm[:, :] = 0.0
+            h_fm_any(mtype[b], qb, params[b], euler, Rfm, pfm, Hfm)
+        Hg = H_G[b]
+        for k in range(nu):
+            hw0 = Rgf[0, 0] * Hfm[0, k] + Rgf[0, 1] * Hfm[1, k] + Rgf[0, 2] * Hfm[2, k]
+            hw1 = Rgf[1, 0] * Hfm[0, k] + Rgf[1, 1] * Hfm[1, k] + Rgf[1, 2] * Hfm[2, k]
+            hw2 = Rgf[2, 0] * Hfm[0, k] + Rgf[2, 1] * Hfm[1, k] + Rgf[2, 2] * Hfm[2, k]
+            hv0 = Rgf[0, 0] * Hfm[3, k] + Rgf[0, 1] * Hfm[4, k] + Rgf[0, 2] * Hfm[5, k]
+            hv1 = Rgf[1, 0] * Hfm[3, k] + Rgf[1, 1] * Hfm[4, k] + Rgf[1, 2] * Hfm[5, k]
+            hv2 = Rgf[2, 0] * Hfm[3, k] + Rgf[2, 1] * Hfm[4, k] + Rgf[2, 2] * Hfm[5, k]
+            Hg[0, k] = hw0
+            Hg[1, k] = hw1
+            Hg[2, k] = hw2
+            Hg[3, k] = hv0 + hw1 * pm2 - hw2 * pm1
+            Hg[4, k] = hv1 + hw2 * pm0 - hw0 * pm2
+            Hg[5, k] = hv2 + hw0 * pm1 - hw1 * pm0
+        for k in range(nu, 6):
+            for i in range(6):
+                Hg[i, k] = 0.0
+        # c_G = R_GB c_B ; I_G = R_GB I_B R_GB^T (work[0:3, 3:6] = R_GB I_B)
+        cB = com_B[b]
+        c0 = Rgb[0, 0] * cB[0] + Rgb[0, 1] * cB[1] + Rgb[0, 2] * cB[2]
+        c1 = Rgb[1, 0] * cB[0] + Rgb[1, 1] * cB[1] + Rgb[1, 2] * cB[2]
+        c2 = Rgb[2, 0] * cB[0] + Rgb[2, 1] * cB[1] + Rgb[2, 2] * cB[2]
+        com_G[b, 0], com_G[b, 1], com_G[b, 2] = c0, c1, c2
+        IB = I_B[b]
+        for i in range(3):
+            for j in range(3):
+                work[i, 3 + j] = Rgb[i, 0] * IB[0, j] + Rgb[i, 1] * IB[1, j] + Rgb[i, 2] * IB[2, j]
+        Phi = Phi_G[b]
+        for i in range(3):
+            for j in range(3):
+                Phi[i, j] = work[i, 3] * Rgb[j, 0] + work[i, 4] * Rgb[j, 1] + work[i, 5] * Rgb[j, 2]
+                Phi[i, 3 + j] = 0.0
+                Phi[3 + i, j] = 0.0
+                Phi[3 + i, 3 + j] = mass[b] if i == j else 0.0
+        m = mass[b]
+        mc0, mc1, mc2 = m * c0, m * c1, m * c2
+        Phi[0, 4], Phi[0, 5] = -mc2, mc1
+        Phi[1, 3], Phi[1, 5] = mc2, -mc0
+        Phi[2, 3], Phi[2, 4] = -mc1, mc0
+        Phi[4, 0], Phi[5, 0] = -mc2, mc1
+        Phi[3, 1], Phi[5, 1] = mc2, -mc0
+        Phi[3, 2], Phi[4, 2] = -mc1, mc0
+
+
+# ----------------------------------------------------------------- Velocity stage
+@njit(cache=True)
+def velocity_stage(
+    mtype,
+    parent,
+    qs,
+    nqs,
+    us,
+    nus,
+    params,
+    euler,
+    q,
+    u,
+    p_GB,
+    R_FM,
+    p_FM,
+    H_FM,
+    H_G,
+    R_GF,
+    p_MB_G,
+    Phi_G,
+    com_G,
+    mass,
+    V_GB,
+    V_FM,
+    coriolis,
+    total_coriolis,
+    gyro,
+    qdot,
+    Nbuf,
+    hd,
+):
+    """Body and mobilizer velocities, qdot = N u, Coriolis terms and gyroscopic forces;
+    returns the kinetic energy."""
+    nb = parent.shape[0]
+    ke = 0.0
+    for b in range(1, nb):
+        P = parent[b]
+        nu = nus[b]
+        nq = nqs[b]
+        s = us[b]
+        qsb = qs[b]
+        r0 = p_GB[b, 0] - p_GB[P, 0]
+        r1 = p_GB[b, 1] - p_GB[P, 1]
+        r2 = p_GB[b, 2] - p_GB[P, 2]
+        Hg = H_G[b]
+        rel0 = rel1 = rel2 = rel3 = rel4 = rel5 = 0.0
+        for k in range(nu):
+            uk = u[s + k]
+            rel0 += Hg[0, k] * uk
+            rel1 += Hg[1, k] * uk
+            rel2 += Hg[2, k] * uk
+            rel3 += Hg[3, k] * uk
+            rel4 += Hg[4, k] * uk
+            rel5 += Hg[5, k] * uk
+        wP0, wP1, wP2 = V_GB[P, 0], V_GB[P, 1], V_GB[P, 2]
+        w0, w1, w2 = wP0 + rel0, wP1 + rel1, wP2 + rel2
+        V_GB[b, 0], V_GB[b, 1], V_GB[b, 2] = w0, w1, w2
+        V_GB[b, 3] = V_GB[P, 3] + wP1 * r2 - wP2 * r1 + rel3
+        V_GB[b, 4] = V_GB[P, 4] + wP2 * r0 - wP0 * r2 + rel4
+        V_GB[b, 5] = V_GB[P, 5] + wP0 * r1 - wP1 * r0 + rel5
+        Hfm = H_FM[b]
+        for i in range(6):
+            acc = 0.0
+            for k in range(nu):
+                acc += Hfm[i, k] * u[s + k]
+            V_FM[b, i] = acc
+        qb = q[qsb : qsb + nq]
+        ub = u[s : s + nu]
+        if nq > 0:
+            N = Nbuf[:nq, :nu]
+            for i in range(nq):
+                for k in range(nu):
+                    N[i, k] = 0.0
+            n_matrix_any(mtype[b], qb, params[b], euler, R_FM[b], N)
+            for i in range(nq):
+                acc = 0.0
+                for k in range(nu):
+                    acc += N[i, k] * u[s + k]
+                qdot[qsb + i] = acc
+        for i in range(6):
+            hd[i] = 0.0
+        hdot_u_any(mtype[b], qb, ub, params[b], euler, R_FM[b], p_FM[b], hd)
+        Rgf = R_GF[b]
+        hw0 = Rgf[0, 0] * hd[0] + Rgf[0, 1] * hd[1] + Rgf[0, 2] * hd[2]
+        hw1 = Rgf[1, 0] * hd[0] + Rgf[1, 1] * hd[1] + Rgf[1, 2] * hd[2]
+        hw2 = Rgf[2, 0] * hd[0] + Rgf[2, 1] * hd[1] + Rgf[2, 2] * hd[2]
+        hv0 = Rgf[0, 0] * hd[3] + Rgf[0, 1] * hd[4] + Rgf[0, 2] * hd[5]
+        hv1 = Rgf[1, 0] * hd[3] + Rgf[1, 1] * hd[4] + Rgf[1, 2] * hd[5]
+        hv2 = Rgf[2, 0] * hd[3] + Rgf[2, 1] * hd[4] + Rgf[2, 2] * hd[5]
+        pm0, pm1, pm2 = p_MB_G[b, 0], p_MB_G[b, 1], p_MB_G[b, 2]
+        # cw = wP x w_rel + hdw
+        cw0 = wP1 * rel2 - wP2 * rel1 + hw0
+        cw1 = wP2 * rel0 - wP0 * rel2 + hw1
+        cw2 = wP0 * rel1 - wP1 * rel0 + hw2
+        # wP x (wP x r)
+        a0 = wP1 * r2 - wP2 * r1
+        a1 = wP2 * r0 - wP0 * r2
+        a2 = wP0 * r1 - wP1 * r0
+        cv0 = wP1 * a2 - wP2 * a1
+        cv1 = wP2 * a0 - wP0 * a2
+        cv2 = wP0 * a1 - wP1 * a0
+        # + 2 wP x v_rel + hdv + hdw x pmb
+        cv0 += 2.0 * (wP1 * rel5 - wP2 * rel4) + hv0 + (hw1 * pm2 - hw2 * pm1)
+        cv1 += 2.0 * (wP2 * rel3 - wP0 * rel5) + hv1 + (hw2 * pm0 - hw0 * pm2)
+        cv2 += 2.0 * (wP0 * rel4 - wP1 * rel3) + hv2 + (hw0 * pm1 - hw1 * pm0)
+        # + w_rel x (w_rel x pmb)
+        a0 = rel1 * pm2 - rel2 * pm1
+        a1 = rel2 * pm0 - rel0 * pm2
+        a2 = rel0 * pm1 - rel1 * pm0
+        cv0 += rel1 * a2 - rel2 * a1
+        cv1 += rel2 * a0 - rel0 * a2
+        cv2 += rel0 * a1 - rel1 * a0
+        cor = coriolis[b]
+        cor[0], cor[1], cor[2], cor[3], cor[4], cor[5] = cw0, cw1, cw2, cv0, cv1, cv2
+        tP = total_coriolis[P]
+        tc = total_coriolis[b]
+        tc[0] = tP[0] + cw0
+        tc[1] = tP[1] + cw1
+        tc[2] = tP[2] + cw2
+        tc[3] = tP[3] + tP[1] * r2 - tP[2] * r1 + cv0
+        tc[4] = tP[4] + tP[2] * r0 - tP[0] * r2 + cv1
+        tc[5] = tP[5] + tP[0] * r1 - tP[1] * r0 + cv2
+        # gyroscopic force [w x (I w), m w x (w x c)]
+        Phi = Phi_G[b]
+        Iw0 = Phi[0, 0] * w0 + Phi[0, 1] * w1 + Phi[0, 2] * w2
+        Iw1 = Phi[1, 0] * w0 + Phi[1, 1] * w1 + Phi[1, 2] * w2
+        Iw2 = Phi[2, 0] * w0 + Phi[2, 1] * w1 + Phi[2, 2] * w2
+        g = gyro[b]
+        g[0] = w1 * Iw2 - w2 * Iw1
+        g[1] = w2 * Iw0 - w0 * Iw2
+        g[2] = w0 * Iw1 - w1 * Iw0
+        c0, c1, c2 = com_G[b, 0], com_G[b, 1], com_G[b, 2]
+        a0 = w1 * c2 - w2 * c1
+        a1 = w2 * c0 - w0 * c2
+        a2 = w0 * c1 - w1 * c0
+        m = mass[b]
+        g[3] = m * (w1 * a2 - w2 * a1)
+        g[4] = m * (w2 * a0 - w0 * a2)
+        g[5] = m * (w0 * a1 - w1 * a0)
+        V = V_GB[b]
+        for i in range(6):
+            acc = 0.0
+            for j in range(6):
+                acc += Phi[i, j] * V[j]
+            ke += 0.5 * V[i] * acc
+    return ke
+
+
+# ----------------------------------------------------- articulated body inertias
+@njit(cache=True)
+def _invert_spd(D, n, out, work):
+    """out[:n, :n] = D[:n, :n]^-1 by Gauss-Jordan with partial pivoting (work: (6, 12))."""
+    for i in range(n):
+        for j in range(n):
+            work[i, j] = D[i, j]
+            work[i, n + j] = 1.0 if i == j else 0.0
+    for c in range(n):
+        piv = c
+        best = abs(work[c, c])
+        for r in range(c + 1, n):
+            if abs(work[r, c]) > best:
+                best = abs(work[r, c])
+                piv = r
+        if best == 0.0:
+            raise ZeroDivisionError("singular articulated-body hinge inertia (H^T P H)")
+        if piv != c:
+            for j in range(2 * n):
+                tmp = work[c, j]
+                work[c, j] = work[piv, j]
+                work[piv, j] = tmp
+        inv = 1.0 / work[c, c]
+        for j in range(2 * n):
+            work[c, j] *= inv
+        for r in range(n):
+            if r != c:
+                f = work[r, c]
+                if f != 0.0:
+                    for j in range(2 * n):
+                        work[r, j] -= f * work[c, j]
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = work[i, n + j]
+
+
+@njit(cache=True)
+def articulated_inertias(parent, nus, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa):
+    """Tip-to-base articulated inertias P (about Bo, in G), D^-1 = (H^T P H)^-1 and
+    U = P H per body (work: (6, 12); Pa: (6, 6) scratch)."""
+    nb = parent.shape[0]
+    for b in range(nb):
+        for i in range(6):
+            for j in range(6):
+                P_abi[b, i, j] = Phi_G[b, i, j]
+    for b in range(nb - 1, 0, -1):
+        nu = nus[b]
+        Pb = P_abi[b]
+        for i in range(6):
+            for j in range(6):
+                Pa[i, j] = Pb[i, j]
+        if nu > 0:
+            H = H_G[b]
+            U = U_cols[b]
+            for i in range(6):
+                for k in range(nu):
+                    acc = 0.0
+                    for j in range(6):
+                        acc += Pb[i, j] * H[j, k]
+                    U[i, k] = acc
+            # D = H^T U (into work[:, 6:12] columns are reused by _invert_spd; use D_inv
+            # rows as the input buffer and invert in place through work)
+            Di = D_inv[b]
+            for k in range(nu):
+                for l in range(nu):
+                    acc = 0.0
+                    for j in range(6):
+                        acc += H[j, k] * U[j, l]
+                    Di[k, l] = acc
+            _invert_spd(Di, nu, Di, work)
+            # Pa = P - U Di U^T
+            for i in range(6):
+                for k in range(nu):
+                    acc = 0.0
+                    for l in range(nu):
+                        acc += U[i, l] * Di[l, k]
+                    work[i, k] = acc  # (U Di)
+            for i in range(6):
+                for j in range(6):
+                    acc = 0.0
+                    for k in range(nu):
+                        acc += work[i, k] * U[j, k]
+                    Pa[i, j] -= acc
+        # P_parent += Phi(r) Pa Phi(r)^T with Phi(r) = [[1, [r]x], [0, 1]]
+        P = parent[b]
+        r0 = p_GB[b, 0] - p_GB[P, 0]
+        r1 = p_GB[b, 1] - p_GB[P, 1]
+        r2 = p_GB[b, 2] - p_GB[P, 2]
+        # rows: T = Phi Pa  (top rows += [r]x * bottom rows)
+        for j in range(6):
+            b0, b1, b2 = Pa[3, j], Pa[4, j], Pa[5, j]
+            Pa[0, j] += r1 * b2 - r2 * b1
+            Pa[1, j] += r2 * b0 - r0 * b2
+            Pa[2, j] += r0 * b1 - r1 * b0
+        # columns: T Phi^T  (left columns += right columns * [r]x^T)
+        for i in range(6):
+            b0, b1, b2 = Pa[i, 3], Pa[i, 4], Pa[i, 5]
+            Pa[i, 0] += r1 * b2 - r2 * b1
+            Pa[i, 1] += r2 * b0 - r0 * b2
+            Pa[i, 2] += r0 * b1 - r1 * b0
+        PP = P_abi[P]
+        for i in range(6):
+            for j in range(6):
+                PP[i, j] += Pa[i, j]
+
+
+# ----------------------------------------------------- articulated-body solve
+@njit(cache=True)
+def articulated_solve(
+    parent,
+    us,
+    nus,
+    H_G,
+    p_GB,
+    P_abi,
+    D_inv,
+    U_cols,
+    coriolis,
+    bias_force,
+    body_forces,
+    mobility_forces,
+    udot,
+    A_GB,
+    z,
+    eps,
+):
+    """udot and A_GB from the articulated inertias, applied forces and velocity terms
+    (zeros for ``coriolis``/``bias_force`` give udot = M^-1 f). ``z`` (nb, 6) and ``eps``
+    (nu,) are scratch."""
+    nb = parent.shape[0]
+    for b in range(nb):
+        for i in range(6):
+            z[b, i] = bias_force[b, i] - body_forces[b, i]
+    for b in range(nb - 1, 0, -1):
+        nu = nus[b]
+        s = us[b]
+        Pb = P_abi[b]
+        cor = coriolis[b]
+        zb = z[b]
+        za0 = za1 = za2 = za3 = za4 = za5 = 0.0
+        # za = z + P c
+        pc = (
+            Pb[0, 0] * cor[0] + Pb[0, 1] * cor[1] + Pb[0, 2] * cor[2]
+            + Pb[0, 3] * cor[3] + Pb[0, 4] * cor[4] + Pb[0, 5] * cor[5]
+        )  # fmt: skip
+        za0 = zb[0] + pc
+        pc = (
+            Pb[1, 0] * cor[0] + Pb[1, 1] * cor[1] + Pb[1, 2] * cor[2]
+            + Pb[1, 3] * cor[3] + Pb[1, 4] * cor[4] + Pb[1, 5] * cor[5]
+        )  # fmt: skip
+        za1 = zb[1] + pc
+        pc = (
+            Pb[2, 0] * cor[0] + Pb[2, 1] * cor[1] + Pb[2, 2] * cor[2]
+            + Pb[2, 3] * cor[3] + Pb[2, 4] * cor[4] + Pb[2, 5] * cor[5]
+        )  # fmt: skip
+        za2 = zb[2] + pc
+        pc = (
+            Pb[3, 0] * cor[0] + Pb[3, 1] * cor[1] + Pb[3, 2] * cor[2]
+            + Pb[3, 3] * cor[3] + Pb[3, 4] * cor[4] + Pb[3, 5] * cor[5]
+        )  # fmt: skip
+        za3 = zb[3] + pc
+        pc = (
+            Pb[4, 0] * cor[0] + Pb[4, 1] * cor[1] + Pb[4, 2] * cor[2]
+            + Pb[4, 3] * cor[3] + Pb[4, 4] * cor[4] + Pb[4, 5] * cor[5]
+        )  # fmt: skip
+        za4 = zb[4] + pc
+        pc = (
+            Pb[5, 0] * cor[0] + Pb[5, 1] * cor[1] + Pb[5, 2] * cor[2]
+            + Pb[5, 3] * cor[3] + Pb[5, 4] * cor[4] + Pb[5, 5] * cor[5]
+        )  # fmt: skip
+        za5 = zb[5] + pc
+        if nu > 0:
+            H = H_G[b]
+            U = U_cols[b]
+            Di = D_inv[b]
+            # e = f - H^T z ; g = e - U^T c ; za += U (Di g)
+            for k in range(nu):
+                e = mobility_forces[s + k] - (
+                    H[0, k] * zb[0] + H[1, k] * zb[1] + H[2, k] * zb[2]
+                    + H[3, k] * zb[3] + H[4, k] * zb[4] + H[5, k] * zb[5]
+                )  # fmt: skip
+                eps[s + k] = e
+            for k in range(nu):
+                acc = 0.0
+                for l in range(nu):
+                    g = eps[s + l] - (
+                        U[0, l] * cor[0] + U[1, l] * cor[1] + U[2, l] * cor[2]
+                        + U[3, l] * cor[3] + U[4, l] * cor[4] + U[5, l] * cor[5]
+                    )  # fmt: skip
+                    acc += Di[k, l] * g
+                za0 += U[0, k] * acc
+                za1 += U[1, k] * acc
+                za2 += U[2, k] * acc
+                za3 += U[3, k] * acc
+                za4 += U[4, k] * acc
+                za5 += U[5, k] * acc
+        P = parent[b]
+        r0 = p_GB[b, 0] - p_GB[P, 0]
+        r1 = p_GB[b, 1] - p_GB[P, 1]
+        r2 = p_GB[b, 2] - p_GB[P, 2]
+        zP = z[P]
+        zP[0] += za0 + r1 * za5 - r2 * za4
+        zP[1] += za1 + r2 * za3 - r0 * za5
+        zP[2] += za2 + r0 * za4 - r1 * za3
+        zP[3] += za3
+        zP[4] += za4
+        zP[5] += za5
+    for i in range(6):
+        A_GB[0, i] = 0.0
+    for b in range(1, nb):
+        nu = nus[b]
+        s = us[b]
+        P = parent[b]
+        r0 = p_GB[b, 0] - p_GB[P, 0]
+        r1 = p_GB[b, 1] - p_GB[P, 1]
+        r2 = p_GB[b, 2] - p_GB[P, 2]
+        AP = A_GB[P]
+        cor = coriolis[b]
+        a0 = AP[0] + cor[0]
+        a1 = AP[1] + cor[1]
+        a2 = AP[2] + cor[2]
+        a3 = AP[3] + AP[1] * r2 - AP[2] * r1 + cor[3]
+        a4 = AP[4] + AP[2] * r0 - AP[0] * r2 + cor[4]
+        a5 = AP[5] + AP[0] * r1 - AP[1] * r0 + cor[5]
+        if nu > 0:
+            H = H_G[b]
+            U = U_cols[b]
+            Di = D_inv[b]
+            for k in range(nu):
+                acc = 0.0
+                for l in range(nu):
+                    g = eps[s + l] - (
+                        U[0, l] * a0 + U[1, l] * a1 + U[2, l] * a2
+                        + U[3, l] * a3 + U[4, l] * a4 + U[5, l] * a5
+                    )  # fmt: skip
+                    acc += Di[k, l] * g
+                udot[s + k] = acc
+            for k in range(nu):
+                ud = udot[s + k]
+                a0 += H[0, k] * ud
+                a1 += H[1, k] * ud
+                a2 += H[2, k] * ud
+                a3 += H[3, k] * ud
+                a4 += H[4, k] * ud
+                a5 += H[5, k] * ud
+        Ab = A_GB[b]
+        Ab[0], Ab[1], Ab[2], Ab[3], Ab[4], Ab[5] = a0, a1, a2, a3, a4, a5
+
+
+@njit(cache=True)
+def qdotdot_from_udot(
+    mtype, qs, nqs, us, nus, params, euler, R_FM, q, qdot, u, udot, qdotdot, Nbuf
+):
+    """qdotdot = N udot + NDot u, block by block (Nbuf: (7, 6) scratch)."""
+    nb = mtype.shape[0]
+    for b in range(1, nb):
+        nq = nqs[b]
+        nu = nus[b]
+        if nq == 0:
+            continue
+        qsb = qs[b]
+        s = us[b]
+        qb = q[qsb : qsb + nq]
+        N = Nbuf[:nq, :nu]
+        for i in range(nq):
+            for k in range(nu):
+                N[i, k] = 0.0
+        n_matrix_any(mtype[b], qb, params[b], euler, R_FM[b], N)
+        for i in range(nq):
+            acc = 0.0
+            for k in range(nu):
+                acc += N[i, k] * udot[s + k]
+            qdotdot[qsb + i] = acc
+        for i in range(nq):
+            for k in range(nu):
+                N[i, k] = 0.0
+        ndot_matrix_any(mtype[b], qb, qdot[qsb : qsb + nq], params[b], euler, R_FM[b], N)
+        for i in range(nq):
+            acc = 0.0
+            for k in range(nu):
+                acc += N[i, k] * u[s + k]
+            qdotdot[qsb + i] += acc
+
+
+@njit(cache=True)
+def acceleration_stage(
+    mtype,
+    parent,
+    qs,
+    nqs,
+    us,
+    nus,
+    params,
+    euler,
+    R_FM,
+    H_G,
+    p_GB,
+    P_abi,
+    D_inv,
+    U_cols,
+    coriolis,
+    gyro,
+    body_forces,
+    mobility_forces,
+    q,
+    qdot,
+    u,
+    udot,
+    qdotdot,
+    A_GB,
+    z,
+    eps,
+    Nbuf,
+):
+    """The Acceleration stage of a tree: udot, A_GB and qdotdot (articulated inertias
+    already realized)."""
+    articulated_solve(
+        parent,
+        us,
+        nus,
+        H_G,
+        p_GB,
+        P_abi,
+        D_inv,
+        U_cols,
+        coriolis,
+        gyro,
+        body_forces,
+        mobility_forces,
+        udot,
+        A_GB,
+        z,
+        eps,
+    )
+    qdotdot_from_udot(mtype, qs, nqs, us, nus, params, euler, R_FM, q, qdot, u, udot, qdotdot, Nbuf)
+
+
+# ------------------------------------------------------------ inverse dynamics
+@njit(cache=True)
+def residual_forces(
+    parent,
+    us,
+    nus,
+    H_G,
+    p_GB,
+    Phi_G,
+    coriolis,
+    bias_force,
+    body_forces,
+    mobility_forces,
+    udot,
+    A_GB,
+    F,
+    residual,
+):
+    """residual = M udot + bias - f - J^T F_applied (F: (nb, 6) scratch; A_GB gets the
+    body accelerations implied by udot). Zero velocity terms give M udot - f - J^T F."""
+    nb = parent.shape[0]
+    for i in range(6):
+        A_GB[0, i] = 0.0
+        F[0, i] = 0.0
+    for b in range(1, nb):
+        nu = nus[b]
+        s = us[b]
+        P = parent[b]
+        r0 = p_GB[b, 0] - p_GB[P, 0]
+        r1 = p_GB[b, 1] - p_GB[P, 1]
+        r2 = p_GB[b, 2] - p_GB[P, 2]
+        AP = A_GB[P]
+        cor = coriolis[b]
+        a0 = AP[0] + cor[0]
+        a1 = AP[1] + cor[1]
+        a2 = AP[2] + cor[2]
+        a3 = AP[3] + AP[1] * r2 - AP[2] * r1 + cor[3]
+        a4 = AP[4] + AP[2] * r0 - AP[0] * r2 + cor[4]
+        a5 = AP[5] + AP[0] * r1 - AP[1] * r0 + cor[5]
+        H = H_G[b]
+        for k in range(nu):
+            ud = udot[s + k]
+            a0 += H[0, k] * ud
+            a1 += H[1, k] * ud
+            a2 += H[2, k] * ud
+            a3 += H[3, k] * ud
+            a4 += H[4, k] * ud
+            a5 += H[5, k] * ud
+        Ab = A_GB[b]
+        Ab[0], Ab[1], Ab[2], Ab[3], Ab[4], Ab[5] = a0, a1, a2, a3, a4, a5
+        Phi = Phi_G[b]
+        for i in range(6):
+            F[b, i] = (
+                Phi[i, 0] * a0 + Phi[i, 1] * a1 + Phi[i, 2] * a2
+                + Phi[i, 3] * a3 + Phi[i, 4] * a4 + Phi[i, 5] * a5
+                + bias_force[b, i] - body_forces[b, i]
+            )  # fmt: skip
+    for b in range(nb - 1, 0, -1):
+        nu = nus[b]
+        s = us[b]
+        H = H_G[b]
+        Fb = F[b]
+        for k in range(nu):
+            residual[s + k] = (
+                H[0, k] * Fb[0] + H[1, k] * Fb[1] + H[2, k] * Fb[2]
+                + H[3, k] * Fb[3] + H[4, k] * Fb[4] + H[5, k] * Fb[5]
+                - mobility_forces[s + k]
+            )  # fmt: skip
+        P = parent[b]
+        r0 = p_GB[b, 0] - p_GB[P, 0]
+        r1 = p_GB[b, 1] - p_GB[P, 1]
+        r2 = p_GB[b, 2] - p_GB[P, 2]
+        FP = F[P]
+        FP[0] += Fb[0] + r1 * Fb[5] - r2 * Fb[4]
+        FP[1] += Fb[1] + r2 * Fb[3] - r0 * Fb[5]
+        FP[2] += Fb[2] + r0 * Fb[4] - r1 * Fb[3]
+        FP[3] += Fb[3]
+        FP[4] += Fb[4]
+        FP[5] += Fb[5]
+
+
+# ------------------------------------------------------------ system Jacobian
+@njit(cache=True)
+def system_jacobian(parent, us, nus, H_G, p_GB, J):
+    """J (6 nb x nu): row block b, columns of each ancestor a's u: Phi(p_b - p_a)^T H_a."""
+    nb = parent.shape[0]
+    J[:, :] = 0.0
+    for b in range(1, nb):
+        a = b
+        while a > 0:
+            r0 = p_GB[b, 0] - p_GB[a, 0]
+            r1 = p_GB[b, 1] - p_GB[a, 1]
+            r2 = p_GB[b, 2] - p_GB[a, 2]
+            H = H_G[a]
+            s = us[a]
+            for k in range(nus[a]):
+                c = s + k
+                h0, h1, h2 = H[0, k], H[1, k], H[2, k]
+                J[6 * b + 0, c] = h0
+                J[6 * b + 1, c] = h1
+                J[6 * b + 2, c] = h2
+                J[6 * b + 3, c] = H[3, k] + h1 * r2 - h2 * r1
+                J[6 * b + 4, c] = H[4, k] + h2 * r0 - h0 * r2
+                J[6 * b + 5, c] = H[5, k] + h0 * r1 - h1 * r0
+            a = parent[a]
+
+
+def make_scratch(nb: int, nu: int) -> dict:
+    """The scratch arrays these kernels need for a tree of nb bodies and nu mobilities."""
+    return {
+        "Nbuf": np.zeros((7, 6)),
+        "hd": np.zeros(6),
+        "work": np.zeros((6, 12)),
+        "Pa": np.zeros((6, 6)),
+        "z": np.zeros((nb, 6)),
+        "eps": np.zeros(nu),
+        "F": np.zeros((nb, 6)),
+        "A": np.zeros((nb, 6)),
+        "zero6": np.zeros((nb, 6)),
+    }

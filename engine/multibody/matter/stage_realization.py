@@ -1,0 +1,400 @@
+"""The matter subsystem's Position, Velocity and Acceleration realizations and its hot
+O(n) operators, each one numba call over preallocated arrays.
+
+Per State, the arrays a realization touches (the State's q, u, qdot, udot, qdotdot
+partitions, this subsystem's cache entries, the applied-force accumulators and kernel
+scratch) are looked up once and kept in a ``_RealizeContext`` stored in the State's
+``_fast`` slot; the State empties that slot whenever it reallocates its Model-stage
+arrays (and a copy starts with it empty), so a context never outlives its arrays.
+
+The articulated body inertias depend on q only. They are kept in the lazy
+"articulated body inertias" cache entry (``LazyRealizationMixin``) and recomputed at
+Acceleration stage only when q changed since they were computed, as Simbody does: after
+a change of u only the O(n) solve runs. The Acceleration cache's P_abi, D_inv and U_cols
+are the same arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
+from engine.multibody.kernels.stage_kernels import (
+    acceleration_stage,
+    articulated_inertias,
+    articulated_solve,
+    make_scratch,
+    position_stage,
+    residual_forces,
+    system_jacobian,
+    velocity_stage,
+)
+
+try:  # Custom mobilizers (Python kinematics) are handled around the kernels
+    from engine.multibody.mobilizers.custom import TYPE_ID as _CUSTOM_TYPE_ID
+except ImportError:  # pragma: no cover - the Custom mobilizer module is optional
+    _CUSTOM_TYPE_ID = -1
+
+
+class _RealizeContext:
+    """The arrays one State's matter realizations use (see module docstring)."""
+
+    __slots__ = (
+        "topo",
+        "sub",
+        "euler",
+        "q",
+        "u",
+        "qdot",
+        "udot",
+        "qdotdot",
+        "pc",
+        "vc",
+        "ac",
+        "abi_entry",
+        "abi",
+        "forces",
+        "scratch",
+        "zero_nu",
+    )
+
+
+class StageRealizationMixin:
+    """realizeSubsystem{Position,Velocity,Acceleration}Impl and the O(n) operators
+    multiplyByM, multiplyByMInv, calcResidualForceIgnoringConstraints,
+    calcAccelerationIgnoringConstraints and calcSystemJacobian."""
+
+    # ------------------------------------------------------------ context
+    def _context(self, state: State) -> _RealizeContext:
+        fast = state._fast
+        ctx = fast.get(id(self))
+        if ctx is None:
+            ctx = self._make_context(state)
+            fast[id(self)] = ctx
+        return ctx
+
+    def _make_context(self, state: State) -> _RealizeContext:
+        topo = self._topo()
+        sx = self.getMySubsystemIndex()
+        ctx = _RealizeContext()
+        ctx.topo = topo
+        ctx.sub = state.getPerSubsystemInfo(sx)
+        ctx.euler = bool(self.getDiscreteVariable(state, self._ix.use_euler))
+        y, ydot = state._y, state._ydot
+        sub = ctx.sub
+        nq0, nq, nu = sub.q_start, sub.nq, sub.nu
+        u0 = state._nq + sub.u_start
+        ctx.q = y[nq0 : nq0 + nq]
+        ctx.u = y[u0 : u0 + nu]
+        ctx.qdot = ydot[nq0 : nq0 + nq]
+        ctx.udot = ydot[u0 : u0 + nu]
+        ctx.qdotdot = state._qdotdot[nq0 : nq0 + nq]
+        ctx.pc = state.updCacheEntry(sx, self._ix.position)
+        ctx.vc = state.updCacheEntry(sx, self._ix.velocity)
+        ctx.ac = state.updCacheEntry(sx, self._ix.acceleration)
+        abi_index = self._ix.extra.get("abi")
+        if abi_index is not None:
+            ctx.abi_entry = state.getPerSubsystemInfo(sx).cache[abi_index]
+            ctx.abi = state.updCacheEntry(sx, abi_index)
+            ctx.ac.P_abi, ctx.ac.D_inv, ctx.ac.U_cols = ctx.abi
+        else:
+            ctx.abi_entry = None
+            ctx.abi = (ctx.ac.P_abi, ctx.ac.D_inv, ctx.ac.U_cols)
+        ctx.forces = None
+        ctx.scratch = make_scratch(topo.nb, topo.nu)
+        ctx.zero_nu = np.zeros(topo.nu)
+        return ctx
+
+    def _has_custom_bodies(self) -> bool:
+        custom = getattr(self, "_custom_bodies", None)
+        return bool(custom()) if custom is not None else False
+
+    def _applied_forces(self, state: State, ctx: _RealizeContext):
+        if ctx.forces is None:
+            ctx.forces = self.getSystem().getAppliedForces(state)
+        return ctx.forces
+
+    # ------------------------------------------------------------ realization
+    def realizeSubsystemPositionImpl(self, state: State) -> None:
+        ctx = self._context(state)
+        topo, pc = ctx.topo, ctx.pc
+        if self._has_custom_bodies():
+            self._custom_position(state, pc)
+        position_stage(
+            topo.mtype,
+            topo.parent,
+            topo.qs,
+            topo.nqs,
+            topo.nus,
+            topo.params,
+            ctx.euler,
+            topo.R_PF,
+            topo.p_PF,
+            topo.R_BM,
+            topo.p_BM,
+            topo.mass,
+            topo.com_B,
+            topo.I_B,
+            ctx.q,
+            pc.R_FM,
+            pc.p_FM,
+            pc.H_FM,
+            pc.R_GF,
+            pc.p_MB_G,
+            pc.R_GB,
+            pc.p_GB,
+            pc.H_G,
+            pc.Phi_G,
+            pc.com_G,
+            ctx.scratch["work"],
+            _CUSTOM_TYPE_ID,
+        )
+        if not ctx.euler and topo.quaternion_pool_order:
+            q = ctx.q
+            qerr = state.updQErr(self.getMySubsystemIndex())
+            for k, b in enumerate(topo.quaternion_pool_order):
+                s = topo.qs[b]
+                qerr[k] = np.linalg.norm(q[s : s + 4]) - 1.0
+
+    def realizeSubsystemVelocityImpl(self, state: State) -> None:
+        ctx = self._context(state)
+        topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
+        vc.kinetic_energy = velocity_stage(
+            topo.mtype,
+            topo.parent,
+            topo.qs,
+            topo.nqs,
+            topo.us,
+            topo.nus,
+            topo.params,
+            ctx.euler,
+            ctx.q,
+            ctx.u,
+            pc.p_GB,
+            pc.R_FM,
+            pc.p_FM,
+            pc.H_FM,
+            pc.H_G,
+            pc.R_GF,
+            pc.p_MB_G,
+            pc.Phi_G,
+            pc.com_G,
+            topo.mass,
+            vc.V_GB,
+            vc.V_FM,
+            vc.coriolis,
+            vc.total_coriolis,
+            vc.gyroscopic,
+            ctx.qdot,
+            sc["Nbuf"],
+            sc["hd"],
+        )
+        if self._has_custom_bodies():
+            self._custom_velocity(state, pc, vc)
+
+    def _articulated_arrays(self, state: State, ctx: _RealizeContext):
+        """(P, D^-1, U) per body, recomputed only if q changed since they were computed."""
+        entry = ctx.abi_entry
+        if entry is not None:
+            if entry.realized_version == ctx.sub.stage_versions[entry.earliest]:
+                return ctx.abi
+        topo, pc, sc = ctx.topo, ctx.pc, ctx.scratch
+        P, Di, U = ctx.abi
+        articulated_inertias(
+            topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U, sc["work"], sc["Pa"]
+        )
+        if entry is not None:
+            state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
+        return ctx.abi
+
+    def realizeSubsystemAccelerationImpl(self, state: State) -> None:
+        ctx = self._context(state)
+        topo, pc, vc, ac, sc = ctx.topo, ctx.pc, ctx.vc, ctx.ac, ctx.scratch
+        P, Di, U = self._articulated_arrays(state, ctx)
+        body_forces, mobility_forces = self._applied_forces(state, ctx)
+        if self._has_custom_bodies():
+            # qdotdot needs the Custom bodies' Python N and NDot blocks
+            articulated_solve(
+                topo.parent,
+                topo.us,
+                topo.nus,
+                pc.H_G,
+                pc.p_GB,
+                P,
+                Di,
+                U,
+                vc.coriolis,
+                vc.gyroscopic,
+                body_forces,
+                mobility_forces,
+                ctx.udot,
+                ac.A_GB,
+                sc["z"],
+                sc["eps"],
+            )
+            qdotdot = ctx.qdotdot
+            self._apply_n(state, NDOT_OP, False, ctx.u, qdotdot)
+            qdotdot += self._n_times(state, N_OP, False, ctx.udot)
+            return
+        acceleration_stage(
+            topo.mtype,
+            topo.parent,
+            topo.qs,
+            topo.nqs,
+            topo.us,
+            topo.nus,
+            topo.params,
+            ctx.euler,
+            pc.R_FM,
+            pc.H_G,
+            pc.p_GB,
+            P,
+            Di,
+            U,
+            vc.coriolis,
+            vc.gyroscopic,
+            body_forces,
+            mobility_forces,
+            ctx.q,
+            ctx.qdot,
+            ctx.u,
+            ctx.udot,
+            ctx.qdotdot,
+            ac.A_GB,
+            sc["z"],
+            sc["eps"],
+            sc["Nbuf"],
+        )
+
+    # ------------------------------------------------------------ operators
+    def multiplyByMInv(self, state: State, v) -> np.ndarray:
+        """M^-1 v in O(n) by the articulated-body method (Position stage)."""
+        self._require(state, Stage.Position, "multiplyByMInv")
+        ctx = self._context(state)
+        topo = ctx.topo
+        v = self._vector(v, topo.nu, "multiplyByMInv")
+        P, Di, U = self._articulated_arrays(state, ctx)
+        sc = ctx.scratch
+        zero = sc["zero6"]
+        out = np.empty(topo.nu)
+        articulated_solve(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            ctx.pc.H_G,
+            ctx.pc.p_GB,
+            P,
+            Di,
+            U,
+            zero,
+            zero,
+            zero,
+            v,
+            out,
+            sc["A"],
+            sc["z"],
+            sc["eps"],
+        )
+        return out
+
+    def multiplyByM(self, state: State, a) -> np.ndarray:
+        """M a in O(n) (Position stage)."""
+        self._require(state, Stage.Position, "multiplyByM")
+        ctx = self._context(state)
+        topo = ctx.topo
+        a = self._vector(a, topo.nu, "multiplyByM")
+        sc = ctx.scratch
+        zero = sc["zero6"]
+        out = np.empty(topo.nu)
+        residual_forces(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            ctx.pc.H_G,
+            ctx.pc.p_GB,
+            ctx.pc.Phi_G,
+            zero,
+            zero,
+            zero,
+            ctx.zero_nu,
+            a,
+            sc["A"],
+            sc["F"],
+            out,
+        )
+        return out
+
+    def calcResidualForceIgnoringConstraints(
+        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
+    ) -> np.ndarray:
+        """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
+        self._require(state, Stage.Velocity, "calcResidualForceIgnoringConstraints")
+        ctx = self._context(state)
+        topo = ctx.topo
+        nu = topo.nu
+        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
+        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
+        udot = self._vector(knownUdot, nu, "knownUdot")
+        sc = ctx.scratch
+        out = np.empty(nu)
+        residual_forces(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            ctx.pc.H_G,
+            ctx.pc.p_GB,
+            ctx.pc.Phi_G,
+            ctx.vc.coriolis,
+            ctx.vc.gyroscopic,
+            np.ascontiguousarray(F),
+            f,
+            udot,
+            sc["A"],
+            sc["F"],
+            out,
+        )
+        return out
+
+    def calcAccelerationIgnoringConstraints(
+        self, state: State, appliedMobilityForces, appliedBodyForces
+    ):
+        """(udot, A_GB) from the given forces, ignoring constraints (Velocity stage)."""
+        self._require(state, Stage.Velocity, "calcAccelerationIgnoringConstraints")
+        ctx = self._context(state)
+        topo = ctx.topo
+        nu, nb = topo.nu, topo.nb
+        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
+        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
+        P, Di, U = self._articulated_arrays(state, ctx)
+        sc = ctx.scratch
+        udot, A = np.empty(nu), np.empty((nb, 6))
+        articulated_solve(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            ctx.pc.H_G,
+            ctx.pc.p_GB,
+            P,
+            Di,
+            U,
+            ctx.vc.coriolis,
+            ctx.vc.gyroscopic,
+            np.ascontiguousarray(F),
+            f,
+            udot,
+            A,
+            sc["z"],
+            sc["eps"],
+        )
+        return udot, A.reshape(nb, 2, 3)
+
+    def calcSystemJacobian(self, state: State) -> np.ndarray:
+        """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
+        self._require(state, Stage.Position, "calcSystemJacobian")
+        ctx = self._context(state)
+        topo = ctx.topo
+        J = np.empty((6 * topo.nb, topo.nu))
+        system_jacobian(topo.parent, topo.us, topo.nus, ctx.pc.H_G, ctx.pc.p_GB, J)
+        return J
