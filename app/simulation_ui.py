@@ -58,6 +58,9 @@ class SimulationPanel(QObject):
 
     snapshot_shown = Signal(object)
     body_picked = Signal(str)
+    #: A ModelDocument is now simulated (``open_path`` / ``load_document``): views of the
+    #: document (the model tree) attach to this same object.
+    document_loaded = Signal(object)
 
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)
@@ -286,6 +289,7 @@ class SimulationPanel(QObject):
         self.document = document
         self.load_built(built)
         document.add_listener(self._document_changed)
+        self.document_loaded.emit(document)
 
     def _document_changed(self, change) -> None:
         if self.session is None or self.document is None:

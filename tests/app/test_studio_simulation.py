@@ -238,6 +238,26 @@ def test_pick_in_view_names_the_body(studio, qtbot):
     window.viewport.picked.emit(scene.pick(x, y))
     assert picked == ["link1"]
 
+    # With a model tree connected, a pick selects the body in the tree and vice versa.
+    from PySide6.QtCore import QObject, Signal
+
+    class FakeTree(QObject):
+        body_selected = Signal(str)
+
+        def __init__(self):
+            super().__init__()
+            self.selected = []
+
+        def select_body(self, name):
+            self.selected.append(name)
+
+    tree = FakeTree()
+    panel.connect_tree(tree)
+    window.viewport.picked.emit(scene.pick(x, y))
+    assert tree.selected == ["link1"]
+    tree.body_selected.emit("link1")
+    assert "link1" in window.statusBar().currentMessage()
+
 
 def test_document_edits_rebuild_the_running_model(studio, qtbot):
     from app.document import model_io
@@ -246,7 +266,10 @@ def test_document_edits_rebuild_the_running_model(studio, qtbot):
     window = studio()
     panel = window.simulation
     document = model_io.load(default_example_path())
+    loaded = []
+    panel.document_loaded.connect(loaded.append)
     panel.load_document(document)
+    assert loaded == [document] and panel.document is document
     qtbot.waitUntil(
         lambda: panel.snapshot is not None and panel.snapshot.model is not None, timeout=5000
     )
