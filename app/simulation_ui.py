@@ -68,6 +68,7 @@ class SimulationPanel(QObject):
         self.session: SimulationSession | None = None
         self.document = None
         self.snapshot = None
+        self.selected_body: str | None = None
         self._model_serial = None
         self._last_serial = None
         self._last_plot = 0.0
@@ -372,12 +373,31 @@ class SimulationPanel(QObject):
         b = int(result.body_id)
         name = names.get(b) if isinstance(names, dict) else names[b] if b < len(names) else None
         if name:
-            self.window.statusBar().showMessage(f"Selected {name}", 3000)
+            self.select_body(str(name))
             self.body_picked.emit(str(name))
 
     def select_body(self, name: str) -> None:
-        """Show that ``name`` is selected (the tree calls this when its selection changes)."""
+        """Mark body ``name`` as selected: a yellow frame triad on it in the 3-D view (the tree
+        calls this when its selection changes)."""
         self.window.statusBar().showMessage(f"Selected {name}", 3000)
+        self.selected_body = name
+        snap = self.snapshot
+        if snap is not None:
+            self.window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))
+
+    def _dynamic_geometry(self, snap) -> list:
+        geometry = list(snap.dynamic_geometry)
+        names = list(snap.model.built.body_name_of_index) if snap.model is not None else []
+        if self.selected_body in names and snap.x_gb is not None:
+            from engine.common.decorative_geometry import DecorativeFrame
+
+            scale = float(snap.model.built.system.getDefaultLengthScale())
+            triad = DecorativeFrame(0.5 * scale)
+            triad.setBodyId(names.index(self.selected_body))
+            triad.setColor([1.0, 0.85, 0.0])
+            triad.setLineThickness(3)
+            geometry.append(triad)
+        return geometry
 
     def connect_tree(self, tree) -> None:
         """Two-way selection between the model tree and the 3-D view."""
@@ -431,7 +451,7 @@ class SimulationPanel(QObject):
                 self._plots.set_buffer(snap.model.samples)
             else:
                 QTimer.singleShot(100, self._ensure_plots)  # after this first frame
-        window.viewport.update_frame(snap.x_gb, snap.dynamic_geometry)
+        window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))
         window.set_time(snap.time)
         self.rate_label.setText(format_rate(snap.real_time_rate))
         self.stage_inspector.update_snapshot(snap)

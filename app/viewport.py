@@ -43,6 +43,7 @@ class ViewportWidget(QWidget):
         self._view.picked.connect(self.picked)
         self._has_model = False
         self._aim_camera = False
+        self._has_dynamic = False
         self._render_window: vtkRenderWindow = self._view.render_window
         self._render_window.AddObserver("EndEvent", self._count_frame)
 
@@ -91,8 +92,9 @@ class ViewportWidget(QWidget):
             if self._aim_camera:
                 self._aim_camera = False
                 self.scene.reset_camera()
-        if dynamic_geometry:
+        if dynamic_geometry or self._has_dynamic:
             self.scene.set_dynamic_geometry(list(dynamic_geometry))
+            self._has_dynamic = bool(dynamic_geometry)
         self.request_render()
 
     def close_view(self) -> None:

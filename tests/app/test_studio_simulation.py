@@ -228,7 +228,7 @@ def test_closing_while_running_leaves_no_thread(qtbot, qsettings):
     assert not window.simulation.timer.isActive()
 
 
-def test_pick_in_view_names_the_body(studio, qtbot):
+def test_pick_in_view_names_the_body(studio, qtbot, read_render_window):
     window = studio(chain(1, q0=0.0))
     panel = window.simulation
     scene = window.viewport.scene
@@ -257,6 +257,17 @@ def test_pick_in_view_names_the_body(studio, qtbot):
     assert tree.selected == ["link1"]
     tree.body_selected.emit("link1")
     assert "link1" in window.statusBar().currentMessage()
+    assert panel.selected_body == "link1"
+    # The selection shows in the view: a yellow triad on the body.
+    qtbot.wait(50)
+    img = read_render_window(window.viewport.render_window)
+    yellow = (img[..., 0] > 200) & (img[..., 1] > 170) & (img[..., 2] < 60)
+    assert yellow.sum() > 10
+    tree.body_selected.emit("Ground")
+    qtbot.wait(50)
+    img = read_render_window(window.viewport.render_window)
+    yellow_ground = (img[..., 0] > 200) & (img[..., 1] > 170) & (img[..., 2] < 60)
+    assert not np.array_equal(yellow, yellow_ground)
 
 
 def test_document_edits_rebuild_the_running_model(studio, qtbot):
