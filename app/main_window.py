@@ -118,8 +118,12 @@ class MainWindow(QMainWindow):
         from app.simulation_ui import install_simulation
 
         self.simulation = install_simulation(self)
+
+        from app.tree.editor import install_model_editor
+
+        self.model_editor = install_model_editor(self)  # tree, properties, File/Edit menus
         if model_path is not None:
-            self.simulation.open_path(model_path)
+            self.model_editor.open_path(model_path, modal=False)
 
         self.resize(*DEFAULT_SIZE)
         if restore_layout:
@@ -216,6 +220,10 @@ class MainWindow(QMainWindow):
         self._settings.sync()
 
     def closeEvent(self, event) -> None:
+        if not self.model_editor.confirm_discard():
+            event.ignore()
+            return
+        self.model_editor.shutdown()
         self.save_layout()
         self.simulation.shutdown()
         self.viewport.close_view()

@@ -110,10 +110,18 @@ def test_layout_saved_on_close_and_restored(qtbot, qsettings):
     assert third.width() != 900
 
 
-def test_model_path_is_shown(qtbot, qsettings, tmp_path):
+def test_model_path_is_opened_or_refused_with_the_reason(qtbot, qsettings, tmp_path):
+    from app.document.examples import default_example_path
+
+    window = MainWindow(model_path=default_example_path(), settings=qsettings)
+    qtbot.addWidget(window)
+    assert window.model_editor.document.body_names() == ["link"]
+    assert "Pendulum" in window.windowTitle() or "pendulum" in window.windowTitle()
+
     model = tmp_path / "pendulum.json"
     model.write_text("{}")
-    window = MainWindow(model_path=model, settings=qsettings)
-    qtbot.addWidget(window)
-    label = window.docks["Model"].widget()
-    assert "pendulum.json" in label.text()
+    bad = MainWindow(model_path=model, settings=qsettings)
+    qtbot.addWidget(bad)
+    assert bad.model_editor.document.bodies == []
+    assert "pendulum.json" in bad.model_editor.last_error
+    assert "schema" in bad.model_editor.last_error

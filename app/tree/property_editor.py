@@ -1,0 +1,727 @@
+"""The "Properties" dock: a form for the selected tree row (a body, Ground's geometry, a
+constraint, a force or the hints).
+
+Numbers are typed into line edits ("1.5" or "0, -0.5, 0"); angles are in degrees here and
+radians in the document. A value is applied when editing finishes, as one undoable command;
+a value the document refuses (negative mass, non-physical inertia, a body constrained to
+itself, a loop in the parent chain, text that is not a number...) is not applied and the reason
+appears in red beside the field (``error_label(key)``), so the document always stays valid.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QColorDialog,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.document import GROUND, DocumentError, FrameSpec, GeometrySpec
+from app.document.registry import (
+    GEOMETRY_KINDS,
+    MOBILIZER_DEFAULT_OPTIONS,
+    MOBILIZER_TYPES,
+    element_types,
+)
+from app.document.specs import UP_DIRECTIONS, replace
+from app.tree.tree_model import parse_key
+
+ERROR_STYLE = "color: #b03a2e"
+
+
+class FieldError(ValueError):
+    """Text that does not parse; shown beside the field."""
+
+
+def fmt(v) -> str:
+    if isinstance(v, (tuple, list)):
+        return ", ".join(fmt(x) for x in v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.12g}"
+    return str(v)
+
+
+def parse_numbers(text: str, n: int | None) -> tuple[float, ...]:
+    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p.strip()]
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        raise FieldError(f"not a number: {text!r}") from None
+    if n is not None and len(values) != n:
+        what = "a number" if n == 1 else f"{n} numbers separated by commas"
+        raise FieldError(f"expected {what}, got {len(values)}")
+    if not all(math.isfinite(v) for v in values):
+        raise FieldError("values must be finite")
+    return values
+
+
+def parse_number(text: str) -> float:
+    return parse_numbers(text, 1)[0]
+
+
+def degrees(rpy) -> tuple[float, ...]:
+    return tuple(round(math.degrees(a), 10) + 0.0 for a in rpy)
+
+
+def radians(values) -> tuple[float, ...]:
+    return tuple(math.radians(a) for a in values)
+
+
+class PropertyEditor(QWidget):
+    """Form for one tree key; ``editor`` is the ModelEditor (document + undo stack)."""
+
+    def __init__(self, editor, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("propertyEditor")
+        self.editor = editor
+        self.key = ""
+        self.fields: dict[str, tuple[QWidget, QLabel]] = {}
+        self._refresh_pending = False
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll)
+        self._form_widget: QWidget | None = None
+        self.show_key("")
+
+    # -- public
+    def show_key(self, key: str) -> None:
+        self.key = key or ""
+        self.refresh()
+
+    def document_changed(self, _change=None) -> None:
+        """Rebuild the form after the current event (editing may be finishing in it)."""
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            QTimer.singleShot(0, self._deferred_refresh)
+
+    def _deferred_refresh(self) -> None:
+        self._refresh_pending = False
+        self.refresh()
+
+    def field(self, key: str) -> QWidget:
+        return self.fields[key][0]
+
+    def error_label(self, key: str) -> QLabel:
+        return self.fields[key][1]
+
+    def errors(self) -> dict[str, str]:
+        return {k: lab.text() for k, (_, lab) in self.fields.items() if lab.text()}
+
+    # -- form building
+    def refresh(self) -> None:
+        self.fields = {}
+        old = self._form_widget
+        widget = QWidget()
+        widget.setObjectName("propertyForm")
+        self._vbox = QVBoxLayout(widget)
+        self._vbox.setAlignment(Qt.AlignmentFlag.AlignTop)
+        doc = self.editor.document
+        kind, rest = parse_key(self.key)
+        try:
+            if doc is None or not kind:
+                self._note("Select a body, constraint or force in the model tree to edit it.")
+            elif kind == "body" and rest in doc.body_names():
+                self._body_form(rest)
+            elif kind == "ground":
+                self._note("Ground is fixed. Its geometry is drawn in the ground frame.")
+                self._geometry_forms(GROUND)
+            elif kind in ("constraints", "forces") and int(rest) < len(getattr(doc, kind)):
+                self._element_form(kind, int(rest))
+            elif kind == "hints":
+                self._hints_form()
+            elif kind == "section":
+                self._note(
+                    f"Use '+ {'Constraint' if rest == 'constraints' else 'Force'}' above to add "
+                    "one between the selected bodies."
+                )
+            else:
+                self._note("Nothing to edit.")
+        except (ValueError, KeyError):
+            self._note("Nothing to edit.")
+        self.scroll.setWidget(widget)  # deletes the previous form
+        self._form_widget = widget
+        del old
+
+    def _note(self, text: str) -> None:
+        label = QLabel(text)
+        label.setWordWrap(True)
+        self._vbox.addWidget(label)
+
+    def _group(self, title: str) -> QFormLayout:
+        box = QGroupBox(title)
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self._vbox.addWidget(box)
+        return form
+
+    def _error(self, key: str) -> QLabel:
+        label = QLabel()
+        label.setObjectName(f"error_{key}")
+        label.setStyleSheet(ERROR_STYLE)
+        label.setWordWrap(True)
+        label.hide()
+        return label
+
+    def _row(
+        self, form: QFormLayout, label: str, key: str, editor: QWidget, tip: str = ""
+    ) -> QLabel:
+        error = self._error(key)
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(editor, 2)
+        h.addWidget(error, 3)
+        editor.setObjectName(f"field_{key}")
+        if tip:
+            editor.setToolTip(tip)
+        form.addRow(label, row)
+        self.fields[key] = (editor, error)
+        return error
+
+    def _text_field(
+        self,
+        form: QFormLayout,
+        label: str,
+        key: str,
+        value: str,
+        apply: Callable[[str], Callable],
+        description: str,
+        tip: str = "",
+    ) -> QLineEdit:
+        """A line edit; on editingFinished ``apply(text)`` parses and returns fn(document)."""
+        edit = QLineEdit(value)
+        error = self._row(form, label, key, edit, tip)
+        edit.setProperty("applied", value)
+
+        def commit() -> None:
+            text = edit.text()
+            if text == edit.property("applied") and not error.text():
+                return
+            try:
+                fn = apply(text)
+                self.editor.edit(description, fn)
+            except (FieldError, DocumentError) as exc:
+                self._show_error(error, exc)
+                return
+            edit.setProperty("applied", text)
+            self._show_error(error, None)
+
+        edit.editingFinished.connect(commit)
+        return edit
+
+    def _combo_field(
+        self,
+        form,
+        label: str,
+        key: str,
+        items: list[str],
+        current: str,
+        apply,
+        description: str,
+        tip: str = "",
+    ) -> QComboBox:
+        combo = QComboBox()
+        combo.addItems(items)
+        combo.setCurrentText(current)
+        error = self._row(form, label, key, combo, tip)
+
+        def changed(text: str) -> None:
+            if text == current:
+                self._show_error(error, None)
+                return
+            try:
+                self.editor.edit(description, apply(text))
+            except DocumentError as exc:
+                self._show_error(error, exc)
+                return
+            self._show_error(error, None)
+
+        combo.currentTextChanged.connect(changed)
+        return combo
+
+    def _check_field(
+        self, form, label: str, key: str, value: bool, apply, description: str
+    ) -> QCheckBox:
+        box = QCheckBox()
+        box.setChecked(bool(value))
+        error = self._row(form, label, key, box)
+
+        def toggled(checked: bool) -> None:
+            try:
+                self.editor.edit(description, apply(bool(checked)))
+            except DocumentError as exc:
+                self._show_error(error, exc)
+
+        box.toggled.connect(toggled)
+        return box
+
+    @staticmethod
+    def _show_error(label: QLabel, exc) -> None:
+        if exc is None:
+            label.setText("")
+            label.hide()
+            return
+        label.setText(exc.message if isinstance(exc, DocumentError) else str(exc))
+        label.show()
+
+    # -- bodies
+    def _body_form(self, name: str) -> None:
+        doc = self.editor.document
+        b = doc.body(name)
+        form = self._group(f"Body '{name}'")
+        self._text_field(
+            form,
+            "Name",
+            "name",
+            b.name,
+            lambda t: lambda d: d.rename_body(name, t.strip() if t.strip() else t),
+            f"Rename {name}",
+        )
+        excluded = {name, *doc.descendants(name)}
+        parents = [GROUND] + [n for n in doc.body_names() if n != name]
+        self._combo_field(
+            form,
+            "Parent",
+            "parent",
+            parents,
+            b.parent,
+            lambda p: lambda d: d.set_body(name, parent=p),
+            f"Re-parent {name}",
+            "The body this one is mobilized from"
+            + (f"; not {sorted(excluded)} (a loop)" if len(excluded) > 1 else ""),
+        )
+
+        mob = self._group("Mobilizer")
+        self._combo_field(
+            mob,
+            "Type",
+            "mobilizer",
+            sorted(MOBILIZER_TYPES),
+            b.mobilizer,
+            lambda t: lambda d: d.set_body(name, mobilizer=t),
+            f"Change {name}'s mobilizer",
+        )
+        for option in MOBILIZER_TYPES[b.mobilizer].options:
+            value = b.mobilizer_params.get(
+                option, MOBILIZER_DEFAULT_OPTIONS.get(b.mobilizer, {}).get(option, "")
+            )
+            self._text_field(
+                mob,
+                option,
+                f"mobilizer_params.{option}",
+                fmt(value),
+                lambda t, o=option: self._option_setter(name, o, t),
+                f"Change {name}'s {option}",
+            )
+        self._frame_fields(mob, "X_PF (on parent)", "X_PF", b.X_PF, lambda f: {"X_PF": f}, name)
+        self._frame_fields(mob, "X_BM (on body)", "X_BM", b.X_BM, lambda f: {"X_BM": f}, name)
+
+        mass = self._group("Mass properties")
+        self._text_field(
+            mass,
+            "Mass (kg)",
+            "mass",
+            fmt(b.mass),
+            lambda t: (lambda v: lambda d: d.set_body(name, mass=v))(parse_number(t)),
+            f"Change {name}'s mass",
+        )
+        self._text_field(
+            mass,
+            "Mass centre (m, in B)",
+            "com",
+            fmt(b.com),
+            lambda t: (lambda v: lambda d: d.set_body(name, com=v))(parse_numbers(t, 3)),
+            f"Change {name}'s mass centre",
+        )
+        self._text_field(
+            mass,
+            "Inertia about Bo",
+            "inertia",
+            fmt(b.inertia),
+            lambda t: (lambda v: lambda d: d.set_body(name, inertia=v))(parse_numbers(t, 6)),
+            f"Change {name}'s inertia",
+            "kg m²: xx, yy, zz, xy, xz, yz about the body origin, in B",
+        )
+
+        init = self._group("Initial state")
+        nq, nu = MOBILIZER_TYPES[b.mobilizer].nq, MOBILIZER_TYPES[b.mobilizer].nu
+        q_text = fmt(b.q) if b.q is not None else ""
+        u_text = fmt(b.u) if b.u is not None else ""
+        q_edit = self._text_field(
+            init,
+            f"q ({nq})",
+            "q",
+            q_text,
+            lambda t: self._state_setter(name, "q", t, nq),
+            f"Set {name}'s initial q",
+            "empty: the mobilizer's default",
+        )
+        u_edit = self._text_field(
+            init,
+            f"u ({nu})",
+            "u",
+            u_text,
+            lambda t: self._state_setter(name, "u", t, nu),
+            f"Set {name}'s initial u",
+            "empty: zero",
+        )
+        q_edit.setPlaceholderText("default")
+        u_edit.setPlaceholderText("zero")
+        self._geometry_forms(name)
+
+    def _option_setter(self, name: str, option: str, text: str):
+        b = self.editor.document.body(name)
+        if option == "radii":
+            value = parse_numbers(text, 3)
+        elif option in ("radial_axis",):
+            value = text.strip()
+        elif option.endswith("negated"):
+            value = text.strip().lower() in ("1", "true", "yes")
+        else:
+            value = parse_number(text)
+        params = {**b.mobilizer_params, option: value}
+        return lambda d: d.set_body(name, mobilizer_params=params)
+
+    @staticmethod
+    def _state_setter(name: str, which: str, text: str, n: int):
+        value = None if not text.strip() else parse_numbers(text, n)
+        return lambda d: d.set_body(name, **{which: value})
+
+    def _frame_fields(
+        self, form, label: str, key: str, frame: FrameSpec, make: Callable, name: str
+    ) -> None:
+        def setter(part: str):
+            def apply(text: str):
+                values = parse_numbers(text, 3)
+                current = getattr(self.editor.document.body(name), key)
+                new = (
+                    replace(current, p=values)
+                    if part == "p"
+                    else replace(current, rpy=radians(values))
+                )
+                return lambda d: d.set_body(name, **make(new))
+
+            return apply
+
+        self._text_field(
+            form,
+            f"{label} position (m)",
+            f"{key}.p",
+            fmt(frame.p),
+            setter("p"),
+            f"Move {name}'s {key}",
+        )
+        self._text_field(
+            form,
+            f"{label} rotation (deg)",
+            f"{key}.rpy",
+            fmt(degrees(frame.rpy)),
+            setter("rpy"),
+            f"Rotate {name}'s {key}",
+            "body-fixed x-y-z angles in degrees",
+        )
+
+    # -- geometry
+    def _geometry_forms(self, body: str) -> None:
+        doc = self.editor.document
+        geometry = doc.geometry_of(body)
+        for k, geom in enumerate(geometry):
+            form = self._group(f"Geometry {k + 1}: {geom.kind}")
+            prefix = f"geometry[{k}]"
+            self._combo_field(
+                form,
+                "Kind",
+                f"{prefix}.kind",
+                sorted(GEOMETRY_KINDS),
+                geom.kind,
+                lambda t, k=k: self._geometry_setter(
+                    body, k, lambda gs: GeometrySpec(t, {}, gs.X, gs.color, gs.opacity)
+                ),
+                f"Change {body}'s geometry kind",
+            )
+            for arg in GEOMETRY_KINDS[geom.kind].args:
+                value = geom.params.get(arg.name, arg.default)
+                n = 3 if arg.kind in ("vec3", "direction") else 1
+
+                def apply(text, k=k, arg=arg, n=n):
+                    v = parse_numbers(text, n)
+                    v = v if n == 3 else v[0]
+                    return self._geometry_setter(
+                        body, k, lambda gs: replace(gs, params={**gs.params, arg.name: v})
+                    )
+
+                self._text_field(
+                    form,
+                    f"{arg.name} ({arg.unit})" if arg.unit else arg.name,
+                    f"{prefix}.{arg.name}",
+                    fmt(value),
+                    apply,
+                    f"Change {body}'s geometry",
+                )
+            self._text_field(
+                form,
+                "Position (m)",
+                f"{prefix}.X.p",
+                fmt(geom.X.p),
+                lambda t, k=k: (
+                    lambda v: self._geometry_setter(
+                        body, k, lambda gs: replace(gs, X=replace(gs.X, p=v))
+                    )
+                )(parse_numbers(t, 3)),
+                f"Move {body}'s geometry",
+            )
+            self._text_field(
+                form,
+                "Rotation (deg)",
+                f"{prefix}.X.rpy",
+                fmt(degrees(geom.X.rpy)),
+                lambda t, k=k: (
+                    lambda v: self._geometry_setter(
+                        body, k, lambda gs: replace(gs, X=replace(gs.X, rpy=radians(v)))
+                    )
+                )(parse_numbers(t, 3)),
+                f"Rotate {body}'s geometry",
+            )
+            color = self._text_field(
+                form,
+                "Colour (r, g, b)",
+                f"{prefix}.color",
+                fmt(geom.color) if geom.color is not None else "",
+                lambda t, k=k: self._color_setter(body, k, t),
+                f"Colour {body}'s geometry",
+                "components in [0, 1]; empty: default colour",
+            )
+            color.setPlaceholderText("default")
+            pick = QPushButton("Pick…")
+            pick.setObjectName(f"pick_{prefix}.color")
+            pick.clicked.connect(lambda _=False, k=k: self._pick_color(body, k))
+            form.addRow("", pick)
+            self._text_field(
+                form,
+                "Opacity",
+                f"{prefix}.opacity",
+                fmt(geom.opacity),
+                lambda t, k=k: (
+                    lambda v: self._geometry_setter(body, k, lambda gs: replace(gs, opacity=v))
+                )(parse_number(t)),
+                f"Change {body}'s geometry opacity",
+            )
+            remove = QPushButton("Remove this geometry")
+            remove.setObjectName(f"remove_{prefix}")
+            remove.clicked.connect(lambda _=False, k=k: self._remove_geometry(body, k))
+            form.addRow("", remove)
+        add_row = QHBoxLayout()
+        kind_box = QComboBox()
+        kind_box.setObjectName("new_geometry_kind")
+        kind_box.addItems(sorted(GEOMETRY_KINDS))
+        kind_box.setCurrentText("sphere")
+        add = QPushButton("Add geometry")
+        add.setObjectName("add_geometry")
+        add.clicked.connect(lambda: self._add_geometry(body, kind_box.currentText()))
+        add_row.addWidget(kind_box)
+        add_row.addWidget(add)
+        holder = QWidget()
+        holder.setLayout(add_row)
+        self._vbox.addWidget(holder)
+
+    def _color_setter(self, body: str, k: int, text: str):
+        color = parse_numbers(text, 3) if text.strip() else None
+        return self._geometry_setter(body, k, lambda gs: replace(gs, color=color))
+
+    def _geometry_setter(self, body: str, k: int, change: Callable[[GeometrySpec], GeometrySpec]):
+        def fn(d):
+            geometry = d.geometry_of(body)
+            geometry[k] = change(geometry[k])
+            d.set_geometry(body, geometry)
+
+        return fn
+
+    def _add_geometry(self, body: str, kind: str) -> None:
+        params = {a.name: a.default for a in GEOMETRY_KINDS[kind].args}
+        try:
+            self.editor.edit(
+                f"Add {kind} to {body}",
+                lambda d: d.set_geometry(body, [*d.geometry_of(body), GeometrySpec(kind, params)]),
+            )
+        except DocumentError as exc:
+            self.editor.report(str(exc))
+
+    def _remove_geometry(self, body: str, k: int) -> None:
+        def fn(d):
+            geometry = d.geometry_of(body)
+            del geometry[k]
+            d.set_geometry(body, geometry)
+
+        self.editor.edit(f"Remove geometry from {body}", fn)
+
+    def _pick_color(self, body: str, k: int) -> None:
+        g = self.editor.document.geometry_of(body)[k]
+        initial = QColor.fromRgbF(*(g.color or (0.7, 0.7, 0.7)))
+        color = QColorDialog.getColor(initial, self, "Geometry colour")
+        if color.isValid():
+            rgb = (round(color.redF(), 4), round(color.greenF(), 4), round(color.blueF(), 4))
+            self.editor.edit(
+                f"Colour {body}'s geometry",
+                self._geometry_setter(body, k, lambda g: replace(g, color=rgb)),
+            )
+
+    # -- constraints and forces
+    def _element_form(self, section: str, index: int) -> None:
+        doc = self.editor.document
+        e = getattr(doc, section)[index]
+        spec = element_types(section)[e.type]
+        what = "Constraint" if section == "constraints" else "Force"
+        form = self._group(f"{what} {index + 1}: {e.type}")
+        if spec.doc:
+            form.addRow(QLabel(spec.doc))
+        self._text_field(
+            form,
+            "Name",
+            "element.name",
+            e.name,
+            lambda t: lambda d: d.set_element(section, index, name=t),
+            f"Rename {what.lower()}",
+        )
+        bodies = [GROUND, *doc.body_names()]
+        for arg in spec.args:
+            value = e.args.get(arg.name, arg.default)
+            label = f"{arg.name} ({arg.unit})" if arg.unit else arg.name
+            key = f"args.{arg.name}"
+            desc = f"Change {e.label()} {arg.name}"
+            if arg.kind == "body":
+                self._combo_field(
+                    form,
+                    label,
+                    key,
+                    bodies,
+                    value,
+                    lambda t, a=arg.name: lambda d: d.set_element(section, index, args={a: t}),
+                    desc,
+                )
+            elif arg.kind == "frame":
+                for part in ("p", "rpy"):
+                    shown = value.get(part, (0, 0, 0))
+                    shown = degrees(shown) if part == "rpy" else shown
+
+                    def apply(t, a=arg.name, part=part, frame=value):
+                        v = parse_numbers(t, 3)
+                        return lambda d: d.set_element(
+                            section,
+                            index,
+                            args={a: {**dict(frame), part: radians(v) if part == "rpy" else v}},
+                        )
+
+                    self._text_field(
+                        form,
+                        f"{arg.name} {'position (m)' if part == 'p' else 'rotation (deg)'}",
+                        f"{key}.{part}",
+                        fmt(shown),
+                        apply,
+                        desc,
+                    )
+            elif arg.kind == "rotation":
+                self._text_field(
+                    form,
+                    f"{arg.name} (deg)",
+                    key,
+                    fmt(degrees(value.get("rpy", (0, 0, 0)))),
+                    lambda t, a=arg.name: (
+                        lambda v: (
+                            lambda d: d.set_element(section, index, args={a: {"rpy": radians(v)}})
+                        )
+                    )(parse_numbers(t, 3)),
+                    desc,
+                )
+            elif arg.kind == "index":
+                self._text_field(
+                    form,
+                    label,
+                    key,
+                    fmt(value),
+                    lambda t, a=arg.name: (
+                        lambda v: (
+                            lambda d: d.set_element(
+                                section, index, args={a: int(v) if v == int(v) else v}
+                            )
+                        )
+                    )(parse_number(t)),
+                    desc,
+                )
+            else:
+                n = 3 if arg.kind in ("vec3", "direction") else 1
+                self._text_field(
+                    form,
+                    label,
+                    key,
+                    fmt(value),
+                    lambda t, a=arg.name, n=n: (
+                        lambda v: (
+                            lambda d: d.set_element(section, index, args={a: v if n == 3 else v[0]})
+                        )
+                    )(parse_numbers(t, n)),
+                    desc,
+                )
+
+    # -- hints
+    def _hints_form(self) -> None:
+        h = self.editor.document.hints
+        form = self._group("System hints")
+        self._combo_field(
+            form,
+            "Up direction",
+            "hints.up",
+            list(UP_DIRECTIONS),
+            h.up,
+            lambda t: lambda d: d.set_hints(up=t),
+            "Change the up direction",
+        )
+        self._check_field(
+            form,
+            "Uniform background",
+            "hints.uniform_background",
+            h.uniform_background,
+            lambda v: lambda d: d.set_hints(uniform_background=v),
+            "Toggle the uniform background",
+        )
+        self._check_field(
+            form,
+            "Show default geometry",
+            "hints.show_default_geometry",
+            h.show_default_geometry,
+            lambda v: lambda d: d.set_hints(show_default_geometry=v),
+            "Toggle the default geometry",
+        )
+        self._text_field(
+            form,
+            "Time scale (s)",
+            "hints.time_scale",
+            fmt(h.time_scale),
+            lambda t: (lambda v: lambda d: d.set_hints(time_scale=v))(parse_number(t)),
+            "Change the time scale",
+        )
+        self._text_field(
+            form,
+            "Length scale (m)",
+            "hints.length_scale",
+            fmt(h.length_scale),
+            lambda t: (lambda v: lambda d: d.set_hints(length_scale=v))(parse_number(t)),
+            "Change the length scale",
+        )

@@ -1,0 +1,109 @@
+"""The model tree: a Qt item model over a ModelDocument.
+
+Rows: "Ground" with the bodies nested by parent (column 2 names the mobilizer), then
+"Constraints", "Forces" and "Hints". Each row carries a string key in ``KEY_ROLE``:
+``"ground"``, ``"body:<name>"``, ``"section:constraints"``, ``"constraints:<index>"``,
+``"forces:<index>"`` or ``"hints"`` (``parse_key`` splits it). The model holds no data of its
+own: it is rebuilt from the document whenever the document changes.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+
+from app.document import GROUND, ModelDocument
+from app.document.registry import is_available
+
+KEY_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def body_key(name: str) -> str:
+    return f"body:{name}"
+
+
+def parse_key(key: str | None) -> tuple[str, str]:
+    """("body", name), ("constraints", "0"), ("ground", ""), ("hints", "")..."""
+    if not key:
+        return ("", "")
+    kind, _, rest = key.partition(":")
+    return kind, rest
+
+
+def _item(text: str, key: str, tooltip: str = "") -> QStandardItem:
+    item = QStandardItem(text)
+    item.setData(key, KEY_ROLE)
+    item.setEditable(False)
+    if tooltip:
+        item.setToolTip(tooltip)
+    return item
+
+
+class ModelTreeModel(QStandardItemModel):
+    def __init__(self, document: ModelDocument | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.setHorizontalHeaderLabels(["Model", "Type"])
+        self.document: ModelDocument | None = None
+        if document is not None:
+            self.set_document(document)
+
+    def set_document(self, document: ModelDocument) -> None:
+        if self.document is not None:
+            self.document.remove_listener(self._changed)
+        self.document = document
+        document.add_listener(self._changed)
+        self.rebuild()
+
+    def detach(self) -> None:
+        if self.document is not None:
+            self.document.remove_listener(self._changed)
+            self.document = None
+
+    def _changed(self, _change) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        self.beginResetModel()
+        self.blockSignals(True)
+        try:
+            self.removeRows(0, self.rowCount())
+            doc = self.document
+            if doc is None:
+                return
+            root = self.invisibleRootItem()
+            ground = _item(GROUND, "ground", "The fixed ground body")
+            items = {GROUND: ground}
+            root.appendRow([ground, _item("", "ground")])
+            for b in doc.bodies:
+                item = _item(
+                    b.name, f"body:{b.name}", f"{b.name}: {b.mobilizer} mobilizer, {b.mass:g} kg"
+                )
+                items[b.name] = item
+                items[b.parent].appendRow([item, _item(b.mobilizer, f"body:{b.name}")])
+            for section, title in (("constraints", "Constraints"), ("forces", "Forces")):
+                head = _item(title, f"section:{section}")
+                root.appendRow([head, _item(str(len(getattr(doc, section))), f"section:{section}")])
+                for i, e in enumerate(getattr(doc, section)):
+                    bodies = [v for k, v in e.args.items() if isinstance(v, str)]
+                    text = e.label() + (f" ({', '.join(bodies)})" if bodies else "")
+                    row = _item(text, f"{section}:{i}")
+                    if not is_available(section, e.type):
+                        row.setToolTip(f"this engine has no {e.type} yet")
+                        row.setForeground(Qt.GlobalColor.gray)
+                    head.appendRow([row, _item(e.type, f"{section}:{i}")])
+            root.appendRow([_item("Hints", "hints", "System hints"), _item("", "hints")])
+        finally:
+            self.blockSignals(False)
+            self.endResetModel()
+
+    def index_of(self, key: str):
+        """The model index (column 0) of the row with ``key`` (invalid if none)."""
+        stack = [self.invisibleRootItem()]
+        while stack:
+            parent = stack.pop()
+            for row in range(parent.rowCount()):
+                child = parent.child(row, 0)
+                if child.data(KEY_ROLE) == key:
+                    return child.index()
+                stack.append(child)
+        return self.index(-1, -1)

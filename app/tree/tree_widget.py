@@ -1,0 +1,211 @@
+"""The "Model" dock: the tree view with add / remove buttons and selection sync.
+
+Signals: ``body_selected(name)`` when a body becomes the current row (the 3-D view follows),
+``key_selected(key)`` for any row (the property editor follows). Slot ``select_body(name)``
+selects a body's row (the 3-D view's picking calls it).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.document import GROUND
+from app.document.registry import CONSTRAINT_TYPES, FORCE_TYPES, is_available
+from app.tree.tree_model import KEY_ROLE, ModelTreeModel, body_key, parse_key
+
+
+class ModelTreeWidget(QWidget):
+    body_selected = Signal(str)
+    key_selected = Signal(str)
+
+    def __init__(self, editor, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("modelTree")
+        self.editor = editor
+        self.model = ModelTreeModel(parent=self)
+        self.view = QTreeView(self)
+        self.view.setObjectName("modelTreeView")
+        self.view.setModel(self.model)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setUniformRowHeights(True)
+        self.view.setAlternatingRowColors(True)
+        self.view.setToolTip(
+            "Select a body to edit it; Ctrl-click to pick several bodies for a constraint or force"
+        )
+        self._current_key = ""
+        self._selecting = False
+
+        self.add_body_button = self._button(
+            "Add body", "Add a body under the selected body (or Ground)", editor.add_body
+        )
+        self.remove_button = self._button(
+            "Remove",
+            "Remove the selected item (a body with its descendants)",
+            editor.remove_selected,
+        )
+        self.constraint_menu = self._type_menu("constraints", CONSTRAINT_TYPES)
+        self.force_menu = self._type_menu("forces", FORCE_TYPES)
+        self.add_constraint_button = self._menu_button(
+            "Constraint", "Add a constraint between the selected bodies", self.constraint_menu
+        )
+        self.add_force_button = self._menu_button(
+            "Force", "Add a force on the selected bodies", self.force_menu
+        )
+        self.message = QLabel(self)
+        self.message.setObjectName("treeMessage")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b03a2e")
+        self.message.hide()
+
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        for b in (
+            self.add_body_button,
+            self.remove_button,
+            self.add_constraint_button,
+            self.add_force_button,
+        ):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(buttons)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.message)
+        self.model.modelReset.connect(self._after_reset)
+        # The view keeps one selection model for its model, across resets.
+        self.view.selectionModel().currentChanged.connect(self._current_changed)
+
+    # -- construction
+    def _button(self, text: str, tip: str, slot) -> QToolButton:
+        b = QToolButton(self)
+        b.setText(text)
+        b.setToolTip(tip)
+        b.setObjectName(text.replace(" ", "") + "Button")
+        b.clicked.connect(lambda: slot())
+        return b
+
+    def _menu_button(self, text: str, tip: str, menu: QMenu) -> QToolButton:
+        b = QToolButton(self)
+        b.setText(f"+ {text}")
+        b.setToolTip(tip)
+        b.setObjectName(f"add{text}Button")
+        b.setMenu(menu)
+        b.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        return b
+
+    def _type_menu(self, section: str, types: dict) -> QMenu:
+        menu = QMenu(self)
+        self.type_actions = getattr(self, "type_actions", {})
+        for name, spec in types.items():
+            action = QAction(name, menu)
+            action.setToolTip(spec.doc)
+            action.setStatusTip(spec.doc)
+            action.triggered.connect(
+                lambda _=False, s=section, n=name: self.editor.add_element(s, n)
+            )
+            menu.addAction(action)
+            self.type_actions[(section, name)] = action
+        menu.aboutToShow.connect(lambda: self._refresh_availability(section))
+        self._refresh_availability(section)
+        return menu
+
+    def _refresh_availability(self, section: str) -> None:
+        for (s, name), action in self.type_actions.items():
+            if s == section:
+                ok = is_available(section, name)
+                action.setEnabled(ok)
+                if not ok:
+                    action.setToolTip(f"this engine has no {name} yet")
+
+    # -- document
+    def set_document(self, document) -> None:
+        self.model.set_document(document)
+
+    def detach(self) -> None:
+        self.model.detach()
+
+    def _after_reset(self) -> None:
+        self.view.expandAll()
+        self.view.resizeColumnToContents(0)
+        key = self._current_key
+        if key and self.model.index_of(key).isValid():
+            self._select_key(key, emit=False)
+        elif key:
+            self._current_key = ""
+            self.key_selected.emit("")
+
+    # -- selection
+    def _current_changed(self, current, _previous) -> None:
+        if self._selecting:
+            return
+        key = current.data(KEY_ROLE) if current.isValid() else ""
+        self._set_current(key or "")
+
+    def _set_current(self, key: str) -> None:
+        self._current_key = key
+        self.key_selected.emit(key)
+        kind, rest = parse_key(key)
+        if kind == "body":
+            self.body_selected.emit(rest)
+        elif kind == "ground":
+            self.body_selected.emit(GROUND)
+
+    def _select_key(self, key: str, emit: bool = True) -> bool:
+        index = self.model.index_of(key)
+        if not index.isValid():
+            return False
+        self._selecting = True
+        try:
+            self.view.selectionModel().setCurrentIndex(
+                index,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            self.view.scrollTo(index)
+        finally:
+            self._selecting = False
+        if emit:
+            self._set_current(key)
+        else:
+            self._current_key = key
+        return True
+
+    @Slot(str)
+    def select_body(self, name: str) -> None:
+        """Select body ``name`` (or Ground) in the tree, as if clicked."""
+        key = "ground" if name == GROUND else body_key(name)
+        if key == self._current_key:
+            return
+        self._select_key(key)
+
+    def select_key(self, key: str) -> bool:
+        return self._select_key(key)
+
+    def current_key(self) -> str:
+        return self._current_key
+
+    def selected_bodies(self) -> list[str]:
+        """Bodies of the selected rows, in the order they were picked (Ground included)."""
+        out: list[str] = []
+        for index in self.view.selectionModel().selectedRows(0):
+            kind, rest = parse_key(index.data(KEY_ROLE))
+            name = rest if kind == "body" else (GROUND if kind == "ground" else None)
+            if name and name not in out:
+                out.append(name)
+        return out
+
+    def show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
