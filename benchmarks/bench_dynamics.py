@@ -1,0 +1,733 @@
+"""Multibody dynamics speed: mbstudio's engine against Simbody 3.7, OpenSim, Pinocchio, MuJoCo.
+
+Run: ``.venv/bin/python benchmarks/bench_dynamics.py [--models pin10,pin50,...] [--quick]``
+
+The same models go through every engine:
+
+* ``pin10``, ``pin50``, ``pin200``: planar chains of Pin joints (links 1 m, 1 kg);
+* ``ball50``: the same chain with Ball joints (quaternions);
+* ``tree255``: a binary tree of 255 bodies on Pin joints;
+* ``humanoid``: a free-floating 32-dof humanoid (Free pelvis, Ball/Pin limbs);
+
+each under gravity (-9.81 m/s^2 along y), in one random state. For each engine and model the
+script checks that udot agrees with ours (converted between the engines' coordinate
+conventions: Pinocchio and MuJoCo give ball/free angular rates in the child frame), then prints
+microseconds per call, from one run, of
+
+* ``fd_u``: forward dynamics after a change of u (set u, realize Acceleration; Simbody and we
+  keep the position-dependent articulated inertias; MuJoCo ``mj_forwardSkip`` from velocity;
+  Pinocchio's ``aba`` always starts from q);
+* ``fd_q``: the same after a change of q (``mj_forward``, ``aba``);
+* ``calcM``: the mass matrix of a position-realized State (Pinocchio ``crba`` from q; MuJoCo
+  ``mj_fullM`` of the matrix its position stage keeps);
+* ``inverse_dynamics``: calcResidualForceIgnoringConstraints (``rnea``, ``mj_inverse``);
+* ``multiplyByMInv``: M^-1 v (Pinocchio ``aba`` with v = 0 and no gravity; ``mj_solveM``);
+* ``system_jacobian``: calcSystemJacobian (``computeJointJacobians``; MuJoCo ``mj_jacBody``
+  for every body);
+
+and the ratios ours / theirs. Python engines are timed through their Python APIs (the call
+overhead is part of what a Python user pays, as it is for ours); Simbody through a small C++
+program (``simbody_bench.cpp``) built here against Debian's libsimbody-dev.
+
+Caveat printed beside every Simbody ratio: Debian's libsimbody is built with its debug
+assertions on and runs about 1.5-3x slower than Simbody's own Release build, so a ratio
+against it flatters us by that factor; the real aim is the ratio against a Release build
+(about twice as strict).
+
+Optional engines are skipped with a note when they are not installed (``pip install
+'.[bench]'`` installs pin, mujoco and opensim; ``apt-get install libsimbody-dev g++`` for
+Simbody). Timing: batches of at least ~20 ms, best of 5 batches. Not a test: numbers vary with
+the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+GRAVITY = 9.81
+OPS = ("fd_u", "fd_q", "calcM", "inverse_dynamics", "multiplyByMInv", "system_jacobian")
+SIMBODY_CAVEAT = "Simbody = Debian build with debug assertions, ~1.5-3x slower than Release"
+
+
+# --------------------------------------------------------------------------- models
+@dataclass
+class Link:
+    """One body: its parent (0 = Ground), joint, X_PF translation, mass properties."""
+
+    parent: int
+    joint: str  # "pin" | "ball" | "free"
+    p_PF: np.ndarray
+    mass: float
+    com: np.ndarray
+    I_com: np.ndarray  # 3x3 central inertia, in B
+
+    def inertia_about_origin(self) -> np.ndarray:
+        c = self.com
+        return self.I_com + self.mass * (c @ c * np.eye(3) - np.outer(c, c))
+
+
+@dataclass
+class Model:
+    name: str
+    links: list[Link]
+    # per-joint state in Simbody's conventions
+    R_FM: list[np.ndarray] = field(default_factory=list)
+    angle: list[float] = field(default_factory=list)
+    p_FM: list[np.ndarray] = field(default_factory=list)
+    w_F: list[np.ndarray] = field(default_factory=list)
+    v_F: list[np.ndarray] = field(default_factory=list)
+    rate: list[float] = field(default_factory=list)
+
+    @property
+    def nb(self) -> int:
+        return len(self.links) + 1
+
+    def randomize(self, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for link in self.links:
+            rv = rng.normal(scale=0.4, size=3)
+            self.R_FM.append(_rotvec_to_matrix(rv))
+            self.angle.append(float(rng.uniform(-1.0, 1.0)))
+            self.p_FM.append(rng.normal(scale=0.2, size=3) if link.joint == "free" else np.zeros(3))
+            self.w_F.append(rng.normal(scale=0.5, size=3))
+            self.v_F.append(rng.normal(scale=0.5, size=3))
+            self.rate.append(float(rng.normal(scale=0.5)))
+
+    # Simbody's q and u
+    def simbody_qu(self) -> tuple[np.ndarray, np.ndarray]:
+        q, u = [], []
+        for k, link in enumerate(self.links):
+            if link.joint == "pin":
+                q.append([self.angle[k]])
+                u.append([self.rate[k]])
+            elif link.joint == "ball":
+                q.append(_matrix_to_quat_wxyz(self.R_FM[k]))
+                u.append(self.w_F[k])
+            else:
+                q.append(np.r_[_matrix_to_quat_wxyz(self.R_FM[k]), self.p_FM[k]])
+                u.append(np.r_[self.w_F[k], self.v_F[k]])
+        return np.concatenate(q), np.concatenate(u)
+
+
+def _rotvec_to_matrix(rv: np.ndarray) -> np.ndarray:
+    th = np.linalg.norm(rv)
+    if th < 1e-12:
+        return np.eye(3)
+    k = rv / th
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(th) * K + (1 - np.cos(th)) * K @ K
+
+
+def _matrix_to_quat_wxyz(R: np.ndarray) -> np.ndarray:
+    w = np.sqrt(max(0.0, 1.0 + np.trace(R))) / 2.0
+    x = np.copysign(np.sqrt(max(0.0, 1 + R[0, 0] - R[1, 1] - R[2, 2])) / 2, R[2, 1] - R[1, 2])
+    y = np.copysign(np.sqrt(max(0.0, 1 - R[0, 0] + R[1, 1] - R[2, 2])) / 2, R[0, 2] - R[2, 0])
+    z = np.copysign(np.sqrt(max(0.0, 1 - R[0, 0] - R[1, 1] + R[2, 2])) / 2, R[1, 0] - R[0, 1])
+    q = np.array([w, x, y, z])
+    return q / np.linalg.norm(q)
+
+
+def _link(parent: int, joint: str, p, mass=1.0, com=(0.0, -0.5, 0.0), I=(0.08, 0.01, 0.08)):
+    return Link(parent, joint, np.asarray(p, float), mass, np.asarray(com, float), np.diag(I))
+
+
+def chain(name: str, n: int, joint: str) -> Model:
+    links = [_link(i, joint, (0, 0, 0) if i == 0 else (0, -1.0, 0)) for i in range(n)]
+    return Model(name, links)
+
+
+def binary_tree(name: str, n: int) -> Model:
+    links = []
+    for k in range(1, n + 1):
+        parent = k // 2
+        side = 0.0 if k == 1 else (0.5 if k % 2 == 0 else -0.5)
+        links.append(_link(parent, "pin", (side, 0 if k == 1 else -1.0, 0)))
+    return Model(name, links)
+
+
+def humanoid(name: str) -> Model:
+    L = []
+
+    def add(parent, joint, p, mass, com, I):
+        L.append(_link(parent, joint, p, mass, com, I))
+        return len(L)
+
+    pelvis = add(0, "free", (0, 0, 0), 10.0, (0, 0, 0), (0.1, 0.1, 0.1))
+    torso = add(pelvis, "ball", (0, 0.1, 0), 25.0, (0, 0.25, 0), (0.4, 0.2, 0.4))
+    add(torso, "pin", (0, 0.5, 0), 5.0, (0, 0.1, 0), (0.02, 0.02, 0.02))  # head
+    for side in (-1.0, 1.0):
+        upper = add(torso, "ball", (0.2 * side, 0.45, 0), 2.0, (0, -0.15, 0), (0.02, 0.005, 0.02))
+        add(upper, "pin", (0, -0.3, 0), 1.5, (0, -0.12, 0), (0.01, 0.003, 0.01))  # forearm
+    for side in (-1.0, 1.0):
+        thigh = add(pelvis, "ball", (0.1 * side, -0.1, 0), 8.0, (0, -0.2, 0), (0.1, 0.02, 0.1))
+        shin = add(thigh, "pin", (0, -0.45, 0), 4.0, (0, -0.2, 0), (0.05, 0.01, 0.05))
+        add(shin, "ball", (0, -0.42, 0), 1.0, (0, -0.03, 0.05), (0.003, 0.003, 0.001))  # foot
+    return Model(name, L)
+
+
+def make_models(names: list[str]) -> list[Model]:
+    makers = {
+        "pin10": lambda: chain("pin10", 10, "pin"),
+        "pin50": lambda: chain("pin50", 50, "pin"),
+        "pin200": lambda: chain("pin200", 200, "pin"),
+        "ball50": lambda: chain("ball50", 50, "ball"),
+        "tree255": lambda: binary_tree("tree255", 255),
+        "humanoid": lambda: humanoid("humanoid"),
+    }
+    models = []
+    for name in names:
+        model = makers[name]()
+        model.randomize(seed=7)
+        models.append(model)
+    return models
+
+
+# --------------------------------------------------------------------------- timing
+def time_call(f: Callable[[], object], quick: bool = False) -> float:
+    """Microseconds per call: batches of >= ~20 ms (5 ms quick), best of 5 (3 quick)."""
+    target = 0.005 if quick else 0.02
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        dt = time.perf_counter() - t0
+        if dt > target or n >= 1 << 22:
+            break
+        n *= 2
+    best = float("inf")
+    for _ in range(3 if quick else 5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best * 1e6
+
+
+@dataclass
+class Result:
+    udot: np.ndarray | None  # in Simbody's conventions
+    times: dict[str, float]
+    note: str = ""
+
+
+# --------------------------------------------------------------------------- our engine
+def run_ours(model: Model, quick: bool) -> Result:
+    from engine import (
+        Body,
+        Force,
+        GeneralForceSubsystem,
+        Inertia,
+        MassProperties,
+        MobilizedBody,
+        MultibodySystem,
+        SimbodyMatterSubsystem,
+        Stage,
+        Transform,
+        Vec3,
+    )
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.Gravity(forces, matter, Vec3(0, -1, 0), GRAVITY)
+    mobods = [matter.Ground()]
+    kinds = {"pin": MobilizedBody.Pin, "ball": MobilizedBody.Ball, "free": MobilizedBody.Free}
+    for link in model.links:
+        body = Body.Rigid(
+            MassProperties(link.mass, Vec3(*link.com), Inertia(link.inertia_about_origin()))
+        )
+        mobods.append(
+            kinds[link.joint](mobods[link.parent], Transform(Vec3(*link.p_PF)), body, Transform())
+        )
+    state = system.realizeTopology()
+    q, u = model.simbody_qu()
+    state.setQ(q)
+    state.setU(u)
+    system.realize(state, Stage.Acceleration)
+    udot = np.array(state.getUDot())
+    nu, nb = state.getNU(), matter.getNumBodies()
+    f0, F0 = np.zeros(nu), np.zeros((nb, 2, 3))
+    v = 1.0 + 0.01 * np.arange(nu)
+
+    def fd_u():
+        state.setU(u)
+        system.realize(state, Stage.Acceleration)
+
+    def fd_q():
+        state.setQ(q)
+        system.realize(state, Stage.Acceleration)
+
+    times = {
+        "fd_u": time_call(fd_u, quick),
+        "fd_q": time_call(fd_q, quick),
+        "calcM": time_call(lambda: matter.calcM(state), quick),
+        "inverse_dynamics": time_call(
+            lambda: matter.calcResidualForceIgnoringConstraints(state, f0, F0, udot), quick
+        ),
+        "multiplyByMInv": time_call(lambda: matter.multiplyByMInv(state, v), quick),
+        "system_jacobian": time_call(lambda: matter.calcSystemJacobian(state), quick),
+    }
+    return Result(udot, times)
+
+
+# --------------------------------------------------------------------------- Simbody C++
+def build_simbody_bench() -> tuple[Path | None, str]:
+    """Compile simbody_bench.cpp (cached next to the build inputs); (binary, note)."""
+    src = ROOT / "benchmarks" / "simbody_bench.cpp"
+    out_dir = Path(tempfile.gettempdir()) / "mbstudio_bench"
+    out_dir.mkdir(exist_ok=True)
+    exe = out_dir / "simbody_bench"
+    if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
+        return exe, ""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        return None, "no C++ compiler (apt-get install g++)"
+    try:
+        flags = subprocess.run(
+            ["pkg-config", "--cflags", "--libs", "simbody"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None, "libsimbody-dev not found (apt-get install libsimbody-dev)"
+    flags = [f for f in flags if not f.startswith("-std=")]
+    cmd = [cxx, "-O2", "-std=c++17", str(src), "-o", str(exe), *flags]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, "simbody_bench.cpp did not compile:\n" + proc.stderr[-2000:]
+    return exe, ""
+
+
+def run_simbody(model: Model, exe: Path) -> Result:
+    q, u = model.simbody_qu()
+    lines = []
+    for link in model.links:
+        I = link.inertia_about_origin()
+        vals = [
+            *link.p_PF,
+            link.mass,
+            *link.com,
+            I[0, 0],
+            I[1, 1],
+            I[2, 2],
+            I[0, 1],
+            I[0, 2],
+            I[1, 2],
+        ]
+        lines.append(f"body {link.parent} {link.joint} " + " ".join(repr(float(x)) for x in vals))
+    lines.append("q " + " ".join(repr(float(x)) for x in q))
+    lines.append("u " + " ".join(repr(float(x)) for x in u))
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+        fh.write("\n".join(lines) + "\n")
+        path = fh.name
+    try:
+        out = subprocess.run([str(exe), path], capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(path)
+    udot, times = None, {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[0] == "udot":
+            udot = np.array([float(x) for x in parts[1:]])
+        elif parts[0] == "time":
+            times[parts[1]] = float(parts[2])
+    return Result(udot, times, "debug-assert build")
+
+
+# --------------------------------------------------------------------------- Pinocchio
+def run_pinocchio(model: Model, quick: bool) -> Result:
+    import pinocchio as pin
+
+    pm = pin.Model()
+    pm.gravity.linear = np.array([0.0, -GRAVITY, 0.0])
+    joints = {
+        "pin": pin.JointModelRZ,
+        "ball": pin.JointModelSpherical,
+        "free": pin.JointModelFreeFlyer,
+    }
+    ids = [0]
+    for k, link in enumerate(model.links):
+        jid = pm.addJoint(
+            ids[link.parent], joints[link.joint](), pin.SE3(np.eye(3), link.p_PF), f"j{k}"
+        )
+        pm.appendBodyToJoint(jid, pin.Inertia(link.mass, link.com, link.I_com), pin.SE3.Identity())
+        ids.append(jid)
+    data = pm.createData()
+    # q, v in Pinocchio's conventions (child-frame angular rates)
+    q, v = [], []
+    for k, link in enumerate(model.links):
+        R = model.R_FM[k]
+        if link.joint == "pin":
+            q.append([model.angle[k]])
+            v.append([model.rate[k]])
+        else:
+            wxyz = _matrix_to_quat_wxyz(R)
+            xyzw = np.r_[wxyz[1:], wxyz[0]]
+            w_M = R.T @ model.w_F[k]
+            if link.joint == "ball":
+                q.append(xyzw)
+                v.append(w_M)
+            else:
+                q.append(np.r_[model.p_FM[k], xyzw])
+                v.append(np.r_[R.T @ model.v_F[k], w_M])
+    q, v = np.concatenate(q), np.concatenate(v)
+    tau0 = np.zeros(pm.nv)
+    a = pin.aba(pm, data, q, v, tau0).copy()
+    # back to Simbody's conventions
+    udot, i = [], 0
+    for k, link in enumerate(model.links):
+        R = model.R_FM[k]
+        if link.joint == "pin":
+            udot.append(a[i : i + 1])
+            i += 1
+        elif link.joint == "ball":
+            udot.append(R @ a[i : i + 3])
+            i += 3
+        else:
+            v_M, w_M = v[i : i + 3], v[i + 3 : i + 6]
+            udot.append(np.r_[R @ a[i + 3 : i + 6], R @ (a[i : i + 3] + np.cross(w_M, v_M))])
+            i += 6
+    udot = np.concatenate(udot)
+    free_model = pm.copy()
+    free_model.gravity.linear = np.zeros(3)
+    free_data = free_model.createData()
+    zero_v = np.zeros(pm.nv)
+    vv = 1.0 + 0.01 * np.arange(pm.nv)
+    times = {
+        "fd_u": time_call(lambda: pin.aba(pm, data, q, v, tau0), quick),
+        "calcM": time_call(lambda: pin.crba(pm, data, q), quick),
+        "inverse_dynamics": time_call(lambda: pin.rnea(pm, data, q, v, a), quick),
+        "multiplyByMInv": time_call(lambda: pin.aba(free_model, free_data, q, zero_v, vv), quick),
+        "system_jacobian": time_call(lambda: pin.computeJointJacobians(pm, data, q), quick),
+    }
+    times["fd_q"] = times["fd_u"]
+    return Result(udot, times, "aba/crba start from q")
+
+
+# --------------------------------------------------------------------------- MuJoCo
+def _mjcf(model: Model) -> str:
+    children: dict[int, list[int]] = {}
+    for k, link in enumerate(model.links, start=1):
+        children.setdefault(link.parent, []).append(k)
+
+    def body_xml(k: int, indent: str) -> str:
+        link = model.links[k - 1]
+        pos = " ".join(repr(float(x)) for x in link.p_PF)
+        joint = {
+            "pin": '<joint type="hinge" axis="0 0 1"/>',
+            "ball": '<joint type="ball"/>',
+            "free": "<freejoint/>",
+        }[link.joint]
+        inertial = (
+            f'<inertial pos="{" ".join(repr(float(x)) for x in link.com)}" mass="{link.mass!r}" '
+            f'diaginertia="{" ".join(repr(float(x)) for x in np.diag(link.I_com))}"/>'
+        )
+        inner = "".join(body_xml(c, indent + " ") for c in children.get(k, []))
+        return f'{indent}<body name="b{k}" pos="{pos}">{joint}{inertial}\n{inner}{indent}</body>\n'
+
+    bodies = "".join(body_xml(c, "  ") for c in children.get(0, []))
+    return (
+        f'<mujoco><option gravity="0 {-GRAVITY!r} 0"/>\n<worldbody>\n{bodies}</worldbody></mujoco>'
+    )
+
+
+def run_mujoco(model: Model, quick: bool) -> Result:
+    import mujoco
+
+    m = mujoco.MjModel.from_xml_string(_mjcf(model))
+    d = mujoco.MjData(m)
+    qpos, qvel = [], []
+    for k, link in enumerate(model.links):
+        R = model.R_FM[k]
+        if link.joint == "pin":
+            qpos.append([model.angle[k]])
+            qvel.append([model.rate[k]])
+        elif link.joint == "ball":
+            qpos.append(_matrix_to_quat_wxyz(R))
+            qvel.append(R.T @ model.w_F[k])
+        else:
+            qpos.append(np.r_[model.p_FM[k], _matrix_to_quat_wxyz(R)])
+            qvel.append(np.r_[model.v_F[k], R.T @ model.w_F[k]])
+    qpos, qvel = np.concatenate(qpos), np.concatenate(qvel)
+    d.qpos[:] = qpos
+    d.qvel[:] = qvel
+    mujoco.mj_forward(m, d)
+    acc = d.qacc.copy()
+    udot, i = [], 0
+    for k, link in enumerate(model.links):
+        R = model.R_FM[k]
+        if link.joint == "pin":
+            udot.append(acc[i : i + 1])
+            i += 1
+        elif link.joint == "ball":
+            udot.append(R @ acc[i : i + 3])
+            i += 3
+        else:
+            udot.append(np.r_[R @ acc[i + 3 : i + 6], acc[i : i + 3]])
+            i += 6
+    udot = np.concatenate(udot)
+    M = np.zeros((m.nv, m.nv))
+    vv = (1.0 + 0.01 * np.arange(m.nv)).reshape(1, m.nv)
+    x = np.zeros((1, m.nv))
+    jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    skip_pos = mujoco.mjtStage.mjSTAGE_POS
+
+    def fd_u():
+        d.qvel[:] = qvel
+        mujoco.mj_forwardSkip(m, d, skip_pos, 0)
+
+    def fd_q():
+        d.qpos[:] = qpos
+        mujoco.mj_forward(m, d)
+
+    def jac():
+        for b in range(1, m.nbody):
+            mujoco.mj_jacBody(m, d, jacp, jacr, b)
+
+    def inverse():
+        d.qacc[:] = acc
+        mujoco.mj_inverse(m, d)
+
+    times = {
+        "fd_u": time_call(fd_u, quick),
+        "fd_q": time_call(fd_q, quick),
+        "calcM": time_call(lambda: mujoco.mj_fullM(m, d, M), quick),
+        "inverse_dynamics": time_call(inverse, quick),
+        "multiplyByMInv": time_call(lambda: mujoco.mj_solveM(m, d, x, vv), quick),
+        "system_jacobian": time_call(jac, quick),
+    }
+    return Result(udot, times, "jacobian = mj_jacBody per body")
+
+
+# --------------------------------------------------------------------------- OpenSim
+def _euler_xyz(R: np.ndarray) -> np.ndarray:
+    """Body-fixed x-y-z angles of R (Simbody's convention for Euler-angle Ball/Free)."""
+    b = np.arcsin(np.clip(R[0, 2], -1.0, 1.0))
+    a = np.arctan2(-R[1, 2], R[2, 2])
+    c = np.arctan2(-R[0, 1], R[0, 0])
+    return np.array([a, b, c])
+
+
+def run_opensim(model: Model, quick: bool) -> Result:
+    import opensim as osim
+
+    om = osim.Model()
+    om.setGravity(osim.Vec3(0, -GRAVITY, 0))
+    frames = [om.getGround()]
+    for k, link in enumerate(model.links):
+        I = link.I_com
+        body = osim.Body(
+            f"b{k}", link.mass, osim.Vec3(*link.com), osim.Inertia(I[0, 0], I[1, 1], I[2, 2])
+        )
+        om.addBody(body)
+        args = (f"j{k}", frames[link.parent], osim.Vec3(*link.p_PF), osim.Vec3(0, 0, 0))
+        args += (body, osim.Vec3(0, 0, 0), osim.Vec3(0, 0, 0))
+        joint = {"pin": osim.PinJoint, "ball": osim.BallJoint, "free": osim.FreeJoint}[link.joint]
+        om.addJoint(joint(*args))
+        frames.append(body)
+    state = om.initSystem()
+    matter = om.getMatterSubsystem()
+    nq, nu = state.getNQ(), state.getNU()
+    q_sb, u_sb = model.simbody_qu()
+    euler = nq == nu  # Ball/Free with Euler angles (q count = u count)
+    if euler:
+        q = []
+        for k, link in enumerate(model.links):
+            if link.joint == "pin":
+                q.append([model.angle[k]])
+            elif link.joint == "ball":
+                q.append(_euler_xyz(model.R_FM[k]))
+            else:
+                q.append(np.r_[_euler_xyz(model.R_FM[k]), model.p_FM[k]])
+        q_vals = np.concatenate(q)
+    else:
+        q_vals = q_sb
+    # OpenSim numbers mobilized bodies in the order of its multibody graph; it matches ours
+    # for these models (parents before children, in creation order), which the udot check
+    # confirms.
+    qv, uv = osim.Vector(nq, 0.0), osim.Vector(nu, 0.0)
+    for i in range(nq):
+        qv.set(i, float(q_vals[i]))
+    for i in range(nu):
+        uv.set(i, float(u_sb[i]))
+    state.setQ(qv)
+    state.setU(uv)
+    om.realizeAcceleration(state)
+    udot_v = state.getUDot()
+    udot = np.array([udot_v.get(i) for i in range(nu)])
+    nb = model.nb
+    M = osim.Matrix(nu, nu)
+    f0 = osim.Vector(nu, 0.0)
+    F0 = osim.VectorOfSpatialVec(nb, osim.SpatialVec(osim.Vec3(0), osim.Vec3(0)))
+    known = osim.Vector(nu, 0.0)
+    for i in range(nu):
+        known.set(i, float(udot[i]))
+    res = osim.Vector(nu, 0.0)
+    vv = osim.Vector(nu, 0.0)
+    for i in range(nu):
+        vv.set(i, 1.0 + 0.01 * i)
+    out = osim.Vector(nu, 0.0)
+    J = osim.MatrixOfSpatialVec(nb, nu)
+
+    def fd_u():
+        state.setU(uv)
+        om.realizeAcceleration(state)
+
+    def fd_q():
+        state.setQ(qv)
+        om.realizeAcceleration(state)
+
+    times = {
+        "fd_u": time_call(fd_u, quick),
+        "fd_q": time_call(fd_q, quick),
+        "calcM": time_call(lambda: matter.calcM(state, M), quick),
+        "inverse_dynamics": time_call(
+            lambda: matter.calcResidualForceIgnoringConstraints(state, f0, F0, known, res), quick
+        ),
+        "multiplyByMInv": time_call(lambda: matter.multiplyByMInv(state, vv, out), quick),
+    }
+    try:
+        times["system_jacobian"] = time_call(lambda: matter.calcSystemJacobian(state, J), quick)
+    except (TypeError, RuntimeError, AttributeError):
+        pass
+    if any(link.joint != "pin" for link in model.links):
+        # OpenSim orders the mobilizers of its multibody graph its own way and gives Ball and
+        # Free joints its own coordinates; only all-Pin models are compared value by value.
+        return Result(None, times, "udot not compared (OpenSim's Ball/Free coordinate layout)")
+    return Result(udot, times)
+
+
+# --------------------------------------------------------------------------- report
+def machine_line() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, "
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default="pin10,pin50,pin200,ball50,tree255,humanoid")
+    parser.add_argument("--engines", default="ours,simbody,opensim,pinocchio,mujoco")
+    parser.add_argument("--quick", action="store_true", help="shorter timing batches")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table too")
+    args = parser.parse_args(argv)
+    models = make_models(args.models.split(","))
+    engines = args.engines.split(",")
+    notes: list[str] = []
+
+    import engine
+
+    engine.warm_jit()
+    exe = None
+    if "simbody" in engines:
+        exe, why = build_simbody_bench()
+        if exe is None:
+            notes.append(f"Simbody C++ skipped: {why}")
+    runners: dict[str, Callable[[Model], Result]] = {"ours": lambda m: run_ours(m, args.quick)}
+    if exe is not None:
+        runners["simbody"] = lambda m: run_simbody(m, exe)
+    optional = {
+        "opensim": ("opensim", run_opensim),
+        "pinocchio": ("pinocchio", run_pinocchio),
+        "mujoco": ("mujoco", run_mujoco),
+    }
+    for name, (module, fn) in optional.items():
+        if name not in engines:
+            continue
+        try:
+            __import__(module)
+        except Exception as exc:  # noqa: BLE001  (any import failure means: not available)
+            notes.append(f"{name} skipped: {type(exc).__name__}: {exc}")
+            continue
+        runners[name] = lambda m, fn=fn: fn(m, args.quick)
+
+    print(f"Machine: {machine_line()}")
+    print(f"Note: {SIMBODY_CAVEAT}.")
+    rows = []
+    for model in models:
+        results: dict[str, Result] = {}
+        for name, run in runners.items():
+            try:
+                results[name] = run(model)
+            except Exception as exc:  # noqa: BLE001  (one engine failing must not stop the run)
+                notes.append(f"{name} failed on {model.name}: {type(exc).__name__}: {exc}")
+        ours = results.get("ours")
+        print(f"\n== {model.name}: {model.nb - 1} bodies ==")
+        for name, res in results.items():
+            agree = ""
+            if ours is not None and name != "ours" and res.udot is not None:
+                err = np.abs(res.udot - ours.udot).max() / max(1.0, np.abs(ours.udot).max())
+                agree = f"udot rel. diff {err:.1e}" + (" OK" if err < 1e-6 else " MISMATCH")
+            print(f"  {name:10s} {agree} {res.note}")
+        header = f"  {'op':18s}" + "".join(f"{n:>12s}" for n in results)
+        header += "".join(f"{'ours/' + n:>16s}" for n in results if n != "ours")
+        print(header + "   (us per call)")
+        for op in OPS:
+            line = f"  {op:18s}"
+            for res in results.values():
+                t = res.times.get(op)
+                line += f"{t:12.2f}" if t is not None else f"{'-':>12s}"
+            for name, res in results.items():
+                if name == "ours":
+                    continue
+                t, mine = res.times.get(op), ours.times.get(op) if ours else None
+                ratio = f"{mine / t:.2f}x" if (t and mine) else "-"
+                line += f"{ratio + ('*' if name == 'simbody' else ''):>16s}"
+            print(line)
+            rows.append((model.name, op, {n: r.times.get(op) for n, r in results.items()}))
+    print(f"\n* {SIMBODY_CAVEAT}; against Simbody's Release build expect ratios ~2x higher.")
+    for note in notes:
+        print(f"Note: {note}")
+    if args.markdown:
+        print_markdown(rows, list(runners))
+    return 0
+
+
+def print_markdown(rows, engines: list[str]) -> None:
+    print()
+    head = "| model | operation | " + " | ".join(f"{e} (µs)" for e in engines)
+    head += " | " + " | ".join(f"ours/{e}" for e in engines if e != "ours") + " |"
+    print(head)
+    print("|" + "---|" * (2 + len(engines) + len(engines) - 1))
+    for model, op, times in rows:
+        cells = [f"{times[e]:.1f}" if times.get(e) else "–" for e in engines]
+        mine = times.get("ours")
+        ratios = []
+        for e in engines:
+            if e == "ours":
+                continue
+            t = times.get(e)
+            mark = "*" if e == "simbody" else ""
+            ratios.append(f"{mine / t:.2f}{mark}" if t and mine else "–")
+        print(f"| {model} | {op} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
