@@ -1,0 +1,392 @@
+"""Integration speed: simulated seconds per wall-clock second, mbstudio against Simbody 3.7.
+
+Run: ``.venv/bin/python benchmarks/bench_integration.py [--models dp,chain50,humanoid]
+[--accuracy 1e-6] [--tfinal 10] [--repeats N] [--profile MODEL]``
+
+Each model is simulated for ``tfinal`` seconds (10 s) under gravity (9.81 m/s^2 along -y)
+with RungeKuttaMersonIntegrator at accuracy 1e-6 driven by a TimeStepper (``initialize``
+then one ``stepTo(tfinal)``, no reporters), in both engines:
+
+* ``dp``: a double pendulum (two Pin joints, links 1 m, 1 kg), released from (0.6, -0.4) rad;
+* ``chain50``: a planar chain of 50 Pin-jointed links (1 m, 1 kg) from small random angles;
+* ``humanoid``: a free-floating 32-dof humanoid (Free pelvis, Ball and Pin limbs) with small
+  random joint rotations and rates, falling and tumbling.
+
+Identical models in both engines: the same masses, mass centers, inertias, joint frames and
+initial q/u are written to a text file that ``simbody_integration_bench.cpp`` (built here
+against Debian's libsimbody-dev with g++) reads. Printed per model: steps taken and
+attempted, realizations (derivative evaluations), wall time, microseconds per realization,
+the real-time factor (simulated s / wall s) of each engine, ours/Simbody, and how far the
+final states are apart (max |q| and |u| difference, to be compared with the accuracy).
+
+Caveat printed beside every Simbody ratio: Debian's libsimbody is built with its debug
+assertions on and runs about 1.5-3x slower than Simbody's own Release build, so a ratio
+against it flatters us by that factor; the real aim is the ratio against a Release build
+(about twice as strict). Targets (issue 5): real-time factor at least Simbody's for chain50
+and humanoid, at least 0.5x Simbody's for the double pendulum.
+
+Timing: our engine's JIT is warmed first (engine.warm_jit and a short run of the same
+model); then best of ``--repeats`` full runs (Simbody: best of 5). Not a test: numbers vary
+with the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+GRAVITY = 9.81
+SIMBODY_CAVEAT = "Simbody = Debian build with debug assertions, ~1.5-3x slower than Release"
+TARGETS = {"dp": 0.5, "chain50": 1.0, "humanoid": 1.0}
+
+
+# --------------------------------------------------------------------------- models
+@dataclass
+class Link:
+    """One body: parent index (0 = Ground), joint kind, translation of the inboard frame F
+    in the parent (X_PF, no rotation; X_BM = identity), mass, mass center and central
+    inertia (in B)."""
+
+    parent: int
+    joint: str  # "pin" | "ball" | "free"
+    p_PF: np.ndarray
+    mass: float
+    com: np.ndarray
+    I_com: np.ndarray
+
+    def inertia_about_origin(self) -> np.ndarray:
+        c = self.com
+        return self.I_com + self.mass * (c @ c * np.eye(3) - np.outer(c, c))
+
+
+@dataclass
+class Model:
+    name: str
+    links: list[Link]
+    q: np.ndarray  # Simbody's q (quaternions w,x,y,z for ball and free)
+    u: np.ndarray
+
+
+def _link(parent, joint, p, mass=1.0, com=(0.0, -0.5, 0.0), I=(0.0833, 0.005, 0.0833)) -> Link:
+    return Link(parent, joint, np.asarray(p, float), mass, np.asarray(com, float), np.diag(I))
+
+
+def _quat_of_rotvec(rv: np.ndarray) -> np.ndarray:
+    th = float(np.linalg.norm(rv))
+    if th < 1e-15:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    return np.r_[np.cos(th / 2), np.sin(th / 2) * rv / th]
+
+
+def double_pendulum() -> Model:
+    links = [_link(0, "pin", (0, 0, 0)), _link(1, "pin", (0, -1.0, 0))]
+    return Model("dp", links, np.array([0.6, -0.4]), np.zeros(2))
+
+
+def chain50() -> Model:
+    n = 50
+    links = [_link(i, "pin", (0, 0, 0) if i == 0 else (0, -1.0, 0)) for i in range(n)]
+    rng = np.random.default_rng(3)
+    return Model("chain50", links, rng.uniform(-0.1, 0.1, n), np.zeros(n))
+
+
+def humanoid() -> Model:
+    links: list[Link] = []
+
+    def add(parent, joint, p, mass, com, I) -> int:
+        links.append(_link(parent, joint, p, mass, com, I))
+        return len(links)
+
+    pelvis = add(0, "free", (0, 0, 0), 10.0, (0, 0, 0), (0.1, 0.1, 0.1))
+    torso = add(pelvis, "ball", (0, 0.1, 0), 25.0, (0, 0.25, 0), (0.4, 0.2, 0.4))
+    add(torso, "pin", (0, 0.5, 0), 5.0, (0, 0.1, 0), (0.02, 0.02, 0.02))  # head
+    for side in (-1.0, 1.0):
+        upper = add(torso, "ball", (0.2 * side, 0.45, 0), 2.0, (0, -0.15, 0), (0.02, 0.005, 0.02))
+        add(upper, "pin", (0, -0.3, 0), 1.5, (0, -0.12, 0), (0.01, 0.003, 0.01))  # forearm
+    for side in (-1.0, 1.0):
+        thigh = add(pelvis, "ball", (0.1 * side, -0.1, 0), 8.0, (0, -0.2, 0), (0.1, 0.02, 0.1))
+        shin = add(thigh, "pin", (0, -0.45, 0), 4.0, (0, -0.2, 0), (0.05, 0.01, 0.05))
+        add(shin, "ball", (0, -0.42, 0), 1.0, (0, -0.03, 0.05), (0.003, 0.003, 0.001))  # foot
+    rng = np.random.default_rng(11)
+    q, u = [], []
+    for link in links:
+        if link.joint == "pin":
+            q.append([rng.uniform(-0.3, 0.3)])
+            u.append([rng.normal(scale=0.3)])
+        elif link.joint == "ball":
+            q.append(_quat_of_rotvec(rng.normal(scale=0.2, size=3)))
+            u.append(rng.normal(scale=0.3, size=3))
+        else:
+            q.append(np.r_[_quat_of_rotvec(rng.normal(scale=0.2, size=3)), 0.0, 1.0, 0.0])
+            u.append(np.r_[rng.normal(scale=0.3, size=3), 0.5, 2.0, 0.0])
+    return Model("humanoid", links, np.concatenate(q), np.concatenate(u))
+
+
+MODELS = {"dp": double_pendulum, "chain50": chain50, "humanoid": humanoid}
+
+
+# --------------------------------------------------------------------------- our engine
+@dataclass
+class RunResult:
+    wall: float  # best wall-clock seconds for initialize() + stepTo(tfinal)
+    taken: int
+    attempted: int
+    realizations: int
+    error_test_failures: int
+    t: float
+    q: np.ndarray
+    u: np.ndarray
+
+
+def build_ours(model: Model):
+    """(system, state) of our engine for ``model``."""
+    from engine import (
+        Body,
+        Force,
+        GeneralForceSubsystem,
+        Inertia,
+        MassProperties,
+        MobilizedBody,
+        MultibodySystem,
+        SimbodyMatterSubsystem,
+        Transform,
+        Vec3,
+    )
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.Gravity(forces, matter, Vec3(0, -1, 0), GRAVITY)
+    mobods = [matter.Ground()]
+    kinds = {"pin": MobilizedBody.Pin, "ball": MobilizedBody.Ball, "free": MobilizedBody.Free}
+    for link in model.links:
+        body = Body.Rigid(
+            MassProperties(link.mass, Vec3(*link.com), Inertia(link.inertia_about_origin()))
+        )
+        mobods.append(
+            kinds[link.joint](mobods[link.parent], Transform(Vec3(*link.p_PF)), body, Transform())
+        )
+    state = system.realizeTopology()
+    state.setQ(model.q)
+    state.setU(model.u)
+    return system, state
+
+
+def simulate_ours(system, state, accuracy: float, tfinal: float):
+    from engine import RungeKuttaMersonIntegrator, TimeStepper
+
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.setAccuracy(accuracy)
+    ts = TimeStepper(system, integ)
+    ts.initialize(state)
+    ts.stepTo(tfinal)
+    return integ, ts
+
+
+def run_ours(model: Model, accuracy: float, tfinal: float, repeats: int) -> RunResult:
+    system, state = build_ours(model)
+    simulate_ours(system, state, accuracy, min(0.2, tfinal))  # JIT/caches warm
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        integ, ts = simulate_ours(system, state, accuracy, tfinal)
+        best = min(best, time.perf_counter() - t0)
+    final = ts.getState()
+    return RunResult(
+        best,
+        integ.getNumStepsTaken(),
+        integ.getNumStepsAttempted(),
+        integ.getNumRealizations(),
+        integ.getNumErrorTestFailures(),
+        final.getTime(),
+        np.array(final.getQ()),
+        np.array(final.getU()),
+    )
+
+
+def profile_ours(model: Model, accuracy: float, tfinal: float) -> None:
+    import cProfile
+    import pstats
+
+    system, state = build_ours(model)
+    simulate_ours(system, state, accuracy, min(0.2, tfinal))
+    prof = cProfile.Profile()
+    prof.enable()
+    simulate_ours(system, state, accuracy, tfinal)
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(35)
+
+
+# --------------------------------------------------------------------------- Simbody C++
+def build_simbody_bench() -> tuple[Path | None, str]:
+    """Compile simbody_integration_bench.cpp (cached in the temp dir); (binary, note)."""
+    src = ROOT / "benchmarks" / "simbody_integration_bench.cpp"
+    out_dir = Path(tempfile.gettempdir()) / "mbstudio_bench"
+    out_dir.mkdir(exist_ok=True)
+    exe = out_dir / "simbody_integration_bench"
+    if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
+        return exe, ""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        return None, "no C++ compiler (apt-get install g++)"
+    try:
+        flags = subprocess.run(
+            ["pkg-config", "--cflags", "--libs", "simbody"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None, "libsimbody-dev not found (apt-get install libsimbody-dev)"
+    flags = [f for f in flags if not f.startswith("-std=")]
+    cmd = [cxx, "-O2", "-std=c++17", str(src), "-o", str(exe), *flags]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, "simbody_integration_bench.cpp did not compile:\n" + proc.stderr[-2000:]
+    return exe, ""
+
+
+def run_simbody(model: Model, exe: Path, accuracy: float, tfinal: float) -> RunResult:
+    lines = []
+    for link in model.links:
+        I = link.inertia_about_origin()
+        vals = [*link.p_PF, link.mass, *link.com]
+        vals += [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
+        lines.append(f"body {link.parent} {link.joint} " + " ".join(repr(float(x)) for x in vals))
+    lines.append("q " + " ".join(repr(float(x)) for x in model.q))
+    lines.append("u " + " ".join(repr(float(x)) for x in model.u))
+    lines.append(f"run {accuracy!r} {tfinal!r} 5")
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+        fh.write("\n".join(lines) + "\n")
+        path = fh.name
+    try:
+        out = subprocess.run([str(exe), path], capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(path)
+    vals: dict[str, list[str]] = {}
+    for line in out.splitlines():
+        parts = line.split()
+        vals[parts[0]] = parts[1:]
+    taken, attempted, realizations, failures = (int(x) for x in vals["steps"])
+    return RunResult(
+        float(vals["wall"][0]),
+        taken,
+        attempted,
+        realizations,
+        failures,
+        float(vals["t"][0]),
+        np.array([float(x) for x in vals["q"]]),
+        np.array([float(x) for x in vals["u"]]),
+    )
+
+
+# --------------------------------------------------------------------------- report
+def machine_line() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    now = datetime.datetime.now(datetime.UTC)
+    return (
+        f"{cpu}, {os.cpu_count()} logical CPUs, load {load:.1f}, Python "
+        f"{platform.python_version()}, {now:%Y-%m-%d %H:%M} UTC"
+    )
+
+
+def report(model: Model, tfinal: float, accuracy: float, results: dict[str, RunResult]) -> None:
+    print(f"\n== {model.name}: {len(model.links)} bodies, nq={model.q.size}, nu={model.u.size} ==")
+    print(
+        f"  {'engine':8s}{'steps':>8s}{'attempts':>10s}{'realiz.':>9s}{'err.fail':>9s}"
+        f"{'wall s':>10s}{'us/realiz.':>12s}{'real-time x':>13s}"
+    )
+    for name, r in results.items():
+        print(
+            f"  {name:8s}{r.taken:8d}{r.attempted:10d}{r.realizations:9d}{r.error_test_failures:9d}"
+            f"{r.wall:10.4f}{1e6 * r.wall / max(r.realizations, 1):12.2f}{tfinal / r.wall:13.2f}"
+        )
+    ours, sb = results.get("ours"), results.get("simbody")
+    if ours is None or sb is None:
+        return
+    ratio = sb.wall / ours.wall
+    target = TARGETS.get(model.name)
+    verdict = ""
+    if target is not None:
+        verdict = f"  target >= {target:g}x: " + ("met" if ratio >= target else "NOT met")
+    print(f"  real-time factor ours/simbody = {ratio:.3f}x*{verdict}")
+    print(f"  (* {SIMBODY_CAVEAT}; against Release expect about {ratio / 2:.3f}x)")
+    dq = np.abs(ours.q - sb.q).max()
+    du = np.abs(ours.u - sb.u).max()
+    scale = max(1.0, np.abs(sb.q).max(), np.abs(sb.u).max())
+    ok = max(dq, du) <= 100 * accuracy * scale
+    print(
+        f"  final state ours vs simbody at t={sb.t:g}: max|dq| = {dq:.2e}, max|du| = {du:.2e} "
+        f"(accuracy {accuracy:g}, scale {scale:.3g}) " + ("agree" if ok else "DIFFER")
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default="dp,chain50,humanoid")
+    parser.add_argument("--accuracy", type=float, default=1e-6)
+    parser.add_argument("--tfinal", type=float, default=10.0)
+    parser.add_argument("--repeats", type=int, default=1, help="full runs of ours (best of)")
+    parser.add_argument("--engines", default="ours,simbody")
+    parser.add_argument("--profile", metavar="MODEL", help="cProfile one run of ours and stop")
+    args = parser.parse_args(argv)
+
+    import engine
+
+    engine.warm_jit()
+    if args.profile:
+        profile_ours(MODELS[args.profile](), args.accuracy, args.tfinal)
+        return 0
+    engines = args.engines.split(",")
+    notes = []
+    exe = None
+    if "simbody" in engines:
+        exe, why = build_simbody_bench()
+        if exe is None:
+            notes.append(f"Simbody C++ skipped: {why}")
+    print(f"Machine: {machine_line()}")
+    print(
+        f"RungeKuttaMerson, accuracy {args.accuracy:g}, TimeStepper.stepTo({args.tfinal:g}); "
+        f"Note: {SIMBODY_CAVEAT}."
+    )
+    for name in args.models.split(","):
+        model = MODELS[name]()
+        results: dict[str, RunResult] = {}
+        if "ours" in engines:
+            results["ours"] = run_ours(model, args.accuracy, args.tfinal, args.repeats)
+        if exe is not None:
+            results["simbody"] = run_simbody(model, exe, args.accuracy, args.tfinal)
+        report(model, args.tfinal, args.accuracy, results)
+    print(
+        f"\n* {SIMBODY_CAVEAT}: against Simbody's Release build expect ratios about half "
+        "of those printed."
+    )
+    for note in notes:
+        print(f"Note: {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
