@@ -83,6 +83,7 @@ from engine.multibody.body import Body
 from engine.multibody.constraints import Constraint
 from engine.multibody.decoration_subsystem import DecorationGenerator, DecorationSubsystem
 from engine.multibody.mobilized_body import MobilizedBody
+from engine.multibody.motions import Motion
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
 from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
 

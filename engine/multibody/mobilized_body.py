@@ -21,6 +21,7 @@ from engine.math.vec import as_vec3
 from engine.multibody.body import Body
 from engine.multibody.mobilized_body_extras import MobilizedBodyExtrasMixin
 from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
+from engine.multibody.mobilized_body_lock import MobilizedBodyLockMixin
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
 from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
 
@@ -54,7 +55,7 @@ def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
         raise InvalidArgumentError(f"MobilizedBody.{name}: {exc}") from None
 
 
-class MobilizedBody(MobilizedBodyExtrasMixin, MobilizedBodyFitMixin):
+class MobilizedBody(MobilizedBodyExtrasMixin, MobilizedBodyFitMixin, MobilizedBodyLockMixin):
     """Handle to body ``getMobilizedBodyIndex()`` of a matter subsystem."""
 
     _module = None  # the mobilizer kernel module; None for Ground

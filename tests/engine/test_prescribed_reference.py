@@ -1,0 +1,195 @@
+"""prescribed_and_springs.json (Simbody 3.7): Motions (Sinusoid at Position, Velocity and
+Acceleration level, Steady) and locks (lockAt Position and Velocity), with System.prescribe.
+
+Each sample is rebuilt from the model description with its Motions and locks, the state
+before prescribe is loaded, the position motion errors are compared, System.prescribe must
+reproduce the stored state, and after realize(Acceleration) every deterministic output is
+compared to 1e-10 relative: index lists, kinematics, udot, motion multipliers / forces /
+power / errors, M, the free-mobility M^-1 (explicit and times a vector), the bias forces,
+the system Jacobian, the mobilizer reactions, and the equation M udot + tau = f - bias.
+The per-force spring/damper/gravity parts are in test_forces_springs_reference.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import Motion, Stage
+from tests.engine.force_models import build, sample_state
+from tests.engine.reference_data import decode_transform, load_reference, reference_available
+
+pytestmark = pytest.mark.skipif(
+    not reference_available("prescribed_and_springs"),
+    reason="shared/reference/prescribed_and_springs.json not present",
+)
+
+
+def _close(actual, expected, what, tol=1e-10):
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
+    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
+    err = np.max(np.abs(actual - expected), initial=0.0)
+    assert err <= tol * scale, (what, err, actual, expected)
+
+
+def _cases():
+    if not reference_available("prescribed_and_springs"):
+        return []
+    case = load_reference("prescribed_and_springs")
+    return [(m["name"], k) for m in case["models"] for k in range(len(m["samples"]))]
+
+
+def add_motions(model: dict, mobods) -> list:
+    """Create the model's Motions on the rebuilt tree."""
+    motions = []
+    for mo in model["motions"]:
+        mobod = mobods[mo["body"]]
+        if mo["type"] == "Motion::Sinusoid":
+            level = getattr(Motion, mo["level"])
+            motions.append(Motion.Sinusoid(mobod, level, mo["amplitude"], mo["rate"], mo["phase"]))
+        elif mo["type"] == "Motion::Steady":
+            motions.append(Motion.Steady(mobod, mo["rates"]))
+        else:
+            raise KeyError(mo["type"])
+    return motions
+
+
+def apply_locks(model: dict, mobods, state) -> None:
+    for lk in model["locks"]:
+        mobods[lk["body"]].lockAt(state, lk["value"], getattr(Motion, lk["level"]))
+
+
+@pytest.fixture(scope="module")
+def models():
+    built = {}
+    for m in load_reference("prescribed_and_springs")["models"]:
+        system, matter, forces, mobods, elements = build(m["model"])
+        add_motions(m["model"], mobods)
+        built[m["name"]] = (m, system, matter, mobods, elements)
+    return built
+
+
+def _prescribed_state(models, name, k):
+    model, system, matter, mobods, elements = models[name]
+    sample = model["samples"][k]
+    state = sample_state(system, model["model"], elements, mobods, sample["state_before_prescribe"])
+    system.realize(state, Stage.Model)
+    apply_locks(model["model"], mobods, state)
+    return model, system, matter, mobods, sample, state
+
+
+@pytest.mark.parametrize(("name", "k"), _cases())
+def test_prescribe_sets_the_reference_state(models, name, k):
+    model, system, matter, mobods, sample, state = _prescribed_state(models, name, k)
+    system.realize(state, Stage.Time)
+    _close(
+        matter.calcMotionErrors(state, Stage.Position),
+        sample["motion_errors_position_before_prescribe"],
+        "motion errors before prescribe",
+    )
+    system.prescribe(state)
+    assert state.getSystemStage() >= Stage.Position
+    _close(state.getQ(), sample["state"]["q"], "q", tol=1e-14)
+    _close(state.getU(), sample["state"]["u"], "u", tol=1e-14)
+    # System-level free lists are the matter's (the only subsystem with q and u).
+    out = sample["outputs"]
+    np.testing.assert_array_equal(system.getFreeQIndex(state), out["free_q_index"])
+    np.testing.assert_array_equal(system.getFreeUIndex(state), out["free_u_index"])
+
+
+@pytest.mark.parametrize(("name", "k"), _cases())
+def test_outputs_match_simbody(models, name, k):
+    model, system, matter, mobods, sample, state = _prescribed_state(models, name, k)
+    system.prescribe(state)
+    system.realize(state, Stage.Acceleration)
+    out = sample["outputs"]
+    nb, nu = len(mobods), state.getNU()
+
+    np.testing.assert_array_equal(matter.getFreeQIndex(state), out["free_q_index"])
+    np.testing.assert_array_equal(matter.getFreeUIndex(state), out["free_u_index"])
+    np.testing.assert_array_equal(matter.getFreeUDotIndex(state), out["free_udot_index"])
+    np.testing.assert_array_equal(matter.getKnownUDotIndex(state), out["known_udot_index"])
+    _close(matter.packFreeU(state, state.getU()), out["packFreeU_of_u"], "packFreeU")
+    assert [int(mb.isLocked(state)) for mb in mobods[1:]] == out["isLocked_per_body_1_to_nb"]
+    levels = [Motion.nameOfLevel(mb.getLockLevel(state)) for mb in mobods[1:]]
+    assert levels == out["lock_level_per_body_1_to_nb"]
+
+    for b in range(nb):
+        R, p = decode_transform(out["X_GB"][b])
+        X = mobods[b].getBodyTransform(state)
+        _close(X.R().asMat33(), R, f"X_GB[{b}].R")
+        _close(X.p(), p, f"X_GB[{b}].p")
+        R, p = decode_transform(out["X_FM"][b])
+        X = mobods[b].getMobilizerTransform(state)
+        _close(X.R().asMat33(), R, f"X_FM[{b}].R")
+        _close(X.p(), p, f"X_FM[{b}].p")
+    _close(
+        [mb.getBodyVelocity(state) for mb in mobods], np.reshape(out["V_GB"], (nb, 2, 3)), "V_GB"
+    )
+    _close(
+        [mb.getMobilizerVelocity(state) for mb in mobods],
+        np.reshape(out["V_FM"], (nb, 2, 3)),
+        "V_FM",
+    )
+    _close(
+        [mb.getBodyAcceleration(state) for mb in mobods],
+        np.reshape(out["A_GB"], (nb, 2, 3)),
+        "A_GB",
+    )
+    _close(state.getQDot(), out["qdot"], "qdot")
+    _close(state.getUDot(), out["udot"], "udot")
+
+    _close(matter.getMotionMultipliers(state), out["motion_multipliers"], "tau")
+    _close(matter.findMotionForces(state), out["motion_forces"], "motion forces")
+    _close(matter.calcMotionPower(state), out["motion_power"], "motion power")
+    for stage, key in (
+        (Stage.Position, "motion_errors_position"),
+        (Stage.Velocity, "motion_errors_velocity"),
+        (Stage.Acceleration, "motion_errors_acceleration"),
+    ):
+        _close(matter.calcMotionErrors(state, stage), out[key], key)
+
+    M = matter.calcM(state)
+    _close(M, out["M"], "M")
+    _close(matter.calcMInv(state), out["MInv_free_part"], "M^-1 (free part)")
+    _close(
+        matter.multiplyByMInv(state, sample["inputs"]["v_for_MInv"]),
+        out["MInv_times_v"],
+        "M^-1 v (free part)",
+    )
+    zero_F = np.zeros((nb, 2, 3))
+    bias = matter.calcResidualForceIgnoringConstraints(state, np.zeros(nu), zero_F, np.zeros(nu))
+    _close(bias, out["bias_mobility_forces"], "bias")
+    _close(matter.calcSystemJacobian(state), out["system_jacobian"], "J")
+    _close(
+        matter.calcMobilizerReactionForces(state),
+        np.reshape(out["mobilizer_reaction_forces_at_M_in_G"], (nb, 2, 3)),
+        "reactions",
+    )
+    _close(
+        matter.calcMobilizerReactionForcesUsingFreebodyMethod(state),
+        np.reshape(out["mobilizer_reaction_forces_at_M_in_G"], (nb, 2, 3)),
+        "reactions (free-body method)",
+    )
+
+    # M udot + tau = f_applied - bias, f_applied = f + J^T F (the reference's statement).
+    f_applied = np.asarray(
+        out["applied_mobility_forces"]
+    ) + matter.multiplyBySystemJacobianTranspose(
+        state, np.reshape(out["applied_body_forces_G"], (nb, 2, 3))
+    )
+    lhs = M @ np.asarray(out["udot"]) + np.asarray(out["motion_forces"])
+    _close(lhs, f_applied - np.asarray(out["bias_mobility_forces"]), "M udot + tau = f - bias")
+
+
+@pytest.mark.parametrize(("name", "k"), _cases())
+def test_free_mobility_minv_is_the_inverse_of_the_free_block(models, name, k):
+    """calcMInv restricted to free mobilities = inverse of the free-free block of calcM."""
+    model, system, matter, mobods, sample, state = _prescribed_state(models, name, k)
+    system.prescribe(state)
+    free = matter.getFreeUDotIndex(state)
+    M = matter.calcM(state)
+    expected = np.zeros_like(M)
+    expected[np.ix_(free, free)] = np.linalg.inv(M[np.ix_(free, free)])
+    _close(matter.calcMInv(state), expected, "M_ff^-1", tol=1e-12)
