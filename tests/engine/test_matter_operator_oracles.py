@@ -522,6 +522,10 @@ def test_operators_check_stage_and_arguments_first():
         lambda: matter.calcBodyAccelerationFromUDot(state, u),
         lambda: matter.calcResidualForce(state, [], [], [], []),
         lambda: matter.getTotalCentrifugalForces(state, 1),
+        lambda: matter.getGyroscopicForce(state, 1),
+        lambda: matter.getTotalCoriolisAcceleration(state, 1),
+        lambda: matter.getMobilizerCoriolisAcceleration(state, mobods[1]),
+        lambda: matter.getMobilizerCentrifugalForces(state, 1),
     ]
     dynamics = [
         lambda: matter.calcAcceleration(state, u, np.zeros((nb, 2, 3))),
@@ -567,6 +571,9 @@ def test_operators_check_stage_and_arguments_first():
         (InvalidArgumentError, lambda: matter.calcTreeEquivalentMobilityForces(state, np.zeros(5))),
         (InvalidArgumentError, lambda: matter.calcBodyAccelerationFromUDot(state, u[:-1])),
         (IndexOutOfRangeError, lambda: matter.getTotalCentrifugalForces(state, nb)),
+        (IndexOutOfRangeError, lambda: matter.getGyroscopicForce(state, nb)),
+        (InvalidArgumentError, lambda: matter.getTotalCoriolisAcceleration(state, 1.0)),
+        (IndexOutOfRangeError, lambda: matter.getMobilizerCoriolisAcceleration(state, -2)),
         (IndexOutOfRangeError, lambda: matter.getCompositeBodyInertia(state, nb)),
         (IndexOutOfRangeError, lambda: matter.getArticulatedBodyInertia(state, -1)),
         (InvalidArgumentError, lambda: matter.addInStationForce(state, 1, s, s, np.zeros((nb, 6)))),
@@ -583,6 +590,10 @@ def test_operators_check_stage_and_arguments_first():
     for error, op in bad:
         with pytest.raises(error):
             op()
+    # the getters hand out copies: writing to one leaves the State alone
+    gyro = matter.getGyroscopicForce(state, 1)
+    gyro[...] = 1e9
+    assert not np.array_equal(matter.getGyroscopicForce(state, mobods[1]), gyro)
     # a refused call changes nothing
     forces = np.zeros((nb, 2, 3))
     with pytest.raises(InvalidArgumentError):

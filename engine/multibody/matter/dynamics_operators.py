@@ -103,6 +103,26 @@ class DynamicsOperatorsMixin:
         )
 
     # ----------------------------------------------------------- inertial terms
+    def _velocity_term(self, state: State, mobod, name: str, what: str) -> np.ndarray:
+        self._require(state, Stage.Velocity, what)
+        b = body_index(self, mobod, what)
+        return getattr(self._velocity_cache(state), name)[b].reshape(2, 3).copy()
+
+    def getGyroscopicForce(self, state: State, mobod) -> np.ndarray:
+        """b = [w x (I w), m w x (w x c)]: the body's gyroscopic force at Bo in G, (2, 3)
+        (Velocity stage)."""
+        return self._velocity_term(state, mobod, "gyroscopic", "getGyroscopicForce")
+
+    def getTotalCoriolisAcceleration(self, state: State, mobod) -> np.ndarray:
+        """The body's block of JDot u: its velocity-dependent acceleration at Bo in G, (2, 3)
+        (Velocity stage)."""
+        return self._velocity_term(state, mobod, "total_coriolis", "getTotalCoriolisAcceleration")
+
+    def getMobilizerCoriolisAcceleration(self, state: State, mobod) -> np.ndarray:
+        """The body's own increment of the Coriolis acceleration, given its parent's (the
+        total is the parent's shifted to Bo plus this), at Bo in G, (2, 3) (Velocity stage)."""
+        return self._velocity_term(state, mobod, "coriolis", "getMobilizerCoriolisAcceleration")
+
     def getTotalCentrifugalForces(self, state: State, mobod) -> np.ndarray:
         """Phi (JDot u)_B + b_B: the body's spatial inertia times its total Coriolis
         acceleration plus its gyroscopic force, at Bo in G (2, 3) (Velocity stage)."""
