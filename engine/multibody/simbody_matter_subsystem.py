@@ -33,8 +33,10 @@ from engine.multibody.matter.momentum import MomentumMixin
 from engine.multibody.matter.reaction_forces import ReactionForcesMixin
 from engine.multibody.matter.stage_realization import StageRealizationMixin
 from engine.multibody.matter.task_jacobians import TaskJacobianMixin
+from engine.multibody.matter_constraints import MatterConstraintsMixin
 from engine.multibody.matter_custom_support import MatterCustomSupportMixin
 from engine.multibody.matter_model_stage import MatterModelStageMixin
+from engine.multibody.matter_projection import MatterProjectionMixin
 from engine.multibody.mobilized_body import MobilizedBody
 
 
@@ -149,6 +151,8 @@ class _Indices:
 
 
 class SimbodyMatterSubsystem(
+    MatterConstraintsMixin,
+    MatterProjectionMixin,
     StageRealizationMixin,
     MatterModelStageMixin,
     MatterCustomSupportMixin,
@@ -206,6 +210,7 @@ class SimbodyMatterSubsystem(
     def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
         """Body decorations and, if shown, the default sketch (all at Topology stage)."""
         append_matter_geometry(self, state, stage, geometry)
+        self._append_constraint_geometry(state, stage, geometry)
 
     def invalidateSubsystemTopologyCache(self) -> None:
         self._topology = None
@@ -288,6 +293,7 @@ class SimbodyMatterSubsystem(
         self._ix.use_euler = self.allocateDiscreteVariable(
             state, Stage.Model, False, name="useEulerAngles"
         )
+        self._constraints_realize_topology(state)
 
     def realizeSubsystemModelImpl(self, state: State) -> None:
         topo = self._topo()
@@ -303,8 +309,7 @@ class SimbodyMatterSubsystem(
         q_init = np.concatenate(q0) if q0 else np.zeros(0)
         self.allocateQ(state, q_init)
         self.allocateU(state, np.zeros(topo.nu))
-        n_quat = 0 if euler else len(topo.quaternion_pool_order)
-        self.allocateQErr(state, n_quat)
+        # qErr (constraints, then quaternions) is allocated at Instance stage.
         nb = topo.nb
         ix = self._ix
         ix.position = self.allocateCacheEntry(
@@ -571,3 +576,17 @@ class SimbodyMatterSubsystem(
 
     def getTotalQAlloc(self) -> int:
         return self._topo().nq
+
+    def getGyroscopicForce(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        """[w x (I w), m w x (w x c)] of the body, at Bo in G (Velocity stage)."""
+        return self._velocity_cache(state).gyroscopic[mobod.getMobilizedBodyIndex()].reshape(2, 3)
+
+    def getTotalCoriolisAcceleration(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        """The body's block of JDot u (Velocity stage)."""
+        vc = self._velocity_cache(state)
+        return vc.total_coriolis[mobod.getMobilizedBodyIndex()].reshape(2, 3).copy()
+
+    def getMobilizerCoriolisAcceleration(self, state: State, mobod: MobilizedBody) -> np.ndarray:
+        """The body's own velocity-dependent acceleration term given its parent's."""
+        vc = self._velocity_cache(state)
+        return vc.coriolis[mobod.getMobilizedBodyIndex()].reshape(2, 3).copy()

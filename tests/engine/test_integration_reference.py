@@ -10,17 +10,13 @@ specific, so (as the reference README says) they are judged by their properties:
   the accuracy, whichever is larger);
 * energy drift within 20x Simbody's (or 20x accuracy*|E|) for conservative models;
 * constraint errors (holonomic and quaternion) within 10x the constraint tolerance
-  (xfail, after the trajectory checks passed, while SimbodyMatterSubsystem has no
-  projectQImpl: then nothing keeps quaternions normalized).
+  (the matter subsystem's projectQImpl/projectUImpl keep them there).
 
 Runs are compared at the report times up to ``T_END`` to keep the suite fast; the
 runs that take tens of seconds in Python are marked ``slow`` and compared at
 t = 0.5 only. RungeKutta2 and SemiExplicitEuler2 at 1e-8 (about 90k and 65k
 steps) and the 1e-12 run itself are not re-run here; their methods' orders are
 tested in test_integrator_order.py.
-
-The models needing features the multibody layer does not have yet (Constraint.Rod
-for fourbar_rod) xfail until those exist; once they do, a wrong result fails.
 """
 
 from __future__ import annotations
@@ -40,7 +36,6 @@ from engine import (
     Rotation,
     SimbodyMatterSubsystem,
     Stage,
-    Subsystem,
     Transform,
 )
 from engine.integrators import (
@@ -77,8 +72,6 @@ def _transform(d: dict) -> Transform:
 
 def _build(model: dict):
     """(system, matter) rebuilt from a reference model description."""
-    if model["constraints"] and not hasattr(engine, "Constraint"):
-        pytest.xfail("the multibody layer has no Constraint yet (needed: Constraint.Rod)")
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
     forces = GeneralForceSubsystem(system)
@@ -214,11 +207,6 @@ def _run_and_compare(modelName: str, integratorName: str, make, tEnd: float) -> 
     assert checked >= 2
     assert integ.getNumStepsTaken() > 0
     if constraintProblems:
-        if type(matter).projectQImpl is Subsystem.projectQImpl:
-            pytest.xfail(
-                "SimbodyMatterSubsystem does not implement projectQImpl yet, so quaternion "
-                "norms and constraints drift: " + "; ".join(constraintProblems)
-            )
         raise AssertionError(
             f"{modelName}/{integratorName}: constraint errors above 10x the tolerance: "
             + "; ".join(constraintProblems)
