@@ -576,17 +576,3 @@ class SimbodyMatterSubsystem(
 
     def getTotalQAlloc(self) -> int:
         return self._topo().nq
-
-    def getGyroscopicForce(self, state: State, mobod: MobilizedBody) -> np.ndarray:
-        """[w x (I w), m w x (w x c)] of the body, at Bo in G (Velocity stage)."""
-        return self._velocity_cache(state).gyroscopic[mobod.getMobilizedBodyIndex()].reshape(2, 3)
-
-    def getTotalCoriolisAcceleration(self, state: State, mobod: MobilizedBody) -> np.ndarray:
-        """The body's block of JDot u (Velocity stage)."""
-        vc = self._velocity_cache(state)
-        return vc.total_coriolis[mobod.getMobilizedBodyIndex()].reshape(2, 3).copy()
-
-    def getMobilizerCoriolisAcceleration(self, state: State, mobod: MobilizedBody) -> np.ndarray:
-        """The body's own velocity-dependent acceleration term given its parent's."""
-        vc = self._velocity_cache(state)
-        return vc.coriolis[mobod.getMobilizedBodyIndex()].reshape(2, 3).copy()
