@@ -232,6 +232,11 @@ class State:
         return self._sub(subsys)
 
     def _sub(self, subsys: int) -> PerSubsystemInfo:
+        if type(subsys) is int and subsys >= 0:  # the common case, checked cheaply
+            try:
+                return self._subs[subsys]
+            except IndexError:
+                pass
         try:
             i = int(subsys)
         except (TypeError, ValueError) as exc:
@@ -340,12 +345,13 @@ class State:
         """Back up everything at or above ``stage`` to ``stage - 1``."""
         if stage == Stage.Empty:
             raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
-        to = stage - 1
+        first = int(stage)
+        to = ALL_STAGES[first - 1]
         forgot = False
         for sub in self._subs:
-            if sub.stage >= stage:
+            if sub.stage >= first:
                 versions = sub.stage_versions
-                for k in range(stage, sub.stage + 1):
+                for k in range(first, int(sub.stage) + 1):
                     versions[k] += 1
                 sub.stage = to
                 if to < Stage.Instance:
@@ -354,8 +360,8 @@ class State:
         if forgot:
             self._prune_dependents()
         old = self._system_stage
-        if old >= stage:
-            for k in range(stage, old + 1):
+        if old >= first:
+            for k in range(first, int(old) + 1):
                 self._system_stage_versions[k] += 1
                 self._last_invalidation[k] = cause
             self._system_stage = to
@@ -1093,6 +1099,8 @@ class State:
 
     def _dv(self, subsys: int, index: int) -> DiscreteVarInfo:
         sub = self._sub(subsys)
+        if type(index) is int and 0 <= index < len(sub.discrete):  # the common case
+            return sub.discrete[index]
         if not 0 <= int(index) < len(sub.discrete):
             raise IndexOutOfRangeError(
                 f"subsystem '{sub.name}' has no discrete variable {int(index)} "
@@ -1289,6 +1297,8 @@ class State:
 
     def _ce(self, subsys: int, index: int) -> CacheEntryInfo:
         sub = self._sub(subsys)
+        if type(index) is int and 0 <= index < len(sub.cache):  # the common case
+            return sub.cache[index]
         if not 0 <= int(index) < len(sub.cache):
             raise IndexOutOfRangeError(
                 f"subsystem '{sub.name}' has no cache entry {int(index)} (it has {len(sub.cache)})"
@@ -1391,20 +1401,24 @@ class State:
     def _invalidate_dependents(self, keys: list[CacheEntryKey], cause: str) -> None:
         """A prerequisite changed: explicitly marked values of ``keys`` go stale, and so,
         transitively, do the entries that name those as prerequisites."""
+        subs = self._subs
         pending = [(key, cause) for key in keys]
-        seen: set[CacheEntryKey] = set()
+        seen: set[tuple[int, int]] = set()
         while pending:
             key, why = pending.pop()
-            if key in seen:
+            sx, ix = key.subsystem, key.index
+            if (sx, ix) in seen:
                 continue
-            seen.add(key)
-            sub = self._subs[key.subsystem]
-            if key.index >= len(sub.cache):
+            seen.add((sx, ix))
+            cache = subs[sx].cache
+            if ix >= len(cache):
                 continue
-            ce = sub.cache[key.index]
+            ce = cache[ix]
             ce.realized_version = None
             ce.last_invalidated_by = why
-            pending.extend((k, f"'{ce.name}' going stale") for k in ce.dependents)
+            if ce.dependents:
+                nxt = f"'{ce.name}' going stale"
+                pending.extend((k, nxt) for k in ce.dependents)
 
     def _prune_dependents(self) -> None:
         """Drop dependents-list entries naming cache entries that have been forgotten.

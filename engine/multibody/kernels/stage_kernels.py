@@ -378,6 +378,13 @@ def articulated_inertias(parent, nus, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, wo
                     for k in range(nu):
                         acc += work[i, k] * U[j, k]
                     Pa[i, j] -= acc
+            # keep Pa exactly symmetric: the rounding asymmetry of P - U D^-1 U^T would
+            # otherwise grow from body to body (a 20-link Ball chain lost all accuracy)
+            for i in range(6):
+                for j in range(i + 1, 6):
+                    avg = 0.5 * (Pa[i, j] + Pa[j, i])
+                    Pa[i, j] = avg
+                    Pa[j, i] = avg
         # P_parent += Phi(r) Pa Phi(r)^T with Phi(r) = [[1, [r]x], [0, 1]]
         P = parent[b]
         r0 = p_GB[b, 0] - p_GB[P, 0]
