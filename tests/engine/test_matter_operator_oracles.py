@@ -619,3 +619,23 @@ def test_force_array_helpers():
     expected = np.zeros(nu)
     b.applyOneMobilityForce(state, 1, 3.0, expected)
     np.testing.assert_array_equal(mobility, expected)
+
+
+def test_ground_only_system_and_empty_task_lists():
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    GeneralForceSubsystem(system)
+    state = system.realizeTopology()
+    system.realize(state, Stage.Acceleration)
+    assert matter.calcStationJacobian(state, 0, [1, 2, 3]).shape == (3, 0)
+    assert matter.calcFrameJacobian(state, [0, 0], np.ones((2, 3))).shape == (12, 0)
+    assert matter.calcStationJacobian(state, [], []).shape == (0, 0)
+    assert matter.calcBiasForFrameJacobian(state, [], []).shape == (0, 2, 3)
+    assert matter.multiplyByStationJacobianTranspose(state, [], [], np.zeros((0, 3))).shape == (0,)
+    np.testing.assert_array_equal(matter.calcMobilizerReactionForces(state), np.zeros((1, 2, 3)))
+    np.testing.assert_array_equal(matter.calcSystemCentralMomentum(state), np.zeros((2, 3)))
+    udot, A = matter.calcAcceleration(state, [], [])
+    assert udot.shape == (0,) and A.shape == (1, 2, 3)
+    assert matter.calcCompositeBodyInertias(state)[0].getMass() == np.inf
+    with pytest.raises(InvalidArgumentError, match="no mass"):
+        matter.calcSystemMassCenterVelocityInGround(state)

@@ -128,8 +128,9 @@ class TaskJacobianMixin:
         what = "calcStationJacobian"
         self._require(state, Stage.Position, what)
         _, bodies, _, p_GS = self._tasks(state, onBodyB, stationPInB, what)
-        J = self._task_jacobian(state, bodies, p_GS).reshape(-1, 2, 3, self._topo().nu)
-        return np.ascontiguousarray(J[:, 1].reshape(-1, self._topo().nu))
+        nt, nu = bodies.shape[0], self._topo().nu
+        J = self._task_jacobian(state, bodies, p_GS).reshape(nt, 2, 3, nu)
+        return np.ascontiguousarray(J[:, 1].reshape(3 * nt, nu))
 
     def calcBiasForStationJacobian(self, state: State, onBodyB, stationPInB) -> np.ndarray:
         """JSDot u: velocity-dependent accelerations in G of the stations (nt, 3), or (3,) for
