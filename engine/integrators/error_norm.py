@@ -16,6 +16,8 @@ with the requested accuracy (a dimensionless number such as 1e-3):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -65,7 +67,52 @@ def calcErrorNorm(
     useInfinityNorm: bool,
 ):
     """(norm, worstY): the largest of the q, u and z weighted norms of ``yErrEst``
-    and the index in y of the variable responsible for it (-1 if y is empty)."""
+    and the index in y of the variable responsible for it (-1 if y is empty).
+
+    Ties go to q, then u. The weighted entries are formed in one array and each
+    group's norm is a reduction over its slice; a non-finite entry anywhere falls back
+    to _calcErrorNormChecked, which reports the first bad entry of the worst group."""
+    nq, nu = state.getNQ(), state.getNU()
+    if not math.isfinite(yErrEst @ yErrEst):
+        return _calcErrorNormChecked(system, state, yErrEst, uScale, zScale, useInfinityNorm)
+    nqu = nq + nu
+    scaled = np.empty(yErrEst.size)
+    if nq:
+        scaled[:nq] = scaleDQ(system, state, state.getUWeights(), yErrEst[:nq])
+    np.multiply(yErrEst[nq:nqu], uScale, out=scaled[nq:nqu])
+    np.multiply(yErrEst[nqu:], zScale, out=scaled[nqu:])
+    np.abs(scaled, out=scaled)
+    if useInfinityNorm:
+        norms = [
+            float(part.max()) if part.size else 0.0
+            for part in (scaled[:nq], scaled[nq:nqu], scaled[nqu:])
+        ]
+    else:
+        sq = scaled * scaled
+        norms = [
+            math.sqrt(float(part.sum()) / part.size) if part.size else 0.0
+            for part in (sq[:nq], sq[nq:nqu], sq[nqu:])
+        ]
+    if not (math.isfinite(norms[0]) and math.isfinite(norms[1]) and math.isfinite(norms[2])):
+        return _calcErrorNormChecked(system, state, yErrEst, uScale, zScale, useInfinityNorm)
+    qNorm, uNorm, zNorm = norms
+    if qNorm >= uNorm:
+        if qNorm >= zNorm:
+            return qNorm, (int(np.argmax(scaled[:nq])) if nq else -1)
+    elif uNorm >= zNorm:
+        return uNorm, nq + int(np.argmax(scaled[nq:nqu]))
+    return zNorm, nqu + int(np.argmax(scaled[nqu:]))
+
+
+def _calcErrorNormChecked(
+    system,
+    state,
+    yErrEst: np.ndarray,
+    uScale: np.ndarray,
+    zScale: np.ndarray,
+    useInfinityNorm: bool,
+):
+    """calcErrorNorm group by group, with the non-finite checks of weightedNorm."""
     nq, nu = state.getNQ(), state.getNU()
     eq = yErrEst[:nq]
     eu = yErrEst[nq : nq + nu]

@@ -110,6 +110,13 @@ class _TrialStepError(Exception):
     """A trial step produced something unusable (its message says what)."""
 
 
+def _allFinite(a: np.ndarray) -> bool:
+    """True if every entry of the 1-D float array ``a`` is finite. ``a @ a`` is finite
+    unless an entry is NaN/inf (or the sum of squares overflows, which the exact test
+    then clears): one BLAS call instead of a temporary boolean array."""
+    return math.isfinite(a @ a) or bool(np.isfinite(a).all())
+
+
 def _bool(value, what: str) -> bool:
     if not isinstance(value, (bool, np.bool_, int)):
         raise InvalidArgumentError(f"{what} needs True or False, got {value!r}")
@@ -948,7 +955,7 @@ class Integrator:
             self._statsRealizationFailures -= 1
 
     def _setAdvancedState(self, t: float, y: np.ndarray) -> None:
-        if not np.all(np.isfinite(y)):
+        if not _allFinite(y):
             k = int(np.flatnonzero(~np.isfinite(y))[0])
             raise _TrialStepError(
                 f"the trial state at t={t:.17g} had {describeYIndex(self._advanced, k)} = {y[k]}"
@@ -961,7 +968,7 @@ class Integrator:
         """ydot of a State realized to Acceleration; _TrialStepError naming the variable
         if any entry is not finite."""
         ydot = state.getYDot()
-        if not np.all(np.isfinite(ydot)):
+        if not _allFinite(ydot):
             k = int(np.flatnonzero(~np.isfinite(ydot))[0])
             raise _TrialStepError(
                 f"the time derivative of {describeYIndex(state, k)} was {ydot[k]} at "
@@ -969,11 +976,18 @@ class Integrator:
             )
         return ydot
 
-    def _setAdvancedStateAndRealizeDerivatives(self, t: float, y: np.ndarray) -> np.ndarray:
-        """Set (t, y), apply prescribed motion, realize Acceleration; returns a copy of ydot."""
+    def _setAdvancedStateAndRealizeDerivatives(
+        self, t: float, y: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Set (t, y), apply prescribed motion, realize Acceleration; returns a copy of
+        ydot (written into ``out`` if given)."""
         self._setAdvancedStateAndRealizeKinematics(t, y)
         self._realizeStateDerivatives(self._advanced)
-        return self._checkDerivatives(self._advanced).copy()
+        ydot = self._checkDerivatives(self._advanced)
+        if out is None:
+            return ydot.copy()
+        np.copyto(out, ydot)
+        return out
 
     def _setAdvancedStateAndRealizeKinematics(self, t: float, y: np.ndarray) -> None:
         """Set (t, y), apply prescribed motion, realize Velocity."""

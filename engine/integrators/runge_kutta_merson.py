@@ -17,6 +17,8 @@ controls the step size. This is Simbody's default-quality general-purpose method
 
 from __future__ import annotations
 
+import numpy as np
+
 from engine.integrators.integrator import Integrator
 
 
@@ -30,17 +32,48 @@ class RungeKuttaMersonIntegrator(Integrator):
     _hasErrorControl = True
     _interpolationOrder = 4
 
+    def _workArrays(self, n: int) -> list[np.ndarray]:
+        """Stage derivatives f1..f4, the stage state, ysave and a scratch array (length
+        n = ny), kept between steps so a step allocates nothing."""
+        work = getattr(self, "_rkWork", None)
+        if work is None or work[0].size != n:
+            work = [np.empty(n) for _ in range(7)]
+            self._rkWork = work
+        return work
+
     def _attemptODEStep(self, t1: float):
+        # Each line computes exactly the floating-point operations (same order, same
+        # rounding) of the textbook formulas in the module docstring, in place.
         t0 = self._tPrev
         y0, f0 = self._yPrev, self._ydotPrev
         h = t1 - t0
+        f1, f2, f3, f4, y, ysave, tmp = self._workArrays(y0.size)
         eval_ = self._setAdvancedStateAndRealizeDerivatives
-        f1 = eval_(t0 + h / 3, y0 + (h / 3) * f0)
-        f2 = eval_(t0 + h / 3, y0 + (h / 6) * (f0 + f1))
-        f3 = eval_(t0 + h / 2, y0 + (h / 8) * (f0 + 3 * f2))
-        ysave = y0 + (h / 2) * (f0 - 3 * f2 + 4 * f3)
-        f4 = eval_(t1, ysave)
-        y1 = y0 + (h / 6) * (f0 + 4 * f3 + f4)
-        self._setAdvancedStateAndRealizeKinematics(t1, y1)
-        yErr = (self._advanced.getY() - ysave) / 5
+        np.multiply(h / 3, f0, out=y)
+        y += y0  # y0 + (h/3) f0
+        eval_(t0 + h / 3, y, f1)
+        np.add(f0, f1, out=y)
+        y *= h / 6
+        y += y0  # y0 + (h/6)(f0 + f1)
+        eval_(t0 + h / 3, y, f2)
+        np.multiply(3, f2, out=y)
+        np.add(f0, y, out=y)
+        y *= h / 8
+        y += y0  # y0 + (h/8)(f0 + 3 f2)
+        eval_(t0 + h / 2, y, f3)
+        np.multiply(3, f2, out=tmp)
+        np.subtract(f0, tmp, out=ysave)
+        np.multiply(4, f3, out=tmp)
+        ysave += tmp
+        ysave *= h / 2
+        ysave += y0  # y0 + (h/2)(f0 - 3 f2 + 4 f3)
+        eval_(t1, ysave, f4)
+        np.multiply(4, f3, out=y)
+        np.add(f0, y, out=y)
+        y += f4
+        y *= h / 6
+        y += y0  # y1 = y0 + (h/6)(f0 + 4 f3 + f4)
+        self._setAdvancedStateAndRealizeKinematics(t1, y)
+        yErr = self._advanced.getY() - ysave
+        yErr /= 5
         return True, yErr, 4
