@@ -381,6 +381,8 @@ class SimulationPanel(QObject):
         calls this when its selection changes)."""
         self.window.statusBar().showMessage(f"Selected {name}", 3000)
         self.selected_body = name
+        if self._plots is not None:
+            self._plots.show_body(name)
         snap = self.snapshot
         if snap is not None:
             self.window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))

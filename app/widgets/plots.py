@@ -39,6 +39,11 @@ class PlotsWidget(QWidget):
         self.filter = QLineEdit()
         self.filter.setObjectName("plotFilter")
         self.filter.setPlaceholderText("filter quantities…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setToolTip(
+            "Show only quantities containing this text (a body chosen in the "
+            "model tree or the 3-D view lists its q, u and udot)"
+        )
         self.filter.textChanged.connect(self._apply_filter)
         self.quantities = QListWidget()
         self.quantities.setObjectName("plotQuantities")
@@ -121,11 +126,15 @@ class PlotsWidget(QWidget):
         self._updating = False
         self._rebuild()
 
+    def show_body(self, name: str) -> None:
+        """List the quantities of body ``name`` (its q, u, udot) for choosing."""
+        self.filter.setText(f" {name}." if name and name != "Ground" else "")
+
     def _apply_filter(self, text: str) -> None:
-        text = text.strip().lower()
+        text = text.lower()
         for i in range(self.quantities.count()):
             item = self.quantities.item(i)
-            item.setHidden(bool(text) and text not in item.text().lower())
+            item.setHidden(bool(text.strip()) and text not in item.text().lower())
 
     def _selection_changed(self, _item) -> None:
         if not self._updating:

@@ -185,8 +185,17 @@ def test_cache_inspector_expands_arrays_and_updates_live(studio, qtbot):
 
 
 def test_plots_receive_data_and_export_csv(studio, qtbot, tmp_path):
-    window = studio(chain(1))
+    window = studio(chain(2))
     plots = window.simulation.plots
+    # Choosing a body (in the tree or the view) lists its quantities.
+    window.simulation.select_body("link2")
+    shown = [
+        plots.quantities.item(i).text()
+        for i in range(plots.quantities.count())
+        if not plots.quantities.item(i).isHidden()
+    ]
+    assert shown == ["q[1] link2.q0", "u[1] link2.u0", "udot[1] link2.u0"]
+    window.simulation.select_body("Ground")
     plots.set_checked("q[0] link1.q0")
     window.sim_actions["play"].trigger()
     qtbot.waitUntil(lambda: len(plots.plotted_data("q[0] link1.q0")[0]) > 20, timeout=10000)
