@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QMessageBox
+from shiboken6 import isValid
 
 from app.document import (
     GROUND,
@@ -29,7 +30,7 @@ from app.document import (
     ModelDocument,
     model_io,
 )
-from app.document.examples import examples
+from app.document.examples import EXAMPLES_DIR, examples
 from app.document.registry import element_types, is_available
 from app.tree.commands import run_edit
 from app.tree.property_editor import PropertyEditor
@@ -183,7 +184,7 @@ class ModelEditor(QObject):
         return not self.undo_stack.isClean()
 
     def _update_title(self) -> None:
-        if self.window is None or self.document is None:
+        if self.window is None or self.document is None or not isValid(self.window):
             return
         if self.path is None and not self.document.bodies and not self.is_modified():
             self.window.setWindowModified(False)
@@ -318,6 +319,7 @@ class ModelEditor(QObject):
             return False
         if not self.confirm_discard():
             return False
+        as_example = as_example or path.resolve().parent == EXAMPLES_DIR.resolve()
         # An example opens as a new untitled model, so Save never overwrites the bundled file.
         self.set_document(document, None if as_example else path)
         if not as_example:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from app.document import GROUND, DocumentError, FrameSpec, GeometrySpec
 from app.document.registry import (
@@ -93,6 +94,7 @@ class PropertyEditor(QWidget):
         self.key = ""
         self.fields: dict[str, tuple[QWidget, QLabel]] = {}
         self._refresh_pending = False
+        self._committing = False
         self.scroll = QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         layout = QVBoxLayout(self)
@@ -104,7 +106,10 @@ class PropertyEditor(QWidget):
     # -- public
     def show_key(self, key: str) -> None:
         self.key = key or ""
-        self.refresh()
+        if self._committing:  # a field of the current form is still handling its edit
+            self.document_changed()
+        else:
+            self.refresh()
 
     def document_changed(self, _change=None) -> None:
         """Rebuild the form after the current event (editing may be finishing in it)."""
@@ -215,14 +220,18 @@ class PropertyEditor(QWidget):
             text = edit.text()
             if text == edit.property("applied") and not error.text():
                 return
+            self._committing = True
             try:
                 fn = apply(text)
                 self.editor.edit(description, fn)
             except (FieldError, DocumentError) as exc:
                 self._show_error(error, exc)
                 return
-            edit.setProperty("applied", text)
-            self._show_error(error, None)
+            finally:
+                self._committing = False
+            if isValid(edit):
+                edit.setProperty("applied", text)
+                self._show_error(error, None)
 
         edit.editingFinished.connect(commit)
         return edit
@@ -247,12 +256,16 @@ class PropertyEditor(QWidget):
             if text == current:
                 self._show_error(error, None)
                 return
+            self._committing = True
             try:
                 self.editor.edit(description, apply(text))
             except DocumentError as exc:
                 self._show_error(error, exc)
                 return
-            self._show_error(error, None)
+            finally:
+                self._committing = False
+            if isValid(error):
+                self._show_error(error, None)
 
         combo.currentTextChanged.connect(changed)
         return combo
@@ -265,10 +278,13 @@ class PropertyEditor(QWidget):
         error = self._row(form, label, key, box)
 
         def toggled(checked: bool) -> None:
+            self._committing = True
             try:
                 self.editor.edit(description, apply(bool(checked)))
             except DocumentError as exc:
                 self._show_error(error, exc)
+            finally:
+                self._committing = False
 
         box.toggled.connect(toggled)
         return box
@@ -340,8 +356,9 @@ class PropertyEditor(QWidget):
             "Mass (kg)",
             "mass",
             fmt(b.mass),
-            lambda t: (lambda v: lambda d: d.set_body(name, mass=v))(parse_number(t)),
+            lambda t: self._mass_setter(name, t),
             f"Change {name}'s mass",
+            "kg; the inertia scales with the mass (the body's shape is kept)",
         )
         self._text_field(
             mass,
@@ -387,6 +404,15 @@ class PropertyEditor(QWidget):
         u_edit.setPlaceholderText("zero")
         self._geometry_forms(name)
 
+    def _mass_setter(self, name: str, text: str):
+        """Set the mass, scaling the inertia with it (as a unit inertia times the mass)."""
+        mass = parse_number(text)
+        b = self.editor.document.body(name)
+        if b.mass > 0 and mass >= 0:
+            inertia = tuple(i * mass / b.mass for i in b.inertia)
+            return lambda d: d.set_body(name, mass=mass, inertia=inertia)
+        return lambda d: d.set_body(name, mass=mass)
+
     def _option_setter(self, name: str, option: str, text: str):
         b = self.editor.document.body(name)
         if option == "radii":
@@ -402,7 +428,9 @@ class PropertyEditor(QWidget):
 
     @staticmethod
     def _state_setter(name: str, which: str, text: str, n: int):
-        value = None if not text.strip() else parse_numbers(text, n)
+        value = (
+            None if not text.strip() else parse_numbers(text, None)
+        )  # length checked by the document
         return lambda d: d.set_body(name, **{which: value})
 
     def _frame_fields(

@@ -44,6 +44,7 @@ class ModelTreeModel(QStandardItemModel):
         super().__init__(parent)
         self.setHorizontalHeaderLabels(["Model", "Type"])
         self.document: ModelDocument | None = None
+        self.last_change = None
         if document is not None:
             self.set_document(document)
 
@@ -59,8 +60,10 @@ class ModelTreeModel(QStandardItemModel):
             self.document.remove_listener(self._changed)
             self.document = None
 
-    def _changed(self, _change) -> None:
+    def _changed(self, change) -> None:
+        self.last_change = change
         self.rebuild()
+        self.last_change = None
 
     def rebuild(self) -> None:
         self.beginResetModel()

@@ -44,6 +44,7 @@ class ModelTreeWidget(QWidget):
             "Select a body to edit it; Ctrl-click to pick several bodies for a constraint or force"
         )
         self._current_key = ""
+        self._current_ancestors: list[str] = []
         self._selecting = False
 
         self.add_body_button = self._button(
@@ -140,8 +141,17 @@ class ModelTreeWidget(QWidget):
         self.view.expandAll()
         self.view.resizeColumnToContents(0)
         key = self._current_key
+        change = self.model.last_change
         if key and self.model.index_of(key).isValid():
             self._select_key(key, emit=False)
+        elif key.startswith("body:") and change is not None and change.fields == ("name",):
+            self._select_key(body_key(change.target))  # the selected body was renamed
+        elif key.startswith("body:"):
+            # The selected body is gone (removed, or its addition undone): select the nearest
+            # surviving ancestor, so the view never points at a body that no longer exists.
+            for name in self._current_ancestors:
+                if self._select_key("ground" if name == GROUND else body_key(name)):
+                    break
         elif key:
             self._current_key = ""
             self.key_selected.emit("")
@@ -155,12 +165,26 @@ class ModelTreeWidget(QWidget):
 
     def _set_current(self, key: str) -> None:
         self._current_key = key
+        self._current_ancestors = self._ancestors(key)
         self.key_selected.emit(key)
         kind, rest = parse_key(key)
         if kind == "body":
             self.body_selected.emit(rest)
         elif kind == "ground":
             self.body_selected.emit(GROUND)
+
+    def _ancestors(self, key: str) -> list[str]:
+        """Parent, grandparent, ... Ground of the body ``key`` names (empty for other keys)."""
+        kind, name = parse_key(key)
+        doc = self.model.document
+        out: list[str] = []
+        if kind != "body" or doc is None:
+            return out
+        names = set(doc.body_names())
+        while name in names:
+            name = doc.body(name).parent
+            out.append(name)
+        return out
 
     def _select_key(self, key: str, emit: bool = True) -> bool:
         index = self.model.index_of(key)
@@ -180,6 +204,7 @@ class ModelTreeWidget(QWidget):
             self._set_current(key)
         else:
             self._current_key = key
+            self._current_ancestors = self._ancestors(key)
         return True
 
     @Slot(str)
