@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers import ball, pin, slider, translation, weld
 from engine.multibody.mobilizers.dispatch import (
     h_fm_any,
     hdot_u_any,
@@ -22,6 +23,22 @@ from engine.multibody.mobilizers.dispatch import (
     ndot_matrix_any,
     x_fm_any,
 )
+
+# Types whose N is the identity, NDot zero and H_FM constant (so (d/dt H) u = 0): their
+# qdot, qdotdot and velocity terms are written directly, without the per-type dispatch.
+_PIN, _SLIDER, _TRANSLATION = pin.TYPE_ID, slider.TYPE_ID, translation.TYPE_ID
+# Types with constant H_FM but a q-dependent N.
+_BALL, _WELD = ball.TYPE_ID, weld.TYPE_ID
+
+
+@njit(cache=True)
+def _identity_n(t):
+    return t == _PIN or t == _SLIDER or t == _TRANSLATION
+
+
+@njit(cache=True)
+def _constant_h(t):
+    return t == _PIN or t == _SLIDER or t == _TRANSLATION or t == _BALL or t == _WELD
 
 
 # ----------------------------------------------------------------- Position stage
@@ -215,7 +232,11 @@ def velocity_stage(
             V_FM[b, i] = acc
         qb = q[qsb : qsb + nq]
         ub = u[s : s + nu]
-        if nq > 0:
+        t = mtype[b]
+        if _identity_n(t):
+            for i in range(nq):
+                qdot[qsb + i] = u[s + i]
+        elif nq > 0:
             N = Nbuf[:nq, :nu]
             for i in range(nq):
                 for k in range(nu):
@@ -228,7 +249,8 @@ def velocity_stage(
                 qdot[qsb + i] = acc
         for i in range(6):
             hd[i] = 0.0
-        hdot_u_any(mtype[b], qb, ub, params[b], euler, R_FM[b], p_FM[b], hd)
+        if not _constant_h(t):
+            hdot_u_any(t, qb, ub, params[b], euler, R_FM[b], p_FM[b], hd)
         Rgf = R_GF[b]
         hw0 = Rgf[0, 0] * hd[0] + Rgf[0, 1] * hd[1] + Rgf[0, 2] * hd[2]
         hw1 = Rgf[1, 0] * hd[0] + Rgf[1, 1] * hd[1] + Rgf[1, 2] * hd[2]
@@ -564,6 +586,10 @@ def qdotdot_from_udot(
             continue
         qsb = qs[b]
         s = us[b]
+        if _identity_n(mtype[b]):
+            for i in range(nq):
+                qdotdot[qsb + i] = udot[s + i]
+            continue
         qb = q[qsb : qsb + nq]
         N = Nbuf[:nq, :nu]
         for i in range(nq):

@@ -16,8 +16,11 @@ are the same arrays.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
@@ -59,6 +62,33 @@ class _RealizeContext:
         "scratch",
         "zero_nu",
     )
+
+
+def _checked(values, n: int, what: str) -> np.ndarray:
+    """``values`` as a float64 vector of length n, all finite (else InvalidArgumentError)."""
+    arr = values
+    if type(arr) is not np.ndarray or arr.dtype != np.float64:
+        arr = np.asarray(values, dtype=np.float64)
+    if arr.shape != (n,):
+        raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
+    # a finite sum proves every element finite (cheaper than isfinite().all())
+    if not math.isfinite(arr.sum()) and not np.isfinite(arr).all():
+        raise InvalidArgumentError(f"{what}: values must be finite")
+    return arr
+
+
+def _checked_body_forces(F, nb: int, what: str) -> np.ndarray:
+    """Body forces (nb, 2, 3) (or (nb, 6)) as a C-contiguous (nb, 6) float64 array."""
+    arr = F
+    if type(arr) is not np.ndarray or arr.dtype != np.float64:
+        arr = np.asarray(F, dtype=np.float64)
+    if arr.size != nb * 6 or arr.ndim == 0 or arr.shape[0] != nb:
+        raise InvalidArgumentError(
+            f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
+        )
+    if not math.isfinite(arr.sum()) and not np.isfinite(arr).all():
+        raise InvalidArgumentError(f"{what}: body forces must be finite")
+    return np.ascontiguousarray(arr).reshape(nb, 6)
 
 
 class StageRealizationMixin:
@@ -274,7 +304,7 @@ class StageRealizationMixin:
         self._require(state, Stage.Position, "multiplyByMInv")
         ctx = self._context(state)
         topo = ctx.topo
-        v = self._vector(v, topo.nu, "multiplyByMInv")
+        v = _checked(v, topo.nu, "multiplyByMInv")
         P, Di, U = self._articulated_arrays(state, ctx)
         sc = ctx.scratch
         zero = sc["zero6"]
@@ -304,7 +334,7 @@ class StageRealizationMixin:
         self._require(state, Stage.Position, "multiplyByM")
         ctx = self._context(state)
         topo = ctx.topo
-        a = self._vector(a, topo.nu, "multiplyByM")
+        a = _checked(a, topo.nu, "multiplyByM")
         sc = ctx.scratch
         zero = sc["zero6"]
         out = np.empty(topo.nu)
@@ -334,9 +364,9 @@ class StageRealizationMixin:
         ctx = self._context(state)
         topo = ctx.topo
         nu = topo.nu
-        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
-        udot = self._vector(knownUdot, nu, "knownUdot")
+        f = _checked(appliedMobilityForces, nu, "appliedMobilityForces")
+        F = _checked_body_forces(appliedBodyForces, topo.nb, "appliedBodyForces")
+        udot = _checked(knownUdot, nu, "knownUdot")
         sc = ctx.scratch
         out = np.empty(nu)
         residual_forces(
@@ -348,7 +378,7 @@ class StageRealizationMixin:
             ctx.pc.Phi_G,
             ctx.vc.coriolis,
             ctx.vc.gyroscopic,
-            np.ascontiguousarray(F),
+            F,
             f,
             udot,
             sc["A"],
@@ -365,8 +395,8 @@ class StageRealizationMixin:
         ctx = self._context(state)
         topo = ctx.topo
         nu, nb = topo.nu, topo.nb
-        f = self._vector(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
+        f = _checked(appliedMobilityForces, nu, "appliedMobilityForces")
+        F = _checked_body_forces(appliedBodyForces, nb, "appliedBodyForces")
         P, Di, U = self._articulated_arrays(state, ctx)
         sc = ctx.scratch
         udot, A = np.empty(nu), np.empty((nb, 6))
@@ -381,7 +411,7 @@ class StageRealizationMixin:
             U,
             ctx.vc.coriolis,
             ctx.vc.gyroscopic,
-            np.ascontiguousarray(F),
+            F,
             f,
             udot,
             A,
