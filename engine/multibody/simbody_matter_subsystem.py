@@ -36,6 +36,7 @@ from engine.multibody.matter.task_jacobians import TaskJacobianMixin
 from engine.multibody.matter_constraints import MatterConstraintsMixin
 from engine.multibody.matter_custom_support import MatterCustomSupportMixin
 from engine.multibody.matter_model_stage import MatterModelStageMixin
+from engine.multibody.matter_prescribed_motion import MatterPrescribedMotionMixin
 from engine.multibody.matter_projection import MatterProjectionMixin
 from engine.multibody.mobilized_body import MobilizedBody
 
@@ -152,6 +153,7 @@ class _Indices:
 
 class SimbodyMatterSubsystem(
     MatterConstraintsMixin,
+    MatterPrescribedMotionMixin,
     MatterProjectionMixin,
     StageRealizationMixin,
     MatterModelStageMixin,
@@ -294,6 +296,7 @@ class SimbodyMatterSubsystem(
             state, Stage.Model, False, name="useEulerAngles"
         )
         self._constraints_realize_topology(state)
+        self._prescribed_realize_topology(state)
 
     def realizeSubsystemModelImpl(self, state: State) -> None:
         topo = self._topo()

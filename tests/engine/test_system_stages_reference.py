@@ -5,7 +5,9 @@ State/System operations, the `counters` sequence and the `layouts` are reproduce
 custom subsystems that allocate the same numbers of variables, constraint slots and event
 triggers. Steps that name multibody API (MobilizedBody, Force, Constraint, matter) belong
 to the multibody tests and are listed in MULTIBODY_STEPS, so that a new step in the file
-makes this test fail until someone decides where it belongs.
+makes this test fail until someone decides where it belongs. The MobilizedBody lock/unlock
+steps and the layout in "pin locked" mode are replayed on the reference model's own tree at
+the end of this file.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import pytest
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.system import System
+from engine.multibody.motions import Motion
+from tests.engine.constraint_models import add_constraint
+from tests.engine.force_models import build
 from tests.engine.framework_fixtures import (
     HOOK_STAGES,
     HarmonicOscillator,
@@ -91,6 +96,7 @@ MULTIBODY_STEPS = {
     "Constraint::Rod::setRodLength(s, 0.75)",
     "matter.setConstraintIsDisabled(s, rod, true)",
     "matter.setConstraintIsDisabled(s, rod, false)",
+    # The lock steps are replayed on the reference model in test_lock_steps_of_stages_json.
     "MobilizedBody::lock(s, Motion::Position) (pin)",
     "MobilizedBody::unlock(s) (pin)",
     "matter.setUseEulerAngles(s, true)",
@@ -292,3 +298,78 @@ def test_layout_variants_return_to_default():
         system.realize(s, Stage.Instance)
         assert (s.getNQErr(), s.getNUErr(), s.getNUDotErr()) == default
     np.testing.assert_array_equal(s.getQErrWeights(), np.ones(2))
+
+
+# ------------------------------------------------- lock steps on the reference model
+
+
+def _stage_multibody():
+    """The reference model's tree, force elements and Rod (its Measure::Integrate and
+    event handler do not take part in the lock steps or the matter's layout)."""
+    model = _model()["model"]
+    system, matter, forces, mobods, elements = build(model)
+    for c in model["constraints"]:
+        add_constraint(matter, mobods, c)
+    return system, matter, mobods
+
+
+LOCK_STEPS = {
+    "MobilizedBody::lock(s, Motion::Position) (pin)": lambda m, s: m[1].lock(s, Motion.Position),
+    "MobilizedBody::unlock(s) (pin)": lambda m, s: m[1].unlock(s),
+}
+
+
+def test_lock_steps_of_stages_json():
+    """Locking and unlocking are Instance-stage changes (the State falls back to Model)."""
+    system, matter, mobods = _stage_multibody()
+    s = system.realizeTopology()
+    steps = [
+        st
+        for st in _model()["script"]
+        if st["op"].startswith("MobilizedBody::") and "lock" in st["op"]
+    ]
+    assert {st["op"] for st in steps} == set(LOCK_STEPS)
+    for step in steps:
+        assert step["realize_first"]
+        system.realize(s, Stage.Acceleration)
+        LOCK_STEPS[step["op"]](mobods, s)
+        assert s.getSystemStage() == Stage[step["stage"]], step["op"]
+    assert not mobods[1].isLocked(s)
+
+
+def test_locked_layout_of_the_matter_subsystem():
+    """A lock does not change the State layout: motion multipliers are not State
+    multipliers (the "pin locked" layout equals the default one)."""
+    layouts = {v["variant"]: v["counts"] for v in _model()["layouts"]}
+    for variant in ("quaternion mode", "quaternion mode, pin locked"):
+        counts = layouts[variant]
+        system, matter, mobods = _stage_multibody()
+        s = system.realizeTopology()
+        system.realize(s, Stage.Instance)
+        if variant.endswith("pin locked"):
+            mobods[1].lock(s)
+            assert s.getSystemStage() == Stage.Model
+            system.realize(s, Stage.Instance)
+            assert mobods[1].isLocked(s)
+            np.testing.assert_array_equal(matter.getKnownUDotIndex(s), [0])
+        got = (
+            s.getNQ(),
+            s.getNU(),
+            s.getNQErr(),
+            s.getNUErr(),
+            s.getNUDotErr(),
+            s.getNMultipliers(),
+        )
+        assert got == tuple(
+            counts[k] for k in ("nQ", "nU", "nQErr", "nUErr", "nUDotErr", "nMultipliers")
+        )
+        sub = next(x for x in counts["subsystems"] if x["name"] == "SimbodyMatterSubsystem")
+        ix = matter.getMySubsystemIndex()
+        assert (s.getNQ(ix), s.getNU(ix), s.getNQErr(ix), s.getNUErr(ix), s.getNUDotErr(ix)) == (
+            sub["nq"],
+            sub["nu"],
+            sub["nqerr"],
+            sub["nuerr"],
+            sub["nudoterr"],
+        )
+        assert s.getNMultipliers(ix) == sub["nmultipliers"]
