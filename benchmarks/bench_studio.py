@@ -65,7 +65,7 @@ def start_to_first_frame() -> float:
         child.wait(60)
 
 
-def run_chain(example: str, seconds: float) -> dict:
+def run_chain(example: str, seconds: float, paused: bool = False) -> dict:
     import numpy as np
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
     from PySide6.QtWidgets import QApplication
@@ -81,7 +81,8 @@ def run_chain(example: str, seconds: float) -> dict:
     end = time.perf_counter() + 10
     while panel.snapshot is None and time.perf_counter() < end:
         app.processEvents()
-    window.sim_actions["play"].trigger()
+    if not paused:
+        window.sim_actions["play"].trigger()
 
     stamps: list[float] = []
     clock = QElapsedTimer()
@@ -120,12 +121,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--example", default="chain50")
+    parser.add_argument(
+        "--paused", action="store_true", help="baseline: the model open but not running"
+    )
+    parser.add_argument(
+        "--switch-interval", type=float, help="sys.setswitchinterval for the run (GIL hand-off)"
+    )
     args = parser.parse_args()
+    if args.switch_interval:
+        sys.setswitchinterval(args.switch_interval)
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     first = start_to_first_frame()
     print(f"start to first frame (default example, warm JIT): {first:.2f} s   (target < 3 s)")
-    r = run_chain(args.example, args.seconds)
-    print(f"{args.example} running in real time for {args.seconds:.0f} s:")
+    r = run_chain(args.example, args.seconds, args.paused)
+    state = "open, paused," if args.paused else "running in real time"
+    print(f"{args.example} {state} for {args.seconds:.0f} s:")
     print(
         f"  GUI timer jitter: max {r['timer_jitter_max_ms']:.1f} ms, "
         f"p99 {r['timer_jitter_p99_ms']:.1f} ms   (target < 50 ms)"
