@@ -198,3 +198,33 @@ def test_help_lists_the_headless_commands(capsys):
     assert "mbstudio render" in out and "mbstudio simulate" in out
     assert cli.main(["simulate", "--help"]) == 0
     assert "--csv" in capsys.readouterr().out
+
+
+def test_simulate_writes_an_mp4_video(tmp_path, capsys, headless):
+    import imageio_ffmpeg
+
+    video = tmp_path / "pendulum.mp4"
+    rc = cli.main(
+        [
+            "simulate",
+            str(default_example_path()),
+            "--until",
+            "0.3",
+            "--csv",
+            str(tmp_path / "p.csv"),
+            "--video",
+            str(video),
+            "--fps",
+            "10",
+            "--width",
+            "160",
+            "--height",
+            "120",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "4 frames" in err
+    assert video.read_bytes()[4:8] == b"ftyp"
+    frames, _seconds = imageio_ffmpeg.count_frames_and_secs(str(video))
+    assert frames == 4
