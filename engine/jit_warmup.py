@@ -134,4 +134,15 @@ def warm_jit() -> dict:
             else:
                 if name not in done:
                     done.append(name)
+    # prescribed motion: the hybrid free/prescribed articulated-body kernels (a lock)
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    matter.getMobilizedBody(1).lock(state)
+    try:
+        system.realize(state, Stage.Acceleration)
+        matter.multiplyByMInv(state, np.ones(state.getNU()))
+    except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
+        failed["prescribed motion"] = f"{type(exc).__name__}: {exc}"
+    else:
+        done.append("prescribed motion")
     return {"mobilizers": names, "operators": done, "failed": failed}
