@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from app.document.document import ModelDocument
-from app.document.specs import ModelData
+from app.document.specs import ModelData, SpecError
 from app.document.validation import DocumentError, validate
 
 SCHEMA = "mbstudio.model"
@@ -51,38 +51,6 @@ def _expect(cond: bool, path, field: str, message: str) -> None:
         raise ModelFileError(path, field, message)
 
 
-def _check_shape(model: dict, path) -> None:
-    """Types of the top-level fields, so a wrong type names its field."""
-    for key, typ, what in (
-        ("name", str, "a string"),
-        ("hints", dict, "an object"),
-        ("ground_geometry", list, "a list"),
-        ("bodies", list, "a list"),
-        ("constraints", list, "a list"),
-        ("forces", list, "a list"),
-    ):
-        if key in model:
-            _expect(isinstance(model[key], typ), path, f"model.{key}", f"must be {what}")
-    for section in ("bodies", "constraints", "forces", "ground_geometry"):
-        for i, item in enumerate(model.get(section, ())):
-            _expect(isinstance(item, dict), path, f"model.{section}[{i}]", "must be an object")
-            required = {
-                "bodies": "name",
-                "constraints": "type",
-                "forces": "type",
-                "ground_geometry": "kind",
-            }[section]
-            _expect(required in item, path, f"model.{section}[{i}].{required}", "is missing")
-            if section == "bodies":
-                for j, g in enumerate(item.get("geometry", ())):
-                    _expect(
-                        isinstance(g, dict) and "kind" in g,
-                        path,
-                        f"model.bodies[{i}].geometry[{j}]",
-                        "must be an object with a kind",
-                    )
-
-
 def loads(text: str, path="<string>") -> ModelDocument:
     try:
         raw = json.loads(text)
@@ -110,11 +78,10 @@ def loads(text: str, path="<string>") -> ModelDocument:
     _expect(version >= 1, path, "version", f"must be >= 1, got {version}")
     _expect(isinstance(raw.get("model"), dict), path, "model", "is missing or not an object")
     model = raw["model"]
-    _check_shape(model, path)
     try:
         data = ModelData.from_dict(model)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFileError(path, "model", f"malformed value: {exc}") from None
+    except SpecError as exc:
+        raise ModelFileError(path, f"model.{exc.field}", exc.message) from None
     try:
         validate(data)
     except DocumentError as exc:

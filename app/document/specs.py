@@ -24,6 +24,88 @@ def vec3(value, default: Vec3 = (0.0, 0.0, 0.0)) -> Vec3:
     return tuple(float(v) for v in value)  # type: ignore[return-value]
 
 
+class SpecError(ValueError):
+    """A value of the wrong type while reading a dict; ``field`` is its path (e.g.
+    ``geometry[0].color``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+    def within(self, prefix: str) -> SpecError:
+        return SpecError(f"{prefix}.{self.field}", self.message)
+
+
+def _num(d: dict, key: str, default=None) -> float:
+    value = d.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SpecError(key, f"must be a number, got {value!r}")
+    return float(value)
+
+
+def _nums(d: dict, key: str, n: int | None, default=None, optional: bool = False):
+    value = d.get(key, default)
+    if value is None and optional:
+        return None
+    if not isinstance(value, (list, tuple)) or (n is not None and len(value) != n):
+        what = f"a list of {n} numbers" if n is not None else "a list of numbers"
+        raise SpecError(key, f"must be {what}, got {value!r}")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise SpecError(key, f"must contain only numbers, got {v!r}")
+    return tuple(float(v) for v in value)
+
+
+def _str(d: dict, key: str, default=None) -> str:
+    value = d.get(key, default)
+    if not isinstance(value, str):
+        raise SpecError(key, f"must be a string, got {value!r}")
+    return value
+
+
+def _bool(d: dict, key: str, default: bool) -> bool:
+    value = d.get(key, default)
+    if not isinstance(value, bool):
+        raise SpecError(key, f"must be true or false, got {value!r}")
+    return value
+
+
+def _obj(d: dict, key: str) -> dict:
+    value = d.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SpecError(key, f"must be an object, got {value!r}")
+    return value
+
+
+def _list(d: dict, key: str) -> list:
+    value = d.get(key, [])
+    if not isinstance(value, list):
+        raise SpecError(key, f"must be a list, got {value!r}")
+    return value
+
+
+def _items(d: dict, key: str, reader) -> list:
+    out = []
+    for i, item in enumerate(_list(d, key)):
+        if not isinstance(item, dict):
+            raise SpecError(f"{key}[{i}]", "must be an object")
+        try:
+            out.append(reader(item))
+        except SpecError as exc:
+            raise exc.within(f"{key}[{i}]") from None
+    return out
+
+
+def _sub(d: dict, key: str, reader):
+    try:
+        return reader(_obj(d, key) if key in d else None)
+    except SpecError as exc:
+        raise exc.within(key) from None
+
+
 @dataclass(frozen=True)
 class FrameSpec:
     """A transform X_AB: origin ``p`` of B in A (m) and rotation given as body-fixed X-Y-Z
@@ -38,7 +120,7 @@ class FrameSpec:
     @classmethod
     def from_dict(cls, d: dict | None) -> FrameSpec:
         d = d or {}
-        return cls(vec3(d.get("p")), vec3(d.get("rpy")))
+        return cls(_nums(d, "p", 3, (0.0, 0.0, 0.0)), _nums(d, "rpy", 3, (0.0, 0.0, 0.0)))
 
     def is_identity(self) -> bool:
         return self == FrameSpec()
@@ -68,13 +150,12 @@ class GeometrySpec:
 
     @classmethod
     def from_dict(cls, d: dict) -> GeometrySpec:
-        color = d.get("color")
         return cls(
-            kind=str(d["kind"]),
-            params=_tuplify(dict(d.get("params") or {})),
-            X=FrameSpec.from_dict(d.get("X")),
-            color=None if color is None else vec3(color),
-            opacity=float(d.get("opacity", 1.0)),
+            kind=_str(d, "kind"),
+            params=_tuplify(dict(_obj(d, "params"))),
+            X=_sub(d, "X", FrameSpec.from_dict),
+            color=_nums(d, "color", 3, optional=True),
+            opacity=_num(d, "opacity", 1.0),
         )
 
 
@@ -122,20 +203,19 @@ class BodySpec:
 
     @classmethod
     def from_dict(cls, d: dict) -> BodySpec:
-        q, u = d.get("q"), d.get("u")
         return cls(
-            name=str(d["name"]),
-            parent=str(d.get("parent", GROUND)),
-            mobilizer=str(d.get("mobilizer", "Pin")),
-            mobilizer_params=_tuplify(dict(d.get("mobilizer_params") or {})),
-            X_PF=FrameSpec.from_dict(d.get("X_PF")),
-            X_BM=FrameSpec.from_dict(d.get("X_BM")),
-            mass=float(d.get("mass", 1.0)),
-            com=vec3(d.get("com")),
-            inertia=tuple(float(v) for v in d.get("inertia", (1, 1, 1, 0, 0, 0))),
-            geometry=tuple(GeometrySpec.from_dict(g) for g in d.get("geometry", ())),
-            q=None if q is None else tuple(float(v) for v in q),
-            u=None if u is None else tuple(float(v) for v in u),
+            name=_str(d, "name"),
+            parent=_str(d, "parent", GROUND),
+            mobilizer=_str(d, "mobilizer", "Pin"),
+            mobilizer_params=_tuplify(dict(_obj(d, "mobilizer_params"))),
+            X_PF=_sub(d, "X_PF", FrameSpec.from_dict),
+            X_BM=_sub(d, "X_BM", FrameSpec.from_dict),
+            mass=_num(d, "mass", 1.0),
+            com=_nums(d, "com", 3, (0.0, 0.0, 0.0)),
+            inertia=_nums(d, "inertia", 6, (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)),
+            geometry=tuple(_items(d, "geometry", GeometrySpec.from_dict)),
+            q=_nums(d, "q", None, optional=True),
+            u=_nums(d, "u", None, optional=True),
         )
 
 
@@ -158,9 +238,9 @@ class ElementSpec:
     @classmethod
     def from_dict(cls, d: dict) -> ElementSpec:
         return cls(
-            type=str(d["type"]),
-            args=_tuplify(dict(d.get("args") or {})),
-            name=str(d.get("name", "")),
+            type=_str(d, "type"),
+            args=_tuplify(dict(_obj(d, "args"))),
+            name=_str(d, "name", ""),
         )
 
     def label(self) -> str:
@@ -186,11 +266,11 @@ class Hints:
         d = d or {}
         base = cls()
         return cls(
-            up=str(d.get("up", base.up)),
-            uniform_background=bool(d.get("uniform_background", base.uniform_background)),
-            time_scale=float(d.get("time_scale", base.time_scale)),
-            length_scale=float(d.get("length_scale", base.length_scale)),
-            show_default_geometry=bool(d.get("show_default_geometry", base.show_default_geometry)),
+            up=_str(d, "up", base.up),
+            uniform_background=_bool(d, "uniform_background", base.uniform_background),
+            time_scale=_num(d, "time_scale", base.time_scale),
+            length_scale=_num(d, "length_scale", base.length_scale),
+            show_default_geometry=_bool(d, "show_default_geometry", base.show_default_geometry),
         )
 
 
@@ -229,12 +309,12 @@ class ModelData:
     @classmethod
     def from_dict(cls, d: dict) -> ModelData:
         return cls(
-            name=str(d.get("name", "Untitled")),
-            bodies=[BodySpec.from_dict(b) for b in d.get("bodies", ())],
-            ground_geometry=[GeometrySpec.from_dict(g) for g in d.get("ground_geometry", ())],
-            constraints=[ElementSpec.from_dict(c) for c in d.get("constraints", ())],
-            forces=[ElementSpec.from_dict(f) for f in d.get("forces", ())],
-            hints=Hints.from_dict(d.get("hints")),
+            name=_str(d, "name", "Untitled"),
+            bodies=_items(d, "bodies", BodySpec.from_dict),
+            ground_geometry=_items(d, "ground_geometry", GeometrySpec.from_dict),
+            constraints=_items(d, "constraints", ElementSpec.from_dict),
+            forces=_items(d, "forces", ElementSpec.from_dict),
+            hints=_sub(d, "hints", Hints.from_dict),
         )
 
     def body(self, name: str) -> BodySpec:
@@ -279,6 +359,7 @@ __all__ = [
     "GeometrySpec",
     "Hints",
     "ModelData",
+    "SpecError",
     "replace",
     "vec3",
 ]

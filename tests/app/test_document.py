@@ -274,6 +274,20 @@ def _write(tmp_path, payload) -> object:
         (lambda d: d["model"]["bodies"][0].pop("name"), "model.bodies[0].name"),
         (lambda d: d["model"]["hints"].update(up="sideways"), "model.hints.up"),
         (lambda d: d["model"]["forces"][0].update(type="Magic"), "model.forces[0].type"),
+        (lambda d: d["model"]["bodies"][0].update(mass=None), "model.bodies[0].mass"),
+        (lambda d: d["model"]["bodies"][0].update(mass="1"), "model.bodies[0].mass"),
+        (lambda d: d["model"]["bodies"][0].update(com=[0, 1]), "model.bodies[0].com"),
+        (lambda d: d["model"]["bodies"][0]["X_PF"].update(p="up"), "model.bodies[0].X_PF.p"),
+        (
+            lambda d: d["model"]["bodies"][0]["geometry"][0].update(color="red"),
+            "model.bodies[0].geometry[0].color",
+        ),
+        (lambda d: d["model"]["bodies"][0]["geometry"].append(3), "model.bodies[0].geometry[2]"),
+        (
+            lambda d: d["model"]["hints"].update(uniform_background="yes"),
+            "model.hints.uniform_background",
+        ),
+        (lambda d: d["model"].update(forces=[{"args": {}}]), "model.forces[0].type"),
     ],
 )
 def test_malformed_or_newer_files_are_refused_naming_the_field(tmp_path, mutate, field):
