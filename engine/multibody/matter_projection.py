@@ -7,7 +7,8 @@ with ``Tp`` = the State's QErrWeights (1/unit error) and ``Wq`` the q weights (t
 UWeights of each q's mobility), each step solves ``min |Wq dq|`` subject to
 ``Tp Pq dq = -Tp perr`` (minimum-norm pseudo-inverse, so redundant constraints are
 fine). ``projectUImpl`` does the same, in one linear step, for
-``uErr = [P; V] u + c = 0`` in the UWeights and UErrWeights norms.
+``uErr = [P; V] u + c = 0`` in the UWeights and UErrWeights norms. Prescribed q and u
+(Motions, locks) are not moved: their columns are left out of the solves.
 
 Error-estimate forms: the constraint-normal part of the matter's slice of
 ``qErrEst``/``uErrEst`` (in the same weighted norms) is removed in place.
@@ -96,6 +97,16 @@ class MatterProjectionMixin:
                     )
         return f"equation {k} has weighted error {errs[k]:.6g}"
 
+    def _prescribed_q_columns(self, state: State) -> np.ndarray:
+        """Matter q indices set by prescribeQ (Motions, locks): projection leaves them."""
+        layout = getattr(self, "_prescribed_layout", None)
+        return layout(state).known_q if layout is not None else np.zeros(0, dtype=np.int64)
+
+    def _prescribed_u_columns(self, state: State) -> np.ndarray:
+        """Matter u indices set by prescribeU: projection leaves them."""
+        layout = getattr(self, "_prescribed_layout", None)
+        return layout(state).known_u if layout is not None else np.zeros(0, dtype=np.int64)
+
     # ------------------------------------------------------------- position
     def _normalize_quaternions_in_place(self, state: State, tol: float, force: bool) -> bool:
         topo = self._topo()
@@ -152,6 +163,7 @@ class MatterProjectionMixin:
                     return
                 while norm > target and iterations < _MAX_Q_ITERATIONS:
                     A = (tp[:, None] * self.calcPq(state)) / wq[None, :]
+                    A[:, self._prescribed_q_columns(state)] = 0.0  # prescribed q stay put
                     dq = -_min_norm_solve(A, errs) / wq
                     q0 = np.array(self.getQ(state))
                     iterations += 1
@@ -202,6 +214,7 @@ class MatterProjectionMixin:
             tp = np.array(state.getQErrWeights(sx)[: lay.mp])
             wq = self._q_weights(state)
             A = (tp[:, None] * self.calcPq(state)) / wq[None, :]
+            A[:, self._prescribed_q_columns(state)] = 0.0
             est[:] = _remove_row_space(A, wq * est) / wq
 
     # ------------------------------------------------------------- velocity
@@ -238,6 +251,7 @@ class MatterProjectionMixin:
             norm0 = norm = _norm(errs, infinity)
             if norm > accuracy or (force and norm > 0.0):
                 A = (tpv[:, None] * self._pv_matrix(state, lay)) / wu[None, :]
+                A[:, self._prescribed_u_columns(state)] = 0.0  # prescribed u stay put
                 for _ in range(3):
                     du = -_min_norm_solve(A, errs) / wu
                     self.updU(state)[:] += du
@@ -261,6 +275,7 @@ class MatterProjectionMixin:
                 start, nu = state.getUStart(sx), self._topo().nu
                 est = uErrEst[start : start + nu]
                 A = (tpv[:, None] * self._pv_matrix(state, lay)) / wu[None, :]
+                A[:, self._prescribed_u_columns(state)] = 0.0
                 est[:] = _remove_row_space(A, wu * est) / wu
         results.setAnyChangeMade(results.getAnyChangeMade() or changed)
         results.setExitStatus(ProjectResults.Succeeded)

@@ -315,9 +315,10 @@ def test_motion_levels_and_methods_follow_simbodys_table():
 
 
 def test_prescribed_crank_in_a_closed_loop():
-    """Planar four-bar (three links, the last closed to Ground by PointInPlane-free Ball
-    replaced by a Rod) with the crank driven: prescribed udot kept, constraints met, and
-    the full equations of motion hold."""
+    """Planar four-bar (three pinned links, the last closed to a Ground point by a Rod)
+    with the crank driven: projection moves only the free q and u, the constraint solve
+    keeps the prescribed udot, the constraints are met and the full equations of motion
+    hold; a simulation keeps the crank on its prescription and the loop closed."""
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
     forces = GeneralForceSubsystem(system)
@@ -332,6 +333,9 @@ def test_prescribed_crank_in_a_closed_loop():
     state.setTime(0.3)
     state.setQ([0.2, 1.2, 1.4])
     system.project(state, 1e-12)
+    assert state.getQ()[0] == A * math.sin(W * 0.3 + PHI)  # projection left it alone
+    assert state.getU()[0] == A * W * math.cos(W * 0.3 + PHI)
+    assert abs(state.getQErr()[0]) < 1e-12 and abs(state.getUErr()[0]) < 1e-12
     system.realize(state, Stage.Acceleration)
     udot = np.array(state.getUDot())
     assert udot[0] == pytest.approx(-A * W * W * math.sin(W * 0.3 + PHI), abs=1e-13)
@@ -350,6 +354,18 @@ def test_prescribed_crank_in_a_closed_loop():
     assert tau[0] != 0 and tau[1] == 0 and tau[2] == 0
     # the free-mobility M^-1 used by the solve never moves the crank
     assert matter.multiplyByMInv(state, [1.0, 2.0, 3.0])[0] == 0.0
+
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.setAccuracy(1e-6)
+    integ.setConstraintTolerance(1e-8)
+    stepper = TimeStepper(system, integ)
+    stepper.initialize(state)
+    for t in (0.5, 1.0):
+        stepper.stepTo(t)
+        s = stepper.getState()
+        system.realize(s, Stage.Velocity)
+        assert s.getQ()[0] == A * math.sin(W * s.getTime() + PHI)
+        assert abs(s.getQErr()[0]) <= 1e-8 and abs(s.getUErr()[0]) <= 1e-8
 
 
 # ---------------------------------------------------------------- bad input
