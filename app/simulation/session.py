@@ -76,7 +76,7 @@ class Settings:
 
 STEP_FAILED = "step failed"
 #: After each batch the worker sleeps this fraction of the batch's duration (GUI share).
-YIELD_FRACTION = 0.3
+YIELD_FRACTION = 0.2
 
 
 def _body_name(names, b: int) -> str:
@@ -123,6 +123,7 @@ class SimulationSession:
         self._rate_window: list[tuple[float, float]] = []
         self._sample_capacity = sample_capacity
         self._reset_built = None
+        self._cost: float | None = None  # wall-clock seconds per simulated second
         #: Readers set this False when nobody shows the cache (saves the worker the copies).
         self.want_cache = True
         self._install(built, carry=False)
@@ -143,6 +144,7 @@ class SimulationSession:
         self.matter = built.matter
         self._state = state
         self._stepper: TimeStepper | None = None
+        self._cost = None
         self._model_serial += 1
         self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
         self.samples = SampleBuffer(self._columns, self._sample_capacity)
@@ -486,7 +488,23 @@ class SimulationSession:
             self._stepper = stepper
         return self._stepper
 
-    def _advance(self, target: float, deadline: float) -> bool:
+    def _frame_interval_in_sim_time(self) -> float:
+        """The reporting interval while running in real time: the settings' interval, halved
+        (down to 1/4 of it) while one interval costs more wall-clock time than about a frame,
+        so that a slow model still gives the view a new state every frame."""
+        s = self.settings
+        base = s.report_interval
+        if s.pacing is not Pacing.REAL_TIME or self._cost is None or self._cost <= 0:
+            return base
+        ideal = 0.8 * s.frame_interval / self._cost  # simulated seconds per frame
+        interval = base
+        for _ in range(2):
+            if interval <= ideal:
+                break
+            interval /= 2
+        return interval
+
+    def _advance(self, target: float, deadline: float, interval: float | None = None) -> bool:
         """Step toward ``target`` in reporting intervals, sampling each; stop at the wall-clock
         ``deadline``. False (and paused) if a step failed. Caller holds the State lock."""
         try:
@@ -495,14 +513,18 @@ class SimulationSession:
             self._fail(exc, "starting the integrator failed")
             return False
         try:
-            interval = self.settings.report_interval
+            interval = interval or self.settings.report_interval
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:
                 t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
+                w0, t0 = time.perf_counter(), t
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()
                 self._sample(stepper.getState())
+                if t > t0:  # wall-clock seconds per simulated second, smoothed
+                    cost = (time.perf_counter() - w0) / (t - t0)
+                    self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
                 time.sleep(0)  # a chance for the GUI thread to take the interpreter
                 if status == SuccessfulStepStatus.EndOfSimulation:
                     self._running = False
@@ -533,7 +555,7 @@ class SimulationSession:
                 target = t + s.report_interval
             else:
                 target = math.inf
-            ok = self._advance(target, start + s.batch_budget)
+            ok = self._advance(target, start + s.batch_budget, self._frame_interval_in_sim_time())
             if ok and s.pacing is Pacing.REAL_TIME and self._stepper is not None:
                 lag = (self._stepper.getTime() - sim0) / s.speed - (time.perf_counter() - wall0)
                 if lag < -0.25:  # more than a quarter second behind: stop trying to catch up

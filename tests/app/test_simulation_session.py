@@ -240,3 +240,17 @@ def test_a_model_that_cannot_start_says_so(session_factory):
     assert "starting the integrator failed" in snap.error
     assert "test force refuses to act" in snap.error
     assert not snap.running and snap.time == 0.0
+
+
+def test_slow_models_report_more_often_in_real_time():
+    s = SimulationSession(chain(1), Settings(pacing=Pacing.REAL_TIME))  # never started
+    base = s.settings.report_interval
+    assert s._frame_interval_in_sim_time() == base  # no cost measured yet
+    s._cost = 0.5  # half a wall second per simulated second: a frame holds 0.067 s
+    assert s._frame_interval_in_sim_time() == base
+    s._cost = 3.0  # a frame holds 0.009 s: report every half interval
+    assert s._frame_interval_in_sim_time() == base / 2
+    s._cost = 100.0
+    assert s._frame_interval_in_sim_time() == base / 4  # bounded
+    s.settings = Settings(pacing=Pacing.FAST)
+    assert s._frame_interval_in_sim_time() == base
