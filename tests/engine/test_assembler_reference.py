@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 
+from engine import AssembleFailedError, Constraint, Stage
 from engine.assembler import Assembler, Markers, QValue
 from tests.engine.assembler_fixtures import (
     Evaluator,
@@ -53,14 +54,29 @@ def _run(model, label):
     return next(r for r in model["runs"] if r["label"] == label)
 
 
-def _setup(name, label):
+def _add_constraint(mobods, c: dict) -> None:
+    """The reference Rod / Ball as a real Constraint of the System."""
+    b1, b2 = mobods[c["body1"]], mobods[c["body2"]]
+    if c["type"] == "Constraint::Rod":
+        Constraint.Rod(b1, c["station1_B"], b2, c["station2_B"], c["length"])
+    else:
+        Constraint.Ball(b1, c["station1_B"], b2, c["station2_B"])
+
+
+def _setup(name, label, loop="user condition"):
+    """Build the run's model and Assembler; the loop is closed by a user-written
+    assembly condition or (``loop="constraint"``) by the System's own Constraint, which
+    the Assembler then treats as a requirement by itself."""
     model = _model(name)
     run = _run(model, label)
     system, matter, mobods = build_tree(model["model"])
     constraint = model["model"]["constraints"][0]
+    if loop == "constraint":
+        _add_constraint(mobods, constraint)
     asm = Assembler(system)
     asm.setAccuracy(run["accuracy_in_use"]).setErrorTolerance(run["error_tolerance_in_use"])
-    asm.adoptAssemblyError(user_loop_condition(constraint))
+    if loop != "constraint":
+        asm.adoptAssemblyError(user_loop_condition(constraint))
     qvalues = []
     for qv in run["qvalue_conditions"]:
         c = QValue(qv["body"], qv["mobilizer_q_index"], qv["value"])
@@ -121,9 +137,13 @@ def _independent_requirements(ev, matter, run, constraint):
     return req
 
 
+@pytest.mark.parametrize("loop", ["user condition", "constraint"])
 @pytest.mark.parametrize(("name", "label"), RUNS)
-def test_assembler_run_matches_simbody_properties(name, label):
-    model, run, system, matter, asm, state, constraint, qvalues, markers = _setup(name, label)
+def test_assembler_run_matches_simbody_properties(name, label, loop):
+    model, run, system, matter, asm, state, constraint, qvalues, markers = _setup(name, label, loop)
+    if loop == "constraint":
+        system.realize(state, Stage.Position)
+        np.testing.assert_allclose(state.getQErr(), run["qErr_start"], atol=1e-12)
     returned = asm.assemble(state)
     q = np.array(state.getQ())
     tol = run["error_tolerance_in_use"]
@@ -151,6 +171,10 @@ def test_assembler_run_matches_simbody_properties(name, label):
     # (d) the same point as Simbody where the answer is unambiguous ...
     if (name, label) in SAME_POINT:
         np.testing.assert_allclose(q, run["q_final"], atol=1e-7, rtol=0)
+    elif loop == "constraint":
+        # Newton on Simbody's own Pq (not the exact derivative of the Ball's errors away
+        # from assembly) follows Simbody's path: the same point to within its tolerance.
+        np.testing.assert_allclose(q, run["q_final"], atol=1e-5, rtol=0)
     else:  # ... otherwise no farther from the start than Simbody's answer.
         ours = np.linalg.norm(q - run["q_start"])
         theirs = np.linalg.norm(np.array(run["q_final"]) - run["q_start"])
@@ -173,15 +197,74 @@ def test_assembler_run_matches_simbody_properties(name, label):
         assert markers.calcGoal(asm.getInternalState())[1] == pytest.approx(
             run["markers_calcGoal_final"], rel=1e-8
         )
+    if loop == "constraint":  # the System's own view of the result
+        system.realize(state, Stage.Position)
+        assert np.max(np.abs(state.getQErr())) <= tol
+        np.testing.assert_allclose(matter.calcPq(state), run["Pq_at_final"], atol=1e-4)
     # One assembly step; the evaluation counters moved.
     assert asm.getNumAssemblySteps() == 1
     assert asm.getNumErrorEvals() > 0 and asm.getNumGoalEvals() > 0
 
 
-def test_same_branch_runs_of_the_spatial_loop_agree_with_simbody():
+@pytest.mark.parametrize("loop", ["user condition", "constraint"])
+def test_same_branch_runs_of_the_spatial_loop_agree_with_simbody(loop):
     """QValue(crank) as a requirement and as a goal of weight 1 both pin the crank and
     leave one dof; starting from the same pose we land on Simbody's point."""
     for label in ("ii_qvalue_requirement_weight_infinity", "iii_qvalue_goal_weight_1"):
-        _, run, _, _, asm, state, *_ = _setup("rusr_ball_moving_base", label)
+        _, run, _, _, asm, state, *_ = _setup("rusr_ball_moving_base", label, loop)
         asm.assemble(state)
         np.testing.assert_allclose(state.getQ(), run["q_final"], atol=1e-6)
+
+
+def test_system_constraint_jacobian_is_the_analytic_pq():
+    """With real constraints the Assembler's requirement Jacobian (BuiltInConstraints,
+    from calcPq) equals central differences of the State's qErr on the constraint
+    manifold (at an assembled pose; away from it Simbody's Pq of a Ball is not the exact
+    derivative of its errors)."""
+    from engine.assembler.assembly_solver import AssemblySolver
+
+    for name in ("fourbar_rod", "rusr_ball_moving_base"):
+        model = _model(name)
+        run = model["runs"][0]
+        system, matter, mobods = build_tree(model["model"])
+        _add_constraint(mobods, model["model"]["constraints"][0])
+        asm = Assembler(system)
+        state = system.realizeTopology()
+        state.setQ(run["q_final"])
+        asm.initialize(state)
+        solver = AssemblySolver(asm)
+        x = solver.get_x()
+        analytic = solver.jacobian(x)
+        asm.setForceNumericalJacobian(True)
+        numeric = solver.jacobian(x)
+        np.testing.assert_allclose(analytic, numeric, atol=1e-8)
+        assert asm.getAssemblyCondition(0).calcErrorJacobian(asm.getInternalState())[0] == 0
+
+
+def test_failure_names_the_violated_constraint_and_the_conflicting_qvalues():
+    """Crank and rocker angles that the rod cannot join: AssembleFailed names the System
+    constraints with the Rod (index, bodies, error) and both QValue requirements."""
+    model, run, system, matter, asm, state, *_ = _setup("fourbar_rod", "i_loop_only", "constraint")
+    asm.adoptAssemblyError(QValue(1, 0, 1.5))
+    asm.adoptAssemblyError(QValue(2, 0, 0.3))
+    before = np.array(state.getQ())
+    with pytest.raises(AssembleFailedError) as info:
+        asm.assemble(state)
+    msg = str(info.value)
+    assert "condition 0 'System constraints'" in msg
+    assert "Constraint.Rod 0 (bodies [1, 2]): position errors [" in msg
+    assert "(q 0 of body 1 = 1.5)" in msg and "(q 0 of body 2 = 0.3)" in msg
+    np.testing.assert_array_equal(state.getQ(), before)
+
+
+@pytest.mark.parametrize("loop", ["user condition", "constraint"])
+@pytest.mark.parametrize("name", ["fourbar_rod", "rusr_ball_moving_base"])
+def test_assembles_from_random_starting_poses(name, loop):
+    rng = np.random.default_rng(11)
+    model, run, system, matter, asm, state, constraint, *_ = _setup(name, "i_loop_only", loop)
+    ev = Evaluator(system, matter)
+    for _ in range(8):
+        q0 = rng.uniform(-np.pi, np.pi, size=len(run["q_start"]))
+        state.setQ(q0)
+        asm.assemble(state)
+        assert np.max(np.abs(loop_errors(matter, ev.at(state.getQ()), constraint))) <= 1e-12
