@@ -9,7 +9,7 @@ own: it is rebuilt from the document whenever the document changes.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from app.document import GROUND, ModelDocument
@@ -45,6 +45,9 @@ class ModelTreeModel(QStandardItemModel):
         self.setHorizontalHeaderLabels(["Model", "Type"])
         self.document: ModelDocument | None = None
         self.last_change = None
+        # Called as rename_handler(old, new) after a body's name is edited in place; the
+        # document is the only store (the tree is rebuilt from it when it accepts).
+        self.rename_handler = None
         if document is not None:
             self.set_document(document)
 
@@ -81,6 +84,7 @@ class ModelTreeModel(QStandardItemModel):
                 item = _item(
                     b.name, f"body:{b.name}", f"{b.name}: {b.mobilizer} mobilizer, {b.mass:g} kg"
                 )
+                item.setEditable(True)
                 items[b.name] = item
                 items[b.parent].appendRow([item, _item(b.mobilizer, f"body:{b.name}")])
             for section, title in (("constraints", "Constraints"), ("forces", "Forces")):
@@ -98,6 +102,18 @@ class ModelTreeModel(QStandardItemModel):
         finally:
             self.blockSignals(False)
             self.endResetModel()
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        """In-place rename of a body goes through the document (never stored here)."""
+        if role == Qt.ItemDataRole.EditRole:
+            kind, name = parse_key(index.data(KEY_ROLE))
+            if kind == "body" and index.column() == 0 and self.rename_handler is not None:
+                new = str(value)
+                if new != name:
+                    # After the view has closed its editor: the rename rebuilds this model.
+                    QTimer.singleShot(0, lambda: self.rename_handler(name, new))
+            return False
+        return super().setData(index, value, role)
 
     def index_of(self, key: str):
         """The model index (column 0) of the row with ``key`` (invalid if none)."""

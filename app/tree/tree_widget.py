@@ -7,8 +7,8 @@ selects a body's row (the 3-D view's picking calls it).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Signal, Slot
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -84,6 +84,18 @@ class ModelTreeWidget(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.message)
+        self.model.rename_handler = self._rename
+        self.view.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.DoubleClicked
+        )
+        delete = QAction("Remove", self.view)
+        delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.triggered.connect(lambda: editor.remove_selected())
+        self.view.addAction(delete)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
         self.model.modelReset.connect(self._after_reset)
         # The view keeps one selection model for its model, across resets.
         self.view.selectionModel().currentChanged.connect(self._current_changed)
@@ -129,6 +141,31 @@ class ModelTreeWidget(QWidget):
                 action.setEnabled(ok)
                 if not ok:
                     action.setToolTip(f"this engine has no {name} yet")
+
+    def _rename(self, old: str, new: str) -> bool:
+        from app.document import DocumentError
+
+        try:
+            self.editor.rename_body(old, new)
+        except DocumentError as exc:
+            self.show_message(f"Cannot rename {old!r}: {exc.message}")
+            return False
+        self.show_message("")
+        return True
+
+    def _context_menu(self, pos) -> None:
+        index = self.view.indexAt(pos)
+        kind, _ = parse_key(index.data(KEY_ROLE)) if index.isValid() else ("", "")
+        menu = QMenu(self)
+        menu.addAction("Add body here", lambda: self.editor.add_body())
+        if kind == "body":
+            menu.addAction("Rename", lambda: self.view.edit(index.siblingAtColumn(0)))
+        if kind in ("body", "constraints", "forces"):
+            menu.addAction("Remove", lambda: self.editor.remove_selected())
+        menu.addSeparator()
+        menu.addMenu(self.constraint_menu).setText("Add constraint")
+        menu.addMenu(self.force_menu).setText("Add force")
+        menu.popup(self.view.viewport().mapToGlobal(pos))
 
     # -- document
     def set_document(self, document) -> None:

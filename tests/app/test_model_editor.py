@@ -371,3 +371,23 @@ def test_file_menu_has_open_save_recent_and_every_example(studio, qtbot):
             ),
             timeout=20000,
         )
+
+
+def test_rename_in_place_and_delete_key_in_the_tree(studio, qtbot):
+    window = studio(example_path("double_pendulum"))
+    editor = window.model_editor
+    tree = editor.tree
+    tree.select_body("lower")
+    index = tree.model.index_of("body:lower")
+    tree.model.setData(index, "forearm")
+    qtbot.waitUntil(lambda: "forearm" in editor.document.body_names(), timeout=2000)
+    assert tree.current_key() == "body:forearm"
+    tree.model.setData(tree.model.index_of("body:forearm"), "upper")
+    qtbot.waitUntil(lambda: "already exists" in tree.message.text(), timeout=2000)
+    assert editor.document.body_names() == ["upper", "forearm"]
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    tree.view.setFocus()
+    qtbot.keyClick(tree.view, Qt.Key.Key_Delete)
+    assert editor.document.body_names() == ["upper"]
+    assert tree.current_key() == "body:upper"  # the removed body's parent
