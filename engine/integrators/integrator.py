@@ -198,6 +198,7 @@ class Integrator:
         self._zeroWitnessSigns: tuple[float, dict] = (math.nan, {})
         self._denseKey = None
         self._denseCoef = None
+        self._scratch: State | None = None
         self.resetAllStatistics()
 
     # ----------------------------------------------------------- method facts
@@ -1156,10 +1157,12 @@ class Integrator:
         return coef
 
     def _evaluateDerivatives(self, t: float, y: np.ndarray) -> np.ndarray:
-        """ydot at (t, y), evaluated on a scratch copy of the advanced state."""
-        if not np.all(np.isfinite(y)):
+        """ydot at (t, y), evaluated on a scratch copy of the advanced state (the fresh
+        copy that _createInterpolatedState is about to fill, if there is one: copying a
+        State is far dearer than realizing it)."""
+        if not _allFinite(y):
             raise _TrialStepError("non-finite interpolated state")
-        s = State(self._advanced)
+        s = self._scratch if self._scratch is not None else State(self._advanced)
         system = self._system
         s.setTime(t)
         s.setY(y)
@@ -1174,7 +1177,11 @@ class Integrator:
         """Make the interpolated State at t (realized through Velocity, projected unless
         setProjectInterpolatedStates(False))."""
         interp = State(self._advanced)
-        y = self._interpolateY(t)
+        self._scratch = interp  # scratch for any derivative evaluations of the interpolant
+        try:
+            y = self._interpolateY(t)
+        finally:
+            self._scratch = None
         interp.setTime(t)
         interp.setY(y)
         system = self._system
