@@ -247,8 +247,8 @@ def cache_report(state) -> CacheReport:
         for dv in info.discrete:
             variables.append(
                 StateVariable(
-                    "discrete",
-                    f"{owner}: {dv.name}",
+                    f"discrete, {owner}",
+                    dv.name,
                     _copy_value(dv.value),
                     f"invalidates {dv.invalidates.getName()}",
                 )

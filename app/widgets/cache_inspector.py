@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-NAME, OWNER, STAGES, STATUS, VALUE, WHY = range(6)
-HEADERS = ("Name", "Owner", "Stages", "Status", "Value", "Why stale")
+NAME, STAGES, STATUS, VALUE, WHY, OWNER = range(6)
+HEADERS = ("Name", "Stages", "Status", "Value", "Why stale", "Owner")
 STALE = QColor(200, 80, 60)
 VALID = QColor(40, 130, 40)
 MAX_ROWS = 100
@@ -72,7 +72,10 @@ class CacheInspector(QWidget):
         self.tree.setObjectName("cacheTree")
         self.tree.setColumnCount(len(HEADERS))
         self.tree.setHeaderLabels(list(HEADERS))
-        self.tree.setColumnWidth(NAME, 200)
+        self.tree.setColumnWidth(NAME, 170)
+        self.tree.setColumnWidth(STAGES, 140)
+        self.tree.setColumnWidth(STATUS, 60)
+        self.tree.setColumnWidth(VALUE, 200)
         self.tree.setUniformRowHeights(True)
         self.tree.itemExpanded.connect(self._fill_children)
         layout = QVBoxLayout(self)

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
+from app.widgets.cache_inspector import STATUS, VALUE, WHY
 from engine import Stage
 from tests.app.sim_models import chain
 
@@ -131,7 +132,7 @@ def test_editing_q_shows_time_stage_and_stale_position_cache(studio, qtbot):
         timeout=5000,
     )
     item = panel.cache_inspector.entry_item("Matter", "position kinematics")
-    assert item.text(3) == "valid"
+    assert item.text(STATUS) == "valid"
 
     panel.sliders.rows[("link1", 0)].set_value(0.9)  # as a user typing in the spin box
     qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Time, timeout=5000)
@@ -146,14 +147,15 @@ def test_editing_q_shows_time_stage_and_stale_position_cache(studio, qtbot):
     assert inspector.table.item(0, col).background().color().name() == "#ffba6e"
     qtbot.waitUntil(
         lambda: (
-            panel.cache_inspector.entry_item("Matter", "position kinematics").text(3) == "stale"
+            panel.cache_inspector.entry_item("Matter", "position kinematics").text(STATUS)
+            == "stale"
         ),
         timeout=5000,
     )
     item = panel.cache_inspector.entry_item("Matter", "position kinematics")
-    assert "Q" in item.text(5)  # which change made it stale (setQ / updQ)
+    assert "Q" in item.text(WHY)  # which change made it stale (setQ / updQ)
     q_item = panel.cache_inspector.variable_item("q")
-    assert "0.9" in q_item.text(4)
+    assert "0.9" in q_item.text(VALUE)
 
     window.docks["Stage inspector"].raise_()
     qtbot.mouseClick(inspector.next_button, Qt.MouseButton.LeftButton)
