@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.multibody.mobilizers import ball, pin, slider, translation, weld
+from engine.multibody.mobilizers import ball, free, pin, slider, translation, weld
 from engine.multibody.mobilizers.dispatch import (
     h_fm_any,
     hdot_u_any,
@@ -28,7 +28,7 @@ from engine.multibody.mobilizers.dispatch import (
 # qdot, qdotdot and velocity terms are written directly, without the per-type dispatch.
 _PIN, _SLIDER, _TRANSLATION = pin.TYPE_ID, slider.TYPE_ID, translation.TYPE_ID
 # Types with constant H_FM but a q-dependent N.
-_BALL, _WELD = ball.TYPE_ID, weld.TYPE_ID
+_BALL, _WELD, _FREE = ball.TYPE_ID, weld.TYPE_ID, free.TYPE_ID
 
 
 @njit(cache=True)
@@ -39,6 +39,24 @@ def _identity_n(t):
 @njit(cache=True)
 def _constant_h(t):
     return t == _PIN or t == _SLIDER or t == _TRANSLATION or t == _BALL or t == _WELD
+
+
+@njit(cache=True)
+def _quaternion_n(t, euler):
+    """Ball or Free in quaternion mode: qdot = [0.5 E(q) w; v] (Free: then p' = v)."""
+    return not euler and (t == _BALL or t == _FREE)
+
+
+@njit(cache=True)
+def _add_quat_rate(q, q0, w, w0, out, o0, scale):
+    """out[o0:o0+4] += scale * 0.5 E(q[q0:q0+4]) w[w0:w0+3] (CONVENTIONS.md §4)."""
+    qw, qx, qy, qz = q[q0], q[q0 + 1], q[q0 + 2], q[q0 + 3]
+    w_0, w_1, w_2 = w[w0], w[w0 + 1], w[w0 + 2]
+    h = 0.5 * scale
+    out[o0] += h * (-qx * w_0 - qy * w_1 - qz * w_2)
+    out[o0 + 1] += h * (qw * w_0 + qz * w_1 - qy * w_2)
+    out[o0 + 2] += h * (-qz * w_0 + qw * w_1 + qx * w_2)
+    out[o0 + 3] += h * (qy * w_0 - qx * w_1 + qw * w_2)
 
 
 # ----------------------------------------------------------------- Position stage
@@ -236,6 +254,12 @@ def velocity_stage(
         if _identity_n(t):
             for i in range(nq):
                 qdot[qsb + i] = u[s + i]
+        elif _quaternion_n(t, euler):
+            for i in range(4):
+                qdot[qsb + i] = 0.0
+            _add_quat_rate(q, qsb, u, s, qdot, qsb, 1.0)
+            for i in range(4, nq):  # Free: p' = v
+                qdot[qsb + i] = u[s + i - 1]
         elif nq > 0:
             N = Nbuf[:nq, :nu]
             for i in range(nq):
@@ -586,9 +610,18 @@ def qdotdot_from_udot(
             continue
         qsb = qs[b]
         s = us[b]
-        if _identity_n(mtype[b]):
+        t = mtype[b]
+        if _identity_n(t):
             for i in range(nq):
                 qdotdot[qsb + i] = udot[s + i]
+            continue
+        if _quaternion_n(t, euler):  # 0.5 E(q) wdot + 0.5 E(qdot) w ; p'' = v'
+            for i in range(4):
+                qdotdot[qsb + i] = 0.0
+            _add_quat_rate(q, qsb, udot, s, qdotdot, qsb, 1.0)
+            _add_quat_rate(qdot, qsb, u, s, qdotdot, qsb, 1.0)
+            for i in range(4, nq):
+                qdotdot[qsb + i] = udot[s + i - 1]
             continue
         qb = q[qsb : qsb + nq]
         N = Nbuf[:nq, :nu]

@@ -61,6 +61,7 @@ class _RealizeContext:
         "forces",
         "scratch",
         "zero_nu",
+        "quat_index",
     )
 
 
@@ -135,6 +136,8 @@ class StageRealizationMixin:
         ctx.forces = None
         ctx.scratch = make_scratch(topo.nb, topo.nu)
         ctx.zero_nu = np.zeros(topo.nu)
+        starts = np.array([topo.qs[b] for b in topo.quaternion_pool_order], dtype=np.int64)
+        ctx.quat_index = starts[:, None] + np.arange(4)
         return ctx
 
     def _has_custom_bodies(self) -> bool:
@@ -182,11 +185,11 @@ class StageRealizationMixin:
             _CUSTOM_TYPE_ID,
         )
         if not ctx.euler and topo.quaternion_pool_order:
-            q = ctx.q
+            # quaternion norm errors, in pool order (one vectorized pass)
+            quats = ctx.q[ctx.quat_index]
+            nquat = quats.shape[0]
             qerr = state.updQErr(self.getMySubsystemIndex())
-            for k, b in enumerate(topo.quaternion_pool_order):
-                s = topo.qs[b]
-                qerr[k] = np.linalg.norm(q[s : s + 4]) - 1.0
+            qerr[:nquat] = np.sqrt(np.einsum("ij,ij->i", quats, quats)) - 1.0
 
     def realizeSubsystemVelocityImpl(self, state: State) -> None:
         ctx = self._context(state)
