@@ -9,13 +9,14 @@ own: it is rebuilt from the document whenever the document changes.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QMimeData, Qt, QTimer
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from app.document import GROUND, ModelDocument
 from app.document.registry import is_available
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
+MIME_TYPE = "application/x-mbstudio-body"
 
 
 def body_key(name: str) -> str:
@@ -48,6 +49,9 @@ class ModelTreeModel(QStandardItemModel):
         # Called as rename_handler(old, new) after a body's name is edited in place; the
         # document is the only store (the tree is rebuilt from it when it accepts).
         self.rename_handler = None
+        # Called as reparent_handler(body, new_parent) when a body row is dropped on another
+        # body (or Ground).
+        self.reparent_handler = None
         if document is not None:
             self.set_document(document)
 
@@ -78,6 +82,7 @@ class ModelTreeModel(QStandardItemModel):
                 return
             root = self.invisibleRootItem()
             ground = _item(GROUND, "ground", "The fixed ground body")
+            ground.setDropEnabled(True)
             items = {GROUND: ground}
             root.appendRow([ground, _item("", "ground")])
             for b in doc.bodies:
@@ -85,6 +90,8 @@ class ModelTreeModel(QStandardItemModel):
                     b.name, f"body:{b.name}", f"{b.name}: {b.mobilizer} mobilizer, {b.mass:g} kg"
                 )
                 item.setEditable(True)
+                item.setDragEnabled(True)
+                item.setDropEnabled(True)
                 items[b.name] = item
                 items[b.parent].appendRow([item, _item(b.mobilizer, f"body:{b.name}")])
             for section, title in (("constraints", "Constraints"), ("forces", "Forces")):
@@ -114,6 +121,37 @@ class ModelTreeModel(QStandardItemModel):
                     QTimer.singleShot(0, lambda: self.rename_handler(name, new))
             return False
         return super().setData(index, value, role)
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802
+        return [MIME_TYPE]
+
+    def mimeData(self, indexes):  # noqa: N802
+        keys = []
+        for index in indexes:
+            key = index.data(KEY_ROLE)
+            if key and key.startswith("body:") and key not in keys:
+                keys.append(key)
+        data = QMimeData()
+        data.setData(MIME_TYPE, "\n".join(keys).encode())
+        return data
+
+    def supportedDropActions(self):  # noqa: N802
+        return Qt.DropAction.MoveAction
+
+    def dropMimeData(self, data, action, row, column, parent) -> bool:  # noqa: N802
+        """Dropping body rows on a body (or Ground) re-parents them through the document;
+        returns False so the view never moves rows itself (the document rebuilds them)."""
+        if not data.hasFormat(MIME_TYPE) or self.reparent_handler is None:
+            return False
+        kind, target = parse_key(parent.data(KEY_ROLE)) if parent.isValid() else ("", "")
+        if kind == "ground":
+            target = GROUND
+        elif kind != "body":
+            return False
+        names = [k.partition(":")[2] for k in bytes(data.data(MIME_TYPE)).decode().split("\n") if k]
+        for name in names:
+            QTimer.singleShot(0, lambda n=name: self.reparent_handler(n, target))
+        return False
 
     def index_of(self, key: str):
         """The model index (column 0) of the row with ``key`` (invalid if none)."""

@@ -85,6 +85,12 @@ class ModelTreeWidget(QWidget):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.message)
         self.model.rename_handler = self._rename
+        self.model.reparent_handler = self._reparent
+        self.view.setDragEnabled(True)
+        self.view.setAcceptDrops(True)
+        self.view.setDropIndicatorShown(True)
+        self.view.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
+        self.view.setDefaultDropAction(Qt.DropAction.MoveAction)
         self.view.setEditTriggers(
             QAbstractItemView.EditTrigger.EditKeyPressed
             | QAbstractItemView.EditTrigger.DoubleClicked
@@ -149,6 +155,20 @@ class ModelTreeWidget(QWidget):
             self.editor.rename_body(old, new)
         except DocumentError as exc:
             self.show_message(f"Cannot rename {old!r}: {exc.message}")
+            return False
+        self.show_message("")
+        return True
+
+    def _reparent(self, body: str, parent: str) -> bool:
+        from app.document import DocumentError
+
+        doc = self.editor.document
+        if doc is None or body not in doc.body_names() or doc.body(body).parent == parent:
+            return False
+        try:
+            self.editor.edit(f"Re-parent {body}", lambda d: d.set_body(body, parent=parent))
+        except DocumentError as exc:
+            self.show_message(f"Cannot move {body!r} under {parent!r}: {exc.message}")
             return False
         self.show_message("")
         return True

@@ -391,3 +391,29 @@ def test_rename_in_place_and_delete_key_in_the_tree(studio, qtbot):
     qtbot.keyClick(tree.view, Qt.Key.Key_Delete)
     assert editor.document.body_names() == ["upper"]
     assert tree.current_key() == "body:upper"  # the removed body's parent
+
+
+def test_drag_and_drop_re_parents_and_refuses_a_loop(studio, qtbot):
+    window = studio(example_path("double_pendulum"))
+    editor = window.model_editor
+    model = editor.tree.model
+    drag = model.mimeData([model.index_of("body:lower")])
+    move = Qt.DropAction.MoveAction
+    assert not model.dropMimeData(drag, move, -1, 0, model.index_of("ground"))
+    qtbot.waitUntil(lambda: editor.document.body("lower").parent == "Ground", timeout=2000)
+    qtbot.waitUntil(
+        lambda: engine_model(window).mobilized_bodies["lower"].getParentMobilizedBody().isGround(),
+        timeout=5000,
+    )
+    assert tree_texts(editor)[:3] == ["Ground", "  upper", "  lower"]
+    # Now upper under lower is fine, but then lower under upper would be a loop.
+    drag = model.mimeData([model.index_of("body:upper")])
+    model.dropMimeData(drag, move, -1, 0, model.index_of("body:lower"))
+    qtbot.waitUntil(lambda: editor.document.body("upper").parent == "lower", timeout=2000)
+    drag = model.mimeData([model.index_of("body:lower")])
+    model.dropMimeData(drag, move, -1, 0, model.index_of("body:upper"))
+    qtbot.waitUntil(lambda: "loop" in editor.tree.message.text(), timeout=2000)
+    assert editor.document.body("lower").parent == "Ground"
+    editor.actions["undo"].trigger()
+    editor.actions["undo"].trigger()
+    assert editor.document.body("lower").parent == "upper"
