@@ -115,8 +115,17 @@ class MatterPrescribedMotionMixin:
             return np.asarray(value, dtype=np.float64)
         b = mobod.getMobilizedBodyIndex()
         if level == MotionLevel.Position:
-            return np.asarray(mobod.getDefaultQ(), dtype=np.float64)[: self._num_q_in_use(state, b)]
+            return self._reference_q(state, b, mobod._default_q)
         return np.zeros(int(self._topo().nus[b]))
+
+    def _reference_q(self, state: State, b: int, default=None) -> np.ndarray:
+        """The q in use of body b in a default State: ``default`` if given, else the
+        mobilizer's reference q (zero angles in Euler-angle mode)."""
+        if default is None:
+            default = np.array(self._mobods[b]._module.DEFAULT_Q, dtype=np.float64)
+            if self._topo().uses_quaternion[b] and self.getUseEulerAngles(state):
+                default[0:4] = 0.0
+        return np.asarray(default, dtype=np.float64)[: self._num_q_in_use(state, b)]
 
     def _set_lock(self, state: State, mobod, level: MotionLevel, value) -> None:
         ix = self._ix.extra["locks"]
@@ -248,7 +257,7 @@ class MatterPrescribedMotionMixin:
             elif method == _PRESCRIBED:
                 out[b] = mobod._motion.calcPrescribedPosition(state, nq)
             elif method == _ZERO:
-                out[b] = np.asarray(mobod._module.DEFAULT_Q, dtype=np.float64)[:nq]
+                out[b] = self._reference_q(state, b)
         return out
 
     def prescribeQImpl(self, state: State) -> bool:
