@@ -456,35 +456,39 @@ def run_mujoco(model: Model, quick: bool) -> Result:
 
     m = mujoco.MjModel.from_xml_string(_mjcf(model))
     d = mujoco.MjData(m)
-    qpos, qvel = [], []
+    # MuJoCo numbers bodies depth-first as they appear in the XML: address by body name
+    qadr, dadr = [], []
+    for k in range(1, model.nb):
+        joint = m.body_jntadr[m.body(f"b{k}").id]
+        qadr.append(int(m.jnt_qposadr[joint]))
+        dadr.append(int(m.jnt_dofadr[joint]))
+    qpos, qvel = np.zeros(m.nq), np.zeros(m.nv)
     for k, link in enumerate(model.links):
         R = model.R_FM[k]
+        qa, da = qadr[k], dadr[k]
         if link.joint == "pin":
-            qpos.append([model.angle[k]])
-            qvel.append([model.rate[k]])
+            qpos[qa] = model.angle[k]
+            qvel[da] = model.rate[k]
         elif link.joint == "ball":
-            qpos.append(_matrix_to_quat_wxyz(R))
-            qvel.append(R.T @ model.w_F[k])
+            qpos[qa : qa + 4] = _matrix_to_quat_wxyz(R)
+            qvel[da : da + 3] = R.T @ model.w_F[k]
         else:
-            qpos.append(np.r_[model.p_FM[k], _matrix_to_quat_wxyz(R)])
-            qvel.append(np.r_[model.v_F[k], R.T @ model.w_F[k]])
-    qpos, qvel = np.concatenate(qpos), np.concatenate(qvel)
+            qpos[qa : qa + 7] = np.r_[model.p_FM[k], _matrix_to_quat_wxyz(R)]
+            qvel[da : da + 6] = np.r_[model.v_F[k], R.T @ model.w_F[k]]
     d.qpos[:] = qpos
     d.qvel[:] = qvel
     mujoco.mj_forward(m, d)
     acc = d.qacc.copy()
-    udot, i = [], 0
+    udot = []
     for k, link in enumerate(model.links):
         R = model.R_FM[k]
+        i = dadr[k]
         if link.joint == "pin":
             udot.append(acc[i : i + 1])
-            i += 1
         elif link.joint == "ball":
             udot.append(R @ acc[i : i + 3])
-            i += 3
         else:
             udot.append(np.r_[R @ acc[i + 3 : i + 6], acc[i : i + 3]])
-            i += 6
     udot = np.concatenate(udot)
     M = np.zeros((m.nv, m.nv))
     vv = (1.0 + 0.01 * np.arange(m.nv)).reshape(1, m.nv)
