@@ -417,3 +417,55 @@ def test_drag_and_drop_re_parents_and_refuses_a_loop(studio, qtbot):
     editor.actions["undo"].trigger()
     editor.actions["undo"].trigger()
     assert editor.document.body("lower").parent == "upper"
+
+
+def test_save_action_asks_for_a_file_and_open_dialog_and_recent_menu(
+    studio, qtbot, tmp_path, monkeypatch
+):
+    from PySide6.QtWidgets import QFileDialog
+
+    window = studio()
+    editor = window.model_editor
+    target = tmp_path / "asked.mbs.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    editor.actions["save"].trigger()  # no path yet (an example): Save asks where
+    assert model_io.load(target) == editor.document
+    assert editor.path == target
+
+    other = studio(example_path("molecule"))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(target), ""))
+    other.model_editor.actions["open"].trigger()
+    assert other.model_editor.path == target
+    assert other.model_editor.document.body_names() == ["link"]
+    third = studio(example_path("molecule"))
+    recent = third.model_editor.recent_menu.actions()[0]
+    assert recent.toolTip() == str(target.resolve())
+    recent.trigger()
+    assert third.model_editor.path == target
+
+
+def test_closing_with_unsaved_changes_asks_first(studio, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    window = studio()
+    editor = window.model_editor
+    editor.interactive = True
+    editor.edit("mass", lambda d: d.set_body("link", mass=2.0, inertia=(0.6, 0.001, 0.6, 0, 0, 0)))
+    answers = []
+
+    def ask(*_args, **_kwargs):
+        answers.append(1)
+        return (
+            QMessageBox.StandardButton.Cancel
+            if len(answers) == 1
+            else QMessageBox.StandardButton.Discard
+        )
+
+    monkeypatch.setattr(QMessageBox, "question", ask)
+    assert not window.close()
+    assert window.isVisible() and editor.document.body("link").mass == 2.0
+    # A bad file never asks (nothing would be replaced) and leaves the edit in place.
+    assert not editor.open_path("/nonexistent/model.mbs.json", modal=False)
+    assert len(answers) == 1
+    assert window.close()
+    assert len(answers) == 2
