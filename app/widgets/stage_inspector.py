@@ -28,18 +28,29 @@ from engine.common.stage import Stage
 
 STAGES = tuple(Stage(k) for k in range(Stage.Topology, Stage.Report + 1))
 SHORT = {
-    "Topology": "Topo",
-    "Instance": "Inst",
+    "Topology": "Top",
+    "Model": "Mod",
+    "Instance": "Ins",
+    "Time": "Tim",
     "Position": "Pos",
     "Velocity": "Vel",
     "Dynamics": "Dyn",
     "Acceleration": "Acc",
     "Report": "Rep",
 }
+SUBSYSTEM_LABELS = {
+    "DefaultSystemSubsystem": "Default",
+    "MultibodySystemGlobalSubsystem": "Global",
+    "SimbodyMatterSubsystem": "Matter",
+    "GeneralForceSubsystem": "Forces",
+    "DecorationSubsystem": "Decorations",
+}
 
 
 def short_name(subsystem: str) -> str:
-    """A compact row label: 'SimbodyMatterSubsystem' -> 'SimbodyMatter'."""
+    """A compact row label: 'SimbodyMatterSubsystem' -> 'Matter' (full name in the tooltip)."""
+    if subsystem in SUBSYSTEM_LABELS:
+        return SUBSYSTEM_LABELS[subsystem]
     return subsystem[: -len("Subsystem")] if subsystem.endswith("Subsystem") else subsystem
 
 
@@ -70,7 +81,8 @@ class StageInspector(QWidget):
         for col, stage in enumerate(STAGES):
             self.table.horizontalHeaderItem(col).setToolTip(stage.getName())
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.horizontalHeader().setMinimumSectionSize(28)
+        self.table.horizontalHeader().setMinimumSectionSize(26)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setToolTip(
             "Version number of each stage; green = realized, grey = not realized, "
