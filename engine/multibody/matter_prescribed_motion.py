@@ -361,17 +361,35 @@ class MatterPrescribedMotionMixin:
 
     # ---------------------------------------------- hybrid articulated bodies
     def _hybrid_abi(self, state: State, lay: PrescribedLayout):
+        """(P, D^-1, U) of the hybrid method, kept until q changes (computed without caching
+        when position kinematics were realized early, before Position stage)."""
         sx = self.getMySubsystemIndex()
         ix = self._ix.extra["hybrid_abi"]
-        P, Di, U = state.updCacheEntry(sx, ix)
-        if not state.isCacheValueRealized(sx, ix):
+        early = state.getSubsystemStage(sx) < Stage.Position
+        if early:
+            nb = self._topo().nb
+            P, Di, U = (np.zeros((nb, 6, 6)) for _ in range(3))
+        else:
+            P, Di, U = state.updCacheEntry(sx, ix)
+        if early or not state.isCacheValueRealized(sx, ix):
             topo = self._topo()
             pc = self._pc_raw(state)
             hybrid_articulated_inertias(
                 topo.parent, topo.nus, lay.known_body, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U
             )
-            state.markCacheValueRealized(sx, ix)
+            if not early:
+                state.markCacheValueRealized(sx, ix)
         return P, Di, U
+
+    def _abi_arrays(self, state: State, what: str):
+        """The articulated body inertias of the lazy-realization API: with prescribed
+        motion these are the hybrid free/prescribed ones (as Simbody)."""
+        if state.getSubsystemStage(self.getMySubsystemIndex()) >= Stage.Instance:
+            lay = self._prescribed_layout(state)
+            if lay.any_known_udot:
+                self._require_position_kinematics(state, what)
+                return self._hybrid_abi(state, lay)
+        return super()._abi_arrays(state, what)
 
     def _hybrid_solve(self, state, lay, coriolis, gyro, F, f, udot) -> np.ndarray:
         """Fill the free entries of ``udot`` (known entries are inputs); return A_GB."""

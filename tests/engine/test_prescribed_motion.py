@@ -515,3 +515,22 @@ def test_ball_locks(euler):
     for _, q, u in _simulate(system, state, 0.5, reports=2):
         np.testing.assert_array_equal(q[1 : 1 + len(value)], value)  # Euler: 3 of 4 slots
         np.testing.assert_array_equal(u[1:], 0.0)
+
+
+def test_articulated_inertias_are_the_hybrid_ones():
+    """With every body outboard of body 1 locked, nothing outboard can move relative to it,
+    so its (hybrid) articulated body inertia is its composite body inertia; the free
+    chain's differs. multiplyByMInv then acts on the one free mobility as 1/M_11."""
+    system, matter, mobods = _chain()
+    state = _state(system)
+    system.realize(state, Stage.Position)
+    free_abi = matter.getArticulatedBodyInertia(state, mobods[1]).toSpatialMat()
+    cbi = matter.getCompositeBodyInertia(state, mobods[1]).toSpatialMat()
+    assert not np.allclose(free_abi, cbi)
+    mobods[2].lock(state)
+    mobods[3].lock(state)
+    system.realize(state, Stage.Position)
+    hybrid = matter.getArticulatedBodyInertia(state, mobods[1]).toSpatialMat()
+    np.testing.assert_allclose(hybrid, cbi, rtol=1e-13, atol=1e-13)
+    M = matter.calcM(state)
+    np.testing.assert_allclose(matter.multiplyByMInv(state, [1.0, 5.0, 6.0]), [1 / M[0, 0], 0, 0])
