@@ -176,7 +176,9 @@ class ModelDocument:
         return removed
 
     def rename_body(self, old: str, new: str) -> None:
-        body = self.body(old)
+        """Rename a body, updating its children's parent and every constraint and force that
+        names it."""
+        self.body(old)  # raises if there is no such body
         if new == old:
             return
         if new in self.body_names():
@@ -188,7 +190,6 @@ class ModelDocument:
             else (replace(b, parent=new) if b.parent == old else b)
             for b in d.bodies
         ]
-        del body
         for section in ("constraints", "forces"):
             out = []
             for e in getattr(d, section):
