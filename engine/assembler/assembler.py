@@ -12,9 +12,12 @@ when their error norm (max abs by default, RMS with ``setUseRMSErrorNorm``) is a
 ``getErrorToleranceInUse()``; otherwise ``assemble`` raises ``AssembleFailedError``
 naming the unmet conditions and their errors, and leaves the caller's State unchanged.
 
+Prescribed q (a Motion at Position level, or ``MobilizedBody.lock``) are set by
+``System.prescribeQ`` at the State's time and held there like locked q.
+
 Quaternions: the Assembler works in the State's own coordinates and keeps every
 quaternion normalized after each change (Simbody works in Euler angles internally), so a
-free Ball contributes 4 free q here. Prescribed motion is not applied during assembly.
+free Ball contributes 4 free q here.
 
 The Assembler owns an internal copy of the State (``getInternalState``); ``assemble(state)``
 copies ``state`` in, solves, and writes the resulting q back into ``state``.
@@ -314,11 +317,14 @@ class Assembler:
             return
         s = self._internal
         topo = self._matter._topo(s)
+        prescribed = self._prescribed_q(s)
         free, lower, upper = [], [], []
         for b in range(1, self._matter.getNumBodies()):
             n = self._matter._num_q_in_use(s, b)
             for k in range(n):
                 if b in self._locked_mobods or (b, k) in self._locked_q:
+                    continue
+                if int(topo.qs[b]) + k in prescribed:
                     continue
                 free.append(int(topo.qs[b]) + k)
                 lo, hi = self._restricted.get((b, k), (-math.inf, math.inf))
@@ -350,6 +356,21 @@ class Assembler:
                     f"assembly condition {cx} '{self._conditions[cx].getName()}' has no "
                     "calcErrors(), so it can only be a goal (finite weight), not a requirement"
                 )
+
+    def _prescribed_q(self, s: State) -> set[int]:
+        """Matter q set by prescribed motion (Motion at Position level, MobilizedBody.lock):
+        they are given their prescribed values (System.prescribeQ at the State's time)
+        and held there like locked q."""
+        system = self._system
+        system.realize(s, Stage.Time)
+        all_q = set(range(s.getNQ()))
+        prescribed_sys = all_q - {int(i) for i in system.getFreeQIndex(s)}
+        if not prescribed_sys:
+            return set()
+        system.prescribeQ(s)
+        q0 = s.getQStart(self._matter.getMySubsystemIndex())
+        nq = self._matter._topo(s).nq
+        return {i - q0 for i in prescribed_sys if 0 <= i - q0 < nq}
 
     def _requirement_indices(self) -> list[int]:
         return [i for i, w in enumerate(self._weights) if w == math.inf]

@@ -112,3 +112,43 @@ def test_markers_goal_subject_to_constraints_is_stationary_on_the_manifold():
     pg = projected_gradient(f, holonomic, q)
     # The null space includes the quaternions' radial directions, along which f is flat.
     assert np.max(np.abs(pg)) < 1e-7
+
+
+def _fourbar_with_rod():
+    from tests.engine.assembler_fixtures import build_tree
+    from tests.engine.reference_data import load_reference
+
+    model = next(m for m in load_reference("assembler")["models"] if m["name"] == "fourbar_rod")
+    system, matter, mobods = build_tree(model["model"])
+    c = model["model"]["constraints"][0]
+    Constraint.Rod(mobods[1], c["station1_B"], mobods[2], c["station2_B"], c["length"])
+    return model, system, matter, mobods
+
+
+def test_a_mobilizer_locked_in_the_state_is_held_like_assembler_lock_mobilizer():
+    """MobilizedBody.lockAt (prescribed q) gives assembler.json's lockMobilizer answer."""
+    model, system, matter, mobods = _fourbar_with_rod()
+    run = next(r for r in model["runs"] if r["label"] == "ii_lock_mobilizer")
+    state = system.realizeTopology()
+    state.setQ(model["runs"][0]["q_start"])  # crank elsewhere: lockAt's value wins
+    mobods[1].lockAt(state, run["q_start"][0])
+    asm = Assembler(system).setAccuracy(1e-10).setErrorTolerance(1e-12)
+    asm.assemble(state)
+    assert asm.getNumFreeQs() == 1 and asm.getFreeQIndexOfQ(0) == -1
+    np.testing.assert_allclose(state.getQ(), run["q_final"], atol=1e-10)
+
+
+def test_position_level_motion_is_applied_at_the_state_time_and_held():
+    from engine import Motion
+
+    model, system, matter, mobods = _fourbar_with_rod()
+    Motion.Sinusoid(mobods[1], Motion.Position, 0.3, 2.0, 1.4)
+    state = system.realizeTopology()
+    state.setTime(0.25)
+    state.setQ(model["runs"][0]["q_start"])
+    asm = Assembler(system).setErrorTolerance(1e-12)
+    asm.assemble(state)
+    q = state.getQ()
+    assert q[0] == 0.3 * np.sin(2.0 * 0.25 + 1.4)
+    system.realize(state, Stage.Position)
+    assert abs(state.getQErr()[0]) <= 1e-12
