@@ -24,10 +24,10 @@ import numpy as np
 def calcRelativeScaling(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Per-variable scale ``min(w_i, 1/|v_i|)`` (1/unit); used for u and z."""
     v = np.abs(np.asarray(values, dtype=np.float64))
-    w = np.asarray(weights, dtype=np.float64)
-    out = w.copy()
-    big = v * w > 1.0
-    out[big] = 1.0 / v[big]
+    out = np.array(weights, dtype=np.float64)
+    big = v * out > 1.0
+    if big.any():
+        out[big] = 1.0 / v[big]
     return out
 
 
@@ -73,7 +73,7 @@ def calcErrorNorm(
     group's norm is a reduction over its slice; a non-finite entry anywhere falls back
     to _calcErrorNormChecked, which reports the first bad entry of the worst group."""
     nq, nu = state.getNQ(), state.getNU()
-    if not math.isfinite(yErrEst @ yErrEst):
+    if not np.isfinite(yErrEst).all():
         return _calcErrorNormChecked(system, state, yErrEst, uScale, zScale, useInfinityNorm)
     nqu = nq + nu
     scaled = np.empty(yErrEst.size)

@@ -111,10 +111,8 @@ class _TrialStepError(Exception):
 
 
 def _allFinite(a: np.ndarray) -> bool:
-    """True if every entry of the 1-D float array ``a`` is finite. ``a @ a`` is finite
-    unless an entry is NaN/inf (or the sum of squares overflows, which the exact test
-    then clears): one BLAS call instead of a temporary boolean array."""
-    return math.isfinite(a @ a) or bool(np.isfinite(a).all())
+    """True if every entry of the float array ``a`` is finite (NaN and inf are not)."""
+    return bool(np.isfinite(a).all())
 
 
 def _bool(value, what: str) -> bool:
