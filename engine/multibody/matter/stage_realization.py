@@ -62,6 +62,7 @@ class _RealizeContext:
         "scratch",
         "zero_nu",
         "quat_index",
+        "has_custom",
     )
 
 
@@ -136,6 +137,7 @@ class StageRealizationMixin:
         ctx.forces = None
         ctx.scratch = make_scratch(topo.nb, topo.nu)
         ctx.zero_nu = np.zeros(topo.nu)
+        ctx.has_custom = self._has_custom_bodies()
         starts = np.array([topo.qs[b] for b in topo.quaternion_pool_order], dtype=np.int64)
         ctx.quat_index = starts[:, None] + np.arange(4)
         return ctx
@@ -153,7 +155,7 @@ class StageRealizationMixin:
     def realizeSubsystemPositionImpl(self, state: State) -> None:
         ctx = self._context(state)
         topo, pc = ctx.topo, ctx.pc
-        if self._has_custom_bodies():
+        if ctx.has_custom:
             self._custom_position(state, pc)
         position_stage(
             topo.mtype,
@@ -224,7 +226,7 @@ class StageRealizationMixin:
             sc["Nbuf"],
             sc["hd"],
         )
-        if self._has_custom_bodies():
+        if ctx.has_custom:
             self._custom_velocity(state, pc, vc)
 
     def _articulated_arrays(self, state: State, ctx: _RealizeContext):
@@ -247,7 +249,7 @@ class StageRealizationMixin:
         topo, pc, vc, ac, sc = ctx.topo, ctx.pc, ctx.vc, ctx.ac, ctx.scratch
         P, Di, U = self._articulated_arrays(state, ctx)
         body_forces, mobility_forces = self._applied_forces(state, ctx)
-        if self._has_custom_bodies():
+        if ctx.has_custom:
             # qdotdot needs the Custom bodies' Python N and NDot blocks
             articulated_solve(
                 topo.parent,
