@@ -110,6 +110,10 @@ class _TrialStepError(Exception):
     """A trial step produced something unusable (its message says what)."""
 
 
+#: 16 machine epsilons: the smallest step (relative to max(1, |t|)) that still moves time.
+_16_EPS = 16.0 * float(np.finfo(np.float64).eps)
+
+
 def _allFinite(a: np.ndarray) -> bool:
     """True if every entry of the float array ``a`` is finite (NaN and inf are not)."""
     return bool(np.isfinite(a).all())
@@ -766,7 +770,7 @@ class Integrator:
         return self._findEvents(tReport)
 
     def _minResolvableStep(self, t: float) -> float:
-        return 16.0 * np.finfo(np.float64).eps * max(1.0, abs(t))
+        return _16_EPS * max(1.0, abs(t))
 
     def _advanceOneStep(self, tMax: float) -> None:
         """Error-controlled step loop (Simbody's AbstractIntegratorRep::takeOneStep)."""
@@ -954,14 +958,17 @@ class Integrator:
             self._statsRealizationFailures -= 1
 
     def _setAdvancedState(self, t: float, y: np.ndarray) -> None:
-        if not _allFinite(y):
+        adv = self._advanced
+        try:
+            adv.setY(y)  # checks y (finite, right size) before changing anything
+        except InvalidArgumentError:
+            if _allFinite(y):
+                raise
             k = int(np.flatnonzero(~np.isfinite(y))[0])
             raise _TrialStepError(
-                f"the trial state at t={t:.17g} had {describeYIndex(self._advanced, k)} = {y[k]}"
-            )
-        adv = self._advanced
+                f"the trial state at t={t:.17g} had {describeYIndex(adv, k)} = {y[k]}"
+            ) from None
         adv.setTime(t)
-        adv.setY(y)
 
     def _checkDerivatives(self, state: State) -> np.ndarray:
         """ydot of a State realized to Acceleration; _TrialStepError naming the variable

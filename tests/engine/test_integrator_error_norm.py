@@ -133,3 +133,23 @@ def test_weighted_norm_and_relative_scaling():
     scale = calcRelativeScaling(np.array([0.0, 0.5, -4.0]), np.array([1.0, 1.0, 1.0]))
     assert scale.tolist() == [1.0, 1.0, 0.25]  # relative once |v| exceeds one unit
     assert calcRelativeScaling(np.zeros(0), np.zeros(0)).size == 0
+
+
+def test_non_finite_trial_state_is_refused_by_name_and_changes_nothing():
+    """A trial y with a NaN (e.g. from an overflowing stage) makes the step attempt fail
+    with the variable named; the advanced State keeps its time and y."""
+    from engine.integrators import RungeKuttaMersonIntegrator
+    from engine.integrators.integrator import _TrialStepError
+
+    system, state = _ballPinSystem()
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.initialize(state)
+    adv = integ.getAdvancedState()
+    t0, y0 = adv.getTime(), np.array(adv.getY())
+    y = y0.copy()
+    y[6] = math.nan
+    with pytest.raises(_TrialStepError, match=r"trial state at t=0\.5 had u\[1\].* = nan"):
+        integ._setAdvancedState(0.5, y)
+    assert adv.getTime() == t0 and np.array_equal(adv.getY(), y0)
+    integ._setAdvancedState(0.5, y0 + 1e-3)
+    assert adv.getTime() == 0.5 and np.array_equal(adv.getY(), y0 + 1e-3)
