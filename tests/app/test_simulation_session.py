@@ -254,3 +254,30 @@ def test_slow_models_report_more_often_in_real_time():
     assert s._frame_interval_in_sim_time() == base / 4  # bounded
     s.settings = Settings(pacing=Pacing.FAST)
     assert s._frame_interval_in_sim_time() == base
+
+
+def _example_keys():
+    from app.document.examples import examples
+
+    return [e.key for e in examples()]
+
+
+@pytest.mark.parametrize("key", _example_keys())
+def test_every_example_steps_and_plays(session_factory, key):
+    from app.document import build, model_io
+    from app.document.examples import example_path
+
+    s = session_factory(build(model_io.load(example_path(key))), pacing=Pacing.FAST)
+    first = _snap(s, lambda x: True)
+    assert not first.error and first.x_gb is not None
+    s.step()
+    stepped = _snap(s, lambda x: x.time > 0 or bool(x.error))
+    assert not stepped.error
+    s.play()
+    ran = _snap(s, lambda x: x.time >= 0.1 or bool(x.error))
+    s.pause()
+    assert not ran.error
+    assert np.all(np.isfinite(ran.x_gb)) and np.all(np.isfinite(ran.q))
+    moved = not np.allclose(ran.q, first.q) or not np.allclose(ran.u, first.u)
+    assert moved, "nothing moves in the example"
+    assert np.all(np.isfinite(s.samples.column("total energy")))
