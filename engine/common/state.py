@@ -51,6 +51,13 @@ _EMPTY = np.zeros(0)
 _EMPTY.flags.writeable = False
 
 
+# Stage members and int values looked up once (Enum class attribute access and int(stage)
+# cost a few hundred ns each on the hot paths of set*/upd* and invalidation).
+_INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
+_MODEL, _POSITION = Stage.Model, Stage.Position
+_VELOCITY, _DYNAMICS = Stage.Velocity, Stage.Dynamics
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
     v.flags.writeable = False
@@ -317,9 +324,10 @@ class State:
             self._allocate_instance_resources()
         self._system_stage = stage
 
-    def _advance_system_stage_runtime(self, stage: Stage) -> None:
-        """advanceSystemToStage for Time..Report (no allocation), for System.realize."""
-        if self._system_stage != int(stage) - 1:
+    def _advance_system_stage_runtime(self, stage: Stage, g: int) -> None:
+        """advanceSystemToStage for Time..Report (no allocation), for System.realize
+        (``g`` is int(stage))."""
+        if self._system_stage != g - 1:
             self.advanceSystemToStage(stage)  # words the error
             return
         for sub in self._subs:
@@ -344,31 +352,33 @@ class State:
 
     def _invalidate(self, stage: Stage, cause: str) -> None:
         """Back up everything at or above ``stage`` to ``stage - 1``."""
-        if stage == Stage.Empty:
+        first = _INT[stage]
+        if first == 0:
             raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
-        first = int(stage)
         to = ALL_STAGES[first - 1]
         forgot = False
         for sub in self._subs:
             if sub.stage >= first:
                 versions = sub.stage_versions
-                for k in range(first, int(sub.stage) + 1):
+                for k in range(first, _INT[sub.stage] + 1):
                     versions[k] += 1
                 sub.stage = to
-                if to < Stage.Instance:
+                if first <= 3:  # to < Instance
                     sub.forget_allocations_from(to)
                     forgot = True
         if forgot:
             self._prune_dependents()
         old = self._system_stage
         if old >= first:
-            for k in range(first, int(old) + 1):
-                self._system_stage_versions[k] += 1
-                self._last_invalidation[k] = cause
+            versions = self._system_stage_versions
+            causes = self._last_invalidation
+            for k in range(first, _INT[old] + 1):
+                versions[k] += 1
+                causes[k] = cause
             self._system_stage = to
-            if to < Stage.Instance:
+            if first <= 3:  # to < Instance
                 self._drop_instance_resources()
-            if to < Stage.Model:
+            if first <= 2:  # to < Model
                 self._drop_model_resources()
 
     # ------------------------------------------------------- pool allocations
@@ -542,34 +552,34 @@ class State:
 
     # ------------------------------------------------------ global dimensions
     def getNY(self) -> int:
-        self._require_system_stage(Stage.Model, "getNY")
+        self._require_system_stage(_MODEL, "getNY")
         return self._y.size
 
     def getNQ(self, subsys: int | None = None) -> int:
-        self._require_system_stage(Stage.Model, "getNQ")
+        self._require_system_stage(_MODEL, "getNQ")
         return self._nq if subsys is None else self._sub(subsys).nq
 
     def getNU(self, subsys: int | None = None) -> int:
-        self._require_system_stage(Stage.Model, "getNU")
+        self._require_system_stage(_MODEL, "getNU")
         return self._nu if subsys is None else self._sub(subsys).nu
 
     def getNZ(self, subsys: int | None = None) -> int:
-        self._require_system_stage(Stage.Model, "getNZ")
+        self._require_system_stage(_MODEL, "getNZ")
         return self._nz if subsys is None else self._sub(subsys).nz
 
     def getQStart(self, subsys: int | None = None) -> int:
         """Global: index of q in y (0). Per subsystem: its first SystemQIndex."""
-        self._require_system_stage(Stage.Model, "getQStart")
+        self._require_system_stage(_MODEL, "getQStart")
         return 0 if subsys is None else self._sub(subsys).q_start
 
     def getUStart(self, subsys: int | None = None) -> int:
         """Global: index of u in y (nq). Per subsystem: its first SystemUIndex."""
-        self._require_system_stage(Stage.Model, "getUStart")
+        self._require_system_stage(_MODEL, "getUStart")
         return self._nq if subsys is None else self._sub(subsys).u_start
 
     def getZStart(self, subsys: int | None = None) -> int:
         """Global: index of z in y (nq+nu). Per subsystem: its first SystemZIndex."""
-        self._require_system_stage(Stage.Model, "getZStart")
+        self._require_system_stage(_MODEL, "getZStart")
         return self._nq + self._nu if subsys is None else self._sub(subsys).z_start
 
     def getNYErr(self) -> int:
@@ -653,12 +663,12 @@ class State:
 
     def getY(self) -> np.ndarray:
         """y = [q, u, z] as a read-only view (requires Model stage)."""
-        self._require_system_stage(Stage.Model, "getY")
+        self._require_system_stage(_MODEL, "getY")
         return self._views["y"]
 
     def getQ(self, subsys: int | None = None) -> np.ndarray:
         """All q (read-only view), or one subsystem's q partition."""
-        self._require_system_stage(Stage.Model, "getQ")
+        self._require_system_stage(_MODEL, "getQ")
         if subsys is None:
             return self._views["q"]
         sub = self._sub(subsys)
@@ -666,7 +676,7 @@ class State:
 
     def getU(self, subsys: int | None = None) -> np.ndarray:
         """All u (read-only view), or one subsystem's u partition."""
-        self._require_system_stage(Stage.Model, "getU")
+        self._require_system_stage(_MODEL, "getU")
         if subsys is None:
             return self._views["u"]
         sub = self._sub(subsys)
@@ -675,7 +685,7 @@ class State:
 
     def getZ(self, subsys: int | None = None) -> np.ndarray:
         """All z (read-only view), or one subsystem's z partition."""
-        self._require_system_stage(Stage.Model, "getZ")
+        self._require_system_stage(_MODEL, "getZ")
         if subsys is None:
             return self._views["z"]
         sub = self._sub(subsys)
@@ -683,26 +693,26 @@ class State:
         return _readonly(self._y[s : s + sub.nz])
 
     def _note_q_change(self, cause: str) -> None:
-        self._invalidate(Stage.Position, cause)
+        self._invalidate(_POSITION, cause)
         self._value_versions[0] += 1
         if self._q_dependents:
             self._invalidate_dependents(self._q_dependents, cause)
 
     def _note_u_change(self, cause: str) -> None:
-        self._invalidate(Stage.Velocity, cause)
+        self._invalidate(_VELOCITY, cause)
         self._value_versions[1] += 1
         if self._u_dependents:
             self._invalidate_dependents(self._u_dependents, cause)
 
     def _note_z_change(self, cause: str) -> None:
-        self._invalidate(Stage.Dynamics, cause)
+        self._invalidate(_DYNAMICS, cause)
         self._value_versions[2] += 1
         if self._z_dependents:
             self._invalidate_dependents(self._z_dependents, cause)
 
     def setY(self, y) -> None:
         """Set all of y = [q, u, z]; backs up to Time stage."""
-        self._require_system_stage(Stage.Model, "setY")
+        self._require_system_stage(_MODEL, "setY")
         arr = self._checked_vector(y, self._y.size, "setY")
         self._note_q_change("setY")
         self._note_u_change("setY")
@@ -711,7 +721,7 @@ class State:
 
     def updY(self) -> np.ndarray:
         """Writable view of y; asking for it backs up to Time stage."""
-        self._require_system_stage(Stage.Model, "updY")
+        self._require_system_stage(_MODEL, "updY")
         self._note_q_change("updY")
         self._note_u_change("updY")
         self._note_z_change("updY")
@@ -719,28 +729,28 @@ class State:
 
     def setQ(self, q) -> None:
         """Set all q; backs up to Time stage."""
-        self._require_system_stage(Stage.Model, "setQ")
+        self._require_system_stage(_MODEL, "setQ")
         arr = self._checked_vector(q, self._nq, "setQ")
         self._note_q_change("setQ")
         self._y[: self._nq] = arr
 
     def setU(self, u) -> None:
         """Set all u; backs up to Position stage."""
-        self._require_system_stage(Stage.Model, "setU")
+        self._require_system_stage(_MODEL, "setU")
         arr = self._checked_vector(u, self._nu, "setU")
         self._note_u_change("setU")
         self._y[self._nq : self._nq + self._nu] = arr
 
     def setZ(self, z) -> None:
         """Set all z; backs up to Velocity stage."""
-        self._require_system_stage(Stage.Model, "setZ")
+        self._require_system_stage(_MODEL, "setZ")
         arr = self._checked_vector(z, self._nz, "setZ")
         self._note_z_change("setZ")
         self._y[self._nq + self._nu :] = arr
 
     def updQ(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of q (or one subsystem's q); asking backs up to Time stage."""
-        self._require_system_stage(Stage.Model, "updQ")
+        self._require_system_stage(_MODEL, "updQ")
         self._check_optional_sub(subsys)
         self._note_q_change("updQ")
         if subsys is None:
@@ -750,7 +760,7 @@ class State:
 
     def updU(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of u (or one subsystem's u); asking backs up to Position stage."""
-        self._require_system_stage(Stage.Model, "updU")
+        self._require_system_stage(_MODEL, "updU")
         self._check_optional_sub(subsys)
         self._note_u_change("updU")
         s, n = (self._nq, self._nu) if subsys is None else self._u_range(subsys)
@@ -758,7 +768,7 @@ class State:
 
     def updZ(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of z (or one subsystem's z); asking backs up to Velocity stage."""
-        self._require_system_stage(Stage.Model, "updZ")
+        self._require_system_stage(_MODEL, "updZ")
         self._check_optional_sub(subsys)
         self._note_z_change("updZ")
         s, n = (self._nq + self._nu, self._nz) if subsys is None else self._z_range(subsys)
@@ -784,7 +794,7 @@ class State:
     # ---------------------------------------------------------------- weights
     def getUWeights(self, subsys: int | None = None) -> np.ndarray:
         """Unit weights (1/unit change) of each u; allocated as ones at Model."""
-        self._require_system_stage(Stage.Model, "getUWeights")
+        self._require_system_stage(_MODEL, "getUWeights")
         if subsys is None:
             return self._views["uweights"]
         sub = self._sub(subsys)
@@ -792,7 +802,7 @@ class State:
 
     def getZWeights(self, subsys: int | None = None) -> np.ndarray:
         """Unit weights of each z; allocated as ones at Model."""
-        self._require_system_stage(Stage.Model, "getZWeights")
+        self._require_system_stage(_MODEL, "getZWeights")
         if subsys is None:
             return self._views["zweights"]
         sub = self._sub(subsys)
@@ -800,7 +810,7 @@ class State:
 
     def updUWeights(self, subsys: int | None = None) -> np.ndarray:
         """Writable u weights; invalidates Report stage only."""
-        self._require_system_stage(Stage.Model, "updUWeights")
+        self._require_system_stage(_MODEL, "updUWeights")
         self._check_optional_sub(subsys)
         self._invalidate(Stage.Report, "updUWeights")
         if subsys is None:
@@ -810,7 +820,7 @@ class State:
 
     def updZWeights(self, subsys: int | None = None) -> np.ndarray:
         """Writable z weights; invalidates Report stage only."""
-        self._require_system_stage(Stage.Model, "updZWeights")
+        self._require_system_stage(_MODEL, "updZWeights")
         self._check_optional_sub(subsys)
         self._invalidate(Stage.Report, "updZWeights")
         if subsys is None:
@@ -861,7 +871,7 @@ class State:
             return None
         sub = self._sub(subsys)
         if self._system_stage < Stage.Model:
-            self._require_system_stage(Stage.Model, what)
+            self._require_system_stage(_MODEL, what)
         self._require_sub_stage(sub, needed, what)
         return sub
 
@@ -901,7 +911,7 @@ class State:
         return _readonly(self._qdotdot[sub.q_start : sub.q_start + sub.nq])
 
     def _model_array(self, what: str) -> None:
-        self._require_system_stage(Stage.Model, what)
+        self._require_system_stage(_MODEL, what)
 
     def updYDot(self) -> np.ndarray:
         """Writable ydot cache (for the realizing subsystems; does not change the stage)."""

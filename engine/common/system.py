@@ -42,6 +42,12 @@ _STAGE_HOOKS = {
 }
 
 
+# Stage members and their int values, looked up once: attribute access on an Enum class
+# (Stage.Model) and int(stage) cost a few hundred ns each, a lot on realize's hot path.
+_MODEL, _INSTANCE, _REPORT = Stage.Model, Stage.Instance, Stage.Report
+_INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
+
+
 class System:
     """Base class of every System (Simbody's System handle and Guts in one)."""
 
@@ -215,7 +221,7 @@ class System:
                 f"{what}: System '{self._name}' has changed since realizeTopology() was last "
                 "called; call system.realizeTopology() and use the State it returns"
             )
-        if state.getSystemTopologyStageVersion() != self._topology_version:
+        if state._topology_version != self._topology_version:
             raise TopologyMismatchError(
                 f"{what}: this State was made for an earlier topology of System '{self._name}' "
                 f"(State topology version {state.getSystemTopologyStageVersion()}, System "
@@ -249,28 +255,29 @@ class System:
         doing only the stages not already valid. The State must be at Model or later."""
         self._num_realize_calls += 1
         self._check_state(state, "realize")
-        current = state.getSystemStage()
+        current = state._system_stage
         if stage <= current:
             return
-        if current < Stage.Model:
+        if current < _MODEL:
             raise StageTooLowError(
                 "realize: the State must be realized through Model stage first (it is at "
                 f"{current.getName()}); call system.realizeModel(state)",
                 needed=Stage.Model,
                 current=current,
             )
-        if stage > Stage.Report:
+        if stage > _REPORT:
             raise InvalidArgumentError(
                 f"realize: the highest stage realize() computes is Report, got {stage!r}"
             )
-        for g in range(int(current) + 1, int(stage) + 1):
-            self._realize_stage(state, ALL_STAGES[g])
+        for g in range(_INT[current] + 1, _INT[stage] + 1):
+            self._realize_stage(state, ALL_STAGES[g], g)
 
-    def _realize_stage(self, state: State, stage: Stage) -> None:
+    def _realize_stage(self, state: State, stage: Stage, g: int) -> None:
+        """Run every subsystem's hook for ``stage`` (whose int value is ``g``)."""
         subs = self._subsystems
         infos = state._subs
-        prev = ALL_STAGES[int(stage) - 1]
-        for i, hook in self._stage_hooks(stage):
+        prev = ALL_STAGES[g - 1]
+        for i, hook in self._stage_hooks(g):
             info = infos[i]
             if info.stage < stage:
                 if hook is not None:
@@ -279,22 +286,23 @@ class System:
                     info.stage = stage
                 else:  # a hook changed the State: let the State word the error
                     state.advanceSubsystemToStage(i, stage)
-        if stage <= Stage.Instance:
+        if g <= 3:  # through Instance: the State allocates its arrays
             state.advanceSystemToStage(stage)
         else:
-            state._advance_system_stage_runtime(stage)
-        self._num_realizations[stage] += 1
-        if state._trigger_counts[stage]:
+            state._advance_system_stage_runtime(stage, g)
+        self._num_realizations[g] += 1
+        if state._trigger_counts[g]:
             for sub in subs:
                 sub.realizeSubsystemEventTriggersImpl(state, stage)
 
-    def _stage_hooks(self, stage: Stage) -> list:
+    def _stage_hooks(self, g: int) -> list:
         """(subsystem index, bound hook, or None where the subsystem keeps the no-op
         default) in realization order; cached until the topology changes (always
         recomputed when a subclass overrides getSubsystemRealizationOrder)."""
         cache = self._hook_cache
-        hooks = cache.get(stage)
+        hooks = cache.get(g)
         if hooks is None:
+            stage = ALL_STAGES[g]
             name = _STAGE_HOOKS[stage]
             default = getattr(Subsystem, name)
             hooks = []
@@ -302,7 +310,7 @@ class System:
                 bound = getattr(self._subsystems[i], name)
                 hooks.append((i, None if getattr(bound, "__func__", None) is default else bound))
             if type(self).getSubsystemRealizationOrder is System.getSubsystemRealizationOrder:
-                cache[stage] = hooks
+                cache[g] = hooks
         return hooks
 
     # ------------------------------------------------------------- statistics
