@@ -41,6 +41,9 @@ except ImportError:  # pragma: no cover - the Custom mobilizer module is optiona
     _CUSTOM_TYPE_ID = -1
 
 
+_POSITION, _VELOCITY = Stage.Position, Stage.Velocity  # looked up once (Enum access is slow)
+
+
 class _RealizeContext:
     """The arrays one State's matter realizations use (see module docstring)."""
 
@@ -306,7 +309,7 @@ class StageRealizationMixin:
     # ------------------------------------------------------------ operators
     def multiplyByMInv(self, state: State, v) -> np.ndarray:
         """M^-1 v in O(n) by the articulated-body method (Position stage)."""
-        self._require(state, Stage.Position, "multiplyByMInv")
+        self._require(state, _POSITION, "multiplyByMInv")
         ctx = self._context(state)
         topo = ctx.topo
         v = _checked(v, topo.nu, "multiplyByMInv")
@@ -336,7 +339,7 @@ class StageRealizationMixin:
 
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
-        self._require(state, Stage.Position, "multiplyByM")
+        self._require(state, _POSITION, "multiplyByM")
         ctx = self._context(state)
         topo = ctx.topo
         a = _checked(a, topo.nu, "multiplyByM")
@@ -365,7 +368,7 @@ class StageRealizationMixin:
         self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
     ) -> np.ndarray:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
-        self._require(state, Stage.Velocity, "calcResidualForceIgnoringConstraints")
+        self._require(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         ctx = self._context(state)
         topo = ctx.topo
         nu = topo.nu
@@ -396,7 +399,7 @@ class StageRealizationMixin:
         self, state: State, appliedMobilityForces, appliedBodyForces
     ):
         """(udot, A_GB) from the given forces, ignoring constraints (Velocity stage)."""
-        self._require(state, Stage.Velocity, "calcAccelerationIgnoringConstraints")
+        self._require(state, _VELOCITY, "calcAccelerationIgnoringConstraints")
         ctx = self._context(state)
         topo = ctx.topo
         nu, nb = topo.nu, topo.nb
@@ -427,7 +430,7 @@ class StageRealizationMixin:
 
     def calcSystemJacobian(self, state: State) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
-        self._require(state, Stage.Position, "calcSystemJacobian")
+        self._require(state, _POSITION, "calcSystemJacobian")
         ctx = self._context(state)
         topo = ctx.topo
         J = np.empty((6 * topo.nb, topo.nu))
