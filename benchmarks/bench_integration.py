@@ -346,7 +346,7 @@ def report(model: Model, tfinal: float, accuracy: float, results: dict[str, RunR
     dq = np.abs(ours.q - sb.q).max()
     du = np.abs(ours.u - sb.u).max()
     scale = max(1.0, np.abs(sb.q).max(), np.abs(sb.u).max())
-    ok = max(dq, du) <= 100 * accuracy * scale
+    ok = max(dq, du) <= accuracy * scale
     print(
         f"  final state ours vs simbody at t={sb.t:g}: max|dq| = {dq:.2e}, max|du| = {du:.2e} "
         f"(accuracy {accuracy:g}, scale {scale:.3g}) " + ("agree" if ok else "DIFFER")
