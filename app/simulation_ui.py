@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import math
+import sys
 import time
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -41,6 +42,7 @@ from app.widgets.joint_sliders import JointSliders
 from app.widgets.stage_inspector import StageInspector
 
 TICK_MS = 15
+GIL_SWITCH_INTERVAL = 0.002  # s
 SETTINGS_KEY = "simulation/"
 PLOT_INTERVAL = 0.25  # s between plot refreshes while running (pyqtgraph paints are costly)
 SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
@@ -106,6 +108,9 @@ class SimulationPanel(QObject):
         self._create_status()
         self._update_actions(running=False, loaded=False)
 
+        # The worker is Python too: hand the interpreter to a waiting GUI thread within ~2 ms
+        # (Python's default is 5 ms) so that the event loop stays responsive while it steps.
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL))
         self.timer = QTimer(self)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self._tick)
