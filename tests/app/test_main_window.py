@@ -54,6 +54,8 @@ def test_viewport_renders_sky_gradient_and_axes(main_window, read_render_window,
     viewport = main_window.viewport
     assert viewport.render_window.GetMultiSamples() == 0
     assert viewport.renderer is viewport.scene.renderer  # a viz Scene draws the sky
+    # under load the first layout pass can lag behind the window being exposed
+    qtbot.waitUntil(lambda: viewport.width() > 300 and viewport.height() > 200, timeout=10000)
     img = read_render_window(viewport.render_window).astype(np.int16)
     h, w, _ = img.shape
     assert h > 200 and w > 300, img.shape
