@@ -7,6 +7,8 @@ import numpy as np
 from numba import njit
 
 from engine.multibody.kernels.spatial_kernels import (
+    add_h_times,
+    h_transpose_times,
     shift_force_to_parent_add,
     shift_motion_to_child,
 )
@@ -39,7 +41,7 @@ def calc_residual(
         shift_motion_to_child(A_GB[parent[b]], p_GB[b] - p_GB[parent[b]], a)
         a += coriolis[b]
         if nu > 0:
-            a += H_G[b][:, :nu] @ udot[s : s + nu]
+            add_h_times(H_G[b], nu, udot, s, a)
         A_GB[b] = a
     F = np.zeros((nb, 6))
     for b in range(1, nb):
@@ -48,5 +50,6 @@ def calc_residual(
         nu = nus[b]
         s = us[b]
         if nu > 0:
-            residual[s : s + nu] = H_G[b][:, :nu].T @ F[b] - mobility_forces[s : s + nu]
+            h_transpose_times(H_G[b], nu, F[b], residual, s)
+            residual[s : s + nu] -= mobility_forces[s : s + nu]
         shift_force_to_parent_add(F[b], p_GB[b] - p_GB[parent[b]], F[parent[b]])

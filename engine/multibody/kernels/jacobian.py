@@ -5,6 +5,8 @@ from __future__ import annotations
 from numba import njit
 
 from engine.multibody.kernels.spatial_kernels import (
+    add_h_times,
+    h_transpose_times,
     shift_force_to_parent_add,
     shift_motion_to_child,
 )
@@ -19,7 +21,7 @@ def multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, u, V):
         shift_motion_to_child(V[parent[b]], p_GB[b] - p_GB[parent[b]], V[b])
         nu = nus[b]
         if nu > 0:
-            V[b] += H_G[b][:, :nu] @ u[us[b] : us[b] + nu]
+            add_h_times(H_G[b], nu, u, us[b], V[b])
 
 
 @njit(cache=True)
@@ -30,5 +32,5 @@ def multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, F_in, f):
     for b in range(nb - 1, 0, -1):
         nu = nus[b]
         if nu > 0:
-            f[us[b] : us[b] + nu] = H_G[b][:, :nu].T @ F[b]
+            h_transpose_times(H_G[b], nu, F[b], f, us[b])
         shift_force_to_parent_add(F[b], p_GB[b] - p_GB[parent[b]], F[parent[b]])

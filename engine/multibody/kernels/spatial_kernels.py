@@ -66,3 +66,22 @@ def spatial_inertia_G(m, c, I, out):
     out[4, 0], out[5, 0] = -mc2, mc1
     out[3, 1], out[5, 1] = mc2, -mc0
     out[3, 2], out[4, 2] = -mc1, mc0
+
+
+@njit(cache=True)
+def add_h_times(H, nu, x, s, out):
+    """out += H[:, :nu] @ x[s:s+nu] for a 6 x 6 block H (explicit loops: no copies)."""
+    for j in range(nu):
+        xj = x[s + j]
+        for i in range(6):
+            out[i] += H[i, j] * xj
+
+
+@njit(cache=True)
+def h_transpose_times(H, nu, F, out, s):
+    """out[s:s+nu] = H[:, :nu]^T @ F for a 6 x 6 block H and a 6-vector F."""
+    for j in range(nu):
+        acc = 0.0
+        for i in range(6):
+            acc += H[i, j] * F[i]
+        out[s + j] = acc

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.multibody.kernels.spatial_kernels import cross3, shift_motion_to_child
+from engine.multibody.kernels.spatial_kernels import add_h_times, cross3, shift_motion_to_child
 from engine.multibody.mobilizers.dispatch import hdot_u_any, n_matrix_any
 
 
@@ -42,9 +42,11 @@ def _velocity_step(
     r = p_GB[b] - p_GB[P]
     shifted = np.empty(6)
     shift_motion_to_child(V_GB[P], r, shifted)
-    rel = H_G[b][:, :nu] @ ub
+    rel = np.zeros(6)
+    add_h_times(H_G[b], nu, ub, 0, rel)
     V_GB[b] = shifted + rel
-    V_FM[b] = H_FM[b][:, :nu] @ ub
+    V_FM[b] = 0.0
+    add_h_times(H_FM[b], nu, ub, 0, V_FM[b])
     if nq > 0:
         N = np.zeros((nq, nu))
         n_matrix_any(t, qb, params, euler, R_FM[b], N)
