@@ -162,8 +162,10 @@ class _Sinusoid(Function):
 
 
 class _Step(Function):
-    """A smooth step from y0 at x0 to y1 at x1 (one argument), as SimTK::Function::Step:
-    cubic blend y0 + (y1 - y0) s^2 (3 - 2 s), s = (x - x0)/(x1 - x0) clamped to [0, 1]."""
+    """A smooth step from y0 at x0 to y1 at x1 (one argument), as SimTK::Function::Step,
+    which uses SimTK's stepAny: y0 + (y1 - y0) * stepUp(s), s = (x - x0)/(x1 - x0) clamped
+    to [0, 1], with the quintic stepUp(s) = s^3 (10 - 15 s + 6 s^2) (continuous through the
+    second derivative)."""
 
     def __init__(self, y0: float, y1: float, x0: float, x1: float) -> None:
         if float(x0) == float(x1):
@@ -177,7 +179,7 @@ class _Step(Function):
     def calcValue(self, x) -> float:
         s, _ = self._s(x)
         s = min(max(s, 0.0), 1.0)
-        return self._y0 + (self._y1 - self._y0) * s * s * (3 - 2 * s)
+        return self._y0 + (self._y1 - self._y0) * s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
 
     def calcDerivative(self, derivComponents, x) -> float:
         order = len(self._components(derivComponents))
@@ -186,11 +188,11 @@ class _Step(Function):
             return 0.0
         dy = self._y1 - self._y0
         if order == 1:
-            return dy * 6 * s * (1 - s) / d
+            return dy * 30.0 * s * s * (1.0 - s) ** 2 / d
         if order == 2:
-            return dy * (6 - 12 * s) / d**2
+            return dy * 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) / d**2
         if order == 3:
-            return -12 * dy / d**3
+            return dy * 60.0 * (1.0 - 6.0 * s + 6.0 * s * s) / d**3
         return 0.0
 
     def getArgumentSize(self) -> int:

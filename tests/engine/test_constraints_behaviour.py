@@ -472,3 +472,16 @@ def test_operators_check_stage_and_sizes():
         matter.multiplyByGTranspose(state, [1.0, 2.0])
     with pytest.raises(StageTooLowError):
         matter.findConstraintForces(state)
+
+
+def test_function_values_follow_simbody_definitions():
+    step = Function.Step(1.0, 3.0, -0.5, 1.5)
+    assert step.calcValue([-1.0]) == 1.0 and step.calcValue([2.0]) == 3.0
+    assert step.calcValue([0.5]) == pytest.approx(2.0)  # midway
+    assert step.calcDerivative([0], [-0.5]) == 0.0 and step.calcDerivative([0, 0], [1.5]) == 0.0
+    assert Function.Polynomial([2.0, 0.0, -1.0]).calcValue([3.0]) == pytest.approx(17.0)
+    assert Function.Linear([2.0, -1.0, 0.5]).calcValue([1.0, 4.0]) == pytest.approx(-1.5)
+    sine = Function.Sinusoid(2.0, 3.0, 0.5)
+    assert sine.calcValue([0.7]) == pytest.approx(2.0 * math.sin(3.0 * 0.7 + 0.5))
+    assert sine.calcDerivative([0, 0], [0.7]) == pytest.approx(-18.0 * math.sin(2.6))
+    assert Function.Constant(4.0).calcDerivative([0], [1.0]) == 0.0
