@@ -299,7 +299,7 @@ class SimulationSession:
         """The most recent snapshot (marks it taken, which SAMPLED pacing waits for)."""
         with self._snap_lock:
             snap = self._latest
-        self._consumed.set()
+            self._consumed.set()
         return snap
 
     @property
@@ -561,11 +561,13 @@ class SimulationSession:
                 if lag < -0.25:  # more than a quarter second behind: stop trying to catch up
                     self._anchor = (time.perf_counter(), self._stepper.getTime())
         self._note_rate()
-        if s.pacing is Pacing.SAMPLED:
-            self._consumed.clear()
-        self._publish(with_cache=None)
+        self._publish(with_cache=None, await_reader=s.pacing is Pacing.SAMPLED)
         if s.pacing is Pacing.SAMPLED and self._running:
-            self._consumed.wait(1.0)
+            # Wait until the reader takes this frame (or a command or stop() comes).
+            deadline = time.perf_counter() + 1.0
+            while not self._consumed.wait(0.02):
+                if self._stopping or not self._queue.empty() or time.perf_counter() > deadline:
+                    break
 
     def _after_batch(self) -> float:
         """Give the GUI thread the interpreter for a while (a Python worker that never waits
@@ -624,7 +626,7 @@ class SimulationSession:
             return self._stepper.getState()
         return self._state
 
-    def _publish(self, with_cache: bool | None) -> None:
+    def _publish(self, with_cache: bool | None, await_reader: bool = False) -> None:
         """Build a snapshot under the State lock, then hand it over (outside the lock)."""
         now = time.perf_counter()
         if with_cache is None:
@@ -673,5 +675,7 @@ class SimulationSession:
                 # keep the last cache report visible until a newer one comes
                 snap = replace(snap, cache=previous.cache)
             self._latest = snap
+            if await_reader:  # cleared with the new snapshot: only taking it sets it again
+                self._consumed.clear()
         if self._on_publish is not None:
             self._on_publish(snap)
