@@ -662,6 +662,7 @@ class SimulationSession:
                 cache=cache_report(state) if with_cache else None,
                 stage_timings=self._timings,
                 became_valid=self._became_valid,
+                sample_count=self.samples.total,
                 real_time_rate=self._rate if self._running else math.nan,
                 geometry=self._geometry,
                 model=self.model_info,

@@ -129,6 +129,9 @@ class Snapshot:
     cache: CacheReport | None = None
     stage_timings: tuple[tuple[Stage, float], ...] = ()
     became_valid: tuple[tuple[Stage, tuple[str, ...]], ...] = ()  # cache entries, per stage
+    #: Plot samples taken up to this snapshot: rows [0, sample_count) of ``model.samples``
+    #: (a ring buffer: read them with ``samples.since(n)``).
+    sample_count: int = 0
     real_time_rate: float = math.nan
     geometry: tuple = field(default=(), repr=False)
     model: ModelInfo | None = field(default=None, repr=False)

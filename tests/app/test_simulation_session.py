@@ -76,6 +76,7 @@ def test_pendulum_energy_is_conserved_in_samples(session_factory):
     wait_for(lambda: len(s.samples) > 50)
     s.pause()
     _snap(s, lambda x: not x.running)
+    assert s.latest().sample_count == s.samples.total  # paused: nothing sampled since
     energy = s.samples.column("total energy")
     t = s.samples.column("t")
     assert np.all(np.diff(t) > 0)
