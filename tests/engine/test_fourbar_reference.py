@@ -83,6 +83,16 @@ def test_counts_and_error_vectors(name, i):
     desc = _model(name)["model"]["constraints"]
     for c, d in zip(constraints, desc, strict=True):
         assert list(c.getIndexOfMultipliersInUse(state)) == d["multiplier_start_p_v_a"]
+        bodies = [
+            c.getMobilizedBodyFromConstrainedBody(k).getMobilizedBodyIndex()
+            for k in range(c.getNumConstrainedBodies())
+        ]
+        assert bodies == d["constrained_bodies"]
+        mobilizers = [
+            c.getMobilizedBodyFromConstrainedMobilizer(k).getMobilizedBodyIndex()
+            for k in range(c.getNumConstrainedMobilizers())
+        ]
+        assert mobilizers == d["constrained_mobilizers"]
         if d["ancestor_body"] is not None:
             assert c.getAncestorMobilizedBody().getMobilizedBodyIndex() == d["ancestor_body"]
     assert_close(state.getQErr(), out["qErr"], "qErr")

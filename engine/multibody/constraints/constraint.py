@@ -150,8 +150,25 @@ class Constraint:
             )
         return self._bodies[int(k)]
 
+    def _constrained_mobilizers(self) -> list:
+        out, seen = [], set()
+        for m, _ in self._mobilities:
+            if m.getMobilizedBodyIndex() not in seen:
+                seen.add(m.getMobilizedBodyIndex())
+                out.append(m)
+        return out
+
     def getNumConstrainedMobilizers(self) -> int:
-        return len({m.getMobilizedBodyIndex() for m, _ in self._mobilities})
+        return len(self._constrained_mobilizers())
+
+    def getMobilizedBodyFromConstrainedMobilizer(self, i: int) -> MobilizedBody:
+        """The i-th distinct mobilizer whose mobilities this constraint acts on."""
+        mobs = self._constrained_mobilizers()
+        if not 0 <= int(i) < len(mobs):
+            raise InvalidArgumentError(
+                f"constrained mobilizer {i} out of range (this constraint has {len(mobs)})"
+            )
+        return mobs[int(i)]
 
     def getNumConstrainedU(self, state: State | None = None) -> int:
         return len(self._mobilities)
