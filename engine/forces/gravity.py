@@ -8,6 +8,9 @@ from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.forces.force import Force
+from engine.forces.gravity_kernel import add_gravity_forces
+
+_NO_EXCLUSIONS = np.zeros(0, dtype=bool)  # the kernel's "no body excluded"
 
 
 class Gravity(Force):
@@ -157,14 +160,9 @@ class Gravity(Force):
         pc = self._matter._position_cache(state)
         mass = self._matter._topo().mass
         which = self._included(state, p["excluded"])
-        gvec = p["g"] * p["d"]
-        m = mass[which, None]
-        # com x (m g) = (m com) [g]x, for all bodies at once
-        g_cross = np.array(
-            [[0.0, -gvec[2], gvec[1]], [gvec[2], 0.0, -gvec[0]], [-gvec[1], gvec[0], 0.0]]
-        )
-        bodyForces[which, 0] += (m * pc.com_G[which]) @ g_cross
-        bodyForces[which, 1] += m * gvec
+        excluded = _NO_EXCLUSIONS if isinstance(which, slice) else ~which
+        g, d = p["g"], p["d"]
+        add_gravity_forces(mass, pc.com_G, excluded, g * d[0], g * d[1], g * d[2], bodyForces)
 
     def calcPotentialEnergy(self, state: State) -> float:
         p = self._params(state)
