@@ -46,7 +46,7 @@ GIL_SWITCH_INTERVAL = 0.002  # s
 SETTINGS_KEY = "simulation/"
 PLOT_INTERVAL = 0.25  # s between plot refreshes while running (pyqtgraph paints are costly)
 SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
-CACHE_INTERVAL = 0.15  # s between cache-inspector refreshes while running (>= 5 Hz)
+CACHE_INTERVAL = 0.1  # s between cache-inspector refreshes while running (>= 5 Hz)
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
 

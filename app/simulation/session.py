@@ -71,7 +71,7 @@ class Settings:
     report_interval: float = 1.0 / 60.0  # simulated time between samples (and SAMPLED frames)
     frame_interval: float = 1.0 / 30.0  # wall-clock seconds between published frames
     batch_budget: float = 0.025  # wall-clock seconds the worker may hold the lock per batch
-    cache_interval: float = 0.15  # wall-clock seconds between cache reports while running
+    cache_interval: float = 0.1  # wall-clock seconds between cache reports while running
 
 
 STEP_FAILED = "step failed"
