@@ -485,3 +485,79 @@ def test_function_values_follow_simbody_definitions():
     assert sine.calcValue([0.7]) == pytest.approx(2.0 * math.sin(3.0 * 0.7 + 0.5))
     assert sine.calcDerivative([0, 0], [0.7]) == pytest.approx(-18.0 * math.sin(2.6))
     assert Function.Constant(4.0).calcDerivative([0], [1.0]) == 0.0
+
+
+class _PythonSpeed(Constraint.Custom.Implementation):
+    """u - speed as a Custom nonholonomic constraint (mv = 1)."""
+
+    def __init__(self, mobod, speed):
+        super().__init__(mobod.getMatterSubsystem(), 0, 1, 0)
+        self.i = self.addConstrainedMobilizer(mobod, 0)
+        self.speed = speed
+
+    def calcVelocityErrors(self, k):
+        return [k.u[self.getConstrainedUIndex(self.i)] - self.speed]
+
+    def calcVelocityDotErrors(self, k):
+        return [k.udot[self.getConstrainedUIndex(self.i)]]
+
+    def addInVelocityConstraintForces(self, k, multipliers, forces):
+        forces.f[self.i] += multipliers[0]
+
+
+def test_custom_nonholonomic_constraint_reproduces_constant_speed():
+    results = []
+    for kind in ("builtin", "custom"):
+        system, matter, bodies, _ = _planar_fourbar("rod")
+        if kind == "builtin":
+            c = Constraint.ConstantSpeed(bodies[0], 0, 0.7)
+        else:
+            c = Constraint.Custom(_PythonSpeed(bodies[0], 0.7))
+        state = _assembled(system, matter, bodies, u0=0.5)
+        assert c.getNumConstraintEquationsInUse(state) == (0, 1, 0)
+        assert abs(c.getVelocityErrorsAsVector(state)[0]) < 1e-10  # projection fixed u
+        results.append((np.array(state.getUDot()), np.array(state.getMultipliers())))
+        assert c.calcPower(state) == pytest.approx(-c.getMultipliersAsVector(state)[0] * 0.7)
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("i", [1, 3])
+def test_error_derivatives_match_finite_differences_in_time(i):
+    """On the raw (constraint-violating) zoo states: the velocity errors are the time
+    derivatives of the position errors and the acceleration errors those of the velocity
+    errors, by central differences along the motion (q, u advanced with qdot, udot).
+    (The Weld's translational rows use the point of body 1 coincident with the body-2
+    origin; here body 1 is the Weld's ancestor, so that is the exact derivative too.)"""
+    model = load_reference("fourbar")["models"][3]
+    system, matter, _ = build_model(model["model"])
+    sample = model["samples"][i]["state"]
+
+    def state_at(h):
+        s = system.realizeTopology()
+        system.realizeModel(s)
+        s.setTime(sample["t"])
+        s.setQ(sample["q"])
+        s.setU(sample["u"])
+        system.realize(s, Stage.Acceleration)
+        if h:
+            qdot, qdotdot = np.array(s.getQDot()), np.array(s.getQDotDot())
+            udot = np.array(s.getUDot())
+            q = np.array(s.getQ()) + h * qdot + 0.5 * h * h * qdotdot
+            u = np.array(s.getU()) + h * udot
+            s.setTime(sample["t"] + h)
+            s.setQ(q)
+            s.setU(u)
+            system.realize(s, Stage.Velocity)
+        return s
+
+    s0 = state_at(0.0)
+    h = 1e-6
+    sp, sm = state_at(h), state_at(-h)
+    mp = matter.getNumPositionConstraintEquationsInUse(s0)
+    assert np.max(np.abs(s0.getQErr()[:mp])) > 0.1  # really violated
+    dperr = (sp.getQErr()[:mp] - sm.getQErr()[:mp]) / (2 * h)
+    np.testing.assert_allclose(dperr, s0.getUErr()[:mp], atol=1e-6)
+    duerr = (np.array(sp.getUErr()) - np.array(sm.getUErr())) / (2 * h)
+    aerr = matter.calcConstraintAccelerationErrors(s0, s0.getUDot())
+    np.testing.assert_allclose(duerr, aerr[: duerr.size], atol=1e-5)
