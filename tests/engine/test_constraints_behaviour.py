@@ -561,3 +561,28 @@ def test_error_derivatives_match_finite_differences_in_time(i):
     duerr = (np.array(sp.getUErr()) - np.array(sm.getUErr())) / (2 * h)
     aerr = matter.calcConstraintAccelerationErrors(s0, s0.getUDot())
     np.testing.assert_allclose(duerr, aerr[: duerr.size], atol=1e-5)
+
+
+def test_euler_angle_mode_has_the_same_constraint_errors_without_quaternion_entries():
+    model = load_reference("fourbar")["models"][3]
+    system, matter, _ = build_model(model["model"])
+    sample = model["samples"][1]["state"]
+    s = system.realizeTopology()
+    system.realizeModel(s)
+    s.setTime(sample["t"])
+    s.setQ(sample["q"])
+    s.setU(sample["u"])
+    system.realize(s, Stage.Position)
+    matter.normalizeQuaternions(s)
+    system.realize(s, Stage.Acceleration)
+    e = matter.convertToEulerAngles(s)
+    e.setTime(sample["t"])
+    e.setU(s.getU())  # the conversion resets u (as Simbody); u means the same in both modes
+    system.realize(e, Stage.Acceleration)
+    mp = matter.getNumPositionConstraintEquationsInUse(s)
+    assert matter.getNumQuaternionsInUse(e) == 0
+    assert e.getNQErr() == mp and s.getNQErr() == mp + 4
+    np.testing.assert_allclose(e.getQErr(), s.getQErr()[:mp], atol=1e-12)
+    np.testing.assert_allclose(e.getUErr(), s.getUErr(), atol=1e-12)
+    np.testing.assert_allclose(e.getMultipliers(), s.getMultipliers(), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(e.getUDot(), s.getUDot(), rtol=1e-9, atol=1e-9)
