@@ -274,10 +274,12 @@ class System:
 
     def _realize_stage(self, state: State, stage: Stage, g: int) -> None:
         """Run every subsystem's hook for ``stage`` (whose int value is ``g``)."""
-        subs = self._subsystems
         infos = state._subs
         prev = ALL_STAGES[g - 1]
-        for i, hook in self._stage_hooks(g):
+        hooks = self._hook_cache.get(g)
+        if hooks is None:
+            hooks = self._stage_hooks(g)
+        for i, hook in hooks:
             info = infos[i]
             if info.stage < stage:
                 if hook is not None:
@@ -292,7 +294,7 @@ class System:
             state._advance_system_stage_runtime(stage, g)
         self._num_realizations[g] += 1
         if state._trigger_counts[g]:
-            for sub in subs:
+            for sub in self._subsystems:
                 sub.realizeSubsystemEventTriggersImpl(state, stage)
 
     def _stage_hooks(self, g: int) -> list:
