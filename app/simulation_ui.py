@@ -46,6 +46,7 @@ GIL_SWITCH_INTERVAL = 0.002  # s
 SETTINGS_KEY = "simulation/"
 PLOT_INTERVAL = 0.25  # s between plot refreshes while running (pyqtgraph paints are costly)
 SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
+STAGE_INTERVAL = 0.2  # s between stage-table refreshes while running
 CACHE_INTERVAL = 0.1  # s between cache-inspector refreshes while running (>= 5 Hz)
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
@@ -76,6 +77,7 @@ class SimulationPanel(QObject):
         self._last_plot = 0.0
         self._last_cache = 0.0
         self._last_sliders = 0.0
+        self._last_stages = 0.0
         self._fps = math.nan
         self._fps_mark = (time.perf_counter(), 0)
         self.tick_times: collections.deque = collections.deque(maxlen=2000)
@@ -460,9 +462,11 @@ class SimulationPanel(QObject):
                 QTimer.singleShot(100, self._ensure_plots)  # after this first frame
         window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))
         window.set_time(snap.time)
-        self.rate_label.setText(format_rate(snap.real_time_rate))
-        self.stage_inspector.update_snapshot(snap)
         now = time.perf_counter()
+        self.rate_label.setText(format_rate(snap.real_time_rate))
+        if not snap.running or now - self._last_stages >= STAGE_INTERVAL:
+            self._last_stages = now
+            self.stage_inspector.update_snapshot(snap)
         if self.cache_inspector.isVisible() and (
             not snap.running or now - self._last_cache >= CACHE_INTERVAL
         ):

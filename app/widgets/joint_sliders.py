@@ -157,7 +157,10 @@ class JointSliders(QWidget):
         paused = not snap.running
         self.hint.setVisible(not paused)
         for key, row in self.rows.items():
-            row.setEnabled(paused)
+            if row.isEnabled() != paused:
+                row.setEnabled(paused)
+            if not paused and row.visibleRegion().isEmpty():
+                continue  # scrolled out of view: refreshed when paused
             i = self._global_index[key]
             if i < len(snap.q):
                 row.show_value(float(snap.q[i]))
