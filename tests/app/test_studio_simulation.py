@@ -340,3 +340,28 @@ def test_simulation_controls_reach_the_session_and_are_remembered(qtbot, qsettin
     assert p2.accuracy_box.currentText() == "1e-5"
     assert p2.pacing_box.currentText() == "sampled"
     assert p2.speed_box.value() == 2.5
+
+
+def test_each_example_opens_steps_and_is_drawn(studio, qtbot, read_render_window):
+    from app.document.examples import examples
+
+    window = studio()
+    panel = window.simulation
+    for example in examples():
+        assert panel.open_path(example.path), panel.banner.text()
+        qtbot.waitUntil(
+            lambda: (
+                panel.snapshot is not None
+                and panel.snapshot.model is not None
+                and panel.snapshot.model.built is panel.session.built
+            ),
+            timeout=10000,
+        )
+        window.sim_actions["step"].trigger()
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0, timeout=10000)
+        assert not panel.snapshot.error, (example.key, panel.snapshot.error)
+        img = read_render_window(window.viewport.render_window).astype(int)
+        # Not blank: many pixel colours (sky gradient, ground or background, and the model).
+        colours = len(np.unique(img.reshape(-1, 3) // 8, axis=0))
+        assert colours > 20, (example.key, colours)
+        assert window.viewport.scene.num_actors() > 0, example.key
