@@ -1178,10 +1178,12 @@ class Integrator:
         self._realizeStateDerivatives(s)
         return self._checkDerivatives(s).copy()
 
-    def _createInterpolatedState(self, t: float) -> None:
+    def _createInterpolatedState(self, t: float, reuse: State | None = None) -> None:
         """Make the interpolated State at t (realized through Velocity, projected unless
-        setProjectInterpolatedStates(False))."""
-        interp = State(self._advanced)
+        setProjectInterpolatedStates(False)): a copy of the advanced state, or ``reuse``,
+        a copy of it made earlier while the advanced state has not changed since (its
+        time and y are overwritten, which invalidates everything a copy would not hold)."""
+        interp = State(self._advanced) if reuse is None else reuse
         self._scratch = interp  # scratch for any derivative evaluations of the interpolant
         try:
             y = self._interpolateY(t)
@@ -1210,8 +1212,8 @@ class Integrator:
         self._realizeAndProjectKinematicsWithThrow(adv, ProjectOptions.LocalOnly)
 
     # ------------------------------------------------------------------ events
-    def _witnessValuesAt(self, t: float) -> np.ndarray:
-        self._createInterpolatedState(t)
+    def _witnessValuesAt(self, t: float, reuse: State | None = None) -> np.ndarray:
+        self._createInterpolatedState(t, reuse)
         self._realizeStateDerivatives(self._interp)
         return self._interp.getEventTriggers().copy()
 
@@ -1241,6 +1243,7 @@ class Integrator:
             return True
         bias = 1.0
         sideTwoItersAgo = sidePrevIter = 0
+        scratch: State | None = None
         for _ in range(2000):
             if sideTwoItersAgo != 0 and sidePrevIter != 0:
                 if sideTwoItersAgo != sidePrevIter:
@@ -1248,7 +1251,10 @@ class Integrator:
                 else:
                     bias = bias / 2 if sidePrevIter < 0 else bias * 2
             tMid = tReport if tLow < tReport < tHigh else earliest
-            eMid = self._witnessValuesAt(tMid)
+            # One State copy serves every trial time of this localization (the advanced
+            # state stays put meanwhile); the user has not been given it.
+            eMid = self._witnessValuesAt(tMid, scratch)
+            scratch = self._interp
             newC, newE, newT, earliestN, narrowestN = findEventCandidates(
                 infos, cands, tLow, eLow, tMid, eMid, bias, minWindow, acc, ts
             )
