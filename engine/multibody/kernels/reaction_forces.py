@@ -81,9 +81,9 @@ def reaction_forces_articulated(
         Pplus = P_abi[b].copy()
         za = z[b].copy()
         if nu > 0:
-            H = H_G[b][:, :nu]
-            U = U_cols[b][:, :nu]
-            Di = D_inv[b][:nu, :nu]
+            H = np.ascontiguousarray(H_G[b][:, :nu])
+            U = np.ascontiguousarray(U_cols[b][:, :nu])
+            Di = np.ascontiguousarray(D_inv[b][:nu, :nu])
             e = mobility_forces[s : s + nu] - H.T @ z[b]
             Pplus = Pplus - U @ Di @ U.T
             za = za + U @ (Di @ e)
