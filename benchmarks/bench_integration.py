@@ -1,7 +1,7 @@
 """Integration speed: simulated seconds per wall-clock second, mbstudio against Simbody 3.7.
 
 Run: ``.venv/bin/python benchmarks/bench_integration.py [--models dp,chain50,humanoid]
-[--accuracy 1e-6] [--tfinal 10] [--repeats N] [--profile MODEL]``
+[--accuracy 1e-6] [--tfinal 10] [--repeats N] [--report-interval 0.0333] [--profile MODEL]``
 
 Each model is simulated for ``tfinal`` seconds (10 s) under gravity (9.81 m/s^2 along -y)
 with RungeKuttaMersonIntegrator at accuracy 1e-6 driven by a TimeStepper (``initialize``
@@ -11,6 +11,9 @@ then one ``stepTo(tfinal)``, no reporters), in both engines:
 * ``chain50``: a planar chain of 50 Pin-jointed links (1 m, 1 kg) from small random angles;
 * ``humanoid``: a free-floating 32-dof humanoid (Free pelvis, Ball and Pin limbs) with small
   random joint rotations and rates, falling and tumbling.
+
+``--report-interval`` adds, in both engines, a PeriodicEventReporter that does nothing (what
+a visualizer's reporter costs the integrator: one interpolated State per report).
 
 Identical models in both engines: the same masses, mass centers, inertias, joint frames and
 initial q/u are written to a text file that ``simbody_integration_bench.cpp`` (built here
@@ -155,8 +158,9 @@ class RunResult:
     u: np.ndarray
 
 
-def build_ours(model: Model):
-    """(system, state) of our engine for ``model``."""
+def build_ours(model: Model, report: float = 0.0):
+    """(system, state) of our engine for ``model`` (with a null reporter every ``report``
+    seconds if > 0)."""
     from engine import (
         Body,
         Force,
@@ -183,10 +187,24 @@ def build_ours(model: Model):
         mobods.append(
             kinds[link.joint](mobods[link.parent], Transform(Vec3(*link.p_PF)), body, Transform())
         )
+    if report > 0:
+        add_null_reporter(system, report)
     state = system.realizeTopology()
     state.setQ(model.q)
     state.setU(model.u)
     return system, state
+
+
+def add_null_reporter(system, interval: float) -> None:
+    """A PeriodicEventReporter that does nothing, every ``interval`` s (as a visualizer's
+    reporter would be, minus the drawing): the integrator interpolates a State for each."""
+    from engine import PeriodicEventReporter
+
+    class NullReporter(PeriodicEventReporter):
+        def handleEvent(self, state) -> None:
+            pass
+
+    system.addEventReporter(NullReporter(interval))
 
 
 def simulate_ours(system, state, accuracy: float, tfinal: float):
@@ -200,8 +218,10 @@ def simulate_ours(system, state, accuracy: float, tfinal: float):
     return integ, ts
 
 
-def run_ours(model: Model, accuracy: float, tfinal: float, repeats: int) -> RunResult:
-    system, state = build_ours(model)
+def run_ours(
+    model: Model, accuracy: float, tfinal: float, repeats: int, report: float = 0.0
+) -> RunResult:
+    system, state = build_ours(model, report)
     simulate_ours(system, state, accuracy, min(0.2, tfinal))  # JIT/caches warm
     best = best_cpu = np.inf
     for _ in range(repeats):
@@ -223,11 +243,11 @@ def run_ours(model: Model, accuracy: float, tfinal: float, repeats: int) -> RunR
     )
 
 
-def profile_ours(model: Model, accuracy: float, tfinal: float) -> None:
+def profile_ours(model: Model, accuracy: float, tfinal: float, report: float = 0.0) -> None:
     import cProfile
     import pstats
 
-    system, state = build_ours(model)
+    system, state = build_ours(model, report)
     simulate_ours(system, state, accuracy, min(0.2, tfinal))
     prof = cProfile.Profile()
     prof.enable()
@@ -265,7 +285,9 @@ def build_simbody_bench() -> tuple[Path | None, str]:
     return exe, ""
 
 
-def run_simbody(model: Model, exe: Path, accuracy: float, tfinal: float) -> RunResult:
+def run_simbody(
+    model: Model, exe: Path, accuracy: float, tfinal: float, report: float = 0.0
+) -> RunResult:
     lines = []
     for link in model.links:
         I = link.inertia_about_origin()
@@ -274,7 +296,7 @@ def run_simbody(model: Model, exe: Path, accuracy: float, tfinal: float) -> RunR
         lines.append(f"body {link.parent} {link.joint} " + " ".join(repr(float(x)) for x in vals))
     lines.append("q " + " ".join(repr(float(x)) for x in model.q))
     lines.append("u " + " ".join(repr(float(x)) for x in model.u))
-    lines.append(f"run {accuracy!r} {tfinal!r} 5")
+    lines.append(f"run {accuracy!r} {tfinal!r} 5 {report!r}")
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write("\n".join(lines) + "\n")
         path = fh.name
@@ -361,13 +383,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1, help="full runs of ours (best of)")
     parser.add_argument("--engines", default="ours,simbody")
     parser.add_argument("--profile", metavar="MODEL", help="cProfile one run of ours and stop")
+    parser.add_argument(
+        "--report-interval",
+        type=float,
+        default=0.0,
+        help="also attach a do-nothing PeriodicEventReporter firing this often (s), e.g. 1/30",
+    )
     args = parser.parse_args(argv)
 
     import engine
 
     engine.warm_jit()
     if args.profile:
-        profile_ours(MODELS[args.profile](), args.accuracy, args.tfinal)
+        profile_ours(MODELS[args.profile](), args.accuracy, args.tfinal, args.report_interval)
         return 0
     engines = args.engines.split(",")
     notes = []
@@ -378,16 +406,22 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"Simbody C++ skipped: {why}")
     print(f"Machine: {machine_line()}")
     print(
-        f"RungeKuttaMerson, accuracy {args.accuracy:g}, TimeStepper.stepTo({args.tfinal:g}); "
+        f"RungeKuttaMerson, accuracy {args.accuracy:g}, TimeStepper.stepTo({args.tfinal:g})"
+        + (f", null reporter every {args.report_interval:g} s" if args.report_interval else "")
+        + "; "
         f"Note: {SIMBODY_CAVEAT}."
     )
     for name in args.models.split(","):
         model = MODELS[name]()
         results: dict[str, RunResult] = {}
         if "ours" in engines:
-            results["ours"] = run_ours(model, args.accuracy, args.tfinal, args.repeats)
+            results["ours"] = run_ours(
+                model, args.accuracy, args.tfinal, args.repeats, args.report_interval
+            )
         if exe is not None:
-            results["simbody"] = run_simbody(model, exe, args.accuracy, args.tfinal)
+            results["simbody"] = run_simbody(
+                model, exe, args.accuracy, args.tfinal, args.report_interval
+            )
         report(model, args.tfinal, args.accuracy, results)
     print(
         f"\n* {SIMBODY_CAVEAT}: against Simbody's Release build expect ratios about half "
