@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.common.events import EventTriggerInfo
-from engine.common.exceptions import SimTKError
+from engine.common.exceptions import InvalidArgumentError, SimTKError
 from engine.common.stage import ALL_STAGES, Stage
 
 if TYPE_CHECKING:
@@ -238,6 +238,154 @@ class Subsystem:
 
     def getNZ(self, state: State) -> int:
         return state.getNZ(self._index)
+
+    # ---- this subsystem's slice of the State's pools (Simbody's Subsystem helpers) ----
+    def getUWeights(self, state: State) -> np.ndarray:
+        return state.getUWeights(self._index)
+
+    def getZWeights(self, state: State) -> np.ndarray:
+        return state.getZWeights(self._index)
+
+    def getQErrWeights(self, state: State) -> np.ndarray:
+        return state.getQErrWeights(self._index)
+
+    def getUErrWeights(self, state: State) -> np.ndarray:
+        return state.getUErrWeights(self._index)
+
+    def getQDot(self, state: State) -> np.ndarray:
+        return state.getQDot(self._index)
+
+    def getUDot(self, state: State) -> np.ndarray:
+        return state.getUDot(self._index)
+
+    def getZDot(self, state: State) -> np.ndarray:
+        return state.getZDot(self._index)
+
+    def getQDotDot(self, state: State) -> np.ndarray:
+        return state.getQDotDot(self._index)
+
+    def updQDot(self, state: State) -> np.ndarray:
+        return state.updQDot(self._index)
+
+    def updUDot(self, state: State) -> np.ndarray:
+        return state.updUDot(self._index)
+
+    def updZDot(self, state: State) -> np.ndarray:
+        return state.updZDot(self._index)
+
+    def updQDotDot(self, state: State) -> np.ndarray:
+        return state.updQDotDot(self._index)
+
+    def getQErr(self, state: State) -> np.ndarray:
+        return state.getQErr(self._index)
+
+    def getUErr(self, state: State) -> np.ndarray:
+        return state.getUErr(self._index)
+
+    def getUDotErr(self, state: State) -> np.ndarray:
+        return state.getUDotErr(self._index)
+
+    def getMultipliers(self, state: State) -> np.ndarray:
+        return state.getMultipliers(self._index)
+
+    def updQErr(self, state: State) -> np.ndarray:
+        return state.updQErr(self._index)
+
+    def updUErr(self, state: State) -> np.ndarray:
+        return state.updUErr(self._index)
+
+    def updUDotErr(self, state: State) -> np.ndarray:
+        return state.updUDotErr(self._index)
+
+    def updMultipliers(self, state: State) -> np.ndarray:
+        return state.updMultipliers(self._index)
+
+    def getEventTriggersByStage(self, state: State, stage: Stage) -> np.ndarray:
+        return state.getEventTriggersByStage(self._index, stage)
+
+    def updEventTriggersByStage(self, state: State, stage: Stage) -> np.ndarray:
+        return state.updEventTriggersByStage(self._index, stage)
+
+    def getQErrStart(self, state: State) -> int:
+        return state.getQErrStart(self._index)
+
+    def getNQErr(self, state: State) -> int:
+        return state.getNQErr(self._index)
+
+    def getUErrStart(self, state: State) -> int:
+        return state.getUErrStart(self._index)
+
+    def getNUErr(self, state: State) -> int:
+        return state.getNUErr(self._index)
+
+    def getUDotErrStart(self, state: State) -> int:
+        return state.getUDotErrStart(self._index)
+
+    def getNUDotErr(self, state: State) -> int:
+        return state.getNUDotErr(self._index)
+
+    def getMultipliersStart(self, state: State) -> int:
+        return state.getMultipliersStart(self._index)
+
+    def getNMultipliers(self, state: State) -> int:
+        return state.getNMultipliers(self._index)
+
+    def getEventTriggerStartByStage(self, state: State, stage: Stage) -> int:
+        return state.getEventTriggerStartByStage(self._index, stage)
+
+    def getNEventTriggersByStage(self, state: State, stage: Stage) -> int:
+        return state.getNEventTriggersByStage(self._index, stage)
+
+    def _set_slice(self, state: State, values, upd, count: int, what: str) -> None:
+        arr = np.array(values, dtype=np.float64).reshape(-1)
+        if arr.size != count:
+            raise InvalidArgumentError(
+                f"{self._name}.{what}: this subsystem has {count} {what[3:].lower()}, "
+                f"got {arr.size} values"
+            )
+        if not np.isfinite(arr).all():
+            raise InvalidArgumentError(f"{self._name}.{what}: values must be finite, got {arr}")
+        upd(state)[:] = arr
+
+    def setQ(self, state: State, q) -> None:
+        """Set this subsystem's q (backs the State up to Time stage)."""
+        self._set_slice(state, q, self.updQ, self.getNQ(state), "setQ")
+
+    def setU(self, state: State, u) -> None:
+        """Set this subsystem's u (backs the State up to Position stage)."""
+        self._set_slice(state, u, self.updU, self.getNU(state), "setU")
+
+    def setZ(self, state: State, z) -> None:
+        """Set this subsystem's z (backs the State up to Velocity stage)."""
+        self._set_slice(state, z, self.updZ, self.getNZ(state), "setZ")
+
+    def advanceToStage(self, state: State, stage: Stage) -> None:
+        """Declare this subsystem realized to ``stage`` (the next stage after its current one)."""
+        state.advanceSubsystemToStage(self._index, Stage(stage))
+
+    def isSameSubsystem(self, other: Subsystem) -> bool:
+        return self is other
+
+    def updSystem(self) -> System:
+        return self.getSystem()
+
+    def getDiscreteVarLastUpdateTime(self, state: State, index: int) -> float:
+        return state.getDiscreteVarLastUpdateTime(self._index, index)
+
+    def getDiscreteVarUpdateIndex(self, state: State, index: int) -> int | None:
+        return state.getDiscreteVarUpdateIndex(self._index, index)
+
+    def getDiscreteVarUpdateValue(self, state: State, index: int) -> Any:
+        return state.getDiscreteVarUpdateValue(self._index, index)
+
+    def updDiscreteVarUpdateValue(self, state: State, index: int) -> Any:
+        return state.updDiscreteVarUpdateValue(self._index, index)
+
+    def isDiscreteVarUpdateValueRealized(self, state: State, index: int) -> bool:
+        return state.isDiscreteVarUpdateValueRealized(self._index, index)
+
+    def markDiscreteVarUpdateValueRealized(self, state: State, index: int) -> None:
+        state.markDiscreteVarUpdateValueRealized(self._index, index)
 
     def getDiscreteVariable(self, state: State, index: int) -> Any:
         return state.getDiscreteVariable(self._index, index)
