@@ -66,6 +66,9 @@ class _RealizeContext:
         "zero_nu",
         "quat_index",
         "has_custom",
+        "pos_args",
+        "vel_args",
+        "acc_args",
     )
 
 
@@ -141,26 +144,9 @@ class StageRealizationMixin:
         ctx.scratch = make_scratch(topo.nb, topo.nu)
         ctx.zero_nu = np.zeros(topo.nu)
         ctx.has_custom = self._has_custom_bodies()
-        starts = np.array([topo.qs[b] for b in topo.quaternion_pool_order], dtype=np.int64)
-        ctx.quat_index = starts[:, None] + np.arange(4)
-        return ctx
-
-    def _has_custom_bodies(self) -> bool:
-        custom = getattr(self, "_custom_bodies", None)
-        return bool(custom()) if custom is not None else False
-
-    def _applied_forces(self, state: State, ctx: _RealizeContext):
-        if ctx.forces is None:
-            ctx.forces = self.getSystem().getAppliedForces(state)
-        return ctx.forces
-
-    # ------------------------------------------------------------ realization
-    def realizeSubsystemPositionImpl(self, state: State) -> None:
-        ctx = self._context(state)
-        topo, pc = ctx.topo, ctx.pc
-        if ctx.has_custom:
-            self._custom_position(state, pc)
-        position_stage(
+        # the stage kernels' arguments never change for this State: pack them once
+        pc, vc, sc = ctx.pc, ctx.vc, ctx.scratch
+        ctx.pos_args = (
             topo.mtype,
             topo.parent,
             topo.qs,
@@ -186,20 +172,10 @@ class StageRealizationMixin:
             pc.H_G,
             pc.Phi_G,
             pc.com_G,
-            ctx.scratch["work"],
+            sc["work"],
             _CUSTOM_TYPE_ID,
         )
-        if not ctx.euler and topo.quaternion_pool_order:
-            # quaternion norm errors, in pool order (one vectorized pass)
-            quats = ctx.q[ctx.quat_index]
-            nquat = quats.shape[0]
-            qerr = state.updQErr(self.getMySubsystemIndex())
-            qerr[:nquat] = np.sqrt(np.einsum("ij,ij->i", quats, quats)) - 1.0
-
-    def realizeSubsystemVelocityImpl(self, state: State) -> None:
-        ctx = self._context(state)
-        topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
-        vc.kinetic_energy = velocity_stage(
+        ctx.vel_args = (
             topo.mtype,
             topo.parent,
             topo.qs,
@@ -229,8 +205,39 @@ class StageRealizationMixin:
             sc["Nbuf"],
             sc["hd"],
         )
+        ctx.acc_args = None  # needs the applied-force accumulators (Dynamics stage)
+        starts = np.array([topo.qs[b] for b in topo.quaternion_pool_order], dtype=np.int64)
+        ctx.quat_index = starts[:, None] + np.arange(4)
+        return ctx
+
+    def _has_custom_bodies(self) -> bool:
+        custom = getattr(self, "_custom_bodies", None)
+        return bool(custom()) if custom is not None else False
+
+    def _applied_forces(self, state: State, ctx: _RealizeContext):
+        if ctx.forces is None:
+            ctx.forces = self.getSystem().getAppliedForces(state)
+        return ctx.forces
+
+    # ------------------------------------------------------------ realization
+    def realizeSubsystemPositionImpl(self, state: State) -> None:
+        ctx = self._context(state)
         if ctx.has_custom:
-            self._custom_velocity(state, pc, vc)
+            self._custom_position(state, ctx.pc)
+        position_stage(*ctx.pos_args)
+        if not ctx.euler and ctx.quat_index.shape[0]:
+            # quaternion norm errors, in pool order (one vectorized pass)
+            quats = ctx.q[ctx.quat_index]
+            nquat = quats.shape[0]
+            qerr = state.updQErr(self.getMySubsystemIndex())
+            qerr[:nquat] = np.sqrt(np.einsum("ij,ij->i", quats, quats)) - 1.0
+
+    def realizeSubsystemVelocityImpl(self, state: State) -> None:
+        ctx = self._context(state)
+        vc = ctx.vc
+        vc.kinetic_energy = velocity_stage(*ctx.vel_args)
+        if ctx.has_custom:
+            self._custom_velocity(state, ctx.pc, vc)
 
     def _articulated_arrays(self, state: State, ctx: _RealizeContext):
         """(P, D^-1, U) per body, recomputed only if q changed since they were computed."""
@@ -249,34 +256,21 @@ class StageRealizationMixin:
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         ctx = self._context(state)
-        topo, pc, vc, ac, sc = ctx.topo, ctx.pc, ctx.vc, ctx.ac, ctx.scratch
-        P, Di, U = self._articulated_arrays(state, ctx)
-        body_forces, mobility_forces = self._applied_forces(state, ctx)
+        self._articulated_arrays(state, ctx)
+        args = ctx.acc_args
+        if args is None:
+            args = ctx.acc_args = self._acceleration_args(state, ctx)
         if ctx.has_custom:
-            # qdotdot needs the Custom bodies' Python N and NDot blocks
-            articulated_solve(
-                topo.parent,
-                topo.us,
-                topo.nus,
-                pc.H_G,
-                pc.p_GB,
-                P,
-                Di,
-                U,
-                vc.coriolis,
-                vc.gyroscopic,
-                body_forces,
-                mobility_forces,
-                ctx.udot,
-                ac.A_GB,
-                sc["z"],
-                sc["eps"],
-            )
-            qdotdot = ctx.qdotdot
-            self._apply_n(state, NDOT_OP, False, ctx.u, qdotdot)
-            qdotdot += self._n_times(state, N_OP, False, ctx.udot)
+            self._custom_acceleration(state, ctx)
             return
-        acceleration_stage(
+        acceleration_stage(*args)
+
+    def _acceleration_args(self, state: State, ctx: _RealizeContext) -> tuple:
+        """acceleration_stage's arguments for this State (all fixed arrays)."""
+        topo, pc, vc, ac, sc = ctx.topo, ctx.pc, ctx.vc, ctx.ac, ctx.scratch
+        P, Di, U = ctx.abi
+        body_forces, mobility_forces = self._applied_forces(state, ctx)
+        return (
             topo.mtype,
             topo.parent,
             topo.qs,
@@ -305,6 +299,33 @@ class StageRealizationMixin:
             sc["eps"],
             sc["Nbuf"],
         )
+
+    def _custom_acceleration(self, state: State, ctx: _RealizeContext) -> None:
+        """The Acceleration stage when Custom bodies need their Python N and NDot blocks."""
+        topo, pc, vc, ac, sc = ctx.topo, ctx.pc, ctx.vc, ctx.ac, ctx.scratch
+        P, Di, U = ctx.abi
+        body_forces, mobility_forces = self._applied_forces(state, ctx)
+        articulated_solve(
+            topo.parent,
+            topo.us,
+            topo.nus,
+            pc.H_G,
+            pc.p_GB,
+            P,
+            Di,
+            U,
+            vc.coriolis,
+            vc.gyroscopic,
+            body_forces,
+            mobility_forces,
+            ctx.udot,
+            ac.A_GB,
+            sc["z"],
+            sc["eps"],
+        )
+        qdotdot = ctx.qdotdot
+        self._apply_n(state, NDOT_OP, False, ctx.u, qdotdot)
+        qdotdot += self._n_times(state, N_OP, False, ctx.udot)
 
     # ------------------------------------------------------------ operators
     def multiplyByMInv(self, state: State, v) -> np.ndarray:
