@@ -67,6 +67,15 @@ def start_to_first_frame() -> float:
         child.wait(60)
 
 
+def run_event_loop(ms: int) -> None:
+    """Run the Qt event loop for ``ms`` milliseconds (idle between events, as the studio is)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(max(ms, 0), loop.quit)
+    loop.exec()
+
+
 def run_chain(example: str, seconds: float, paused: bool = False) -> dict:
     import numpy as np
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
@@ -75,14 +84,14 @@ def run_chain(example: str, seconds: float, paused: bool = False) -> dict:
     from app.document.examples import example_path
     from app.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([])
+    _qapp = QApplication.instance() or QApplication([])  # noqa: F841  (kept alive)
     window = MainWindow(model_path=example_path(example), restore_layout=False)
     window.resize(1280, 800)
     window.show()
     panel = window.simulation
     end = time.perf_counter() + 10
     while panel.snapshot is None and time.perf_counter() < end:
-        app.processEvents()
+        run_event_loop(50)
     if not paused:
         window.sim_actions["play"].trigger()
 
@@ -94,8 +103,7 @@ def run_chain(example: str, seconds: float, paused: bool = False) -> dict:
     probe.timeout.connect(lambda: stamps.append(clock.nsecsElapsed() * 1e-9))
     # Let the run settle for a second, then measure.
     t_settle = time.perf_counter() + 1.0
-    while time.perf_counter() < t_settle:
-        app.processEvents()
+    run_event_loop(int(1000 * (t_settle - time.perf_counter())))
     frames0 = window.viewport.frames_rendered
     worker = panel.session._thread if panel.session is not None else None
     worker_clock = time.pthread_getcpuclockid(worker.ident) if worker is not None else None
@@ -105,8 +113,7 @@ def run_chain(example: str, seconds: float, paused: bool = False) -> dict:
     wall0 = time.perf_counter()
     probe.start(10)
     t_end = wall0 + seconds
-    while time.perf_counter() < t_end:
-        app.processEvents()
+    run_event_loop(int(1000 * (t_end - time.perf_counter())))
     probe.stop()
     wall = time.perf_counter() - wall0
     gui_cpu = time.thread_time() - gui_cpu0
