@@ -24,7 +24,6 @@ Rules (Simbody's, see ../shared/spec/State.txt and SimulationConcepts.txt):
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
@@ -44,6 +43,7 @@ from engine.common.exceptions import (
     StageTooLowError,
     StateLayoutError,
 )
+from engine.common.finite import all_finite
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest
 
@@ -542,8 +542,7 @@ class State:
             raise InvalidArgumentError(
                 f"{what}: expected a vector of length {size}, got shape {np.shape(values)}"
             )
-        # a finite sum proves every element finite (cheaper than isfinite().all())
-        if not math.isfinite(arr.sum()) and not np.isfinite(arr).all():
+        if not all_finite(arr):
             bad = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise InvalidArgumentError(
                 f"{what}: element {bad} is {arr[bad]}; values must be finite"

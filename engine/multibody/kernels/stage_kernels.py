@@ -332,12 +332,16 @@ def velocity_stage(
         g[3] = m * (w1 * a2 - w2 * a1)
         g[4] = m * (w2 * a0 - w0 * a2)
         g[5] = m * (w0 * a1 - w1 * a0)
-        V = V_GB[b]
-        for i in range(6):
-            acc = 0.0
-            for j in range(6):
-                acc += Phi[i, j] * V[j]
-            ke += 0.5 * V[i] * acc
+        # kinetic energy 0.5 V^T Phi V = 0.5 (w.Iw + 2 m w.(c x v) + m v.v)
+        v0, v1, v2 = V_GB[b, 3], V_GB[b, 4], V_GB[b, 5]
+        cv0 = c1 * v2 - c2 * v1
+        cv1 = c2 * v0 - c0 * v2
+        cv2 = c0 * v1 - c1 * v0
+        ke += 0.5 * (
+            w0 * Iw0 + w1 * Iw1 + w2 * Iw2
+            + 2.0 * m * (w0 * cv0 + w1 * cv1 + w2 * cv2)
+            + m * (v0 * v0 + v1 * v1 + v2 * v2)
+        )  # fmt: skip
     return ke
 
 

@@ -16,11 +16,10 @@ are the same arrays.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.finite import all_finite
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
@@ -79,8 +78,7 @@ def _checked(values, n: int, what: str) -> np.ndarray:
         arr = np.asarray(values, dtype=np.float64)
     if arr.shape != (n,):
         raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
-    # a finite sum proves every element finite (cheaper than isfinite().all())
-    if not math.isfinite(arr.sum()) and not np.isfinite(arr).all():
+    if not all_finite(arr):
         raise InvalidArgumentError(f"{what}: values must be finite")
     return arr
 
@@ -94,9 +92,10 @@ def _checked_body_forces(F, nb: int, what: str) -> np.ndarray:
         raise InvalidArgumentError(
             f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
         )
-    if not math.isfinite(arr.sum()) and not np.isfinite(arr).all():
+    flat = np.ascontiguousarray(arr).reshape(nb * 6)
+    if not all_finite(flat):
         raise InvalidArgumentError(f"{what}: body forces must be finite")
-    return np.ascontiguousarray(arr).reshape(nb, 6)
+    return flat.reshape(nb, 6)
 
 
 class StageRealizationMixin:
