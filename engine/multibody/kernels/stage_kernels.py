@@ -99,9 +99,16 @@ def position_stage(
         qb = q[qs[b] : qs[b] + nqs[b]]
         Rfm = R_FM[b]
         pfm = p_FM[b]
-        custom = mtype[b] == custom_type
-        if not custom:
-            x_fm_any(mtype[b], qb, params[b], euler, Rfm, pfm)
+        t = mtype[b]
+        custom = t == custom_type
+        if t == _PIN:  # the commonest type, without the dispatch: R_FM = Rz(q), p_FM = 0
+            c, s_ = np.cos(qb[0]), np.sin(qb[0])
+            Rfm[0, 0], Rfm[0, 1], Rfm[0, 2] = c, -s_, 0.0
+            Rfm[1, 0], Rfm[1, 1], Rfm[1, 2] = s_, c, 0.0
+            Rfm[2, 0], Rfm[2, 1], Rfm[2, 2] = 0.0, 0.0, 1.0
+            pfm[0] = pfm[1] = pfm[2] = 0.0
+        elif not custom:
+            x_fm_any(t, qb, params[b], euler, Rfm, pfm)
         RGP = R_GB[P]
         Rpf = R_PF[b]
         Rgf = R_GF[b]
@@ -134,9 +141,13 @@ def position_stage(
         pm2 = p_GB[b, 2] - pGM2
         p_MB_G[b, 0], p_MB_G[b, 1], p_MB_G[b, 2] = pm0, pm1, pm2
         Hfm = H_FM[b]
-        if not custom:
+        if t == _PIN:  # H_FM = [z; 0]
+            for i in range(6):
+                Hfm[i, 0] = 0.0
+            Hfm[2, 0] = 1.0
+        elif not custom:
             Hfm[:, :] = 0.0
-            h_fm_any(mtype[b], qb, params[b], euler, Rfm, pfm, Hfm)
+            h_fm_any(t, qb, params[b], euler, Rfm, pfm, Hfm)
         Hg = H_G[b]
         for k in range(nu):
             hw0 = Rgf[0, 0] * Hfm[0, k] + Rgf[0, 1] * Hfm[1, k] + Rgf[0, 2] * Hfm[2, k]
@@ -396,7 +407,27 @@ def articulated_inertias(parent, nus, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, wo
         for i in range(6):
             for j in range(6):
                 Pa[i, j] = Pb[i, j]
-        if nu > 0:
+        if nu == 1:  # one mobility: D is a scalar, Pa = P - U U^T / D (symmetric as made)
+            H = H_G[b]
+            U = U_cols[b]
+            d = 0.0
+            for i in range(6):
+                acc = 0.0
+                for j in range(6):
+                    acc += Pb[i, j] * H[j, 0]
+                U[i, 0] = acc
+                d += H[i, 0] * acc
+            if d == 0.0:
+                raise ZeroDivisionError("singular articulated-body hinge inertia (H^T P H)")
+            di = 1.0 / d
+            D_inv[b, 0, 0] = di
+            for i in range(6):
+                ui = U[i, 0] * di
+                for j in range(i, 6):
+                    v = 0.5 * (Pb[i, j] + Pb[j, i]) - ui * U[j, 0]
+                    Pa[i, j] = v
+                    Pa[j, i] = v
+        elif nu > 0:
             H = H_G[b]
             U = U_cols[b]
             for i in range(6):
