@@ -554,7 +554,28 @@ def articulated_solve(
             + Pb[5, 3] * cor[3] + Pb[5, 4] * cor[4] + Pb[5, 5] * cor[5]
         )  # fmt: skip
         za5 = zb[5] + pc
-        if nu > 0:
+        if nu == 1:
+            H = H_G[b]
+            U = U_cols[b]
+            e = mobility_forces[s] - (
+                H[0, 0] * zb[0] + H[1, 0] * zb[1] + H[2, 0] * zb[2]
+                + H[3, 0] * zb[3] + H[4, 0] * zb[4] + H[5, 0] * zb[5]
+            )  # fmt: skip
+            eps[s] = e
+            k1 = D_inv[b, 0, 0] * (
+                e
+                - (
+                    U[0, 0] * cor[0] + U[1, 0] * cor[1] + U[2, 0] * cor[2]
+                    + U[3, 0] * cor[3] + U[4, 0] * cor[4] + U[5, 0] * cor[5]
+                )
+            )  # fmt: skip
+            za0 += U[0, 0] * k1
+            za1 += U[1, 0] * k1
+            za2 += U[2, 0] * k1
+            za3 += U[3, 0] * k1
+            za4 += U[4, 0] * k1
+            za5 += U[5, 0] * k1
+        elif nu > 0:
             H = H_G[b]
             U = U_cols[b]
             Di = D_inv[b]
@@ -607,7 +628,24 @@ def articulated_solve(
         a3 = AP[3] + AP[1] * r2 - AP[2] * r1 + cor[3]
         a4 = AP[4] + AP[2] * r0 - AP[0] * r2 + cor[4]
         a5 = AP[5] + AP[0] * r1 - AP[1] * r0 + cor[5]
-        if nu > 0:
+        if nu == 1:
+            H = H_G[b]
+            U = U_cols[b]
+            ud = D_inv[b, 0, 0] * (
+                eps[s]
+                - (
+                    U[0, 0] * a0 + U[1, 0] * a1 + U[2, 0] * a2
+                    + U[3, 0] * a3 + U[4, 0] * a4 + U[5, 0] * a5
+                )
+            )  # fmt: skip
+            udot[s] = ud
+            a0 += H[0, 0] * ud
+            a1 += H[1, 0] * ud
+            a2 += H[2, 0] * ud
+            a3 += H[3, 0] * ud
+            a4 += H[4, 0] * ud
+            a5 += H[5, 0] * ud
+        elif nu > 0:
             H = H_G[b]
             U = U_cols[b]
             Di = D_inv[b]
