@@ -39,8 +39,8 @@ from engine import (
 )
 from engine.common.decorative_geometry import DecorativeSphere
 from engine.math.inertia import Inertia
-from tests.engine.constraint_models import build_model
 from tests.engine.reference_data import load_reference
+from tests.engine.reference_models import build
 
 FOURBAR = load_reference("fourbar")["models"][0]
 
@@ -108,7 +108,7 @@ def _simulate(system, state, t_end=10.0, tol=1e-6):
 
 
 def test_fourbar_drifts_less_than_the_constraint_tolerance_over_10s():
-    system, matter, _ = build_model(FOURBAR["model"])
+    system = build(FOURBAR["model"]).system
     state = system.realizeTopology()
     system.realizeModel(state)
     sample = FOURBAR["samples"][0]["state"]
@@ -530,7 +530,8 @@ def test_error_derivatives_match_finite_differences_in_time(i):
     (The Weld's translational rows use the point of body 1 coincident with the body-2
     origin; here body 1 is the Weld's ancestor, so that is the exact derivative too.)"""
     model = load_reference("fourbar")["models"][3]
-    system, matter, _ = build_model(model["model"])
+    built = build(model["model"])
+    system, matter = built.system, built.matter
     sample = model["samples"][i]["state"]
 
     def state_at(h):
@@ -565,7 +566,8 @@ def test_error_derivatives_match_finite_differences_in_time(i):
 
 def test_euler_angle_mode_has_the_same_constraint_errors_without_quaternion_entries():
     model = load_reference("fourbar")["models"][3]
-    system, matter, _ = build_model(model["model"])
+    built = build(model["model"])
+    system, matter = built.system, built.matter
     sample = model["samples"][1]["state"]
     s = system.realizeTopology()
     system.realizeModel(s)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from engine import Stage
-from tests.engine.force_models import build, sample_state
 from tests.engine.reference_data import load_reference, model_by_name, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("forces"), reason="shared/reference/forces.json not present"
@@ -18,10 +18,10 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture
 def bushing_state():
     case = model_by_name(load_reference("forces"), "force_zoo")
-    system, matter, forces, mobods, elements = build(case["model"])
-    state = sample_state(system, case["model"], elements, mobods, case["samples"][1]["state"])
-    system.realize(state, Stage.Velocity)
-    return system, matter, elements[12], state
+    ref = build(case["model"])
+    state = ref.new_state(case["samples"][1]["state"])
+    ref.system.realize(state, Stage.Velocity)
+    return ref.system, ref.matter, ref.elements[12], state
 
 
 def test_frames_compose(bushing_state):

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from engine import Force, RungeKuttaMersonIntegrator, Stage, TimeStepper
-from tests.engine.force_models import build, sample_state
 from tests.engine.reference_data import load_reference, model_by_name, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("forces"), reason="shared/reference/forces.json not present"
@@ -48,16 +48,15 @@ class PointSpring(Force.Custom.Implementation):
 @pytest.fixture
 def zoo():
     case = model_by_name(load_reference("forces"), "force_zoo")
-    system, matter, forces, mobods, elements = build(case["model"])
-    custom = Force.Custom(forces, PointSpring(mobods[6], [0.1, 0.2, -0.1], [0.3, -0.5, 0.2], 7.0))
-    elements.append(custom)
-    return case, system, matter, mobods, elements
+    ref = build(case["model"])
+    spring = PointSpring(ref.mobods[6], [0.1, 0.2, -0.1], [0.3, -0.5, 0.2], 7.0)
+    ref.elements.append(Force.Custom(ref.forces, spring))
+    return case, ref
 
 
-def _state_with_only(case, system, mobods, elements, keep, k=0):
-    model = case["model"]
-    state = sample_state(system, model, elements, mobods, case["samples"][k]["state"])
-    for i, e in enumerate(elements):
+def _state_with_only(case, ref, keep, k=0):
+    state = ref.new_state(case["samples"][k]["state"])
+    for i, e in enumerate(ref.elements):
         if i not in keep:
             e.disable(state)
     return state
@@ -72,9 +71,10 @@ def _generalized_force(system, matter, state) -> np.ndarray:
 
 @pytest.mark.parametrize("k", [0, 2, 3])
 def test_conservative_forces_are_minus_the_gradient_of_potential_energy(zoo, k):
-    case, system, matter, mobods, elements = zoo
+    case, ref = zoo
+    system, matter, elements = ref.system, ref.matter, ref.elements
     keep = CONSERVATIVE | {len(elements) - 1}
-    state = _state_with_only(case, system, mobods, elements, keep, k)
+    state = _state_with_only(case, ref, keep, k)
     elements[8].setMaterialProperties(state, elements[8].getStiffness(state), 0.0)
     elements[12].setDamping(state, np.zeros(6))
     Q = _generalized_force(system, matter, state)
@@ -101,8 +101,9 @@ def test_conservative_forces_are_minus_the_gradient_of_potential_energy(zoo, k):
 
 @pytest.mark.parametrize("k", [0, 1, 4])
 def test_dampers_dissipate_and_the_bushing_reports_its_power(zoo, k):
-    case, system, matter, mobods, elements = zoo
-    state = _state_with_only(case, system, mobods, elements, DAMPERS, k)
+    case, ref = zoo
+    system, matter, elements = ref.system, ref.matter, ref.elements
+    state = _state_with_only(case, ref, DAMPERS, k)
     elements[12].setStiffness(state, np.zeros(6))
     system.realize(state, Stage.Acceleration)
     u = state.getU()
@@ -120,10 +121,11 @@ def test_dampers_dissipate_and_the_bushing_reports_its_power(zoo, k):
 
 
 def test_energy_plus_dissipated_energy_is_conserved_in_integration(zoo):
-    case, system, matter, mobods, elements = zoo
+    case, ref = zoo
+    system, elements = ref.system, ref.elements
     keep = CONSERVATIVE | {len(elements) - 1}
     keep.discard(8)  # the stop's force has a kink at its bounds
-    state = _state_with_only(case, system, mobods, elements, keep, 0)
+    state = _state_with_only(case, ref, keep, 0)
     state.setU(0.3 * state.getU())
     elements[12].setDissipatedEnergy(state, 0.0)
 

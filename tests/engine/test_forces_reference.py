@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine import Stage
-from tests.engine.force_models import build, sample_state
 from tests.engine.reference_data import load_reference, model_by_name, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("forces"), reason="shared/reference/forces.json not present"
@@ -24,8 +24,7 @@ def _close(actual, expected, tol=1e-10):
 @pytest.fixture(scope="module")
 def zoo():
     model = model_by_name(load_reference("forces"), "force_zoo")
-    system, matter, forces, mobods, elements = build(model["model"])
-    return model, system, matter, forces, mobods, elements
+    return model, build(model["model"])
 
 
 def _samples():
@@ -35,7 +34,8 @@ def _samples():
 
 
 def test_layout_matches_reference(zoo):
-    model, system, matter, forces, mobods, elements = zoo
+    model, built = zoo
+    system, forces = built.system, built.forces
     counts = model["system_counts"]
     state = system.realizeTopology()
     system.realizeModel(state)
@@ -50,12 +50,12 @@ def test_layout_matches_reference(zoo):
 
 @pytest.mark.parametrize("k", _samples())
 def test_each_force_element_matches_simbody(zoo, k):
-    model, system, matter, forces, mobods, elements = zoo
+    model, built = zoo
     sample = model["samples"][k]
-    state = sample_state(system, model["model"], elements, mobods, sample["state"])
-    system.realize(state, Stage.Acceleration)
+    state = built.new_state(sample["state"])
+    built.system.realize(state, Stage.Acceleration)
     out = sample["outputs"]
-    for element, ref in zip(elements, out["per_force"], strict=True):
+    for element, ref in zip(built.elements, out["per_force"], strict=True):
         assert element.getForceIndex() == ref["force_index"]
         body, particles, mobility = element.calcForceContribution(state)
         assert particles.shape == (0, 3)
@@ -66,9 +66,10 @@ def test_each_force_element_matches_simbody(zoo, k):
 
 @pytest.mark.parametrize("k", _samples())
 def test_totals_zdot_and_udot_match_simbody(zoo, k):
-    model, system, matter, forces, mobods, elements = zoo
+    model, built = zoo
+    system = built.system
     sample = model["samples"][k]
-    state = sample_state(system, model["model"], elements, mobods, sample["state"])
+    state = built.new_state(sample["state"])
     system.realize(state, Stage.Acceleration)
     out = sample["outputs"]
     _close(system.getMobilityForces(state), out["applied_mobility_forces"])
@@ -84,16 +85,16 @@ def test_totals_zdot_and_udot_match_simbody(zoo, k):
 def test_linear_stop_samples_cover_below_inside_and_above(zoo):
     """The reference samples put the stop's q below, inside and above its range; each
     regime's force sign and energy follow from the formulas and match Simbody."""
-    model, system, matter, forces, mobods, elements = zoo
+    model, built = zoo
     spec = model["model"]["forces"][8]
-    stop = elements[8]
+    stop = built.elements[8]
     regimes = set()
     for sample in model["samples"]:
-        state = sample_state(system, model["model"], elements, mobods, sample["state"])
-        system.realize(state, Stage.Velocity)
-        q = mobods[spec["body"]].getOneQ(state, spec["which_q"])
+        state = built.new_state(sample["state"])
+        built.system.realize(state, Stage.Velocity)
+        q = built.mobods[spec["body"]].getOneQ(state, spec["which_q"])
         _, _, f = stop.calcForceContribution(state)
-        u_index = int(matter._topo().us[spec["body"]])
+        u_index = int(built.matter._topo().us[spec["body"]])
         if q > spec["q_high"]:
             regimes.add("above")
             assert f[u_index] <= 0

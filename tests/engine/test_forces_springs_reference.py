@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from engine import Stage
-from tests.engine.force_models import build, sample_state
 from tests.engine.reference_data import load_reference, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("prescribed_and_springs"),
@@ -35,15 +35,16 @@ def _cases():
 def models():
     built = {}
     for m in load_reference("prescribed_and_springs")["models"]:
-        built[m["name"]] = (m, *build(m["model"]))
+        built[m["name"]] = (m, build(m["model"], motions=False))
     return built
 
 
 @pytest.mark.parametrize(("name", "k"), _cases())
 def test_per_force_contributions_match_simbody(models, name, k):
-    model, system, matter, forces, mobods, elements = models[name]
+    model, ref = models[name]
+    system, elements = ref.system, ref.elements
     sample = model["samples"][k]
-    state = sample_state(system, model["model"], elements, mobods, sample["state"])
+    state = ref.new_state(sample["state"])
     system.realize(state, Stage.Dynamics)
     out = sample["outputs"]
     for element, ref in zip(elements, out["per_force"], strict=True):

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from engine import Force, Rotation, Stage, Transform
-from tests.engine.force_models import build
 from tests.engine.reference_data import load_reference, model_by_name, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("stages"), reason="shared/reference/stages.json not present"
@@ -41,7 +41,8 @@ FORCE_STEPS = {
 
 def test_force_steps_of_stages_json():
     model = _stage_model()
-    system, matter, forces, mobods, elements = build(model["model"])
+    built = build(model["model"], constraints=False)
+    system, mobods, elements = built.system, built.mobods, built.elements
     s = system.realizeTopology()
     steps = [st for st in model["script"] if st["op"].startswith("Force::")]
     assert {st["op"] for st in steps} == set(FORCE_STEPS)
@@ -61,8 +62,8 @@ def test_force_steps_of_stages_json():
 @pytest.fixture
 def zoo():
     model = model_by_name(load_reference("forces"), "force_zoo")["model"]
-    system, matter, forces, mobods, elements = build(model)
-    return system, mobods, elements
+    built = build(model)
+    return built.system, built.mobods, built.elements
 
 
 def _realized(system, state):

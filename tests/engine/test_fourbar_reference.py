@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from engine import Stage
-from tests.engine.constraint_models import build_model
 from tests.engine.reference_data import load_reference
+from tests.engine.reference_models import build
 
 REF = load_reference("fourbar")
 TOL = 1e-10
@@ -37,7 +37,8 @@ def _model(name: str):
 
 def _system(name: str):
     if name not in _BUILT:
-        _BUILT[name] = build_model(_model(name)["model"])
+        built = build(_model(name)["model"])
+        _BUILT[name] = (built.system, built.matter, built.constraints)
     return _BUILT[name]
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from engine import Motion, Stage
-from tests.engine.force_models import build, sample_state
 from tests.engine.reference_data import decode_transform, load_reference, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("prescribed_and_springs"),
@@ -40,43 +40,21 @@ def _cases():
     return [(m["name"], k) for m in case["models"] for k in range(len(m["samples"]))]
 
 
-def add_motions(model: dict, mobods) -> list:
-    """Create the model's Motions on the rebuilt tree."""
-    motions = []
-    for mo in model["motions"]:
-        mobod = mobods[mo["body"]]
-        if mo["type"] == "Motion::Sinusoid":
-            level = getattr(Motion, mo["level"])
-            motions.append(Motion.Sinusoid(mobod, level, mo["amplitude"], mo["rate"], mo["phase"]))
-        elif mo["type"] == "Motion::Steady":
-            motions.append(Motion.Steady(mobod, mo["rates"]))
-        else:
-            raise KeyError(mo["type"])
-    return motions
-
-
-def apply_locks(model: dict, mobods, state) -> None:
-    for lk in model["locks"]:
-        mobods[lk["body"]].lockAt(state, lk["value"], getattr(Motion, lk["level"]))
-
-
 @pytest.fixture(scope="module")
 def models():
     built = {}
     for m in load_reference("prescribed_and_springs")["models"]:
-        system, matter, forces, mobods, elements = build(m["model"])
-        add_motions(m["model"], mobods)
-        built[m["name"]] = (m, system, matter, mobods, elements)
+        built[m["name"]] = (m, build(m["model"]))
     return built
 
 
 def _prescribed_state(models, name, k):
-    model, system, matter, mobods, elements = models[name]
+    model, built = models[name]
     sample = model["samples"][k]
-    state = sample_state(system, model["model"], elements, mobods, sample["state_before_prescribe"])
-    system.realize(state, Stage.Model)
-    apply_locks(model["model"], mobods, state)
-    return model, system, matter, mobods, sample, state
+    state = built.new_state(sample["state_before_prescribe"])
+    built.system.realize(state, Stage.Model)
+    built.apply_locks(state)
+    return model, built.system, built.matter, built.mobods, sample, state
 
 
 @pytest.mark.parametrize(("name", "k"), _cases())

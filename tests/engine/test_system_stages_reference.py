@@ -19,8 +19,6 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.system import System
 from engine.multibody.motions import Motion
-from tests.engine.constraint_models import add_constraint
-from tests.engine.force_models import build
 from tests.engine.framework_fixtures import (
     HOOK_STAGES,
     HarmonicOscillator,
@@ -30,6 +28,7 @@ from tests.engine.framework_fixtures import (
     ThresholdWitness,
 )
 from tests.engine.reference_data import load_reference, model_by_name, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("stages"), reason="shared/reference/stages.json not present"
@@ -306,11 +305,8 @@ def test_layout_variants_return_to_default():
 def _stage_multibody():
     """The reference model's tree, force elements and Rod (its Measure::Integrate and
     event handler do not take part in the lock steps or the matter's layout)."""
-    model = _model()["model"]
-    system, matter, forces, mobods, elements = build(model)
-    for c in model["constraints"]:
-        add_constraint(matter, mobods, c)
-    return system, matter, mobods
+    built = build(_model()["model"])
+    return built.system, built.matter, built.mobods
 
 
 LOCK_STEPS = {
