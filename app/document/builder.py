@@ -45,6 +45,7 @@ class BuiltModel:
     constraints: list = field(default_factory=list)  # engine constraint handles, document order
     force_elements: list = field(default_factory=list)  # engine force handles, document order
     data: ModelData | None = None
+    measures: dict = field(default_factory=dict)  # engine Measures by name, document order
 
     def index_of(self, name: str) -> int:
         return self.mobilized_bodies[name].getMobilizedBodyIndex()
@@ -207,6 +208,9 @@ def build(model) -> BuiltModel:
         except (SimTKError, ValueError, TypeError) as exc:
             raise BuildError(f"force {i} ({e.label()})", str(exc)) from exc
 
+    from app.document.measure_builder import build_measures
+
+    measures = build_measures(data, system, mobods)
     apply_hints(system, data.hints)
     try:
         state = system.realizeTopology()
@@ -229,6 +233,7 @@ def build(model) -> BuiltModel:
         constraints=built_constraints,
         force_elements=built_forces,
         data=data.copy(),
+        measures=measures,
     )
 
 

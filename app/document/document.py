@@ -24,6 +24,7 @@ from app.document.specs import GROUND, BodySpec, ElementSpec, GeometrySpec, Hint
 from app.document.validation import DocumentError, validate
 
 CHANGE_KINDS = ("topology", "parameters", "hints", "initial_state")
+ELEMENT_SECTIONS = ("constraints", "forces", "measures")
 
 #: Body fields whose change alters the System topology (State layout).
 TOPOLOGY_FIELDS = {"parent", "mobilizer"}
@@ -73,6 +74,22 @@ class ModelDocument:
     @property
     def forces(self) -> list[ElementSpec]:
         return list(self._data.forces)
+
+    @property
+    def measures(self) -> list[ElementSpec]:
+        return list(self._data.measures)
+
+    def measure_names(self) -> list[str]:
+        return [m.name for m in self._data.measures]
+
+    def unique_measure_name(self, base: str) -> str:
+        names = set(self.measure_names())
+        if base not in names:
+            return base
+        k = 2
+        while f"{base}{k}" in names:
+            k += 1
+        return f"{base}{k}"
 
     @property
     def hints(self) -> Hints:
@@ -164,7 +181,7 @@ class ModelDocument:
         removed = [b.name for b in self._data.bodies if b.name in gone]
         d = self._data.copy()
         d.bodies = [b for b in d.bodies if b.name not in gone]
-        for section in ("constraints", "forces"):
+        for section in ELEMENT_SECTIONS:
             kept = []
             for e in getattr(d, section):
                 spec = element_types(section).get(e.type)
@@ -172,6 +189,7 @@ class ModelDocument:
                 if not used & gone:
                     kept.append(e)
             setattr(d, section, kept)
+        d.measures = _without_dangling_measures(d.measures)
         self._commit(d, Change("topology", name, ("bodies",)))
         return removed
 
@@ -190,7 +208,7 @@ class ModelDocument:
             else (replace(b, parent=new) if b.parent == old else b)
             for b in d.bodies
         ]
-        for section in ("constraints", "forces"):
+        for section in ELEMENT_SECTIONS:
             out = []
             for e in getattr(d, section):
                 spec = element_types(section).get(e.type)
@@ -251,7 +269,7 @@ class ModelDocument:
 
     # -- constraints and forces -------------------------------------------------------------------
     def add_element(self, section: str, element: ElementSpec, index: int | None = None) -> int:
-        """Add a constraint (``section="constraints"``) or force; returns its index."""
+        """Add a constraint (``section="constraints"``), force or measure; returns its index."""
         d = self._data.copy()
         items = getattr(d, _section(section))
         index = len(items) if index is None else index
@@ -265,6 +283,8 @@ class ModelDocument:
         if not 0 <= index < len(items):
             raise DocumentError("index", f"there is no {section[:-1]} {index}", section)
         removed = items.pop(index)
+        if section == "measures":  # and every measure built on it
+            d.measures = _without_dangling_measures(d.measures)
         self._commit(d, Change("topology", section, ("remove",)))
         return removed
 
@@ -285,6 +305,12 @@ class ModelDocument:
         if new == old:
             return
         items[index] = new
+        if section == "measures" and new.name != old.name:
+            if old.name and new.name in {m.name for m in items if m is not new}:
+                raise DocumentError(
+                    "name", f"a measure named {new.name!r} already exists", f"measure {index}"
+                )
+            d.measures = [_renamed_operands(m, old.name, new.name) for m in items]
         self._commit(d, Change("parameters", section, ("args",)))
 
     # -- hints ------------------------------------------------------------------------------------
@@ -301,9 +327,42 @@ class ModelDocument:
 
 
 def _section(section: str) -> str:
-    if section not in ("constraints", "forces"):
-        raise DocumentError("section", f"must be 'constraints' or 'forces', got {section!r}")
+    if section not in ELEMENT_SECTIONS:
+        raise DocumentError(
+            "section", f"must be 'constraints', 'forces' or 'measures', got {section!r}"
+        )
     return section
+
+
+def _operands(m: ElementSpec) -> list[str]:
+    from app.document.measure_types import MEASURE_TYPES, measure_args
+
+    spec = MEASURE_TYPES.get(m.type)
+    return [m.args.get(a) for a in measure_args(spec)] if spec else []
+
+
+def _without_dangling_measures(measures: list[ElementSpec]) -> list[ElementSpec]:
+    """Drop the measures whose operands are gone (transitively, in document order)."""
+    kept: list[ElementSpec] = []
+    names: set[str] = set()
+    for m in measures:
+        if all(o in names for o in _operands(m)):
+            kept.append(m)
+            names.add(m.name)
+    return kept
+
+
+def _renamed_operands(m: ElementSpec, old: str, new: str) -> ElementSpec:
+    from app.document.measure_types import MEASURE_TYPES, measure_args
+
+    spec = MEASURE_TYPES.get(m.type)
+    if spec is None:
+        return m
+    args = dict(m.args)
+    for a in measure_args(spec):
+        if args.get(a) == old:
+            args[a] = new
+    return m if args == m.args else replace(m, args=args)
 
 
 def _parents_first(bodies: list[BodySpec]) -> list[BodySpec]:

@@ -2,8 +2,11 @@
 
 ::
 
-    {"schema": "mbstudio.model", "version": 1, "model": {name, hints, ground_geometry, bodies,
-     constraints, forces}}
+    {"schema": "mbstudio.model", "version": 2, "model": {name, hints, ground_geometry, bodies,
+     constraints, forces, measures}}
+
+Version 2 added ``measures``; a model without measures is still written as version 1 (so
+older mbstudio versions keep reading it), and version-1 files load unchanged.
 
 ``load(path)`` returns a ModelDocument or raises ``ModelFileError`` naming the field (a
 malformed file, a different schema, a newer version, an invalid model); nothing else happens.
@@ -23,7 +26,7 @@ from app.document.specs import ModelData, SpecError
 from app.document.validation import DocumentError, validate
 
 SCHEMA = "mbstudio.model"
-VERSION = 1
+VERSION = 2  # the newest version this mbstudio reads and writes
 SUFFIX = ".mbs.json"
 
 
@@ -39,7 +42,12 @@ class ModelFileError(ValueError):
 
 def to_json_dict(document: ModelDocument | ModelData) -> dict:
     data = document.data if isinstance(document, ModelDocument) else document
-    return {"schema": SCHEMA, "version": VERSION, "model": data.to_dict()}
+    return {"schema": SCHEMA, "version": file_version(data), "model": data.to_dict()}
+
+
+def file_version(data: ModelData) -> int:
+    """The oldest file version that can hold ``data`` (1 unless it has measures)."""
+    return 2 if data.measures else 1
 
 
 def dumps(document: ModelDocument | ModelData) -> str:
@@ -78,6 +86,12 @@ def loads(text: str, path="<string>") -> ModelDocument:
     _expect(version >= 1, path, "version", f"must be >= 1, got {version}")
     _expect(isinstance(raw.get("model"), dict), path, "model", "is missing or not an object")
     model = raw["model"]
+    _expect(
+        version >= 2 or "measures" not in model,
+        path,
+        "model.measures",
+        "needs file version 2 (this file says version 1)",
+    )
     try:
         data = ModelData.from_dict(model)
     except SpecError as exc:
@@ -96,10 +110,14 @@ def _field_path(data: ModelData, exc: DocumentError) -> str:
     for i, b in enumerate(data.bodies):
         if t == b.name:
             return f"model.bodies[{i}].{exc.field}"
-    for prefix, section in (("constraint ", "constraints"), ("force ", "forces")):
+    for prefix, section in (
+        ("constraint ", "constraints"),
+        ("force ", "forces"),
+        ("measure ", "measures"),
+    ):
         if t.startswith(prefix):
             where = f"model.{section}[{t.split()[1]}]"
-            if exc.field in ("type", "args"):
+            if exc.field in ("type", "args", "name"):
                 return f"{where}.{exc.field}"
             return f"{where}.args.{exc.field}"
     if t == "hints":

@@ -377,8 +377,16 @@ def engine_factory(section: str, type_name: str):
 
 
 def is_available(section: str, type_name: str) -> bool:
+    if section == "measures":
+        from app.document.measure_types import MEASURE_TYPES
+
+        return type_name in MEASURE_TYPES
     return engine_factory(section, type_name) is not None
 
 
 def element_types(section: str) -> dict[str, ElementType]:
+    if section == "measures":
+        from app.document.measure_types import MEASURE_TYPES
+
+        return MEASURE_TYPES
     return CONSTRAINT_TYPES if section == "constraints" else FORCE_TYPES

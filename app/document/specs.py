@@ -284,6 +284,9 @@ class ModelData:
     constraints: list[ElementSpec] = field(default_factory=list)
     forces: list[ElementSpec] = field(default_factory=list)
     hints: Hints = Hints()
+    #: Measures (file version 2): ElementSpecs whose ``name`` is required and unique; an
+    #: operand argument names an earlier measure (see ``app.document.measure_types``).
+    measures: list[ElementSpec] = field(default_factory=list)
 
     def copy(self) -> ModelData:
         # The specs are immutable, so copying the lists is a full copy.
@@ -294,6 +297,7 @@ class ModelData:
             list(self.constraints),
             list(self.forces),
             self.hints,
+            list(self.measures),
         )
 
     def to_dict(self) -> dict:
@@ -304,7 +308,7 @@ class ModelData:
             "bodies": [b.to_dict() for b in self.bodies],
             "constraints": [c.to_dict() for c in self.constraints],
             "forces": [f.to_dict() for f in self.forces],
-        }
+        } | ({"measures": [m.to_dict() for m in self.measures]} if self.measures else {})
 
     @classmethod
     def from_dict(cls, d: dict) -> ModelData:
@@ -315,6 +319,7 @@ class ModelData:
             constraints=_items(d, "constraints", ElementSpec.from_dict),
             forces=_items(d, "forces", ElementSpec.from_dict),
             hints=_sub(d, "hints", Hints.from_dict),
+            measures=_items(d, "measures", ElementSpec.from_dict),
         )
 
     def body(self, name: str) -> BodySpec:

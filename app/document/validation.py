@@ -124,6 +124,9 @@ def _check_arg(arg: Arg, value, field: str, target: str) -> None:
     elif kind == "body":
         if not isinstance(value, str):
             raise DocumentError(field, f"must be a body name, got {value!r}", target)
+    elif kind == "measure":
+        if not isinstance(value, str):
+            raise DocumentError(field, f"must be a measure name, got {value!r}", target)
 
 
 def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
@@ -184,9 +187,17 @@ def check_body(b: BodySpec) -> None:
         _vector(b.u, mob.nu, "u", t)
 
 
-def check_element(section: str, index: int, e: ElementSpec, nus: dict[str, int]) -> None:
-    types = CONSTRAINT_TYPES if section == "constraints" else FORCE_TYPES
-    what = "constraint" if section == "constraints" else "force"
+def check_element(
+    section: str,
+    index: int,
+    e: ElementSpec,
+    nus: dict[str, int],
+    earlier_measures: set[str] | None = None,
+) -> None:
+    from app.document.measure_types import MEASURE_TYPES
+
+    types = {"constraints": CONSTRAINT_TYPES, "forces": FORCE_TYPES}.get(section, MEASURE_TYPES)
+    what = {"constraints": "constraint", "forces": "force"}.get(section, "measure")
     target = f"{what} {index} ({e.label()})"
     spec = types.get(e.type)
     if spec is None:
@@ -208,6 +219,14 @@ def check_element(section: str, index: int, e: ElementSpec, nus: dict[str, int])
             if value not in nus:
                 raise DocumentError(a.name, f"no body named {value!r}", target)
             bodies.append(value)
+        if a.kind == "measure" and value not in (earlier_measures or set()):
+            if value == e.name:
+                raise DocumentError(a.name, "a measure cannot use itself", target)
+            raise DocumentError(
+                a.name,
+                f"no measure named {value!r} before this one (an operand must be defined first)",
+                target,
+            )
         if a.kind == "index":
             body = e.args[a.of]
             n = nus.get(body, 0)
@@ -271,4 +290,20 @@ def validate(data: ModelData) -> None:
     for section in ("constraints", "forces"):
         for i, e in enumerate(getattr(data, section)):
             check_element(section, i, e, nus)
+    check_measures(data, nus)
     check_hints(data)
+
+
+def check_measures(data: ModelData, nus: dict[str, int]) -> None:
+    """Measures have unique non-empty names and use only measures defined before them."""
+    earlier: set[str] = set()
+    for i, m in enumerate(data.measures):
+        target = f"measure {i} ({m.label()})"
+        if not isinstance(m.name, str) or not m.name.strip():
+            raise DocumentError("name", "a measure needs a name (it labels its plot)", target)
+        if m.name != m.name.strip():
+            raise DocumentError("name", "a name must not start or end with spaces", target)
+        if m.name in earlier:
+            raise DocumentError("name", f"two measures are named {m.name!r}", target)
+        check_element("measures", i, m, nus, earlier)
+        earlier.add(m.name)

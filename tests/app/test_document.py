@@ -259,7 +259,7 @@ def _write(tmp_path, payload) -> object:
 @pytest.mark.parametrize(
     ("mutate", "field"),
     [
-        (lambda d: d.update(version=2), "version"),
+        (lambda d: d.update(version=model_io.VERSION + 1), "version"),
         (lambda d: d.update(version="1"), "version"),
         (lambda d: d.pop("schema"), "schema"),
         (lambda d: d.update(schema="something.else"), "schema"),
