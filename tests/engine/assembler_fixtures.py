@@ -1,45 +1,18 @@
-"""Models and independent helpers for the Assembler tests.
+"""Independent helpers for the Assembler tests.
 
-``build_tree(model)`` rebuilds a reference model's tree (bodies and mobilizers; forces are
-irrelevant to assembly). The loop closures are also available as user-written assembly
-conditions (``RodCondition``, ``BallCondition``: only calcErrors, so the Assembler must
-differentiate them numerically), which doubles as a test of user-defined conditions.
+The reference models' trees come from ``tests.engine.reference_models.build_tree`` (bodies
+and mobilizers; forces are irrelevant to assembly). The loop closures are also available as
+user-written assembly conditions (``RodCondition``, ``BallCondition``: only calcErrors, so the
+Assembler must differentiate them numerically), which doubles as a test of user-defined
+conditions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine import (
-    Body,
-    Inertia,
-    MassProperties,
-    MobilizedBody,
-    MultibodySystem,
-    Rotation,
-    SimbodyMatterSubsystem,
-    Stage,
-    Transform,
-)
+from engine import Stage
 from engine.assembler import AssemblyCondition
-
-
-def transform(d: dict) -> Transform:
-    return Transform(Rotation(np.array(d["R"]).reshape(3, 3)), d["p"])
-
-
-def build_tree(model: dict):
-    """(system, matter, mobods) with the reference model's bodies and mobilizers."""
-    system = MultibodySystem()
-    matter = SimbodyMatterSubsystem(system)
-    mobods = [matter.Ground()]
-    for b in model["bodies"][1:]:
-        body = Body.Rigid(
-            MassProperties(b["mass"], b["mass_center"], Inertia(*b["inertia_about_body_origin"]))
-        )
-        cls = getattr(MobilizedBody, b["mobilizer"])
-        mobods.append(cls(mobods[b["parent"]], transform(b["X_PF"]), body, transform(b["X_BM"])))
-    return system, matter, mobods
 
 
 def station_G(matter, state, body: int, station) -> np.ndarray:

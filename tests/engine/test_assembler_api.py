@@ -17,12 +17,12 @@ from engine import (
 from engine.assembler import Assembler, AssemblyCondition, BuiltInConstraints, QValue
 from tests.engine.assembler_fixtures import (
     Evaluator,
-    build_tree,
     loop_errors,
     projected_gradient,
     user_loop_condition,
 )
 from tests.engine.reference_data import load_reference
+from tests.engine.reference_models import build_tree
 
 FOURBAR = next(m for m in load_reference("assembler")["models"] if m["name"] == "fourbar_rod")
 ROD = FOURBAR["model"]["constraints"][0]

@@ -115,13 +115,12 @@ def test_markers_goal_subject_to_constraints_is_stationary_on_the_manifold():
 
 
 def _fourbar_with_rod():
-    from tests.engine.assembler_fixtures import build_tree
     from tests.engine.reference_data import load_reference
+    from tests.engine.reference_models import add_constraint, build_tree
 
     model = next(m for m in load_reference("assembler")["models"] if m["name"] == "fourbar_rod")
     system, matter, mobods = build_tree(model["model"])
-    c = model["model"]["constraints"][0]
-    Constraint.Rod(mobods[1], c["station1_B"], mobods[2], c["station2_B"], c["length"])
+    add_constraint(matter, mobods, model["model"]["constraints"][0])
     return model, system, matter, mobods
 
 

@@ -14,17 +14,17 @@ import math
 import numpy as np
 import pytest
 
-from engine import AssembleFailedError, Constraint, Stage
+from engine import AssembleFailedError, Stage
 from engine.assembler import Assembler, Markers, QValue
 from tests.engine.assembler_fixtures import (
     Evaluator,
-    build_tree,
     loop_errors,
     projected_gradient,
     station_G,
     user_loop_condition,
 )
 from tests.engine.reference_data import load_reference
+from tests.engine.reference_models import add_constraint, build_tree
 
 CASE = load_reference("assembler")
 RUNS = [(m["name"], r["label"]) for m in CASE["models"] for r in m["runs"]]
@@ -54,15 +54,6 @@ def _run(model, label):
     return next(r for r in model["runs"] if r["label"] == label)
 
 
-def _add_constraint(mobods, c: dict) -> None:
-    """The reference Rod / Ball as a real Constraint of the System."""
-    b1, b2 = mobods[c["body1"]], mobods[c["body2"]]
-    if c["type"] == "Constraint::Rod":
-        Constraint.Rod(b1, c["station1_B"], b2, c["station2_B"], c["length"])
-    else:
-        Constraint.Ball(b1, c["station1_B"], b2, c["station2_B"])
-
-
 def _setup(name, label, loop="user condition"):
     """Build the run's model and Assembler; the loop is closed by a user-written
     assembly condition or (``loop="constraint"``) by the System's own Constraint, which
@@ -72,7 +63,7 @@ def _setup(name, label, loop="user condition"):
     system, matter, mobods = build_tree(model["model"])
     constraint = model["model"]["constraints"][0]
     if loop == "constraint":
-        _add_constraint(mobods, constraint)
+        add_constraint(matter, mobods, constraint)
     asm = Assembler(system)
     asm.setAccuracy(run["accuracy_in_use"]).setErrorTolerance(run["error_tolerance_in_use"])
     if loop != "constraint":
@@ -227,7 +218,7 @@ def test_system_constraint_jacobian_is_the_analytic_pq():
         model = _model(name)
         run = model["runs"][0]
         system, matter, mobods = build_tree(model["model"])
-        _add_constraint(mobods, model["model"]["constraints"][0])
+        add_constraint(matter, mobods, model["model"]["constraints"][0])
         asm = Assembler(system)
         state = system.realizeTopology()
         state.setQ(run["q_final"])

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from engine import Stage
-from tests.engine.chain_mixed_model import build
+from tests.engine.chain_mixed_model import build_replayed
 from tests.engine.reference_data import load_reference, reference_available
+from tests.engine.reference_models import build
 
 RTOL = 1e-10
 
@@ -51,7 +52,7 @@ def realized(model_index: int, sample_index: int):
     """(matter, mobods, system, state realized to Acceleration, sample, tasks)."""
     model = load_reference("chain_mixed")["models"][model_index]
     if model_index not in _BUILT:
-        _BUILT[model_index] = build(model["model"])
+        _BUILT[model_index] = build_replayed(model["model"])
     system, matter, mobods, replay = _BUILT[model_index]
     sample = model["samples"][sample_index]
     out = sample["outputs"]
@@ -356,15 +357,12 @@ def test_with_the_models_own_force_elements(mi, si):
     model = load_reference("chain_mixed")["models"][mi]
     key = ("real", mi)
     if key not in _BUILT:
-        _BUILT[key] = build(model["model"], real_forces=True)
-    system, matter, mobods, set_discrete = _BUILT[key]
+        _BUILT[key] = build(model["model"])
+    built = _BUILT[key]
+    system, matter = built.system, built.matter
     sample = model["samples"][si]
     out = sample["outputs"]
-    state = system.realizeTopology()
-    set_discrete(state)
-    state.setTime(sample["state"]["t"])
-    state.setQ(sample["state"]["q"])
-    state.setU(sample["state"]["u"])
+    state = built.new_state(sample["state"])
     system.realize(state, Stage.Acceleration)
     close(system.getRigidBodyForces(state), out["applied_body_forces_G"], "body forces")
     close(system.getMobilityForces(state), out["applied_mobility_forces"], "mobility forces")
@@ -381,7 +379,7 @@ def test_with_the_models_own_force_elements(mi, si):
 def test_pendulum_reaction_forces_at_M_and_on_parent_at_F():
     case = load_reference("pendulum")
     model = case["models"][0]
-    system, matter, mobods, replay = build(model["model"])
+    system, matter, mobods, replay = build_replayed(model["model"])
     for sample in model["samples"]:
         replay.body_forces = sample["outputs"]["applied_body_forces_G"]
         replay.mobility_forces = sample["outputs"]["applied_mobility_forces"]

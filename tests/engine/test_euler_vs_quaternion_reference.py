@@ -8,21 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import (
-    Body,
-    Force,
-    GeneralForceSubsystem,
-    Inertia,
-    MassProperties,
-    MobilizedBody,
-    MultibodySystem,
-    Rotation,
-    SimbodyMatterSubsystem,
-    Stage,
-    Transform,
-)
+from engine import Stage
 from engine.common.exceptions import StageTooLowError
 from tests.engine.reference_data import load_reference, reference_available
+from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("euler_vs_quaternion"), reason="reference data not found"
@@ -31,40 +20,10 @@ pytestmark = pytest.mark.skipif(
 TOL = 1e-10
 
 
-def _transform(d: dict) -> Transform:
-    return Transform(Rotation(np.array(d["R"]).reshape(3, 3)), d["p"])
-
-
 def build_reference_model(model: dict):
-    """(system, matter, mobods) rebuilt from a reference ``model`` entry (gravity forces only)."""
-    system = MultibodySystem()
-    matter = SimbodyMatterSubsystem(system)
-    forces = GeneralForceSubsystem(system)
-    mobods = [matter.Ground()]
-    for b in model["bodies"][1:]:
-        Ixx, Iyy, Izz, Ixy, Ixz, Iyz = b["inertia_about_body_origin"]
-        body = Body.Rigid(
-            MassProperties(b["mass"], b["mass_center"], Inertia(Ixx, Iyy, Izz, Ixy, Ixz, Iyz))
-        )
-        cls = getattr(MobilizedBody, b["mobilizer"])
-        mobods.append(
-            cls(
-                mobods[b["parent"]],
-                _transform(b["X_PF"]),
-                body,
-                _transform(b["X_BM"]),
-                **b.get("mobilizer_params", {}),
-            )
-        )
-    for f in model["forces"]:
-        if f["type"] == "Force::UniformGravity":
-            # UniformGravity with zero_height 0 is Gravity along g with |g| (same forces and PE).
-            assert f["zero_height"] == 0.0
-            g = np.asarray(f["g"], dtype=float)
-            Force.Gravity(forces, matter, g / np.linalg.norm(g), float(np.linalg.norm(g)))
-        else:
-            raise AssertionError(f"unexpected force {f['type']}")
-    return system, matter, mobods
+    """(system, matter, mobods) rebuilt from a reference ``model`` entry."""
+    built = build(model)
+    return built.system, built.matter, built.mobods
 
 
 def _close(actual, expected, what: str, tol: float = TOL) -> None:
@@ -152,16 +111,22 @@ def _check_counts(state, counts: dict, what: str) -> None:
     assert state.getUErrStart() == counts["uErrStart_in_YErr"], what
 
 
+def _realized_sample(system, values: dict):
+    """A new quaternion-mode State holding a sample's t, q, u, realized to Acceleration."""
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    state.setTime(values["t"])
+    state.setQ(values["q"])
+    state.setU(values["u"])
+    system.realize(state, Stage.Acceleration)
+    return state
+
+
 @pytest.mark.parametrize(("model_index", "sample_index"), _cases())
 def test_quaternion_mode(models, model_index, sample_index):
     entry, (system, matter, mobods) = models[model_index]
     sample = entry["samples"][sample_index]
-    state = system.realizeTopology()
-    system.realizeModel(state)
-    state.setTime(sample["state"]["t"])
-    state.setQ(sample["state"]["q"])
-    state.setU(sample["state"]["u"])
-    system.realize(state, Stage.Acceleration)
+    state = _realized_sample(system, sample["state"])
     _check_counts(state, entry["system_counts_quaternion_mode"], "quaternion counts")
     _check_mode(
         system, matter, mobods, state, sample["quaternion_mode"], sample["inputs"], "quaternion"
@@ -172,12 +137,7 @@ def test_quaternion_mode(models, model_index, sample_index):
 def test_convert_to_euler_angles_and_euler_mode(models, model_index, sample_index):
     entry, (system, matter, mobods) = models[model_index]
     sample = entry["samples"][sample_index]
-    state = system.realizeTopology()
-    system.realizeModel(state)
-    state.setTime(sample["state"]["t"])
-    state.setQ(sample["state"]["q"])
-    state.setU(sample["state"]["u"])
-    system.realize(state, Stage.Acceleration)
+    state = _realized_sample(system, sample["state"])
     q_before = state.getQ().copy()
 
     euler = matter.convertToEulerAngles(state)

@@ -24,20 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import engine
-from engine import (
-    Body,
-    Force,
-    GeneralForceSubsystem,
-    Inertia,
-    MassProperties,
-    MobilizedBody,
-    MultibodySystem,
-    Rotation,
-    SimbodyMatterSubsystem,
-    Stage,
-    Transform,
-)
+from engine import Stage
 from engine.integrators import (
     CPodesIntegrator,
     ExplicitEulerIntegrator,
@@ -49,6 +36,7 @@ from engine.integrators import (
     VerletIntegrator,
 )
 from tests.engine.reference_data import load_reference
+from tests.engine.reference_models import build
 
 T_END = 1.0
 T_END_SLOW = 0.5
@@ -64,49 +52,6 @@ SLOW_RUNS = {
     "Verlet": lambda s: VerletIntegrator(s),
     "ExplicitEuler": lambda s: ExplicitEulerIntegrator(s),
 }
-
-
-def _transform(d: dict) -> Transform:
-    return Transform(Rotation(np.array(d["R"]).reshape(3, 3)), d["p"])
-
-
-def _build(model: dict):
-    """(system, matter) rebuilt from a reference model description."""
-    system = MultibodySystem()
-    matter = SimbodyMatterSubsystem(system)
-    forces = GeneralForceSubsystem(system)
-    mobods = [matter.Ground()]
-    for b in model["bodies"][1:]:
-        Ixx, Iyy, Izz, Ixy, Ixz, Iyz = b["inertia_about_body_origin"]
-        body = Body.Rigid(
-            MassProperties(b["mass"], b["mass_center"], Inertia(Ixx, Iyy, Izz, Ixy, Ixz, Iyz))
-        )
-        cls = getattr(MobilizedBody, b["mobilizer"])
-        mobods.append(cls(mobods[b["parent"]], _transform(b["X_PF"]), body, _transform(b["X_BM"])))
-    for f in model["forces"]:
-        if f["type"] == "Force::UniformGravity":
-            g = np.asarray(f["g"], dtype=float)
-            assert f["zero_height"] == 0.0
-            # Same forces and potential energy as Force.Gravity along g/|g| when the zero
-            # height is 0 (used until Force.UniformGravity exists).
-            if hasattr(Force, "UniformGravity"):
-                Force.UniformGravity(forces, matter, g, f["zero_height"])
-            else:
-                Force.Gravity(forces, matter, g / np.linalg.norm(g), np.linalg.norm(g), 0.0)
-        elif f["type"] == "Force::Gravity":
-            Force.Gravity(forces, matter, f["down_direction"], f["magnitude"], f["zero_height"])
-        else:  # pragma: no cover - the reference file has no other force types
-            raise AssertionError(f"unexpected force {f['type']}")
-    for c in model["constraints"]:
-        assert c["type"] == "Constraint::Rod"
-        engine.Constraint.Rod(
-            mobods[c["body1"]],
-            c["station1_B"],
-            mobods[c["body2"]],
-            c["station2_B"],
-            c["length"],
-        )
-    return system, matter
 
 
 def _cases(runs: dict, marks=()):
@@ -151,12 +96,9 @@ def _state_error(q, u, report) -> float:
 
 def _run_and_compare(modelName: str, integratorName: str, make, tEnd: float) -> None:
     model, reference, run = _find(modelName, integratorName)
-    system, matter = _build(model["model"])
-    state = system.realizeTopology()
-    init = model["initial_state"]
-    state.setTime(init["t"])
-    state.setQ(init["q"])
-    state.setU(init["u"])
+    built = build(model["model"])
+    system = built.system
+    state = built.new_state(model["initial_state"])
 
     integ = make(system)
     assert integ.getMethodName() == run["integrator_method_name"]
@@ -228,10 +170,9 @@ def test_trajectory_matches_simbody_reference_slow_methods(modelName, integrator
 def test_fixed_step_semi_explicit_euler_takes_simbodys_steps():
     """With a fixed step the trajectory is deterministic: Simbody's step count to t=1."""
     model, _, run = _find("double_pendulum", "SemiExplicitEuler_fixed_1e-3")
-    system, _ = _build(model["model"])
-    state = system.realizeTopology()
-    state.setQ(model["initial_state"]["q"])
-    state.setU(model["initial_state"]["u"])
+    built = build(model["model"])
+    system = built.system
+    state = built.new_state(model["initial_state"])
     integ = SemiExplicitEulerIntegrator(system, 1e-3)
     stepper = TimeStepper(system, integ)
     stepper.initialize(state)

@@ -8,43 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import (
-    Body,
-    Force,
-    GeneralForceSubsystem,
-    Inertia,
-    MassProperties,
-    MobilizedBody,
-    MultibodySystem,
-    Rotation,
-    SimbodyMatterSubsystem,
-    Stage,
-    Transform,
-)
+from engine import Stage
+from tests.engine.reference_models import build
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 
 
-def _transform(d: dict) -> Transform:
-    return Transform(Rotation(np.array(d["R"]).reshape(3, 3)), d["p"])
-
-
 def _build(model: dict):
-    system = MultibodySystem()
-    matter = SimbodyMatterSubsystem(system)
-    forces = GeneralForceSubsystem(system)
-    mobods = [matter.Ground()]
-    for b in model["bodies"][1:]:
-        Ixx, Iyy, Izz, Ixy, Ixz, Iyz = b["inertia_about_body_origin"]
-        body = Body.Rigid(
-            MassProperties(b["mass"], b["mass_center"], Inertia(Ixx, Iyy, Izz, Ixy, Ixz, Iyz))
-        )
-        cls = getattr(MobilizedBody, b["mobilizer"])
-        mobods.append(cls(mobods[b["parent"]], _transform(b["X_PF"]), body, _transform(b["X_BM"])))
-    for f in model["forces"]:
-        assert f["type"] == "Force::Gravity"
-        Force.Gravity(forces, matter, f["down_direction"], f["magnitude"], f["zero_height"])
-    return system, matter, mobods
+    built = build(model)
+    return built.system, built.matter, built.mobods
 
 
 @pytest.fixture(scope="module")
