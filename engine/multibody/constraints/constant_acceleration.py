@@ -9,49 +9,34 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.stage import Stage
-from engine.multibody.constraints.constraint import Constraint
-from engine.multibody.constraints.mobility_constraints import mobility_and_value
+from engine.multibody.constraints.mobility_constraints import MobilityValueConstraint
 
 
-class ConstantAcceleration(Constraint):
+class ConstantAcceleration(MobilityValueConstraint):
     """``ConstantAcceleration(mobilizedBody, [whichU,] acceleration)``."""
 
     NUM_EQUATIONS = (0, 0, 1)
     TYPE_NAME = "ConstantAcceleration"
+    VALUE_NAME = "acceleration"
+    VALUE_STAGE = Stage.Acceleration
 
     def __init__(self, mobod, *args) -> None:
-        which, self._acc = mobility_and_value("ConstantAcceleration", mobod, args, "acceleration")
-        self._ix_acc = -1
-        self._cur = self._acc
-        super().__init__([], [(mobod, which)], matter=mobod.getMatterSubsystem())
+        super().__init__(mobod, args)
 
     def getDefaultAcceleration(self) -> float:
-        return self._acc
+        return self._default_value
 
     def setDefaultAcceleration(self, acceleration: float) -> ConstantAcceleration:
-        self._acc = float(acceleration)
-        self._matter.invalidateSubsystemTopologyCache()
-        return self
-
-    def getMobilizedBody(self):
-        return self._mobilities[0][0]
+        return self._set_default_value(acceleration)
 
     def getWhichU(self) -> int:
         return self._mobilities[0][1]
 
-    def _allocate(self, state) -> None:
-        self._ix_acc = self._matter.allocateDiscreteVariable(
-            state, Stage.Acceleration, self._acc, name=f"ConstantAcceleration {self._index}"
-        )
-
-    def _prepare(self, state) -> None:
-        self._cur = float(self._matter.getDiscreteVariable(state, self._ix_acc))
-
     def setAcceleration(self, state, acceleration: float) -> None:
-        self._matter.setDiscreteVariable(state, self._ix_acc, float(acceleration))
+        self._set_value(state, acceleration)
 
     def getAcceleration(self, state) -> float:
-        return float(self._matter.getDiscreteVariable(state, self._ix_acc))
+        return self._get_value(state)
 
     def _aerr(self, k):
         return np.array([k.udot[self._u_ix[0]] - self._cur])

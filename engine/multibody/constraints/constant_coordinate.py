@@ -9,53 +9,40 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.stage import Stage
-from engine.multibody.constraints.constraint import Constraint
 from engine.multibody.constraints.mobility_constraints import (
-    mobility_and_value,
+    MobilityValueConstraint,
     require_qdot_equals_u,
 )
 
 
-class ConstantCoordinate(Constraint):
+class ConstantCoordinate(MobilityValueConstraint):
     """``ConstantCoordinate(mobilizedBody, [whichQ,] value)``."""
 
     NUM_EQUATIONS = (1, 0, 0)
     TYPE_NAME = "ConstantCoordinate"
+    VALUE_NAME = "value"
+    VALUE_STAGE = Stage.Position
 
     def __init__(self, mobod, *args) -> None:
-        which, self._value = mobility_and_value("ConstantCoordinate", mobod, args, "value")
+        super().__init__(mobod, args)
+
+    def _check_mobilizer(self, mobod) -> None:
         require_qdot_equals_u("ConstantCoordinate", mobod)
-        self._ix_value = -1
-        self._cur = self._value
-        super().__init__([], [(mobod, which)], matter=mobod.getMatterSubsystem())
 
     def getDefaultValue(self) -> float:
-        return self._value
+        return self._default_value
 
     def setDefaultValue(self, value: float) -> ConstantCoordinate:
-        self._value = float(value)
-        self._matter.invalidateSubsystemTopologyCache()
-        return self
-
-    def getMobilizedBody(self):
-        return self._mobilities[0][0]
+        return self._set_default_value(value)
 
     def getWhichQ(self) -> int:
         return self._mobilities[0][1]
 
-    def _allocate(self, state) -> None:
-        self._ix_value = self._matter.allocateDiscreteVariable(
-            state, Stage.Position, self._value, name=f"ConstantCoordinate {self._index}"
-        )
-
-    def _prepare(self, state) -> None:
-        self._cur = float(self._matter.getDiscreteVariable(state, self._ix_value))
-
     def setValue(self, state, value: float) -> None:
-        self._matter.setDiscreteVariable(state, self._ix_value, float(value))
+        self._set_value(state, value)
 
     def getValue(self, state) -> float:
-        return float(self._matter.getDiscreteVariable(state, self._ix_value))
+        return self._get_value(state)
 
     def _perr(self, k):
         return np.array([k.q[self._q_ix[0]] - self._cur])

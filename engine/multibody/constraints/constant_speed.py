@@ -9,49 +9,35 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.stage import Stage
-from engine.multibody.constraints.constraint import Constraint
-from engine.multibody.constraints.mobility_constraints import mobility_and_value
+from engine.multibody.constraints.mobility_constraints import MobilityValueConstraint
 
 
-class ConstantSpeed(Constraint):
+class ConstantSpeed(MobilityValueConstraint):
     """``ConstantSpeed(mobilizedBody, [whichU,] speed)``."""
 
     NUM_EQUATIONS = (0, 1, 0)
     TYPE_NAME = "ConstantSpeed"
+    VALUE_NAME = "speed"
+    VALUE_STAGE = Stage.Velocity
+    VARIABLE_SUFFIX = " speed"
 
     def __init__(self, mobod, *args) -> None:
-        which, self._speed = mobility_and_value("ConstantSpeed", mobod, args, "speed")
-        self._ix_speed = -1
-        self._cur = self._speed
-        super().__init__([], [(mobod, which)], matter=mobod.getMatterSubsystem())
+        super().__init__(mobod, args)
 
     def getDefaultSpeed(self) -> float:
-        return self._speed
+        return self._default_value
 
     def setDefaultSpeed(self, speed: float) -> ConstantSpeed:
-        self._speed = float(speed)
-        self._matter.invalidateSubsystemTopologyCache()
-        return self
-
-    def getMobilizedBody(self):
-        return self._mobilities[0][0]
+        return self._set_default_value(speed)
 
     def getWhichU(self) -> int:
         return self._mobilities[0][1]
 
-    def _allocate(self, state) -> None:
-        self._ix_speed = self._matter.allocateDiscreteVariable(
-            state, Stage.Velocity, self._speed, name=f"ConstantSpeed {self._index} speed"
-        )
-
-    def _prepare(self, state) -> None:
-        self._cur = float(self._matter.getDiscreteVariable(state, self._ix_speed))
-
     def setSpeed(self, state, speed: float) -> None:
-        self._matter.setDiscreteVariable(state, self._ix_speed, float(speed))
+        self._set_value(state, speed)
 
     def getSpeed(self, state) -> float:
-        return float(self._matter.getDiscreteVariable(state, self._ix_speed))
+        return self._get_value(state)
 
     def _verr(self, k):
         return np.array([k.u[self._u_ix[0]] - self._cur])
