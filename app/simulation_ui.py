@@ -307,10 +307,13 @@ class SimulationPanel(QObject):
         except Exception as exc:  # noqa: BLE001  (an unbuildable document keeps the old model)
             self.show_error(f"The edited model cannot be built: {exc}")
             return
-        if getattr(change, "kind", "topology") == "initial_state":
+        kind = getattr(change, "kind", "topology")
+        if kind == "initial_state":
             self.session.set_initial_state(built)
         else:
-            self.session.replace_model(built, carry=True)
+            # A "parameters" edit (renaming a body...) keeps the State layout: q and u carry
+            # over whole, whatever the bodies are called now.
+            self.session.replace_model(built, carry=True, same_layout=kind == "parameters")
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -412,6 +415,16 @@ class SimulationPanel(QObject):
         """Two-way selection between the model tree and the 3-D view."""
         self.body_picked.connect(tree.select_body)
         tree.body_selected.connect(self.select_body)
+        if hasattr(tree, "key_selected"):  # the model tree: measures are chosen there
+            tree.key_selected.connect(lambda key: self._tree_key_selected(tree, key))
+
+    def _tree_key_selected(self, tree, key: str) -> None:
+        """A measure chosen in the tree is plotted (checked in the Plots dock)."""
+        if not key.startswith("measures:"):
+            return
+        name = tree.selected_measure()
+        if name:
+            self.plots.show_measure(name)
 
     # -- GUI timer ------------------------------------------------------------------------------
 

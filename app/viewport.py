@@ -78,6 +78,11 @@ class ViewportWidget(QWidget):
             return
         if hints:
             self.scene.set_hints(**hints)
+        if self._has_dynamic:
+            # The previous model's per-frame decorations (a selection triad...) may name
+            # bodies the new model does not have.
+            self.scene.set_dynamic_geometry([])
+            self._has_dynamic = False
         self.scene.set_geometry(list(geometry))
         if not self._has_model:
             self._has_model = True
@@ -87,14 +92,16 @@ class ViewportWidget(QWidget):
         """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw."""
         if self._closed:
             return
+        # Per-frame decorations first: the previous frame's may refer to a body that is gone
+        # (a removed selected body), and moving the bodies checks every decoration's body.
+        if dynamic_geometry or self._has_dynamic:
+            self.scene.set_dynamic_geometry(list(dynamic_geometry))
+            self._has_dynamic = bool(dynamic_geometry)
         if x_gb is not None:
             self.scene.update_poses(x_gb)
             if self._aim_camera:
                 self._aim_camera = False
                 self.scene.reset_camera()
-        if dynamic_geometry or self._has_dynamic:
-            self.scene.set_dynamic_geometry(list(dynamic_geometry))
-            self._has_dynamic = bool(dynamic_geometry)
         self.request_render()
 
     def close_view(self) -> None:

@@ -130,15 +130,17 @@ class SimulationSession:
 
     # -- model --------------------------------------------------------------------------------
 
-    def _install(self, built, carry: bool) -> None:
-        """Adopt ``built`` (worker thread, or before start); carry q/u/t over by body name."""
+    def _install(self, built, carry: bool, same_layout: bool = False) -> None:
+        """Adopt ``built`` (worker thread, or before start); carry q/u/t over by body name, or
+        (``same_layout``: an edit that kept the State layout, like renaming a body) whole."""
         old_built = getattr(self, "built", None)
         old_state = getattr(self, "_state", None)
         state = State(built.state)
         system = built.system
         system.realizeModel(state)
         if carry and old_built is not None and old_state is not None:
-            self._carry_state(old_built, old_state, built, state)
+            if not (same_layout and self._copy_layout(old_state, state)):
+                self._carry_state(old_built, old_state, built, state)
         self.built = built
         self.system = system
         self.matter = built.matter
@@ -153,6 +155,16 @@ class SimulationSession:
         self._geometry = self._collect_geometry(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
+
+    @staticmethod
+    def _copy_layout(old_state: State, state: State) -> bool:
+        """Copy t, q and u whole if both States have the same q and u sizes."""
+        if old_state.getNQ() != state.getNQ() or old_state.getNU() != state.getNU():
+            return False
+        state.setTime(old_state.getTime())
+        state.setQ(old_state.getQ())
+        state.setU(old_state.getU())
+        return True
 
     @staticmethod
     def _carry_state(old_built, old_state: State, built, state: State) -> None:
@@ -283,8 +295,9 @@ class SimulationSession:
     def set_settings(self, **changes) -> None:
         self.submit("settings", changes)
 
-    def replace_model(self, built, carry: bool = True) -> None:
-        self.submit("replace_model", built, carry)
+    def replace_model(self, built, carry: bool = True, same_layout: bool = False) -> None:
+        """Simulate ``built`` from now on, carrying the state over (see ``_install``)."""
+        self.submit("replace_model", built, carry, same_layout)
 
     def set_initial_state(self, built) -> None:
         """``built`` differs only in its initial q/u (see _cmd_initial_state)."""
@@ -447,9 +460,9 @@ class SimulationSession:
         self._consumed.set()
         return None
 
-    def _cmd_replace_model(self, built, carry: bool) -> str | None:
+    def _cmd_replace_model(self, built, carry: bool, same_layout: bool = False) -> str | None:
         self._reset_built = None
-        self._install(built, carry=carry)
+        self._install(built, carry=carry, same_layout=same_layout)
         return "model rebuilt"
 
     def _cmd_initial_state(self, built) -> str | None:

@@ -31,6 +31,7 @@ from app.document import (
     model_io,
 )
 from app.document.examples import EXAMPLES_DIR, examples
+from app.document.measure_types import MEASURE_TYPES, default_measure_args, measure_args
 from app.document.registry import element_types, is_available
 from app.tree.commands import run_edit
 from app.tree.property_editor import PropertyEditor
@@ -244,13 +245,13 @@ class ModelEditor(QObject):
         try:
             if kind == "body":
                 self.edit(f"Remove {rest}", lambda d: d.remove_body(rest))
-            elif kind in ("constraints", "forces"):
+            elif kind in ("constraints", "forces", "measures"):
                 self.edit(
                     f"Remove {kind[:-1]} {int(rest) + 1}",
                     lambda d: d.remove_element(kind, int(rest)),
                 )
             else:
-                self.tree.show_message("Select a body, constraint or force to remove.")
+                self.tree.show_message("Select a body, constraint, force or measure to remove.")
                 return
         except DocumentError as exc:
             self.tree.show_message(str(exc))
@@ -262,6 +263,8 @@ class ModelEditor(QObject):
     ) -> int | None:
         """Add a constraint or force of ``type_name`` between ``bodies`` (default: the bodies
         selected in the tree); returns its index, or None (message shown) when refused."""
+        if section == "measures":
+            return self.add_measure(type_name, bodies)
         spec = element_types(section)[type_name]
         if not is_available(section, type_name):
             self.tree.show_message(f"This engine has no {type_name} yet.")
@@ -282,6 +285,45 @@ class ModelEditor(QObject):
             return None
         self.tree.show_message("")
         self.tree.select_key(f"{section}:{index}")
+        return index
+
+    def add_measure(
+        self, type_name: str, bodies: list[str] | None = None, operands: list[str] | None = None
+    ) -> int | None:
+        """Add a Measure of ``type_name``: a probe on ``bodies`` (default: the selected body)
+        or an operation on ``operands`` (default: the selected measure, else the latest);
+        returns its index, or None (message shown) when refused."""
+        doc = self.document
+        spec = MEASURE_TYPES[type_name]
+        picked = list(bodies) if bodies is not None else self.tree.selected_bodies()
+        picked = [b for b in picked if b != GROUND]
+        if spec.body_args() and not picked:
+            picked = doc.body_names()[:1]
+            if not picked:
+                self.tree.show_message(f"A {type_name} measure needs a body: add one first.")
+                return None
+        names = doc.measure_names()
+        if operands is None:
+            chosen = self.tree.selected_measure()
+            operands = [chosen] if chosen else []
+        names = [n for n in names if n not in operands] + list(operands)
+        if measure_args(spec) and not names:
+            self.tree.show_message(
+                f"A {type_name} measure works on another measure: add one first."
+            )
+            return None
+        args = default_measure_args(type_name, tuple(picked), names)
+        base = type_name[0].lower() + type_name[1:]
+        if spec.body_args():
+            base = f"{base} {picked[0]}"
+        element = ElementSpec(type_name, args, doc.unique_measure_name(base))
+        try:
+            index = self.edit(f"Add {type_name}", lambda d: d.add_element("measures", element))
+        except DocumentError as exc:
+            self.tree.show_message(f"Cannot add {type_name}: {exc.message}")
+            return None
+        self.tree.show_message("")
+        self.tree.select_key(f"measures:{index}")
         return index
 
     def rename_body(self, old: str, new: str) -> None:

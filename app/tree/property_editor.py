@@ -148,10 +148,17 @@ class PropertyEditor(QWidget):
             elif kind == "ground":
                 self._note("Ground is fixed. Its geometry is drawn in the ground frame.")
                 self._geometry_forms(GROUND)
-            elif kind in ("constraints", "forces") and int(rest) < len(getattr(doc, kind)):
+            elif kind in ("constraints", "forces", "measures") and int(rest) < len(
+                getattr(doc, kind)
+            ):
                 self._element_form(kind, int(rest))
             elif kind == "hints":
                 self._hints_form()
+            elif kind == "section" and rest == "measures":
+                self._note(
+                    "Use '+ Measure' above to add one (a probe on the selected body, or an "
+                    "operation on the selected measure). Select a measure to plot it."
+                )
             elif kind == "section":
                 self._note(
                     f"Use '+ {'Constraint' if rest == 'constraints' else 'Force'}' above to add "
@@ -616,8 +623,9 @@ class PropertyEditor(QWidget):
         doc = self.editor.document
         e = getattr(doc, section)[index]
         spec = element_types(section)[e.type]
-        what = "Constraint" if section == "constraints" else "Force"
+        what = {"constraints": "Constraint", "forces": "Force"}.get(section, "Measure")
         form = self._group(f"{what} {index + 1}: {e.type}")
+        earlier = [m.name for m in doc.measures[:index]] if section == "measures" else []
         if spec.doc:
             form.addRow(QLabel(spec.doc))
         self._text_field(
@@ -634,7 +642,18 @@ class PropertyEditor(QWidget):
             label = f"{arg.name} ({arg.unit})" if arg.unit else arg.name
             key = f"args.{arg.name}"
             desc = f"Change {e.label()} {arg.name}"
-            if arg.kind == "body":
+            if arg.kind == "measure":
+                self._combo_field(
+                    form,
+                    label,
+                    key,
+                    earlier if value in earlier else [value, *earlier],
+                    value,
+                    lambda t, a=arg.name: lambda d: d.set_element(section, index, args={a: t}),
+                    desc,
+                    "A measure defined above this one",
+                )
+            elif arg.kind == "body":
                 self._combo_field(
                     form,
                     label,

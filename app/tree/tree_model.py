@@ -1,10 +1,10 @@
 """The model tree: a Qt item model over a ModelDocument.
 
 Rows: "Ground" with the bodies nested by parent (column 2 names the mobilizer), then
-"Constraints", "Forces" and "Hints". Each row carries a string key in ``KEY_ROLE``:
+"Constraints", "Forces", "Measures" and "Hints". Each row carries a string key in ``KEY_ROLE``:
 ``"ground"``, ``"body:<name>"``, ``"section:constraints"``, ``"constraints:<index>"``,
-``"forces:<index>"`` or ``"hints"`` (``parse_key`` splits it). The model holds no data of its
-own: it is rebuilt from the document whenever the document changes.
+``"forces:<index>"``, ``"measures:<index>"`` or ``"hints"`` (``parse_key`` splits it).
+The model holds no data of its own: it is rebuilt from the document whenever the document changes.
 """
 
 from __future__ import annotations
@@ -94,12 +94,18 @@ class ModelTreeModel(QStandardItemModel):
                 item.setDropEnabled(True)
                 items[b.name] = item
                 items[b.parent].appendRow([item, _item(b.mobilizer, f"body:{b.name}")])
-            for section, title in (("constraints", "Constraints"), ("forces", "Forces")):
+            for section, title in (
+                ("constraints", "Constraints"),
+                ("forces", "Forces"),
+                ("measures", "Measures"),
+            ):
                 head = _item(title, f"section:{section}")
                 root.appendRow([head, _item(str(len(getattr(doc, section))), f"section:{section}")])
                 for i, e in enumerate(getattr(doc, section)):
                     bodies = [v for k, v in e.args.items() if isinstance(v, str)]
                     text = e.label() + (f" ({', '.join(bodies)})" if bodies else "")
+                    if section == "measures":
+                        text = e.name
                     row = _item(text, f"{section}:{i}")
                     if not is_available(section, e.type):
                         row.setToolTip(f"this engine has no {e.type} yet")

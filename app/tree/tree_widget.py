@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.document import GROUND
+from app.document.measure_types import MEASURE_TYPES
 from app.document.registry import CONSTRAINT_TYPES, FORCE_TYPES, is_available
 from app.tree.tree_model import KEY_ROLE, ModelTreeModel, body_key, parse_key
 
@@ -57,11 +58,18 @@ class ModelTreeWidget(QWidget):
         )
         self.constraint_menu = self._type_menu("constraints", CONSTRAINT_TYPES)
         self.force_menu = self._type_menu("forces", FORCE_TYPES)
+        self.measure_menu = self._type_menu("measures", MEASURE_TYPES)
         self.add_constraint_button = self._menu_button(
             "Constraint", "Add a constraint between the selected bodies", self.constraint_menu
         )
         self.add_force_button = self._menu_button(
             "Force", "Add a force on the selected bodies", self.force_menu
+        )
+        self.add_measure_button = self._menu_button(
+            "Measure",
+            "Add a Measure (a probe on the selected body, or an operation on the selected "
+            "measure) to plot",
+            self.measure_menu,
         )
         self.message = QLabel(self)
         self.message.setObjectName("treeMessage")
@@ -76,6 +84,7 @@ class ModelTreeWidget(QWidget):
             self.remove_button,
             self.add_constraint_button,
             self.add_force_button,
+            self.add_measure_button,
         ):
             buttons.addWidget(b)
         buttons.addStretch(1)
@@ -180,11 +189,12 @@ class ModelTreeWidget(QWidget):
         menu.addAction("Add body here", lambda: self.editor.add_body())
         if kind == "body":
             menu.addAction("Rename", lambda: self.view.edit(index.siblingAtColumn(0)))
-        if kind in ("body", "constraints", "forces"):
+        if kind in ("body", "constraints", "forces", "measures"):
             menu.addAction("Remove", lambda: self.editor.remove_selected())
         menu.addSeparator()
         menu.addMenu(self.constraint_menu).setText("Add constraint")
         menu.addMenu(self.force_menu).setText("Add force")
+        menu.addMenu(self.measure_menu).setText("Add measure")
         menu.popup(self.view.viewport().mapToGlobal(pos))
 
     # -- document
@@ -277,6 +287,14 @@ class ModelTreeWidget(QWidget):
 
     def current_key(self) -> str:
         return self._current_key
+
+    def selected_measure(self) -> str | None:
+        """The name of the measure on the current row, if any."""
+        kind, rest = parse_key(self._current_key)
+        doc = self.model.document
+        if kind == "measures" and doc is not None and int(rest) < len(doc.measures):
+            return doc.measures[int(rest)].name
+        return None
 
     def selected_bodies(self) -> list[str]:
         """Bodies of the selected rows, in the order they were picked (Ground included)."""

@@ -86,12 +86,16 @@ class PlotsWidget(QWidget):
         self._plotted: list[str] = []
         self.capacity = 5000
         self._updating = False
+        #: Quantities asked for before the simulated model has them (a measure just added
+        #: to the document): checked as soon as a buffer with that column comes.
+        self._wanted: set[str] = set()
 
     # -- quantities ----------------------------------------------------------------------------
 
     def set_buffer(self, buffer) -> None:
         """Plot from ``buffer`` (a new model or a reset): keeps the checked names that exist."""
-        checked = set(self.checked()) or set(DEFAULT_CHECKED)
+        checked = (set(self.checked()) or set(DEFAULT_CHECKED)) | self._wanted
+        self._wanted -= set(buffer.columns)
         self.buffer = buffer
         self._updating = True
         self.quantities.clear()
@@ -129,6 +133,16 @@ class PlotsWidget(QWidget):
     def show_body(self, name: str) -> None:
         """List the quantities of body ``name`` (its q, u, udot) for choosing."""
         self.filter.setText(f" {name}." if name and name != "Ground" else "")
+
+    def show_measure(self, name: str) -> None:
+        """Plot Measure ``name`` (now, or as soon as the simulated model has it) and list
+        the measures for choosing."""
+        column = f"measure {name}"
+        self.filter.setText("measure ")
+        if self.quantities.findItems(column, Qt.MatchFlag.MatchExactly):
+            self.set_checked(column)
+        else:
+            self._wanted.add(column)
 
     def _apply_filter(self, text: str) -> None:
         text = text.lower()

@@ -69,6 +69,7 @@ def test_tree_shows_bodies_by_parent_with_constraints_forces_and_hints(studio):
         "  loop closure (coupler, rocker)",
         "Forces",
         "  gravity",
+        "Measures",
         "Hints",
     ]
     assert window.docks["Model"].widget() is window.model_editor.tree
