@@ -5,9 +5,10 @@ from __future__ import annotations
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.forces.force import Force
+from engine.forces.state_parameters import DampingParameter
 
 
-class GlobalDamper(Force):
+class GlobalDamper(DampingParameter):
     """GlobalDamper(forces, matter, damping).
 
     Generalized force ``-c u_i`` on every mobility (c >= 0): an energy drain without
@@ -22,18 +23,6 @@ class GlobalDamper(Force):
         self._matter = self._check_matter(matter)
         c = self._nonnegative(damping, "damping")
         super().__init__(forces, {"c": c})
-
-    def setDefaultDamping(self, damping: float) -> GlobalDamper:
-        return self._set_default(c=self._nonnegative(damping, "damping"))
-
-    def getDefaultDamping(self) -> float:
-        return self._defaults["c"]
-
-    def setDamping(self, state: State, damping: float) -> None:
-        self._update(state, c=self._nonnegative(damping, "damping"))
-
-    def getDamping(self, state: State) -> float:
-        return self._params(state)["c"]
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         mobilityForces -= self._params(state)["c"] * self._matter.getU(state)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 
-from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
-from engine.common.stage import Stage
+from engine.common.exceptions import InvalidArgumentError
 from engine.common.state import State
 from engine.forces.force import Force
+from engine.forces.mobility_force import MobilityForce
 
 
-class MobilityLinearStop(Force):
+class MobilityLinearStop(MobilityForce):
     """MobilityLinearStop(forces, mobod, whichQ, defaultStiffness, defaultDissipation,
     defaultQLow=-inf, defaultQHigh=inf).
 
@@ -22,8 +22,6 @@ class MobilityLinearStop(Force):
     ``setBounds`` / ``setMaterialProperties`` invalidate Dynamics stage.
     """
 
-    _PARAMS_INVALIDATE = Stage.Dynamics
-
     def __init__(
         self,
         forces,
@@ -34,14 +32,7 @@ class MobilityLinearStop(Force):
         defaultQLow: float = -math.inf,
         defaultQHigh: float = math.inf,
     ) -> None:
-        self._bind(forces)
-        self._mobod = self._check_mobod(mobod)
-        self._which = self._check_mobility(mobod, whichQ, "q")
-        if self._which >= mobod._module.NU:
-            raise IndexOutOfRangeError(
-                f"Force.MobilityLinearStop: q {self._which} of a {mobod.getMobilizerTypeName()} "
-                f"mobilizer has no matching u (it has {mobod._module.NU})"
-            )
+        self._bind_mobility(forces, mobod, whichQ, "q")
         k = self._nonnegative(defaultStiffness, "stiffness")
         d = self._nonnegative(defaultDissipation, "dissipation")
         lo, hi = self._bounds(defaultQLow, defaultQHigh)
@@ -59,9 +50,6 @@ class MobilityLinearStop(Force):
                 f"Force.MobilityLinearStop: the lower bound {lo} is above the upper bound {hi}"
             )
         return lo, hi
-
-    def getMobilizedBody(self):
-        return self._mobod
 
     def getWhichQ(self) -> int:
         return self._which
@@ -133,7 +121,7 @@ class MobilityLinearStop(Force):
             f = min(0.0, -p["k"] * x * (1.0 + p["d"] * qdot))
         else:
             f = max(0.0, -p["k"] * x * (1.0 - p["d"] * qdot))
-        self._mobod.applyOneMobilityForce(state, self._which, f, mobilityForces)
+        self._apply_mobility_force(state, f, mobilityForces)
 
     def calcPotentialEnergy(self, state: State) -> float:
         x = self._violation(state)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from engine.common.state import State
 from engine.forces.force import Force
+from engine.forces.state_parameters import ForceParameter
 from engine.forces.two_point_force import TwoPointForce
 
 
-class TwoPointConstantForce(TwoPointForce):
+class TwoPointConstantForce(ForceParameter, TwoPointForce):
     """TwoPointConstantForce(forces, body1, station1, body2, station2, force).
 
     ``-f e`` on body 1 at station 1 and ``+f e`` on body 2 at station 2 (e from
@@ -21,18 +22,6 @@ class TwoPointConstantForce(TwoPointForce):
         self._bind(forces)
         defaults = {"f": self._real(force, "force")}
         super().__init__(forces, body1, station1, body2, station2, defaults)
-
-    def setDefaultForce(self, force: float) -> TwoPointConstantForce:
-        return self._set_default(f=self._real(force, "force"))
-
-    def getDefaultForce(self) -> float:
-        return self._defaults["f"]
-
-    def setForce(self, state: State, force: float) -> None:
-        self._update(state, f=self._real(force, "force"))
-
-    def getForce(self, state: State) -> float:
-        return self._params(state)["f"]
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         f = self._params(state)["f"]

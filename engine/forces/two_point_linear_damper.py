@@ -6,10 +6,11 @@ import numpy as np
 
 from engine.common.state import State
 from engine.forces.force import Force
+from engine.forces.state_parameters import DampingParameter
 from engine.forces.two_point_force import TwoPointForce
 
 
-class TwoPointLinearDamper(TwoPointForce):
+class TwoPointLinearDamper(DampingParameter, TwoPointForce):
     """TwoPointLinearDamper(forces, body1, station1, body2, station2, damping).
 
     Tension ``c (e . (v2 - v1))`` along the line (v1, v2 the stations' velocities in
@@ -23,18 +24,6 @@ class TwoPointLinearDamper(TwoPointForce):
         self._bind(forces)
         defaults = {"c": self._nonnegative(damping, "damping")}
         super().__init__(forces, body1, station1, body2, station2, defaults)
-
-    def setDefaultDamping(self, damping: float) -> TwoPointLinearDamper:
-        return self._set_default(c=self._nonnegative(damping, "damping"))
-
-    def getDefaultDamping(self) -> float:
-        return self._defaults["c"]
-
-    def setDamping(self, state: State, damping: float) -> None:
-        self._update(state, c=self._nonnegative(damping, "damping"))
-
-    def getDamping(self, state: State) -> float:
-        return self._params(state)["c"]
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         c = self._params(state)["c"]

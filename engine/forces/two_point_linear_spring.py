@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from engine.common.state import State
 from engine.forces.force import Force
+from engine.forces.state_parameters import StiffnessParameter
 from engine.forces.two_point_force import TwoPointForce
 
 
-class TwoPointLinearSpring(TwoPointForce):
+class TwoPointLinearSpring(StiffnessParameter, TwoPointForce):
     """TwoPointLinearSpring(forces, body1, station1, body2, station2, k, x0).
 
     Tension ``k (d - x0)`` along the line (d the stations' distance, k >= 0 in N/m,
@@ -23,26 +24,14 @@ class TwoPointLinearSpring(TwoPointForce):
         }
         super().__init__(forces, body1, station1, body2, station2, defaults)
 
-    def setDefaultStiffness(self, k: float) -> TwoPointLinearSpring:
-        return self._set_default(k=self._nonnegative(k, "stiffness"))
-
     def setDefaultRestLength(self, x0: float) -> TwoPointLinearSpring:
         return self._set_default(x0=self._nonnegative(x0, "rest length"))
-
-    def getDefaultStiffness(self) -> float:
-        return self._defaults["k"]
 
     def getDefaultRestLength(self) -> float:
         return self._defaults["x0"]
 
-    def setStiffness(self, state: State, k: float) -> None:
-        self._update(state, k=self._nonnegative(k, "stiffness"))
-
     def setRestLength(self, state: State, x0: float) -> None:
         self._update(state, x0=self._nonnegative(x0, "rest length"))
-
-    def getStiffness(self, state: State) -> float:
-        return self._params(state)["k"]
 
     def getRestLength(self, state: State) -> float:
         return self._params(state)["x0"]
