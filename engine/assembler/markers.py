@@ -20,9 +20,8 @@ import math
 
 import numpy as np
 
-from engine.assembler.assembly_condition import AssemblyCondition
-from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
-from engine.common.stage import Stage
+from engine.assembler.observed_targets import ObservedTargets, _body, _weight
+from engine.common.exceptions import InvalidArgumentError
 
 
 class Marker:
@@ -50,181 +49,65 @@ def _vec3(v, what: str) -> np.ndarray:
     return a.copy()
 
 
-def _weight(w, what: str) -> float:
-    try:
-        w = float(w)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(f"{what}: weight must be a number, got {w!r}") from None
-    if not math.isfinite(w) or w < 0:
-        raise InvalidArgumentError(f"{what}: weight must be finite and >= 0, got {w}")
-    return w
-
-
-def _body(b, what: str) -> int:
-    if hasattr(b, "getMobilizedBodyIndex"):
-        return int(b.getMobilizedBodyIndex())
-    if isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b >= 0:
-        return int(b)
-    raise InvalidArgumentError(f"{what}: expected a MobilizedBodyIndex (int >= 0), got {b!r}")
-
-
-class Markers(AssemblyCondition):
+class Markers(ObservedTargets):
     """A set of body-fixed markers and their observed Ground locations."""
+
+    _NOUN = "marker"
+    _OBSERVATION_SHAPE = (3,)
 
     def __init__(self) -> None:
         super().__init__("Markers")
-        self._markers: list[Marker] = []
-        self._by_name: dict[str, int] = {}
-        self._observation2marker: list[int] = []
-        self._marker2observation: list[int] = []
-        self._observations = np.zeros((0, 3))
-        self._order_defined = False
 
     # ---------------------------------------------------------- definition
     def addMarker(self, *args) -> int:
         """``addMarker(name, bodyB, markerInB, weight=1)`` or
         ``addMarker(bodyB, markerInB, weight=1)``; returns the MarkerIx."""
-        if args and isinstance(args[0], str):
-            name, rest = args[0], args[1:]
-        else:
-            name, rest = "", args
-        if len(rest) not in (2, 3):
-            raise InvalidArgumentError(
-                "addMarker(name, bodyB, markerInB, weight=1) or addMarker(bodyB, markerInB, "
-                "weight=1)"
-            )
+        name, rest = self._split_add_args(
+            args,
+            "addMarker(name, bodyB, markerInB, weight=1) or addMarker(bodyB, markerInB, weight=1)",
+        )
         body = _body(rest[0], "addMarker")
         station = _vec3(rest[1], "addMarker markerInB")
         if not np.all(np.isfinite(station)):
             raise InvalidArgumentError(f"addMarker: station must be finite, got {station}")
         weight = _weight(rest[2] if len(rest) == 3 else 1.0, "addMarker")
-        mx = len(self._markers)
-        if not name:
-            name = f"_UNNAMED_{mx}"
-        if name in self._by_name:
-            raise InvalidArgumentError(f"addMarker: there is already a marker named '{name}'")
-        if self.isInAssembler():
-            self._check_body(body)
-        self._markers.append(Marker(name, body, station, weight))
-        self._by_name[name] = mx
-        self._order_defined = False
-        self.uninitializeAssembler()
-        return mx
-
-    def _check_body(self, body: int) -> None:
-        nb = self.getMatterSubsystem().getNumBodies()
-        if body >= nb:
-            raise IndexOutOfRangeError(
-                f"Markers: there is no mobilized body {body}; the system has {nb} bodies"
-            )
-
-    def _validate(self, assembler) -> None:
-        nb = assembler.getMatterSubsystem().getNumBodies()
-        for m in self._markers:
-            if m.bodyB >= nb:
-                raise IndexOutOfRangeError(
-                    f"Markers: marker '{m.name}' is on body {m.bodyB} but the system has "
-                    f"{nb} bodies"
-                )
-
-    def _mx(self, mx, what: str) -> int:
-        if isinstance(mx, str):
-            return self.getMarkerIx(mx, required=True)
-        if not isinstance(mx, (int, np.integer)) or not 0 <= int(mx) < len(self._markers):
-            raise IndexOutOfRangeError(
-                f"{what}: there is no marker {mx!r}; there are {len(self._markers)} markers"
-            )
-        return int(mx)
+        return self._add_target(Marker(name, body, station, weight), "addMarker")
 
     def getNumMarkers(self) -> int:
-        return len(self._markers)
+        return len(self._targets)
 
     def getMarkerName(self, mx) -> str:
-        return self._markers[self._mx(mx, "getMarkerName")].name
+        return self._target(mx, "getMarkerName").name
 
     def getMarkerIx(self, name: str, required: bool = False) -> int:
         """MarkerIx of the marker called ``name`` (-1 if none)."""
-        mx = self._by_name.get(str(name), -1)
-        if mx < 0 and required:
-            raise IndexOutOfRangeError(f"Markers: there is no marker named '{name}'")
-        return mx
+        return self._index_of(name, required)
 
     def getMarkerWeight(self, mx) -> float:
-        return self._markers[self._mx(mx, "getMarkerWeight")].weight
+        return self._target(mx, "getMarkerWeight").weight
 
     def getMarkerBody(self, mx) -> int:
-        return self._markers[self._mx(mx, "getMarkerBody")].bodyB
+        return self._target(mx, "getMarkerBody").bodyB
 
     def getMarkerStation(self, mx) -> np.ndarray:
-        return self._markers[self._mx(mx, "getMarkerStation")].markerInB.copy()
+        return self._target(mx, "getMarkerStation").markerInB.copy()
 
     def getMarker(self, mx) -> Marker:
-        return self._markers[self._mx(mx, "getMarker")]
+        return self._target(mx, "getMarker")
 
     def changeMarkerWeight(self, mx, weight: float) -> None:
-        self._markers[self._mx(mx, "changeMarkerWeight")].weight = _weight(
-            weight, "changeMarkerWeight"
-        )
+        self._change_weight(mx, weight, "changeMarkerWeight")
 
     # -------------------------------------------------------- observations
-    def defineObservationOrder(self, order=None) -> None:
-        """Say which marker each observation belongs to: a sequence of MarkerIx or names
-        (-1 / "" for an observation to ignore); None or empty = marker order. Resets the
-        observations to NaN."""
-        if order is None or len(order) == 0:
-            o2m = list(range(len(self._markers)))
-        else:
-            o2m = []
-            for item in order:
-                if isinstance(item, str):
-                    o2m.append(self.getMarkerIx(item, required=True) if item else -1)
-                elif isinstance(item, (int, np.integer)) and int(item) == -1:
-                    o2m.append(-1)
-                else:
-                    o2m.append(self._mx(item, "defineObservationOrder"))
-        used = [m for m in o2m if m >= 0]
-        if len(used) != len(set(used)):
-            raise InvalidArgumentError(
-                "defineObservationOrder: a marker may be observed at most once"
-            )
-        self._observation2marker = o2m
-        self._marker2observation = [-1] * len(self._markers)
-        for ox, mx in enumerate(o2m):
-            if mx >= 0:
-                self._marker2observation[mx] = ox
-        self._observations = np.full((len(o2m), 3), np.nan)
-        self._order_defined = True
-        self.uninitializeAssembler()
-
-    def _ensure_order(self) -> None:
-        if not self._order_defined:
-            self.defineObservationOrder()
-
-    def initializeCondition(self) -> int:
-        self._ensure_order()
-        return 0
-
-    def getNumObservations(self) -> int:
-        self._ensure_order()
-        return len(self._observation2marker)
-
-    def _ox(self, ox, what: str) -> int:
-        self._ensure_order()
-        n = len(self._observation2marker)
-        if not isinstance(ox, (int, np.integer)) or not 0 <= int(ox) < n:
-            raise IndexOutOfRangeError(f"{what}: there is no observation {ox!r}; there are {n}")
-        return int(ox)
-
     def getObservationIxForMarker(self, mx) -> int:
         """ObservationIx of marker ``mx`` (-1 if it is not observed)."""
-        self._ensure_order()
-        return self._marker2observation[self._mx(mx, "getObservationIxForMarker")]
+        return self._observation_of(mx, "getObservationIxForMarker")
 
     def hasObservation(self, mx) -> bool:
         return self.getObservationIxForMarker(mx) >= 0
 
     def getMarkerIxForObservation(self, ox) -> int:
-        return self._observation2marker[self._ox(ox, "getMarkerIxForObservation")]
+        return self._target_of_observation(ox, "getMarkerIxForObservation")
 
     def moveOneObservation(self, ox, observation) -> None:
         """Set observation ``ox`` (Ground frame, m); NaN means "not seen"."""
@@ -249,24 +132,19 @@ class Markers(AssemblyCondition):
         return self._observations.copy()
 
     # ---------------------------------------------------- current location
-    def _state(self):
-        state = self.getAssembler().getInternalState()
-        self.getMultibodySystem().realize(state, Stage.Position)
-        return state
-
     def findCurrentMarkerLocation(self, mx) -> np.ndarray:
         """Where marker ``mx`` is in Ground, at the Assembler's internal State."""
-        m = self._markers[self._mx(mx, "findCurrentMarkerLocation")]
+        m = self._target(mx, "findCurrentMarkerLocation")
         mobod = self.getMatterSubsystem().getMobilizedBody(m.bodyB)
-        return mobod.findStationLocationInGround(self._state(), m.markerInB)
+        return mobod.findStationLocationInGround(self._realized_internal_state(), m.markerInB)
 
     def findCurrentMarkerErrorSquared(self, mx) -> float:
         """|location - observation|^2 (0 if the marker has no finite observation)."""
-        mx = self._mx(mx, "findCurrentMarkerErrorSquared")
-        ox = self.getObservationIxForMarker(mx)
-        if ox < 0 or not np.all(np.isfinite(self._observations[ox])):
+        mx = self._target_index(mx, "findCurrentMarkerErrorSquared")
+        observed = self._observed_value(mx)
+        if observed is None:
             return 0.0
-        d = self.findCurrentMarkerLocation(mx) - self._observations[ox]
+        d = self.findCurrentMarkerLocation(mx) - observed
         return float(d @ d)
 
     def findCurrentMarkerError(self, mx) -> float:
@@ -274,19 +152,6 @@ class Markers(AssemblyCondition):
         return math.sqrt(self.findCurrentMarkerErrorSquared(mx))
 
     # ------------------------------------------------------ the condition
-    def _active(self) -> list[tuple[int, int]]:
-        """(observation, marker) pairs that count: finite observation, weight > 0."""
-        self._ensure_order()
-        out = []
-        for ox, mx in enumerate(self._observation2marker):
-            if (
-                mx >= 0
-                and self._markers[mx].weight > 0
-                and np.all(np.isfinite(self._observations[ox]))
-            ):
-                out.append((ox, mx))
-        return out
-
     def _differences(self, state) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray]:
         """Active pairs, their location - observation (k, 3) and stations from Bo in G."""
         matter = self.getMatterSubsystem()
@@ -294,52 +159,27 @@ class Markers(AssemblyCondition):
         diff = np.zeros((len(active), 3))
         r = np.zeros((len(active), 3))
         for k, (ox, mx) in enumerate(active):
-            m = self._markers[mx]
+            m = self._targets[mx]
             mobod = matter.getMobilizedBody(m.bodyB)
             R_GB = mobod.getBodyRotation(state).asMat33()
             r[k] = R_GB @ m.markerInB
             diff[k] = mobod.getBodyOriginLocation(state) + r[k] - self._observations[ox]
         return active, diff, r
 
-    def _goal_error_weights(self, state) -> np.ndarray:
-        w = np.array([self._markers[i].weight for _, i in self._active()])
-        if w.size == 0:
-            return np.zeros(0)
-        return np.repeat(w / (2.0 * w.sum()), 3)
-
-    def getNumErrors(self, state) -> int:
-        return 3 * len(self._active())
-
-    def calcErrors(self, state):
-        """``(0, [location - observation for each active observation] (3 each, G))``."""
-        _, diff, _ = self._differences(state)
-        return 0, diff.reshape(-1)
-
-    def calcGoal(self, state):
-        """``(0, sum w_i |d_i|^2 / (2 sum w_i))`` over the active observations."""
+    def _residuals(self, state):
         active, diff, _ = self._differences(state)
-        if not active:
-            return 0, 0.0
-        w = np.array([self._markers[mx].weight for _, mx in active])
-        return 0, float(w @ np.einsum("ij,ij->i", diff, diff)) / (2.0 * w.sum())
+        return active, diff
 
     def calcGoalGradient(self, state):
         """Analytic: d goal/dq = N^-T J^T F with F the forces w_i d_i / W at the markers."""
-        matter = self.getMatterSubsystem()
         active, diff, r = self._differences(state)
-        g = np.zeros(self.getNumFreeQs())
         if not active:
-            return 0, g
-        w = np.array([self._markers[mx].weight for _, mx in active])
-        F = np.zeros((matter.getNumBodies(), 2, 3))
+            return 0, np.zeros(self.getNumFreeQs())
+        w = self._weights(active)
+        F = np.zeros((self.getMatterSubsystem().getNumBodies(), 2, 3))
         for k, (_, mx) in enumerate(active):
             f = w[k] * diff[k] / w.sum()
-            b = self._markers[mx].bodyB
+            b = self._targets[mx].bodyB
             F[b, 0] += np.cross(r[k], f)
             F[b, 1] += f
-        g_u = matter.multiplyBySystemJacobianTranspose(state, F)
-        g_q = matter.multiplyByNInv(state, True, g_u)
-        asm = self.getAssembler()
-        for fx in range(g.size):
-            g[fx] = g_q[asm.getQIndexOfFreeQ(fx)]
-        return 0, g
+        return 0, self._free_q_gradient(state, F)

@@ -22,10 +22,8 @@ import math
 
 import numpy as np
 
-from engine.assembler.assembly_condition import AssemblyCondition
-from engine.assembler.markers import _body, _weight
-from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
-from engine.common.stage import Stage
+from engine.assembler.observed_targets import ObservedTargets, _body, _weight
+from engine.common.exceptions import InvalidArgumentError
 from engine.math.rotation import Rotation
 
 
@@ -69,149 +67,60 @@ class OrientationSensor:
         self.weight = weight
 
 
-class OrientationSensors(AssemblyCondition):
+class OrientationSensors(ObservedTargets):
     """A set of body-fixed orientation sensors and their observed Ground orientations."""
+
+    _NOUN = "sensor"
+    _OBSERVATION_SHAPE = (3, 3)
 
     def __init__(self) -> None:
         super().__init__("OrientationSensors")
-        self._sensors: list[OrientationSensor] = []
-        self._by_name: dict[str, int] = {}
-        self._observation2sensor: list[int] = []
-        self._sensor2observation: list[int] = []
-        self._observations = np.zeros((0, 3, 3))
-        self._order_defined = False
 
     # ---------------------------------------------------------- definition
     def addOSensor(self, *args) -> int:
         """``addOSensor(name, bodyB, orientationInB, weight=1)`` or
         ``addOSensor(bodyB, orientationInB, weight=1)``; returns the OSensorIx."""
-        if args and isinstance(args[0], str):
-            name, rest = args[0], args[1:]
-        else:
-            name, rest = "", args
-        if len(rest) not in (2, 3):
-            raise InvalidArgumentError(
-                "addOSensor(name, bodyB, orientationInB, weight=1) or addOSensor(bodyB, "
-                "orientationInB, weight=1)"
-            )
+        name, rest = self._split_add_args(
+            args,
+            "addOSensor(name, bodyB, orientationInB, weight=1) or addOSensor(bodyB, "
+            "orientationInB, weight=1)",
+        )
         body = _body(rest[0], "addOSensor")
         R = _matrix(rest[1], "addOSensor orientationInB")
         weight = _weight(rest[2] if len(rest) == 3 else 1.0, "addOSensor")
-        ix = len(self._sensors)
-        if not name:
-            name = f"_UNNAMED_{ix}"
-        if name in self._by_name:
-            raise InvalidArgumentError(f"addOSensor: there is already a sensor named '{name}'")
-        if self.isInAssembler():
-            nb = self.getMatterSubsystem().getNumBodies()
-            if body >= nb:
-                raise IndexOutOfRangeError(f"addOSensor: no mobilized body {body} (of {nb})")
-        self._sensors.append(OrientationSensor(name, body, R, weight))
-        self._by_name[name] = ix
-        self._order_defined = False
-        self.uninitializeAssembler()
-        return ix
-
-    def _validate(self, assembler) -> None:
-        nb = assembler.getMatterSubsystem().getNumBodies()
-        for s in self._sensors:
-            if s.bodyB >= nb:
-                raise IndexOutOfRangeError(
-                    f"OrientationSensors: sensor '{s.name}' is on body {s.bodyB} but the "
-                    f"system has {nb} bodies"
-                )
-
-    def _ix(self, ix, what: str) -> int:
-        if isinstance(ix, str):
-            return self.getOSensorIx(ix, required=True)
-        if not isinstance(ix, (int, np.integer)) or not 0 <= int(ix) < len(self._sensors):
-            raise IndexOutOfRangeError(
-                f"{what}: there is no sensor {ix!r}; there are {len(self._sensors)}"
-            )
-        return int(ix)
+        return self._add_target(OrientationSensor(name, body, R, weight), "addOSensor")
 
     def getNumOSensors(self) -> int:
-        return len(self._sensors)
+        return len(self._targets)
 
     def getOSensorName(self, ix) -> str:
-        return self._sensors[self._ix(ix, "getOSensorName")].name
+        return self._target(ix, "getOSensorName").name
 
     def getOSensorIx(self, name: str, required: bool = False) -> int:
-        ix = self._by_name.get(str(name), -1)
-        if ix < 0 and required:
-            raise IndexOutOfRangeError(f"OrientationSensors: no sensor named '{name}'")
-        return ix
+        return self._index_of(name, required)
 
     def getOSensorWeight(self, ix) -> float:
-        return self._sensors[self._ix(ix, "getOSensorWeight")].weight
+        return self._target(ix, "getOSensorWeight").weight
 
     def getOSensorBody(self, ix) -> int:
-        return self._sensors[self._ix(ix, "getOSensorBody")].bodyB
+        return self._target(ix, "getOSensorBody").bodyB
 
     def getOSensorStation(self, ix) -> Rotation:
         """The sensor's orientation R_BO on its body."""
-        return Rotation(self._sensors[self._ix(ix, "getOSensorStation")].orientationInB)
+        return Rotation(self._target(ix, "getOSensorStation").orientationInB)
 
     def changeOSensorWeight(self, ix, weight: float) -> None:
-        self._sensors[self._ix(ix, "changeOSensorWeight")].weight = _weight(
-            weight, "changeOSensorWeight"
-        )
+        self._change_weight(ix, weight, "changeOSensorWeight")
 
     # -------------------------------------------------------- observations
-    def defineObservationOrder(self, order=None) -> None:
-        """Which sensor each observation belongs to (OSensorIx or names; -1 / "" to
-        ignore an observation); None or empty = sensor order. Resets observations to NaN."""
-        if order is None or len(order) == 0:
-            o2s = list(range(len(self._sensors)))
-        else:
-            o2s = []
-            for item in order:
-                if isinstance(item, str):
-                    o2s.append(self.getOSensorIx(item, required=True) if item else -1)
-                elif isinstance(item, (int, np.integer)) and int(item) == -1:
-                    o2s.append(-1)
-                else:
-                    o2s.append(self._ix(item, "defineObservationOrder"))
-        used = [s for s in o2s if s >= 0]
-        if len(used) != len(set(used)):
-            raise InvalidArgumentError("defineObservationOrder: a sensor may be observed once")
-        self._observation2sensor = o2s
-        self._sensor2observation = [-1] * len(self._sensors)
-        for ox, ix in enumerate(o2s):
-            if ix >= 0:
-                self._sensor2observation[ix] = ox
-        self._observations = np.full((len(o2s), 3, 3), np.nan)
-        self._order_defined = True
-        self.uninitializeAssembler()
-
-    def _ensure_order(self) -> None:
-        if not self._order_defined:
-            self.defineObservationOrder()
-
-    def initializeCondition(self) -> int:
-        self._ensure_order()
-        return 0
-
-    def getNumObservations(self) -> int:
-        self._ensure_order()
-        return len(self._observation2sensor)
-
-    def _ox(self, ox, what: str) -> int:
-        self._ensure_order()
-        n = len(self._observation2sensor)
-        if not isinstance(ox, (int, np.integer)) or not 0 <= int(ox) < n:
-            raise IndexOutOfRangeError(f"{what}: there is no observation {ox!r}; there are {n}")
-        return int(ox)
-
     def getObservationIxForOSensor(self, ix) -> int:
-        self._ensure_order()
-        return self._sensor2observation[self._ix(ix, "getObservationIxForOSensor")]
+        return self._observation_of(ix, "getObservationIxForOSensor")
 
     def hasObservation(self, ix) -> bool:
         return self.getObservationIxForOSensor(ix) >= 0
 
     def getOSensorIxForObservation(self, ox) -> int:
-        return self._observation2sensor[self._ox(ox, "getOSensorIxForObservation")]
+        return self._target_of_observation(ox, "getOSensorIxForObservation")
 
     def moveOneObservation(self, ox, observation) -> None:
         """Set observation ``ox`` (a Rotation R_GS, or a 3x3 matrix; NaN = not seen)."""
@@ -237,78 +146,40 @@ class OrientationSensors(AssemblyCondition):
 
     # ---------------------------------------------------- current values
     def _R_GO(self, state, ix: int) -> np.ndarray:
-        s = self._sensors[ix]
+        s = self._targets[ix]
         mobod = self.getMatterSubsystem().getMobilizedBody(s.bodyB)
         return mobod.getBodyRotation(state).asMat33() @ s.orientationInB
 
     def findCurrentOSensorOrientation(self, ix) -> Rotation:
         """R_GO of sensor ``ix`` at the Assembler's internal State."""
-        state = self.getAssembler().getInternalState()
-        self.getMultibodySystem().realize(state, Stage.Position)
-        return Rotation(self._R_GO(state, self._ix(ix, "findCurrentOSensorOrientation")))
+        ix = self._target_index(ix, "findCurrentOSensorOrientation")
+        return Rotation(self._R_GO(self._realized_internal_state(), ix))
 
     def findCurrentOSensorError(self, ix) -> float:
         """Angle (rad) between sensor ``ix`` and its observation (0 if not observed)."""
-        ix = self._ix(ix, "findCurrentOSensorError")
-        ox = self.getObservationIxForOSensor(ix)
-        if ox < 0 or not np.all(np.isfinite(self._observations[ox])):
+        ix = self._target_index(ix, "findCurrentOSensorError")
+        observed = self._observed_value(ix)
+        if observed is None:
             return 0.0
         R_GO = self.findCurrentOSensorOrientation(ix).asMat33()
-        return float(np.linalg.norm(rotation_vector(R_GO @ self._observations[ox].T)))
+        return float(np.linalg.norm(rotation_vector(R_GO @ observed.T)))
 
     # ------------------------------------------------------ the condition
-    def _active(self) -> list[tuple[int, int]]:
-        self._ensure_order()
-        return [
-            (ox, ix)
-            for ox, ix in enumerate(self._observation2sensor)
-            if ix >= 0
-            and self._sensors[ix].weight > 0
-            and np.all(np.isfinite(self._observations[ox]))
-        ]
-
-    def _rotation_vectors(self, state):
+    def _residuals(self, state):
+        """Active pairs and the rotation vectors theta_i k_i (in G) of R_GO R_GS^T."""
         active = self._active()
         v = np.zeros((len(active), 3))
         for k, (ox, ix) in enumerate(active):
             v[k] = rotation_vector(self._R_GO(state, ix) @ self._observations[ox].T)
         return active, v
 
-    def _goal_error_weights(self, state) -> np.ndarray:
-        w = np.array([self._sensors[i].weight for _, i in self._active()])
-        if w.size == 0:
-            return np.zeros(0)
-        return np.repeat(w / (2.0 * w.sum()), 3)
-
-    def getNumErrors(self, state) -> int:
-        return 3 * len(self._active())
-
-    def calcErrors(self, state):
-        """``(0, [theta_i k_i for each active observation])`` (rotation vectors in G)."""
-        _, v = self._rotation_vectors(state)
-        return 0, v.reshape(-1)
-
-    def calcGoal(self, state):
-        """``(0, sum w_i theta_i^2 / (2 sum w_i))``."""
-        active, v = self._rotation_vectors(state)
-        if not active:
-            return 0, 0.0
-        w = np.array([self._sensors[ix].weight for _, ix in active])
-        return 0, float(w @ np.einsum("ij,ij->i", v, v)) / (2.0 * w.sum())
-
     def calcGoalGradient(self, state):
         """Analytic: torques w_i theta_i k_i / W on the sensor bodies, through N^-T J^T."""
-        matter = self.getMatterSubsystem()
-        active, v = self._rotation_vectors(state)
-        g = np.zeros(self.getNumFreeQs())
+        active, v = self._residuals(state)
         if not active:
-            return 0, g
-        w = np.array([self._sensors[ix].weight for _, ix in active])
-        F = np.zeros((matter.getNumBodies(), 2, 3))
+            return 0, np.zeros(self.getNumFreeQs())
+        w = self._weights(active)
+        F = np.zeros((self.getMatterSubsystem().getNumBodies(), 2, 3))
         for k, (_, ix) in enumerate(active):
-            F[self._sensors[ix].bodyB, 0] += w[k] * v[k] / w.sum()
-        g_q = matter.multiplyByNInv(state, True, matter.multiplyBySystemJacobianTranspose(state, F))
-        asm = self.getAssembler()
-        for fx in range(g.size):
-            g[fx] = g_q[asm.getQIndexOfFreeQ(fx)]
-        return 0, g
+            F[self._targets[ix].bodyB, 0] += w[k] * v[k] / w.sum()
+        return 0, self._free_q_gradient(state, F)
