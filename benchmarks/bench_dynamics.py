@@ -43,13 +43,7 @@ every engine. Not a test: numbers vary with the machine and its load.
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,31 +51,26 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-GRAVITY = 9.81
+from benchmarks.common import (  # noqa: E402  (after the path set-up above)
+    GRAVITY,
+    SIMBODY_CAVEAT,
+    Link,
+    build_ours,
+    build_simbody_program,
+    chain_links,
+    humanoid_links,
+    machine_line,
+    make_link,
+    run_simbody_program,
+    simbody_model_lines,
+)
+
 OPS = ("fd_u", "fd_q", "calcM", "inverse_dynamics", "multiplyByMInv", "system_jacobian")
-SIMBODY_CAVEAT = "Simbody = Debian build with debug assertions, ~1.5-3x slower than Release"
 
 
 # --------------------------------------------------------------------------- models
-@dataclass
-class Link:
-    """One body: its parent (0 = Ground), joint, X_PF translation, mass properties."""
-
-    parent: int
-    joint: str  # "pin" | "ball" | "free"
-    p_PF: np.ndarray
-    mass: float
-    com: np.ndarray
-    I_com: np.ndarray  # 3x3 central inertia, in B
-
-    def inertia_about_origin(self) -> np.ndarray:
-        c = self.com
-        return self.I_com + self.mass * (c @ c * np.eye(3) - np.outer(c, c))
-
-
 @dataclass
 class Model:
     name: str
@@ -143,13 +132,8 @@ def _matrix_to_quat_wxyz(R: np.ndarray) -> np.ndarray:
     return q / np.linalg.norm(q)
 
 
-def _link(parent: int, joint: str, p, mass=1.0, com=(0.0, -0.5, 0.0), I=(0.08, 0.01, 0.08)):
-    return Link(parent, joint, np.asarray(p, float), mass, np.asarray(com, float), np.diag(I))
-
-
 def chain(name: str, n: int, joint: str) -> Model:
-    links = [_link(i, joint, (0, 0, 0) if i == 0 else (0, -1.0, 0)) for i in range(n)]
-    return Model(name, links)
+    return Model(name, chain_links(n, joint))
 
 
 def binary_tree(name: str, n: int) -> Model:
@@ -157,28 +141,12 @@ def binary_tree(name: str, n: int) -> Model:
     for k in range(1, n + 1):
         parent = k // 2
         side = 0.0 if k == 1 else (0.5 if k % 2 == 0 else -0.5)
-        links.append(_link(parent, "pin", (side, 0 if k == 1 else -1.0, 0)))
+        links.append(make_link(parent, "pin", (side, 0 if k == 1 else -1.0, 0)))
     return Model(name, links)
 
 
 def humanoid(name: str) -> Model:
-    L = []
-
-    def add(parent, joint, p, mass, com, I):
-        L.append(_link(parent, joint, p, mass, com, I))
-        return len(L)
-
-    pelvis = add(0, "free", (0, 0, 0), 10.0, (0, 0, 0), (0.1, 0.1, 0.1))
-    torso = add(pelvis, "ball", (0, 0.1, 0), 25.0, (0, 0.25, 0), (0.4, 0.2, 0.4))
-    add(torso, "pin", (0, 0.5, 0), 5.0, (0, 0.1, 0), (0.02, 0.02, 0.02))  # head
-    for side in (-1.0, 1.0):
-        upper = add(torso, "ball", (0.2 * side, 0.45, 0), 2.0, (0, -0.15, 0), (0.02, 0.005, 0.02))
-        add(upper, "pin", (0, -0.3, 0), 1.5, (0, -0.12, 0), (0.01, 0.003, 0.01))  # forearm
-    for side in (-1.0, 1.0):
-        thigh = add(pelvis, "ball", (0.1 * side, -0.1, 0), 8.0, (0, -0.2, 0), (0.1, 0.02, 0.1))
-        shin = add(thigh, "pin", (0, -0.45, 0), 4.0, (0, -0.2, 0), (0.05, 0.01, 0.05))
-        add(shin, "ball", (0, -0.42, 0), 1.0, (0, -0.03, 0.05), (0.003, 0.003, 0.001))  # foot
-    return Model(name, L)
+    return Model(name, humanoid_links())
 
 
 def make_models(names: list[str]) -> list[Model]:
@@ -231,33 +199,9 @@ class Result:
 
 # --------------------------------------------------------------------------- our engine
 def run_ours(model: Model, quick: bool) -> Result:
-    from engine import (
-        Body,
-        Force,
-        GeneralForceSubsystem,
-        Inertia,
-        MassProperties,
-        MobilizedBody,
-        MultibodySystem,
-        SimbodyMatterSubsystem,
-        Stage,
-        Transform,
-        Vec3,
-    )
+    from engine import Stage
 
-    system = MultibodySystem()
-    matter = SimbodyMatterSubsystem(system)
-    forces = GeneralForceSubsystem(system)
-    Force.Gravity(forces, matter, Vec3(0, -1, 0), GRAVITY)
-    mobods = [matter.Ground()]
-    kinds = {"pin": MobilizedBody.Pin, "ball": MobilizedBody.Ball, "free": MobilizedBody.Free}
-    for link in model.links:
-        body = Body.Rigid(
-            MassProperties(link.mass, Vec3(*link.com), Inertia(link.inertia_about_origin()))
-        )
-        mobods.append(
-            kinds[link.joint](mobods[link.parent], Transform(Vec3(*link.p_PF)), body, Transform())
-        )
+    system, matter = build_ours(model.links)
     state = system.realizeTopology()
     q, u = model.simbody_qu()
     state.setQ(q)
@@ -290,60 +234,9 @@ def run_ours(model: Model, quick: bool) -> Result:
 
 
 # --------------------------------------------------------------------------- Simbody C++
-def build_simbody_bench() -> tuple[Path | None, str]:
-    """Compile simbody_bench.cpp (cached next to the build inputs); (binary, note)."""
-    src = ROOT / "benchmarks" / "simbody_bench.cpp"
-    out_dir = Path(tempfile.gettempdir()) / "mbstudio_bench"
-    out_dir.mkdir(exist_ok=True)
-    exe = out_dir / "simbody_bench"
-    if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
-        return exe, ""
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        return None, "no C++ compiler (apt-get install g++)"
-    try:
-        flags = subprocess.run(
-            ["pkg-config", "--cflags", "--libs", "simbody"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
-        return None, "libsimbody-dev not found (apt-get install libsimbody-dev)"
-    flags = [f for f in flags if not f.startswith("-std=")]
-    cmd = [cxx, "-O2", "-std=c++17", str(src), "-o", str(exe), *flags]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        return None, "simbody_bench.cpp did not compile:\n" + proc.stderr[-2000:]
-    return exe, ""
-
-
 def run_simbody(model: Model, exe: Path) -> Result:
     q, u = model.simbody_qu()
-    lines = []
-    for link in model.links:
-        I = link.inertia_about_origin()
-        vals = [
-            *link.p_PF,
-            link.mass,
-            *link.com,
-            I[0, 0],
-            I[1, 1],
-            I[2, 2],
-            I[0, 1],
-            I[0, 2],
-            I[1, 2],
-        ]
-        lines.append(f"body {link.parent} {link.joint} " + " ".join(repr(float(x)) for x in vals))
-    lines.append("q " + " ".join(repr(float(x)) for x in q))
-    lines.append("u " + " ".join(repr(float(x)) for x in u))
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
-        fh.write("\n".join(lines) + "\n")
-        path = fh.name
-    try:
-        out = subprocess.run([str(exe), path], capture_output=True, text=True, check=True).stdout
-    finally:
-        os.unlink(path)
+    out = run_simbody_program(exe, simbody_model_lines(model.links, q, u))
     udot, times = None, {}
     for line in out.splitlines():
         parts = line.split()
@@ -622,21 +515,6 @@ def run_opensim(model: Model, quick: bool) -> Result:
 
 
 # --------------------------------------------------------------------------- report
-def machine_line() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, "
-        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default="pin10,pin50,pin200,ball50,tree255,humanoid")
@@ -653,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
     engine.warm_jit()
     exe = None
     if "simbody" in engines:
-        exe, why = build_simbody_bench()
+        exe, why = build_simbody_program("simbody_bench")
         if exe is None:
             notes.append(f"Simbody C++ skipped: {why}")
     runners: dict[str, Callable[[Model], Result]] = {"ours": lambda m: run_ours(m, args.quick)}

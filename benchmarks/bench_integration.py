@@ -38,46 +38,31 @@ with the machine and its load.
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-GRAVITY = 9.81
-SIMBODY_CAVEAT = "Simbody = Debian build with debug assertions, ~1.5-3x slower than Release"
+from benchmarks.common import (  # noqa: E402  (after the path set-up above)
+    SIMBODY_CAVEAT,
+    Link,
+    build_simbody_program,
+    chain_links,
+    humanoid_links,
+    machine_line,
+    run_simbody_program,
+    simbody_model_lines,
+)
+from benchmarks.common import build_ours as build_model  # noqa: E402
+
 TARGETS = {"dp": 0.5, "chain50": 1.0, "humanoid": 1.0}
 
 
 # --------------------------------------------------------------------------- models
-@dataclass
-class Link:
-    """One body: parent index (0 = Ground), joint kind, translation of the inboard frame F
-    in the parent (X_PF, no rotation; X_BM = identity), mass, mass center and central
-    inertia (in B)."""
-
-    parent: int
-    joint: str  # "pin" | "ball" | "free"
-    p_PF: np.ndarray
-    mass: float
-    com: np.ndarray
-    I_com: np.ndarray
-
-    def inertia_about_origin(self) -> np.ndarray:
-        c = self.com
-        return self.I_com + self.mass * (c @ c * np.eye(3) - np.outer(c, c))
-
-
 @dataclass
 class Model:
     name: str
@@ -86,8 +71,8 @@ class Model:
     u: np.ndarray
 
 
-def _link(parent, joint, p, mass=1.0, com=(0.0, -0.5, 0.0), I=(0.0833, 0.005, 0.0833)) -> Link:
-    return Link(parent, joint, np.asarray(p, float), mass, np.asarray(com, float), np.diag(I))
+#: central inertia of the chains' 1 m, 1 kg links
+LINK_I = (0.0833, 0.005, 0.0833)
 
 
 def _quat_of_rotvec(rv: np.ndarray) -> np.ndarray:
@@ -98,34 +83,17 @@ def _quat_of_rotvec(rv: np.ndarray) -> np.ndarray:
 
 
 def double_pendulum() -> Model:
-    links = [_link(0, "pin", (0, 0, 0)), _link(1, "pin", (0, -1.0, 0))]
-    return Model("dp", links, np.array([0.6, -0.4]), np.zeros(2))
+    return Model("dp", chain_links(2, "pin", I=LINK_I), np.array([0.6, -0.4]), np.zeros(2))
 
 
 def chain50() -> Model:
     n = 50
-    links = [_link(i, "pin", (0, 0, 0) if i == 0 else (0, -1.0, 0)) for i in range(n)]
     rng = np.random.default_rng(3)
-    return Model("chain50", links, rng.uniform(-0.1, 0.1, n), np.zeros(n))
+    return Model("chain50", chain_links(n, "pin", I=LINK_I), rng.uniform(-0.1, 0.1, n), np.zeros(n))
 
 
 def humanoid() -> Model:
-    links: list[Link] = []
-
-    def add(parent, joint, p, mass, com, I) -> int:
-        links.append(_link(parent, joint, p, mass, com, I))
-        return len(links)
-
-    pelvis = add(0, "free", (0, 0, 0), 10.0, (0, 0, 0), (0.1, 0.1, 0.1))
-    torso = add(pelvis, "ball", (0, 0.1, 0), 25.0, (0, 0.25, 0), (0.4, 0.2, 0.4))
-    add(torso, "pin", (0, 0.5, 0), 5.0, (0, 0.1, 0), (0.02, 0.02, 0.02))  # head
-    for side in (-1.0, 1.0):
-        upper = add(torso, "ball", (0.2 * side, 0.45, 0), 2.0, (0, -0.15, 0), (0.02, 0.005, 0.02))
-        add(upper, "pin", (0, -0.3, 0), 1.5, (0, -0.12, 0), (0.01, 0.003, 0.01))  # forearm
-    for side in (-1.0, 1.0):
-        thigh = add(pelvis, "ball", (0.1 * side, -0.1, 0), 8.0, (0, -0.2, 0), (0.1, 0.02, 0.1))
-        shin = add(thigh, "pin", (0, -0.45, 0), 4.0, (0, -0.2, 0), (0.05, 0.01, 0.05))
-        add(shin, "ball", (0, -0.42, 0), 1.0, (0, -0.03, 0.05), (0.003, 0.003, 0.001))  # foot
+    links = humanoid_links()
     rng = np.random.default_rng(11)
     q, u = [], []
     for link in links:
@@ -161,32 +129,7 @@ class RunResult:
 def build_ours(model: Model, report: float = 0.0):
     """(system, state) of our engine for ``model`` (with a null reporter every ``report``
     seconds if > 0)."""
-    from engine import (
-        Body,
-        Force,
-        GeneralForceSubsystem,
-        Inertia,
-        MassProperties,
-        MobilizedBody,
-        MultibodySystem,
-        SimbodyMatterSubsystem,
-        Transform,
-        Vec3,
-    )
-
-    system = MultibodySystem()
-    matter = SimbodyMatterSubsystem(system)
-    forces = GeneralForceSubsystem(system)
-    Force.Gravity(forces, matter, Vec3(0, -1, 0), GRAVITY)
-    mobods = [matter.Ground()]
-    kinds = {"pin": MobilizedBody.Pin, "ball": MobilizedBody.Ball, "free": MobilizedBody.Free}
-    for link in model.links:
-        body = Body.Rigid(
-            MassProperties(link.mass, Vec3(*link.com), Inertia(link.inertia_about_origin()))
-        )
-        mobods.append(
-            kinds[link.joint](mobods[link.parent], Transform(Vec3(*link.p_PF)), body, Transform())
-        )
+    system, _ = build_model(model.links)
     if report > 0:
         add_null_reporter(system, report)
     state = system.realizeTopology()
@@ -257,53 +200,12 @@ def profile_ours(model: Model, accuracy: float, tfinal: float, report: float = 0
 
 
 # --------------------------------------------------------------------------- Simbody C++
-def build_simbody_bench() -> tuple[Path | None, str]:
-    """Compile simbody_integration_bench.cpp (cached in the temp dir); (binary, note)."""
-    src = ROOT / "benchmarks" / "simbody_integration_bench.cpp"
-    out_dir = Path(tempfile.gettempdir()) / "mbstudio_bench"
-    out_dir.mkdir(exist_ok=True)
-    exe = out_dir / "simbody_integration_bench"
-    if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
-        return exe, ""
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        return None, "no C++ compiler (apt-get install g++)"
-    try:
-        flags = subprocess.run(
-            ["pkg-config", "--cflags", "--libs", "simbody"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
-        return None, "libsimbody-dev not found (apt-get install libsimbody-dev)"
-    flags = [f for f in flags if not f.startswith("-std=")]
-    cmd = [cxx, "-O2", "-std=c++17", str(src), "-o", str(exe), *flags]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        return None, "simbody_integration_bench.cpp did not compile:\n" + proc.stderr[-2000:]
-    return exe, ""
-
-
 def run_simbody(
     model: Model, exe: Path, accuracy: float, tfinal: float, report: float = 0.0
 ) -> RunResult:
-    lines = []
-    for link in model.links:
-        I = link.inertia_about_origin()
-        vals = [*link.p_PF, link.mass, *link.com]
-        vals += [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
-        lines.append(f"body {link.parent} {link.joint} " + " ".join(repr(float(x)) for x in vals))
-    lines.append("q " + " ".join(repr(float(x)) for x in model.q))
-    lines.append("u " + " ".join(repr(float(x)) for x in model.u))
+    lines = simbody_model_lines(model.links, model.q, model.u)
     lines.append(f"run {accuracy!r} {tfinal!r} 5 {report!r}")
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
-        fh.write("\n".join(lines) + "\n")
-        path = fh.name
-    try:
-        out = subprocess.run([str(exe), path], capture_output=True, text=True, check=True).stdout
-    finally:
-        os.unlink(path)
+    out = run_simbody_program(exe, lines)
     vals: dict[str, list[str]] = {}
     for line in out.splitlines():
         parts = line.split()
@@ -323,23 +225,6 @@ def run_simbody(
 
 
 # --------------------------------------------------------------------------- report
-def machine_line() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    now = datetime.datetime.now(datetime.UTC)
-    return (
-        f"{cpu}, {os.cpu_count()} logical CPUs, load {load:.1f}, Python "
-        f"{platform.python_version()}, {now:%Y-%m-%d %H:%M} UTC"
-    )
-
-
 def report(model: Model, tfinal: float, accuracy: float, results: dict[str, RunResult]) -> None:
     print(f"\n== {model.name}: {len(model.links)} bodies, nq={model.q.size}, nu={model.u.size} ==")
     print(
@@ -401,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = []
     exe = None
     if "simbody" in engines:
-        exe, why = build_simbody_bench()
+        exe, why = build_simbody_program("simbody_integration_bench")
         if exe is None:
             notes.append(f"Simbody C++ skipped: {why}")
     print(f"Machine: {machine_line()}")

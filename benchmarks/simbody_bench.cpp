@@ -2,25 +2,17 @@
 //
 // Usage: simbody_bench MODEL_FILE
 //
-// MODEL_FILE lines:
-//   body PARENT JOINT px py pz mass cx cy cz Ixx Iyy Izz Ixy Ixz Iyz
-//       (JOINT: pin | ball | free; X_PF = translation (px, py, pz), X_BM = identity;
-//        inertia about the body origin, in B)
-//   q v0 v1 ...     (Simbody's q, quaternions for ball and free)
-//   u v0 v1 ...
+// MODEL_FILE: bodies, q and u as simbody_bench_model.h reads them.
 // Output (stdout): "udot v0 v1 ...", then "time OP MICROSECONDS" per operation.
 // Timing: CPU time of batches of calls of at least ~20 ms, best of 5 batches, us per call.
 
 #include "Simbody.h"
+#include "simbody_bench_model.h"
 
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <sstream>
-#include <string>
-#include <vector>
 
 using namespace SimTK;
 
@@ -55,55 +47,17 @@ int main(int argc, char** argv) {
         std::cerr << "usage: simbody_bench MODEL_FILE\n";
         return 2;
     }
-    std::ifstream in(argv[1]);
     MultibodySystem system;
     SimbodyMatterSubsystem matter(system);
     GeneralForceSubsystem forces(system);
-    Force::Gravity(forces, matter, -YAxis, 9.81);
-    std::vector<MobilizedBody> mobods;
-    mobods.push_back(matter.Ground());
-    std::vector<double> qv, uv;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream ls(line);
-        std::string kind;
-        ls >> kind;
-        if (kind == "body") {
-            int parent;
-            std::string joint;
-            double px, py, pz, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz;
-            ls >> parent >> joint >> px >> py >> pz >> m >> cx >> cy >> cz >> ixx >> iyy >> izz >>
-                ixy >> ixz >> iyz;
-            Body::Rigid body(MassProperties(m, Vec3(cx, cy, cz),
-                                            Inertia(ixx, iyy, izz, ixy, ixz, iyz)));
-            Transform X_PF(Vec3(px, py, pz));
-            MobilizedBody& P = mobods[parent];
-            if (joint == "pin")
-                mobods.push_back(MobilizedBody::Pin(P, X_PF, body, Transform()));
-            else if (joint == "ball")
-                mobods.push_back(MobilizedBody::Ball(P, X_PF, body, Transform()));
-            else if (joint == "free")
-                mobods.push_back(MobilizedBody::Free(P, X_PF, body, Transform()));
-            else {
-                std::cerr << "unknown joint " << joint << "\n";
-                return 2;
-            }
-        } else if (kind == "q" || kind == "u") {
-            double v;
-            std::vector<double>& dst = kind == "q" ? qv : uv;
-            while (ls >> v) dst.push_back(v);
-        }
-    }
+    BenchModel model;
+    if (!readBenchModel(argv[1], matter, forces, model)) return 2;
     State state = system.realizeTopology();
+    if (!benchStateSizesMatch(state, model)) return 2;
     const int nq = state.getNQ(), nu = state.getNU(), nb = matter.getNumBodies();
-    if ((int)qv.size() != nq || (int)uv.size() != nu) {
-        std::cerr << "state sizes: file has " << qv.size() << " q, " << uv.size()
-                  << " u; model has " << nq << ", " << nu << "\n";
-        return 2;
-    }
     Vector q(nq), u(nu);
-    for (int i = 0; i < nq; ++i) q[i] = qv[i];
-    for (int i = 0; i < nu; ++i) u[i] = uv[i];
+    for (int i = 0; i < nq; ++i) q[i] = model.q[i];
+    for (int i = 0; i < nu; ++i) u[i] = model.u[i];
     state.updQ() = q;
     state.updU() = u;
     system.realize(state, Stage::Acceleration);

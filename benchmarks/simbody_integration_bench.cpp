@@ -3,16 +3,10 @@
 //
 // Usage: simbody_integration_bench MODEL_FILE
 //
-// MODEL_FILE lines:
-//   body PARENT JOINT px py pz mass cx cy cz Ixx Iyy Izz Ixy Ixz Iyz
-//       (JOINT: pin | ball | free; X_PF = translation (px, py, pz), X_BM = identity;
-//        mass center and inertia about the body origin, in B)
-//   q v0 v1 ...          (Simbody's q, quaternions for ball and free)
-//   u v0 v1 ...
+// MODEL_FILE: bodies, q and u as simbody_bench_model.h reads them, and the line
 //   run ACCURACY TFINAL REPEATS [REPORT_INTERVAL]
 //       (REPORT_INTERVAL > 0: a PeriodicEventReporter that does nothing fires that often,
 //        so the integrator interpolates a State for each report)
-// Gravity: 9.81 along -y.
 // Output (stdout):
 //   steps TAKEN ATTEMPTED REALIZATIONS ERROR_TEST_FAILURES
 //   wall SECONDS          (best of REPEATS runs, each from initialize() to stepTo(TFINAL))
@@ -21,15 +15,14 @@
 //   u v0 v1 ...
 
 #include "Simbody.h"
+#include "simbody_bench_model.h"
 
 #include <chrono>
 #include <ctime>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 using namespace SimTK;
 
@@ -46,61 +39,29 @@ int main(int argc, char** argv) {
         std::cerr << "usage: simbody_integration_bench MODEL_FILE\n";
         return 2;
     }
-    std::ifstream in(argv[1]);
     MultibodySystem system;
     SimbodyMatterSubsystem matter(system);
     GeneralForceSubsystem forces(system);
-    Force::Gravity(forces, matter, -YAxis, 9.81);
-    std::vector<MobilizedBody> mobods;
-    mobods.push_back(matter.Ground());
-    std::vector<double> qv, uv;
+    BenchModel model;
+    if (!readBenchModel(argv[1], matter, forces, model)) return 2;
     double accuracy = 1e-6, tFinal = 10.0;
     int repeats = 3;
     double reportInterval = 0;
-    std::string line;
-    while (std::getline(in, line)) {
+    for (const std::string& line : model.otherLines) {
         std::istringstream ls(line);
         std::string kind;
         ls >> kind;
-        if (kind == "body") {
-            int parent;
-            std::string joint;
-            double px, py, pz, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz;
-            ls >> parent >> joint >> px >> py >> pz >> m >> cx >> cy >> cz >> ixx >> iyy >> izz >>
-                ixy >> ixz >> iyz;
-            Body::Rigid body(MassProperties(m, Vec3(cx, cy, cz),
-                                            Inertia(ixx, iyy, izz, ixy, ixz, iyz)));
-            Transform X_PF(Vec3(px, py, pz));
-            MobilizedBody& P = mobods[parent];
-            if (joint == "pin")
-                mobods.push_back(MobilizedBody::Pin(P, X_PF, body, Transform()));
-            else if (joint == "ball")
-                mobods.push_back(MobilizedBody::Ball(P, X_PF, body, Transform()));
-            else if (joint == "free")
-                mobods.push_back(MobilizedBody::Free(P, X_PF, body, Transform()));
-            else {
-                std::cerr << "unknown joint " << joint << "\n";
-                return 2;
-            }
-        } else if (kind == "q" || kind == "u") {
-            double v;
-            std::vector<double>& dst = kind == "q" ? qv : uv;
-            while (ls >> v) dst.push_back(v);
-        } else if (kind == "run") {
+        if (kind == "run") {
             ls >> accuracy >> tFinal >> repeats;
             if (!(ls >> reportInterval)) reportInterval = 0;
         }
     }
     if (reportInterval > 0) system.addEventReporter(new NullReporter(reportInterval));
     State state = system.realizeTopology();
+    if (!benchStateSizesMatch(state, model)) return 2;
     const int nq = state.getNQ(), nu = state.getNU();
-    if ((int)qv.size() != nq || (int)uv.size() != nu) {
-        std::cerr << "state sizes: file has " << qv.size() << " q, " << uv.size()
-                  << " u; model has " << nq << ", " << nu << "\n";
-        return 2;
-    }
-    for (int i = 0; i < nq; ++i) state.updQ()[i] = qv[i];
-    for (int i = 0; i < nu; ++i) state.updU()[i] = uv[i];
+    for (int i = 0; i < nq; ++i) state.updQ()[i] = model.q[i];
+    for (int i = 0; i < nu; ++i) state.updU()[i] = model.u[i];
 
     double best = 1e300, bestCpu = 1e300;
     State final;
