@@ -10,7 +10,7 @@ import math
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def all_finite(a) -> bool:
     """True if no element of the 1-D float64 array ``a`` is NaN or infinite."""
     for i in range(a.shape[0]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def add_gravity_forces(mass, com_G, excluded, g0, g1, g2, body_forces):
     """body_forces[b] += [c_b x (m_b g), m_b g] for every body b > 0 not excluded.
 

@@ -12,13 +12,14 @@ Equations of motion (spec, "Detailed Description"; CONVENTIONS.md section 10):
     M udot + G^T lambda + tau = f - bias,      tau = {0, tau_p}
 
 The known udot_p come from the Motions and locks; forward dynamics is the hybrid
-articulated-body method (``kernels.hybrid_articulated_body``) in which prescribed bodies
-pass their articulated inertia through unprojected, so ``multiplyByMInv`` is M_ff^-1 on
-the free mobilities (prescribed entries neither read nor written) and the constraint
-solve of ``MatterConstraintsMixin`` (which applies M^-1 through ``multiplyByMInv``)
-automatically keeps the prescribed udot fixed. The motion multipliers tau_p are what the
-equations leave at the known-udot slots: ``tau = -(M udot + bias - f - J^T F + G^T
-lambda)``; the motion power is ``-tau . u``.
+articulated-body method (``kernels.stage_kernels.articulated_inertias`` and
+``articulated_solve`` with a ``known`` body mask) in which prescribed bodies pass their
+articulated inertia through unprojected, so ``multiplyByMInv`` is M_ff^-1 on the free
+mobilities (prescribed entries neither read nor written) and the constraint solve of
+``MatterConstraintsMixin`` (which applies M^-1 through ``multiplyByMInv``) automatically
+keeps the prescribed udot fixed. The motion multipliers tau_p are what the equations leave
+at the known-udot slots: ``tau = -(M udot + bias - f - J^T F + G^T lambda)``; the motion
+power is ``-tau . u``.
 """
 
 from __future__ import annotations
@@ -30,11 +31,8 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.multibody.kernels.hybrid_articulated_body import (
-    hybrid_articulated_inertias,
-    hybrid_articulated_solve,
-)
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP
+from engine.multibody.kernels.stage_kernels import articulated_inertias, articulated_solve
 from engine.multibody.motions.motion import MotionLevel, MotionMethod, calc_all_methods
 
 _FREE = int(MotionMethod.Free)
@@ -374,8 +372,18 @@ class MatterPrescribedMotionMixin:
         if early or not state.isCacheValueRealized(sx, ix):
             topo = self._topo()
             pc = self._pc_raw(state)
-            hybrid_articulated_inertias(
-                topo.parent, topo.nus, lay.known_body, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U
+            articulated_inertias(
+                topo.parent,
+                topo.nus,
+                lay.known_body,
+                pc.H_G,
+                pc.Phi_G,
+                pc.p_GB,
+                P,
+                Di,
+                U,
+                np.zeros((6, 12)),
+                np.zeros((6, 6)),
             )
             if not early:
                 state.markCacheValueRealized(sx, ix)
@@ -397,7 +405,7 @@ class MatterPrescribedMotionMixin:
         pc = self._pc_raw(state)
         P, Di, U = self._hybrid_abi(state, lay)
         A = np.zeros((topo.nb, 6))
-        hybrid_articulated_solve(
+        articulated_solve(
             topo.parent,
             topo.us,
             topo.nus,
@@ -413,6 +421,8 @@ class MatterPrescribedMotionMixin:
             np.ascontiguousarray(f, dtype=np.float64),
             udot,
             A,
+            np.zeros((topo.nb, 6)),
+            np.zeros(topo.nu),
         )
         return A
 

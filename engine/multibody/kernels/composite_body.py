@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.kernels.stage_kernels import shift_inertia_to_parent_add
 
-@njit(cache=True)
+
+@njit(cache=True, nogil=True)
 def calc_composite_inertias(parent, p_GB, Phi_G, R_cbi):
     """R_cbi[b] = spatial inertia of b's whole subtree about Bo, in G."""
     nb = parent.shape[0]
@@ -19,31 +21,14 @@ def calc_composite_inertias(parent, p_GB, Phi_G, R_cbi):
                 R_cbi[b, i, j] = Phi_G[b, i, j]
     for b in range(nb - 1, 0, -1):
         P = parent[b]
-        r0 = p_GB[b, 0] - p_GB[P, 0]
-        r1 = p_GB[b, 1] - p_GB[P, 1]
-        r2 = p_GB[b, 2] - p_GB[P, 2]
         Rb = R_cbi[b]
         for i in range(6):
             for j in range(6):
                 T[i, j] = Rb[i, j]
-        # Phi(r) T Phi(r)^T with Phi(r) = [[1, [r]x], [0, 1]]
-        for j in range(6):
-            b0, b1, b2 = T[3, j], T[4, j], T[5, j]
-            T[0, j] += r1 * b2 - r2 * b1
-            T[1, j] += r2 * b0 - r0 * b2
-            T[2, j] += r0 * b1 - r1 * b0
-        for i in range(6):
-            b0, b1, b2 = T[i, 3], T[i, 4], T[i, 5]
-            T[i, 0] += r1 * b2 - r2 * b1
-            T[i, 1] += r2 * b0 - r0 * b2
-            T[i, 2] += r0 * b1 - r1 * b0
-        RP = R_cbi[P]
-        for i in range(6):
-            for j in range(6):
-                RP[i, j] += T[i, j]
+        shift_inertia_to_parent_add(T, p_GB[b], p_GB[P], R_cbi[P])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def calc_mass_matrix(parent, us, nus, H_G, p_GB, R_cbi, M):
     """Fill the nu x nu mass matrix from the composite inertias: for each body b, the
     force columns F = R_b H_b are shifted inboard body by body and projected on each

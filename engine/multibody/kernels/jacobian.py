@@ -12,7 +12,7 @@ from engine.multibody.kernels.spatial_kernels import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, u, V):
     """V[b] = (J u)_b: spatial velocity of each body (at Bo, in G) for speeds u."""
     nb = parent.shape[0]
@@ -24,7 +24,7 @@ def multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, u, V):
             add_h_times(H_G[b], nu, u, us[b], V[b])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, F_in, f):
     """f = J^T F: generalized forces of body forces F (at Bo, in G)."""
     nb = parent.shape[0]

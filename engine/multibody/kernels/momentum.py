@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def system_momentum_about_ground_origin(p_GB, Phi_G, V_GB):
     """[sum (I_Bo w + m c x v) + p_GB x L_B, sum L_B] with L_B = m (v + w x c): the spatial
     momentum of all bodies (angular about the Ground origin, kg m^2/s; linear, kg m/s)."""
@@ -23,7 +23,7 @@ def system_momentum_about_ground_origin(p_GB, Phi_G, V_GB):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mass_weighted_com_acceleration(mass, com_G, V_GB, A_GB):
     """sum m_B a_C(B), with a_C = a_Bo + alpha x c + w x (w x c) (c = R_GB com_B), kg m/s^2."""
     out = np.zeros(3)

@@ -16,7 +16,7 @@ NINV_OP = 1
 NDOT_OP = 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _block(op, t, qb, qdotb, params, euler, R_FM, nq, nu):
     """The body's block of N (nq x nu), NInv (nu x nq) or NDot (nq x nu)."""
     if op == NINV_OP:
@@ -31,7 +31,7 @@ def _block(op, t, qb, qdotb, params, euler, R_FM, nq, nu):
     return B
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def apply_n_operator(op, transpose, mtype, qs, nqs, us, nus, params, euler, R_FM, q, qdot, x, out):
     """out = Op x or Op^T x for Op in (N, NInv, NDot), over all bodies. For N and NDot,
     x is u-like and out q-like (transposed: the reverse); for NInv the opposite."""

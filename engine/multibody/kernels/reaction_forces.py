@@ -19,7 +19,7 @@ from engine.multibody.kernels.spatial_kernels import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _report_at_Mo(F, p_MB_G, out):
     nb = F.shape[0]
     out[0] = F[0]
@@ -34,7 +34,7 @@ def _report_at_Mo(F, p_MB_G, out):
         out[b, 5] = f[5]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def reaction_forces_freebody(parent, p_GB, p_MB_G, Phi_G, A_GB, gyro, body_forces, out):
     """Newton-Euler body by body from the tips: the reaction on B is what B's rigid-body
     equation ``Phi A + b = F_applied + F_reaction - sum(children's reactions)`` leaves."""
@@ -47,7 +47,7 @@ def reaction_forces_freebody(parent, p_GB, p_MB_G, Phi_G, A_GB, gyro, body_force
     _report_at_Mo(F, p_MB_G, out)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def reaction_forces_articulated(
     parent,
     us,

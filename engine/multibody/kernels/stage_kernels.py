@@ -1,9 +1,9 @@
-"""Allocation-free O(n) kernels, one call per realization stage or operator.
-
-The same recursions as ``position_kinematics``, ``velocity_kinematics``,
-``articulated_body`` and ``inverse_dynamics`` (same arrays, same results), written
-with scalar loops over preallocated arrays so that nothing is allocated per body: the
-matter subsystem's realize hooks and its O(n) operators call these. Spatial vectors
+"""Allocation-free O(n) kernels, one call per realization stage or operator: the one
+implementation of the tree recursions (position and velocity kinematics, articulated-body
+inertias and solve, including the hybrid free/prescribed variant, Newton-Euler residual,
+system Jacobian), with scalar loops over preallocated arrays so that nothing is allocated
+per body. The matter subsystem's realize hooks, its O(n) operators, the lazy-realization
+API and prescribed motion call these; they release the GIL (``nogil``). Spatial vectors
 are rows [angular, linear] about each body origin Bo, in Ground; ``H_G[b]`` is 6 x 6
 with the first ``nus[b]`` columns used; ``Phi_G[b]`` is the body's spatial inertia
 about Bo in G. Scratch arrays (``Nbuf`` (7, 6), ``hd`` (6,), ``work`` (6, 12),
@@ -31,23 +31,23 @@ _PIN, _SLIDER, _TRANSLATION = pin.TYPE_ID, slider.TYPE_ID, translation.TYPE_ID
 _BALL, _WELD, _FREE = ball.TYPE_ID, weld.TYPE_ID, free.TYPE_ID
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _identity_n(t):
     return t == _PIN or t == _SLIDER or t == _TRANSLATION
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _constant_h(t):
     return t == _PIN or t == _SLIDER or t == _TRANSLATION or t == _BALL or t == _WELD
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _quaternion_n(t, euler):
     """Ball or Free in quaternion mode: qdot = [0.5 E(q) w; v] (Free: then p' = v)."""
     return not euler and (t == _BALL or t == _FREE)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _add_quat_rate(q, q0, w, w0, out, o0, scale):
     """out[o0:o0+4] += scale * 0.5 E(q[q0:q0+4]) w[w0:w0+3] (CONVENTIONS.md §4)."""
     qw, qx, qy, qz = q[q0], q[q0 + 1], q[q0 + 2], q[q0 + 3]
@@ -60,7 +60,7 @@ def _add_quat_rate(q, q0, w, w0, out, o0, scale):
 
 
 # ----------------------------------------------------------------- Position stage
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def position_stage(
     mtype,
     parent,
@@ -193,7 +193,7 @@ def position_stage(
 
 
 # ----------------------------------------------------------------- Velocity stage
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def velocity_stage(
     mtype,
     parent,
@@ -357,7 +357,32 @@ def velocity_stage(
 
 
 # ----------------------------------------------------- articulated body inertias
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def shift_inertia_to_parent_add(T, p_GB_b, p_GB_P, out):
+    """out += Phi(r) T Phi(r)^T with Phi(r) = [[1, [r]x], [0, 1]] and r = p_GB_b - p_GB_P:
+    a (6, 6) spatial inertia about body b's origin moved to its parent's origin (T is
+    overwritten with the shifted matrix)."""
+    r0 = p_GB_b[0] - p_GB_P[0]
+    r1 = p_GB_b[1] - p_GB_P[1]
+    r2 = p_GB_b[2] - p_GB_P[2]
+    # rows: T = Phi T  (top rows += [r]x * bottom rows)
+    for j in range(6):
+        b0, b1, b2 = T[3, j], T[4, j], T[5, j]
+        T[0, j] += r1 * b2 - r2 * b1
+        T[1, j] += r2 * b0 - r0 * b2
+        T[2, j] += r0 * b1 - r1 * b0
+    # columns: T Phi^T  (left columns += right columns * [r]x^T)
+    for i in range(6):
+        b0, b1, b2 = T[i, 3], T[i, 4], T[i, 5]
+        T[i, 0] += r1 * b2 - r2 * b1
+        T[i, 1] += r2 * b0 - r0 * b2
+        T[i, 2] += r0 * b1 - r1 * b0
+    for i in range(6):
+        for j in range(6):
+            out[i, j] += T[i, j]
+
+
+@njit(cache=True, nogil=True)
 def _invert_spd(D, n, out, work):
     """out[:n, :n] = D[:n, :n]^-1 by Gauss-Jordan with partial pivoting (work: (6, 12))."""
     for i in range(n):
@@ -392,10 +417,14 @@ def _invert_spd(D, n, out, work):
             out[i, j] = work[i, n + j]
 
 
-@njit(cache=True)
-def articulated_inertias(parent, nus, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa):
+@njit(cache=True, nogil=True)
+def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa):
     """Tip-to-base articulated inertias P (about Bo, in G), D^-1 = (H^T P H)^-1 and
-    U = P H per body (work: (6, 12); Pa: (6, 6) scratch)."""
+    U = P H per body (work: (6, 12); Pa: (6, 6) scratch).
+
+    ``known[b]`` != 0 marks a body whose udot is known (prescribed motion, the hybrid
+    free/prescribed method of Jain 2011, section 16.3): its P passes through the mobilizer
+    to the parent unprojected and its D^-1 and U are 0. All zeros: the plain method."""
     nb = parent.shape[0]
     for b in range(nb):
         for i in range(6):
@@ -407,7 +436,12 @@ def articulated_inertias(parent, nus, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, wo
         for i in range(6):
             for j in range(6):
                 Pa[i, j] = Pb[i, j]
-        if nu == 1:  # one mobility: D is a scalar, Pa = P - U U^T / D (symmetric as made)
+        if known[b] != 0:
+            for i in range(6):
+                for j in range(6):
+                    D_inv[b, i, j] = 0.0
+                    U_cols[b, i, j] = 0.0
+        elif nu == 1:  # one mobility: D is a scalar, Pa = P - U U^T / D (symmetric as made)
             H = H_G[b]
             U = U_cols[b]
             d = 0.0
@@ -466,35 +500,17 @@ def articulated_inertias(parent, nus, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, wo
                     avg = 0.5 * (Pa[i, j] + Pa[j, i])
                     Pa[i, j] = avg
                     Pa[j, i] = avg
-        # P_parent += Phi(r) Pa Phi(r)^T with Phi(r) = [[1, [r]x], [0, 1]]
         P = parent[b]
-        r0 = p_GB[b, 0] - p_GB[P, 0]
-        r1 = p_GB[b, 1] - p_GB[P, 1]
-        r2 = p_GB[b, 2] - p_GB[P, 2]
-        # rows: T = Phi Pa  (top rows += [r]x * bottom rows)
-        for j in range(6):
-            b0, b1, b2 = Pa[3, j], Pa[4, j], Pa[5, j]
-            Pa[0, j] += r1 * b2 - r2 * b1
-            Pa[1, j] += r2 * b0 - r0 * b2
-            Pa[2, j] += r0 * b1 - r1 * b0
-        # columns: T Phi^T  (left columns += right columns * [r]x^T)
-        for i in range(6):
-            b0, b1, b2 = Pa[i, 3], Pa[i, 4], Pa[i, 5]
-            Pa[i, 0] += r1 * b2 - r2 * b1
-            Pa[i, 1] += r2 * b0 - r0 * b2
-            Pa[i, 2] += r0 * b1 - r1 * b0
-        PP = P_abi[P]
-        for i in range(6):
-            for j in range(6):
-                PP[i, j] += Pa[i, j]
+        shift_inertia_to_parent_add(Pa, p_GB[b], p_GB[P], P_abi[P])
 
 
 # ----------------------------------------------------- articulated-body solve
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def articulated_solve(
     parent,
     us,
     nus,
+    known,
     H_G,
     p_GB,
     P_abi,
@@ -511,7 +527,9 @@ def articulated_solve(
 ):
     """udot and A_GB from the articulated inertias, applied forces and velocity terms
     (zeros for ``coriolis``/``bias_force`` give udot = M^-1 f). ``z`` (nb, 6) and ``eps``
-    (nu,) are scratch."""
+    (nu,) are scratch. For bodies with ``known[b]`` != 0 (inertias from
+    ``articulated_inertias`` with the same ``known``) udot is an input, used as given;
+    mobility forces of those bodies are not read."""
     nb = parent.shape[0]
     for b in range(nb):
         for i in range(6):
@@ -554,7 +572,20 @@ def articulated_solve(
             + Pb[5, 3] * cor[3] + Pb[5, 4] * cor[4] + Pb[5, 5] * cor[5]
         )  # fmt: skip
         za5 = zb[5] + pc
-        if nu == 1:
+        if known[b] != 0:  # za += P H udot_known
+            H = H_G[b]
+            for k in range(nu):
+                ud = udot[s + k]
+                if ud != 0.0:
+                    for j in range(6):
+                        hj = H[j, k] * ud
+                        za0 += Pb[0, j] * hj
+                        za1 += Pb[1, j] * hj
+                        za2 += Pb[2, j] * hj
+                        za3 += Pb[3, j] * hj
+                        za4 += Pb[4, j] * hj
+                        za5 += Pb[5, j] * hj
+        elif nu == 1:
             H = H_G[b]
             U = U_cols[b]
             e = mobility_forces[s] - (
@@ -628,7 +659,17 @@ def articulated_solve(
         a3 = AP[3] + AP[1] * r2 - AP[2] * r1 + cor[3]
         a4 = AP[4] + AP[2] * r0 - AP[0] * r2 + cor[4]
         a5 = AP[5] + AP[0] * r1 - AP[1] * r0 + cor[5]
-        if nu == 1:
+        if known[b] != 0:
+            H = H_G[b]
+            for k in range(nu):
+                ud = udot[s + k]
+                a0 += H[0, k] * ud
+                a1 += H[1, k] * ud
+                a2 += H[2, k] * ud
+                a3 += H[3, k] * ud
+                a4 += H[4, k] * ud
+                a5 += H[5, k] * ud
+        elif nu == 1:
             H = H_G[b]
             U = U_cols[b]
             ud = D_inv[b, 0, 0] * (
@@ -670,7 +711,7 @@ def articulated_solve(
         Ab[0], Ab[1], Ab[2], Ab[3], Ab[4], Ab[5] = a0, a1, a2, a3, a4, a5
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def qdotdot_from_udot(
     mtype, qs, nqs, us, nus, params, euler, R_FM, q, qdot, u, udot, qdotdot, Nbuf
 ):
@@ -718,7 +759,7 @@ def qdotdot_from_udot(
             qdotdot[qsb + i] += acc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def acceleration_stage(
     mtype,
     parent,
@@ -728,6 +769,7 @@ def acceleration_stage(
     nus,
     params,
     euler,
+    known,
     R_FM,
     H_G,
     p_GB,
@@ -754,6 +796,7 @@ def acceleration_stage(
         parent,
         us,
         nus,
+        known,
         H_G,
         p_GB,
         P_abi,
@@ -772,7 +815,7 @@ def acceleration_stage(
 
 
 # ------------------------------------------------------------ inverse dynamics
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def residual_forces(
     parent,
     us,
@@ -853,7 +896,7 @@ def residual_forces(
 
 
 # ------------------------------------------------------------ system Jacobian
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def system_jacobian(parent, us, nus, H_G, p_GB, J):
     """J (6 nb x nu): row block b, columns of each ancestor a's u: Phi(p_b - p_a)^T H_a."""
     nb = parent.shape[0]
@@ -890,4 +933,5 @@ def make_scratch(nb: int, nu: int) -> dict:
         "F": np.zeros((nb, 6)),
         "A": np.zeros((nb, 6)),
         "zero6": np.zeros((nb, 6)),
+        "free": np.zeros(nb, dtype=np.int64),
     }

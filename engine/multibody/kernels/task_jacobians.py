@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def shift_motion_to_tasks(V_GB, bodies, r_G, out):
     """out[k] = velocity of task k's frame: [w, v + w x r] from its body's V_GB (or any
     motion-like body quantity, e.g. J u)."""
@@ -27,7 +27,7 @@ def shift_motion_to_tasks(V_GB, bodies, r_G, out):
         out[k, 5] = V[5] + V[0] * r[1] - V[1] * r[0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def task_bias(bias_GB, V_GB, bodies, r_G, out):
     """out[k] = (JDot u) of task k's frame: [alpha_b, a_b + alpha_b x r + w x (w x r)], from
     its body's block ``bias_GB`` of JDot u and angular velocity w."""
@@ -47,7 +47,7 @@ def task_bias(bias_GB, V_GB, bodies, r_G, out):
         out[k, 5] = A[5] + A[0] * r[1] - A[1] * r[0] + w[0] * wxr1 - w[1] * wxr0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def accumulate_task_forces(bodies, r_G, F_tasks, F_body):
     """F_body[b] += [t + r x f, f] for every task k on body b: spatial forces [t, f] applied at
     the task points moved to the body origins (all in Ground)."""
@@ -63,7 +63,7 @@ def accumulate_task_forces(bodies, r_G, F_tasks, F_body):
         F_body[b, 5] += F[5]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def calc_frame_jacobian(parent, us, nus, H_G, p_GB, bodies, p_task_G, J):
     """J (6 nt x nu, zeroed by the caller): rows 6k..6k+5 are task k's frame Jacobian. Only
     the mobilities of the task body and its ancestors contribute; each column of body j's
@@ -89,7 +89,7 @@ def calc_frame_jacobian(parent, us, nus, H_G, p_GB, bodies, p_task_G, J):
             j = parent[j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def body_acceleration_from_udot(parent, us, nus, H_G, p_GB, coriolis, udot, A_GB):
     """A_GB = J udot + JDot u: body accelerations (at Bo, in G) for accelerations udot, with
     the velocity terms ``coriolis`` (each body's own share of JDot u) from the state."""

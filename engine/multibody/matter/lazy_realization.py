@@ -22,11 +22,8 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.math.inertia import Inertia, UnitInertia
 from engine.math.spatial_inertia import ArticulatedInertia, SpatialInertia
-from engine.multibody.kernels.articulated_body import (
-    calc_articulated_inertias,
-    solve_articulated,
-)
 from engine.multibody.kernels.composite_body import calc_composite_inertias
+from engine.multibody.kernels.stage_kernels import articulated_inertias, articulated_solve
 from engine.multibody.matter.arguments import body_index
 
 _PK, _VK, _CBI, _ABI, _ABV = "pk", "vk", "cbi", "abi", "abv"
@@ -221,7 +218,18 @@ class LazyRealizationMixin:
         if not self._realized(state, _ABI):
             topo = self._topo()
             pc = state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
-            calc_articulated_inertias(topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, *arrays)
+            free = np.zeros(topo.nb, dtype=np.int64)
+            articulated_inertias(
+                topo.parent,
+                topo.nus,
+                free,
+                pc.H_G,
+                pc.Phi_G,
+                pc.p_GB,
+                *arrays,
+                np.zeros((6, 12)),
+                np.zeros((6, 6)),
+            )
             self._mark(state, _ABI)
         return arrays
 
@@ -300,10 +308,11 @@ class LazyRealizationMixin:
         P, Di, U = self._abi_arrays(state, what)
         udot = state.updCacheEntry(sx, self._lazy(_ABV))
         zero = np.zeros((topo.nb, 6))
-        solve_articulated(
+        articulated_solve(
             topo.parent,
             topo.us,
             topo.nus,
+            np.zeros(topo.nb, dtype=np.int64),
             pc.H_G,
             pc.p_GB,
             P,
@@ -315,6 +324,8 @@ class LazyRealizationMixin:
             np.zeros(topo.nu),
             udot,
             np.zeros((topo.nb, 6)),
+            np.zeros((topo.nb, 6)),
+            np.zeros(topo.nu),
         )
         self._mark(state, _ABV)
 

@@ -247,7 +247,17 @@ class StageRealizationMixin:
         topo, pc, sc = ctx.topo, ctx.pc, ctx.scratch
         P, Di, U = ctx.abi
         articulated_inertias(
-            topo.parent, topo.nus, pc.H_G, pc.Phi_G, pc.p_GB, P, Di, U, sc["work"], sc["Pa"]
+            topo.parent,
+            topo.nus,
+            sc["free"],
+            pc.H_G,
+            pc.Phi_G,
+            pc.p_GB,
+            P,
+            Di,
+            U,
+            sc["work"],
+            sc["Pa"],
         )
         if entry is not None:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
@@ -278,6 +288,7 @@ class StageRealizationMixin:
             topo.nus,
             topo.params,
             ctx.euler,
+            sc["free"],
             pc.R_FM,
             pc.H_G,
             pc.p_GB,
@@ -308,6 +319,7 @@ class StageRealizationMixin:
             topo.parent,
             topo.us,
             topo.nus,
+            sc["free"],
             pc.H_G,
             pc.p_GB,
             P,
@@ -341,6 +353,7 @@ class StageRealizationMixin:
             topo.parent,
             topo.us,
             topo.nus,
+            sc["free"],
             ctx.pc.H_G,
             ctx.pc.p_GB,
             P,
@@ -432,6 +445,7 @@ class StageRealizationMixin:
             topo.parent,
             topo.us,
             topo.nus,
+            sc["free"],
             ctx.pc.H_G,
             ctx.pc.p_GB,
             P,
