@@ -13,8 +13,8 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
-from engine.multibody.constraints.constraint import Constraint, as_vec3
 from engine.multibody.constraints.kinematics import cross
+from engine.multibody.constraints.station_pair import StationPairConstraint
 
 
 def coincident_point_errors(
@@ -47,7 +47,7 @@ def coincident_point_forces(k, out, b1: int, b2: int, s2, f_A) -> None:
     out.station_force(b1, c_B1, -f_A)
 
 
-class Ball(Constraint):
+class Ball(StationPairConstraint):
     """``Ball(body1, point1, body2, point2)`` or ``Ball(body1, body2)`` (origins)."""
 
     NUM_EQUATIONS = (3, 0, 0)
@@ -63,32 +63,9 @@ class Ball(Constraint):
             raise InvalidArgumentError(
                 "Constraint.Ball(body1, point1, body2, point2) or Constraint.Ball(body1, body2)"
             )
-        self._p1 = as_vec3(point1, "Constraint.Ball point1")
-        self._p2 = as_vec3(point2, "Constraint.Ball point2")
+        self._set_stations(point1, point2)
         self._radius = 0.1
         super().__init__([body1, body2])
-
-    def getDefaultPointOnBody1(self) -> np.ndarray:
-        return self._p1.copy()
-
-    def getDefaultPointOnBody2(self) -> np.ndarray:
-        return self._p2.copy()
-
-    def setDefaultPointOnBody1(self, p) -> Ball:
-        self._p1 = as_vec3(p, "setDefaultPointOnBody1")
-        self._matter.invalidateSubsystemTopologyCache()
-        return self
-
-    def setDefaultPointOnBody2(self, p) -> Ball:
-        self._p2 = as_vec3(p, "setDefaultPointOnBody2")
-        self._matter.invalidateSubsystemTopologyCache()
-        return self
-
-    def getBody1Mobilizer(self):
-        return self._bodies[0]
-
-    def getBody2Mobilizer(self):
-        return self._bodies[1]
 
     def setDefaultRadius(self, r: float) -> Ball:
         self._radius = float(r)

@@ -11,10 +11,10 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError, NonPhysicalError
 from engine.common.stage import Stage
-from engine.multibody.constraints.constraint import Constraint, as_vec3
+from engine.multibody.constraints.station_pair import StationPairConstraint
 
 
-class Rod(Constraint):
+class Rod(StationPairConstraint):
     """``Rod(body1, point1, body2, point2, length)`` or ``Rod(body1, body2, length)``."""
 
     NUM_EQUATIONS = (1, 0, 0)
@@ -31,8 +31,7 @@ class Rod(Constraint):
                 "Constraint.Rod(body1, point1, body2, point2, length) or "
                 "Constraint.Rod(body1, body2, length)"
             )
-        self._p1 = as_vec3(point1, "Constraint.Rod point1")
-        self._p2 = as_vec3(point2, "Constraint.Rod point2")
+        self._set_stations(point1, point2)
         self._length = self._checked_length(length)
         self._ix_length = -1
         self._L = self._length
@@ -49,35 +48,13 @@ class Rod(Constraint):
         return length
 
     # ----------------------------------------------------------- parameters
-    def getDefaultPointOnBody1(self) -> np.ndarray:
-        return self._p1.copy()
-
-    def getDefaultPointOnBody2(self) -> np.ndarray:
-        return self._p2.copy()
-
     def getDefaultRodLength(self) -> float:
         return self._length
-
-    def setDefaultPointOnBody1(self, p) -> Rod:
-        self._p1 = as_vec3(p, "setDefaultPointOnBody1")
-        self._matter.invalidateSubsystemTopologyCache()
-        return self
-
-    def setDefaultPointOnBody2(self, p) -> Rod:
-        self._p2 = as_vec3(p, "setDefaultPointOnBody2")
-        self._matter.invalidateSubsystemTopologyCache()
-        return self
 
     def setDefaultRodLength(self, length: float) -> Rod:
         self._length = self._checked_length(length)
         self._matter.invalidateSubsystemTopologyCache()
         return self
-
-    def getBody1Mobilizer(self):
-        return self._bodies[0]
-
-    def getBody2Mobilizer(self):
-        return self._bodies[1]
 
     def _allocate(self, state) -> None:
         self._ix_length = self._matter.allocateDiscreteVariable(
