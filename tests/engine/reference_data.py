@@ -65,3 +65,13 @@ def model_by_name(case: dict, name: str) -> dict:
         if m["name"] == name:
             return m
     raise KeyError(name)
+
+
+def sample_cases(name: str) -> list[tuple[str, int]]:
+    """(model name, sample index) of every sample of reference case ``name`` (none when the
+    file is absent), for pytest.mark.parametrize."""
+    if not reference_available(name):
+        return []
+    return [
+        (m["name"], k) for m in load_reference(name)["models"] for k in range(len(m["samples"]))
+    ]

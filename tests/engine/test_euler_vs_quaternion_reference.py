@@ -10,6 +10,7 @@ import pytest
 
 from engine import Stage
 from engine.common.exceptions import StageTooLowError
+from tests.engine.close import assert_close
 from tests.engine.reference_data import load_reference, reference_available
 from tests.engine.reference_models import build
 
@@ -24,15 +25,6 @@ def build_reference_model(model: dict):
     """(system, matter, mobods) rebuilt from a reference ``model`` entry."""
     built = build(model)
     return built.system, built.matter, built.mobods
-
-
-def _close(actual, expected, what: str, tol: float = TOL) -> None:
-    actual = np.asarray(actual, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
-    scale = max(1.0, float(np.max(np.abs(expected)))) if expected.size else 1.0
-    err = float(np.max(np.abs(actual - expected))) if expected.size else 0.0
-    assert err <= tol * scale, f"{what}: max error {err:.3e}\n{actual}\n{expected}"
 
 
 def _cases():
@@ -67,36 +59,42 @@ def _check_mode(system, matter, mobods, state, out, inputs, what: str) -> None:
     assert [matter.getQuaternionPoolIndex(state, m) for m in bodies] == out[
         "quaternion_pool_index_per_body_1_to_nb"
     ], what
-    _close(state.getQ(), out["q"], f"{what} q")
-    _close(state.getU(), out["u"], f"{what} u")
-    _close(state.getQErr(), out["qErr"], f"{what} qErr")
+    assert_close(state.getQ(), out["q"], f"{what} q")
+    assert_close(state.getU(), out["u"], f"{what} u")
+    assert_close(state.getQErr(), out["qErr"], f"{what} qErr")
     for b in range(nb):
         X = mobods[b].getBodyTransform(state)
-        _close(X.R().asMat33().reshape(-1), out["X_GB"][b]["R"], f"{what} X_GB[{b}].R")
-        _close(X.p(), out["X_GB"][b]["p"], f"{what} X_GB[{b}].p")
+        assert_close(X.R().asMat33().reshape(-1), out["X_GB"][b]["R"], f"{what} X_GB[{b}].R")
+        assert_close(X.p(), out["X_GB"][b]["p"], f"{what} X_GB[{b}].p")
         X = mobods[b].getMobilizerTransform(state)
-        _close(X.R().asMat33().reshape(-1), out["X_FM"][b]["R"], f"{what} X_FM[{b}].R")
-        _close(X.p(), out["X_FM"][b]["p"], f"{what} X_FM[{b}].p")
-        _close(mobods[b].getBodyVelocity(state).reshape(-1), out["V_GB"][b], f"{what} V_GB[{b}]")
-        _close(
+        assert_close(X.R().asMat33().reshape(-1), out["X_FM"][b]["R"], f"{what} X_FM[{b}].R")
+        assert_close(X.p(), out["X_FM"][b]["p"], f"{what} X_FM[{b}].p")
+        assert_close(
+            mobods[b].getBodyVelocity(state).reshape(-1), out["V_GB"][b], f"{what} V_GB[{b}]"
+        )
+        assert_close(
             mobods[b].getMobilizerVelocity(state).reshape(-1), out["V_FM"][b], f"{what} V_FM[{b}]"
         )
-        _close(
+        assert_close(
             mobods[b].getBodyAcceleration(state).reshape(-1), out["A_GB"][b], f"{what} A_GB[{b}]"
         )
-    _close(state.getQDot(), out["qdot"], f"{what} qdot")
-    _close(state.getUDot(), out["udot"], f"{what} udot")
-    _close(state.getQDotDot(), out["qdotdot"], f"{what} qdotdot")
+    assert_close(state.getQDot(), out["qdot"], f"{what} qdot")
+    assert_close(state.getUDot(), out["udot"], f"{what} udot")
+    assert_close(state.getQDotDot(), out["qdotdot"], f"{what} qdotdot")
     x_u, y_q = inputs["x_u"], inputs["y_q"]
-    _close(matter.multiplyByN(state, False, x_u), out["N_times_x_u"], f"{what} N x")
-    _close(matter.multiplyByN(state, True, y_q), out["NT_times_y_q"], f"{what} N^T y")
-    _close(matter.multiplyByNInv(state, False, y_q), out["NInv_times_y_q"], f"{what} NInv y")
-    _close(matter.multiplyByNInv(state, True, x_u), out["NInvT_times_x_u"], f"{what} NInv^T x")
-    _close(matter.multiplyByNDot(state, False, x_u), out["NDot_times_x_u"], f"{what} NDot x")
-    _close(matter.multiplyByNDot(state, True, y_q), out["NDotT_times_y_q"], f"{what} NDot^T y")
-    _close(matter.calcM(state), out["M"], f"{what} M")
-    _close(matter.calcKineticEnergy(state), out["kinetic_energy"], f"{what} KE")
-    _close(system.calcPotentialEnergy(state), out["potential_energy"], f"{what} PE")
+    assert_close(matter.multiplyByN(state, False, x_u), out["N_times_x_u"], f"{what} N x")
+    assert_close(matter.multiplyByN(state, True, y_q), out["NT_times_y_q"], f"{what} N^T y")
+    assert_close(matter.multiplyByNInv(state, False, y_q), out["NInv_times_y_q"], f"{what} NInv y")
+    assert_close(
+        matter.multiplyByNInv(state, True, x_u), out["NInvT_times_x_u"], f"{what} NInv^T x"
+    )
+    assert_close(matter.multiplyByNDot(state, False, x_u), out["NDot_times_x_u"], f"{what} NDot x")
+    assert_close(
+        matter.multiplyByNDot(state, True, y_q), out["NDotT_times_y_q"], f"{what} NDot^T y"
+    )
+    assert_close(matter.calcM(state), out["M"], f"{what} M")
+    assert_close(matter.calcKineticEnergy(state), out["kinetic_energy"], f"{what} KE")
+    assert_close(system.calcPotentialEnergy(state), out["potential_energy"], f"{what} PE")
 
 
 def _check_counts(state, counts: dict, what: str) -> None:
@@ -144,8 +142,8 @@ def test_convert_to_euler_angles_and_euler_mode(models, model_index, sample_inde
     raw = sample["after_convertToEulerAngles_raw"]
     assert euler.getSystemStage() == Stage[raw["stage"]]
     assert euler.getTime() == raw["t"]
-    _close(euler.getQ(), raw["q"], "converted q")
-    _close(euler.getU(), raw["u"], "converted u (reset to 0)")
+    assert_close(euler.getQ(), raw["q"], "converted q")
+    assert_close(euler.getU(), raw["u"], "converted u (reset to 0)")
     # the input State is untouched
     assert not matter.getUseEulerAngles(state)
     assert np.array_equal(state.getQ(), q_before)
@@ -158,8 +156,8 @@ def test_convert_to_euler_angles_and_euler_mode(models, model_index, sample_inde
     back = matter.convertToQuaternions(euler)
     assert not matter.getUseEulerAngles(back)
     assert back.getSystemStage() == Stage.Model
-    _close(back.getQ(), sample["after_convertToQuaternions"]["q"], "back to quaternions q")
-    _close(back.getU(), sample["after_convertToQuaternions"]["u"], "back to quaternions u")
+    assert_close(back.getQ(), sample["after_convertToQuaternions"]["q"], "back to quaternions q")
+    assert_close(back.getU(), sample["after_convertToQuaternions"]["u"], "back to quaternions u")
 
 
 @pytest.mark.parametrize(("model_index", "sample_index"), _cases())
@@ -176,7 +174,7 @@ def test_unnormalized_quaternions_and_normalize(models, model_index, sample_inde
     for b, factor in zip(quat_bodies, out["quaternion_scale_factors"], strict=True):
         s = int(topo.qs[b])
         q[s : s + 4] *= factor
-    _close(q, out["q"], "scaled q (test setup)")
+    assert_close(q, out["q"], "scaled q (test setup)")
     state.setQ(q)
     state.setU(sample["state"]["u"])
     system.realize(state, Stage.Acceleration)
@@ -190,7 +188,7 @@ def test_unnormalized_quaternions_and_normalize(models, model_index, sample_inde
     np.testing.assert_array_equal(copied.getQ(), q)  # nothing changed before the error
     system.realize(copied, Stage.Acceleration)
     matter.normalizeQuaternions(copied)
-    _close(copied.getQ(), out["q_after_normalizeQuaternions"], "normalized q")
+    assert_close(copied.getQ(), out["q_after_normalizeQuaternions"], "normalized q")
     assert copied.getSystemStage() == Stage[out["stage_after_normalizeQuaternions"]]
 
 
@@ -255,9 +253,9 @@ def test_conversion_round_trip_keeps_the_configuration(models):
         for s in (euler, back):
             system.realize(s, Stage.Position)
             for m in mobods[1:]:
-                _close(
+                assert_close(
                     m.getBodyTransform(s).R().asMat33(),
                     m.getBodyTransform(state).R().asMat33(),
                     "round trip R_GB",
                 )
-                _close(m.getBodyTransform(s).p(), m.getBodyTransform(state).p(), "p_GB")
+                assert_close(m.getBodyTransform(s).p(), m.getBodyTransform(state).p(), "p_GB")

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from engine import Stage
+from tests.engine.close import assert_close
 from tests.engine.reference_data import load_reference, model_by_name, reference_available
 from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("forces"), reason="shared/reference/forces.json not present"
 )
-
-
-def _close(actual, expected, tol=1e-10):
-    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
-    assert actual.shape == expected.shape, (actual.shape, expected.shape)
-    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
-    assert np.max(np.abs(actual - expected), initial=0.0) <= tol * scale, (actual, expected)
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +38,7 @@ def test_layout_matches_reference(zoo):
     sub = counts["subsystems"][3]
     assert forces.getMySubsystemIndex() == sub["index"]
     assert forces.getNZ(state) == sub["nz"]
-    _close(state.getZ(), model["model"]["default_state"]["z"])
+    assert_close(state.getZ(), model["model"]["default_state"]["z"])
 
 
 @pytest.mark.parametrize("k", _samples())
@@ -59,9 +52,9 @@ def test_each_force_element_matches_simbody(zoo, k):
         assert element.getForceIndex() == ref["force_index"]
         body, particles, mobility = element.calcForceContribution(state)
         assert particles.shape == (0, 3)
-        _close(body.reshape(-1, 6), ref["body_forces_G"])
-        _close(mobility, ref["mobility_forces"])
-        _close(element.calcPotentialEnergyContribution(state), ref["potential_energy"])
+        assert_close(body.reshape(-1, 6), ref["body_forces_G"])
+        assert_close(mobility, ref["mobility_forces"])
+        assert_close(element.calcPotentialEnergyContribution(state), ref["potential_energy"])
 
 
 @pytest.mark.parametrize("k", _samples())
@@ -72,14 +65,14 @@ def test_totals_zdot_and_udot_match_simbody(zoo, k):
     state = built.new_state(sample["state"])
     system.realize(state, Stage.Acceleration)
     out = sample["outputs"]
-    _close(system.getMobilityForces(state), out["applied_mobility_forces"])
-    _close(system.getRigidBodyForces(state).reshape(-1, 6), out["applied_body_forces_G"])
-    _close(system.calcPotentialEnergy(state), out["potential_energy"])
-    _close(system.calcKineticEnergy(state), out["kinetic_energy"])
-    _close(system.calcEnergy(state), out["potential_energy"] + out["kinetic_energy"])
-    _close(state.getZDot(), out["zdot"])
-    _close(state.getUDot(), out["udot"])
-    _close(state.getQDot(), out["qdot"])
+    assert_close(system.getMobilityForces(state), out["applied_mobility_forces"])
+    assert_close(system.getRigidBodyForces(state).reshape(-1, 6), out["applied_body_forces_G"])
+    assert_close(system.calcPotentialEnergy(state), out["potential_energy"])
+    assert_close(system.calcKineticEnergy(state), out["kinetic_energy"])
+    assert_close(system.calcEnergy(state), out["potential_energy"] + out["kinetic_energy"])
+    assert_close(state.getZDot(), out["zdot"])
+    assert_close(state.getUDot(), out["udot"])
+    assert_close(state.getQDot(), out["qdot"])
 
 
 def test_linear_stop_samples_cover_below_inside_and_above(zoo):

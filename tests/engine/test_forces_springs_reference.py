@@ -4,31 +4,17 @@ functions of the stored (t, q, u), which already hold the prescribed values."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from engine import Stage
-from tests.engine.reference_data import load_reference, reference_available
+from tests.engine.close import assert_close
+from tests.engine.reference_data import load_reference, reference_available, sample_cases
 from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("prescribed_and_springs"),
     reason="shared/reference/prescribed_and_springs.json not present",
 )
-
-
-def _close(actual, expected, tol=1e-10):
-    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
-    assert actual.shape == expected.shape, (actual.shape, expected.shape)
-    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
-    assert np.max(np.abs(actual - expected), initial=0.0) <= tol * scale, (actual, expected)
-
-
-def _cases():
-    if not reference_available("prescribed_and_springs"):
-        return []
-    case = load_reference("prescribed_and_springs")
-    return [(m["name"], k) for m in case["models"] for k in range(len(m["samples"]))]
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +25,7 @@ def models():
     return built
 
 
-@pytest.mark.parametrize(("name", "k"), _cases())
+@pytest.mark.parametrize(("name", "k"), sample_cases("prescribed_and_springs"))
 def test_per_force_contributions_match_simbody(models, name, k):
     model, ref = models[name]
     system, elements = ref.system, ref.elements
@@ -49,10 +35,10 @@ def test_per_force_contributions_match_simbody(models, name, k):
     out = sample["outputs"]
     for element, ref in zip(elements, out["per_force"], strict=True):
         body, _, mobility = element.calcForceContribution(state)
-        _close(body.reshape(-1, 6), ref["body_forces_G"])
-        _close(mobility, ref["mobility_forces"])
-        _close(element.calcPotentialEnergyContribution(state), ref["potential_energy"])
-    _close(system.calcPotentialEnergy(state), out["potential_energy"])
-    _close(system.getMobilityForces(state), out["applied_mobility_forces"])
-    _close(system.getRigidBodyForces(state).reshape(-1, 6), out["applied_body_forces_G"])
-    _close(system.calcKineticEnergy(state), out["kinetic_energy"])
+        assert_close(body.reshape(-1, 6), ref["body_forces_G"])
+        assert_close(mobility, ref["mobility_forces"])
+        assert_close(element.calcPotentialEnergyContribution(state), ref["potential_energy"])
+    assert_close(system.calcPotentialEnergy(state), out["potential_energy"])
+    assert_close(system.getMobilityForces(state), out["applied_mobility_forces"])
+    assert_close(system.getRigidBodyForces(state).reshape(-1, 6), out["applied_body_forces_G"])
+    assert_close(system.calcKineticEnergy(state), out["kinetic_energy"])

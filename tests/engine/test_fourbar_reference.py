@@ -13,26 +13,19 @@ import numpy as np
 import pytest
 
 from engine import Stage
-from tests.engine.reference_data import load_reference
+from tests.engine.reference_data import load_reference, model_by_name, sample_cases
 from tests.engine.reference_models import build
 
 REF = load_reference("fourbar")
 TOL = 1e-10
 
-CASES = [
-    pytest.param(m["name"], i, id=f"{m['name']}-{i}")
-    for m in REF["models"]
-    for i in range(len(m["samples"]))
-]
+CASES = sample_cases("fourbar")
 
 _BUILT: dict = {}
 
 
 def _model(name: str):
-    for m in REF["models"]:
-        if m["name"] == name:
-            return m
-    raise KeyError(name)
+    return model_by_name(REF, name)
 
 
 def _system(name: str):

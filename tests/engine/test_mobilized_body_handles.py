@@ -28,16 +28,9 @@ from engine.common.exceptions import (
     SimTKError,
     StageTooLowError,
 )
+from tests.engine.close import assert_close
 
 H = 1e-6
-
-
-def _close(a, b, tol=1e-12, what=""):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
-    assert a.shape == b.shape, (what, a.shape, b.shape)
-    err = float(np.max(np.abs(a - b))) if b.size else 0.0
-    assert err <= tol * scale, f"{what}: error {err:.3e}\n{a}\n{b}"
 
 
 class Tree:
@@ -88,8 +81,8 @@ def test_topology_accessors(tree):
         (tree.pin.getDefaultInboardFrame(), tree.X_PF),
         (tree.pin.getDefaultOutboardFrame(), tree.X_BM),
     ):
-        _close(a.R().asMat33(), b.R().asMat33())
-        _close(a.p(), b.p())
+        assert_close(a.R().asMat33(), b.R().asMat33(), tol=1e-12)
+        assert_close(a.p(), b.p(), tol=1e-12)
     assert tree.ball.getMobilizerTypeName() == "Ball"
     assert tree.ball.getMatterSubsystem() is tree.matter
 
@@ -100,11 +93,13 @@ def test_q_u_accessors_and_derivatives(tree):
     assert [m.getNumU(s) for m in tree.mobods[1:]] == [1, 3, 1, 6]
     q_parts = np.concatenate([m.getQ(s) for m in tree.mobods[1:]])
     u_parts = np.concatenate([m.getU(s) for m in tree.mobods[1:]])
-    _close(q_parts, s.getQ())
-    _close(u_parts, s.getU())
-    _close(np.concatenate([m.getQDot(s) for m in tree.mobods[1:]]), s.getQDot())
-    _close(np.concatenate([m.getUDot(s) for m in tree.mobods[1:]]), s.getUDot())
-    _close(np.concatenate([m.getQDotDot(s) for m in tree.mobods[1:]]), s.getQDotDot())
+    assert_close(q_parts, s.getQ(), tol=1e-12)
+    assert_close(u_parts, s.getU(), tol=1e-12)
+    assert_close(np.concatenate([m.getQDot(s) for m in tree.mobods[1:]]), s.getQDot(), tol=1e-12)
+    assert_close(np.concatenate([m.getUDot(s) for m in tree.mobods[1:]]), s.getUDot(), tol=1e-12)
+    assert_close(
+        np.concatenate([m.getQDotDot(s) for m in tree.mobods[1:]]), s.getQDotDot(), tol=1e-12
+    )
     assert tree.ball.getOneQDot(s, 2) == s.getQDot()[3]
     assert tree.ball.getOneUDot(s, 1) == s.getUDot()[2]
     assert tree.ball.getOneQDotDot(s, 0) == s.getQDotDot()[1]
@@ -141,24 +136,34 @@ def test_pose_velocity_acceleration_accessors_agree(tree):
     s = tree.realized()
     for m in tree.mobods[1:]:
         X = m.getBodyTransform(s)
-        _close(m.getBodyRotation(s).asMat33(), X.R().asMat33())
-        _close(m.getBodyOriginLocation(s), X.p())
+        assert_close(m.getBodyRotation(s).asMat33(), X.R().asMat33(), tol=1e-12)
+        assert_close(m.getBodyOriginLocation(s), X.p(), tol=1e-12)
         V = m.getBodyVelocity(s)
-        _close(m.getBodyAngularVelocity(s), V[0])
-        _close(m.getBodyOriginVelocity(s), V[1])
+        assert_close(m.getBodyAngularVelocity(s), V[0], tol=1e-12)
+        assert_close(m.getBodyOriginVelocity(s), V[1], tol=1e-12)
         A = m.getBodyAcceleration(s)
-        _close(m.getBodyAngularAcceleration(s), A[0])
-        _close(m.getBodyOriginAcceleration(s), A[1])
+        assert_close(m.getBodyAngularAcceleration(s), A[0], tol=1e-12)
+        assert_close(m.getBodyOriginAcceleration(s), A[1], tol=1e-12)
         p = Vec3(0.3, -0.1, 0.2)
         loc, vel, acc = m.findStationLocationVelocityAndAccelerationInGround(s, p)
-        _close(loc, X.p() + X.R().asMat33() @ p)
-        _close(m.findStationLocationAndVelocityInGround(s, p)[1], vel)
-        _close(m.findStationAtGroundPoint(s, loc), p)
-        _close(m.expressGroundVectorInBodyFrame(s, m.expressVectorInGroundFrame(s, p)), p)
+        assert_close(loc, X.p() + X.R().asMat33() @ p, tol=1e-12)
+        assert_close(m.findStationLocationAndVelocityInGround(s, p)[1], vel, tol=1e-12)
+        assert_close(m.findStationAtGroundPoint(s, loc), p, tol=1e-12)
+        assert_close(
+            m.expressGroundVectorInBodyFrame(s, m.expressVectorInGroundFrame(s, p)), p, tol=1e-12
+        )
         c = m.getBodyMassCenterStation(s)
-        _close(m.findMassCenterLocationInGround(s), m.findStationLocationInGround(s, c))
-        _close(m.findMassCenterVelocityInGround(s), m.findStationVelocityInGround(s, c))
-        _close(m.findMassCenterAccelerationInGround(s), m.findStationAccelerationInGround(s, c))
+        assert_close(
+            m.findMassCenterLocationInGround(s), m.findStationLocationInGround(s, c), tol=1e-12
+        )
+        assert_close(
+            m.findMassCenterVelocityInGround(s), m.findStationVelocityInGround(s, c), tol=1e-12
+        )
+        assert_close(
+            m.findMassCenterAccelerationInGround(s),
+            m.findStationAccelerationInGround(s, c),
+            tol=1e-12,
+        )
         assert m.getBodyMass(s) == 1.5
         assert m.getBodyMassProperties(s).getMass() == 1.5
 
@@ -174,12 +179,14 @@ def test_station_kinematics_match_finite_differences(tree):
         v_fd = (m.findStationLocationInGround(sp, p) - m.findStationLocationInGround(sm, p)) / (
             2 * H
         )
-        _close(m.findStationVelocityInGround(s, p), v_fd, 1e-7, "station velocity")
+        assert_close(m.findStationVelocityInGround(s, p), v_fd, "station velocity", tol=1e-7)
         a_fd = (m.findStationVelocityInGround(sp, p) - m.findStationVelocityInGround(sm, p)) / (
             2 * H
         )
         # second-order q terms (qdotdot h^2/2) cancel in the central difference
-        _close(m.findStationAccelerationInGround(s, p), a_fd, 1e-6, "station acceleration")
+        assert_close(
+            m.findStationAccelerationInGround(s, p), a_fd, "station acceleration", tol=1e-6
+        )
     assert qdd.shape == qdot.shape
 
 
@@ -192,24 +199,24 @@ def test_relative_kinematics_match_finite_differences(tree):
     p = Vec3(0.5, 0.1, -0.3)
     X_AB = B.findBodyTransformInAnotherBody(s, A)
     X_GA, X_GB = A.getBodyTransform(s), B.getBodyTransform(s)
-    _close(X_AB.R().asMat33(), X_GA.R().asMat33().T @ X_GB.R().asMat33())
-    _close(B.findBodyOriginLocationInAnotherBody(s, A), X_AB.p())
-    _close(B.findBodyRotationInAnotherBody(s, A).asMat33(), X_AB.R().asMat33())
+    assert_close(X_AB.R().asMat33(), X_GA.R().asMat33().T @ X_GB.R().asMat33(), tol=1e-12)
+    assert_close(B.findBodyOriginLocationInAnotherBody(s, A), X_AB.p(), tol=1e-12)
+    assert_close(B.findBodyRotationInAnotherBody(s, A).asMat33(), X_AB.R().asMat33(), tol=1e-12)
     p_AS = B.findStationLocationInAnotherBody(s, p, A)
-    _close(p_AS, X_AB.p() + X_AB.R().asMat33() @ p)
+    assert_close(p_AS, X_AB.p() + X_AB.R().asMat33() @ p, tol=1e-12)
     v_fd = (
         B.findStationLocationInAnotherBody(sp, p, A) - B.findStationLocationInAnotherBody(sm, p, A)
     ) / (2 * H)
-    _close(B.findStationVelocityInAnotherBody(s, p, A), v_fd, 1e-7, "v_AS")
-    _close(
+    assert_close(B.findStationVelocityInAnotherBody(s, p, A), v_fd, "v_AS", tol=1e-7)
+    assert_close(
         B.findBodyOriginVelocityInAnotherBody(s, A),
         (
             B.findBodyOriginLocationInAnotherBody(sp, A)
             - B.findBodyOriginLocationInAnotherBody(sm, A)
         )
         / (2 * H),
-        1e-7,
         "v_AB",
+        tol=1e-7,
     )
     Rdot = (
         B.findBodyRotationInAnotherBody(sp, A).asMat33()
@@ -217,9 +224,9 @@ def test_relative_kinematics_match_finite_differences(tree):
     ) / (2 * H)
     W = Rdot @ X_AB.R().asMat33().T
     w_fd = 0.5 * np.array([W[2, 1] - W[1, 2], W[0, 2] - W[2, 0], W[1, 0] - W[0, 1]])
-    _close(B.findBodyAngularVelocityInAnotherBody(s, A), w_fd, 1e-7, "w_AB")
+    assert_close(B.findBodyAngularVelocityInAnotherBody(s, A), w_fd, "w_AB", tol=1e-7)
     v = Vec3(1, 2, 3)
-    _close(B.expressVectorInAnotherBodyFrame(s, v, A), X_AB.R().asMat33() @ v)
+    assert_close(B.expressVectorInAnotherBodyFrame(s, v, A), X_AB.R().asMat33() @ v, tol=1e-12)
 
 
 def test_mobilizer_transform_and_velocity_compose_body_pose(tree):
@@ -229,10 +236,10 @@ def test_mobilizer_transform_and_velocity_compose_body_pose(tree):
     X_FM = m.getMobilizerTransform(s)
     R_GF = X_GP.R().asMat33() @ tree.X_PF.R().asMat33()
     R_GB = R_GF @ X_FM.R().asMat33() @ tree.X_BM.R().asMat33().T
-    _close(m.getBodyRotation(s).asMat33(), R_GB)
+    assert_close(m.getBodyRotation(s).asMat33(), R_GB, tol=1e-12)
     w_rel = m.getBodyAngularVelocity(s) - m.getParentMobilizedBody().getBodyAngularVelocity(s)
-    _close(R_GF @ m.getMobilizerVelocity(s)[0], w_rel)
-    _close(m.getMobilizerVelocity(s)[0], m.getU(s))  # Ball: u = w_FM in F
+    assert_close(R_GF @ m.getMobilizerVelocity(s)[0], w_rel, tol=1e-12)
+    assert_close(m.getMobilizerVelocity(s)[0], m.getU(s), tol=1e-12)  # Ball: u = w_FM in F
 
 
 def test_force_helpers_add_the_right_spatial_forces(tree):
@@ -242,13 +249,13 @@ def test_force_helpers_add_the_right_spatial_forces(tree):
     f, p = Vec3(1.0, -2.0, 0.5), Vec3(0.2, 0.3, -0.1)
     tree.slider.applyForceToBodyPoint(s, p, f, F)
     r = tree.slider.expressVectorInGroundFrame(s, p)
-    _close(F[3], np.array([np.cross(r, f), f]))
+    assert_close(F[3], np.array([np.cross(r, f), f]), tol=1e-12)
     tree.pin.applyBodyTorque(s, Vec3(0, 0, 3.0), F)
     tree.pin.applyBodyForce(s, [[1, 0, 0], [0, 1, 0]], F)
-    _close(F[1], [[1, 0, 3.0], [0, 1, 0]])
+    assert_close(F[1], [[1, 0, 3.0], [0, 1, 0]], tol=1e-12)
     flat = np.zeros((nb, 6))
     tree.free.applyBodyTorque(s, Vec3(1, 2, 3), flat)
-    _close(flat[4], [1, 2, 3, 0, 0, 0])
+    assert_close(flat[4], [1, 2, 3, 0, 0, 0], tol=1e-12)
     # virtual power: the generalized force of f at S does f . v_S for any u
     F = np.zeros((nb, 2, 3))
     tree.slider.applyForceToBodyPoint(s, p, f, F)
@@ -276,25 +283,25 @@ def test_applied_body_force_drives_the_dynamics(tree):
     udot_F, _ = tree.matter.calcAccelerationIgnoringConstraints(s, np.zeros(nu), F)
     gen = tree.matter.multiplyBySystemJacobianTranspose(s, F)
     udot_f, _ = tree.matter.calcAccelerationIgnoringConstraints(s, gen, np.zeros((nb, 2, 3)))
-    _close(udot_F, udot_f, 1e-12, "udot")
+    assert_close(udot_F, udot_f, "udot", tol=1e-12)
 
 
 def test_block_accessors_and_default_q(tree):
     s = tree.realized()
     assert tree.ball.getFirstQIndex(s) == 1 and tree.ball.getFirstUIndex(s) == 1
     assert tree.free.getFirstQIndex(s) == 6 and tree.free.getFirstUIndex(s) == 5
-    _close(tree.ball.getQAsVector(s), s.getQ()[1:5])
-    _close(tree.ball.getUAsVector(s), s.getU()[1:4])
-    _close(tree.ball.getQDotAsVector(s), s.getQDot()[1:5])
-    _close(tree.ball.getUDotAsVector(s), s.getUDot()[1:4])
-    _close(tree.ball.getQDotDotAsVector(s), s.getQDotDot()[1:5])
+    assert_close(tree.ball.getQAsVector(s), s.getQ()[1:5], tol=1e-12)
+    assert_close(tree.ball.getUAsVector(s), s.getU()[1:4], tol=1e-12)
+    assert_close(tree.ball.getQDotAsVector(s), s.getQDot()[1:5], tol=1e-12)
+    assert_close(tree.ball.getUDotAsVector(s), s.getUDot()[1:4], tol=1e-12)
+    assert_close(tree.ball.getQDotDotAsVector(s), s.getQDotDot()[1:5], tol=1e-12)
     t = s.copy()
     tree.slider.setQFromVector(t, [0.75])
     tree.slider.setUFromVector(t, [-0.5])
     assert tree.slider.getOneQ(t, 0) == 0.75 and tree.slider.getOneU(t, 0) == -0.5
-    _close(tree.ball.getDefaultQ(), [1.0, 0.0, 0.0, 0.0])
+    assert_close(tree.ball.getDefaultQ(), [1.0, 0.0, 0.0, 0.0], tol=1e-12)
     inertia = tree.pin.getBodyInertiaAboutBodyOrigin(s).toMat33()
-    _close(inertia[0, 1], 0.01)
+    assert_close(inertia[0, 1], 0.01, tol=1e-12)
     assert tree.matter.Ground().getDefaultQ().shape == (0,)
 
 
@@ -304,7 +311,7 @@ def test_changing_default_frames_changes_the_topology():
     X_GB_before = t.pin.getBodyTransform(s)
     new_X_PF = Transform(Rotation(0.1, Vec3(0, 0, 1)), Vec3(0.0, 2.0, 0.0))
     t.pin.setDefaultInboardFrame(new_X_PF).setDefaultOutboardFrame(Transform())
-    _close(t.pin.getDefaultInboardFrame().p(), [0.0, 2.0, 0.0])
+    assert_close(t.pin.getDefaultInboardFrame().p(), [0.0, 2.0, 0.0], tol=1e-12)
     with pytest.raises(SimTKError):
         t.system.realize(s, Stage.Position)  # the State belongs to the old topology
     state = t.system.realizeTopology()
@@ -313,8 +320,8 @@ def test_changing_default_frames_changes_the_topology():
     t.system.realize(state, Stage.Position)
     X_FM = t.pin.getMobilizerTransform(state)
     expected = new_X_PF.R().asMat33() @ X_FM.R().asMat33()
-    _close(t.pin.getBodyRotation(state).asMat33(), expected)
-    _close(t.pin.getBodyOriginLocation(state), [0.0, 2.0, 0.0])
+    assert_close(t.pin.getBodyRotation(state).asMat33(), expected, tol=1e-12)
+    assert_close(t.pin.getBodyOriginLocation(state), [0.0, 2.0, 0.0], tol=1e-12)
     assert not np.allclose(X_GB_before.p(), [0.0, 2.0, 0.0])
     with pytest.raises(InvalidArgumentError):
         t.matter.Ground().setDefaultInboardFrame(Transform())

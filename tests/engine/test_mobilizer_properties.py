@@ -32,6 +32,7 @@ from engine import (
 )
 from engine.common.exceptions import InvalidArgumentError
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
+from tests.engine.close import assert_close
 from tests.engine.custom_mobilizer_examples import CUSTOM_EXAMPLES
 
 BUILTIN = {m.NAME: m for m in MOBILIZER_MODULES.values()}
@@ -155,13 +156,6 @@ class Model:
         return self.realized(q, u, stage)
 
 
-def _close(a, b, tol, what):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
-    err = float(np.max(np.abs(a - b))) if b.size else 0.0
-    assert err <= tol * scale, f"{what}: error {err:.3e}\n{a}\n{b}"
-
-
 def _transform_matrix(X: Transform) -> np.ndarray:
     T = np.eye(4)
     T[0:3, 0:3] = X.R().asMat33()
@@ -191,9 +185,11 @@ def test_body_pose_is_composed_from_mobilizer_pose(model):
             @ X_FM
             @ np.linalg.inv(_transform_matrix(model.X_BM))
         )
-        _close(_transform_matrix(model.mobod.getBodyTransform(s)), expected, 1e-12, "X_GB")
+        assert_close(
+            _transform_matrix(model.mobod.getBodyTransform(s)), expected, "X_GB", tol=1e-12
+        )
         R = X_FM[0:3, 0:3]
-        _close(R @ R.T, np.eye(3), 1e-12, "R_FM orthonormal")
+        assert_close(R @ R.T, np.eye(3), "R_FM orthonormal", tol=1e-12)
         assert np.linalg.det(R) > 0
 
 
@@ -202,25 +198,25 @@ def test_qdot_is_n_u_and_ninv_inverts_n(model):
     matter = model.matter
     u = s.getU()
     qdot = matter.multiplyByN(s, False, u)
-    _close(s.getQDot(), qdot, 1e-13, "qdot = N u")
-    _close(
+    assert_close(s.getQDot(), qdot, "qdot = N u", tol=1e-13)
+    assert_close(
         model.mobod.getQDot(s),
         qdot[model.matter._topo().qs[model.mobod.getMobilizedBodyIndex()] :][
             : model.mobod.getNumQ(s)
         ],
-        1e-13,
         "MobilizedBody.getQDot",
+        tol=1e-13,
     )
-    _close(matter.multiplyByNInv(s, False, qdot), u, 1e-12, "NInv qdot = u")
+    assert_close(matter.multiplyByNInv(s, False, qdot), u, "NInv qdot = u", tol=1e-12)
     nu = s.getNU()
     N = np.column_stack([matter.multiplyByN(s, False, e) for e in np.eye(nu)])
     NInv = np.column_stack([matter.multiplyByNInv(s, False, e) for e in np.eye(s.getNQ())])
-    _close(NInv @ N, np.eye(nu), 1e-12, "NInv N = I")
+    assert_close(NInv @ N, np.eye(nu), "NInv N = I", tol=1e-12)
     # transposes agree with the matrices
     y = model.rng.normal(size=s.getNQ())
-    _close(matter.multiplyByN(s, True, y), N.T @ y, 1e-12, "N^T y")
+    assert_close(matter.multiplyByN(s, True, y), N.T @ y, "N^T y", tol=1e-12)
     x = model.rng.normal(size=nu)
-    _close(matter.multiplyByNInv(s, True, x), NInv.T @ x, 1e-12, "NInv^T x")
+    assert_close(matter.multiplyByNInv(s, True, x), NInv.T @ x, "NInv^T x", tol=1e-12)
 
 
 def test_velocity_is_time_derivative_of_position(model):
@@ -242,8 +238,8 @@ def test_velocity_is_time_derivative_of_position(model):
         Rdot = (Xp.R().asMat33() - Xm.R().asMat33()) / (2 * h)
         w = _angular_from_rdot(Rdot, X.R().asMat33())
         v = (Xp.p() - Xm.p()) / (2 * h)
-        _close(V[0], w, 1e-7, f"{getter} angular velocity")
-        _close(V[1], v, 1e-7, f"{getter} linear velocity")
+        assert_close(V[0], w, f"{getter} angular velocity", tol=1e-7)
+        assert_close(V[1], v, f"{getter} linear velocity", tol=1e-7)
 
 
 def test_acceleration_is_time_derivative_of_velocity(model):
@@ -251,20 +247,22 @@ def test_acceleration_is_time_derivative_of_velocity(model):
     q, u = s.getQ().copy(), s.getU().copy()
     qdot, qdotdot, udot = s.getQDot().copy(), s.getQDotDot().copy(), s.getUDot().copy()
     matter = model.matter
-    _close(matter.calcQDotDot(s, udot), qdotdot, 1e-12, "calcQDotDot")
+    assert_close(matter.calcQDotDot(s, udot), qdotdot, "calcQDotDot", tol=1e-12)
     h = 1e-5
     sp = model.realized(q + h * qdot + 0.5 * h * h * qdotdot, u + h * udot, Stage.Velocity)
     sm = model.realized(q - h * qdot + 0.5 * h * h * qdotdot, u - h * udot, Stage.Velocity)
-    _close((sp.getQDot() - sm.getQDot()) / (2 * h), qdotdot, 1e-6, "qdotdot = d/dt qdot")
+    assert_close((sp.getQDot() - sm.getQDot()) / (2 * h), qdotdot, "qdotdot = d/dt qdot", tol=1e-6)
     for mobod in (model.mobod, model.child):
         A_fd = (mobod.getBodyVelocity(sp) - mobod.getBodyVelocity(sm)) / (2 * h)
-        _close(mobod.getBodyAcceleration(s), A_fd, 1e-6, "A_GB = d/dt V_GB")
+        assert_close(mobod.getBodyAcceleration(s), A_fd, "A_GB = d/dt V_GB", tol=1e-6)
         station = Vec3(0.1, -0.2, 0.3)
         a_fd = (
             mobod.findStationVelocityInGround(sp, station)
             - mobod.findStationVelocityInGround(sm, station)
         ) / (2 * h)
-        _close(mobod.findStationAccelerationInGround(s, station), a_fd, 1e-6, "station accel")
+        assert_close(
+            mobod.findStationAccelerationInGround(s, station), a_fd, "station accel", tol=1e-6
+        )
 
 
 def test_fit_q_reproduces_a_reachable_pose(model):
@@ -273,25 +271,27 @@ def test_fit_q_reproduces_a_reachable_pose(model):
     fresh = model.state.copy()  # default q
     model.mobod.setQToFitTransform(fresh, X)
     model.system.realize(fresh, Stage.Position)
-    _close(
+    assert_close(
         _transform_matrix(model.mobod.getMobilizerTransform(fresh)),
         _transform_matrix(X),
-        1e-9,
         "setQToFitTransform",
+        tol=1e-9,
     )
     # rotation-only fit reproduces the rotation; translation fit after it the whole pose
     fresh = model.state.copy()
     model.mobod.setQToFitRotation(fresh, X.R())
     model.system.realize(fresh, Stage.Position)
-    _close(
+    assert_close(
         model.mobod.getMobilizerTransform(fresh).R().asMat33(),
         X.R().asMat33(),
-        1e-9,
         "setQToFitRotation",
+        tol=1e-9,
     )
     model.mobod.setQToFitTranslation(fresh, X.p())
     model.system.realize(fresh, Stage.Position)
-    _close(model.mobod.getMobilizerTransform(fresh).p(), X.p(), 1e-9, "setQToFitTranslation")
+    assert_close(
+        model.mobod.getMobilizerTransform(fresh).p(), X.p(), "setQToFitTranslation", tol=1e-9
+    )
 
 
 def test_fit_u_reproduces_a_reachable_velocity(model):
@@ -301,13 +301,13 @@ def test_fit_u_reproduces_a_reachable_velocity(model):
     other.setU(np.zeros(other.getNU()))
     model.mobod.setUToFitVelocity(other, V)
     model.system.realize(other, Stage.Velocity)
-    _close(model.mobod.getMobilizerVelocity(other), V, 1e-9, "setUToFitVelocity")
+    assert_close(model.mobod.getMobilizerVelocity(other), V, "setUToFitVelocity", tol=1e-9)
     other = target.copy()
     other.setU(np.zeros(other.getNU()))
     model.mobod.setUToFitAngularVelocity(other, V[0])
     model.mobod.setUToFitLinearVelocity(other, V[1])
     model.system.realize(other, Stage.Velocity)
-    _close(model.mobod.getMobilizerVelocity(other), V, 1e-9, "angular then linear fit")
+    assert_close(model.mobod.getMobilizerVelocity(other), V, "angular then linear fit", tol=1e-9)
 
 
 def test_fit_keeps_what_the_mobilizer_cannot_represent():
@@ -316,7 +316,7 @@ def test_fit_keeps_what_the_mobilizer_cannot_represent():
     m.mobod.setQToFitTransform(s, Transform(Rotation(0.7, Vec3(0, 0, 1)), Vec3(1, 2, 3)))
     m.system.realize(s, Stage.Position)
     X = m.mobod.getMobilizerTransform(s)
-    _close(X.p(), np.zeros(3), 0, "Pin cannot translate")
+    assert_close(X.p(), np.zeros(3), "Pin cannot translate", tol=0)
     assert m.mobod.getOneQ(s, 0) == pytest.approx(0.7)
     # a rotation about another axis: the best pin angle is its z part
     m.mobod.setQToFitRotation(s, Rotation(0.4, Vec3(1, 0, 0)))
@@ -361,30 +361,32 @@ def test_custom_twin_matches_builtin(custom_name):
         sc = custom.realized(qc, u)
         st = twin.realized(qt, u)
         for mc, mt in ((custom.mobod, twin.mobod), (custom.child, twin.child)):
-            _close(
+            assert_close(
                 _transform_matrix(mc.getBodyTransform(sc)),
                 _transform_matrix(mt.getBodyTransform(st)),
-                1e-12,
                 "X_GB",
+                tol=1e-12,
             )
-            _close(mc.getBodyVelocity(sc), mt.getBodyVelocity(st), 1e-12, "V_GB")
-            _close(mc.getBodyAcceleration(sc), mt.getBodyAcceleration(st), 1e-10, "A_GB")
-            _close(mc.getMobilizerVelocity(sc), mt.getMobilizerVelocity(st), 1e-12, "V_FM")
-        _close(custom.matter.calcM(sc), twin.matter.calcM(st), 1e-12, "M")
-        _close(sc.getUDot(), st.getUDot(), 1e-10, "udot")
+            assert_close(mc.getBodyVelocity(sc), mt.getBodyVelocity(st), "V_GB", tol=1e-12)
+            assert_close(mc.getBodyAcceleration(sc), mt.getBodyAcceleration(st), "A_GB", tol=1e-10)
+            assert_close(
+                mc.getMobilizerVelocity(sc), mt.getMobilizerVelocity(st), "V_FM", tol=1e-12
+            )
+        assert_close(custom.matter.calcM(sc), twin.matter.calcM(st), "M", tol=1e-12)
+        assert_close(sc.getUDot(), st.getUDot(), "udot", tol=1e-10)
         qdot_t = np.delete(st.getQDot(), s + n) if len(qt) > len(qc) else st.getQDot()
         qdd_t = np.delete(st.getQDotDot(), s + n) if len(qt) > len(qc) else st.getQDotDot()
-        _close(sc.getQDot(), qdot_t, 1e-12, "qdot")
-        _close(sc.getQDotDot(), qdd_t, 1e-10, "qdotdot")
-        _close(
+        assert_close(sc.getQDot(), qdot_t, "qdot", tol=1e-12)
+        assert_close(sc.getQDotDot(), qdd_t, "qdotdot", tol=1e-10)
+        assert_close(
             custom.matter.calcResidualForceIgnoringConstraints(
                 sc, np.zeros(len(u)), np.zeros((4, 2, 3)), sc.getUDot()
             ),
             twin.matter.calcResidualForceIgnoringConstraints(
                 st, np.zeros(len(u)), np.zeros((4, 2, 3)), st.getUDot()
             ),
-            1e-10,
             "inverse dynamics",
+            tol=1e-10,
         )
 
 

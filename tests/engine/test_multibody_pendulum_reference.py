@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from engine import Stage
+from tests.engine.close import assert_close
 from tests.engine.reference_models import build
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
@@ -25,12 +26,6 @@ def pendulum():
     return data["models"][0]
 
 
-def _close(actual, expected, tol=1e-10):
-    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
-    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
-    assert np.max(np.abs(actual - expected)) <= tol * scale, (actual, expected)
-
-
 def test_pendulum_matches_simbody(pendulum):
     system, matter, mobods = _build(pendulum["model"])
     for sample in pendulum["samples"]:
@@ -42,21 +37,25 @@ def test_pendulum_matches_simbody(pendulum):
         out = sample["outputs"]
         for b, X in enumerate(out["X_GB"]):
             Xb = mobods[b].getBodyTransform(state)
-            _close(Xb.R().asMat33().reshape(-1), X["R"])
-            _close(Xb.p(), X["p"])
+            assert_close(Xb.R().asMat33().reshape(-1), X["R"])
+            assert_close(Xb.p(), X["p"])
         for b, X in enumerate(out["X_FM"]):
-            _close(mobods[b].getMobilizerTransform(state).p(), X["p"])
-        _close([mobods[b].getBodyVelocity(state).reshape(-1) for b in range(2)], out["V_GB"])
-        _close([mobods[b].getMobilizerVelocity(state).reshape(-1) for b in range(2)], out["V_FM"])
-        _close([mobods[b].getBodyAcceleration(state).reshape(-1) for b in range(2)], out["A_GB"])
-        _close(state.getQDot(), out["qdot"])
-        _close(state.getUDot(), out["udot"])
-        _close(state.getQDotDot(), out["qdotdot"])
-        _close(matter.calcM(state), out["M"])
-        _close(matter.calcSystemJacobian(state), out["system_jacobian"])
-        _close(system.calcKineticEnergy(state), out["kinetic_energy"])
-        _close(system.calcPotentialEnergy(state), out["potential_energy"])
-        _close(system.getRigidBodyForces(state).reshape(2, 6), out["applied_body_forces_G"])
+            assert_close(mobods[b].getMobilizerTransform(state).p(), X["p"])
+        assert_close([mobods[b].getBodyVelocity(state).reshape(-1) for b in range(2)], out["V_GB"])
+        assert_close(
+            [mobods[b].getMobilizerVelocity(state).reshape(-1) for b in range(2)], out["V_FM"]
+        )
+        assert_close(
+            [mobods[b].getBodyAcceleration(state).reshape(-1) for b in range(2)], out["A_GB"]
+        )
+        assert_close(state.getQDot(), out["qdot"])
+        assert_close(state.getUDot(), out["udot"])
+        assert_close(state.getQDotDot(), out["qdotdot"])
+        assert_close(matter.calcM(state), out["M"])
+        assert_close(matter.calcSystemJacobian(state), out["system_jacobian"])
+        assert_close(system.calcKineticEnergy(state), out["kinetic_energy"])
+        assert_close(system.calcPotentialEnergy(state), out["potential_energy"])
+        assert_close(system.getRigidBodyForces(state).reshape(2, 6), out["applied_body_forces_G"])
 
 
 def test_forward_dynamics_inverts_inverse_dynamics(pendulum):
@@ -68,8 +67,8 @@ def test_forward_dynamics_inverts_inverse_dynamics(pendulum):
     f = system.getMobilityForces(state)
     F = system.getRigidBodyForces(state)
     residual = matter.calcResidualForceIgnoringConstraints(state, f, F, state.getUDot())
-    _close(residual, np.zeros(1), 1e-12)
-    _close(matter.multiplyByM(state, matter.multiplyByMInv(state, [2.5])), [2.5], 1e-12)
+    assert_close(residual, np.zeros(1), tol=1e-12)
+    assert_close(matter.multiplyByM(state, matter.multiplyByMInv(state, [2.5])), [2.5], tol=1e-12)
 
 
 def test_asking_too_early_names_the_stages(pendulum):

@@ -16,28 +16,19 @@ import numpy as np
 import pytest
 
 from engine import Motion, Stage
-from tests.engine.reference_data import decode_transform, load_reference, reference_available
+from tests.engine.close import assert_close
+from tests.engine.reference_data import (
+    decode_transform,
+    load_reference,
+    reference_available,
+    sample_cases,
+)
 from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
     not reference_available("prescribed_and_springs"),
     reason="shared/reference/prescribed_and_springs.json not present",
 )
-
-
-def _close(actual, expected, what, tol=1e-10):
-    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
-    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
-    scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
-    err = np.max(np.abs(actual - expected), initial=0.0)
-    assert err <= tol * scale, (what, err, actual, expected)
-
-
-def _cases():
-    if not reference_available("prescribed_and_springs"):
-        return []
-    case = load_reference("prescribed_and_springs")
-    return [(m["name"], k) for m in case["models"] for k in range(len(m["samples"]))]
 
 
 @pytest.fixture(scope="module")
@@ -57,26 +48,26 @@ def _prescribed_state(models, name, k):
     return model, built.system, built.matter, built.mobods, sample, state
 
 
-@pytest.mark.parametrize(("name", "k"), _cases())
+@pytest.mark.parametrize(("name", "k"), sample_cases("prescribed_and_springs"))
 def test_prescribe_sets_the_reference_state(models, name, k):
     model, system, matter, mobods, sample, state = _prescribed_state(models, name, k)
     system.realize(state, Stage.Time)
-    _close(
+    assert_close(
         matter.calcMotionErrors(state, Stage.Position),
         sample["motion_errors_position_before_prescribe"],
         "motion errors before prescribe",
     )
     system.prescribe(state)
     assert state.getSystemStage() >= Stage.Position
-    _close(state.getQ(), sample["state"]["q"], "q", tol=1e-14)
-    _close(state.getU(), sample["state"]["u"], "u", tol=1e-14)
+    assert_close(state.getQ(), sample["state"]["q"], "q", tol=1e-14)
+    assert_close(state.getU(), sample["state"]["u"], "u", tol=1e-14)
     # System-level free lists are the matter's (the only subsystem with q and u).
     out = sample["outputs"]
     np.testing.assert_array_equal(system.getFreeQIndex(state), out["free_q_index"])
     np.testing.assert_array_equal(system.getFreeUIndex(state), out["free_u_index"])
 
 
-@pytest.mark.parametrize(("name", "k"), _cases())
+@pytest.mark.parametrize(("name", "k"), sample_cases("prescribed_and_springs"))
 def test_outputs_match_simbody(models, name, k):
     model, system, matter, mobods, sample, state = _prescribed_state(models, name, k)
     system.prescribe(state)
@@ -88,7 +79,7 @@ def test_outputs_match_simbody(models, name, k):
     np.testing.assert_array_equal(matter.getFreeUIndex(state), out["free_u_index"])
     np.testing.assert_array_equal(matter.getFreeUDotIndex(state), out["free_udot_index"])
     np.testing.assert_array_equal(matter.getKnownUDotIndex(state), out["known_udot_index"])
-    _close(matter.packFreeU(state, state.getU()), out["packFreeU_of_u"], "packFreeU")
+    assert_close(matter.packFreeU(state, state.getU()), out["packFreeU_of_u"], "packFreeU")
     assert [int(mb.isLocked(state)) for mb in mobods[1:]] == out["isLocked_per_body_1_to_nb"]
     levels = [Motion.nameOfLevel(mb.getLockLevel(state)) for mb in mobods[1:]]
     assert levels == out["lock_level_per_body_1_to_nb"]
@@ -96,56 +87,56 @@ def test_outputs_match_simbody(models, name, k):
     for b in range(nb):
         R, p = decode_transform(out["X_GB"][b])
         X = mobods[b].getBodyTransform(state)
-        _close(X.R().asMat33(), R, f"X_GB[{b}].R")
-        _close(X.p(), p, f"X_GB[{b}].p")
+        assert_close(X.R().asMat33(), R, f"X_GB[{b}].R")
+        assert_close(X.p(), p, f"X_GB[{b}].p")
         R, p = decode_transform(out["X_FM"][b])
         X = mobods[b].getMobilizerTransform(state)
-        _close(X.R().asMat33(), R, f"X_FM[{b}].R")
-        _close(X.p(), p, f"X_FM[{b}].p")
-    _close(
+        assert_close(X.R().asMat33(), R, f"X_FM[{b}].R")
+        assert_close(X.p(), p, f"X_FM[{b}].p")
+    assert_close(
         [mb.getBodyVelocity(state) for mb in mobods], np.reshape(out["V_GB"], (nb, 2, 3)), "V_GB"
     )
-    _close(
+    assert_close(
         [mb.getMobilizerVelocity(state) for mb in mobods],
         np.reshape(out["V_FM"], (nb, 2, 3)),
         "V_FM",
     )
-    _close(
+    assert_close(
         [mb.getBodyAcceleration(state) for mb in mobods],
         np.reshape(out["A_GB"], (nb, 2, 3)),
         "A_GB",
     )
-    _close(state.getQDot(), out["qdot"], "qdot")
-    _close(state.getUDot(), out["udot"], "udot")
+    assert_close(state.getQDot(), out["qdot"], "qdot")
+    assert_close(state.getUDot(), out["udot"], "udot")
 
-    _close(matter.getMotionMultipliers(state), out["motion_multipliers"], "tau")
-    _close(matter.findMotionForces(state), out["motion_forces"], "motion forces")
-    _close(matter.calcMotionPower(state), out["motion_power"], "motion power")
+    assert_close(matter.getMotionMultipliers(state), out["motion_multipliers"], "tau")
+    assert_close(matter.findMotionForces(state), out["motion_forces"], "motion forces")
+    assert_close(matter.calcMotionPower(state), out["motion_power"], "motion power")
     for stage, key in (
         (Stage.Position, "motion_errors_position"),
         (Stage.Velocity, "motion_errors_velocity"),
         (Stage.Acceleration, "motion_errors_acceleration"),
     ):
-        _close(matter.calcMotionErrors(state, stage), out[key], key)
+        assert_close(matter.calcMotionErrors(state, stage), out[key], key)
 
     M = matter.calcM(state)
-    _close(M, out["M"], "M")
-    _close(matter.calcMInv(state), out["MInv_free_part"], "M^-1 (free part)")
-    _close(
+    assert_close(M, out["M"], "M")
+    assert_close(matter.calcMInv(state), out["MInv_free_part"], "M^-1 (free part)")
+    assert_close(
         matter.multiplyByMInv(state, sample["inputs"]["v_for_MInv"]),
         out["MInv_times_v"],
         "M^-1 v (free part)",
     )
     zero_F = np.zeros((nb, 2, 3))
     bias = matter.calcResidualForceIgnoringConstraints(state, np.zeros(nu), zero_F, np.zeros(nu))
-    _close(bias, out["bias_mobility_forces"], "bias")
-    _close(matter.calcSystemJacobian(state), out["system_jacobian"], "J")
-    _close(
+    assert_close(bias, out["bias_mobility_forces"], "bias")
+    assert_close(matter.calcSystemJacobian(state), out["system_jacobian"], "J")
+    assert_close(
         matter.calcMobilizerReactionForces(state),
         np.reshape(out["mobilizer_reaction_forces_at_M_in_G"], (nb, 2, 3)),
         "reactions",
     )
-    _close(
+    assert_close(
         matter.calcMobilizerReactionForcesUsingFreebodyMethod(state),
         np.reshape(out["mobilizer_reaction_forces_at_M_in_G"], (nb, 2, 3)),
         "reactions (free-body method)",
@@ -158,10 +149,12 @@ def test_outputs_match_simbody(models, name, k):
         state, np.reshape(out["applied_body_forces_G"], (nb, 2, 3))
     )
     lhs = M @ np.asarray(out["udot"]) + np.asarray(out["motion_forces"])
-    _close(lhs, f_applied - np.asarray(out["bias_mobility_forces"]), "M udot + tau = f - bias")
+    assert_close(
+        lhs, f_applied - np.asarray(out["bias_mobility_forces"]), "M udot + tau = f - bias"
+    )
 
 
-@pytest.mark.parametrize(("name", "k"), _cases())
+@pytest.mark.parametrize(("name", "k"), sample_cases("prescribed_and_springs"))
 def test_free_mobility_minv_is_the_inverse_of_the_free_block(models, name, k):
     """calcMInv restricted to free mobilities = inverse of the free-free block of calcM."""
     model, system, matter, mobods, sample, state = _prescribed_state(models, name, k)
@@ -170,4 +163,4 @@ def test_free_mobility_minv_is_the_inverse_of_the_free_block(models, name, k):
     M = matter.calcM(state)
     expected = np.zeros_like(M)
     expected[np.ix_(free, free)] = np.linalg.inv(M[np.ix_(free, free)])
-    _close(matter.calcMInv(state), expected, "M_ff^-1", tol=1e-12)
+    assert_close(matter.calcMInv(state), expected, "M_ff^-1", tol=1e-12)

@@ -29,6 +29,7 @@ from engine import (
     Transform,
 )
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
+from tests.engine.close import assert_close
 from tests.engine.custom_mobilizer_examples import CUSTOM_EXAMPLES
 
 BUILTIN = sorted(m.NAME for m in MOBILIZER_MODULES.values())
@@ -120,13 +121,6 @@ class Tree:
         return self.realized(self.random_q(), self.rng.uniform(-1.0, 1.0, self.nu), stage)
 
 
-def _close(a, b, tol, what):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
-    err = float(np.max(np.abs(a - b))) if b.size else 0.0
-    assert err <= tol * scale, f"{what}: error {err:.3e}"
-
-
 @pytest.fixture(
     params=TREES, ids=[f"seed{t[0]}-{t[1]}bodies{'-euler' if t[2] else ''}" for t in TREES]
 )
@@ -150,7 +144,7 @@ def test_forward_dynamics_of_inverse_dynamics_is_identity(tree):
     F[0] = 0.0
     tau = tree.matter.calcResidualForceIgnoringConstraints(s, f, F, udot)
     udot_back, A = tree.matter.calcAccelerationIgnoringConstraints(s, f + tau, F)
-    _close(udot_back, udot, 1e-9, "forward(inverse(udot))")
+    assert_close(udot_back, udot, "forward(inverse(udot))", tol=1e-9)
     assert A.shape == (tree.nb, 2, 3)
     # and the realized forward dynamics agree with the operator given the applied forces
     tree.system.realize(s, Stage.Acceleration)
@@ -158,9 +152,9 @@ def test_forward_dynamics_of_inverse_dynamics_is_identity(tree):
     udot_op, A_op = tree.matter.calcAccelerationIgnoringConstraints(
         s, mobility, body.reshape(tree.nb, 2, 3)
     )
-    _close(s.getUDot(), udot_op, 1e-10, "realize(Acceleration) vs operator")
+    assert_close(s.getUDot(), udot_op, "realize(Acceleration) vs operator", tol=1e-10)
     for b in range(1, tree.nb):
-        _close(tree.mobods[b].getBodyAcceleration(s), A_op[b], 1e-10, f"A_GB[{b}]")
+        assert_close(tree.mobods[b].getBodyAcceleration(s), A_op[b], f"A_GB[{b}]", tol=1e-10)
 
 
 def test_mass_matrix_equals_inverse_dynamics_columns(tree):
@@ -171,19 +165,25 @@ def test_mass_matrix_equals_inverse_dynamics_columns(tree):
     M_id = np.column_stack(
         [tree.matter.calcResidualForceIgnoringConstraints(s, zero_f, zero_F, e) for e in eye]
     )
-    _close(M, M_id, 1e-11, "calcM vs inverse dynamics")
-    _close(M, M.T, 1e-12, "M symmetric")
+    assert_close(M, M_id, "calcM vs inverse dynamics", tol=1e-11)
+    assert_close(M, M.T, "M symmetric", tol=1e-12)
     assert np.all(np.linalg.eigvalsh(M) > 0)
     M_op = np.column_stack([tree.matter.multiplyByM(s, e) for e in eye])
-    _close(M, M_op, 1e-11, "calcM vs multiplyByM")
+    assert_close(M, M_op, "calcM vs multiplyByM", tol=1e-11)
 
 
 def test_m_times_minv_is_identity(tree):
     s = tree.random_state(Stage.Position)
     v = tree.rng.normal(size=tree.nu)
-    _close(tree.matter.multiplyByM(s, tree.matter.multiplyByMInv(s, v)), v, 1e-10, "M MInv v")
-    _close(tree.matter.multiplyByMInv(s, tree.matter.multiplyByM(s, v)), v, 1e-10, "MInv M v")
-    _close(tree.matter.calcMInv(s) @ tree.matter.calcM(s), np.eye(tree.nu), 1e-10, "MInv M")
+    assert_close(
+        tree.matter.multiplyByM(s, tree.matter.multiplyByMInv(s, v)), v, "M MInv v", tol=1e-10
+    )
+    assert_close(
+        tree.matter.multiplyByMInv(s, tree.matter.multiplyByM(s, v)), v, "MInv M v", tol=1e-10
+    )
+    assert_close(
+        tree.matter.calcMInv(s) @ tree.matter.calcM(s), np.eye(tree.nu), "MInv M", tol=1e-10
+    )
 
 
 def test_jacobian_times_u_is_body_velocity_and_derivative_of_pose(tree):
@@ -191,14 +191,14 @@ def test_jacobian_times_u_is_body_velocity_and_derivative_of_pose(tree):
     matter, u = tree.matter, s.getU().copy()
     Ju = matter.multiplyBySystemJacobian(s, u)
     for b in range(tree.nb):
-        _close(Ju[b], tree.mobods[b].getBodyVelocity(s), 1e-12, f"J u body {b}")
+        assert_close(Ju[b], tree.mobods[b].getBodyVelocity(s), f"J u body {b}", tol=1e-12)
     F = tree.rng.normal(size=(tree.nb, 2, 3))
     x = tree.rng.normal(size=tree.nu)
     lhs = float(np.sum(matter.multiplyBySystemJacobian(s, x) * F))
     rhs = float(x @ matter.multiplyBySystemJacobianTranspose(s, F))
     assert abs(lhs - rhs) <= 1e-11 * max(1.0, abs(lhs))
     J = matter.calcSystemJacobian(s)
-    _close(J @ u, Ju.reshape(-1), 1e-12, "calcSystemJacobian u")
+    assert_close(J @ u, Ju.reshape(-1), "calcSystemJacobian u", tol=1e-12)
     # finite differences of X_GB along qdot
     q, qdot, h = s.getQ().copy(), s.getQDot().copy(), 1e-6
     sp = tree.realized(q + h * qdot, u, Stage.Position)
@@ -209,8 +209,8 @@ def test_jacobian_times_u_is_body_velocity_and_derivative_of_pose(tree):
         W = (Xp.R().asMat33() - Xm.R().asMat33()) / (2 * h) @ R.T
         w = 0.5 * np.array([W[2, 1] - W[1, 2], W[0, 2] - W[2, 0], W[1, 0] - W[0, 1]])
         v = (Xp.p() - Xm.p()) / (2 * h)
-        _close(Ju[b][0], w, 1e-7, f"w of body {b} vs differences")
-        _close(Ju[b][1], v, 1e-7, f"v of body {b} vs differences")
+        assert_close(Ju[b][0], w, f"w of body {b} vs differences", tol=1e-7)
+        assert_close(Ju[b][1], v, f"v of body {b} vs differences", tol=1e-7)
 
 
 def test_energy_is_conserved_by_fixed_step_integration(tree):
