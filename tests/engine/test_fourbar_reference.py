@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from engine import Stage
+from tests.engine.close import assert_close
 from tests.engine.reference_data import load_reference, model_by_name, sample_cases
 from tests.engine.reference_models import build
 
 REF = load_reference("fourbar")
-TOL = 1e-10
 
 CASES = sample_cases("fourbar")
 
@@ -45,18 +45,6 @@ def _state(name: str, i: int, stage=Stage.Acceleration):
     state.setU(sample["state"]["u"])
     system.realize(state, stage)
     return system, matter, constraints, state, sample
-
-
-def assert_close(got, want, what: str) -> None:
-    got = np.asarray(got, dtype=float)
-    want = np.asarray(want, dtype=float)
-    if want.size == 0:
-        assert got.size == 0, f"{what}: expected nothing, got {got}"
-        return
-    got = got.reshape(want.shape)
-    scale = max(1.0, float(np.max(np.abs(want))))
-    err = float(np.max(np.abs(got - want)))
-    assert err <= TOL * scale, f"{what}: max error {err:.3g} (scale {scale:.3g})"
 
 
 @pytest.mark.parametrize(("name", "i"), CASES)
@@ -89,16 +77,18 @@ def test_counts_and_error_vectors(name, i):
         assert mobilizers == d["constrained_mobilizers"]
         if d["ancestor_body"] is not None:
             assert c.getAncestorMobilizedBody().getMobilizedBodyIndex() == d["ancestor_body"]
-    assert_close(state.getQErr(), out["qErr"], "qErr")
-    assert_close(state.getUErr(), out["uErr"], "uErr")
-    assert_close(state.getUDotErr(), out["udotErr"], "udotErr")
-    assert_close(state.getUDot(), out["udot"], "udot")
-    assert_close(state.getQDot(), out["qdot"], "qdot")
-    assert_close(state.getMultipliers(), out["multipliers"], "multipliers")
-    assert_close(matter.getConstraintMultipliers(state), out["multipliers"], "multipliers")
+    assert_close(state.getQErr(), out["qErr"], "qErr", reshape=True)
+    assert_close(state.getUErr(), out["uErr"], "uErr", reshape=True)
+    assert_close(state.getUDotErr(), out["udotErr"], "udotErr", reshape=True)
+    assert_close(state.getUDot(), out["udot"], "udot", reshape=True)
+    assert_close(state.getQDot(), out["qdot"], "qdot", reshape=True)
+    assert_close(state.getMultipliers(), out["multipliers"], "multipliers", reshape=True)
+    assert_close(
+        matter.getConstraintMultipliers(state), out["multipliers"], "multipliers", reshape=True
+    )
     bodies = [matter.getMobilizedBody(b) for b in range(matter.getNumBodies())]
     A = np.array([mb.getBodyAcceleration(state) for mb in bodies])
-    assert_close(A.reshape(-1, 6), out["A_GB"], "A_GB")
+    assert_close(A.reshape(-1, 6), out["A_GB"], "A_GB", reshape=True)
 
 
 @pytest.mark.parametrize(("name", "i"), CASES)
@@ -106,51 +96,65 @@ def test_constraint_matrices_and_operators(name, i):
     _, matter, _, state, sample = _state(name, i)
     out, inp = sample["outputs"], sample["inputs"]
     mp = out["counts"]["mp"]
-    assert_close(matter.calcG(state), out["G"], "G")
-    assert_close(matter.calcGTranspose(state), np.asarray(out["G"]).T, "G^T")
-    assert_close(matter.calcP(state), out["P"], "P")
-    assert_close(matter.calcPt(state), np.asarray(out["P"]).T, "P^T")
-    assert_close(matter.calcPq(state), out["Pq"], "Pq")
-    assert_close(matter.calcPqTranspose(state), np.asarray(out["Pq"]).T, "Pq^T")
+    assert_close(matter.calcG(state), out["G"], "G", reshape=True)
+    assert_close(matter.calcGTranspose(state), np.asarray(out["G"]).T, "G^T", reshape=True)
+    assert_close(matter.calcP(state), out["P"], "P", reshape=True)
+    assert_close(matter.calcPt(state), np.asarray(out["P"]).T, "P^T", reshape=True)
+    assert_close(matter.calcPq(state), out["Pq"], "Pq", reshape=True)
+    assert_close(matter.calcPqTranspose(state), np.asarray(out["Pq"]).T, "Pq^T", reshape=True)
     W = matter.calcProjectedMInv(state)
-    assert_close(W, out["projected_MInv_G_MInv_GT"], "G M^-1 G^T")
+    assert_close(W, out["projected_MInv_G_MInv_GT"], "G M^-1 G^T", reshape=True)
     bG = matter.calcBiasForMultiplyByG(state)
-    assert_close(bG, out["bias_for_multiply_by_G"], "bias for multiplyByG")
+    assert_close(bG, out["bias_for_multiply_by_G"], "bias for multiplyByG", reshape=True)
     assert_close(
         matter.calcBiasForAccelerationConstraints(state),
         out["bias_for_acceleration_constraints"],
         "bias for acceleration constraints",
+        reshape=True,
     )
     bPq = matter.calcBiasForMultiplyByPq(state)
-    assert_close(bPq, out["bias_for_multiply_by_Pq"], "bias for multiplyByPq")
-    assert_close(matter.multiplyByG(state, inp["x_u"]), out["G_times_x_u"], "G x")
-    assert_close(matter.multiplyByG(state, inp["x_u"], bG), out["G_times_x_u"], "G x (bias)")
+    assert_close(bPq, out["bias_for_multiply_by_Pq"], "bias for multiplyByPq", reshape=True)
+    assert_close(matter.multiplyByG(state, inp["x_u"]), out["G_times_x_u"], "G x", reshape=True)
+    assert_close(
+        matter.multiplyByG(state, inp["x_u"], bG), out["G_times_x_u"], "G x (bias)", reshape=True
+    )
     assert_close(
         matter.multiplyByGTranspose(state, inp["lambda_test"]),
         out["GT_times_lambda_test"],
         "G^T lambda",
+        reshape=True,
     )
-    assert_close(matter.multiplyByPq(state, inp["y_q"]), out["Pq_times_y_q"], "Pq y")
-    assert_close(matter.multiplyByPq(state, inp["y_q"], bPq), out["Pq_times_y_q"], "Pq y (bias)")
+    assert_close(matter.multiplyByPq(state, inp["y_q"]), out["Pq_times_y_q"], "Pq y", reshape=True)
+    assert_close(
+        matter.multiplyByPq(state, inp["y_q"], bPq),
+        out["Pq_times_y_q"],
+        "Pq y (bias)",
+        reshape=True,
+    )
     assert_close(
         matter.multiplyByPqTranspose(state, inp["lambda_test"][:mp]),
         out["PqT_times_lambda_test_first_mp"],
         "Pq^T lambda_p",
+        reshape=True,
     )
     assert_close(
         matter.calcConstraintAccelerationErrors(state, inp["udot_test"]),
         out["constraint_acceleration_errors_for_udot_test"],
         "acceleration errors",
+        reshape=True,
     )
     assert_close(
         matter.solveForConstraintImpulses(state, inp["deltaV_test"]),
         out["constraint_impulses_for_deltaV_test"],
         "constraint impulses",
+        reshape=True,
     )
     F, f = matter.calcConstraintForcesFromMultipliers(state, inp["lambda_test"])
     assert F.shape == (matter.getNumBodies(), 2, 3)
-    assert_close(F.reshape(-1, 6), out["constraint_body_forces_G_for_lambda_test"], "F(lambda)")
-    assert_close(f, out["constraint_mobility_forces_for_lambda_test"], "f(lambda)")
+    assert_close(
+        F.reshape(-1, 6), out["constraint_body_forces_G_for_lambda_test"], "F(lambda)", reshape=True
+    )
+    assert_close(f, out["constraint_mobility_forces_for_lambda_test"], "f(lambda)", reshape=True)
 
 
 @pytest.mark.parametrize(("name", "i"), CASES)
@@ -160,20 +164,33 @@ def test_forward_and_inverse_dynamics_with_constraints(name, i):
     F = np.reshape(inp["body_forces_test_G"], (-1, 2, 3))
     f = inp["mobility_forces_test"]
     residual = matter.calcResidualForce(state, f, F, inp["udot_test"], inp["lambda_test"])
-    assert_close(residual, out["residual_force_for_test_inputs"], "calcResidualForce")
+    assert_close(residual, out["residual_force_for_test_inputs"], "calcResidualForce", reshape=True)
     udot, A = matter.calcAcceleration(state, f, F)
-    assert_close(udot, out["calcAcceleration_udot_for_test_forces"], "calcAcceleration")
+    assert_close(
+        udot, out["calcAcceleration_udot_for_test_forces"], "calcAcceleration", reshape=True
+    )
     # The constrained accelerations satisfy the acceleration constraints.
     assert np.max(np.abs(matter.calcConstraintAccelerationErrors(state, udot))) < 1e-9
     assert_close(
-        A.reshape(-1, 6), matter.calcBodyAccelerationFromUDot(state, udot).reshape(-1, 6), "A"
+        A.reshape(-1, 6),
+        matter.calcBodyAccelerationFromUDot(state, udot).reshape(-1, 6),
+        "A",
+        reshape=True,
     )
     udot0, _ = matter.calcAccelerationIgnoringConstraints(state, f, F)
     assert_close(
-        udot0, out["calcAccelerationIgnoringConstraints_udot_for_test_forces"], "unconstrained"
+        udot0,
+        out["calcAccelerationIgnoringConstraints_udot_for_test_forces"],
+        "unconstrained",
+        reshape=True,
     )
     reactions = matter.calcMobilizerReactionForces(state)
-    assert_close(reactions.reshape(-1, 6), out["mobilizer_reaction_forces_at_M_in_G"], "reactions")
+    assert_close(
+        reactions.reshape(-1, 6),
+        out["mobilizer_reaction_forces_at_M_in_G"],
+        "reactions",
+        reshape=True,
+    )
 
 
 @pytest.mark.parametrize(("name", "i"), CASES)
@@ -181,30 +198,44 @@ def test_constraint_forces_power_and_per_constraint_outputs(name, i):
     _, matter, constraints, state, sample = _state(name, i)
     out = sample["outputs"]
     F, f = matter.findConstraintForces(state)
-    assert_close(F.reshape(-1, 6), out["constraint_body_forces_G"], "findConstraintForces F")
-    assert_close(f, out["constraint_mobility_forces"], "findConstraintForces f")
-    assert_close(matter.calcConstraintPower(state), out["constraint_power"], "constraint power")
+    assert_close(
+        F.reshape(-1, 6), out["constraint_body_forces_G"], "findConstraintForces F", reshape=True
+    )
+    assert_close(f, out["constraint_mobility_forces"], "findConstraintForces f", reshape=True)
+    assert_close(
+        matter.calcConstraintPower(state), out["constraint_power"], "constraint power", reshape=True
+    )
     # Sign convention: J^T F + f = G^T lambda.
     lam = matter.getConstraintMultipliers(state)
     assert_close(
         matter.multiplyBySystemJacobianTranspose(state, F) + f,
         matter.multiplyByGTranspose(state, lam),
         "J^T F + f = G^T lambda",
+        reshape=True,
     )
     for pc in out["per_constraint"]:
         c = constraints[pc["index"]]
         what = f"constraint {pc['index']} ({c.TYPE_NAME})"
-        assert_close(c.getPositionErrorsAsVector(state), pc["position_errors"], what + " perr")
-        assert_close(c.getVelocityErrorsAsVector(state), pc["velocity_errors"], what + " verr")
         assert_close(
-            c.getAccelerationErrorsAsVector(state), pc["acceleration_errors"], what + " aerr"
+            c.getPositionErrorsAsVector(state), pc["position_errors"], what + " perr", reshape=True
         )
-        assert_close(c.getMultipliersAsVector(state), pc["multipliers"], what + " multipliers")
+        assert_close(
+            c.getVelocityErrorsAsVector(state), pc["velocity_errors"], what + " verr", reshape=True
+        )
+        assert_close(
+            c.getAccelerationErrorsAsVector(state),
+            pc["acceleration_errors"],
+            what + " aerr",
+            reshape=True,
+        )
+        assert_close(
+            c.getMultipliersAsVector(state), pc["multipliers"], what + " multipliers", reshape=True
+        )
         Fc, fc = c.getConstraintForcesAsVectors(state)
         want = np.reshape(pc["constrained_body_forces_G"], (-1, 6))
-        assert_close(Fc.reshape(-1, 6), want, what + " body forces")
-        assert_close(fc, pc["constrained_mobility_forces"], what + " mobility forces")
-        assert_close(c.calcPower(state), pc["power"], what + " power")
+        assert_close(Fc.reshape(-1, 6), want, what + " body forces", reshape=True)
+        assert_close(fc, pc["constrained_mobility_forces"], what + " mobility forces", reshape=True)
+        assert_close(c.calcPower(state), pc["power"], what + " power", reshape=True)
 
 
 @pytest.mark.parametrize(("name", "i"), CASES)
@@ -223,14 +254,14 @@ def test_disabling_all_constraints(name, i):
     for c, n in zip(constraints, counts["per_constraint_mp_mv_ma"], strict=True):
         assert list(c.getNumConstraintEquationsInUse(state)) == n
         assert c.getMultipliersAsVector(state).size == 0
-    assert_close(state.getUDot(), want["udot"], "udot, constraints disabled")
-    assert_close(state.getQErr(), want["qErr"], "qErr, constraints disabled")
-    assert_close(state.getMultipliers(), want["multipliers"], "multipliers, disabled")
+    assert_close(state.getUDot(), want["udot"], "udot, constraints disabled", reshape=True)
+    assert_close(state.getQErr(), want["qErr"], "qErr, constraints disabled", reshape=True)
+    assert_close(state.getMultipliers(), want["multipliers"], "multipliers, disabled", reshape=True)
     # Re-enabling restores the constrained solution.
     for c in constraints:
         c.enable(state)
     system.realize(state, Stage.Acceleration)
-    assert_close(state.getUDot(), sample["outputs"]["udot"], "udot, re-enabled")
+    assert_close(state.getUDot(), sample["outputs"]["udot"], "udot, re-enabled", reshape=True)
 
 
 PROJECT_CASES = [
@@ -252,8 +283,8 @@ def test_project_from_perturbed_state(name, i):
     state.setU(p["u_before"])
     system.realize(state, Stage.Velocity)
     mp = len(p["qErr_before"]) - matter.getNumQuaternionsInUse(state)
-    assert_close(state.getQErr()[:mp], p["qErr_before"][:mp], "qErr before")
-    assert_close(state.getUErr(), p["uErr_before"], "uErr before")
+    assert_close(state.getQErr()[:mp], p["qErr_before"][:mp], "qErr before", reshape=True)
+    assert_close(state.getUErr(), p["uErr_before"], "uErr before", reshape=True)
     nq_calls, nu_calls = system.getNumProjectQCalls(), system.getNumProjectUCalls()
     system.project(state, p["accuracy"])
     assert system.getNumProjectQCalls() == nq_calls + 1

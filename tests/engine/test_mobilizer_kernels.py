@@ -23,6 +23,7 @@ import pytest
 from engine.multibody.mobilizers import dispatch
 from engine.multibody.mobilizers import params as mparams
 from engine.multibody.mobilizers.rotation_kernels import quat_e_matrix
+from tests.engine.close import assert_close
 from tests.engine.reference_data import (
     decode_transform,
     load_reference,
@@ -37,7 +38,6 @@ ROT_U = {"Ball": 3, "Free": 3, "Ellipsoid": 3, "LineOrientation": 2, "FreeLine":
 # Simbody 3.7's NDot is not the exact derivative of N for these in quaternion mode.
 INEXACT_QUAT_NDOT = {"LineOrientation", "FreeLine"}
 
-RTOL = 1e-10
 
 EXPECTED_IDS = {
     "Weld": 1,
@@ -58,21 +58,6 @@ EXPECTED_IDS = {
     "LineOrientation": 16,
     "FreeLine": 17,
 }
-
-
-def assert_close(actual, expected, what, rtol=RTOL):
-    """max |actual - expected| <= rtol * max(1, max |expected|)."""
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} vs {expected.shape}"
-    if actual.size == 0:
-        return
-    scale = max(1.0, float(np.max(np.abs(expected))))
-    err = float(np.max(np.abs(actual - expected)))
-    assert err <= rtol * scale, (
-        f"{what}: max error {err:.3e} > {rtol:.0e} * {scale:.3g}\n"
-        f"actual   {actual.tolist()}\nexpected {expected.tolist()}"
-    )
 
 
 def skew(a):
@@ -493,11 +478,11 @@ def test_velocity_is_derivative_of_transform(name, euler, seed):
     km = Kin(mod, q - H_STEP * qdot, u, prm, euler)
     Rdot = (kp.R - km.R) / (2 * H_STEP)
     Wx = Rdot @ k.R.T
-    assert_close(Wx + Wx.T, np.zeros((3, 3)), f"{name} Rdot R^T skew", rtol=FD_TOL)
+    assert_close(Wx + Wx.T, np.zeros((3, 3)), f"{name} Rdot R^T skew", tol=FD_TOL)
     w_fd = np.array([Wx[2, 1] - Wx[1, 2], Wx[0, 2] - Wx[2, 0], Wx[1, 0] - Wx[0, 1]]) / 2
     v_fd = (kp.p - km.p) / (2 * H_STEP)
-    assert_close(k.V[:3], w_fd, f"{name} w_FM vs d/dt R_FM", rtol=FD_TOL)
-    assert_close(k.V[3:], v_fd, f"{name} v_FM vs d/dt p_FM", rtol=FD_TOL)
+    assert_close(k.V[:3], w_fd, f"{name} w_FM vs d/dt R_FM", tol=FD_TOL)
+    assert_close(k.V[3:], v_fd, f"{name} v_FM vs d/dt p_FM", tol=FD_TOL)
 
 
 @pytest.mark.parametrize(("name", "euler", "seed"), fd_cases())
@@ -509,7 +494,7 @@ def test_hdot_u_is_derivative_of_h_u(name, euler, seed):
     kp = Kin(mod, q + H_STEP * qdot, u, prm, euler)
     km = Kin(mod, q - H_STEP * qdot, u, prm, euler)
     fd = (kp.H @ u - km.H @ u) / (2 * H_STEP)
-    assert_close(k.hdot_u, fd, f"{name} hdot_u", rtol=FD_TOL)
+    assert_close(k.hdot_u, fd, f"{name} hdot_u", tol=FD_TOL)
 
 
 @pytest.mark.parametrize(("name", "euler", "seed"), fd_cases())
@@ -573,14 +558,14 @@ def test_ndot_is_derivative_of_n(name, euler, seed):
         missing = 0.5 * E @ skew(w) @ k.R[:, :2]
         expected = k.NDot.copy()
         expected[:4, :2] += missing
-        assert_close(expected, fd, f"{name} NDot + omitted term", rtol=FD_TOL)
+        assert_close(expected, fd, f"{name} NDot + omitted term", tol=FD_TOL)
         # The kernel really is Simbody's inexact form (the omitted term is not negligible).
         assert np.max(np.abs(missing)) > 1e-3
         E_qd = np.zeros((4, 3))
         quat_e_matrix(np.ascontiguousarray(qdot[:4]), E_qd)
         assert_close(k.NDot[:4, :2], 0.5 * E_qd @ k.R[:, :2], f"{name} Simbody NDot")
     else:
-        assert_close(k.NDot, fd, f"{name} NDot", rtol=FD_TOL)
+        assert_close(k.NDot, fd, f"{name} NDot", tol=FD_TOL)
 
 
 # --------------------------------------------------------------------------------------------
@@ -746,4 +731,4 @@ def test_kernels_run_without_jit():
     assert len(results) == len(expected)
     for case, got, exp in zip(cases, results, expected, strict=True):
         for g, e in zip(got, exp, strict=True):
-            assert_close(np.array(g).reshape(e.shape), e, f"type {case['t']} no-JIT", rtol=1e-13)
+            assert_close(np.array(g).reshape(e.shape), e, f"type {case['t']} no-JIT", tol=1e-13)
