@@ -176,13 +176,15 @@ class State:
         # The copy is valid only through Instance. Backing it up is an invalidation: the
         # versions of the dropped stages are bumped, so that an explicit cache mark copied
         # from the source cannot look current once the copy is realized again.
-        limit = Stage(min(self._system_stage, Stage.Instance))
+        limit = min(self._system_stage, Stage.Instance)
+        lim = _INT[limit]
         for sub in dst._subs:
-            if sub.stage > limit:
-                for k in range(limit + 1, sub.stage + 1):
-                    sub.stage_versions[k] += 1
+            if sub.stage > lim:
+                versions = sub.stage_versions
+                for k in range(lim + 1, _INT[sub.stage] + 1):
+                    versions[k] += 1
                 sub.stage = limit
-        for k in range(limit + 1, self._system_stage + 1):
+        for k in range(lim + 1, _INT[self._system_stage] + 1):
             dst._system_stage_versions[k] += 1
             dst._last_invalidation[k] = "copying the State"
         dst._system_stage = limit

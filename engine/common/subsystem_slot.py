@@ -15,6 +15,16 @@ import numpy as np
 
 from engine.common.cache_entry import CacheEntryInfo, DiscreteVarInfo
 from engine.common.stage import Stage
+from engine.common.state_copy import copy_cache_entry, copy_discrete_variable
+
+_POOLS = (
+    "q_requests",
+    "u_requests",
+    "z_requests",
+    "qerr_requests",
+    "uerr_requests",
+    "udoterr_requests",
+)
 
 
 @dataclass
@@ -102,10 +112,21 @@ class PerSubsystemInfo:
         self.cache[:] = _prefix_before(self.cache, stage)
 
     def copy(self) -> PerSubsystemInfo:
-        """A deep copy of variables and bookkeeping; cache values are copied too."""
-        import copy as _copy
-
-        return _copy.deepcopy(self)
+        """A deep copy of variables and bookkeeping; cache values are copied too. Pool
+        allocation records (never changed once made) are shared; the lists holding them are
+        the copy's own."""
+        memo: dict = {}
+        out = PerSubsystemInfo.__new__(PerSubsystemInfo)
+        d = dict(self.__dict__)
+        for pool in _POOLS:
+            d[pool] = list(d[pool])
+        d["stage_versions"] = list(self.stage_versions)
+        d["trigger_requests"] = [list(r) for r in self.trigger_requests]
+        d["trigger_starts"] = list(self.trigger_starts)
+        d["discrete"] = [copy_discrete_variable(dv, memo) for dv in self.discrete]
+        d["cache"] = [copy_cache_entry(ce, memo) for ce in self.cache]
+        out.__dict__.update(d)
+        return out
 
 
 def _prefix_before(items: list, stage: Stage) -> list:
