@@ -23,6 +23,11 @@ class ReplayForce(Force):
         self.body_forces = None
         self.mobility_forces = None
 
+    def replay(self, outputs: dict) -> None:
+        """Apply the forces Simbody reported in a reference sample's ``outputs``."""
+        self.body_forces = outputs["applied_body_forces_G"]
+        self.mobility_forces = outputs["applied_mobility_forces"]
+
     def calcForce(self, state, bodyForces, particleForces, mobilityForces) -> None:
         if self.body_forces is not None:
             bodyForces[...] += np.asarray(self.body_forces, dtype=float).reshape(bodyForces.shape)
@@ -34,7 +39,7 @@ class ReplayForce(Force):
 
 
 def build_replayed(model: dict):
-    """(system, matter, mobods, replay): a reference model's tree (tests/engine/
-    reference_models.py) with a ``ReplayForce`` in place of its force elements."""
+    """(built, replay): a reference model (tests/engine/reference_models.py) with a
+    ``ReplayForce`` in place of its force elements."""
     built = build(model, forces=False)
-    return built.system, built.matter, built.mobods, ReplayForce(built.forces)
+    return built, ReplayForce(built.forces)

@@ -43,17 +43,12 @@ def realized(model_index: int, sample_index: int):
     model = load_reference("chain_mixed")["models"][model_index]
     if model_index not in _BUILT:
         _BUILT[model_index] = build_replayed(model["model"])
-    system, matter, mobods, replay = _BUILT[model_index]
+    built, replay = _BUILT[model_index]
     sample = model["samples"][sample_index]
-    out = sample["outputs"]
-    replay.body_forces = out["applied_body_forces_G"]
-    replay.mobility_forces = out["applied_mobility_forces"]
-    state = system.realizeTopology()
-    state.setTime(sample["state"]["t"])
-    state.setQ(sample["state"]["q"])
-    state.setU(sample["state"]["u"])
-    system.realize(state, Stage.Acceleration)
-    return matter, mobods, system, state, sample, model["tasks"]
+    replay.replay(sample["outputs"])
+    state = built.new_state(sample["state"])
+    built.system.realize(state, Stage.Acceleration)
+    return built.matter, built.mobods, built.system, state, sample, model["tasks"]
 
 
 @pytest.mark.parametrize(("mi", "si"), _cases())
@@ -521,14 +516,11 @@ def test_with_the_models_own_force_elements(mi, si):
 def test_pendulum_reaction_forces_at_M_and_on_parent_at_F():
     case = load_reference("pendulum")
     model = case["models"][0]
-    system, matter, mobods, replay = build_replayed(model["model"])
+    built, replay = build_replayed(model["model"])
+    system, matter, mobods = built.system, built.matter, built.mobods
     for sample in model["samples"]:
-        replay.body_forces = sample["outputs"]["applied_body_forces_G"]
-        replay.mobility_forces = sample["outputs"]["applied_mobility_forces"]
-        state = system.realizeTopology()
-        state.setTime(sample["state"]["t"])
-        state.setQ(sample["state"]["q"])
-        state.setU(sample["state"]["u"])
+        replay.replay(sample["outputs"])
+        state = built.new_state(sample["state"])
         system.realize(state, Stage.Acceleration)
         out = sample["outputs"]
         for method in (

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from engine import Stage
 from tests.engine.close import assert_close
+from tests.engine.reference_data import load_reference
 from tests.engine.reference_models import build
-
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 
 
 def _build(model: dict):
@@ -22,17 +18,14 @@ def _build(model: dict):
 
 @pytest.fixture(scope="module")
 def pendulum():
-    data = json.loads((REFERENCE / "pendulum.json").read_text())
-    return data["models"][0]
+    return load_reference("pendulum")["models"][0]
 
 
 def test_pendulum_matches_simbody(pendulum):
-    system, matter, mobods = _build(pendulum["model"])
+    built = build(pendulum["model"])
+    system, matter, mobods = built.system, built.matter, built.mobods
     for sample in pendulum["samples"]:
-        state = system.realizeTopology()
-        state.setTime(sample["state"]["t"])
-        state.setQ(sample["state"]["q"])
-        state.setU(sample["state"]["u"])
+        state = built.new_state(sample["state"])
         system.realize(state, Stage.Acceleration)
         out = sample["outputs"]
         for b, X in enumerate(out["X_GB"]):
