@@ -75,3 +75,17 @@ def sample_cases(name: str) -> list[tuple[str, int]]:
     return [
         (m["name"], k) for m in load_reference(name)["models"] for k in range(len(m["samples"]))
     ]
+
+
+def sample_index_cases(name: str) -> list:
+    """pytest params (model index, sample index), id "<model name>-<sample index>", of every
+    sample of reference case ``name`` (none when the file is absent)."""
+    import pytest
+
+    if not reference_available(name):
+        return []
+    return [
+        pytest.param(mi, si, id=f"{m['name']}-{si}")
+        for mi, m in enumerate(load_reference(name)["models"])
+        for si in range(len(m["samples"]))
+    ]

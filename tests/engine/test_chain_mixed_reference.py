@@ -16,7 +16,7 @@ import pytest
 from engine import Stage
 from tests.engine.chain_mixed_model import build_replayed
 from tests.engine.close import assert_close
-from tests.engine.reference_data import load_reference, reference_available
+from tests.engine.reference_data import load_reference, reference_available, sample_index_cases
 from tests.engine.reference_models import build
 
 pytestmark = pytest.mark.skipif(
@@ -25,14 +25,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _cases():
-    if not reference_available("chain_mixed"):
-        return []
-    case = load_reference("chain_mixed")
-    return [
-        pytest.param(mi, si, id=f"{m['name']}-{si}")
-        for mi, m in enumerate(case["models"])
-        for si in range(len(m["samples"]))
-    ]
+    return sample_index_cases("chain_mixed")
 
 
 _BUILT: dict = {}

@@ -28,6 +28,7 @@ from tests.engine.reference_data import (
     decode_transform,
     load_reference,
     reference_available,
+    sample_index_cases,
 )
 
 MODULES = dict(sorted(dispatch.MOBILIZER_MODULES.items()))
@@ -281,14 +282,7 @@ needs_evq = pytest.mark.skipif(
 
 
 def _chain_cases():
-    if not reference_available("chain_mixed"):
-        return []
-    case = load_reference("chain_mixed")
-    return [
-        pytest.param(mi, si, id=f"{m['name']}-{si}")
-        for mi, m in enumerate(case["models"])
-        for si in range(len(m["samples"]))
-    ]
+    return sample_index_cases("chain_mixed")
 
 
 @needs_chain
