@@ -24,6 +24,7 @@ Rules (Simbody's, see ../shared/spec/State.txt and SimulationConcepts.txt):
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -54,7 +55,7 @@ _EMPTY.flags.writeable = False
 # Stage members and int values looked up once (Enum class attribute access and int(stage)
 # cost a few hundred ns each on the hot paths of set*/upd* and invalidation).
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
-_MODEL, _POSITION = Stage.Model, Stage.Position
+_TOPOLOGY, _MODEL, _POSITION = Stage.Topology, Stage.Model, Stage.Position
 _VELOCITY, _DYNAMICS = Stage.Velocity, Stage.Dynamics
 
 
@@ -539,7 +540,9 @@ class State:
             self._sub(subsys)
 
     def _checked_vector(self, values, size: int, what: str) -> np.ndarray:
-        arr = np.asarray(values, dtype=np.float64)
+        arr = values
+        if type(arr) is not np.ndarray or arr.dtype != np.float64:
+            arr = np.asarray(values, dtype=np.float64)
         if arr.ndim != 1 or arr.shape[0] != size:
             raise InvalidArgumentError(
                 f"{what}: expected a vector of length {size}, got shape {np.shape(values)}"
@@ -649,9 +652,9 @@ class State:
 
     def setTime(self, t: float) -> None:
         """Set t; backs the State up to Instance stage."""
-        self._require_system_stage(Stage.Topology, "setTime")
+        self._require_system_stage(_TOPOLOGY, "setTime")
         t = float(t)
-        if not np.isfinite(t):
+        if not math.isfinite(t):
             raise InvalidArgumentError(f"setTime: time must be finite, got {t}")
         self._invalidate(Stage.Time, "setTime")
         self._t = t
@@ -715,17 +718,28 @@ class State:
         """Set all of y = [q, u, z]; backs up to Time stage."""
         self._require_system_stage(_MODEL, "setY")
         arr = self._checked_vector(y, self._y.size, "setY")
-        self._note_q_change("setY")
-        self._note_u_change("setY")
-        self._note_z_change("setY")
+        self._note_y_change("setY")
         self._y[:] = arr
+
+    def _note_y_change(self, cause: str) -> None:
+        """_note_q_change, _note_u_change and _note_z_change in one: backing up to Time
+        covers Velocity and Dynamics."""
+        self._invalidate(_POSITION, cause)
+        versions = self._value_versions
+        versions[0] += 1
+        versions[1] += 1
+        versions[2] += 1
+        if self._q_dependents:
+            self._invalidate_dependents(self._q_dependents, cause)
+        if self._u_dependents:
+            self._invalidate_dependents(self._u_dependents, cause)
+        if self._z_dependents:
+            self._invalidate_dependents(self._z_dependents, cause)
 
     def updY(self) -> np.ndarray:
         """Writable view of y; asking for it backs up to Time stage."""
         self._require_system_stage(_MODEL, "updY")
-        self._note_q_change("updY")
-        self._note_u_change("updY")
-        self._note_z_change("updY")
+        self._note_y_change("updY")
         return self._y
 
     def setQ(self, q) -> None:
@@ -1415,6 +1429,19 @@ class State:
         """A prerequisite changed: explicitly marked values of ``keys`` go stale, and so,
         transitively, do the entries that name those as prerequisites."""
         subs = self._subs
+        # the common case: no entry in ``keys`` has dependents of its own (one level)
+        for key in keys:
+            cache = subs[key.subsystem].cache
+            if key.index < len(cache) and cache[key.index].dependents:
+                break
+        else:
+            for key in keys:
+                cache = subs[key.subsystem].cache
+                if key.index < len(cache):
+                    ce = cache[key.index]
+                    ce.realized_version = None
+                    ce.last_invalidated_by = cause
+            return
         pending = [(key, cause) for key in keys]
         seen: set[tuple[int, int]] = set()
         while pending:

@@ -186,7 +186,7 @@ class MatterConstraintsMixin:
 
     def _constraint_layout(self, state: State) -> ConstraintLayout:
         self._require(state, Stage.Instance, "the constraint equation layout")
-        return state.getCacheEntry(self.getMySubsystemIndex(), self._ix.extra["constraint_layout"])
+        return self._instance_info(state).clayout
 
     def getNumPositionConstraintEquationsInUse(self, state: State) -> int:
         return self._constraint_layout(state).mp
@@ -289,22 +289,17 @@ class MatterConstraintsMixin:
         self._realize_constraints_acceleration(state)
 
     def _realize_constraints_position(self, state: State) -> None:
-        """qErr = [holonomic position errors | quaternion norm errors]."""
-        lay = state.getCacheEntry(self.getMySubsystemIndex(), self._ix.extra["constraint_layout"])
-        qerr = state.updQErr(self.getMySubsystemIndex())
+        """qErr = [holonomic position errors | quaternion norm errors] (the quaternion norm
+        errors are written by the Position stage itself, after the first lay.mp)."""
+        info = self._instance_info(state)
+        lay = info.clayout
         if lay.mp:
-            qerr[: lay.mp] = self._perr_all(state, lay)
-        if lay.nquat:
-            topo = self._topo()
-            q = self.getQ(state)
-            for k, b in enumerate(topo.quaternion_pool_order):
-                s = topo.qs[b]
-                qerr[lay.mp + k] = np.linalg.norm(q[s : s + 4]) - 1.0
+            info.qerr[: lay.mp] = self._perr_all(state, lay)
 
     def _realize_constraints_velocity(self, state: State) -> None:
         """uErr = [d/dt position errors | velocity errors]."""
         sx = self.getMySubsystemIndex()
-        lay = state.getCacheEntry(sx, self._ix.extra["constraint_layout"])
+        lay = self._instance_info(state).clayout
         if lay.mp + lay.mv == 0:
             return
         V = self._vc_raw(state).V_GB
@@ -316,10 +311,10 @@ class MatterConstraintsMixin:
     def _realize_constraints_acceleration(self, state: State) -> None:
         """Correct the unconstrained udot in the State by the constraint forces; store the
         multipliers and udotErr; update A_GB and qdotdot to match."""
-        sx = self.getMySubsystemIndex()
-        lay = state.getCacheEntry(sx, self._ix.extra["constraint_layout"])
+        lay = self._instance_info(state).clayout
         if lay.m == 0:
             return
+        sx = self.getMySubsystemIndex()
         udot0 = np.array(state.updUDot(sx))
         udot, lam, udot_err = self._solve_constrained_udot(state, lay, udot0)
         state.updUDot(sx)[:] = udot

@@ -181,7 +181,7 @@ class MatterPrescribedMotionMixin:
 
     def _prescribed_layout(self, state: State) -> PrescribedLayout:
         self._require(state, Stage.Instance, "the prescribed-motion layout")
-        return state.getCacheEntry(self.getMySubsystemIndex(), self._ix.extra["prescribed_layout"])
+        return self._instance_info(state).playout
 
     def _motion_methods(self, state: State, mobod) -> np.ndarray:
         return self._prescribed_layout(state).methods[mobod.getMobilizedBodyIndex()]
@@ -427,7 +427,7 @@ class MatterPrescribedMotionMixin:
         return A
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
-        lay = state.getCacheEntry(self.getMySubsystemIndex(), self._ix.extra["prescribed_layout"])
+        lay = self._instance_info(state).playout
         if not lay.any_known_udot:
             super().realizeSubsystemAccelerationImpl(state)
             return

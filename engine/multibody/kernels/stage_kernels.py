@@ -192,6 +192,17 @@ def position_stage(
         Phi[3, 2], Phi[4, 2] = -mc1, mc0
 
 
+@njit(cache=True, nogil=True)
+def quaternion_errors(q, quat_starts, qerr, offset):
+    """qerr[offset + k] = |q[s:s+4]| - 1 for the k-th quaternion, starting at quat_starts[k]."""
+    for k in range(quat_starts.shape[0]):
+        s = quat_starts[k]
+        qerr[offset + k] = (
+            np.sqrt(q[s] * q[s] + q[s + 1] * q[s + 1] + q[s + 2] * q[s + 2] + q[s + 3] * q[s + 3])
+            - 1.0
+        )
+
+
 # ----------------------------------------------------------------- Velocity stage
 @njit(cache=True, nogil=True)
 def velocity_stage(

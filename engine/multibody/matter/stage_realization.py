@@ -29,6 +29,7 @@ from engine.multibody.kernels.stage_kernels import (
     articulated_solve,
     make_scratch,
     position_stage,
+    quaternion_errors,
     residual_forces,
     system_jacobian,
     velocity_stage,
@@ -40,7 +41,18 @@ except ImportError:  # pragma: no cover - the Custom mobilizer module is optiona
     _CUSTOM_TYPE_ID = -1
 
 
-_POSITION, _VELOCITY = Stage.Position, Stage.Velocity  # looked up once (Enum access is slow)
+# looked up once (Enum access is slow)
+_INSTANCE, _POSITION, _VELOCITY = Stage.Instance, Stage.Position, Stage.Velocity
+_INSTANCE_INT = int(Stage.Instance)
+
+
+class _InstanceInfo:
+    """What one State's matter realizations look up that stays fixed while its Instance
+    stage stays valid: the constraint and prescribed-motion layouts (Instance cache
+    entries) and this subsystem's views of the constraint-error arrays (allocated at
+    Instance). Kept in the context with the Instance stage version it was read at."""
+
+    __slots__ = ("version", "yerr", "clayout", "playout", "qerr", "quat_offset")
 
 
 class _RealizeContext:
@@ -63,8 +75,9 @@ class _RealizeContext:
         "forces",
         "scratch",
         "zero_nu",
-        "quat_index",
+        "quat_starts",
         "has_custom",
+        "inst",
         "pos_args",
         "vel_args",
         "acc_args",
@@ -205,9 +218,34 @@ class StageRealizationMixin:
             sc["hd"],
         )
         ctx.acc_args = None  # needs the applied-force accumulators (Dynamics stage)
-        starts = np.array([topo.qs[b] for b in topo.quaternion_pool_order], dtype=np.int64)
-        ctx.quat_index = starts[:, None] + np.arange(4)
+        starts = [topo.qs[b] for b in topo.quaternion_pool_order] if not ctx.euler else []
+        ctx.quat_starts = np.array(starts, dtype=np.int64)
+        ctx.inst = None
         return ctx
+
+    def _instance_info(self, state: State, ctx: _RealizeContext | None = None) -> _InstanceInfo:
+        """The Instance-stage lookups of this State (see _InstanceInfo), read again only
+        after Instance stage was invalidated. The caller has checked that this subsystem is
+        at Instance stage or later."""
+        if ctx is None:
+            ctx = self._context(state)
+        sub = ctx.sub
+        version = sub.stage_versions[_INSTANCE_INT]
+        info = ctx.inst
+        if info is not None and info.version == version and info.yerr is state._yerr:
+            return info
+        info = _InstanceInfo()
+        info.version, info.yerr = version, state._yerr
+        extra = self._ix.extra
+        ix = extra.get("constraint_layout")
+        info.clayout = sub.cache[ix].value if ix is not None else None
+        ix = extra.get("prescribed_layout")
+        info.playout = sub.cache[ix].value if ix is not None else None
+        info.qerr = state.updQErr(self.getMySubsystemIndex())
+        info.quat_offset = info.clayout.mp if info.clayout is not None else 0
+        if sub.stage >= _INSTANCE:  # (values read while realizing Instance are not kept)
+            ctx.inst = info
+        return info
 
     def _has_custom_bodies(self) -> bool:
         custom = getattr(self, "_custom_bodies", None)
@@ -224,12 +262,10 @@ class StageRealizationMixin:
         if ctx.has_custom:
             self._custom_position(state, ctx.pc)
         position_stage(*ctx.pos_args)
-        if not ctx.euler and ctx.quat_index.shape[0]:
-            # quaternion norm errors, in pool order (one vectorized pass)
-            quats = ctx.q[ctx.quat_index]
-            nquat = quats.shape[0]
-            qerr = state.updQErr(self.getMySubsystemIndex())
-            qerr[:nquat] = np.sqrt(np.einsum("ij,ij->i", quats, quats)) - 1.0
+        if ctx.quat_starts.shape[0]:
+            # quaternion norm errors, in pool order, after the position constraint errors
+            info = self._instance_info(state, ctx)
+            quaternion_errors(ctx.q, ctx.quat_starts, info.qerr, info.quat_offset)
 
     def realizeSubsystemVelocityImpl(self, state: State) -> None:
         ctx = self._context(state)
