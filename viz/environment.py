@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from vtkmodules.util.numpy_support import numpy_to_vtk
 from vtkmodules.vtkCommonCore import vtkPoints
-from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkImageData, vtkPolyData
-from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkTexture
+from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.math.vec import as_vec3
@@ -27,7 +27,6 @@ GROUND_LIGHT = (206, 210, 214)
 GROUND_DARK = (168, 174, 182)
 WHITE = (1.0, 1.0, 1.0)
 GROUND_HALF_EXTENT_IN_CHECKERS = 60
-CHECKER_TEXELS = 128
 
 
 def check_up_direction(up) -> np.ndarray:
@@ -40,25 +39,36 @@ def check_up_direction(up) -> np.ndarray:
     return v
 
 
-def _checker_texture() -> tuple[vtkTexture, vtkImageData]:
-    """2 x 2 checkers of CHECKER_TEXELS texels each; mipmapped so far checkers blend to grey."""
-    n = CHECKER_TEXELS
-    i, j = np.indices((2 * n, 2 * n)) // n
-    light = (i + j) % 2 == 0
-    pixels = np.where(light[..., None], GROUND_LIGHT, GROUND_DARK).astype(np.uint8)
-    image = vtkImageData()
-    image.SetDimensions(2 * n, 2 * n, 1)
-    arr = numpy_to_vtk(pixels.reshape(-1, 3), deep=True)
-    arr.SetName("checker")
-    image.GetPointData().SetScalars(arr)
-    texture = vtkTexture()
-    texture.SetInputData(image)
-    texture.InterpolateOn()
-    texture.MipmapOn()
-    texture.SetMaximumAnisotropicFiltering(1.0)  # anisotropic filtering is slow in software
-    texture.RepeatOn()
-    texture.EdgeClampOff()
-    return texture, image
+def _checker_shader(u: np.ndarray, v: np.ndarray, checker: float) -> tuple[str, str, str, str]:
+    """GLSL snippets that colour the ground quad as checkers computed per pixel.
+
+    The checker pattern is evaluated from the ground coordinates (along ``u`` and ``v``, in
+    checkers of length ``checker``) with a box-filtered step, so distant checkers blend to
+    their mean grey instead of flickering. No texture is sampled: software OpenGL (llvmpipe)
+    fills the large ground quad several times faster this way than with a mipmapped texture.
+    """
+    uu = ", ".join(f"{x:.17g}" for x in np.asarray(u, dtype=float) / checker)
+    vv = ", ".join(f"{x:.17g}" for x in np.asarray(v, dtype=float) / checker)
+    light = ", ".join(f"{c / 255.0:.6f}" for c in GROUND_LIGHT)
+    dark = ", ".join(f"{c / 255.0:.6f}" for c in GROUND_DARK)
+    vertex_dec = "//VTK::PositionVC::Dec\nout vec2 groundUV;"
+    vertex_impl = (
+        "//VTK::PositionVC::Impl\n"
+        f"groundUV = vec2(dot(vertexMC.xyz, vec3({uu})), dot(vertexMC.xyz, vec3({vv})));"
+    )
+    fragment_dec = "//VTK::PositionVC::Dec\nin vec2 groundUV;"
+    fragment_impl = (
+        "//VTK::Light::Impl\n"
+        "{\n"
+        "  vec2 w = fwidth(groundUV) + vec2(1e-6);\n"
+        "  vec2 a = abs(fract((groundUV - 0.5 * w) * 0.5) - 0.5);\n"
+        "  vec2 b = abs(fract((groundUV + 0.5 * w) * 0.5) - 0.5);\n"
+        "  vec2 s = 2.0 * (a - b) / w;\n"
+        "  float light = 0.5 + 0.5 * s.x * s.y;\n"
+        f"  gl_FragData[0] = vec4(mix(vec3({dark}), vec3({light}), light), 1.0);\n"
+        "}"
+    )
+    return vertex_dec, vertex_impl, fragment_dec, fragment_impl
 
 
 def _sky_actor() -> tuple[vtkActor, tuple]:
@@ -101,16 +111,16 @@ class Environment:
         self._plane = vtkPolyData()
         self._mapper = vtkPolyDataMapper()
         self._mapper.SetInputData(self._plane)
+        # The checker shader reads the model coordinates: keep VTK from shifting and scaling
+        # them in the vertex buffer (0 = vtkPolyDataMapper::DISABLE_SHIFT_SCALE).
+        self._mapper.SetVBOShiftScaleMethod(0)
         # Push the ground back in depth so shapes resting on it do not flicker through it.
         self._mapper.SetResolveCoincidentTopologyToPolygonOffset()
         self._mapper.SetRelativeCoincidentTopologyPolygonOffsetParameters(2.0, 2.0)
-        self._texture, self._image = _checker_texture()
         self.ground = vtkActor()
         self.ground.SetMapper(self._mapper)
-        self.ground.SetTexture(self._texture)
         self.ground.PickableOff()
-        # Unlit: the checker colours are shown as they are, and software OpenGL fills the
-        # (large) ground quad about twice as fast without lighting.
+        # Unlit: the checker colours (computed in its fragment shader) are shown as they are.
         self.ground.GetProperty().LightingOff()
         renderer.AddActor(self.ground)
         self.sky, self._sky_parts = _sky_actor()
@@ -169,18 +179,20 @@ class Environment:
         u, v = np.eye(3)[(axis + 1) % 3], np.eye(3)[(axis + 2) % 3]
         half = GROUND_HALF_EXTENT_IN_CHECKERS * self.length_scale
         corners = np.array([-u - v, u - v, u + v, -u + v]) * half
-        # The 2x2 texture covers two checkers per side; it repeats every 2 length scales.
-        n = GROUND_HALF_EXTENT_IN_CHECKERS
-        tcoords = np.array([[0, 0], [n, 0], [n, n], [0, n]], dtype=np.float64)
         points = vtkPoints()
         points.SetData(numpy_to_vtk(corners, deep=True))
         quad = vtkCellArray()
         quad.InsertNextCell(4, (0, 1, 2, 3))
-        normals = numpy_to_vtk(np.tile(self.up, (4, 1)), deep=True)
-        tc = numpy_to_vtk(tcoords, deep=True)
         plane = self._plane
         plane.SetPoints(points)
         plane.SetPolys(quad)
-        plane.GetPointData().SetNormals(normals)
-        plane.GetPointData().SetTCoords(tc)
+        shader = self.ground.GetShaderProperty()
+        shader.ClearAllShaderReplacements()
+        vertex_dec, vertex_impl, fragment_dec, fragment_impl = _checker_shader(
+            u, v, self.length_scale
+        )
+        shader.AddVertexShaderReplacement("//VTK::PositionVC::Dec", True, vertex_dec, False)
+        shader.AddVertexShaderReplacement("//VTK::PositionVC::Impl", True, vertex_impl, False)
+        shader.AddFragmentShaderReplacement("//VTK::PositionVC::Dec", True, fragment_dec, False)
+        shader.AddFragmentShaderReplacement("//VTK::Light::Impl", True, fragment_impl, False)
         plane.Modified()
