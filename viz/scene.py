@@ -14,7 +14,8 @@ Frames and units: ``X_GB[b]`` is the pose of body b in ground (Ground itself is 
 homogeneous 4x4 matrix with lengths in the model's unit. A decoration's actor matrix is
 ``X_GB[bodyId] @ X_BD @ diag(scale factors) @ (shape size)``; only these matrices change per
 frame. Many identical spheres, ellipsoids, bricks or cylinders (more than
-``instancing_threshold`` of one shape and style) are drawn with one vtkGlyph3DMapper.
+``instancing_threshold`` of one shape and style) are drawn with one vtkGlyph3DMapper, and many
+body-fixed frame triads and lines (Simbody's default model sketch) with one LineBatch actor.
 Display coordinates for picking are VTK's: pixels from the bottom-left corner.
 
 Only one thread may use a Scene, and (in the studio) it must be the GUI thread.
@@ -41,6 +42,7 @@ from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from viz import camera as cam
 from viz.environment import Environment
 from viz.instancing import GlyphGroup
+from viz.line_batch import LineBatch, batchable
 from viz.render_window import capture_rgb, create_offscreen_window
 from viz.vtk_builder import POINTS, SURFACE, WIREFRAME, DrawItem, VtkGeometryBuilder
 
@@ -104,7 +106,7 @@ class Scene:
         self._builder = VtkGeometryBuilder()
         self._static: list[DrawItem] = []
         self._dynamic: list[DrawItem] = []
-        self._groups: list[GlyphGroup] = []
+        self._groups: list[GlyphGroup | LineBatch] = []
         self._static_place = _Placement([])
         self._dynamic_place = _Placement([])
         self._prop_owner: dict = {}
@@ -199,6 +201,17 @@ class Scene:
                 self.renderer.AddActor(group.actor)
                 self._prop_owner[group.actor] = group
                 self._groups.append(group)
+                singles.update(id(m) for m in members)
+        lines: dict[float, list[DrawItem]] = defaultdict(list)
+        for it in items:
+            if id(it) not in singles and batchable(it):
+                lines[it.line_width].append(it)
+        for members in lines.values():
+            if len(members) > self.instancing_threshold:
+                batch = LineBatch(members, self._default())
+                self.renderer.AddActor(batch.actor)
+                self._prop_owner[batch.actor] = batch
+                self._groups.append(batch)
                 singles.update(id(m) for m in members)
         self._static = [it for it in items if id(it) not in singles]
         for it in self._static:
@@ -355,7 +368,7 @@ class Scene:
         owner = self._prop_owner.get(self._picker.GetViewProp())
         if owner is None:
             return None
-        if isinstance(owner, GlyphGroup):
+        if isinstance(owner, (GlyphGroup, LineBatch)):
             owner = owner.pick_instance(self._picker.GetPickPosition())
             if owner is None:
                 return None

@@ -1,0 +1,141 @@
+"""LineBatch: many body-fixed line drawings (frame triads, lines) drawn by one actor.
+
+Simbody's default model sketch gives every body a frame triad and a line to its parent: a
+50-body chain has ~200 such decorations. As separate actors each costs ~35 us of the GUI
+thread per frame with software OpenGL (and a matrix copy per move); merged into one polydata
+whose points numpy moves per frame, they cost one actor. Each segment keeps its colour (a
+triad's red/green/blue axes, or the item's colour); picking maps a picked world point back to
+the item with the nearest segment. Lengths are in the model's length unit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
+
+from viz.vtk_builder import DrawItem
+
+#: Kinds whose drawing is only line segments (and can therefore be batched).
+LINE_KINDS = ("frame", "line")
+
+
+def batchable(item: DrawItem) -> bool:
+    """True for a visible, opaque, body-fixed line drawing."""
+    return (
+        item.kind in LINE_KINDS
+        and item.style == "actor"
+        and item.visible
+        and item.opacity >= 1.0
+        and item.instance is None
+    )
+
+
+def _segments(item: DrawItem) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(points (n, 3) in the item's model coordinates, segments (m, 2) point indices, cell
+    colours (m, 3) uint8 or None) of a line-only drawing."""
+    mapper = item.mapper
+    if mapper.GetNumberOfInputConnections(0):
+        mapper.GetInputAlgorithm().Update()
+    poly = mapper.GetInput()
+    points = vtk_to_numpy(poly.GetPoints().GetData()).astype(np.float64).reshape(-1, 3)
+    lines = poly.GetLines()
+    offsets = vtk_to_numpy(lines.GetOffsetsArray()).astype(np.intp)
+    conn = vtk_to_numpy(lines.GetConnectivityArray()).astype(np.intp)
+    segs = []
+    cell_of_seg = []
+    for c in range(len(offsets) - 1):
+        ids = conn[offsets[c] : offsets[c + 1]]
+        for a, b in zip(ids[:-1], ids[1:], strict=True):
+            segs.append((a, b))
+            cell_of_seg.append(c)
+    segments = np.array(segs, dtype=np.intp).reshape(-1, 2)
+    colors = None
+    scalars = poly.GetCellData().GetScalars()
+    if item.scalar_colors and scalars is not None:
+        colors = vtk_to_numpy(scalars).reshape(-1, scalars.GetNumberOfComponents())[:, :3]
+        colors = colors[np.array(cell_of_seg, dtype=np.intp)].astype(np.uint8)
+    return points, segments, colors
+
+
+class LineBatch:
+    """One actor drawing the line items ``items`` (same line width); see the module docstring."""
+
+    def __init__(self, items: list[DrawItem], default_color) -> None:
+        self.items = items
+        pts, bodies, segs, cols, owner = [], [], [], [], []
+        base = 0
+        for k, it in enumerate(items):
+            p, s, c = _segments(it)
+            p_b = (it.local @ np.c_[p, np.ones(len(p))].T).T  # homogeneous, in the body frame
+            pts.append(p_b)
+            bodies.append(np.full(len(p), it.body_id, dtype=np.intp))
+            segs.append(s + base)
+            if c is None:
+                rgb = default_color if it.color is None else it.color
+                c = np.tile(np.clip(np.round(np.asarray(rgb) * 255.0), 0, 255), (len(s), 1))
+            cols.append(np.asarray(c, dtype=np.uint8))
+            owner.append(np.full(len(s), k, dtype=np.intp))
+            base += len(p)
+        self._local = np.concatenate(pts) if pts else np.zeros((0, 4))
+        self.body_idx = np.concatenate(bodies) if bodies else np.zeros(0, dtype=np.intp)
+        self._segments = np.concatenate(segs) if segs else np.zeros((0, 2), dtype=np.intp)
+        self._segment_owner = np.concatenate(owner) if owner else np.zeros(0, dtype=np.intp)
+        self._world = np.zeros((len(self._local), 3))
+
+        self._points = vtkPoints()
+        self._points.SetData(numpy_to_vtk(self._world, deep=False))
+        cells = vtkCellArray()
+        n = len(self._segments)
+        offsets = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
+        cells.SetData(
+            numpy_to_vtk(offsets, deep=True),
+            numpy_to_vtk(self._segments.astype(np.int64).ravel(), deep=True),
+        )
+        colors = numpy_to_vtk(
+            np.ascontiguousarray(np.concatenate(cols) if cols else np.zeros((0, 3), np.uint8)),
+            deep=True,
+        )
+        colors.SetName("colors")
+        self._poly = vtkPolyData()
+        self._poly.SetPoints(self._points)
+        self._poly.SetLines(cells)
+        self._poly.GetCellData().SetScalars(colors)
+        self._keep = (cells, colors)
+        mapper = vtkPolyDataMapper()
+        mapper.SetInputData(self._poly)
+        mapper.ScalarVisibilityOn()
+        mapper.SetScalarModeToUseCellData()
+        mapper.SetColorModeToDirectScalars()
+        self.mapper = mapper
+        self.actor = vtkActor()
+        self.actor.SetMapper(mapper)
+        prop = self.actor.GetProperty()
+        prop.LightingOff()
+        prop.SetLineWidth(items[0].line_width if items else 1.0)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def update(self, x_gb: np.ndarray) -> None:
+        """Move every point for body poses ``x_gb`` ((nbodies, 4, 4), in ground)."""
+        if not len(self._local):
+            return
+        w = np.einsum("nij,nj->ni", x_gb[self.body_idx][:, :3, :], self._local)
+        self._world[:] = w
+        self._points.Modified()
+        self._poly.Modified()
+
+    def pick_instance(self, p_world) -> DrawItem | None:
+        """The item with the segment nearest the world point ``p_world``."""
+        if not len(self._segments):
+            return None
+        a = self._world[self._segments[:, 0]]
+        b = self._world[self._segments[:, 1]]
+        ab = b - a
+        p = np.asarray(p_world, dtype=np.float64)
+        t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.maximum((ab * ab).sum(1), 1e-300), 0, 1)
+        d = np.linalg.norm(a + t[:, None] * ab - p, axis=1)
+        return self.items[int(self._segment_owner[int(np.argmin(d))])]
