@@ -269,8 +269,36 @@ class System:
             raise InvalidArgumentError(
                 f"realize: the highest stage realize() computes is Report, got {stage!r}"
             )
-        for g in range(_INT[current] + 1, _INT[stage] + 1):
-            self._realize_stage(state, ALL_STAGES[g], g)
+        first = _INT[current] + 1
+        if first <= 3:  # Instance: the State allocates its arrays
+            self._realize_stage(state, ALL_STAGES[first], first)
+            first += 1
+        hook_cache = self._hook_cache
+        infos = state._subs
+        counts = self._num_realizations
+        triggers = state._trigger_counts
+        for g in range(first, _INT[stage] + 1):
+            # _realize_stage for a runtime stage, inline (this loop is the hot path of
+            # every integrator evaluation)
+            hooks = hook_cache.get(g)
+            if hooks is None:
+                hooks = self._stage_hooks(g)
+            now = ALL_STAGES[g]
+            prev = ALL_STAGES[g - 1]
+            for i, hook in hooks:
+                info = infos[i]
+                if info.stage < now:
+                    if hook is not None:
+                        hook(state)
+                    if info.stage == prev:
+                        info.stage = now
+                    else:  # a hook changed the State: let the State word the error
+                        state.advanceSubsystemToStage(i, now)
+            state._advance_system_stage_runtime(now, g)
+            counts[g] += 1
+            if triggers[g]:
+                for sub in self._subsystems:
+                    sub.realizeSubsystemEventTriggersImpl(state, now)
 
     def _realize_stage(self, state: State, stage: Stage, g: int) -> None:
         """Run every subsystem's hook for ``stage`` (whose int value is ``g``)."""
