@@ -91,8 +91,9 @@ class MatterModelStageMixin:
         return out
 
     def normalizeQuaternions(self, state: State) -> None:
-        """Divide each quaternion in use by its norm (needs Time stage; leaves the State at
-        Time stage since q changed). Nothing to do in Euler-angle mode."""
+        """Divide each quaternion in use by its norm (needs Time stage). Like Simbody, which
+        takes q for writing first, the State is left at Time stage even when there is nothing
+        to normalize (Euler-angle mode, or no quaternions in use)."""
         current = state.getSystemStage()
         if current < Stage.Time:
             raise StageTooLowError(
@@ -102,6 +103,7 @@ class MatterModelStageMixin:
                 current=current,
             )
         if self.getUseEulerAngles(state):
+            self.updQ(state)  # q taken for writing: the State backs up to Time stage
             return
         topo = self._topo()
         q = np.array(self.getQ(state), dtype=np.float64)

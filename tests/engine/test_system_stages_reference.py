@@ -3,11 +3,10 @@
 The reference model needs the multibody layer; here the `script` steps that are pure
 State/System operations, the `counters` sequence and the `layouts` are reproduced with
 custom subsystems that allocate the same numbers of variables, constraint slots and event
-triggers. Steps that name multibody API (MobilizedBody, Force, Constraint, matter) belong
-to the multibody tests and are listed in MULTIBODY_STEPS, so that a new step in the file
-makes this test fail until someone decides where it belongs. The MobilizedBody lock/unlock
-steps and the layout in "pin locked" mode are replayed on the reference model's own tree at
-the end of this file.
+triggers. Steps that name multibody API (MobilizedBody, Force, Constraint, matter) are listed in
+MULTIBODY_STEPS, so that a new step in the file makes this test fail until someone decides
+where it belongs. At the end of this file the lock/unlock steps, the layout in "pin locked"
+mode and then the whole script, in order, are replayed on the reference model itself.
 """
 
 from __future__ import annotations
@@ -369,3 +368,91 @@ def test_locked_layout_of_the_matter_subsystem():
             sub["nudoterr"],
         )
         assert s.getNMultipliers(ix) == sub["nmultipliers"]
+
+
+# ------------------------------------------------- the whole script on the reference model
+
+
+def _whole_reference_model():
+    """stage_model as stages.json describes it: the tree, force elements and Rod, plus its
+    Measure::Integrate (zdot = 2, one z in the default subsystem) and a TriggeredEventHandler
+    at Position stage whose witness is q_pin - 0.5."""
+    from engine import Measure, TriggeredEventHandler
+
+    built = build(_model()["model"])
+    system = built.system
+    ds = system.updDefaultSubsystem()
+    Measure.Integrate(ds, Measure.Constant(ds, 2.0), Measure.Zero(ds))
+
+    class PinPassesHalf(TriggeredEventHandler):
+        def __init__(self) -> None:
+            super().__init__(Stage.Position)
+
+        def getValue(self, state) -> float:
+            return built.mobods[1].getOneQ(state, 0) - 0.5
+
+        def handleEvent(self, state, accuracy, shouldTerminate) -> None:
+            pass
+
+    system.addEventHandler(PinPassesHalf())
+    return built
+
+
+def test_whole_script_replayed_in_order_on_the_reference_model():
+    """Every step of stages.json, in its order, on the real multibody model: the System
+    stage after each step is the one Simbody 3.7 recorded (later steps run on whatever
+    the earlier ones left, e.g. Euler-angle mode after setUseEulerAngles)."""
+    built = _whole_reference_model()
+    system, matter, mobods = built.system, built.matter, built.mobods
+    spring, gravity, discrete = built.elements[1], built.elements[0], built.elements[2]
+    rod = built.constraints[0]
+    copies: list[State] = []
+    R = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+
+    steps = {
+        "MobilizedBody::setOneQ(s, 0, 0.3)": lambda s: mobods[1].setOneQ(s, 0, 0.3),
+        "MobilizedBody::setOneU(s, 0, 0.4)": lambda s: mobods[1].setOneU(s, 0, 0.4),
+        "MobilizedBody::setQToFitRotation(s, R)": lambda s: mobods[2].setQToFitRotation(s, R),
+        "Force::MobilityLinearSpring::setStiffness(s, 5)": lambda s: spring.setStiffness(s, 5),
+        "Force::MobilityLinearSpring::setQZero(s, 0.2)": lambda s: spring.setQZero(s, 0.2),
+        "Force::Gravity::setMagnitude(s, 9)": lambda s: gravity.setMagnitude(s, 9),
+        "Force::DiscreteForces::setOneMobilityForce(s, pin, 0, 1)": lambda s: (
+            discrete.setOneMobilityForce(s, mobods[1], 0, 1)
+        ),
+        "Force::disable(s) (spring)": lambda s: spring.disable(s),
+        "Force::enable(s) (spring)": lambda s: spring.enable(s),
+        "Constraint::Rod::setRodLength(s, 0.75)": lambda s: rod.setRodLength(s, 0.75),
+        "matter.setConstraintIsDisabled(s, rod, true)": lambda s: matter.setConstraintIsDisabled(
+            s, rod.getConstraintIndex(), True
+        ),
+        "matter.setConstraintIsDisabled(s, rod, false)": lambda s: matter.setConstraintIsDisabled(
+            s, rod.getConstraintIndex(), False
+        ),
+        "MobilizedBody::lock(s, Motion::Position) (pin)": lambda s: mobods[1].lock(
+            s, Motion.Position
+        ),
+        "MobilizedBody::unlock(s) (pin)": lambda s: mobods[1].unlock(s),
+        "matter.setUseEulerAngles(s, true)": lambda s: matter.setUseEulerAngles(s, True),
+        "matter.normalizeQuaternions(s) (Euler mode: nothing to do)": lambda s: (
+            matter.normalizeQuaternions(s)
+        ),
+        "s.setQ(q)": lambda s: s.setQ(s.getQ().copy()),
+        "s.setU(u)": lambda s: s.setU(s.getU().copy()),
+        "s.setZ(z)": lambda s: s.setZ(s.getZ().copy()),
+    }
+    s = None
+    for step in _model()["script"]:
+        op, expected = step["op"], Stage[step["stage"]]
+        if op == "State s = system.realizeTopology()":
+            s = system.realizeTopology()
+            got = s.getSystemStage()
+        else:
+            if step["realize_first"]:
+                system.realize(s, Stage.Acceleration)
+            if op in steps:
+                steps[op](s)
+            else:
+                FRAMEWORK_STEPS[op](system, s, copies)
+            got = copies[-1].getSystemStage() if "COPY" in op else s.getSystemStage()
+        assert got == expected, op
+    assert matter.getUseEulerAngles(s)  # the script ends in Euler-angle mode
