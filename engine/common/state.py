@@ -1429,36 +1429,28 @@ class State:
         """A prerequisite changed: explicitly marked values of ``keys`` go stale, and so,
         transitively, do the entries that name those as prerequisites."""
         subs = self._subs
-        # the common case: no entry in ``keys`` has dependents of its own (one level)
+        pending = []  # (entry, cause), processed last in first out
         for key in keys:
             cache = subs[key.subsystem].cache
-            if key.index < len(cache) and cache[key.index].dependents:
-                break
-        else:
-            for key in keys:
-                cache = subs[key.subsystem].cache
-                if key.index < len(cache):
-                    ce = cache[key.index]
-                    ce.realized_version = None
-                    ce.last_invalidated_by = cause
+            if key.index < len(cache):
+                pending.append((cache[key.index], cause))
+        if not pending:
             return
-        pending = [(key, cause) for key in keys]
-        seen: set[tuple[int, int]] = set()
+        seen: set[int] = set()
         while pending:
-            key, why = pending.pop()
-            sx, ix = key.subsystem, key.index
-            if (sx, ix) in seen:
+            ce, why = pending.pop()
+            if id(ce) in seen:
                 continue
-            seen.add((sx, ix))
-            cache = subs[sx].cache
-            if ix >= len(cache):
-                continue
-            ce = cache[ix]
+            seen.add(id(ce))
             ce.realized_version = None
             ce.last_invalidated_by = why
-            if ce.dependents:
+            deps = ce.dependents
+            if deps:
                 nxt = f"'{ce.name}' going stale"
-                pending.extend((k, nxt) for k in ce.dependents)
+                for k in deps:
+                    cache = subs[k.subsystem].cache
+                    if k.index < len(cache):
+                        pending.append((cache[k.index], nxt))
 
     def _prune_dependents(self) -> None:
         """Drop dependents-list entries naming cache entries that have been forgotten.

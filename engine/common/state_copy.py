@@ -9,7 +9,8 @@ directly:
 * numpy arrays by ``ndarray.copy()``;
 * lists, dicts, tuples and (non-frozen) dataclass instances element by element;
 * immutable values (numbers, strings, None, enum members such as Stage, frozen keys, pool
-  allocation records) are shared, as deepcopy shares atomic values;
+  allocation records, and values of classes declared ``shared_when_copied`` because they
+  are never changed once made) are shared, as deepcopy shares atomic values;
 * anything else (a user's own object as a discrete-variable value) goes to
   ``copy.deepcopy`` with the same memo, so its own ``__deepcopy__`` is honoured.
 
@@ -46,6 +47,16 @@ _ATOMIC: set[type] = {
     CacheEntryKey,
     DiscreteVarKey,
 }
+
+
+def shared_when_copied(cls: type) -> type:
+    """Class decorator: a State copy shares values of ``cls`` instead of copying them. For
+    values that are never changed once made (a subsystem replaces such a value by a new
+    one instead of writing into it), e.g. the layouts computed at Instance stage."""
+    _ATOMIC.add(cls)
+    return cls
+
+
 #: Dataclass types copied field by field (their __dict__), per type: True/False.
 _PLAIN_DATACLASS: dict[type, bool] = {}
 
@@ -72,14 +83,18 @@ def _is_plain_dataclass(cls: type) -> bool:
 def copy_value(value: Any, memo: dict) -> Any:
     """A deep copy of ``value`` (see module docstring); ``memo`` maps id -> copy."""
     cls = type(value)
+    if cls is np.ndarray:  # the commonest value: first
+        key = id(value)
+        out = memo.get(key)
+        if out is None:
+            out = memo[key] = value.copy()
+        return out
     if cls in _ATOMIC:
         return value
     found = memo.get(id(value))
     if found is not None:
         return found
-    if cls is np.ndarray:
-        out = value.copy()
-    elif cls is list:
+    if cls is list:
         out = []
         memo[id(value)] = out
         out.extend([copy_value(v, memo) for v in value])

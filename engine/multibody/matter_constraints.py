@@ -32,6 +32,7 @@ import numpy as np
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.common.state_copy import shared_when_copied
 from engine.multibody.constraints.kinematics import ConstraintForces, ConstraintKinematics
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
@@ -43,9 +44,12 @@ from engine.multibody.kernels.jacobian import (
 _RCOND = 1e-12
 
 
+@shared_when_copied
 @dataclass
 class ConstraintLayout:
-    """Equation counts and block offsets of every constraint (Instance stage)."""
+    """Equation counts and block offsets of every constraint (Instance stage). Never
+    changed once stored (each Instance realization stores a new one), so State copies
+    share it."""
 
     mp_i: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     mv_i: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))

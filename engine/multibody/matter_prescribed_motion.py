@@ -31,6 +31,7 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.common.state_copy import shared_when_copied
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP
 from engine.multibody.kernels.stage_kernels import articulated_inertias, articulated_solve
 from engine.multibody.motions.motion import MotionLevel, MotionMethod, calc_all_methods
@@ -45,9 +46,12 @@ def _ints(values) -> np.ndarray:
     return np.asarray(values, dtype=np.int64)
 
 
+@shared_when_copied
 @dataclass
 class PrescribedLayout:
-    """Per-body driver and methods, and the index lists (matter-local), Instance stage."""
+    """Per-body driver and methods, and the index lists (matter-local), Instance stage.
+    Never changed once stored (each Instance realization stores a new one), so State
+    copies share it."""
 
     level: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     methods: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))

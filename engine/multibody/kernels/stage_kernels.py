@@ -800,9 +800,16 @@ def acceleration_stage(
     z,
     eps,
     Nbuf,
+    with_inertias,
+    Phi_G,
+    work,
+    Pa,
 ):
-    """The Acceleration stage of a tree: udot, A_GB and qdotdot (articulated inertias
-    already realized)."""
+    """The Acceleration stage of a tree: udot, A_GB and qdotdot; first the articulated
+    inertias (into P_abi, D_inv, U_cols) if ``with_inertias``, else they are already
+    realized (``Phi_G``, ``work`` and ``Pa`` are then not used)."""
+    if with_inertias:
+        articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa)
     articulated_solve(
         parent,
         us,

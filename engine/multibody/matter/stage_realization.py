@@ -274,12 +274,23 @@ class StageRealizationMixin:
         if ctx.has_custom:
             self._custom_velocity(state, ctx.pc, vc)
 
-    def _articulated_arrays(self, state: State, ctx: _RealizeContext):
-        """(P, D^-1, U) per body, recomputed only if q changed since they were computed."""
+    def _abi_current(self, ctx: _RealizeContext) -> bool:
+        """True if the articulated inertias were computed since q last changed."""
+        entry = ctx.abi_entry
+        return (
+            entry is not None and entry.realized_version == ctx.sub.stage_versions[entry.earliest]
+        )
+
+    def _mark_abi(self, state: State, ctx: _RealizeContext) -> None:
+        """The articulated inertias were just computed: mark the lazy entry realized."""
         entry = ctx.abi_entry
         if entry is not None:
-            if entry.realized_version == ctx.sub.stage_versions[entry.earliest]:
-                return ctx.abi
+            state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
+
+    def _articulated_arrays(self, state: State, ctx: _RealizeContext):
+        """(P, D^-1, U) per body, recomputed only if q changed since they were computed."""
+        if self._abi_current(ctx):
+            return ctx.abi
         topo, pc, sc = ctx.topo, ctx.pc, ctx.scratch
         P, Di, U = ctx.abi
         articulated_inertias(
@@ -295,27 +306,31 @@ class StageRealizationMixin:
             sc["work"],
             sc["Pa"],
         )
-        if entry is not None:
-            state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
+        self._mark_abi(state, ctx)
         return ctx.abi
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         ctx = self._context(state)
-        self._articulated_arrays(state, ctx)
+        if ctx.has_custom:
+            self._articulated_arrays(state, ctx)
+            self._custom_acceleration(state, ctx)
+            return
         args = ctx.acc_args
         if args is None:
             args = ctx.acc_args = self._acceleration_args(state, ctx)
-        if ctx.has_custom:
-            self._custom_acceleration(state, ctx)
-            return
-        acceleration_stage(*args)
+        if self._abi_current(ctx):
+            acceleration_stage(*args[0])
+        else:  # the articulated inertias first, in the same kernel call
+            acceleration_stage(*args[1])
+            self._mark_abi(state, ctx)
 
     def _acceleration_args(self, state: State, ctx: _RealizeContext) -> tuple:
-        """acceleration_stage's arguments for this State (all fixed arrays)."""
+        """acceleration_stage's arguments for this State (all fixed arrays): without and
+        with the articulated-inertia pass."""
         topo, pc, vc, ac, sc = ctx.topo, ctx.pc, ctx.vc, ctx.ac, ctx.scratch
         P, Di, U = ctx.abi
         body_forces, mobility_forces = self._applied_forces(state, ctx)
-        return (
+        args = (
             topo.mtype,
             topo.parent,
             topo.qs,
@@ -345,6 +360,8 @@ class StageRealizationMixin:
             sc["eps"],
             sc["Nbuf"],
         )
+        extra = (pc.Phi_G, sc["work"], sc["Pa"])
+        return (*args, False, *extra), (*args, True, *extra)
 
     def _custom_acceleration(self, state: State, ctx: _RealizeContext) -> None:
         """The Acceleration stage when Custom bodies need their Python N and NDot blocks."""
