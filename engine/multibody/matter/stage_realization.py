@@ -5,12 +5,16 @@ Per State, the arrays a realization touches (the State's q, u, qdot, udot, qdotd
 partitions, this subsystem's cache entries, the applied-force accumulators and kernel
 scratch) are looked up once and kept in a ``_RealizeContext`` stored in the State's
 ``_fast`` slot; the State empties that slot whenever it reallocates its Model-stage
-arrays (and a copy starts with it empty), so a context never outlives its arrays.
+arrays (and a copy starts with it empty), so a context never outlives its arrays. What
+is fixed only while Instance stage stays valid (the constraint and prescribed-motion
+layouts, the qErr view) is kept in the context as an ``_InstanceInfo`` tagged with the
+Instance stage version it was read at.
 
 The articulated body inertias depend on q only. They are kept in the lazy
 "articulated body inertias" cache entry (``LazyRealizationMixin``) and recomputed at
 Acceleration stage only when q changed since they were computed, as Simbody does: after
-a change of u only the O(n) solve runs. The Acceleration cache's P_abi, D_inv and U_cols
+a change of u only the O(n) solve runs (after a change of q both passes run in one kernel
+call). The Acceleration cache's P_abi, D_inv and U_cols
 are the same arrays.
 """
 
