@@ -103,6 +103,7 @@ class SimulationPanel(QObject):
         self.stage_inspector.realize_to_requested.connect(self._realize_to)
         self.sliders.q_changed.connect(self._set_q)
         window.viewport.picked.connect(self._picked)
+        window.viewport.set_render_hook(self._rendering)
 
         self._create_banner()
         self._create_controls()
@@ -440,6 +441,17 @@ class SimulationPanel(QObject):
             return
         self._last_serial = snap.serial
         self.show_snapshot(snap)
+
+    def _rendering(self, busy: bool) -> None:
+        """The view starts (True) or ends (False) drawing a frame: the worker pauses between
+        steps meanwhile (see SimulationSession.gui_idle)."""
+        session = self.session
+        if session is None:
+            return
+        if busy:
+            session.gui_idle.clear()
+        else:
+            session.gui_idle.set()
 
     def _update_fps(self, now: float) -> None:
         t0, n0 = self._fps_mark

@@ -25,6 +25,23 @@ from viz.qt_view import SceneView
 from viz.scene import Scene
 
 
+class _StudioScene(Scene):
+    """A Scene that reports when it starts and ends drawing a frame (``on_render(busy)``)."""
+
+    on_render = None
+
+    def render(self) -> None:
+        hook = self.on_render
+        if hook is None:
+            super().render()
+            return
+        hook(True)
+        try:
+            super().render()
+        finally:
+            hook(False)
+
+
 class ViewportWidget(QWidget):
     """A viz Scene in a Qt widget, with a trackball camera, picking and an axes marker."""
 
@@ -35,7 +52,7 @@ class ViewportWidget(QWidget):
         self.setObjectName("viewport")
         self._closed = False
         self.frames_rendered = 0
-        self.scene = Scene()
+        self.scene = _StudioScene()
         self._view = SceneView(self.scene, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -54,6 +71,11 @@ class ViewportWidget(QWidget):
         self._axes_widget.SetViewport(0.0, 0.0, 0.16, 0.16)
         self._axes_widget.SetEnabled(1)
         self._axes_widget.InteractiveOff()
+
+    def set_render_hook(self, hook) -> None:
+        """Call ``hook(True)`` before and ``hook(False)`` after each frame the view draws
+        (None: no hook)."""
+        self.scene.on_render = hook
 
     def _count_frame(self, *_args) -> None:
         self.frames_rendered += 1

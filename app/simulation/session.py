@@ -69,12 +69,16 @@ class Settings:
     pacing: Pacing = Pacing.REAL_TIME
     speed: float = 1.0  # simulated seconds per wall-clock second (REAL_TIME)
     report_interval: float = 1.0 / 60.0  # simulated time between samples (and SAMPLED frames)
-    frame_interval: float = 1.0 / 30.0  # wall-clock seconds between published frames
-    batch_budget: float = 0.025  # wall-clock seconds the worker may hold the lock per batch
+    # Frames are published a little faster than the view's 30 fps target, so that a frame
+    # lost to timing (the GUI polls; a late batch) does not pull the view below it.
+    frame_interval: float = 1.0 / 45.0  # wall-clock seconds between published frames
+    batch_budget: float = 0.016  # wall-clock seconds the worker may hold the lock per batch
     cache_interval: float = 0.1  # wall-clock seconds between cache reports while running
 
 
 STEP_FAILED = "step failed"
+#: Longest the worker waits (s) for the GUI to finish drawing a frame before its next step.
+GUI_WAIT_MAX = 0.05
 #: After each batch the worker sleeps this fraction of the batch's duration (GUI share).
 YIELD_FRACTION = 0.2
 
@@ -126,6 +130,11 @@ class SimulationSession:
         self._cost: float | None = None  # wall-clock seconds per simulated second
         #: Readers set this False when nobody shows the cache (saves the worker the copies).
         self.want_cache = True
+        #: Cleared by the GUI while it draws a frame, set otherwise. The worker waits for it
+        #: (at most GUI_WAIT_MAX) before each step: with software OpenGL the renderer's threads
+        #: then get the CPU the worker would take, and the frame is done sooner.
+        self.gui_idle = threading.Event()
+        self.gui_idle.set()
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -531,6 +540,8 @@ class SimulationSession:
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:
                 t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
+                if not self.gui_idle.is_set():
+                    self.gui_idle.wait(GUI_WAIT_MAX)
                 w0, t0 = time.perf_counter(), t
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()

@@ -244,7 +244,9 @@ def test_a_model_that_cannot_start_says_so(session_factory):
 
 
 def test_slow_models_report_more_often_in_real_time():
-    s = SimulationSession(chain(1), Settings(pacing=Pacing.REAL_TIME))  # never started
+    s = SimulationSession(
+        chain(1), Settings(pacing=Pacing.REAL_TIME, frame_interval=1.0 / 30.0)
+    )  # never started
     base = s.settings.report_interval
     assert s._frame_interval_in_sim_time() == base  # no cost measured yet
     s._cost = 0.5  # half a wall second per simulated second: a frame holds 0.067 s
