@@ -302,20 +302,26 @@ def csv_header(built) -> list[str]:
             mb = built.mobilized_bodies[name]
             n = mb.getNumQ(state) if kind == "q" else mb.getNumU(state)
             cols += [f"{kind}:{name}[{i}]" for i in range(n)]
-    return cols + ["kinetic_energy", "potential_energy", "total_energy"]
+    cols += ["kinetic_energy", "potential_energy", "total_energy"]
+    return cols + [f"measure:{name}" for name in getattr(built, "measures", {})]
 
 
 def csv_row(built, state) -> list[float]:
+    import numpy as np
+
     from engine import Stage
 
-    if state.getSystemStage() < Stage.Dynamics:
-        built.system.realize(state, Stage.Dynamics)
+    measures = getattr(built, "measures", {})
+    needed = Stage.Acceleration if measures else Stage.Dynamics  # any measure can be read
+    if state.getSystemStage() < needed:
+        built.system.realize(state, needed)
     ke = built.system.calcKineticEnergy(state)
     pe = built.system.calcPotentialEnergy(state)
     row = [state.getTime()]
     row += [float(v) for v in built.matter.getQ(state)]
     row += [float(v) for v in built.matter.getU(state)]
-    return row + [ke, pe, ke + pe]
+    row += [ke, pe, ke + pe]
+    return row + [float(np.ravel(m.getValue(state))[0]) for m in measures.values()]
 
 
 def _merge_times(*lists: list[float]) -> list[float]:

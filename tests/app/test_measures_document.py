@@ -222,3 +222,23 @@ def test_session_samples_measures_as_the_engine_computes_them():
     np.testing.assert_allclose(samples.column("measure highest"), highest, rtol=1e-12)
     np.testing.assert_allclose(samples.column("measure lowest"), lowest, rtol=1e-12)
     np.testing.assert_allclose(samples.column("measure ramp"), 1.0 + 0.25 * t, rtol=1e-9)
+
+
+def test_simulate_command_writes_the_measures(tmp_path, capsys):
+    from app import cli
+
+    model = tmp_path / "pendulum_measures.mbs.json"
+    model_io.save(pendulum_with_measures(), model)
+    out = tmp_path / "run.csv"
+    rc = cli.main(["simulate", str(model), "--until", "0.2", "--dt", "0.05", "--csv", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    lines = out.read_text().splitlines()
+    header = lines[0].split(",")
+    data = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    names = pendulum_with_measures().measure_names()
+    assert header[-len(names) :] == [f"measure:{n}" for n in names]
+    col = {h: data[:, k] for k, h in enumerate(header)}
+    np.testing.assert_allclose(col["measure:t"], col["t"])
+    np.testing.assert_allclose(col["measure:angle"], col["q:link[0]"])
+    np.testing.assert_allclose(col["measure:bob height"], PIVOT - np.cos(col["q:link[0]"]))
+    np.testing.assert_allclose(col["measure:ramp"], 1.0 + 0.25 * col["t"], rtol=1e-9)
