@@ -121,6 +121,8 @@ class StageInspector(QWidget):
         layout.addWidget(self.timings)
         self._row_keys: list = []
         self._last = None
+        self._labels: list[str] = []
+        self._cells: dict = {}  # (row, col) -> (text, colour, tooltip) shown
         self.set_paused(True)
 
     def set_paused(self, paused: bool) -> None:
@@ -143,30 +145,45 @@ class StageInspector(QWidget):
         self._stages_of_row = [r[1] for r in rows]
         if self.table.rowCount() != len(rows):
             self.table.setRowCount(len(rows))
-        self.table.setVerticalHeaderLabels([short_name(r[0]) for r in rows])
+        labels = [short_name(r[0]) for r in rows]
+        if labels != self._labels:
+            self._labels = labels
+            self._cells = {}
+            self.table.setVerticalHeaderLabels(labels)
         for row, r in enumerate(rows):
             header = self.table.verticalHeaderItem(row)
-            header.setToolTip(f"{r[0]}: at {r[1].getName()} stage")
+            tip = f"{r[0]}: at {r[1].getName()} stage"
+            if header.toolTip() != tip:
+                header.setToolTip(tip)
         cascade = snap.cascade.stages if snap.cascade is not None else {}
         for row, (_name, stage, versions, sub) in enumerate(rows):
             bumped = set(cascade.get(sub, ()))
             for col, st in enumerate(STAGES):
                 version = versions[st] if st < len(versions) else None
-                item = self.table.item(row, col)
-                if item is None:
-                    item = QTableWidgetItem()
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                    self.table.setItem(row, col, item)
-                item.setText("" if version is None else str(version))
+                text = "" if version is None else str(version)
                 realized = st <= stage
                 color = VALID if realized else (CASCADE if st in bumped else INVALID)
-                item.setBackground(QBrush(color))
                 tip = f"{st.getName()}: {'realized' if realized else 'not realized'}"
                 if st in bumped:
                     tip += f"; invalidated by {snap.cascade.cause}"
                 if sub is None and info.causes[st] and not realized:
                     tip += f"; last invalidated by {info.causes[st]}"
-                item.setToolTip(tip)
+                item = self.table.item(row, col)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    self.table.setItem(row, col, item)
+                    self._cells.pop((row, col), None)
+                old = self._cells.get((row, col))
+                if old == (text, color, tip):
+                    continue  # unchanged: no item signals, no repaint (this runs at 5 Hz)
+                self._cells[(row, col)] = (text, color, tip)
+                if old is None or old[0] != text:
+                    item.setText(text)
+                if old is None or old[1] != color:
+                    item.setBackground(QBrush(color))
+                if old is None or old[2] != tip:
+                    item.setToolTip(tip)
         self.summary.setText(f"System stage: {info.system_stage.getName()}  (t = {snap.time:.6g})")
         if snap.cascade is not None and snap.cascade.stages:
             lowest = snap.cascade.lowest()
