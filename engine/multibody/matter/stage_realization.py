@@ -64,6 +64,8 @@ class _RealizeContext:
 
     __slots__ = (
         "topo",
+        "nb",
+        "nu",
         "sub",
         "euler",
         "q",
@@ -157,8 +159,9 @@ class StageRealizationMixin:
             ctx.abi_entry = None
             ctx.abi = (ctx.ac.P_abi, ctx.ac.D_inv, ctx.ac.U_cols)
         ctx.forces = None
-        ctx.scratch = make_scratch(topo.nb, topo.nu)
-        ctx.zero_nu = np.zeros(topo.nu)
+        ctx.nb, ctx.nu = topo.nb, topo.nu  # (topo.nu sums an array each time)
+        ctx.scratch = make_scratch(ctx.nb, ctx.nu)
+        ctx.zero_nu = np.zeros(ctx.nu)
         ctx.has_custom = self._has_custom_bodies()
         # the stage kernels' arguments never change for this State: pack them once
         pc, vc, sc = ctx.pc, ctx.vc, ctx.scratch
@@ -401,11 +404,11 @@ class StageRealizationMixin:
         self._require(state, _POSITION, "multiplyByMInv")
         ctx = self._context(state)
         topo = ctx.topo
-        v = _checked(v, topo.nu, "multiplyByMInv")
+        v = _checked(v, ctx.nu, "multiplyByMInv")
         P, Di, U = self._articulated_arrays(state, ctx)
         sc = ctx.scratch
         zero = sc["zero6"]
-        out = np.empty(topo.nu)
+        out = np.empty(ctx.nu)
         articulated_solve(
             topo.parent,
             topo.us,
@@ -432,10 +435,10 @@ class StageRealizationMixin:
         self._require(state, _POSITION, "multiplyByM")
         ctx = self._context(state)
         topo = ctx.topo
-        a = _checked(a, topo.nu, "multiplyByM")
+        a = _checked(a, ctx.nu, "multiplyByM")
         sc = ctx.scratch
         zero = sc["zero6"]
-        out = np.empty(topo.nu)
+        out = np.empty(ctx.nu)
         residual_forces(
             topo.parent,
             topo.us,
@@ -461,9 +464,9 @@ class StageRealizationMixin:
         self._require(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         ctx = self._context(state)
         topo = ctx.topo
-        nu = topo.nu
+        nu = ctx.nu
         f = _checked(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = _checked_body_forces(appliedBodyForces, topo.nb, "appliedBodyForces")
+        F = _checked_body_forces(appliedBodyForces, ctx.nb, "appliedBodyForces")
         udot = _checked(knownUdot, nu, "knownUdot")
         sc = ctx.scratch
         out = np.empty(nu)
@@ -492,7 +495,7 @@ class StageRealizationMixin:
         self._require(state, _VELOCITY, "calcAccelerationIgnoringConstraints")
         ctx = self._context(state)
         topo = ctx.topo
-        nu, nb = topo.nu, topo.nb
+        nu, nb = ctx.nu, ctx.nb
         f = _checked(appliedMobilityForces, nu, "appliedMobilityForces")
         F = _checked_body_forces(appliedBodyForces, nb, "appliedBodyForces")
         P, Di, U = self._articulated_arrays(state, ctx)
@@ -524,6 +527,6 @@ class StageRealizationMixin:
         self._require(state, _POSITION, "calcSystemJacobian")
         ctx = self._context(state)
         topo = ctx.topo
-        J = np.empty((6 * topo.nb, topo.nu))
+        J = np.empty((6 * ctx.nb, ctx.nu))
         system_jacobian(topo.parent, topo.us, topo.nus, ctx.pc.H_G, ctx.pc.p_GB, J)
         return J
