@@ -92,6 +92,7 @@ class State:
     def clear(self) -> None:
         """Restore the State to its default-constructed condition."""
         self._subs: list[PerSubsystemInfo] = []
+        self._dep_plans: dict = {}
         self._system_stage = Stage.Empty
         self._system_stage_versions = [1] * 11
         self._topology_version = 0
@@ -144,6 +145,7 @@ class State:
 
     def _copy_into(self, dst: State) -> None:
         dst._subs = [s.copy() for s in self._subs]
+        dst._dep_plans = {}
         dst._system_stage_versions = list(self._system_stage_versions)
         dst._topology_version = self._topology_version
         dst._last_invalidation = list(self._last_invalidation)
@@ -210,6 +212,7 @@ class State:
             raise InvalidArgumentError(f"number of subsystems must be >= 0, got {n}")
         self.clear()
         self._subs = [PerSubsystemInfo() for _ in range(int(n))]
+        self._dep_plans = {}
 
     def initializeSubsystem(self, subsys: int, name: str, version: str) -> None:
         """Set the name and version of an existing subsystem slot."""
@@ -224,6 +227,7 @@ class State:
                 f"(it is at {self._system_stage.getName()})"
             )
         self._subs.append(PerSubsystemInfo(name=str(name), version=str(version)))
+        self._dep_plans = {}
         return len(self._subs) - 1
 
     def getNumSubsystems(self) -> int:
@@ -371,6 +375,7 @@ class State:
                     forgot = True
         if forgot:
             self._prune_dependents()
+            self._dep_plans = {}
         old = self._system_stage
         if old >= first:
             versions = self._system_stage_versions
@@ -1296,6 +1301,7 @@ class State:
             self._ce(ck.subsystem, ck.index).dependents.append(key)
         ce.discrete_prerequisites = dkeys
         ce.cache_prerequisites = ckeys
+        self._dep_plans = {}
         return index
 
     def _new_cache_entry(
@@ -1309,6 +1315,7 @@ class State:
         sub = self._sub(subsys)
         alloc = self._allocation_stage(sub, Stage.Instance, "allocateCacheEntry")
         index = len(sub.cache)
+        self._dep_plans = {}
         sub.cache.append(
             CacheEntryInfo(
                 subsystem=int(subsys),
@@ -1427,23 +1434,36 @@ class State:
 
     def _invalidate_dependents(self, keys: list[CacheEntryKey], cause: str) -> None:
         """A prerequisite changed: explicitly marked values of ``keys`` go stale, and so,
-        transitively, do the entries that name those as prerequisites."""
+        transitively, do the entries that name those as prerequisites. Each entry records
+        what made it stale: ``cause`` for ``keys`` themselves, "'<name>' going stale" for an
+        entry reached through the named one (the first way the walk reaches it)."""
+        plan = self._dep_plans.get(id(keys))
+        if plan is None or plan[0] is not keys or plan[1] != len(keys):
+            plan = (keys, len(keys), self._dependents_walk(keys))
+            self._dep_plans[id(keys)] = plan
+        for ce, why in plan[2]:
+            ce.realized_version = None
+            ce.last_invalidated_by = cause if why is None else why
+
+    def _dependents_walk(self, keys: list[CacheEntryKey]) -> list:
+        """The entries _invalidate_dependents reaches from ``keys``, in order, each with the
+        entry it was reached through as "'<name>' going stale" (None: one of ``keys``).
+        Depends only on the dependency graph, so it is kept (in ``_dep_plans``) until an
+        allocation or a forget changes the graph."""
         subs = self._subs
-        pending = []  # (entry, cause), processed last in first out
+        pending = []  # (entry, why), last in first out
         for key in keys:
             cache = subs[key.subsystem].cache
             if key.index < len(cache):
-                pending.append((cache[key.index], cause))
-        if not pending:
-            return
+                pending.append((cache[key.index], None))
+        walk = []
         seen: set[int] = set()
         while pending:
             ce, why = pending.pop()
             if id(ce) in seen:
                 continue
             seen.add(id(ce))
-            ce.realized_version = None
-            ce.last_invalidated_by = why
+            walk.append((ce, why))
             deps = ce.dependents
             if deps:
                 nxt = f"'{ce.name}' going stale"
@@ -1451,6 +1471,7 @@ class State:
                     cache = subs[k.subsystem].cache
                     if k.index < len(cache):
                         pending.append((cache[k.index], nxt))
+        return walk
 
     def _prune_dependents(self) -> None:
         """Drop dependents-list entries naming cache entries that have been forgotten.
