@@ -438,6 +438,10 @@ class SimulationPanel(QObject):
         self.session.want_cache = self.cache_inspector.isVisible()
         snap = self.session.latest()
         if snap is None or snap.serial == self._last_serial:
+            # No new frame (the view does not draw in this tick): the time to bring the
+            # inspectors and plots up to date without adding to a frame's drawing time.
+            if self.snapshot is not None and self.snapshot.running:
+                self._refresh_panels(self.snapshot, now, slack=1.0)
             return
         self._last_serial = snap.serial
         self.show_snapshot(snap)
@@ -489,21 +493,9 @@ class SimulationPanel(QObject):
         window.set_time(snap.time)
         now = time.perf_counter()
         self.rate_label.setText(format_rate(snap.real_time_rate))
-        if not snap.running or now - self._last_stages >= STAGE_INTERVAL:
-            self._last_stages = now
-            self.stage_inspector.update_snapshot(snap)
-        if self.cache_inspector.isVisible() and (
-            not snap.running or now - self._last_cache >= CACHE_INTERVAL
-        ):
-            self._last_cache = now
-            self.cache_inspector.update_snapshot(snap)
-        if not snap.running or now - self._last_sliders >= SLIDER_INTERVAL:
-            self._last_sliders = now
-            self.sliders.update_snapshot(snap)
-        visible = self._plots is not None and self._plots.isVisible()
-        if visible and (not snap.running or now - self._last_plot >= PLOT_INTERVAL):
-            self._last_plot = now
-            self.plots.refresh()
+        # While running, the panels are refreshed in the ticks between frames (see _tick);
+        # here only when that has not happened for twice their interval.
+        self._refresh_panels(snap, now, slack=2.0)
         self._update_actions(running=snap.running, loaded=True)
         if snap.error:
             self.show_error(snap.error)
@@ -512,6 +504,26 @@ class SimulationPanel(QObject):
             self.banner.hide()
             window.statusBar().showMessage(snap.status)
         self.snapshot_shown.emit(snap)
+
+    def _refresh_panels(self, snap, now: float, slack: float) -> None:
+        """Update the stage and cache inspectors, sliders and plots from ``snap``: all of them
+        when paused, else each one whose interval (times ``slack``) has passed."""
+        running = snap.running
+        if not running or now - self._last_stages >= slack * STAGE_INTERVAL:
+            self._last_stages = now
+            self.stage_inspector.update_snapshot(snap)
+        if self.cache_inspector.isVisible() and (
+            not running or now - self._last_cache >= slack * CACHE_INTERVAL
+        ):
+            self._last_cache = now
+            self.cache_inspector.update_snapshot(snap)
+        if not running or now - self._last_sliders >= slack * SLIDER_INTERVAL:
+            self._last_sliders = now
+            self.sliders.update_snapshot(snap)
+        visible = self._plots is not None and self._plots.isVisible()
+        if visible and (not running or now - self._last_plot >= slack * PLOT_INTERVAL):
+            self._last_plot = now
+            self.plots.refresh()
 
     def show_error(self, message: str) -> None:
         self.banner.setText(message)
