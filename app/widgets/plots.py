@@ -71,6 +71,8 @@ class PlotsWidget(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", "t")
         self.plot.addLegend(offset=(5, 5))
+        for axis in ("left", "bottom"):  # no unit prefixes: no label re-layout on re-ranging
+            self.plot.getAxis(axis).enableAutoSIPrefix(False)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.plot)
@@ -197,6 +199,17 @@ class PlotsWidget(QWidget):
         t = self._data[:, 0]
         for k, name in enumerate(self._plotted, start=1):
             self.curves[name].setData(t, self._data[:, k])
+        self._settle_range()
+
+    def _settle_range(self) -> None:
+        """Do the view box's automatic ranging now rather than while painting: pyqtgraph
+        otherwise re-ranges inside the paint, which schedules a second full repaint of the
+        plot for every refresh."""
+        vb = self.plot.plotItem.vb
+        vb.updateAutoRange()
+        vb.updateMatrix()
+        if getattr(vb, "_autoRangeNeedsUpdate", False):
+            vb.updateAutoRange()
 
     def plotted_data(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(t, values) of a plotted quantity as drawn."""
