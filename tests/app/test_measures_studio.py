@@ -191,3 +191,29 @@ def test_renaming_a_body_keeps_its_q_and_u(studio, qtbot):
     wait_for_model(qtbot, window, lambda b: "lower" in b.mobilized_bodies)
     np.testing.assert_array_equal(panel.snapshot.q, before.q)
     np.testing.assert_array_equal(panel.snapshot.u, before.u)
+
+
+def test_operand_choice_in_the_property_form_lists_only_earlier_measures(studio, qtbot):
+    window = studio(example_path("pendulum"))
+    editor = window.model_editor
+    editor.tree.select_key("body:link")
+    editor.add_measure("JointCoordinate")
+    editor.add_measure("Time")
+    editor.add_measure("Integrate", operands=["jointCoordinate link"])
+    editor.add_measure("Sinusoid")
+    doc = editor.document
+    assert doc.measure_names() == ["jointCoordinate link", "time", "integrate", "sinusoid"]
+    assert editor.tree.select_key("measures:2")
+    form = editor.properties
+    qtbot.waitUntil(lambda: "args.derivative" in form.fields, timeout=2000)
+    combo = form.field("args.derivative")
+    items = [combo.itemText(i) for i in range(combo.count())]
+    assert items == ["jointCoordinate link", "time"]  # not itself, not the later sinusoid
+    combo.setCurrentText("time")
+    assert doc.measures[2].args["derivative"] == "time"
+    editor.undo_stack.undo()
+    assert doc.measures[2].args["derivative"] == "jointCoordinate link"
+    # removing the operand from the tree removes the measure built on it
+    assert editor.tree.select_key("measures:0")
+    editor.remove_selected()
+    assert doc.measure_names() == ["time", "sinusoid"]
