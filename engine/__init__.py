@@ -6,6 +6,8 @@ Everything a user needs is importable from here, with Simbody's names::
     from engine import System, State, Stage, MultibodySystem, MobilizedBody, ...
 """
 
+from types import ModuleType as _ModuleType
+
 from engine.assembler import Assembler, AssemblyCondition, Markers, OrientationSensors, QValue
 from engine.common.cache_entry import CacheEntryInfo, CacheEntryKey, DiscreteVarInfo, DiscreteVarKey
 from engine.common.decorative_geometry import *  # noqa: F403  (DecorativeGeometry kinds, colours)
@@ -87,4 +89,10 @@ from engine.multibody.motions import Motion
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
 from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# Public names only: the subpackages (engine.math, engine.common, ...) are not exported, so
+# ``from engine import *`` never shadows a module such as the standard ``math``.
+__all__ = [
+    name
+    for name, value in globals().items()
+    if not name.startswith("_") and not isinstance(value, _ModuleType)
+]
