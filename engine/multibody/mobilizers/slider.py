@@ -5,6 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.mobilizers.identity_kinematics import (  # noqa: F401  (qdot = u)
+    n_matrix,
+    ndot_matrix,
+    ninv_matrix,
+)
+
 TYPE_ID = 3
 NAME = "Slider"
 NQ_SLOTS = 1
@@ -30,21 +36,6 @@ def h_fm(q, params, euler, R, p, H):
 @njit(cache=True)
 def hdot_u(q, u, params, euler, R, p, out):
     out[:] = 0.0
-
-
-@njit(cache=True)
-def n_matrix(q, params, euler, R, N):
-    N[0, 0] = 1.0
-
-
-@njit(cache=True)
-def ninv_matrix(q, params, euler, R, NInv):
-    NInv[0, 0] = 1.0
-
-
-@njit(cache=True)
-def ndot_matrix(q, qdot, params, euler, R, NDot):
-    NDot[0, 0] = 0.0
 
 
 # ---- best-fit setters (plain Python; see fit.py)

@@ -9,6 +9,11 @@ import numpy as np
 from numba import njit
 
 from engine.multibody.mobilizers import fit as _fit
+from engine.multibody.mobilizers.identity_kinematics import (  # noqa: F401  (qdot = u)
+    n_matrix,
+    ndot_matrix,
+    ninv_matrix,
+)
 
 TYPE_ID = 7
 NAME = "Universal"
@@ -48,24 +53,6 @@ def hdot_u(q, u, params, euler, R, p, out):
     out[:] = 0.0
     out[1] = -s0 * w
     out[2] = c0 * w
-
-
-@njit(cache=True)
-def n_matrix(q, params, euler, R, N):
-    N[0, 0] = 1.0
-    N[1, 1] = 1.0
-
-
-@njit(cache=True)
-def ninv_matrix(q, params, euler, R, NInv):
-    NInv[0, 0] = 1.0
-    NInv[1, 1] = 1.0
-
-
-@njit(cache=True)
-def ndot_matrix(q, qdot, params, euler, R, NDot):
-    NDot[0, 0] = 0.0
-    NDot[1, 1] = 0.0
 
 
 # ---- best-fit setters (plain Python; see fit.py)
