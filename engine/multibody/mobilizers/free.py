@@ -23,14 +23,15 @@ DEFAULT_Q = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
 
 
 @njit(cache=True)
-def _p_start(euler):
+def translation_q_start(euler):
+    """Index of the translation's first q (after 3 Euler angles or 4 quaternion entries)."""
     return 3 if euler else 4
 
 
 @njit(cache=True)
 def x_fm(q, params, euler, R, p):
     orientation_rot(q, euler, R)
-    s = _p_start(euler)
+    s = translation_q_start(euler)
     p[0], p[1], p[2] = q[s], q[s + 1], q[s + 2]
 
 
@@ -49,7 +50,7 @@ def hdot_u(q, u, params, euler, R, p, out):
 @njit(cache=True)
 def n_matrix(q, params, euler, R, N):
     orientation_n(q, euler, N, 0, 0)
-    s = _p_start(euler)
+    s = translation_q_start(euler)
     for i in range(3):
         N[s + i, 3 + i] = 1.0
 
@@ -57,7 +58,7 @@ def n_matrix(q, params, euler, R, N):
 @njit(cache=True)
 def ninv_matrix(q, params, euler, R, NInv):
     orientation_ninv(q, euler, NInv, 0, 0)
-    s = _p_start(euler)
+    s = translation_q_start(euler)
     for i in range(3):
         NInv[3 + i, s + i] = 1.0
 

@@ -14,6 +14,10 @@ import numpy as np
 from numba import njit
 
 from engine.multibody.mobilizers import fit as _fit
+from engine.multibody.mobilizers.free import (  # noqa: F401  (same X_FM as Free)
+    translation_q_start,
+    x_fm,
+)
 from engine.multibody.mobilizers.line_orientation import line_h, line_n, line_ndot, line_ninv
 from engine.multibody.mobilizers.orientation import orientation_rot
 
@@ -23,18 +27,6 @@ NQ_SLOTS = 7
 NU = 5
 USES_QUATERNION = True
 DEFAULT_Q = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
-
-
-@njit(cache=True)
-def _p_start(euler):
-    return 3 if euler else 4
-
-
-@njit(cache=True)
-def x_fm(q, params, euler, R, p):
-    orientation_rot(q, euler, R)
-    s = _p_start(euler)
-    p[0], p[1], p[2] = q[s], q[s + 1], q[s + 2]
 
 
 @njit(cache=True)
@@ -53,7 +45,7 @@ def hdot_u(q, u, params, euler, R, p, out):
 @njit(cache=True)
 def n_matrix(q, params, euler, R, N):
     line_n(q, euler, R, N)
-    s = _p_start(euler)
+    s = translation_q_start(euler)
     for i in range(3):
         N[s + i, 2 + i] = 1.0
 
@@ -61,7 +53,7 @@ def n_matrix(q, params, euler, R, N):
 @njit(cache=True)
 def ninv_matrix(q, params, euler, R, NInv):
     line_ninv(q, euler, R, NInv)
-    s = _p_start(euler)
+    s = translation_q_start(euler)
     for i in range(3):
         NInv[2 + i, s + i] = 1.0
 
