@@ -99,6 +99,9 @@ class State:
         self._last_invalidation: list[str] = [""] * 11
         self._t = 0.0
         self._value_versions = [0, 0, 0]  # q, u, z
+        #: counts every change of any discrete variable's value (for hot-path lookups
+        #: that depend on parameter values, e.g. FusedRealization's plan)
+        self._discrete_serial = 0
         self._q_dependents: list[CacheEntryKey] = []
         self._u_dependents: list[CacheEntryKey] = []
         self._z_dependents: list[CacheEntryKey] = []
@@ -151,6 +154,7 @@ class State:
         dst._last_invalidation = list(self._last_invalidation)
         dst._t = self._t
         dst._value_versions = list(self._value_versions)
+        dst._discrete_serial = self._discrete_serial
         dst._q_dependents = list(self._q_dependents)
         dst._u_dependents = list(self._u_dependents)
         dst._z_dependents = list(self._z_dependents)
@@ -1160,6 +1164,7 @@ class State:
     def _note_discrete_change(self, dv: DiscreteVarInfo) -> None:
         sub = self._subs[dv.subsystem]
         cause = f"a change of {dv.name} (subsystem '{sub.name}')"
+        self._discrete_serial += 1
         self._invalidate(dv.invalidates, cause)
         if dv.auto_update_entry is not None:
             # An explicit change always makes the update value stale, whatever its
@@ -1215,6 +1220,7 @@ class State:
                     continue
                 ce = sub.cache[dv.auto_update_entry]
                 if self._entry_realized(sub, ce):
+                    self._discrete_serial += 1
                     dv.value, ce.value = ce.value, dv.value
                     dv.last_update_time = self._t
                     self._mark_not_realized(sub, ce, "autoUpdateDiscreteVariables")

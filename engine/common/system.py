@@ -46,6 +46,7 @@ _STAGE_HOOKS = {
 # (Stage.Model) and int(stage) cost a few hundred ns each, a lot on realize's hot path.
 _MODEL, _INSTANCE, _REPORT = Stage.Model, Stage.Instance, Stage.Report
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
+_POSITION_INT, _ACCELERATION_INT = int(Stage.Position), int(Stage.Acceleration)
 
 
 class System:
@@ -64,6 +65,9 @@ class System:
         self._topology_realized = False
         self._default_state: State | None = None
         self._next_event_id = 1
+        #: realizes Position..Acceleration in one call where it can (``realize(state,
+        #: first, last) -> bool``); set by systems that have one (MultibodySystem)
+        self._fused_realization = None
         self.resetAllCountersToZero()
         self.adoptSubsystem(DefaultSystemSubsystem())
 
@@ -273,11 +277,20 @@ class System:
         if first <= 3:  # Instance: the State allocates its arrays
             self._realize_stage(state, ALL_STAGES[first], first)
             first += 1
+        last = _INT[stage]
+        fused = self._fused_realization
+        if fused is not None and first <= _ACCELERATION_INT and last >= _POSITION_INT:
+            if first < _POSITION_INT:  # Time first, stage by stage
+                self._realize_stage(state, ALL_STAGES[first], first)
+                first += 1
+            top = min(last, _ACCELERATION_INT)
+            if fused.realize(state, first, top):
+                first = top + 1
         hook_cache = self._hook_cache
         infos = state._subs
         counts = self._num_realizations
         triggers = state._trigger_counts
-        for g in range(first, _INT[stage] + 1):
+        for g in range(first, last + 1):
             # _realize_stage for a runtime stage, inline (this loop is the hot path of
             # every integrator evaluation)
             hooks = hook_cache.get(g)

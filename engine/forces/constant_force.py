@@ -6,6 +6,7 @@ import numpy as np
 
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.forces.compiled_terms import STATION_FORCE
 from engine.forces.force import Force
 
 
@@ -56,6 +57,12 @@ class ConstantForce(Force):
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         p = self._params(state)
         self._mobod.applyForceToBodyPoint(state, p["station"], p["f"], bodyForces)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        p = self._params(state)
+        s, f = p["station"], p["f"]
+        b = self._mobod.getMobilizedBodyIndex()
+        return STATION_FORCE, (b,), (s[0], s[1], s[2], f[0], f[1], f[2])
 
 
 Force.ConstantForce = ConstantForce  # type: ignore[attr-defined]

@@ -6,6 +6,7 @@ import numpy as np
 
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.forces.compiled_terms import BODY_TORQUE
 from engine.forces.force import Force
 
 
@@ -41,6 +42,10 @@ class ConstantTorque(Force):
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         bodyForces[self._mobod.getMobilizedBodyIndex(), 0] += self._params(state)["t"]
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        t = self._params(state)["t"]
+        return BODY_TORQUE, (self._mobod.getMobilizedBodyIndex(),), (t[0], t[1], t[2])
 
 
 Force.ConstantTorque = ConstantTorque  # type: ignore[attr-defined]

@@ -94,6 +94,13 @@ class Force:
         """True if the forces depend only on t and q (they are then cached per q)."""
         return False
 
+    def _compiled_term(self, state: State, excluded: list[int]):
+        """This element as a compiled force term ``(opcode, ints, floats)`` with the
+        State's current parameters (see ``engine.forces.compiled_terms``; body lists go
+        into ``excluded``), or None if it has none: its subsystem then realizes Dynamics
+        element by element. Defined beside ``calcForce`` and giving the same forces."""
+        return None
+
     def calcForceContribution(self, state: State):
         """(bodyForces (nb, 2, 3) at Bo in G, particleForces (0, 3), mobilityForces (nu,))
         this element alone would apply in ``state`` (zeros if it is disabled).

@@ -20,6 +20,17 @@ from engine.common.state import State
 from engine.common.subsystem import Subsystem
 
 
+def _owner(cls: type, name: str) -> type | None:
+    """The class of ``cls``'s MRO that defines attribute ``name``."""
+    return next((k for k in cls.__mro__ if name in k.__dict__), None)
+
+
+def _term_matches_calc_force(cls: type) -> bool:
+    """True if ``cls``'s ``_compiled_term`` is defined by the class that defines the
+    ``calcForce`` it uses (a subclass overriding calcForce alone has no valid term)."""
+    return _owner(cls, "_compiled_term") is _owner(cls, "calcForce")
+
+
 class GeneralForceSubsystem(Subsystem):
     """Applies its force elements at Dynamics stage (Simbody's GeneralForceSubsystem)."""
 
@@ -141,6 +152,28 @@ class GeneralForceSubsystem(Subsystem):
         for force, on, only_q in zip(self._forces, flags, position_only, strict=True):
             if on and not only_q:
                 force.calcForce(state, body_view, particles, mobility)
+
+    def _compiled_terms(self, state: State, excluded: list[int]) -> list | None:
+        """The enabled elements as compiled force terms (see
+        ``engine.forces.compiled_terms``; their body lists are appended to ``excluded``)
+        with the State's current parameters, or None if this subsystem's stage hooks must
+        run as Python: an enabled element without a term (or whose ``calcForce`` is
+        overridden below the class that defines its term), one whose forces are cached
+        per configuration, a Force with its own stage hooks, or z variables."""
+        if self._with_hooks or self.getNZ(state):
+            return None
+        flags = self.getDiscreteVariable(state, self._enabled_index)
+        terms: list = []
+        for force, on, only_q in zip(self._forces, flags, self._position_only, strict=True):
+            if not on:
+                continue
+            if only_q or not _term_matches_calc_force(type(force)):
+                return None
+            term = force._compiled_term(state, excluded)
+            if term is None:
+                return None
+            terms.append(term)
+        return terms
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         if self.getNZ(state):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.forces.compiled_terms import GLOBAL_DAMPER
 from engine.forces.force import Force
 from engine.forces.state_parameters import DampingParameter
 
@@ -26,6 +27,9 @@ class GlobalDamper(DampingParameter):
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         mobilityForces -= self._params(state)["c"] * self._matter.getU(state)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        return GLOBAL_DAMPER, (), (self._params(state)["c"],)
 
 
 Force.GlobalDamper = GlobalDamper  # type: ignore[attr-defined]

@@ -7,6 +7,7 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.forces.compiled_terms import GRAVITY
 from engine.forces.force import Force
 from engine.forces.gravity_kernel import add_gravity_forces
 
@@ -163,6 +164,13 @@ class Gravity(Force):
         excluded = _NO_EXCLUSIONS if isinstance(which, slice) else ~which
         g, d = p["g"], p["d"]
         add_gravity_forces(mass, pc.com_G, excluded, g * d[0], g * d[1], g * d[2], bodyForces)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        p = self._params(state)
+        first = len(excluded)
+        excluded.extend(sorted(p["excluded"]))
+        g, d = p["g"], p["d"]
+        return GRAVITY, (first, len(excluded) - first), (g * d[0], g * d[1], g * d[2])
 
     def calcPotentialEnergy(self, state: State) -> float:
         p = self._params(state)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.common.exceptions import IndexOutOfRangeError
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.forces.compiled_terms import MOBILITY_FORCE
 from engine.forces.force import Force
 
 
@@ -46,3 +47,7 @@ class MobilityValueForce(MobilityForce):
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         self._apply_mobility_force(state, self._params(state)["f"], mobilityForces)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        iu = self._mobod._u_range(state)[0] + self._which
+        return MOBILITY_FORCE, (iu,), (float(self._params(state)["f"]),)

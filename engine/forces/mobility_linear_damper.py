@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.common.state import State
+from engine.forces.compiled_terms import MOBILITY_DAMPER
 from engine.forces.force import Force
 from engine.forces.mobility_force import MobilityForce
 from engine.forces.state_parameters import DampingParameter
@@ -26,6 +27,10 @@ class MobilityLinearDamper(DampingParameter, MobilityForce):
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         u = self._mobod.getOneU(state, self._which)
         self._apply_mobility_force(state, -self._params(state)["c"] * u, mobilityForces)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        iu = self._mobod._u_range(state)[0] + self._which
+        return MOBILITY_DAMPER, (iu,), (self._params(state)["c"],)
 
 
 Force.MobilityLinearDamper = MobilityLinearDamper  # type: ignore[attr-defined]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.common.state import State
+from engine.forces.compiled_terms import MOBILITY_SPRING
 from engine.forces.force import Force
 from engine.forces.mobility_force import MobilityForce
 from engine.forces.state_parameters import StiffnessParameter
@@ -42,6 +43,12 @@ class MobilityLinearSpring(StiffnessParameter, MobilityForce):
         p = self._params(state)
         q = self._mobod.getOneQ(state, self._which)
         self._apply_mobility_force(state, -p["k"] * (q - p["q0"]), mobilityForces)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        p = self._params(state)
+        iq = self._mobod._q_range(state)[0] + self._which
+        iu = self._mobod._u_range(state)[0] + self._which
+        return MOBILITY_SPRING, (iq, iu), (p["k"], p["q0"])
 
     def calcPotentialEnergy(self, state: State) -> float:
         p = self._params(state)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.state import State
+from engine.forces.compiled_terms import GRAVITY
 from engine.forces.force import Force
 
 
@@ -46,6 +47,9 @@ class UniformGravity(Force):
         f = mass[1:, None] * self._g
         bodyForces[1:, 0] += np.cross(pc.com_G[1:], f)
         bodyForces[1:, 1] += f
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        return GRAVITY, (0, 0), (float(self._g[0]), float(self._g[1]), float(self._g[2]))
 
     def calcPotentialEnergy(self, state: State) -> float:
         pc = self._matter._position_cache(state)

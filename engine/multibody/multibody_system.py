@@ -17,6 +17,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
+from engine.multibody.fused_realization import FusedRealization
 
 
 class MultibodySystemGlobalSubsystem(Subsystem):
@@ -54,6 +55,7 @@ class MultibodySystem(System):
         self._matter = None
         self._force_subsystems: list = []
         self._decorations = None
+        self._fused_realization = FusedRealization(self)
 
     def setMatterSubsystem(self, matter) -> int:
         if self._matter is not None:

@@ -1,0 +1,273 @@
+"""FusedRealization: a MultibodySystem's runtime stages Position..Acceleration in one
+kernel call, when every piece of work those stages do is compiled.
+
+``System.realize`` realizes one stage at a time, calling each subsystem's hook in turn.
+For a MultibodySystem whose stage hooks between Position and Acceleration are only
+
+* the matter subsystem's, with no Custom mobilizers, no enabled constraints and no
+  prescribed accelerations;
+* the applied-force accumulators' zeroing (the global subsystem);
+* GeneralForceSubsystems whose enabled elements all have compiled force terms
+  (``engine.forces.compiled_terms``: gravity, mobility springs, dampers and forces,
+  constant torques and forces, the global damper);
+* a DefaultSystemSubsystem without Measures;
+
+those stages do nothing but the matter kernels and the force terms, so
+``realize_stages`` does them all in one call, and this class then records the stages as
+``System.realize`` would have: every subsystem and the System advance to the last stage,
+the per-stage realization counters count each stage, the articulated-inertia cache
+entry is marked realized when it was recomputed, and the kinetic energy is stored. The
+results are the same numbers the per-stage path computes, in the same cache arrays.
+
+Anything else (a Measure, a Force.Custom, an enabled constraint, event witnesses at these
+stages, a subsystem already ahead of the System) makes ``realize`` return False and the
+System realizes stage by stage. Whether a State qualifies is decided once per
+configuration of its discrete variables and Instance stage (a ``_Plan`` kept in the
+State's ``_fast`` slot, which the State empties when it reallocates).
+"""
+
+from __future__ import annotations
+
+from engine.common.default_system_subsystem import DefaultSystemSubsystem
+from engine.common.stage import ALL_STAGES, Stage
+from engine.common.state import State
+from engine.forces.compiled_terms import stack_terms
+from engine.forces.general_force_subsystem import GeneralForceSubsystem
+from engine.multibody.kernels.fused_stages import (
+    ACCELERATION,
+    POSITION,
+    VELOCITY,
+    ArrayTable,
+    realize_stages,
+    realize_stages_from_table,
+)
+from engine.multibody.matter.stage_realization import _compiled
+
+_INSTANCE_INT = int(Stage.Instance)
+_HOOKS = {
+    int(Stage.Position): "realizeSubsystemPositionImpl",
+    int(Stage.Velocity): "realizeSubsystemVelocityImpl",
+    int(Stage.Dynamics): "realizeSubsystemDynamicsImpl",
+    int(Stage.Acceleration): "realizeSubsystemAccelerationImpl",
+}
+
+
+class _Plan:
+    """Whether one State qualifies and, if so, the kernel's arguments (all arrays of that
+    State); valid while its discrete variables and Instance stage stay as they were."""
+
+    __slots__ = ("serial", "instance_version", "yerr", "args", "fn", "ctx", "why_not", "table")
+
+    def current(self, state: State) -> bool:
+        return (
+            self.serial == state._discrete_serial
+            and self.instance_version == state._system_stage_versions[_INSTANCE_INT]
+            and self.yerr is state._yerr
+        )
+
+
+class FusedRealization:
+    """Realizes Position..Acceleration of a qualifying MultibodySystem's States in one
+    kernel call (see module docstring)."""
+
+    def __init__(self, system) -> None:
+        self._system = system
+        self._key = ("fused realization", id(self))
+
+    # ------------------------------------------------------------------ realize
+    def realize(self, state: State, first: int, last: int) -> bool:
+        """Realize the stages ``first..last`` (ints within Position..Acceleration) of
+        ``state``, which is at stage ``first - 1``; False (nothing done) if this State
+        does not qualify now."""
+        plan = state._fast.get(self._key)
+        if plan is None or not plan.current(state):
+            plan = self._plan(state)
+            state._fast[self._key] = plan
+        if plan.args is None:
+            return False
+        subs = state._subs
+        prev = ALL_STAGES[first - 1]
+        for info in subs:
+            if info.stage != prev:
+                return False
+        triggers = state._trigger_counts
+        for g in range(first, last + 1):
+            if triggers[g]:
+                return False
+        matter = self._system._matter
+        ctx = plan.ctx
+        with_inertias = last >= ACCELERATION and (first <= POSITION or not matter._abi_current(ctx))
+        fn = plan.fn
+        if fn is realize_stages:  # NUMBA_DISABLE_JIT: the arrays themselves
+            ke = fn(first, last, with_inertias, *plan.args)
+        else:
+            args = plan.args
+            ke = fn(first, last, with_inertias, args[0], args[1], args[2])
+            if fn is realize_stages_from_table:
+                plan.fn = _compiled(fn, (first, last, with_inertias, *args))
+        if first <= VELOCITY <= last:
+            ctx.vc.kinetic_energy = ke
+        now = ALL_STAGES[last]
+        for info in subs:
+            info.stage = now
+        state._system_stage = now
+        counts = self._system._num_realizations
+        for g in range(first, last + 1):
+            counts[g] += 1
+        if with_inertias:
+            matter._mark_abi(state, ctx)
+        return True
+
+    def whyNotFused(self, state: State) -> str:
+        """Why Position..Acceleration of ``state`` are realized stage by stage ("" if
+        they are realized in one kernel call). For the studio's stage inspector."""
+        plan = state._fast.get(self._key)
+        if plan is None or not plan.current(state):
+            plan = self._plan(state)
+        return plan.why_not
+
+    # -------------------------------------------------------------------- plan
+    def _plan(self, state: State) -> _Plan:
+        plan = _Plan()
+        plan.serial = state._discrete_serial
+        plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
+        plan.yerr = state._yerr
+        plan.args = plan.fn = plan.ctx = plan.table = None
+        plan.why_not = self._disqualification(state)
+        if plan.why_not:
+            return plan
+        excluded: list[int] = []
+        terms: list = []
+        for sub in self._system._subsystems:
+            if isinstance(sub, GeneralForceSubsystem):
+                terms += sub._compiled_terms(state, excluded)
+        matter = self._system._matter
+        ctx = matter._context(state)
+        plan.ctx = ctx
+        args = self._arguments(state, matter, ctx, stack_terms(terms, excluded))
+        if hasattr(realize_stages, "py_func"):  # compiled: arrays by address (see kernel)
+            plan.table = ArrayTable(args[:7] + args[8:])
+            plan.fn = realize_stages_from_table
+            plan.args = (args[7], plan.table.addresses, plan.table.shapes)
+        else:
+            plan.table = None
+            plan.fn = realize_stages
+            plan.args = args
+        return plan
+
+    def _disqualification(self, state: State) -> str:
+        """Why this State cannot be fused ("" if it can)."""
+        system = self._system
+        if state.getSystemStage() < Stage.Instance:
+            return "the State is not realized through Instance stage"
+        matter = system._matter
+        if matter is None:
+            return "the System has no matter subsystem"
+        for g, name in _HOOKS.items():
+            for i, hook in system._stage_hooks(g):
+                if hook is None:
+                    continue
+                sub = system._subsystems[i]
+                why = self._hook_disqualification(state, sub, name, matter)
+                if why:
+                    return why
+        if matter._has_custom_bodies():
+            return "a Custom mobilizer's kinematics are Python"
+        info = matter._instance_info(state)
+        if info.clayout is not None and info.clayout.m:
+            return "constraints are enabled"
+        if info.playout is not None and info.playout.any_known_udot:
+            return "some accelerations are prescribed"
+        return ""
+
+    @staticmethod
+    def _hook_disqualification(state: State, sub, name: str, matter) -> str:
+        """Why ``sub``'s stage hook ``name`` cannot be part of the fused call ("" if it
+        can: it is one whose work the kernel does)."""
+        from engine.multibody.multibody_system import MultibodySystemGlobalSubsystem
+        from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
+
+        label = f"subsystem '{sub.getName()}' has its own {name}"
+        impl = getattr(type(sub), name)
+        if sub is matter:
+            return "" if impl is getattr(SimbodyMatterSubsystem, name) else label
+        if isinstance(sub, MultibodySystemGlobalSubsystem):
+            return "" if impl is getattr(MultibodySystemGlobalSubsystem, name) else label
+        if isinstance(sub, DefaultSystemSubsystem):
+            if impl is not getattr(DefaultSystemSubsystem, name):
+                return label
+            return "the System has Measures" if sub._measures else ""
+        if isinstance(sub, GeneralForceSubsystem):
+            if impl is not getattr(GeneralForceSubsystem, name):
+                return label
+            if sub._compiled_terms(state, []) is None:
+                return (
+                    f"force subsystem '{sub.getName()}' has an enabled element without a "
+                    "compiled force term (e.g. a Force.Custom)"
+                )
+            return ""
+        return label
+
+    @staticmethod
+    def _arguments(state: State, matter, ctx, program) -> tuple:
+        """realize_stages' arguments after (first, last, with_inertias)."""
+        topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
+        P, Di, U = ctx.abi
+        info = matter._instance_info(state, ctx)
+        body_forces, mobility_forces = matter.getSystem().getGlobalSubsystem().updForces(state)
+        term_ints, term_floats, excluded = program
+        return (
+            topo.mtype,
+            topo.parent,
+            topo.qs,
+            topo.nqs,
+            topo.us,
+            topo.nus,
+            topo.params,
+            ctx.euler,
+            topo.R_PF,
+            topo.p_PF,
+            topo.R_BM,
+            topo.p_BM,
+            topo.mass,
+            topo.com_B,
+            topo.I_B,
+            ctx.q,
+            ctx.u,
+            ctx.qdot,
+            ctx.udot,
+            ctx.qdotdot,
+            info.qerr,
+            ctx.quat_starts,
+            pc.R_FM,
+            pc.p_FM,
+            pc.H_FM,
+            pc.R_GF,
+            pc.p_MB_G,
+            pc.R_GB,
+            pc.p_GB,
+            pc.H_G,
+            pc.Phi_G,
+            pc.com_G,
+            vc.V_GB,
+            vc.V_FM,
+            vc.coriolis,
+            vc.total_coriolis,
+            vc.gyroscopic,
+            P,
+            Di,
+            U,
+            ctx.ac.A_GB,
+            body_forces,
+            mobility_forces,
+            term_ints,
+            term_floats,
+            excluded,
+            sc["free"],
+            sc["work"],
+            sc["Pa"],
+            sc["Nbuf"],
+            sc["hd"],
+            sc["z"],
+            sc["eps"],
+        )

@@ -1,0 +1,186 @@
+"""The one-call realization of Position..Acceleration (engine.multibody.fused_realization)
+gives what the stage-by-stage path gives, records the stages the same way, and steps aside
+whenever some stage work is not compiled.
+
+The stage-by-stage reference is the same System with its fused realization switched off
+(``system._fused_realization = None``), realizing a copy of the same State.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import Constraint, Force, Measure, Stage
+from tests.engine.test_matter_operator_oracles import DYNAMIC_TYPES, random_tree
+
+RUNTIME = (Stage.Position, Stage.Velocity, Stage.Dynamics, Stage.Acceleration)
+
+
+def _with_every_compiled_force(seed: int, nbodies: int = 10):
+    """A random tree under every force element that has a compiled term."""
+    system, matter, mobods, _, rng = random_tree(seed, DYNAMIC_TYPES, nbodies=nbodies)
+    forces = system._force_subsystems[0]
+    gravity = Force.Gravity(forces, matter, [0.1, -1.0, 0.2], 9.81)
+    Force.UniformGravity(forces, matter, [0.5, 0.0, -1.0])
+    pin, slider, screw = mobods[1:4]  # random_tree's first bodies take the types in order
+    spring = Force.MobilityLinearSpring(forces, pin, 0, 7.0, 0.2)
+    Force.MobilityLinearDamper(forces, slider, 0, 0.8)
+    Force.MobilityConstantForce(forces, screw, 0, -1.5)
+    Force.ConstantTorque(forces, mobods[3], [0.2, -0.1, 0.4])
+    Force.ConstantForce(forces, mobods[4], [0.1, 0.2, -0.3], [1.0, -2.0, 0.5])
+    Force.GlobalDamper(forces, matter, 0.3)
+    state = system.realizeTopology()
+    gravity.setBodyIsExcluded(state, mobods[2], True)
+    return system, matter, mobods, state, rng, spring
+
+
+def _randomize(system, matter, state, rng) -> None:
+    state.setQ(rng.uniform(-0.8, 0.8, state.getNQ()))
+    system.realize(state, Stage.Time)
+    matter.normalizeQuaternions(state)
+    state.setU(rng.uniform(-1.0, 1.0, state.getNU()))
+
+
+def _outputs(system, matter, state) -> dict:
+    nb = matter.getNumBodies()
+    return {
+        "qdot": np.array(state.getQDot()),
+        "udot": np.array(state.getUDot()),
+        "qdotdot": np.array(state.getQDotDot()),
+        "qerr": np.array(state.getQErr()),
+        "ke": matter.calcKineticEnergy(state),
+        "pe": system.calcPotentialEnergy(state),
+        "body_forces": system.getRigidBodyForces(state),
+        "mobility_forces": system.getMobilityForces(state),
+        "V_GB": np.array([matter.getMobilizedBody(b).getBodyVelocity(state) for b in range(nb)]),
+        "A_GB": np.array(
+            [matter.getMobilizedBody(b).getBodyAcceleration(state) for b in range(nb)]
+        ),
+        "X_GB": np.array(
+            [matter.getMobilizedBody(b).getBodyTransform(state).p() for b in range(nb)]
+        ),
+    }
+
+
+def _stage_by_stage(system, state, stage=Stage.Acceleration):
+    fused = system._fused_realization
+    system._fused_realization = None
+    try:
+        system.realize(state, stage)
+    finally:
+        system._fused_realization = fused
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    for key, value in a.items():
+        np.testing.assert_allclose(value, b[key], rtol=1e-13, atol=1e-13, err_msg=key)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_fused_realization_equals_stage_by_stage(seed):
+    system, matter, _, state, rng, _ = _with_every_compiled_force(seed)
+    _randomize(system, matter, state, rng)
+    assert system._fused_realization.whyNotFused(state) == ""
+    reference = state.copy()
+    counts_before = [system.getNumRealizationsOfThisStage(s) for s in RUNTIME]
+    system.realize(state, Stage.Acceleration)
+    counts = [system.getNumRealizationsOfThisStage(s) for s in RUNTIME]
+    assert [c - b for c, b in zip(counts, counts_before, strict=True)] == [1, 1, 1, 1]
+    _stage_by_stage(system, reference)
+    _assert_same(_outputs(system, matter, state), _outputs(system, matter, reference))
+
+    # after a change of u only (Velocity..Acceleration; the articulated inertias are kept)
+    u = rng.uniform(-2.0, 2.0, state.getNU())
+    state.setU(u)
+    reference.setU(u)
+    system.realize(state, Stage.Acceleration)
+    _stage_by_stage(system, reference)
+    _assert_same(_outputs(system, matter, state), _outputs(system, matter, reference))
+
+
+def test_fused_realization_records_stages_like_stage_by_stage():
+    system, matter, _, state, rng, _ = _with_every_compiled_force(5)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Dynamics)  # Position..Dynamics in one call
+    assert state.getSystemStage() == Stage.Dynamics
+    assert all(
+        state.getSubsystemStage(i) == Stage.Dynamics for i in range(system.getNumSubsystems())
+    )
+    system.realize(state, Stage.Report)  # Acceleration fused, then Report stage by stage
+    assert state.getSystemStage() == Stage.Report
+    reference = state.copy()
+    reference.setU(state.getU())
+    _stage_by_stage(system, reference, Stage.Report)
+    _assert_same(_outputs(system, matter, state), _outputs(system, matter, reference))
+
+
+def test_a_parameter_change_is_seen_by_the_next_fused_realization():
+    system, matter, _, state, rng, spring = _with_every_compiled_force(6)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)
+    before = np.array(state.getUDot())
+    spring.setStiffness(state, 70.0)  # invalidates Dynamics
+    system.realize(state, Stage.Acceleration)
+    reference = state.copy()
+    reference.setU(state.getU())
+    _stage_by_stage(system, reference)
+    assert not np.allclose(state.getUDot(), before)
+    np.testing.assert_allclose(state.getUDot(), reference.getUDot(), rtol=1e-13, atol=1e-13)
+
+
+def test_a_copy_realizes_its_own_arrays():
+    system, matter, _, state, rng, _ = _with_every_compiled_force(7)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)
+    copy = state.copy()
+    system.realize(copy, Stage.Acceleration)
+    udot = np.array(copy.getUDot())
+    np.testing.assert_array_equal(udot, state.getUDot())
+    state.setQ(np.asarray(state.getQ()) + 0.1)
+    system.realize(state, Stage.Acceleration)
+    np.testing.assert_array_equal(copy.getUDot(), udot)  # the copy was not written
+    copy.setU(np.asarray(copy.getU()) * 0.5)
+    system.realize(copy, Stage.Acceleration)
+    reference = copy.copy()
+    reference.setU(copy.getU())
+    _stage_by_stage(system, reference)
+    np.testing.assert_allclose(copy.getUDot(), reference.getUDot(), rtol=1e-13, atol=1e-13)
+
+
+def test_work_that_is_not_compiled_is_realized_stage_by_stage():
+    system, matter, mobods, state, rng, _ = _with_every_compiled_force(8)
+    fused = system._fused_realization
+    rod = Constraint.Rod(mobods[1], [0.1, 0, 0], mobods[5], [0, 0.2, 0], 1.0)
+    state = system.realizeTopology()
+    system.realize(state, Stage.Instance)
+    assert fused.whyNotFused(state) == "constraints are enabled"
+    rod.disable(state)  # a discrete-variable change: the plan is made again
+    system.realize(state, Stage.Instance)
+    assert fused.whyNotFused(state) == ""
+
+    class Push:
+        def calcForce(self, state, bodyForces, particleForces, mobilityForces):
+            mobilityForces[0] += 1.0
+
+        def calcPotentialEnergy(self, state):
+            return 0.0
+
+    Force.Custom(system._force_subsystems[0], Push())
+    state = system.realizeTopology()
+    system.realize(state, Stage.Instance)
+    assert "compiled force term" in fused.whyNotFused(state)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)  # still right, stage by stage
+    reference = state.copy()
+    reference.setU(state.getU())
+    _stage_by_stage(system, reference)
+    np.testing.assert_array_equal(state.getUDot(), reference.getUDot())
+
+
+def test_measures_keep_the_stage_by_stage_path():
+    system, matter, _, state, rng, _ = _with_every_compiled_force(9)
+    Measure.Time(system.getDefaultSubsystem())
+    state = system.realizeTopology()
+    system.realize(state, Stage.Instance)
+    assert system._fused_realization.whyNotFused(state) == "the System has Measures"
