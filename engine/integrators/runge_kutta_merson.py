@@ -13,6 +13,11 @@ Butcher diagram (Hairer, Norsett & Wanner, Solving ODEs I, table 4.1)::
 
 The difference of the two, ``(y1 - y_stage5)/5``, is an h^4 error estimate that
 controls the step size. This is Simbody's default-quality general-purpose method.
+
+Where a kernel can evaluate the State's derivatives
+(``FusedRealization.compiledDerivatives``), the four trial stages run in one kernel call
+(``merson_kernel.merson_trial_stages``: the same operations in the same order, so the
+same steps); otherwise, or if a stage is not finite, stage by stage through the State.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.integrators.integrator import Integrator
+from engine.integrators.merson_kernel import merson_trial_stages
 
 
 class RungeKuttaMersonIntegrator(Integrator):
@@ -48,6 +54,18 @@ class RungeKuttaMersonIntegrator(Integrator):
         y0, f0 = self._yPrev, self._ydotPrev
         h = t1 - t0
         f1, f2, f3, f4, y, ysave, tmp = self._workArrays(y0.size)
+        fused = self._system._fused_realization
+        compiled = fused.compiledDerivatives(self._advanced) if fused is not None else None
+        if compiled is not None:
+            failed_stage = merson_trial_stages(h, y0, f0, f1, f2, f3, f4, y, ysave, tmp, *compiled)
+            if failed_stage == 0:
+                self._statsRealizations += 4
+                fused.countRealizations(4)
+                self._setAdvancedStateAndRealizeKinematics(t1, y)
+                yErr = self._advanced.getY() - ysave
+                yErr /= 5
+                return True, yErr, 4
+            # a non-finite stage: redo the step below, which says which variable failed
         eval_ = self._setAdvancedStateAndRealizeDerivatives
         np.multiply(h / 3, f0, out=y)
         y += y0  # y0 + (h/3) f0

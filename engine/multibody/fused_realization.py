@@ -43,7 +43,7 @@ from engine.multibody.kernels.fused_stages import (
 )
 from engine.multibody.matter.stage_realization import _compiled
 
-_INSTANCE_INT = int(Stage.Instance)
+_INSTANCE_INT, _TIME_INT = int(Stage.Instance), int(Stage.Time)
 _HOOKS = {
     int(Stage.Position): "realizeSubsystemPositionImpl",
     int(Stage.Velocity): "realizeSubsystemVelocityImpl",
@@ -56,7 +56,17 @@ class _Plan:
     """Whether one State qualifies and, if so, the kernel's arguments (all arrays of that
     State); valid while its discrete variables and Instance stage stay as they were."""
 
-    __slots__ = ("serial", "instance_version", "yerr", "args", "fn", "ctx", "why_not", "table")
+    __slots__ = (
+        "serial",
+        "instance_version",
+        "yerr",
+        "args",
+        "fn",
+        "ctx",
+        "why_not",
+        "table",
+        "derivatives",
+    )
 
     def current(self, state: State) -> bool:
         return (
@@ -118,6 +128,41 @@ class FusedRealization:
             matter._mark_abi(state, ctx)
         return True
 
+    def compiledDerivatives(self, state: State) -> tuple | None:
+        """``(euler, addresses, shapes)`` for kernels that evaluate this State's
+        derivatives themselves (``realize_stages_from_table`` from Position to
+        Acceleration with y written into its q and u): when the State qualifies for the
+        fused realization, the JIT is on, y is exactly the matter subsystem's q and u (no
+        z), Time stage does nothing and no event witness is evaluated at Time..
+        Acceleration. None otherwise. The caller counts the realizations it does
+        (``countRealizations``)."""
+        plan = state._fast.get(self._key)
+        if plan is None or not plan.current(state):
+            plan = self._plan(state)
+            state._fast[self._key] = plan
+        derivatives = plan.derivatives
+        if derivatives is None:
+            return None
+        triggers = state._trigger_counts
+        for g in range(_TIME_INT, ACCELERATION + 1):
+            if triggers[g]:
+                return None
+        return derivatives
+
+    def countRealizations(self, n: int) -> None:
+        """Count ``n`` derivative evaluations done by a kernel through
+        ``compiledDerivatives`` as the System would have counted them: per evaluation
+        four realize calls (Time, Position, Velocity, Acceleration, as an integrator
+        makes them), one realization of each stage Time..Acceleration, and one
+        prescribeQ and one prescribeU (which have nothing to do for such a State)."""
+        system = self._system
+        system._num_realize_calls += 4 * n
+        system._num_prescribe_q += n
+        system._num_prescribe_u += n
+        counts = system._num_realizations
+        for g in range(_TIME_INT, ACCELERATION + 1):
+            counts[g] += n
+
     def whyNotFused(self, state: State) -> str:
         """Why Position..Acceleration of ``state`` are realized stage by stage ("" if
         they are realized in one kernel call). For the studio's stage inspector."""
@@ -132,7 +177,7 @@ class FusedRealization:
         plan.serial = state._discrete_serial
         plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
         plan.yerr = state._yerr
-        plan.args = plan.fn = plan.ctx = plan.table = None
+        plan.args = plan.fn = plan.ctx = plan.table = plan.derivatives = None
         plan.why_not = self._disqualification(state)
         if plan.why_not:
             return plan
@@ -149,11 +194,27 @@ class FusedRealization:
             plan.table = ArrayTable(args[:7] + args[8:])
             plan.fn = realize_stages_from_table
             plan.args = (args[7], plan.table.addresses, plan.table.shapes)
+            if self._derivatives_qualify(state, matter):
+                plan.derivatives = plan.args
         else:
             plan.table = None
             plan.fn = realize_stages
             plan.args = args
         return plan
+
+    def _derivatives_qualify(self, state: State, matter) -> bool:
+        """y is the matter subsystem's q and u alone and Time stage has no hook that
+        does anything (see compiledDerivatives)."""
+        sx = matter.getMySubsystemIndex()
+        if state.getNZ() or state.getNQ() != state.getNQ(sx) or state.getNU() != state.getNU(sx):
+            return False
+        for i, hook in self._system._stage_hooks(_TIME_INT):
+            if hook is None:
+                continue
+            sub = self._system._subsystems[i]
+            if self._hook_disqualification(state, sub, "realizeSubsystemTimeImpl", matter):
+                return False
+        return True
 
     def _disqualification(self, state: State) -> str:
         """Why this State cannot be fused ("" if it can)."""

@@ -1,0 +1,86 @@
+"""The four trial-stage derivative evaluations of a Runge-Kutta-Merson step in one kernel,
+for States whose derivatives a kernel can evaluate (``FusedRealization.compiledDerivatives``).
+
+Each evaluation writes the stage's y into the State's q and u, realizes Position through
+Acceleration with ``realize_stages`` and reads qdot and udot back, exactly what the
+integrator's Python evaluation does for such a State (Time stage and prescribed motion
+have nothing to do there), without going back to Python between the stages. The stage
+arithmetic repeats the Python method's numpy operations one by one, in the same order, so
+both give bit-identical steps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.kernels.fused_stages import (
+    ACCELERATION,
+    POSITION,
+    _f1,
+    realize_stages_from_table,
+)
+
+_Q, _U, _QDOT, _UDOT = 14, 15, 16, 17  # their places in fused_stages.ARRAYS
+
+
+@njit(cache=True, nogil=True)
+def _evaluate(y, f, euler, a, s):
+    """f = ydot at y (q and u of the State given by table a, s); False if y or f is not
+    finite (nothing is realized for a non-finite y)."""
+    for i in range(y.shape[0]):
+        if not np.isfinite(y[i]):
+            return False
+    nq = s[_Q, 0]
+    nu = s[_U, 0]
+    q = _f1(a, s, _Q)
+    u = _f1(a, s, _U)
+    for i in range(nq):
+        q[i] = y[i]
+    for i in range(nu):
+        u[i] = y[nq + i]
+    realize_stages_from_table(POSITION, ACCELERATION, True, euler, a, s)
+    qdot = _f1(a, s, _QDOT)
+    udot = _f1(a, s, _UDOT)
+    ok = True
+    for i in range(nq):
+        f[i] = qdot[i]
+        ok = ok and np.isfinite(qdot[i])
+    for i in range(nu):
+        f[nq + i] = udot[i]
+        ok = ok and np.isfinite(udot[i])
+    return ok
+
+
+@njit(cache=True, nogil=True)
+def merson_trial_stages(h, y0, f0, f1, f2, f3, f4, y, ysave, tmp, euler, a, s):
+    """The Merson stages from (y0, f0) with step h: f1..f4, the propagated solution
+    ``y`` and the embedded one ``ysave`` (as RungeKuttaMersonIntegrator._attemptODEStep).
+    Returns 0, or the number (1-4) of the evaluation whose state or derivatives were not
+    finite (the caller then redoes the step in Python, which names the variable)."""
+    n = y0.shape[0]
+    c = h / 3
+    for i in range(n):
+        y[i] = c * f0[i] + y0[i]
+    if not _evaluate(y, f1, euler, a, s):
+        return 1
+    c = h / 6
+    for i in range(n):
+        y[i] = (f0[i] + f1[i]) * c + y0[i]
+    if not _evaluate(y, f2, euler, a, s):
+        return 2
+    c = h / 8
+    for i in range(n):
+        y[i] = (f0[i] + 3 * f2[i]) * c + y0[i]
+    if not _evaluate(y, f3, euler, a, s):
+        return 3
+    c = h / 2
+    for i in range(n):
+        tmp[i] = 4 * f3[i]
+        ysave[i] = ((f0[i] - 3 * f2[i]) + tmp[i]) * c + y0[i]
+    if not _evaluate(ysave, f4, euler, a, s):
+        return 4
+    c = h / 6
+    for i in range(n):
+        y[i] = ((f0[i] + 4 * f3[i]) + f4[i]) * c + y0[i]
+    return 0
