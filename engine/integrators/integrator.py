@@ -999,6 +999,13 @@ class Integrator:
         """Set (t, y), apply prescribed motion, realize Velocity."""
         system, adv = self._system, self._advanced
         self._setAdvancedState(t, y)
+        fused = system._fused_realization
+        if fused is not None and fused.compiledDerivatives(adv) is not None:
+            # nothing is prescribed: one realization Time..Velocity, counted as the three
+            # realize calls and two prescribe calls below
+            system.realize(adv, Stage.Velocity)
+            fused.countSkippedCalls(realizeCalls=2, prescribes=1)
+            return
         system.realize(adv, Stage.Time)
         system.prescribeQ(adv)
         system.realize(adv, Stage.Position)

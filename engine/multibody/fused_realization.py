@@ -163,6 +163,17 @@ class FusedRealization:
         for g in range(_TIME_INT, ACCELERATION + 1):
             counts[g] += n
 
+    def countSkippedCalls(self, realizeCalls: int, prescribes: int) -> None:
+        """Count ``realizeCalls`` realize calls and ``prescribes`` prescribeQ and
+        prescribeU calls that a caller left out for a State qualifying for
+        ``compiledDerivatives`` (where prescribing does nothing and consecutive realize
+        calls give the same State as one), so that the System's counters read as if they
+        had been made."""
+        system = self._system
+        system._num_realize_calls += realizeCalls
+        system._num_prescribe_q += prescribes
+        system._num_prescribe_u += prescribes
+
     def whyNotFused(self, state: State) -> str:
         """Why Position..Acceleration of ``state`` are realized stage by stage ("" if
         they are realized in one kernel call). For the studio's stage inspector."""

@@ -27,6 +27,11 @@ import numpy as np
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.multibody.kernels.quaternion_projection import (
+    normalize_quaternions,
+    quaternions_to_normalize,
+    remove_quaternion_norm_errors,
+)
 
 _MAX_Q_ITERATIONS = 50
 _MAX_HALVINGS = 12
@@ -109,27 +114,23 @@ class MatterProjectionMixin:
 
     # ------------------------------------------------------------- position
     def _normalize_quaternions_in_place(self, state: State, tol: float, force: bool) -> bool:
-        topo = self._topo()
-        if self.getUseEulerAngles(state) or not topo.quaternion_pool_order:
+        self._require(state, Stage.Model, "normalizing quaternions")
+        ctx = self._context(state)
+        starts = ctx.quat_starts  # (empty in Euler-angle mode)
+        if not starts.shape[0]:
             return False
-        q = self.getQ(state)
-        changes = []
-        for b in topo.quaternion_pool_order:
-            s = int(topo.qs[b])
-            n = float(np.linalg.norm(q[s : s + 4]))
-            if n == 0.0:
-                from engine.common.exceptions import NonPhysicalError
+        status = quaternions_to_normalize(ctx.q, starts, float(tol), bool(force))
+        if status < 0:
+            from engine.common.exceptions import NonPhysicalError
 
-                raise NonPhysicalError(
-                    f"the quaternion of mobilized body {b} is zero; it cannot be normalized"
-                )
-            if force or abs(n - 1.0) > tol:
-                changes.append((s, n))
-        if not changes:
+            b = self._topo().quaternion_pool_order[-status - 1]
+            raise NonPhysicalError(
+                f"the quaternion of mobilized body {b} is zero; it cannot be normalized"
+            )
+        if status == 0:
             return False
-        qw = self.updQ(state)
-        for s, n in changes:
-            qw[s : s + 4] /= n
+        self.updQ(state)  # invalidates Position (ctx.q is a view of the same q)
+        normalize_quaternions(ctx.q, starts, float(tol), bool(force))
         return True
 
     def projectQImpl(self, state: State, qErrEst, options, results) -> None:
@@ -203,13 +204,14 @@ class MatterProjectionMixin:
         sx = self.getMySubsystemIndex()
         start, nq = state.getQStart(sx), self._topo().nq
         est = qErrEst[start : start + nq]
-        topo = self._topo()
-        if not self.getUseEulerAngles(state):
-            q = self.getQ(state)
-            for b in topo.quaternion_pool_order:
-                s = int(topo.qs[b])
-                n = q[s : s + 4] / np.linalg.norm(q[s : s + 4])
-                est[s : s + 4] -= (est[s : s + 4] @ n) * n
+        starts = self._context(state).quat_starts  # (empty in Euler-angle mode)
+        if starts.shape[0]:
+            work = est
+            if not est.flags.c_contiguous or est.dtype != np.float64:
+                work = np.array(est, dtype=np.float64)
+            remove_quaternion_norm_errors(self._context(state).q, starts, work)
+            if work is not est:
+                est[:] = work
         if lay.mp:
             tp = np.array(state.getQErrWeights(sx)[: lay.mp])
             wq = self._q_weights(state)

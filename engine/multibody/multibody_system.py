@@ -18,6 +18,7 @@ from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
 from engine.multibody.fused_realization import FusedRealization
+from engine.multibody.kernels.n_operators import scale_dq
 
 
 class MultibodySystemGlobalSubsystem(Subsystem):
@@ -114,6 +115,52 @@ class MultibodySystem(System):
     def getMobilityForces(self, state: State, stage: Stage = Stage.Dynamics) -> np.ndarray:
         """Applied mobility forces (Dynamics stage)."""
         return self.getAppliedForces(state)[1].copy()
+
+    def _scaleDQ(self, state: State, uWeights: np.ndarray, dq: np.ndarray) -> np.ndarray | None:
+        """``N Wu pinv(N) dq`` (the integrators' q error scaling, see
+        ``error_norm.scaleDQ``) in one kernel when the matter subsystem holds every q and
+        u and has no Custom mobilizer; None otherwise (or below Position stage)."""
+        matter = self._matter
+        if matter is None or state._system_stage < Stage.Position:
+            return None
+        ctx = matter._context(state)
+        args = ctx.scratch.get("scale_dq")
+        if args is None:  # fixed while the context lives (until Model stage changes)
+            args = ctx.scratch["scale_dq"] = self._scale_dq_arguments(state, matter, ctx)
+        if not args:
+            return None
+        out = np.empty(dq.size)
+        scale_dq(
+            *args[0],
+            np.array(uWeights, dtype=np.float64),
+            np.array(dq, dtype=np.float64),
+            out,
+            *args[1],
+        )
+        return out
+
+    @staticmethod
+    def _scale_dq_arguments(state: State, matter, ctx) -> tuple:
+        """scale_dq's fixed arguments for this State's matter context, () if it cannot
+        be used (another subsystem has q or u, or a Custom mobilizer)."""
+        sx = matter.getMySubsystemIndex()
+        if state.getNQ() != state.getNQ(sx) or state.getNU() != state.getNU(sx):
+            return ()
+        if matter._has_custom_bodies():
+            return ()
+        topo = ctx.topo
+        before = (
+            topo.mtype,
+            topo.qs,
+            topo.nqs,
+            topo.us,
+            topo.nus,
+            topo.params,
+            ctx.euler,
+            ctx.pc.R_FM,
+            ctx.q,
+        )
+        return before, (np.zeros((7, 7)), np.zeros((7, 7)), np.zeros(7))
 
     def calcKineticEnergy(self, state: State) -> float:
         return self.getMatterSubsystem().calcKineticEnergy(state)
