@@ -54,6 +54,11 @@ def scaleDQ(system, state, uWeights: np.ndarray, dq: np.ndarray) -> np.ndarray:
     """``Wq*dq = N * Wu * pinv(N) * dq`` (the State must be at Position stage)."""
     if dq.size == 0:
         return np.zeros(0)
+    fast = getattr(system, "_scaleDQ", None)  # one kernel where the System has one
+    if fast is not None:
+        out = fast(state, uWeights, dq)
+        if out is not None:
+            return out
     du = system.multiplyByNPInv(state, dq)
     return system.multiplyByN(state, du * uWeights)
 

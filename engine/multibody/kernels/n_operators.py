@@ -52,3 +52,33 @@ def apply_n_operator(op, transpose, mtype, qs, nqs, us, nus, params, euler, R_FM
             out[qs[b] : qs[b] + nq] = B @ x[us[b] : us[b] + nu]
         else:
             out[us[b] : us[b] + nu] = B @ x[qs[b] : qs[b] + nq]
+
+
+@njit(cache=True, nogil=True)
+def scale_dq(mtype, qs, nqs, us, nus, params, euler, R_FM, q, w_u, dq, out, Nbuf, Ibuf, ub):
+    """out = N W_u pinv(N) dq body by body: a q-like change weighted as the u-like change
+    it corresponds to (the integrators' q error weights). w_u (nu,) the u weights; Nbuf
+    and Ibuf (>= 7 x 7) and ub (>= 6) scratch."""
+    nb = mtype.shape[0]
+    for b in range(1, nb):
+        nq, nu = nqs[b], nus[b]
+        if nq == 0:
+            continue
+        q0, u0 = qs[b], us[b]
+        qb = q[q0 : q0 + nq]
+        Ni = Ibuf[:nu, :nq]
+        Ni[:, :] = 0.0
+        ninv_matrix_any(mtype[b], qb, params[b], euler, R_FM[b], Ni)
+        for k in range(nu):
+            acc = 0.0
+            for i in range(nq):
+                acc += Ni[k, i] * dq[q0 + i]
+            ub[k] = acc * w_u[u0 + k]
+        N = Nbuf[:nq, :nu]
+        N[:, :] = 0.0
+        n_matrix_any(mtype[b], qb, params[b], euler, R_FM[b], N)
+        for i in range(nq):
+            acc = 0.0
+            for k in range(nu):
+                acc += N[i, k] * ub[k]
+            out[q0 + i] = acc
