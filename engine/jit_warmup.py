@@ -151,4 +151,19 @@ def warm_jit() -> dict:
         failed["prescribed motion"] = f"{type(exc).__name__}: {exc}"
     else:
         done.append("prescribed motion")
+    # the integrators' kernels: a few RungeKuttaMerson steps (its compiled trial stages,
+    # the q error scaling and the quaternion projection)
+    from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
+    from engine.integrators.time_stepper import TimeStepper
+
+    try:
+        integrator = RungeKuttaMersonIntegrator(system)
+        integrator.setAccuracy(1e-3)
+        stepper = TimeStepper(system, integrator)
+        stepper.initialize(system.realizeTopology())
+        stepper.stepTo(0.01)
+    except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
+        failed["RungeKuttaMerson steps"] = f"{type(exc).__name__}: {exc}"
+    else:
+        done.append("RungeKuttaMerson steps")
     return {"mobilizers": names, "operators": done, "failed": failed}
