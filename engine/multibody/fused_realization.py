@@ -54,7 +54,9 @@ _HOOKS = {
 
 class _Plan:
     """Whether one State qualifies and, if so, the kernel's arguments (all arrays of that
-    State); valid while its discrete variables and Instance stage stay as they were."""
+    State) and whether kernels may evaluate its derivatives with them
+    (``derivatives``); valid while its discrete variables and Instance stage stay as
+    they were."""
 
     __slots__ = (
         "serial",
@@ -89,10 +91,7 @@ class FusedRealization:
         """Realize the stages ``first..last`` (ints within Position..Acceleration) of
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now."""
-        plan = state._fast.get(self._key)
-        if plan is None or not plan.current(state):
-            plan = self._plan(state)
-            state._fast[self._key] = plan
+        plan = self._current_plan(state)
         if plan.args is None:
             return False
         subs = state._subs
@@ -136,18 +135,14 @@ class FusedRealization:
         z), Time stage does nothing and no event witness is evaluated at Time..
         Acceleration. None otherwise. The caller counts the realizations it does
         (``countRealizations``)."""
-        plan = state._fast.get(self._key)
-        if plan is None or not plan.current(state):
-            plan = self._plan(state)
-            state._fast[self._key] = plan
-        derivatives = plan.derivatives
-        if derivatives is None:
+        plan = self._current_plan(state)
+        if not plan.derivatives:
             return None
         triggers = state._trigger_counts
         for g in range(_TIME_INT, ACCELERATION + 1):
             if triggers[g]:
                 return None
-        return derivatives
+        return plan.args
 
     def countRealizations(self, n: int) -> None:
         """Count ``n`` derivative evaluations done by a kernel through
@@ -155,11 +150,8 @@ class FusedRealization:
         four realize calls (Time, Position, Velocity, Acceleration, as an integrator
         makes them), one realization of each stage Time..Acceleration, and one
         prescribeQ and one prescribeU (which have nothing to do for such a State)."""
-        system = self._system
-        system._num_realize_calls += 4 * n
-        system._num_prescribe_q += n
-        system._num_prescribe_u += n
-        counts = system._num_realizations
+        self.countSkippedCalls(realizeCalls=4 * n, prescribes=n)
+        counts = self._system._num_realizations
         for g in range(_TIME_INT, ACCELERATION + 1):
             counts[g] += n
 
@@ -177,18 +169,25 @@ class FusedRealization:
     def whyNotFused(self, state: State) -> str:
         """Why Position..Acceleration of ``state`` are realized stage by stage ("" if
         they are realized in one kernel call). For the studio's stage inspector."""
+        return self._current_plan(state).why_not
+
+    # -------------------------------------------------------------------- plan
+    def _current_plan(self, state: State) -> _Plan:
+        """This State's plan, made again if its discrete variables or Instance stage
+        changed since it was made."""
         plan = state._fast.get(self._key)
         if plan is None or not plan.current(state):
             plan = self._plan(state)
-        return plan.why_not
+            state._fast[self._key] = plan
+        return plan
 
-    # -------------------------------------------------------------------- plan
     def _plan(self, state: State) -> _Plan:
         plan = _Plan()
         plan.serial = state._discrete_serial
         plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
         plan.yerr = state._yerr
-        plan.args = plan.fn = plan.ctx = plan.table = plan.derivatives = None
+        plan.args = plan.fn = plan.ctx = plan.table = None
+        plan.derivatives = False
         plan.why_not = self._disqualification(state)
         if plan.why_not:
             return plan
@@ -205,8 +204,7 @@ class FusedRealization:
             plan.table = ArrayTable(args[:7] + args[8:])
             plan.fn = realize_stages_from_table
             plan.args = (args[7], plan.table.addresses, plan.table.shapes)
-            if self._derivatives_qualify(state, matter):
-                plan.derivatives = plan.args
+            plan.derivatives = self._derivatives_qualify(state, matter)
         else:
             plan.table = None
             plan.fn = realize_stages
@@ -216,8 +214,7 @@ class FusedRealization:
     def _derivatives_qualify(self, state: State, matter) -> bool:
         """y is the matter subsystem's q and u alone and Time stage has no hook that
         does anything (see compiledDerivatives)."""
-        sx = matter.getMySubsystemIndex()
-        if state.getNZ() or state.getNQ() != state.getNQ(sx) or state.getNU() != state.getNU(sx):
+        if state.getNZ() or not self._system._matter_holds_all_q_and_u(state):
             return False
         for i, hook in self._system._stage_hooks(_TIME_INT):
             if hook is None:

@@ -204,12 +204,13 @@ class MatterProjectionMixin:
         sx = self.getMySubsystemIndex()
         start, nq = state.getQStart(sx), self._topo().nq
         est = qErrEst[start : start + nq]
-        starts = self._context(state).quat_starts  # (empty in Euler-angle mode)
+        ctx = self._context(state)
+        starts = ctx.quat_starts  # (empty in Euler-angle mode)
         if starts.shape[0]:
             work = est
             if not est.flags.c_contiguous or est.dtype != np.float64:
                 work = np.array(est, dtype=np.float64)
-            remove_quaternion_norm_errors(self._context(state).q, starts, work)
+            remove_quaternion_norm_errors(ctx.q, starts, work)
             if work is not est:
                 est[:] = work
         if lay.mp:

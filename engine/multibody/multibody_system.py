@@ -116,6 +116,11 @@ class MultibodySystem(System):
         """Applied mobility forces (Dynamics stage)."""
         return self.getAppliedForces(state)[1].copy()
 
+    def _matter_holds_all_q_and_u(self, state: State) -> bool:
+        """True if the matter subsystem's q and u are all of the State's q and u."""
+        sx = self._matter.getMySubsystemIndex()
+        return state.getNQ() == state.getNQ(sx) and state.getNU() == state.getNU(sx)
+
     def _scaleDQ(self, state: State, uWeights: np.ndarray, dq: np.ndarray) -> np.ndarray | None:
         """``N Wu pinv(N) dq`` (the integrators' q error scaling, see
         ``error_norm.scaleDQ``) in one kernel when the matter subsystem holds every q and
@@ -139,12 +144,10 @@ class MultibodySystem(System):
         )
         return out
 
-    @staticmethod
-    def _scale_dq_arguments(state: State, matter, ctx) -> tuple:
+    def _scale_dq_arguments(self, state: State, matter, ctx) -> tuple:
         """scale_dq's fixed arguments for this State's matter context, () if it cannot
         be used (another subsystem has q or u, or a Custom mobilizer)."""
-        sx = matter.getMySubsystemIndex()
-        if state.getNQ() != state.getNQ(sx) or state.getNU() != state.getNU(sx):
+        if not self._matter_holds_all_q_and_u(state):
             return ()
         if matter._has_custom_bodies():
             return ()
