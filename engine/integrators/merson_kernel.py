@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.multibody.kernels.array_table import f1
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     POSITION,
-    _f1,
     realize_stages_from_table,
 )
 
@@ -33,15 +33,15 @@ def _evaluate(y, f, euler, a, s):
             return False
     nq = s[_Q, 0]
     nu = s[_U, 0]
-    q = _f1(a, s, _Q)
-    u = _f1(a, s, _U)
+    q = f1(a, s, _Q)
+    u = f1(a, s, _U)
     for i in range(nq):
         q[i] = y[i]
     for i in range(nu):
         u[i] = y[nq + i]
     realize_stages_from_table(POSITION, ACCELERATION, True, euler, a, s)
-    qdot = _f1(a, s, _QDOT)
-    udot = _f1(a, s, _UDOT)
+    qdot = f1(a, s, _QDOT)
+    udot = f1(a, s, _UDOT)
     ok = True
     for i in range(nq):
         f[i] = qdot[i]

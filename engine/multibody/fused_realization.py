@@ -33,11 +33,12 @@ from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
+from engine.multibody.kernels.array_table import ArrayTable
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
+    ARRAYS,
     POSITION,
     VELOCITY,
-    ArrayTable,
     realize_stages,
     realize_stages_from_table,
 )
@@ -201,7 +202,7 @@ class FusedRealization:
         plan.ctx = ctx
         args = self._arguments(state, matter, ctx, stack_terms(terms, excluded))
         if hasattr(realize_stages, "py_func"):  # compiled: arrays by address (see kernel)
-            plan.table = ArrayTable(args[:7] + args[8:])
+            plan.table = ArrayTable(ARRAYS, args[:7] + args[8:])
             plan.fn = realize_stages_from_table
             plan.args = (args[7], plan.table.addresses, plan.table.shapes)
             plan.derivatives = self._derivatives_qualify(state, matter)

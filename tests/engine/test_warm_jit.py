@@ -24,6 +24,7 @@ def test_warm_jit_covers_every_mobilizer_and_the_core_operators() -> None:
 
 def test_warm_jit_compiles_the_fused_and_integrator_kernels() -> None:
     from engine.integrators.merson_kernel import merson_trial_stages
+    from engine.multibody.kernels.checked_residual import residual_forces_from_table
     from engine.multibody.kernels.fused_stages import realize_stages_from_table
     from engine.multibody.kernels.n_operators import scale_dq
     from engine.multibody.kernels.quaternion_projection import remove_quaternion_norm_errors
@@ -31,6 +32,7 @@ def test_warm_jit_compiles_the_fused_and_integrator_kernels() -> None:
     engine.warm_jit()
     for kernel in (
         realize_stages_from_table,
+        residual_forces_from_table,
         merson_trial_stages,
         scale_dq,
         remove_quaternion_norm_errors,

@@ -10,21 +10,18 @@ per-call cost of a Python hook and of unboxing a kernel's arrays is what dominat
 small system's realization.
 
 ``realize_stages_from_table`` is the same call with every array given by its address and
-shape (an ``ArrayTable``): it rebuilds the arrays with ``numba.carray``, which makes
-arrays without a reference count. Passing an array from Python costs about 50 ns, and
-every numba-to-numba call passing a reference-counted array costs an atomic increment and
-decrement, about 20 ns per array per call: with ~50 arrays going down three call levels
-that was most of a 10-body realization. The caller keeps every array of the table alive
-and unmoved (``engine.multibody.fused_realization._Plan`` holds them).
+shape (an ``engine.multibody.kernels.array_table.ArrayTable`` built on ``ARRAYS``): with
+~50 arrays going down three call levels, unboxing and reference counting them was most
+of a 10-body realization. The caller keeps every array of the table alive and unmoved
+(``engine.multibody.fused_realization._Plan`` holds them).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import carray, njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from engine.forces.compiled_terms import apply_force_terms
+from engine.multibody.kernels.array_table import f1, f2, f3, i1, i2
 from engine.multibody.kernels.stage_kernels import (
     acceleration_stage,
     position_stage,
@@ -90,81 +87,6 @@ ARRAYS = (
     ("z", "f", 2),
     ("eps", "f", 1),
 )
-_DTYPES = {"f": np.dtype(np.float64), "i": np.dtype(np.int64)}
-
-
-class ArrayTable:
-    """The addresses (int64 (n,)) and shapes (int64 (n, 3)) of realize_stages' arrays,
-    in ``ARRAYS`` order, with the arrays themselves (kept alive by this table)."""
-
-    __slots__ = ("arrays", "addresses", "shapes")
-
-    def __init__(self, arrays: tuple) -> None:
-        if len(arrays) != len(ARRAYS):
-            raise ValueError(f"ArrayTable: expected {len(ARRAYS)} arrays, got {len(arrays)}")
-        self.arrays = arrays
-        self.addresses = np.zeros(len(arrays), dtype=np.int64)
-        self.shapes = np.zeros((len(arrays), 3), dtype=np.int64)
-        for k, ((name, kind, ndim), a) in enumerate(zip(ARRAYS, arrays, strict=True)):
-            if (
-                type(a) is not np.ndarray
-                or a.dtype != _DTYPES[kind]
-                or a.ndim != ndim
-                or not a.flags.c_contiguous
-            ):
-                raise ValueError(
-                    f"ArrayTable: {name} must be a C-contiguous {_DTYPES[kind]} array of "
-                    f"{ndim} dimensions"
-                )
-            self.addresses[k] = a.ctypes.data
-            self.shapes[k, :ndim] = a.shape
-
-
-@intrinsic
-def _float64_pointer(typingctx, address):
-    """The int64 ``address`` as a float64* (for numba.carray)."""
-    ptr_type = types.CPointer(types.float64)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(ptr_type))
-
-    return ptr_type(address), codegen
-
-
-@intrinsic
-def _int64_pointer(typingctx, address):
-    """The int64 ``address`` as an int64* (for numba.carray)."""
-    ptr_type = types.CPointer(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(ptr_type))
-
-    return ptr_type(address), codegen
-
-
-@njit(cache=True, nogil=True)
-def _f1(a, s, k):
-    return carray(_float64_pointer(a[k]), (s[k, 0],))
-
-
-@njit(cache=True, nogil=True)
-def _f2(a, s, k):
-    return carray(_float64_pointer(a[k]), (s[k, 0], s[k, 1]))
-
-
-@njit(cache=True, nogil=True)
-def _f3(a, s, k):
-    return carray(_float64_pointer(a[k]), (s[k, 0], s[k, 1], s[k, 2]))
-
-
-@njit(cache=True, nogil=True)
-def _i1(a, s, k):
-    return carray(_int64_pointer(a[k]), (s[k, 0],))
-
-
-@njit(cache=True, nogil=True)
-def _i2(a, s, k):
-    return carray(_int64_pointer(a[k]), (s[k, 0], s[k, 1]))
 
 
 @njit(cache=True, nogil=True)
@@ -349,57 +271,57 @@ def realize_stages_from_table(first, last, with_inertias, euler, a, s):
         first,
         last,
         with_inertias,
-        _i1(a, s, 0),
-        _i1(a, s, 1),
-        _i1(a, s, 2),
-        _i1(a, s, 3),
-        _i1(a, s, 4),
-        _i1(a, s, 5),
-        _f2(a, s, 6),
+        i1(a, s, 0),
+        i1(a, s, 1),
+        i1(a, s, 2),
+        i1(a, s, 3),
+        i1(a, s, 4),
+        i1(a, s, 5),
+        f2(a, s, 6),
         euler,
-        _f3(a, s, 7),
-        _f2(a, s, 8),
-        _f3(a, s, 9),
-        _f2(a, s, 10),
-        _f1(a, s, 11),
-        _f2(a, s, 12),
-        _f3(a, s, 13),
-        _f1(a, s, 14),
-        _f1(a, s, 15),
-        _f1(a, s, 16),
-        _f1(a, s, 17),
-        _f1(a, s, 18),
-        _f1(a, s, 19),
-        _i1(a, s, 20),
-        _f3(a, s, 21),
-        _f2(a, s, 22),
-        _f3(a, s, 23),
-        _f3(a, s, 24),
-        _f2(a, s, 25),
-        _f3(a, s, 26),
-        _f2(a, s, 27),
-        _f3(a, s, 28),
-        _f3(a, s, 29),
-        _f2(a, s, 30),
-        _f2(a, s, 31),
-        _f2(a, s, 32),
-        _f2(a, s, 33),
-        _f2(a, s, 34),
-        _f2(a, s, 35),
-        _f3(a, s, 36),
-        _f3(a, s, 37),
-        _f3(a, s, 38),
-        _f2(a, s, 39),
-        _f2(a, s, 40),
-        _f1(a, s, 41),
-        _i2(a, s, 42),
-        _f2(a, s, 43),
-        _i1(a, s, 44),
-        _i1(a, s, 45),
-        _f2(a, s, 46),
-        _f2(a, s, 47),
-        _f2(a, s, 48),
-        _f1(a, s, 49),
-        _f2(a, s, 50),
-        _f1(a, s, 51),
+        f3(a, s, 7),
+        f2(a, s, 8),
+        f3(a, s, 9),
+        f2(a, s, 10),
+        f1(a, s, 11),
+        f2(a, s, 12),
+        f3(a, s, 13),
+        f1(a, s, 14),
+        f1(a, s, 15),
+        f1(a, s, 16),
+        f1(a, s, 17),
+        f1(a, s, 18),
+        f1(a, s, 19),
+        i1(a, s, 20),
+        f3(a, s, 21),
+        f2(a, s, 22),
+        f3(a, s, 23),
+        f3(a, s, 24),
+        f2(a, s, 25),
+        f3(a, s, 26),
+        f2(a, s, 27),
+        f3(a, s, 28),
+        f3(a, s, 29),
+        f2(a, s, 30),
+        f2(a, s, 31),
+        f2(a, s, 32),
+        f2(a, s, 33),
+        f2(a, s, 34),
+        f2(a, s, 35),
+        f3(a, s, 36),
+        f3(a, s, 37),
+        f3(a, s, 38),
+        f2(a, s, 39),
+        f2(a, s, 40),
+        f1(a, s, 41),
+        i2(a, s, 42),
+        f2(a, s, 43),
+        i1(a, s, 44),
+        i1(a, s, 45),
+        f2(a, s, 46),
+        f2(a, s, 47),
+        f2(a, s, 48),
+        f1(a, s, 49),
+        f2(a, s, 50),
+        f1(a, s, 51),
     )

@@ -26,6 +26,12 @@ from engine.common.exceptions import InvalidArgumentError
 from engine.common.finite import all_finite
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.multibody.kernels.array_table import ArrayTable
+from engine.multibody.kernels.checked_residual import (
+    INPUT_NAMES,
+    RESIDUAL_ARRAYS,
+    compiled_entry,
+)
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
 from engine.multibody.kernels.stage_kernels import (
     acceleration_stage,
@@ -48,6 +54,11 @@ except ImportError:  # pragma: no cover - the Custom mobilizer module is optiona
 # looked up once (Enum access is slow)
 _INSTANCE, _POSITION, _VELOCITY = Stage.Instance, Stage.Position, Stage.Velocity
 _INSTANCE_INT = int(Stage.Instance)
+_FLOAT64 = np.dtype(np.float64)
+
+#: residual_forces_from_table's compiled entry point, looked up at the first call (False
+#: when numba runs pure Python).
+_RESIDUAL_ENTRY: list = [None]
 
 
 class _InstanceInfo:
@@ -90,6 +101,7 @@ class _RealizeContext:
         "pos_fn",
         "vel_fn",
         "acc_fn",
+        "residual_table",
     )
 
 
@@ -116,6 +128,32 @@ def _checked(values, n: int, what: str) -> np.ndarray:
     if not all_finite(arr):
         raise InvalidArgumentError(f"{what}: values must be finite")
     return arr
+
+
+def _sized(values, n: int, what: str) -> np.ndarray:
+    """``values`` as a float64 vector of length n (else InvalidArgumentError); finiteness
+    is left to the caller."""
+    arr = values
+    if type(arr) is not np.ndarray or arr.dtype != _FLOAT64:
+        arr = np.asarray(values, dtype=np.float64)
+    if arr.shape != (n,):
+        raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
+    return arr
+
+
+def _body_forces_3d(F, nb: int, what: str) -> np.ndarray:
+    """Body forces given as (nb, 2, 3) or (nb, 6) as a float64 (nb, 2, 3) array (else
+    InvalidArgumentError); finiteness is left to the caller."""
+    arr = F
+    if type(arr) is not np.ndarray or arr.dtype != _FLOAT64:
+        arr = np.asarray(F, dtype=np.float64)
+    if arr.shape == (nb, 2, 3):
+        return arr
+    if arr.size != nb * 6 or arr.ndim == 0 or arr.shape[0] != nb:
+        raise InvalidArgumentError(
+            f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
+        )
+    return arr.reshape(nb, 2, 3)
 
 
 def _checked_body_forces(F, nb: int, what: str) -> np.ndarray:
@@ -245,6 +283,7 @@ class StageRealizationMixin:
         starts = [topo.qs[b] for b in topo.quaternion_pool_order] if not ctx.euler else []
         ctx.quat_starts = np.array(starts, dtype=np.int64)
         ctx.inst = None
+        ctx.residual_table = None
         return ctx
 
     def _instance_info(self, state: State, ctx: _RealizeContext | None = None) -> _InstanceInfo:
@@ -489,13 +528,44 @@ class StageRealizationMixin:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
         self._require(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         ctx = self._context(state)
-        topo = ctx.topo
         nu = ctx.nu
-        f = _checked(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = _checked_body_forces(appliedBodyForces, ctx.nb, "appliedBodyForces")
-        udot = _checked(knownUdot, nu, "knownUdot")
-        sc = ctx.scratch
+        f = _sized(appliedMobilityForces, nu, "appliedMobilityForces")
+        F = _body_forces_3d(appliedBodyForces, ctx.nb, "appliedBodyForces")
+        udot = _sized(knownUdot, nu, "knownUdot")
         out = np.empty(nu)
+        entry = _RESIDUAL_ENTRY[0]
+        if entry is None:
+            entry = _RESIDUAL_ENTRY[0] = compiled_entry() or False
+        if entry is False:  # NUMBA_DISABLE_JIT: the arrays themselves
+            self._residual_forces_uncompiled(ctx, F, f, udot, out)
+            return out
+        table = ctx.residual_table
+        if table is None:
+            table = ctx.residual_table = self._residual_table(ctx)
+        status = entry(table.addresses, table.shapes, F, f, udot, out)
+        if status:
+            raise InvalidArgumentError(f"{INPUT_NAMES[status]}: values must be finite")
+        return out
+
+    @staticmethod
+    def _residual_table(ctx: _RealizeContext) -> ArrayTable:
+        """The State's arrays residual_forces_from_table uses (``RESIDUAL_ARRAYS``)."""
+        topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
+        arrays = (topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, pc.Phi_G)
+        arrays += (vc.coriolis, vc.gyroscopic, sc["A"], sc["F"], np.zeros((ctx.nb, 6)))
+        return ArrayTable(RESIDUAL_ARRAYS, arrays)
+
+    @staticmethod
+    def _residual_forces_uncompiled(ctx: _RealizeContext, F, f, udot, out) -> None:
+        """calcResidualForceIgnoringConstraints' computation where numba runs pure Python
+        (the table's addresses cannot be used there)."""
+        for values, what in ((f, "appliedMobilityForces"), (udot, "knownUdot")):
+            if not all_finite(np.ascontiguousarray(values)):
+                raise InvalidArgumentError(f"{what}: values must be finite")
+        applied = np.ascontiguousarray(F).reshape(ctx.nb, 6)
+        if not all_finite(applied.reshape(-1)):
+            raise InvalidArgumentError("appliedBodyForces: values must be finite")
+        topo, sc = ctx.topo, ctx.scratch
         residual_forces(
             topo.parent,
             topo.us,
@@ -505,14 +575,13 @@ class StageRealizationMixin:
             ctx.pc.Phi_G,
             ctx.vc.coriolis,
             ctx.vc.gyroscopic,
-            F,
+            applied,
             f,
             udot,
             sc["A"],
             sc["F"],
             out,
         )
-        return out
 
     def calcAccelerationIgnoringConstraints(
         self, state: State, appliedMobilityForces, appliedBodyForces
