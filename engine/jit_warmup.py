@@ -151,19 +151,25 @@ def warm_jit() -> dict:
         failed["prescribed motion"] = f"{type(exc).__name__}: {exc}"
     else:
         done.append("prescribed motion")
-    # the integrators' kernels: a few RungeKuttaMerson steps (its compiled trial stages,
-    # the q error scaling and the quaternion projection)
+    # the integrators' kernels: a few RungeKuttaMerson steps (its compiled attempts: trial
+    # stages, error norm and quaternion projection), and a few RungeKuttaFeldberg steps
+    # (the same pieces called one by one through the State, as every other integrator does)
+    from engine.integrators.runge_kutta_feldberg import RungeKuttaFeldbergIntegrator
     from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
     from engine.integrators.time_stepper import TimeStepper
 
-    try:
-        integrator = RungeKuttaMersonIntegrator(system)
-        integrator.setAccuracy(1e-3)
-        stepper = TimeStepper(system, integrator)
-        stepper.initialize(system.realizeTopology())
-        stepper.stepTo(0.01)
-    except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
-        failed["RungeKuttaMerson steps"] = f"{type(exc).__name__}: {exc}"
-    else:
-        done.append("RungeKuttaMerson steps")
+    for name, integrator_class in (
+        ("RungeKuttaMerson steps", RungeKuttaMersonIntegrator),
+        ("RungeKuttaFeldberg steps", RungeKuttaFeldbergIntegrator),
+    ):
+        try:
+            integrator = integrator_class(system)
+            integrator.setAccuracy(1e-3)
+            stepper = TimeStepper(system, integrator)
+            stepper.initialize(system.realizeTopology())
+            stepper.stepTo(0.01)
+        except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
+            failed[name] = f"{type(exc).__name__}: {exc}"
+        else:
+            done.append(name)
     return {"mobilizers": names, "operators": done, "failed": failed}

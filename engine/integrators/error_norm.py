@@ -19,10 +19,33 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _relative_scaling(values, weights, out):
+    """out_i = 1/|v_i| where |v_i| w_i > 1, else w_i (calcRelativeScaling's loop)."""
+    for i in range(out.shape[0]):
+        v = abs(values[i])
+        w = weights[i]
+        out[i] = 1.0 / v if v * w > 1.0 else w
 
 
 def calcRelativeScaling(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Per-variable scale ``min(w_i, 1/|v_i|)`` (1/unit); used for u and z."""
+    """Per-variable scale ``min(w_i, 1/|v_i|)`` (1/unit); used for u and z. Always a new
+    C-contiguous float64 vector."""
+    if (
+        type(values) is np.ndarray
+        and type(weights) is np.ndarray
+        and values.dtype == np.float64
+        and weights.dtype == np.float64
+        and values.ndim == 1
+        and values.shape == weights.shape
+    ):
+        out = np.empty(values.shape[0])
+        if out.shape[0]:
+            _relative_scaling(values, weights, out)
+        return out
     v = np.abs(np.asarray(values, dtype=np.float64))
     out = np.array(weights, dtype=np.float64)
     big = v * out > 1.0
@@ -77,6 +100,11 @@ def calcErrorNorm(
     Ties go to q, then u. The weighted entries are formed in one array and each
     group's norm is a reduction over its slice; a non-finite entry anywhere falls back
     to _calcErrorNormChecked, which reports the first bad entry of the worst group."""
+    fast = getattr(system, "_calcErrorNorm", None)  # one kernel where the System has one
+    if fast is not None:
+        result = fast(state, yErrEst, uScale, zScale, useInfinityNorm)
+        if result is not None:
+            return result
     nq, nu = state.getNQ(), state.getNU()
     if not np.isfinite(yErrEst).all():
         return _calcErrorNormChecked(system, state, yErrEst, uScale, zScale, useInfinityNorm)

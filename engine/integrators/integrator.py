@@ -182,6 +182,9 @@ class Integrator:
         self._terminationReason = TerminationReason.InvalidTerminationReason
         self._accuracyInUse = math.nan
         self._consTol = math.nan
+        #: (yErrEst, norm, worst) when the attempt that returned yErrEst also computed the
+        #: error test's norm (RungeKuttaMersonIntegrator's compiled attempt)
+        self._knownErrorNorm: tuple | None = None
         self._timeScale = system.getDefaultTimeScale()
         self._triggerInfos: list = []
         self._tLow = self._tHigh = math.nan
@@ -790,17 +793,22 @@ class Integrator:
             if not t1 > t0 or (not limited and h < self._minResolvableStep(t0)):
                 raise self._stepFailed(t0, h, "step size underflow")
             self._statsStepsAttempted += 1
+            self._knownErrorNorm = None
             converged, yErrEst, errOrder, numIterations = self._guardedAttempt(t1)
             if converged:
                 if self._hasErrorControl:
-                    errNorm, worst = calcErrorNorm(
-                        system,
-                        self._advanced,
-                        yErrEst,
-                        self._uScalePrev,
-                        self._zScalePrev,
-                        self.isInfinityNormInUse(),
-                    )
+                    known = self._knownErrorNorm
+                    if known is not None and known[0] is yErrEst:  # a kernel computed it
+                        errNorm, worst = known[1], known[2]
+                    else:
+                        errNorm, worst = calcErrorNorm(
+                            system,
+                            self._advanced,
+                            yErrEst,
+                            self._uScalePrev,
+                            self._zScalePrev,
+                            self.isInfinityNormInUse(),
+                        )
                     self._lastWorstState = worst
                     if errNorm > self._accuracyInUse:
                         self._failure = self._errorTestMessage(errNorm, worst)

@@ -15,17 +15,38 @@ The difference of the two, ``(y1 - y_stage5)/5``, is an h^4 error estimate that
 controls the step size. This is Simbody's default-quality general-purpose method.
 
 Where a kernel can evaluate the State's derivatives
-(``FusedRealization.compiledDerivatives``), the four trial stages run in one kernel call
-(``merson_kernel.merson_trial_stages``: the same operations in the same order, so the
-same steps); otherwise, or if a stage is not finite, stage by stage through the State.
+(``FusedRealization.compiledDerivatives``), a whole attempt (trial stages, kinematics,
+error estimate and norm, quaternion projection) runs in one kernel call
+(``merson_attempt_kernel.merson_attempt``: the same operations in the same order, so the
+same steps); otherwise, or if anything in it is not finite, stage by stage through the
+State, which names what failed.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from engine.common.project_options import ProjectOptions
 from engine.integrators.integrator import Integrator
-from engine.integrators.merson_kernel import merson_trial_stages
+from engine.integrators.merson_attempt_kernel import (
+    INFO_SIZE,
+    KE,
+    NORM,
+    NORMALIZED,
+    PROJECTED,
+    WORK_ROWS,
+    WORST,
+    YERR,
+    merson_attempt,
+)
+from engine.multibody.kernels.fused_stages import POSITION, VELOCITY
+from engine.multibody.matter.stage_realization import _compiled
+
+TIME = POSITION - 1
+
+#: the default overshoot factor of the integrators' projections (target accuracy
+#: = constraint tolerance x this)
+_OVERSHOOT = ProjectOptions().getOvershootFactor()
 
 
 class RungeKuttaMersonIntegrator(Integrator):
@@ -38,14 +59,72 @@ class RungeKuttaMersonIntegrator(Integrator):
     _hasErrorControl = True
     _interpolationOrder = 4
 
-    def _workArrays(self, n: int) -> list[np.ndarray]:
-        """Stage derivatives f1..f4, the stage state, ysave and a scratch array (length
-        n = ny), kept between steps so a step allocates nothing."""
+    def _workMatrix(self, n: int) -> np.ndarray:
+        """(WORK_ROWS, n) scratch kept between steps, so a step allocates nothing: rows
+        F1..F4 the stage derivatives, Y the stage state, YSAVE, TMP, and (for the compiled
+        attempt) YERR, SCALED and SQUARES."""
         work = getattr(self, "_rkWork", None)
-        if work is None or work[0].size != n:
-            work = [np.empty(n) for _ in range(7)]
-            self._rkWork = work
+        if work is None or work.shape[1] != n:
+            work = self._rkWork = np.empty((WORK_ROWS, n))
+            self._rkInfo = np.zeros(INFO_SIZE)
+            self._mersonEntry = (None, merson_attempt)
         return work
+
+    def _attemptDAEStep(self, t1: float):
+        """Integrator._attemptDAEStep, in one kernel (``merson_attempt``) where a kernel
+        can evaluate the derivatives; the error norm it computes is handed to the error
+        test (``_knownErrorNorm``)."""
+        system, adv = self._system, self._advanced
+        fused = system._fused_realization
+        compiled = fused.compiledDerivatives(adv) if fused is not None else None
+        if compiled is None or adv.getNUErr():
+            return super()._attemptDAEStep(t1)
+        y0 = self._yPrev
+        work = self._workMatrix(y0.size)
+        info = self._rkInfo
+        project = adv.getNQErr() > 0
+        entry = self._mersonEntry
+        if entry[0] is not compiled:  # a new plan: the dispatcher, then its entry point
+            entry = self._mersonEntry = (compiled, merson_attempt)
+        args = (
+            t1 - self._tPrev,
+            y0,
+            self._ydotPrev,
+            work,
+            *compiled,
+            self._uScalePrev,
+            self._zScalePrev,
+            adv.getUWeights(),
+            self.isInfinityNormInUse(),
+            project,
+            2.0**4 * self._accuracyInUse,
+            self._consTol * _OVERSHOOT,
+            bool(self._userProjectEveryStep),
+            info,
+        )
+        status = entry[1](*args)
+        if entry[1] is merson_attempt:  # the arguments' types stay those of this plan
+            self._mersonEntry = (compiled, _compiled(merson_attempt, args))
+        if status:  # redo it through the State, which says what went wrong
+            return super()._attemptDAEStep(t1)
+        # what the kernel did, recorded as the Python path records it
+        self._statsRealizations += 4
+        fused.countRealizations(4)
+        adv._note_y_change("setY")  # the kernel wrote y1 into q and u
+        adv.setTime(t1)
+        fused.recordKernelRealization(adv, TIME, VELOCITY, info[KE])
+        fused.countSkippedCalls(realizeCalls=3, prescribes=1)
+        if info[PROJECTED]:
+            if info[NORMALIZED]:
+                adv._note_q_change("updQ")
+                fused.recordKernelRealization(adv, POSITION, VELOCITY, info[KE])
+                fused.countQuaternionProjection()
+                self._statsQProjections += 1
+            calls = 3 if info[NORMALIZED] else 1  # realize in projectQ (2) and after
+            fused.countSkippedCalls(realizeCalls=calls, prescribes=0, prescribeUs=1, projectQs=1)
+        yErr = work[YERR]
+        self._knownErrorNorm = (yErr, float(info[NORM]), int(info[WORST]))
+        return True, yErr, 4, 1
 
     def _attemptODEStep(self, t1: float):
         # Each line computes exactly the floating-point operations (same order, same
@@ -53,19 +132,7 @@ class RungeKuttaMersonIntegrator(Integrator):
         t0 = self._tPrev
         y0, f0 = self._yPrev, self._ydotPrev
         h = t1 - t0
-        f1, f2, f3, f4, y, ysave, tmp = self._workArrays(y0.size)
-        fused = self._system._fused_realization
-        compiled = fused.compiledDerivatives(self._advanced) if fused is not None else None
-        if compiled is not None:
-            failed_stage = merson_trial_stages(h, y0, f0, f1, f2, f3, f4, y, ysave, tmp, *compiled)
-            if failed_stage == 0:
-                self._statsRealizations += 4
-                fused.countRealizations(4)
-                self._setAdvancedStateAndRealizeKinematics(t1, y)
-                yErr = self._advanced.getY() - ysave
-                yErr /= 5
-                return True, yErr, 4
-            # a non-finite stage: redo the step below, which says which variable failed
+        f1, f2, f3, f4, y, ysave, tmp = self._workMatrix(y0.size)[:YERR]
         eval_ = self._setAdvancedStateAndRealizeDerivatives
         np.multiply(h / 3, f0, out=y)
         y += y0  # y0 + (h/3) f0

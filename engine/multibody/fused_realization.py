@@ -115,18 +115,32 @@ class FusedRealization:
             ke = fn(first, last, with_inertias, args[0], args[1], args[2])
             if fn is realize_stages_from_table:
                 plan.fn = _compiled(fn, (first, last, with_inertias, *args))
+        self._record(state, ctx, first, last, ke)
+        if with_inertias:
+            matter._mark_abi(state, ctx)
+        return True
+
+    def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
+        """Record that a kernel working through ``compiledDerivatives`` realized the
+        stages ``first`` (Time or Position) through ``last`` (at most Velocity) of
+        ``state``, which is at stage ``first - 1``, with kinetic energy ``ke`` (J): the
+        State and the counters read as after ``realize`` (Time stage has nothing to do
+        for such a State; the realize calls are the caller's to count, see
+        ``countSkippedCalls``)."""
+        self._record(state, self._current_plan(state).ctx, first, last, ke)
+
+    def _record(self, state: State, ctx, first: int, last: int, ke: float) -> None:
+        """Stages first..last of ``state`` realized (every subsystem and the System
+        advanced, each stage counted once, the kinetic energy stored)."""
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
         now = ALL_STAGES[last]
-        for info in subs:
+        for info in state._subs:
             info.stage = now
         state._system_stage = now
         counts = self._system._num_realizations
         for g in range(first, last + 1):
             counts[g] += 1
-        if with_inertias:
-            matter._mark_abi(state, ctx)
-        return True
 
     def compiledDerivatives(self, state: State) -> tuple | None:
         """``(euler, addresses, shapes)`` for kernels that evaluate this State's
@@ -156,16 +170,26 @@ class FusedRealization:
         for g in range(_TIME_INT, ACCELERATION + 1):
             counts[g] += n
 
-    def countSkippedCalls(self, realizeCalls: int, prescribes: int) -> None:
-        """Count ``realizeCalls`` realize calls and ``prescribes`` prescribeQ and
-        prescribeU calls that a caller left out for a State qualifying for
-        ``compiledDerivatives`` (where prescribing does nothing and consecutive realize
-        calls give the same State as one), so that the System's counters read as if they
-        had been made."""
+    def countSkippedCalls(
+        self, realizeCalls: int, prescribes: int, prescribeUs: int = 0, projectQs: int = 0
+    ) -> None:
+        """Count ``realizeCalls`` realize calls, ``prescribes`` prescribeQ and prescribeU
+        calls, ``prescribeUs`` more prescribeU calls and ``projectQs`` projectQ calls
+        that a caller left out for a State qualifying for ``compiledDerivatives`` (where
+        prescribing does nothing and consecutive realize calls give the same State as
+        one), so that the System's counters read as if they had been made."""
         system = self._system
         system._num_realize_calls += realizeCalls
         system._num_prescribe_q += prescribes
-        system._num_prescribe_u += prescribes
+        system._num_prescribe_u += prescribes + prescribeUs
+        system._num_project_q += projectQs
+
+    def countQuaternionProjection(self) -> None:
+        """Count a projectQ, made by a kernel, that changed q and its error estimate (the
+        quaternions were normalized), as ``System.projectQ`` counts one."""
+        system = self._system
+        system._num_q_projections += 1
+        system._num_q_err_est_projections += 1
 
     def whyNotFused(self, state: State) -> str:
         """Why Position..Acceleration of ``state`` are realized stage by stage ("" if

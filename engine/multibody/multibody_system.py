@@ -19,6 +19,7 @@ from engine.common.subsystem import Subsystem
 from engine.common.system import System
 from engine.multibody.fused_realization import FusedRealization
 from engine.multibody.kernels.n_operators import scale_dq
+from engine.multibody.kernels.weighted_error_norm import NOT_FINITE, weighted_error_norm
 
 
 class MultibodySystemGlobalSubsystem(Subsystem):
@@ -125,14 +126,8 @@ class MultibodySystem(System):
         """``N Wu pinv(N) dq`` (the integrators' q error scaling, see
         ``error_norm.scaleDQ``) in one kernel when the matter subsystem holds every q and
         u and has no Custom mobilizer; None otherwise (or below Position stage)."""
-        matter = self._matter
-        if matter is None or state._system_stage < Stage.Position:
-            return None
-        ctx = matter._context(state)
-        args = ctx.scratch.get("scale_dq")
-        if args is None:  # fixed while the context lives (until Model stage changes)
-            args = ctx.scratch["scale_dq"] = self._scale_dq_arguments(state, matter, ctx)
-        if not args:
+        args = self._scale_dq_arguments(state)
+        if args is None:
             return None
         out = np.empty(dq.size)
         scale_dq(
@@ -144,12 +139,54 @@ class MultibodySystem(System):
         )
         return out
 
-    def _scale_dq_arguments(self, state: State, matter, ctx) -> tuple:
-        """scale_dq's fixed arguments for this State's matter context, () if it cannot
-        be used (another subsystem has q or u, or a Custom mobilizer)."""
-        if not self._matter_holds_all_q_and_u(state):
-            return ()
-        if matter._has_custom_bodies():
+    def _calcErrorNorm(
+        self, state: State, yErrEst, uScale, zScale, useInfinityNorm: bool
+    ) -> tuple[float, int] | None:
+        """``error_norm.calcErrorNorm`` in one kernel (``weighted_error_norm``, the same
+        numbers) where ``_scaleDQ`` has its kernel and the arrays are float64 vectors of
+        the State's sizes; None otherwise, or if the estimate or a norm is not finite (the
+        caller's path then names the bad entry)."""
+        args = self._scale_dq_arguments(state)
+        if args is None:
+            return None
+        nq, nu, nz = state._nq, state._nu, state._nz
+        for arr, n in ((yErrEst, nq + nu + nz), (uScale, nu), (zScale, nz)):
+            if type(arr) is not np.ndarray or arr.dtype != np.float64 or arr.shape != (n,):
+                return None
+        before, after, scratch = args
+        norm, worst = weighted_error_norm(
+            nq,
+            nu,
+            yErrEst,
+            uScale,
+            zScale,
+            bool(useInfinityNorm),
+            scratch[0],
+            scratch[1],
+            *before,
+            state.getUWeights(),
+            *after,
+        )
+        return None if worst == NOT_FINITE else (norm, worst)
+
+    def _scale_dq_arguments(self, state: State) -> tuple | None:
+        """scale_dq's arguments before and after (w_u, dq, out) for this State, with
+        two scratch vectors of length ny for the error norm; None if the kernel cannot be
+        used (below Position stage, another subsystem has q or u, or a Custom
+        mobilizer). Kept in the matter context: fixed while it lives (until Model stage
+        changes)."""
+        matter = self._matter
+        if matter is None or state._system_stage < Stage.Position:
+            return None
+        ctx = matter._context(state)
+        args = ctx.scratch.get("scale_dq")
+        if args is None:
+            args = ctx.scratch["scale_dq"] = self._new_scale_dq_arguments(state, matter, ctx)
+        return args or None
+
+    def _new_scale_dq_arguments(self, state: State, matter, ctx) -> tuple:
+        """The tuple ``_scale_dq_arguments`` keeps, () where the kernel cannot be used."""
+        if not self._matter_holds_all_q_and_u(state) or matter._has_custom_bodies():
             return ()
         topo = ctx.topo
         before = (
@@ -163,7 +200,9 @@ class MultibodySystem(System):
             ctx.pc.R_FM,
             ctx.q,
         )
-        return before, (np.zeros((7, 7)), np.zeros((7, 7)), np.zeros(7))
+        ny = state._nq + state._nu + state._nz
+        after = (np.zeros((7, 7)), np.zeros((7, 7)), np.zeros(7))
+        return before, after, (np.empty(ny), np.empty(ny))
 
     def calcKineticEnergy(self, state: State) -> float:
         return self.getMatterSubsystem().calcKineticEnergy(state)

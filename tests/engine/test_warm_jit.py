@@ -18,23 +18,26 @@ def test_warm_jit_covers_every_mobilizer_and_the_core_operators() -> None:
         "multiplyBySystemJacobian",
         "multiplyByNDot",
         "RungeKuttaMerson steps",
+        "RungeKuttaFeldberg steps",
     ):
         assert op in summary["operators"]
 
 
 def test_warm_jit_compiles_the_fused_and_integrator_kernels() -> None:
-    from engine.integrators.merson_kernel import merson_trial_stages
+    from engine.integrators.error_norm import _relative_scaling
+    from engine.integrators.merson_attempt_kernel import merson_attempt
     from engine.multibody.kernels.checked_residual import residual_forces_from_table
     from engine.multibody.kernels.fused_stages import realize_stages_from_table
-    from engine.multibody.kernels.n_operators import scale_dq
     from engine.multibody.kernels.quaternion_projection import remove_quaternion_norm_errors
+    from engine.multibody.kernels.weighted_error_norm import weighted_error_norm
 
     engine.warm_jit()
     for kernel in (
         realize_stages_from_table,
         residual_forces_from_table,
-        merson_trial_stages,
-        scale_dq,
+        merson_attempt,
+        _relative_scaling,
+        weighted_error_norm,
         remove_quaternion_norm_errors,
     ):
         assert kernel.signatures, kernel

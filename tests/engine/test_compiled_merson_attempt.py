@@ -1,0 +1,176 @@
+"""RungeKuttaMersonIntegrator's whole-attempt kernel (engine.integrators.merson_attempt_kernel)
+and the compiled pieces it is built from: it takes bit for bit the steps of the
+stage-by-stage Python path through the State (trial stages, kinematics, error norm,
+quaternion projection, error test) and leaves the System's and the integrator's counters
+as that path leaves them; the pairwise sum and the weighted error norm equal numpy's; the
+relative scaling equals its definition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import Force, MultibodySystem, RungeKuttaMersonIntegrator, Stage, TimeStepper
+from engine.integrators.error_norm import calcErrorNorm, calcRelativeScaling
+from engine.multibody.kernels.weighted_error_norm import pairwise_sum
+from tests.engine.test_matter_operator_oracles import DYNAMIC_TYPES, random_tree
+
+QUATERNION_TYPES = ["Ball", "Free", "Pin", "Gimbal", "Slider"]
+
+
+def _model(seed: int, types=QUATERNION_TYPES, nbodies: int = 8, euler: bool = False):
+    system, matter, mobods, _, rng = random_tree(seed, types, nbodies=nbodies)
+    forces = system._force_subsystems[0]
+    Force.Gravity(forces, matter, [0, -1, 0], 9.81)
+    Force.MobilityLinearSpring(forces, mobods[3], 0, 5.0, 0.1)
+    Force.GlobalDamper(forces, matter, 0.05)
+    state = system.realizeTopology()
+    matter.setUseEulerAngles(state, euler)
+    system.realizeModel(state)
+    state.setQ(rng.uniform(-0.5, 0.5, state.getNQ()))
+    system.realize(state, Stage.Time)
+    matter.normalizeQuaternions(state)
+    state.setU(rng.uniform(-1.5, 1.5, state.getNU()))
+    return system, state
+
+
+def _counters(system: MultibodySystem, integ) -> dict:
+    return {
+        "realize calls": system.getNumRealizeCalls(),
+        "prescribeQ": system.getNumPrescribeQCalls(),
+        "prescribeU": system.getNumPrescribeUCalls(),
+        "projectQ": system.getNumProjectQCalls(),
+        "q projections": system.getNumQProjections(),
+        "q error estimate projections": system.getNumQErrorEstimateProjections(),
+        "realizations": [system.getNumRealizationsOfThisStage(s) for s in Stage.__members__.values()
+                         if Stage.Time <= s <= Stage.Acceleration],
+        "steps": integ.getNumStepsTaken(),
+        "attempts": integ.getNumStepsAttempted(),
+        "error test failures": integ.getNumErrorTestFailures(),
+        "integrator realizations": integ.getNumRealizations(),
+        "integrator q projections": integ.getNumQProjections(),
+    }  # fmt: skip
+
+
+def _simulate(system, state, compiled: bool, tfinal=0.6, accuracy=1e-5, **settings):
+    fused = system._fused_realization
+    if not compiled:
+        system._fused_realization = None
+    try:
+        system.resetAllCountersToZero()
+        integ = RungeKuttaMersonIntegrator(system)
+        integ.setAccuracy(accuracy)
+        if settings.get("infinity"):
+            integ.setUseInfinityNorm(True)
+        if settings.get("project_every_step"):
+            integ.setProjectEveryStep(True)
+        if "constraint_tolerance" in settings:
+            integ.setConstraintTolerance(settings["constraint_tolerance"])
+        stepper = TimeStepper(system, integ)
+        stepper.initialize(state)
+        stepper.stepTo(tfinal)
+        return integ, stepper.getState(), _counters(system, integ)
+    finally:
+        system._fused_realization = fused
+
+
+CASES = {
+    "quaternions": ({"seed": 11}, {}),
+    "quaternions, infinity norm": ({"seed": 12}, {"infinity": True}),
+    "quaternions, projected every step": ({"seed": 13}, {"project_every_step": True}),
+    "quaternions, tight constraint tolerance": ({"seed": 14}, {"constraint_tolerance": 1e-9}),
+    "Euler angles": ({"seed": 15, "euler": True}, {}),
+    "every mobilizer type": ({"seed": 16, "types": DYNAMIC_TYPES, "nbodies": 15}, {}),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_compiled_attempts_take_the_python_paths_steps_and_counts(case):
+    model_args, settings = CASES[case]
+    system, state = _model(**model_args)
+    fast, fast_state, fast_counts = _simulate(system, state, compiled=True, **settings)
+    assert fast._mersonEntry[0] is not None, "the compiled attempt was not used"
+    slow, slow_state, slow_counts = _simulate(system, state, compiled=False, **settings)
+    assert fast_counts == slow_counts
+    assert fast_counts["steps"] > 10
+    np.testing.assert_array_equal(fast_state.getY(), slow_state.getY())
+    for s in (fast_state, slow_state):
+        system.realize(s, Stage.Acceleration)
+    np.testing.assert_array_equal(fast_state.getYDot(), slow_state.getYDot())
+    assert fast_state.getTime() == slow_state.getTime()
+    if not model_args.get("euler"):
+        # the projection really ran and normalized quaternions on some steps
+        assert fast_counts["q projections"] > 0
+
+
+def test_the_state_after_a_compiled_attempt_reads_as_after_the_python_path():
+    system, state = _model(21)
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.setAccuracy(1e-5)
+    integ.initialize(state)
+    integ.stepBy(0.05)
+    adv = integ.getAdvancedState()
+    assert adv.getSystemStage() >= Stage.Velocity
+    fresh = adv.copy()
+    fresh.invalidateAllCacheAtOrAbove(Stage.Time)
+    system.realize(fresh, Stage.Acceleration)
+    system.realize(adv, Stage.Acceleration)
+    np.testing.assert_array_equal(adv.getYDot(), fresh.getYDot())
+    matter = system.getMatterSubsystem()
+    assert matter.calcKineticEnergy(adv) == matter.calcKineticEnergy(fresh)
+    # every quaternion is within the projection's target of unit norm
+    q = np.asarray(adv.getQ())
+    starts = matter._context(adv).quat_starts
+    norms = [np.linalg.norm(q[s : s + 4]) for s in starts]
+    assert len(norms) > 0
+    assert max(abs(n - 1.0) for n in norms) <= 0.1 * integ.getConstraintToleranceInUse()
+
+
+def test_pairwise_sum_adds_in_numpys_order():
+    rng = np.random.default_rng(5)
+    for n in list(range(1, 40)) + [127, 128, 129, 255, 256, 257, 300, 1000, 1031, 4099]:
+        for offset in (0, 3):
+            a = (rng.normal(size=n + offset) * 10.0 ** rng.uniform(-10, 6, n + offset)) ** 2
+            assert pairwise_sum(a, offset, n) == float(a[offset:].sum()), (n, offset)
+
+
+@pytest.mark.parametrize("infinity", [False, True])
+def test_compiled_error_norm_equals_the_numpy_norm(monkeypatch, infinity):
+    # 45 bodies of Ball/Free/...: y is longer than 128, so the sums split in halves
+    system, state = _model(31, nbodies=45)
+    system.realize(state, Stage.Velocity)
+    rng = np.random.default_rng(3)
+    ny, nu = state.getNY(), state.getNU()
+    assert ny > 128
+    u_scale = calcRelativeScaling(state.getU(), state.getUWeights())
+    z_scale = np.zeros(0)
+    for _ in range(20):
+        est = rng.normal(size=ny) * 10.0 ** rng.uniform(-9, -3, ny)
+        fast = calcErrorNorm(system, state, est, u_scale, z_scale, infinity)
+        with monkeypatch.context() as m:
+            m.setattr(type(system), "_calcErrorNorm", lambda *a: None)
+            slow = calcErrorNorm(system, state, est, u_scale, z_scale, infinity)
+        assert fast == slow
+    assert system._calcErrorNorm(state, est, u_scale, z_scale, infinity) is not None
+    # wrong sizes or non-finite entries are left to the numpy path
+    assert system._calcErrorNorm(state, est[:-1], u_scale, z_scale, infinity) is None
+    assert system._calcErrorNorm(state, est, u_scale[: nu - 1], z_scale, infinity) is None
+    est[7] = np.nan
+    assert system._calcErrorNorm(state, est, u_scale, z_scale, infinity) is None
+    assert calcErrorNorm(system, state, est, u_scale, z_scale, infinity) == (np.inf, 7)
+
+
+def test_relative_scaling_is_the_weight_or_the_inverse_magnitude():
+    values = np.array([0.0, 0.5, -2.0, 4.0, np.nan, -np.inf, 1e-300, 10.0])
+    weights = np.array([1.0, 1.0, 1.0, 0.1, 1.0, 1.0, 1e300, 0.5])
+    expected = np.array([1.0, 1.0, 0.5, 0.1, 1.0, 0.0, 1e300, 0.1])
+    got = calcRelativeScaling(values, weights)
+    np.testing.assert_array_equal(got, expected)
+    assert got.flags.c_contiguous and got.flags.writeable and got is not weights
+    # other inputs (lists, ints, read-only views) give the same numbers
+    np.testing.assert_array_equal(calcRelativeScaling(values.tolist(), weights.tolist()), got)
+    view = values.view()
+    view.flags.writeable = False
+    np.testing.assert_array_equal(calcRelativeScaling(view, weights), got)
+    np.testing.assert_array_equal(calcRelativeScaling(np.array([3]), np.array([1])), [1 / 3])
+    assert calcRelativeScaling(np.zeros(0), np.zeros(0)).shape == (0,)
