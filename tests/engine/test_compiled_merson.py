@@ -1,13 +1,15 @@
-"""RungeKuttaMersonIntegrator's compiled trial stages (engine.integrators.merson_kernel)
-take bit-for-bit the steps of its stage-by-stage evaluation, count the same realizations,
-and leave failures to the stage-by-stage path, which words them."""
+"""RungeKuttaMersonIntegrator's compiled attempts (engine.integrators.merson_attempt_kernel)
+on random trees of every dynamic mobilizer type take bit-for-bit the steps of its
+stage-by-stage evaluation, count the same realizations, and leave failures to the
+stage-by-stage path, which words them."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine import Force, RungeKuttaMersonIntegrator, Stage, StepFailedError, TimeStepper
+from engine import Force, RungeKuttaMersonIntegrator, Stage, StepFailedError
+from tests.engine.test_compiled_merson_attempt import simulate_merson
 from tests.engine.test_matter_operator_oracles import DYNAMIC_TYPES, random_tree
 
 
@@ -25,33 +27,11 @@ def _model(seed: int):
     return system, state
 
 
-def _simulate(system, state, compiled: bool, tfinal: float = 0.5):
-    fused = system._fused_realization
-    if not compiled:
-        system._fused_realization = None
-    try:
-        system.resetAllCountersToZero()
-        integ = RungeKuttaMersonIntegrator(system)
-        integ.setAccuracy(1e-5)
-        stepper = TimeStepper(system, integ)
-        stepper.initialize(state)
-        stepper.stepTo(tfinal)
-        counters = (
-            system.getNumRealizeCalls(),
-            system.getNumPrescribeQCalls(),
-            system.getNumPrescribeUCalls(),
-            [system.getNumRealizationsOfThisStage(s) for s in (Stage.Time, Stage.Acceleration)],
-        )
-        return integ, stepper.getState(), counters
-    finally:
-        system._fused_realization = fused
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_compiled_stages_take_the_same_steps(seed):
     system, state = _model(seed)
-    fast, fast_state, fast_counts = _simulate(system, state, compiled=True)
-    slow, slow_state, slow_counts = _simulate(system, state, compiled=False)
+    fast, fast_state, fast_counts = simulate_merson(system, state, compiled=True, tfinal=0.5)
+    slow, slow_state, slow_counts = simulate_merson(system, state, compiled=False, tfinal=0.5)
     assert fast.getNumStepsTaken() == slow.getNumStepsTaken() > 10
     assert fast.getNumStepsAttempted() == slow.getNumStepsAttempted()
     assert fast.getNumRealizations() == slow.getNumRealizations()
@@ -74,7 +54,7 @@ def test_a_non_finite_stage_fails_with_the_stage_by_stage_message():
         system, state = _model(4)
         state.setU(np.full(state.getNU(), 1e154))  # squares overflow to inf
         with pytest.raises(StepFailedError) as info:
-            _simulate(system, state, compiled=compiled, tfinal=0.1)
+            simulate_merson(system, state, compiled=compiled, tfinal=0.1)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert "inf" in messages[0] or "nan" in messages[0]

@@ -52,7 +52,7 @@ def _counters(system: MultibodySystem, integ) -> dict:
     }  # fmt: skip
 
 
-def _simulate(system, state, compiled: bool, tfinal=0.6, accuracy=1e-5, **settings):
+def simulate_merson(system, state, compiled: bool, tfinal=0.6, accuracy=1e-5, **settings):
     fused = system._fused_realization
     if not compiled:
         system._fused_realization = None
@@ -88,9 +88,9 @@ CASES = {
 def test_compiled_attempts_take_the_python_paths_steps_and_counts(case):
     model_args, settings = CASES[case]
     system, state = _model(**model_args)
-    fast, fast_state, fast_counts = _simulate(system, state, compiled=True, **settings)
+    fast, fast_state, fast_counts = simulate_merson(system, state, compiled=True, **settings)
     assert fast._mersonEntry[0] is not None, "the compiled attempt was not used"
-    slow, slow_state, slow_counts = _simulate(system, state, compiled=False, **settings)
+    slow, slow_state, slow_counts = simulate_merson(system, state, compiled=False, **settings)
     assert fast_counts == slow_counts
     assert fast_counts["steps"] > 10
     np.testing.assert_array_equal(fast_state.getY(), slow_state.getY())
