@@ -6,7 +6,9 @@
 * ``build_ours``: such a model in mbstudio's engine.
 * The Simbody side: ``simbody_model_lines`` writes the text file that the C++ programs read
   (through ``simbody_bench_model.h``), ``build_simbody_program`` compiles one of them against
-  Debian's libsimbody-dev (cached in the temp dir), ``run_simbody_program`` runs it.
+  Debian's libsimbody-dev, or against a Release build of the same Simbody 3.7 made by
+  ``build_simbody_release.sh`` (``simbody_release_prefix``), cached in the temp dir;
+  ``run_simbody_program`` runs it.
 * ``machine_line``: CPU, load, Python and time, printed above the figures.
 """
 
@@ -27,6 +29,22 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = ROOT / "benchmarks"
 GRAVITY = 9.81
 SIMBODY_CAVEAT = "Simbody = Debian build with debug assertions, ~1.5-3x slower than Release"
+#: Where build_simbody_release.sh installs its Release build of Simbody 3.7 (unless
+#: $MBSTUDIO_SIMBODY_RELEASE names another prefix).
+SIMBODY_RELEASE_DEFAULT = Path.home() / ".cache" / "mbstudio" / "simbody-3.7-release"
+SIMBODY_RELEASE_NOTE = (
+    "simbody_rel = the same program against a Release build of Simbody 3.7 "
+    "(benchmarks/build_simbody_release.sh)"
+)
+
+
+def simbody_release_prefix() -> Path | None:
+    """The install prefix of a Release build of Simbody ($MBSTUDIO_SIMBODY_RELEASE, else
+    ``SIMBODY_RELEASE_DEFAULT``), or None if none is installed there."""
+    prefix = Path(os.environ.get("MBSTUDIO_SIMBODY_RELEASE", SIMBODY_RELEASE_DEFAULT))
+    if not (prefix / "include" / "simbody" / "Simbody.h").exists():
+        return None
+    return prefix
 
 
 # --------------------------------------------------------------------------- models
@@ -134,35 +152,60 @@ def simbody_model_lines(links: list[Link], q, u) -> list[str]:
     return lines
 
 
-def build_simbody_program(name: str) -> tuple[Path | None, str]:
-    """Compile benchmarks/<name>.cpp (cached in the temp dir, rebuilt when it or
+def build_simbody_program(name: str, release: Path | None = None) -> tuple[Path | None, str]:
+    """Compile benchmarks/<name>.cpp against Debian's libsimbody-dev, or against the Release
+    build installed at ``release`` (cached in the temp dir, rebuilt when it or
     simbody_bench_model.h is newer); (binary, note)."""
     src = BENCH_DIR / f"{name}.cpp"
     header = BENCH_DIR / "simbody_bench_model.h"
     out_dir = Path(tempfile.gettempdir()) / "mbstudio_bench"
     out_dir.mkdir(exist_ok=True)
-    exe = out_dir / name
+    exe = out_dir / (name if release is None else f"{name}_release")
     newest_input = max(src.stat().st_mtime, header.stat().st_mtime)
     if exe.exists() and exe.stat().st_mtime > newest_input:
         return exe, ""
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         return None, "no C++ compiler (apt-get install g++)"
-    try:
-        flags = subprocess.run(
-            ["pkg-config", "--cflags", "--libs", "simbody"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
-        return None, "libsimbody-dev not found (apt-get install libsimbody-dev)"
+    if release is not None:
+        libs = sorted(release.glob("lib*/**/libSimTKsimbody.so"))
+        if not libs:
+            return None, f"no libSimTKsimbody.so under {release}"
+        libdir = libs[0].parent
+        flags = [f"-I{release / 'include' / 'simbody'}", "-DNDEBUG", f"-L{libdir}"]
+        flags += [f"-Wl,-rpath,{libdir}", "-lSimTKsimbody", "-lSimTKmath", "-lSimTKcommon"]
+    else:
+        try:
+            flags = subprocess.run(
+                ["pkg-config", "--cflags", "--libs", "simbody"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+        except (OSError, subprocess.CalledProcessError):
+            return None, "libsimbody-dev not found (apt-get install libsimbody-dev)"
     flags = [f for f in flags if not f.startswith("-std=")]
     cmd = [cxx, "-O2", "-std=c++17", f"-I{BENCH_DIR}", str(src), "-o", str(exe), *flags]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         return None, f"{src.name} did not compile:\n" + proc.stderr[-2000:]
     return exe, ""
+
+
+def release_simbody_program(name: str, notes: list[str]) -> Path | None:
+    """``build_simbody_program(name)`` against the Release build, or None with the reason
+    appended to ``notes``."""
+    prefix = simbody_release_prefix()
+    if prefix is None:
+        notes.append(
+            "simbody_rel skipped: no Release build of Simbody "
+            "(run benchmarks/build_simbody_release.sh)"
+        )
+        return None
+    exe, why = build_simbody_program(name, release=prefix)
+    if exe is None:
+        notes.append(f"simbody_rel skipped: {why}")
+    return exe
 
 
 def run_simbody_program(exe: Path, lines: list[str]) -> str:

@@ -1,0 +1,23 @@
+#!/bin/bash
+# Build Simbody 3.7 (Debian's source of libsimbody-dev, the same version) in Release mode
+# and install it where the benchmarks look for it: $MBSTUDIO_SIMBODY_RELEASE, default
+# ~/.cache/mbstudio/simbody-3.7-release. The benchmarks then add a "simbody_rel" column:
+# the same C++ program against this build, without Debian's debug assertions. Needs cmake,
+# g++, curl and liblapack-dev (apt-get install cmake g++ curl liblapack-dev); about 25
+# minutes on 2 cores.
+set -euo pipefail
+prefix="${MBSTUDIO_SIMBODY_RELEASE:-$HOME/.cache/mbstudio/simbody-3.7-release}"
+url="http://deb.debian.org/debian/pool/main/s/simbody/simbody_3.7+dfsg.orig.tar.xz"
+sha256="c2e2a3e7def05ba4fda4b216d04d41bdc6477c0cfcec20bfce98c1005532dfb6"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+echo "downloading $url"
+curl -fsSL -o "$work/simbody.tar.xz" "$url"
+echo "$sha256  $work/simbody.tar.xz" | sha256sum --check --quiet
+tar -xJf "$work/simbody.tar.xz" -C "$work"
+cmake -S "$work/simbody-Simbody-3.7" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF \
+    -DBUILD_VISUALIZER=OFF -DBUILD_STATIC_LIBRARIES=OFF
+cmake --build "$work/build" -j"$(nproc)"
+cmake --install "$work/build"
+echo "Simbody 3.7 (Release) installed in $prefix"
