@@ -26,36 +26,45 @@ EXIT_FAILED = 1
 
 
 class Progress:
-    """A one-line progress bar on a stream (stderr), redrawn at most ~20 times a second."""
+    """Progress of a long command on a stream (stderr). On a terminal: one line redrawn in
+    place (carriage return) at most ~20 times a second. Elsewhere (a log file, a pipe, CI):
+    a plain line at every 10% and at the end, so the log stays readable."""
 
     def __init__(self, label: str, total: float, stream=None, width: int = 30) -> None:
         self.label = label
         self.total = float(total)
         self.stream = sys.stderr if stream is None else stream
         self.width = width
+        isatty = getattr(self.stream, "isatty", None)
+        self.interactive = bool(isatty and isatty())
         self._last = -1.0
         self._start = _time.monotonic()
         self._shown = -1
 
     def update(self, value: float, force: bool = False) -> None:
+        """Show ``value`` (s) of ``total``; ``force`` shows it even if little changed."""
         now = _time.monotonic()
         fraction = 1.0 if self.total <= 0 else min(max(value / self.total, 0.0), 1.0)
         percent = int(fraction * 100)
-        if not force and percent == self._shown and now - self._last < 0.05:
+        if self.interactive:
+            if not force and percent == self._shown and now - self._last < 0.05:
+                return
+        elif percent == self._shown or (not force and percent // 10 == self._shown // 10):
             return
         self._last, self._shown = now, percent
         filled = int(round(fraction * self.width))
         bar = "#" * filled + "-" * (self.width - filled)
         elapsed = now - self._start
-        self.stream.write(
-            f"\r{self.label} [{bar}] {percent:3d}%  t = {value:.4g} s  ({elapsed:.1f} s)"
-        )
+        line = f"{self.label} [{bar}] {percent:3d}%  t = {value:.4g} s  ({elapsed:.1f} s)"
+        self.stream.write(f"\r{line}" if self.interactive else f"{line}\n")
         self.stream.flush()
 
     def finish(self, value: float) -> None:
+        """Show the final value and end the line."""
         self.update(value, force=True)
-        self.stream.write("\n")
-        self.stream.flush()
+        if self.interactive:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def _error(message: str) -> None:
