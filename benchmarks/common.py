@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import os
 import platform
 import shutil
@@ -160,7 +161,11 @@ def build_simbody_program(name: str, release: Path | None = None) -> tuple[Path 
     header = BENCH_DIR / "simbody_bench_model.h"
     out_dir = Path(tempfile.gettempdir()) / "mbstudio_bench"
     out_dir.mkdir(exist_ok=True)
-    exe = out_dir / (name if release is None else f"{name}_release")
+    if release is None:
+        exe = out_dir / name
+    else:  # one binary per Release prefix (its libraries are found through the rpath)
+        tag = hashlib.sha1(str(release.resolve()).encode()).hexdigest()[:10]
+        exe = out_dir / f"{name}_release_{tag}"
     newest_input = max(src.stat().st_mtime, header.stat().st_mtime)
     if exe.exists() and exe.stat().st_mtime > newest_input:
         return exe, ""
