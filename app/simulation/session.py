@@ -203,8 +203,8 @@ class SimulationSession:
         for b in range(1, self.matter.getNumBodies()):
             mobod = self.matter.getMobilizedBody(b)
             name = _body_name(names, b)
-            q0, nq = mobod._q_range(state)  # noqa: SLF001  (the q layout; no public accessor)
-            u0, nu = mobod._u_range(state)  # noqa: SLF001
+            q0, nq = mobod.getFirstQIndex(state), mobod.getNumQ(state)
+            u0, nu = mobod.getFirstUIndex(state), mobod.getNumU(state)
             for k in range(nq):
                 q_labels[qs + q0 + k] = f"{name}.q{k}"
                 self._q_index[(name, k)] = qs + q0 + k
