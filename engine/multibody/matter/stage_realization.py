@@ -118,18 +118,6 @@ def _compiled(dispatcher, args: tuple):
     return dispatcher if cres is None else cres.entry_point
 
 
-def _checked(values, n: int, what: str) -> np.ndarray:
-    """``values`` as a float64 vector of length n, all finite (else InvalidArgumentError)."""
-    arr = values
-    if type(arr) is not np.ndarray or arr.dtype != np.float64:
-        arr = np.asarray(values, dtype=np.float64)
-    if arr.shape != (n,):
-        raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
-    if not all_finite(arr):
-        raise InvalidArgumentError(f"{what}: values must be finite")
-    return arr
-
-
 def _sized(values, n: int, what: str) -> np.ndarray:
     """``values`` as a float64 vector of length n (else InvalidArgumentError); finiteness
     is left to the caller."""
@@ -138,6 +126,14 @@ def _sized(values, n: int, what: str) -> np.ndarray:
         arr = np.asarray(values, dtype=np.float64)
     if arr.shape != (n,):
         raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
+    return arr
+
+
+def _checked(values, n: int, what: str) -> np.ndarray:
+    """``values`` as a float64 vector of length n, all finite (else InvalidArgumentError)."""
+    arr = _sized(values, n, what)
+    if not all_finite(arr):
+        raise InvalidArgumentError(f"{what}: values must be finite")
     return arr
 
 
@@ -157,15 +153,9 @@ def _body_forces_3d(F, nb: int, what: str) -> np.ndarray:
 
 
 def _checked_body_forces(F, nb: int, what: str) -> np.ndarray:
-    """Body forces (nb, 2, 3) (or (nb, 6)) as a C-contiguous (nb, 6) float64 array."""
-    arr = F
-    if type(arr) is not np.ndarray or arr.dtype != np.float64:
-        arr = np.asarray(F, dtype=np.float64)
-    if arr.size != nb * 6 or arr.ndim == 0 or arr.shape[0] != nb:
-        raise InvalidArgumentError(
-            f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
-        )
-    flat = np.ascontiguousarray(arr).reshape(nb * 6)
+    """Body forces (nb, 2, 3) (or (nb, 6)) as a C-contiguous (nb, 6) float64 array, all
+    finite (else InvalidArgumentError)."""
+    flat = np.ascontiguousarray(_body_forces_3d(F, nb, what)).reshape(nb * 6)
     if not all_finite(flat):
         raise InvalidArgumentError(f"{what}: body forces must be finite")
     return flat.reshape(nb, 6)
