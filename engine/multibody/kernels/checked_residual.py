@@ -11,6 +11,7 @@ dispatcher's per-call type resolution; the caller passes arrays of exactly those
 
 from __future__ import annotations
 
+import functools
 import math
 
 from numba import float64, int64, njit, types
@@ -87,10 +88,11 @@ def residual_forces_from_table(a, s, body_forces, mobility_forces, udot, residua
     return 0
 
 
+@functools.cache
 def compiled_entry():
     """The compiled entry point of residual_forces_from_table for ``SIGNATURE`` (from
     numba's cache when it is there), or None when numba runs pure Python
-    (NUMBA_DISABLE_JIT), where the table's addresses cannot be used."""
+    (NUMBA_DISABLE_JIT), where the table's addresses cannot be used. Looked up once."""
     if not hasattr(residual_forces_from_table, "py_func"):
         return None
     return residual_forces_from_table.compile(SIGNATURE)

@@ -56,10 +56,6 @@ _INSTANCE, _POSITION, _VELOCITY = Stage.Instance, Stage.Position, Stage.Velocity
 _INSTANCE_INT = int(Stage.Instance)
 _FLOAT64 = np.dtype(np.float64)
 
-#: residual_forces_from_table's compiled entry point, looked up at the first call (False
-#: when numba runs pure Python).
-_RESIDUAL_ENTRY: list = [None]
-
 
 class _InstanceInfo:
     """What one State's matter realizations look up that stays fixed while its Instance
@@ -523,10 +519,8 @@ class StageRealizationMixin:
         F = _body_forces_3d(appliedBodyForces, ctx.nb, "appliedBodyForces")
         udot = _sized(knownUdot, nu, "knownUdot")
         out = np.empty(nu)
-        entry = _RESIDUAL_ENTRY[0]
-        if entry is None:
-            entry = _RESIDUAL_ENTRY[0] = compiled_entry() or False
-        if entry is False:  # NUMBA_DISABLE_JIT: the arrays themselves
+        entry = compiled_entry()
+        if entry is None:  # NUMBA_DISABLE_JIT: the arrays themselves
             self._residual_forces_uncompiled(ctx, F, f, udot, out)
             return out
         table = ctx.residual_table
