@@ -278,14 +278,7 @@ class ModelEditor(QObject):
             )
             return None
         element = ElementSpec(type_name, spec.default_args(tuple(picked)))
-        try:
-            index = self.edit(f"Add {type_name}", lambda d: d.add_element(section, element))
-        except DocumentError as exc:
-            self.tree.show_message(f"Cannot add {type_name}: {exc.message}")
-            return None
-        self.tree.show_message("")
-        self.tree.select_key(f"{section}:{index}")
-        return index
+        return self._add_and_select(section, element)
 
     def add_measure(
         self, type_name: str, bodies: list[str] | None = None, operands: list[str] | None = None
@@ -317,13 +310,19 @@ class ModelEditor(QObject):
         if spec.body_args():
             base = f"{base} {picked[0]}"
         element = ElementSpec(type_name, args, doc.unique_measure_name(base))
+        return self._add_and_select("measures", element)
+
+    def _add_and_select(self, section: str, element: ElementSpec) -> int | None:
+        """Add ``element`` to ``section`` as one undoable edit and select it; its index, or
+        None with the document's refusal shown."""
+        type_name = element.type
         try:
-            index = self.edit(f"Add {type_name}", lambda d: d.add_element("measures", element))
+            index = self.edit(f"Add {type_name}", lambda d: d.add_element(section, element))
         except DocumentError as exc:
             self.tree.show_message(f"Cannot add {type_name}: {exc.message}")
             return None
         self.tree.show_message("")
-        self.tree.select_key(f"measures:{index}")
+        self.tree.select_key(f"{section}:{index}")
         return index
 
     def rename_body(self, old: str, new: str) -> None:
