@@ -151,20 +151,23 @@ def warm_jit() -> dict:
         failed["prescribed motion"] = f"{type(exc).__name__}: {exc}"
     else:
         done.append("prescribed motion")
-    # the integrators' kernels: a few RungeKuttaMerson steps (its compiled attempts: trial
-    # stages, error norm and quaternion projection), and a few RungeKuttaFeldberg steps
-    # (the same pieces called one by one through the State, as every other integrator does)
+    # the integrators' kernels: a few RungeKuttaMerson steps, in one stepping-kernel call
+    # and then one step per call (its compiled attempts: trial stages, error norm and
+    # quaternion projection), and a few RungeKuttaFeldberg steps (the same pieces called
+    # one by one through the State, as every other integrator does)
     from engine.integrators.runge_kutta_feldberg import RungeKuttaFeldbergIntegrator
     from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
     from engine.integrators.time_stepper import TimeStepper
 
-    for name, integrator_class in (
-        ("RungeKuttaMerson steps", RungeKuttaMersonIntegrator),
-        ("RungeKuttaFeldberg steps", RungeKuttaFeldbergIntegrator),
+    for name, integrator_class, one_step_per_call in (
+        ("RungeKuttaMerson steps", RungeKuttaMersonIntegrator, False),
+        ("RungeKuttaMerson single steps", RungeKuttaMersonIntegrator, True),
+        ("RungeKuttaFeldberg steps", RungeKuttaFeldbergIntegrator, False),
     ):
         try:
             integrator = integrator_class(system)
             integrator.setAccuracy(1e-3)
+            integrator.setReturnEveryInternalStep(one_step_per_call)
             stepper = TimeStepper(system, integrator)
             stepper.initialize(system.realizeTopology())
             stepper.stepTo(0.01)

@@ -1225,6 +1225,11 @@ class State:
                     dv.last_update_time = self._t
                     self._mark_not_realized(sub, ce, "autoUpdateDiscreteVariables")
 
+    def _hasAutoUpdateVariables(self) -> bool:
+        """True if any subsystem has an auto-update discrete variable (one that
+        autoUpdateDiscreteVariables may swap)."""
+        return any(dv.auto_update_entry is not None for sub in self._subs for dv in sub.discrete)
+
     def hasDiscreteVar(self, key: DiscreteVarKey) -> bool:
         return 0 <= key.subsystem < len(self._subs) and 0 <= key.index < len(
             self._subs[key.subsystem].discrete

@@ -44,6 +44,14 @@ from engine.integrators.event_localization import (
     Trigger,
     findEventCandidates,
 )
+from engine.integrators.step_control import (
+    MAX_TINY_STEPS,
+    adjusted_step_size,
+    min_resolvable_step,
+    step_underflows,
+    tiny_step_count,
+    trial_step_end,
+)
 
 #: Exceptions that make a trial step fail (the step is retried smaller) instead of
 #: ending the simulation at once. Programming errors (TypeError, AttributeError, ...)
@@ -111,7 +119,6 @@ class _TrialStepError(Exception):
 
 
 #: 16 machine epsilons: the smallest step (relative to max(1, |t|)) that still moves time.
-_16_EPS = 16.0 * float(np.finfo(np.float64).eps)
 
 
 def _allFinite(a: np.ndarray) -> bool:
@@ -642,7 +649,10 @@ class Integrator:
                 f"current time {t}"
             )
         try:
-            return self._stepTo(reportTime, scheduledEventTime)
+            # A trial state or error estimate that overflows is detected and named by
+            # the step itself (see _TrialStepError), not worth a numpy warning.
+            with np.errstate(over="ignore", invalid="ignore"):
+                return self._stepTo(reportTime, scheduledEventTime)
         except StepFailedError:
             self._restorePrevious()
             self._terminate(TerminationReason.AnUnrecoverableErrorOccurred)
@@ -743,6 +753,17 @@ class Integrator:
             if tNow == scheduledEventTime:
                 return SuccessfulStepStatus.ReachedScheduledEvent
 
+            limit = self._userInternalStepLimit
+            taken = self._takeCompiledSteps(
+                tMax,
+                min(reportTime, scheduledEventTime, finalTime),
+                math.inf if limit is None else limit - internalStepsTaken,
+            )
+            if taken:
+                internalStepsTaken += taken
+                self._comm = _Comm.CompletedInternalStepNoEvent
+                continue
+
             # Advance: the advanced state becomes the previous one; its derivatives are
             # recorded before the auto-update variables are swapped in (System.txt).
             advanced = self._advanced
@@ -763,6 +784,14 @@ class Integrator:
                 else _Comm.CompletedInternalStepNoEvent
             )
 
+    def _takeCompiledSteps(self, tMax: float, tStop: float, maxSteps: float) -> int:
+        """Take, in compiled code, the internal steps toward ``tMax`` that the loop
+        below would take while the time is before ``tStop`` (at most ``maxSteps``),
+        leaving the integrator and the advanced state as the loop would; the number
+        taken (0: the loop takes the next step itself). Methods with such a kernel
+        override this."""
+        return 0
+
     # ------------------------------------------------------ one internal step
     def _takeOneStep(self, tMax: float, tReport: float) -> bool:
         """Advance from the previous state toward tMax; True if an event triggered
@@ -773,7 +802,7 @@ class Integrator:
         return self._findEvents(tReport)
 
     def _minResolvableStep(self, t: float) -> float:
-        return _16_EPS * max(1.0, abs(t))
+        return min_resolvable_step(t)
 
     def _advanceOneStep(self, tMax: float) -> None:
         """Error-controlled step loop (Simbody's AbstractIntegratorRep::takeOneStep)."""
@@ -782,15 +811,8 @@ class Integrator:
         self._failure, self._failureExc = "", None
         while True:
             h = self._currentStepSize
-            limited = False
-            if tMax < t0 + 0.95 * h:
-                limited = True
-                t1 = tMax
-            elif tMax > t0 + 1.001 * h:
-                t1 = t0 + h
-            else:
-                t1 = tMax
-            if not t1 > t0 or (not limited and h < self._minResolvableStep(t0)):
+            t1, limited = trial_step_end(t0, h, tMax)
+            if step_underflows(t0, t1, h, limited):
                 raise self._stepFailed(t0, h, "step size underflow")
             self._statsStepsAttempted += 1
             self._knownErrorNorm = None
@@ -838,17 +860,14 @@ class Integrator:
     def _checkProgress(self, t0: float, t1: float, limited: bool) -> None:
         """Fail rather than crawl: many consecutive steps at the resolution limit of
         time mean the integration makes no practical progress."""
-        if not limited and t1 - t0 < 1000 * self._minResolvableStep(t0):
-            self._tinySteps += 1
-            if self._tinySteps > 1000:
-                self._tinySteps = 0
-                self._failure = (
-                    "the last 1000 steps were all shorter than 1000 times the smallest "
-                    "resolvable time step"
-                )
-                raise self._stepFailed(t0, t1 - t0, "step size underflow")
-        else:
+        self._tinySteps = tiny_step_count(t0, t1, limited, self._tinySteps)
+        if self._tinySteps > MAX_TINY_STEPS:
             self._tinySteps = 0
+            self._failure = (
+                f"the last {MAX_TINY_STEPS} steps were all shorter than 1000 times the "
+                "smallest resolvable time step"
+            )
+            raise self._stepFailed(t0, t1 - t0, "step size underflow")
 
     def _guardedAttempt(self, t1: float):
         try:
@@ -895,26 +914,17 @@ class Integrator:
     def _adjustStepSize(self, err: float, errOrder: int, limited: bool) -> bool:
         """Choose the next step size from the error norm; True if this step is
         accepted (Simbody's AbstractIntegratorRep::adjustStepSize)."""
-        safety, minShrink, maxGrow = 0.9, 0.1, 5.0
-        hysteresisLow, hysteresisHigh = 0.9, 1.2
         h = self._currentStepSize
-        acc = self._accuracyInUse
-        if not math.isfinite(err):
-            newH = minShrink * h
-        elif err == 0:
-            newH = maxGrow * h
-        else:
-            newH = safety * h * (acc / err) ** (1.0 / errOrder)
-        if newH > h and (limited or newH < hysteresisHigh * h):
-            newH = h
-        if newH < h:
-            newH = h if err <= acc else min(newH, hysteresisLow * h)
-        newH = min(newH, maxGrow * h)
-        newH = max(newH, minShrink * h)
-        if self._userMinStepSize is not None:
-            newH = max(newH, self._userMinStepSize)
-        if self._userMaxStepSize is not None:
-            newH = min(newH, self._userMaxStepSize)
+        mn, mx = self._userMinStepSize, self._userMaxStepSize
+        newH = adjusted_step_size(
+            h,
+            err,
+            errOrder,
+            limited,
+            self._accuracyInUse,
+            0.0 if mn is None else mn,
+            math.inf if mx is None else mx,
+        )
         self._currentStepSize = newH
         return newH >= h
 

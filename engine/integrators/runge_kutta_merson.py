@@ -24,9 +24,12 @@ State, which names what failed.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.common.project_options import ProjectOptions
+from engine.common.stage import Stage
 from engine.integrators.integrator import Integrator
 from engine.integrators.merson_attempt_kernel import (
     INFO_SIZE,
@@ -39,10 +42,34 @@ from engine.integrators.merson_attempt_kernel import (
     YERR,
     merson_attempt,
 )
-from engine.multibody.kernels.fused_stages import POSITION, VELOCITY
+from engine.integrators.merson_steps_kernel import (
+    ATTEMPTS,
+    DERIVATIVE_REALIZATIONS,
+    ERROR_TEST_FAILURES,
+    FIRST_STEP_SIZE,
+    KINETIC_ENERGY,
+    LAST_STEP_SIZE,
+    NORMALIZATIONS,
+    PREVIOUS_TIME,
+    PROJECTIONS,
+    RUN_SIZE,
+    STEP_SIZE,
+    STEPS,
+    TIME,
+    TINY_STEPS,
+    WORST_STATE,
+    merson_steps,
+)
+from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
 from engine.multibody.matter.stage_realization import _compiled
 
-TIME = POSITION - 1
+_TIME_STAGE = POSITION - 1
+
+#: the most steps one merson_steps call takes
+_MAX_STEPS_PER_CALL = 1_000_000
+
+#: the (empty) z scaling: y is q and u alone wherever the kernels evaluate derivatives
+_NO_Z = np.zeros(0)
 
 #: the default overshoot factor of the integrators' projections (target accuracy
 #: = constraint tolerance x this)
@@ -58,6 +85,9 @@ class RungeKuttaMersonIntegrator(Integrator):
     _maxOrder = 4
     _hasErrorControl = True
     _interpolationOrder = 4
+    #: the step serial of the step that ``merson_steps`` last stopped before (it left
+    #: that step to Python)
+    _compiledStepsStopped = -1
 
     def _workMatrix(self, n: int) -> np.ndarray:
         """(WORK_ROWS, n) scratch kept between steps, so a step allocates nothing: rows
@@ -67,6 +97,7 @@ class RungeKuttaMersonIntegrator(Integrator):
         if work is None or work.shape[1] != n:
             work = self._rkWork = np.empty((WORK_ROWS, n))
             self._rkInfo = np.zeros(INFO_SIZE)
+            self._runInfo = np.zeros(RUN_SIZE)
             self._mersonEntry = (None, merson_attempt)
         return work
 
@@ -107,24 +138,130 @@ class RungeKuttaMersonIntegrator(Integrator):
             self._mersonEntry = (compiled, _compiled(merson_attempt, args))
         if status:  # redo it through the State, which says what went wrong
             return super()._attemptDAEStep(t1)
-        # what the kernel did, recorded as the Python path records it
-        self._statsRealizations += 4
-        fused.countRealizations(4)
         adv._note_y_change("setY")  # the kernel wrote y1 into q and u
         adv.setTime(t1)
-        fused.recordKernelRealization(adv, TIME, VELOCITY, info[KE])
-        fused.countSkippedCalls(realizeCalls=3, prescribes=1)
-        if info[PROJECTED]:
-            if info[NORMALIZED]:
-                adv._note_q_change("updQ")
-                fused.recordKernelRealization(adv, POSITION, VELOCITY, info[KE])
-                fused.countQuaternionProjection()
-                self._statsQProjections += 1
-            calls = 3 if info[NORMALIZED] else 1  # realize in projectQ (2) and after
-            fused.countSkippedCalls(realizeCalls=calls, prescribes=0, prescribeUs=1, projectQs=1)
+        fused.recordKernelRealization(adv, _TIME_STAGE, VELOCITY, info[KE], count=False)
+        if info[NORMALIZED]:  # and then normalized the quaternions in q
+            adv._note_q_change("updQ")
+            fused.recordKernelRealization(adv, POSITION, VELOCITY, info[KE], count=False)
+        self._countKernelAttempts(fused, 1, int(info[PROJECTED]), int(info[NORMALIZED]))
         yErr = work[YERR]
         self._knownErrorNorm = (yErr, float(info[NORM]), int(info[WORST]))
         return True, yErr, 4, 1
+
+    def _countKernelAttempts(self, fused, attempts: int, projections: int, normalizations: int):
+        """Count what ``attempts`` kernel attempts (``merson_attempt``), of which
+        ``projections`` ran the quaternion projection and ``normalizations`` normalized
+        quaternions, count on the Python path: per attempt four derivative evaluations,
+        the kinematics at y1 (three realize calls and a prescribeQ and prescribeU), and
+        per projection a projectQ and prescribeU with one realize call, or three and
+        Position and Velocity again if it changed q."""
+        self._statsRealizations += 4 * attempts
+        fused.countRealizations(4 * attempts)
+        fused.countStages(_TIME_STAGE, VELOCITY, attempts)
+        fused.countStages(POSITION, VELOCITY, normalizations)
+        fused.countQuaternionProjections(normalizations)
+        self._statsQProjections += normalizations
+        fused.countSkippedCalls(
+            realizeCalls=3 * attempts + projections + 2 * normalizations,
+            prescribes=attempts,
+            prescribeUs=projections,
+            projectQs=projections,
+        )
+
+    def _takeCompiledSteps(self, tMax: float, tStop: float, maxSteps: float) -> int:
+        """Integrator._takeCompiledSteps with ``merson_steps``, where a kernel can
+        evaluate the derivatives and nothing needs Python between steps (see
+        ``merson_steps_kernel``)."""
+        system, adv = self._system, self._advanced
+        fused = system._fused_realization
+        if fused is None or self._compiledStepsStopped == self._stepSerial:
+            return 0
+        compiled = fused.compiledDerivatives(adv)
+        stage = adv.getSystemStage()
+        if (
+            compiled is None
+            or stage < Stage.Velocity
+            or adv.getNUErr()
+            or adv.getNEventTriggers()
+            or self._userReturnEveryInternalStep
+            or system.hasTimeAdvancedEvents()
+            or adv._hasAutoUpdateVariables()
+        ):
+            return 0
+        ny, nq = adv.getNY(), adv.getNQ()
+        work = self._workMatrix(ny)
+        run = self._runInfo
+        run[TIME] = adv.getTime()
+        run[STEP_SIZE] = self._currentStepSize
+        run[FIRST_STEP_SIZE] = self._actualInitialStepSizeTaken
+        run[TINY_STEPS] = self._tinySteps
+        needDerivatives = stage < Stage.Acceleration
+        withInertias = needDerivatives and not system._matter._abi_current(
+            fused._current_plan(adv).ctx
+        )
+        mn, mx = self._userMinStepSize, self._userMaxStepSize
+        yPrev, fPrev, qddPrev, uScale = np.empty(ny), np.empty(ny), np.empty(nq), np.empty(ny - nq)
+        args = (
+            tMax,
+            tStop,
+            min(maxSteps, _MAX_STEPS_PER_CALL),
+            needDerivatives,
+            withInertias,
+            self._accuracyInUse,
+            0.0 if mn is None else mn,
+            math.inf if mx is None else mx,
+            yPrev,
+            fPrev,
+            qddPrev,
+            uScale,
+            _NO_Z,
+            work,
+            *compiled,
+            adv.getUWeights(),
+            self.isInfinityNormInUse(),
+            adv.getNQErr() > 0,
+            self._consTol * _OVERSHOOT,
+            bool(self._userProjectEveryStep),
+            self._rkInfo,
+            run,
+        )
+        status = merson_steps(*args)  # once per stepTo: the dispatcher will do
+        steps = int(run[STEPS])
+        adv._note_y_change("setY")  # the kernel wrote q and u
+        adv.setTime(run[TIME])
+        if status:  # q and u are back at the start of the step Python takes next
+            self._compiledStepsStopped = self._stepSerial + steps
+        if steps == 0:
+            return 0
+        if not status:  # realized through Velocity at the last step's end
+            fused.recordKernelRealization(
+                adv, _TIME_STAGE, VELOCITY, run[KINETIC_ENERGY], count=False
+            )
+        # the previous-step data and statistics, as the Python loop leaves them
+        self._tPrev = float(run[PREVIOUS_TIME])
+        self._yPrev, self._ydotPrev, self._qdotdotPrev = yPrev, fPrev, qddPrev
+        self._uScalePrev, self._zScalePrev = uScale, _NO_Z.copy()
+        self._triggersPrev = np.zeros(0)
+        self._zeroWitnessSigns = (math.nan, {})
+        self._currentStepSize = float(run[STEP_SIZE])
+        self._lastStepSize = float(run[LAST_STEP_SIZE])
+        self._actualInitialStepSizeTaken = float(run[FIRST_STEP_SIZE])
+        self._tinySteps = int(run[TINY_STEPS])
+        self._lastWorstState = int(run[WORST_STATE])
+        self._failure, self._failureExc, self._knownErrorNorm = "", None, None
+        attempts = int(run[ATTEMPTS])
+        realizations = int(run[DERIVATIVE_REALIZATIONS])
+        self._statsRealizations += realizations
+        fused.countSkippedCalls(realizeCalls=realizations, prescribes=0)
+        fused.countStages(DYNAMICS, ACCELERATION, realizations)
+        self._countKernelAttempts(fused, attempts, int(run[PROJECTIONS]), int(run[NORMALIZATIONS]))
+        self._statsStepsAttempted += attempts
+        self._statsConvergentIterations += attempts
+        self._statsErrorTestFailures += int(run[ERROR_TEST_FAILURES])
+        self._statsStepsTaken += steps
+        self._stepSerial += steps
+        return steps
 
     def _attemptODEStep(self, t1: float):
         # Each line computes exactly the floating-point operations (same order, same

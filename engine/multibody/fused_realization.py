@@ -115,32 +115,41 @@ class FusedRealization:
             ke = fn(first, last, with_inertias, args[0], args[1], args[2])
             if fn is realize_stages_from_table:
                 plan.fn = _compiled(fn, (first, last, with_inertias, *args))
-        self._record(state, ctx, first, last, ke)
+        self._mark(state, ctx, first, last, ke)
+        self.countStages(first, last, 1)
         if with_inertias:
             matter._mark_abi(state, ctx)
         return True
 
-    def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
+    def recordKernelRealization(
+        self, state: State, first: int, last: int, ke: float, count: bool = True
+    ) -> None:
         """Record that a kernel working through ``compiledDerivatives`` realized the
         stages ``first`` (Time or Position) through ``last`` (at most Velocity) of
         ``state``, which is at stage ``first - 1``, with kinetic energy ``ke`` (J): the
-        State and the counters read as after ``realize`` (Time stage has nothing to do
-        for such a State; the realize calls are the caller's to count, see
-        ``countSkippedCalls``)."""
-        self._record(state, self._current_plan(state).ctx, first, last, ke)
+        State and (unless not ``count``) the counters read as after ``realize`` (Time
+        stage has nothing to do for such a State; the realize calls are the caller's to
+        count, see ``countSkippedCalls``)."""
+        self._mark(state, self._current_plan(state).ctx, first, last, ke)
+        if count:
+            self.countStages(first, last, 1)
 
-    def _record(self, state: State, ctx, first: int, last: int, ke: float) -> None:
-        """Stages first..last of ``state`` realized (every subsystem and the System
-        advanced, each stage counted once, the kinetic energy stored)."""
+    def _mark(self, state: State, ctx, first: int, last: int, ke: float) -> None:
+        """Every subsystem and the System of ``state`` advanced to ``last``; the kinetic
+        energy (J) stored if Velocity is among the stages first..last."""
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
         now = ALL_STAGES[last]
         for info in state._subs:
             info.stage = now
         state._system_stage = now
+
+    def countStages(self, first: int, last: int, n: int) -> None:
+        """Count ``n`` realizations of each stage ``first..last`` (ints) that kernels did
+        for States qualifying for ``compiledDerivatives``."""
         counts = self._system._num_realizations
         for g in range(first, last + 1):
-            counts[g] += 1
+            counts[g] += n
 
     def compiledDerivatives(self, state: State) -> tuple | None:
         """``(euler, addresses, shapes)`` for kernels that evaluate this State's
@@ -166,9 +175,7 @@ class FusedRealization:
         makes them), one realization of each stage Time..Acceleration, and one
         prescribeQ and one prescribeU (which have nothing to do for such a State)."""
         self.countSkippedCalls(realizeCalls=4 * n, prescribes=n)
-        counts = self._system._num_realizations
-        for g in range(_TIME_INT, ACCELERATION + 1):
-            counts[g] += n
+        self.countStages(_TIME_INT, ACCELERATION, n)
 
     def countSkippedCalls(
         self, realizeCalls: int, prescribes: int, prescribeUs: int = 0, projectQs: int = 0
@@ -184,12 +191,12 @@ class FusedRealization:
         system._num_prescribe_u += prescribes + prescribeUs
         system._num_project_q += projectQs
 
-    def countQuaternionProjection(self) -> None:
-        """Count a projectQ, made by a kernel, that changed q and its error estimate (the
-        quaternions were normalized), as ``System.projectQ`` counts one."""
+    def countQuaternionProjections(self, n: int) -> None:
+        """Count ``n`` projectQ calls, made by kernels, that changed q and its error
+        estimate (the quaternions were normalized), as ``System.projectQ`` counts them."""
         system = self._system
-        system._num_q_projections += 1
-        system._num_q_err_est_projections += 1
+        system._num_q_projections += n
+        system._num_q_err_est_projections += n
 
     def whyNotFused(self, state: State) -> str:
         """Why Position..Acceleration of ``state`` are realized stage by stage ("" if

@@ -8,8 +8,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import Force, RungeKuttaMersonIntegrator, Stage, StepFailedError
-from tests.engine.test_compiled_merson_attempt import simulate_merson
+from engine import (
+    Body,
+    Force,
+    GeneralForceSubsystem,
+    Inertia,
+    MassProperties,
+    MobilizedBody,
+    MultibodySystem,
+    RungeKuttaMersonIntegrator,
+    SimbodyMatterSubsystem,
+    Stage,
+    StepFailedError,
+    Transform,
+)
+from tests.engine.test_compiled_merson_attempt import MODES, simulate_merson
 from tests.engine.test_matter_operator_oracles import DYNAMIC_TYPES, random_tree
 
 
@@ -27,11 +40,12 @@ def _model(seed: int):
     return system, state
 
 
+@pytest.mark.parametrize("mode", ["attempts", "steps"])
 @pytest.mark.parametrize("seed", [1, 2])
-def test_compiled_stages_take_the_same_steps(seed):
+def test_compiled_stages_take_the_same_steps(seed, mode):
     system, state = _model(seed)
-    fast, fast_state, fast_counts = simulate_merson(system, state, compiled=True, tfinal=0.5)
-    slow, slow_state, slow_counts = simulate_merson(system, state, compiled=False, tfinal=0.5)
+    fast, fast_state, fast_counts = simulate_merson(system, state, mode, tfinal=0.5)
+    slow, slow_state, slow_counts = simulate_merson(system, state, "python", tfinal=0.5)
     assert fast.getNumStepsTaken() == slow.getNumStepsTaken() > 10
     assert fast.getNumStepsAttempted() == slow.getNumStepsAttempted()
     assert fast.getNumRealizations() == slow.getNumRealizations()
@@ -50,11 +64,52 @@ def test_the_compiled_stages_are_used_for_such_a_model():
 
 def test_a_non_finite_stage_fails_with_the_stage_by_stage_message():
     messages = []
-    for compiled in (True, False):
+    for mode in MODES:
         system, state = _model(4)
         state.setU(np.full(state.getNU(), 1e154))  # squares overflow to inf
         with pytest.raises(StepFailedError) as info:
-            simulate_merson(system, state, compiled=compiled, tfinal=0.1)
+            simulate_merson(system, state, mode, tfinal=0.1)
         messages.append(str(info.value))
-    assert messages[0] == messages[1]
+    assert messages[0] == messages[1] == messages[2]
     assert "inf" in messages[0] or "nan" in messages[0]
+
+
+def _runaway_slider():
+    """A Slider under a 1e300 m/s^2 field: RK4 is exact for it, so the steps grow
+    fivefold until q overflows (near t = 1.9e4 s), many steps into the run."""
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.Gravity(forces, matter, [1, 0, 0], 1e300)
+    body = Body.Rigid(MassProperties(1.0, [0, 0, 0], Inertia(0.1, 0.1, 0.1)))
+    slider = MobilizedBody.Slider(matter.Ground(), Transform(), body, Transform())
+    state = system.realizeTopology()
+    system.realizeModel(state)
+    slider.setOneQ(state, 0, 1.0)
+    return system, state
+
+
+def test_an_overflow_many_steps_in_fails_as_on_the_python_path():
+    failures = {}
+    for mode in MODES:
+        system, state = _runaway_slider()
+        integ = RungeKuttaMersonIntegrator(system)
+        if mode == "attempts":
+            integ._takeCompiledSteps = lambda tMax, tStop, maxSteps: 0
+        elif mode == "python":
+            system._fused_realization = None
+        integ.setAccuracy(1e-5)
+        integ.initialize(state)
+        with pytest.raises(StepFailedError) as info:
+            for _ in range(3):  # the first call returns StartOfContinuousInterval
+                integ.stepTo(1e6)
+        failures[mode] = (str(info.value), integ.getState().getTime(), integ.getState().getY())
+        if mode == "steps":  # the kernel took steps, then left the failing one to Python
+            assert integ._compiledStepsStopped > 5
+    message, t, y = failures["python"]
+    assert "step size underflow" in message and "= inf" in message
+    assert t > 1e4
+    for mode in ("attempts", "steps"):
+        assert failures[mode][0] == message
+        assert failures[mode][1] == t
+        np.testing.assert_array_equal(failures[mode][2], y)

@@ -52,13 +52,34 @@ def _counters(system: MultibodySystem, integ) -> dict:
     }  # fmt: skip
 
 
-def simulate_merson(system, state, compiled: bool, tfinal=0.6, accuracy=1e-5, **settings):
+#: how simulate_merson runs the integrator: stage by stage through the State, with one
+#: kernel per attempt, or with the stepping kernel (which falls back to the attempt
+#: kernel for the steps it leaves to Python)
+MODES = ("python", "attempts", "steps")
+
+
+def simulate_merson(system, state, mode: str, tfinal=0.6, accuracy=1e-5, **settings):
+    """Run a RungeKuttaMerson TimeStepper to ``tfinal`` in ``mode`` (MODES); returns the
+    integrator, the final State and the counters."""
+    assert mode in MODES
     fused = system._fused_realization
-    if not compiled:
+    if mode == "python":
         system._fused_realization = None
     try:
         system.resetAllCountersToZero()
         integ = RungeKuttaMersonIntegrator(system)
+        if mode == "attempts":
+            integ._takeCompiledSteps = lambda tMax, tStop, maxSteps: 0
+        else:  # count the steps the stepping kernel takes
+            integ.compiledStepsTaken = 0
+            take = integ._takeCompiledSteps
+
+            def counted(tMax, tStop, maxSteps):
+                n = take(tMax, tStop, maxSteps)
+                integ.compiledStepsTaken += n
+                return n
+
+            integ._takeCompiledSteps = counted
         integ.setAccuracy(accuracy)
         if settings.get("infinity"):
             integ.setUseInfinityNorm(True)
@@ -66,8 +87,20 @@ def simulate_merson(system, state, compiled: bool, tfinal=0.6, accuracy=1e-5, **
             integ.setProjectEveryStep(True)
         if "constraint_tolerance" in settings:
             integ.setConstraintTolerance(settings["constraint_tolerance"])
+        if "max_step" in settings:
+            integ.setMaximumStepSize(settings["max_step"])
+        if "min_step" in settings:
+            integ.setMinimumStepSize(settings["min_step"])
+        if "step_limit" in settings:
+            integ.setInternalStepLimit(settings["step_limit"])
+        if "final_time" in settings:
+            integ.setFinalTime(settings["final_time"])
+        if "interpolation" in settings:
+            integ.setAllowInterpolation(settings["interpolation"])
         stepper = TimeStepper(system, integ)
         stepper.initialize(state)
+        for t in settings.get("report_times", ()):
+            stepper.stepTo(t)
         stepper.stepTo(tfinal)
         return integ, stepper.getState(), _counters(system, integ)
     finally:
@@ -81,16 +114,29 @@ CASES = {
     "quaternions, tight constraint tolerance": ({"seed": 14}, {"constraint_tolerance": 1e-9}),
     "Euler angles": ({"seed": 15, "euler": True}, {}),
     "every mobilizer type": ({"seed": 16, "types": DYNAMIC_TYPES, "nbodies": 15}, {}),
+    "step size limits": ({"seed": 17}, {"max_step": 0.01, "min_step": 1e-4}),
+    "reports and an internal step limit": (
+        {"seed": 18},
+        {"report_times": [0.05, 0.1, 0.2, 0.35], "step_limit": 7},
+    ),
+    "final time without interpolation": (
+        {"seed": 19},
+        {"report_times": [0.1, 0.25], "final_time": 0.45, "interpolation": False},
+    ),
 }
 
 
+@pytest.mark.parametrize("mode", ["attempts", "steps"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_compiled_attempts_take_the_python_paths_steps_and_counts(case):
+def test_compiled_attempts_take_the_python_paths_steps_and_counts(case, mode):
     model_args, settings = CASES[case]
     system, state = _model(**model_args)
-    fast, fast_state, fast_counts = simulate_merson(system, state, compiled=True, **settings)
-    assert fast._mersonEntry[0] is not None, "the compiled attempt was not used"
-    slow, slow_state, slow_counts = simulate_merson(system, state, compiled=False, **settings)
+    fast, fast_state, fast_counts = simulate_merson(system, state, mode, **settings)
+    if mode == "attempts":
+        assert fast._mersonEntry[0] is not None, "the compiled attempt was not used"
+    else:
+        assert fast.compiledStepsTaken > 0.8 * fast.getNumStepsTaken(), "kernel not used"
+    slow, slow_state, slow_counts = simulate_merson(system, state, "python", **settings)
     assert fast_counts == slow_counts
     assert fast_counts["steps"] > 10
     np.testing.assert_array_equal(fast_state.getY(), slow_state.getY())
@@ -98,6 +144,14 @@ def test_compiled_attempts_take_the_python_paths_steps_and_counts(case):
         system.realize(s, Stage.Acceleration)
     np.testing.assert_array_equal(fast_state.getYDot(), slow_state.getYDot())
     assert fast_state.getTime() == slow_state.getTime()
+    for getter in (
+        "getPreviousStepSizeTaken",
+        "getPredictedNextStepSize",
+        "getActualInitialStepSizeTaken",
+        "getPreviousStepWorstState",
+        "getNumConvergentIterations",
+    ):
+        assert getattr(fast, getter)() == getattr(slow, getter)(), getter
     if not model_args.get("euler"):
         # the projection really ran and normalized quaternions on some steps
         assert fast_counts["q projections"] > 0
