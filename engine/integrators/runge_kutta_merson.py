@@ -65,8 +65,9 @@ from engine.multibody.matter.stage_realization import _compiled
 
 _TIME_STAGE = POSITION - 1
 
-#: the most steps one merson_steps call takes
-_MAX_STEPS_PER_CALL = 1_000_000
+#: the most steps one merson_steps call takes (control returns to Python, which can
+#: be interrupted, at least this often)
+_MAX_STEPS_PER_CALL = 2000
 
 #: the (empty) z scaling: y is q and u alone wherever the kernels evaluate derivatives
 _NO_Z = np.zeros(0)

@@ -228,3 +228,24 @@ def test_relative_scaling_is_the_weight_or_the_inverse_magnitude():
     np.testing.assert_array_equal(calcRelativeScaling(view, weights), got)
     np.testing.assert_array_equal(calcRelativeScaling(np.array([3]), np.array([1])), [1 / 3])
     assert calcRelativeScaling(np.zeros(0), np.zeros(0)).shape == (0,)
+
+
+def test_the_stepping_kernel_resumes_where_its_step_cap_stopped_it(monkeypatch):
+    import engine.integrators.runge_kutta_merson as merson
+
+    system, state = _model(22)
+    slow, slow_state, slow_counts = simulate_merson(system, state, "python")
+    monkeypatch.setattr(merson, "_MAX_STEPS_PER_CALL", 3)
+    calls = []
+    take = merson.RungeKuttaMersonIntegrator._takeCompiledSteps
+
+    def recorded(self, tMax, tStop, maxSteps):
+        calls.append(take(self, tMax, tStop, maxSteps))
+        return calls[-1]
+
+    monkeypatch.setattr(merson.RungeKuttaMersonIntegrator, "_takeCompiledSteps", recorded)
+    fast, fast_state, fast_counts = simulate_merson(system, state, "steps")
+    assert max(calls) == 3 and calls.count(3) >= 5  # capped calls, each resumed
+    assert fast_counts == slow_counts
+    np.testing.assert_array_equal(fast_state.getY(), slow_state.getY())
+    assert fast.getPredictedNextStepSize() == slow.getPredictedNextStepSize()
