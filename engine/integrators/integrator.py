@@ -118,9 +118,6 @@ class _TrialStepError(Exception):
     """A trial step produced something unusable (its message says what)."""
 
 
-#: 16 machine epsilons: the smallest step (relative to max(1, |t|)) that still moves time.
-
-
 def _allFinite(a: np.ndarray) -> bool:
     """True if every entry of the float array ``a`` is finite (NaN and inf are not)."""
     return bool(np.isfinite(a).all())

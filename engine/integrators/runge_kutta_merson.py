@@ -141,10 +141,10 @@ class RungeKuttaMersonIntegrator(Integrator):
             return super()._attemptDAEStep(t1)
         adv._note_y_change("setY")  # the kernel wrote y1 into q and u
         adv.setTime(t1)
-        fused.recordKernelRealization(adv, _TIME_STAGE, VELOCITY, info[KE], count=False)
+        fused.recordKernelRealization(adv, _TIME_STAGE, VELOCITY, info[KE])
         if info[NORMALIZED]:  # and then normalized the quaternions in q
             adv._note_q_change("updQ")
-            fused.recordKernelRealization(adv, POSITION, VELOCITY, info[KE], count=False)
+            fused.recordKernelRealization(adv, POSITION, VELOCITY, info[KE])
         self._countKernelAttempts(fused, 1, int(info[PROJECTED]), int(info[NORMALIZED]))
         yErr = work[YERR]
         self._knownErrorNorm = (yErr, float(info[NORM]), int(info[WORST]))
@@ -229,16 +229,16 @@ class RungeKuttaMersonIntegrator(Integrator):
         )
         status = merson_steps(*args)  # once per stepTo: the dispatcher will do
         steps = int(run[STEPS])
-        adv._note_y_change("setY")  # the kernel wrote q and u
+        if not status and not steps:  # the time was already at tStop: nothing done
+            return 0
+        adv._note_y_change("setY")  # the kernel wrote q and u (and realized from them)
         adv.setTime(run[TIME])
         if status:  # q and u are back at the start of the step Python takes next
             self._compiledStepsStopped = self._stepSerial + steps
         if steps == 0:
             return 0
         if not status:  # realized through Velocity at the last step's end
-            fused.recordKernelRealization(
-                adv, _TIME_STAGE, VELOCITY, run[KINETIC_ENERGY], count=False
-            )
+            fused.recordKernelRealization(adv, _TIME_STAGE, VELOCITY, run[KINETIC_ENERGY])
         # the previous-step data and statistics, as the Python loop leaves them
         self._tPrev = float(run[PREVIOUS_TIME])
         self._yPrev, self._ydotPrev, self._qdotdotPrev = yPrev, fPrev, qddPrev

@@ -121,18 +121,13 @@ class FusedRealization:
             matter._mark_abi(state, ctx)
         return True
 
-    def recordKernelRealization(
-        self, state: State, first: int, last: int, ke: float, count: bool = True
-    ) -> None:
+    def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
         """Record that a kernel working through ``compiledDerivatives`` realized the
         stages ``first`` (Time or Position) through ``last`` (at most Velocity) of
         ``state``, which is at stage ``first - 1``, with kinetic energy ``ke`` (J): the
-        State and (unless not ``count``) the counters read as after ``realize`` (Time
-        stage has nothing to do for such a State; the realize calls are the caller's to
-        count, see ``countSkippedCalls``)."""
+        State reads as after ``realize`` (Time stage has nothing to do for such a State).
+        The counters are the caller's to count (``countStages``, ``countSkippedCalls``)."""
         self._mark(state, self._current_plan(state).ctx, first, last, ke)
-        if count:
-            self.countStages(first, last, 1)
 
     def _mark(self, state: State, ctx, first: int, last: int, ke: float) -> None:
         """Every subsystem and the System of ``state`` advanced to ``last``; the kinetic

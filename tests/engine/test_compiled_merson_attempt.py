@@ -58,45 +58,54 @@ def _counters(system: MultibodySystem, integ) -> dict:
 MODES = ("python", "attempts", "steps")
 
 
-def simulate_merson(system, state, mode: str, tfinal=0.6, accuracy=1e-5, **settings):
-    """Run a RungeKuttaMerson TimeStepper to ``tfinal`` in ``mode`` (MODES); returns the
-    integrator, the final State and the counters."""
+#: simulate_merson's settings: keyword -> the integrator setter it is passed to
+SETTERS = {
+    "infinity": "setUseInfinityNorm",
+    "project_every_step": "setProjectEveryStep",
+    "constraint_tolerance": "setConstraintTolerance",
+    "max_step": "setMaximumStepSize",
+    "min_step": "setMinimumStepSize",
+    "step_limit": "setInternalStepLimit",
+    "final_time": "setFinalTime",
+    "interpolation": "setAllowInterpolation",
+}
+
+
+def merson_in_mode(system, mode: str) -> RungeKuttaMersonIntegrator:
+    """A RungeKuttaMersonIntegrator for ``system`` that runs in ``mode`` (MODES); it
+    counts the steps the stepping kernel takes (``compiledStepsTaken``). "python" turns
+    the System's fused realization off (the caller restores it)."""
     assert mode in MODES
-    fused = system._fused_realization
     if mode == "python":
         system._fused_realization = None
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.compiledStepsTaken = 0
+    if mode == "attempts":
+        integ._takeCompiledSteps = lambda tMax, tStop, maxSteps: 0
+        return integ
+    take = integ._takeCompiledSteps
+
+    def counted(tMax, tStop, maxSteps):
+        n = take(tMax, tStop, maxSteps)
+        integ.compiledStepsTaken += n
+        return n
+
+    integ._takeCompiledSteps = counted
+    return integ
+
+
+def simulate_merson(system, state, mode: str, tfinal=0.6, accuracy=1e-5, **settings):
+    """Run a RungeKuttaMerson TimeStepper to ``tfinal`` in ``mode`` (MODES), with the
+    ``settings`` of SETTERS and ``report_times`` (stepTo each first); returns the
+    integrator, the final State and the counters."""
+    fused = system._fused_realization
     try:
         system.resetAllCountersToZero()
-        integ = RungeKuttaMersonIntegrator(system)
-        if mode == "attempts":
-            integ._takeCompiledSteps = lambda tMax, tStop, maxSteps: 0
-        else:  # count the steps the stepping kernel takes
-            integ.compiledStepsTaken = 0
-            take = integ._takeCompiledSteps
-
-            def counted(tMax, tStop, maxSteps):
-                n = take(tMax, tStop, maxSteps)
-                integ.compiledStepsTaken += n
-                return n
-
-            integ._takeCompiledSteps = counted
+        integ = merson_in_mode(system, mode)
         integ.setAccuracy(accuracy)
-        if settings.get("infinity"):
-            integ.setUseInfinityNorm(True)
-        if settings.get("project_every_step"):
-            integ.setProjectEveryStep(True)
-        if "constraint_tolerance" in settings:
-            integ.setConstraintTolerance(settings["constraint_tolerance"])
-        if "max_step" in settings:
-            integ.setMaximumStepSize(settings["max_step"])
-        if "min_step" in settings:
-            integ.setMinimumStepSize(settings["min_step"])
-        if "step_limit" in settings:
-            integ.setInternalStepLimit(settings["step_limit"])
-        if "final_time" in settings:
-            integ.setFinalTime(settings["final_time"])
-        if "interpolation" in settings:
-            integ.setAllowInterpolation(settings["interpolation"])
+        for key, value in settings.items():
+            if key != "report_times":
+                getattr(integ, SETTERS[key])(value)
         stepper = TimeStepper(system, integ)
         stepper.initialize(state)
         for t in settings.get("report_times", ()):
