@@ -8,6 +8,7 @@ kept exactly symmetric, rounding grew from body to body and this chain lost ever
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine import (
     Body,
@@ -52,3 +53,25 @@ def test_ball_chain_udot_matches_mass_matrix_solve() -> None:
     udot = np.asarray(state.getUDot())
     assert np.linalg.cond(M) > 1e6  # the chain really is badly conditioned
     np.testing.assert_allclose(udot, expected, rtol=0, atol=1e-7 * np.abs(expected).max())
+
+
+def test_the_three_mobility_hinge_inverse_is_the_matrix_inverse() -> None:
+    """D^-1 = (H^T P H)^-1 of a Ball-like (3-mobility) joint, by cofactors: the inverse of
+    well and badly conditioned symmetric positive definite D, exactly symmetric; a singular
+    D is refused."""
+    from engine.multibody.kernels.stage_kernels import _invert_3x3
+
+    rng = np.random.default_rng(7)
+    for scale in (1.0, 1e-4, 1e-8):  # the smallest principal inertia, relative
+        for _ in range(20):
+            Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+            D = Q @ np.diag([1.0, rng.uniform(0.1, 1.0), scale]) @ Q.T
+            D = 0.5 * (D + D.T)
+            inv = D.copy()
+            _invert_3x3(inv)
+            np.testing.assert_array_equal(inv, inv.T)
+            cond = np.linalg.cond(D)
+            np.testing.assert_allclose(inv @ D, np.eye(3), atol=1e-14 * cond)
+    singular = np.ones((3, 3))
+    with pytest.raises(ZeroDivisionError, match="singular articulated-body hinge inertia"):
+        _invert_3x3(singular)

@@ -429,6 +429,30 @@ def _invert_spd(D, n, out, work):
 
 
 @njit(cache=True, nogil=True)
+def _invert_3x3(D):
+    """D[:3, :3] = D[:3, :3]^-1 in place, by cofactors."""
+    a, b, c = D[0, 0], D[0, 1], D[0, 2]
+    d, e, f = D[1, 0], D[1, 1], D[1, 2]
+    g, h, i = D[2, 0], D[2, 1], D[2, 2]
+    c00 = e * i - f * h
+    c01 = f * g - d * i
+    c02 = d * h - e * g
+    det = a * c00 + b * c01 + c * c02
+    if det == 0.0:
+        raise ZeroDivisionError("singular articulated-body hinge inertia (H^T P H)")
+    r = 1.0 / det
+    D[0, 0] = c00 * r
+    D[1, 0] = c01 * r
+    D[2, 0] = c02 * r
+    D[0, 1] = (c * h - b * i) * r
+    D[1, 1] = (a * i - c * g) * r
+    D[2, 1] = (b * g - a * h) * r
+    D[0, 2] = (b * f - c * e) * r
+    D[1, 2] = (c * d - a * f) * r
+    D[2, 2] = (a * e - b * d) * r
+
+
+@njit(cache=True, nogil=True)
 def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa):
     """Tip-to-base articulated inertias P (about Bo, in G), D^-1 = (H^T P H)^-1 and
     U = P H per body (work: (6, 12); Pa: (6, 6) scratch).
@@ -490,7 +514,10 @@ def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_c
                     for j in range(6):
                         acc += H[j, k] * U[j, l]
                     Di[k, l] = acc
-            _invert_spd(Di, nu, Di, work)
+            if nu == 3:
+                _invert_3x3(Di)
+            else:
+                _invert_spd(Di, nu, Di, work)
             # Pa = P - U Di U^T
             for i in range(6):
                 for k in range(nu):
