@@ -37,6 +37,7 @@ from engine.multibody.kernels.array_table import f3 as table_f3
 from engine.multibody.kernels.array_table import i1 as table_i1
 from engine.multibody.kernels.fused_stages import (
     POSITION,
+    SLOT,
     VELOCITY,
     realize_stages_from_table,
 )
@@ -47,9 +48,9 @@ from engine.multibody.kernels.quaternion_projection import (
 )
 from engine.multibody.kernels.weighted_error_norm import NOT_FINITE, weighted_error_norm
 
-# places in fused_stages.ARRAYS
-_MTYPE, _QS, _NQS, _US, _NUS, _PARAMS = 0, 2, 3, 4, 5, 6
-_Q, _U, _QUAT_STARTS, _R_FM = 14, 15, 20, 21
+_MTYPE, _QS, _NQS, _US, _NUS = SLOT["mtype"], SLOT["qs"], SLOT["nqs"], SLOT["us"], SLOT["nus"]
+_PARAMS, _Q, _U = SLOT["params"], SLOT["q"], SLOT["u"]
+_QUAT_STARTS, _R_FM = SLOT["quat_starts"], SLOT["R_FM"]
 
 #: rows of the work matrix (WORK_ROWS x ny)
 F1, F2, F3, F4, Y, YSAVE, TMP, YERR, SCALED, SQUARES = range(10)

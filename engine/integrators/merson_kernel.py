@@ -18,10 +18,11 @@ from engine.multibody.kernels.array_table import f1
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     POSITION,
+    SLOT,
     realize_stages_from_table,
 )
 
-_Q, _U, _QDOT, _UDOT = 14, 15, 16, 17  # their places in fused_stages.ARRAYS
+_Q, _U, _QDOT, _UDOT = SLOT["q"], SLOT["u"], SLOT["qdot"], SLOT["udot"]
 
 
 @njit(cache=True, nogil=True)

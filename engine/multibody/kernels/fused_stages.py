@@ -88,6 +88,9 @@ ARRAYS = (
     ("eps", "f", 1),
 )
 
+#: each array's place in ARRAYS (and in the ArrayTable built on it), by name
+SLOT = {name: k for k, (name, _, _) in enumerate(ARRAYS)}
+
 
 @njit(cache=True, nogil=True)
 def realize_stages(
