@@ -5,7 +5,9 @@ The numba kernels are compiled on their first call and cached on disk (``cache=T
 built-in mobilizer type, realized with quaternions and with Euler angles, and calls
 each matter operator once, so that a later program (the studio, the tests) finds the
 cache warm and does not pause to compile. With a warm cache it takes about as long as
-loading the cached machine code (a second or two).
+loading the cached machine code (a second or two). A cache made from other sources (after
+an update or an edit) is deleted first (``forget_stale_kernels``), because numba would
+keep a kernel whose callee in another file changed.
 
 Operators the engine does not provide (yet) are skipped; an operator that fails is
 reported in the returned summary instead of aborting, so that setting up a checkout never
@@ -14,9 +16,17 @@ fails because one operator is broken (the tests are where that shows).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
+
+#: the engine package, whose kernels numba caches beside their sources
+ENGINE_ROOT = Path(__file__).resolve().parent
+
+#: where forget_stale_kernels keeps the fingerprint of the sources the cache was made from
+_STAMP = Path("__pycache__") / "numba_sources.sha256"
 
 #: Constructor arguments after X_BM that a type requires.
 _EXTRA_ARGS = {"Screw": (0.1,), "Ellipsoid": ((0.5, 0.4, 0.3),)}
@@ -109,10 +119,43 @@ def _operators(matter, state, nu: int, nb: int) -> list[tuple[str, Callable[[], 
     return [(name, fn) for name, fn in candidates if fn is not None]
 
 
+def sources_fingerprint(root: Path) -> str:
+    """sha256 over the path and bytes of every ``.py`` file under ``root``."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def forget_stale_kernels(root: Path = ENGINE_ROOT) -> int:
+    """Delete numba's cached machine code (``*.nbi``, ``*.nbc``) under ``root`` if any
+    source file there changed since the cache was made; returns how many files went.
+
+    numba checks a cached kernel against its own file only: a kernel whose callee in
+    another file changed (an update of mbstudio, a local edit) would otherwise keep
+    running the old callee's code."""
+    fingerprint = sources_fingerprint(root)
+    stamp = root / _STAMP
+    if stamp.is_file() and stamp.read_text().strip() == fingerprint:
+        return 0
+    removed = 0
+    for pattern in ("*.nbi", "*.nbc"):
+        for path in root.rglob(pattern):
+            path.unlink(missing_ok=True)
+            removed += 1
+    stamp.parent.mkdir(exist_ok=True)
+    stamp.write_text(fingerprint + "\n")
+    return removed
+
+
 def warm_jit() -> dict:
-    """Compile or load every kernel; returns ``{"mobilizers": [...], "operators": [...],
+    """Compile or load every kernel, after forgetting a cache made from other sources
+    (``forget_stale_kernels``); returns ``{"mobilizers": [...], "operators": [...],
     "failed": {operator: message}}`` describing what was exercised."""
     from engine.common.stage import Stage
+
+    forget_stale_kernels()
 
     system, matter, names = _tiny_model()
     done: list[str] = []

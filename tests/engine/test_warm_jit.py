@@ -47,3 +47,27 @@ def test_warm_jit_compiles_the_fused_and_integrator_kernels() -> None:
         remove_quaternion_norm_errors,
     ):
         assert kernel.signatures, kernel
+
+
+def test_a_cache_made_from_other_sources_is_forgotten(tmp_path) -> None:
+    from engine.jit_warmup import forget_stale_kernels
+
+    package = tmp_path / "pkg"
+    (package / "sub" / "__pycache__").mkdir(parents=True)
+    (package / "kernel.py").write_text("x = 1\n")
+    (package / "sub" / "callee.py").write_text("y = 2\n")
+    cached = [package / "sub" / "__pycache__" / f"callee.f-1.py311.{ext}" for ext in ("nbi", "nbc")]
+    for path in cached:
+        path.write_bytes(b"machine code")
+    assert forget_stale_kernels(package) == 2  # no fingerprint yet: the cache is unknown
+    assert not any(path.exists() for path in cached)
+    for path in cached:
+        path.write_bytes(b"machine code")
+    assert forget_stale_kernels(package) == 0  # same sources: kept
+    assert all(path.exists() for path in cached)
+    (package / "sub" / "callee.py").write_text("y = 3\n")  # a callee changed
+    assert forget_stale_kernels(package) == 2
+    assert not any(path.exists() for path in cached)
+    (package / "new.py").write_text("")  # a file added
+    (package / "sub" / "__pycache__" / "k.nbi").write_bytes(b"")
+    assert forget_stale_kernels(package) == 1
