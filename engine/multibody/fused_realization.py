@@ -115,8 +115,7 @@ class FusedRealization:
             ke = fn(first, last, with_inertias, args[0], args[1], args[2])
             if fn is realize_stages_from_table:
                 plan.fn = _compiled(fn, (first, last, with_inertias, *args))
-        self._mark(state, ctx, first, last, ke)
-        self.countStages(first, last, 1)
+        self._mark(state, ctx, first, last, ke, 1)
         if with_inertias:
             matter._mark_abi(state, ctx)
         return True
@@ -127,17 +126,20 @@ class FusedRealization:
         ``state``, which is at stage ``first - 1``, with kinetic energy ``ke`` (J): the
         State reads as after ``realize`` (Time stage has nothing to do for such a State).
         The counters are the caller's to count (``countStages``, ``countSkippedCalls``)."""
-        self._mark(state, self._current_plan(state).ctx, first, last, ke)
+        self._mark(state, self._current_plan(state).ctx, first, last, ke, 0)
 
-    def _mark(self, state: State, ctx, first: int, last: int, ke: float) -> None:
+    def _mark(self, state: State, ctx, first: int, last: int, ke: float, n: int) -> None:
         """Every subsystem and the System of ``state`` advanced to ``last``; the kinetic
-        energy (J) stored if Velocity is among the stages first..last."""
+        energy (J) stored if Velocity is among the stages first..last; ``n`` realizations
+        of each of those stages counted."""
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
         now = ALL_STAGES[last]
         for info in state._subs:
             info.stage = now
         state._system_stage = now
+        if n:
+            self.countStages(first, last, n)
 
     def countStages(self, first: int, last: int, n: int) -> None:
         """Count ``n`` realizations of each stage ``first..last`` (ints) that kernels did
