@@ -140,12 +140,15 @@ def forget_stale_kernels(root: Path = ENGINE_ROOT) -> int:
     if stamp.is_file() and stamp.read_text().strip() == fingerprint:
         return 0
     removed = 0
-    for pattern in ("*.nbi", "*.nbc"):
-        for path in root.rglob(pattern):
-            path.unlink(missing_ok=True)
-            removed += 1
-    stamp.parent.mkdir(exist_ok=True)
-    stamp.write_text(fingerprint + "\n")
+    try:
+        for pattern in ("*.nbi", "*.nbc"):
+            for path in root.rglob(pattern):
+                path.unlink(missing_ok=True)
+                removed += 1
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(fingerprint + "\n")
+    except OSError:  # a read-only installation: numba cannot cache there either
+        pass
     return removed
 
 
