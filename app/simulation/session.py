@@ -44,6 +44,7 @@ from app.simulation.snapshot import (
     body_poses,
     cache_report,
     cascade_between,
+    compiled_paths,
     realized_entries,
     stage_info,
 )
@@ -678,7 +679,14 @@ class SimulationSession:
                 q=np.array(shown.getQ()),
                 u=np.array(shown.getU()),
                 x_gb=poses,
-                stages=stage_info(state),
+                stages=stage_info(
+                    state,
+                    compiled_paths(
+                        self.system,
+                        state,
+                        self._stepper.getIntegrator() if self._stepper is not None else None,
+                    ),
+                ),
                 running=self._running,
                 status=self._status,
                 error=self._error,

@@ -42,6 +42,7 @@ class StageInfo:
     system_versions: tuple[int, ...]
     subsystems: tuple[SubsystemStages, ...]
     causes: tuple[str, ...]  # getLastInvalidationCause per stage (index = stage)
+    compiled: str = ""  # compiled_paths: which realizations and steps run compiled, and why not
 
     def versions_of(self, subsystem: int | None) -> tuple[int, ...]:
         return self.system_versions if subsystem is None else self.subsystems[subsystem].versions
@@ -138,8 +139,35 @@ class Snapshot:
     dynamic_geometry: tuple = field(default=(), repr=False)
 
 
-def stage_info(state) -> StageInfo:
-    """Stage information of ``state`` (lock held by the caller)."""
+def compiled_paths(system, state, integrator=None) -> str:
+    """Two lines for the stage inspector: whether ``system`` realizes Position..Acceleration
+    of ``state`` in one compiled kernel call, and (given an initialized ``integrator``)
+    whether it takes its steps in compiled runs; each with the reason when not."""
+    if state.getSystemStage() < Stage.Instance:
+        return ""
+    try:
+        why = system.whyNotFused(state)
+    except SimTKError as exc:  # a State of an earlier topology: say nothing of it
+        return f"Compiled paths unknown: {exc}"
+    lines = [
+        "Position..Acceleration: one compiled kernel call"
+        if not why
+        else f"Position..Acceleration: stage by stage ({why})"
+    ]
+    if integrator is not None:
+        steps = integrator.whyNotCompiledSteps()
+        name = integrator.getMethodName()
+        lines.append(
+            f"{name} steps: many per compiled call"
+            if not steps
+            else f"{name} steps: one at a time in Python ({steps})"
+        )
+    return "\n".join(lines)
+
+
+def stage_info(state, compiled: str = "") -> StageInfo:
+    """Stage information of ``state`` (lock held by the caller); ``compiled`` is the
+    ``compiled_paths`` text to show with it."""
     subs = []
     for i in range(state.getNumSubsystems()):
         info = state.getPerSubsystemInfo(i)
@@ -148,7 +176,7 @@ def stage_info(state) -> StageInfo:
         )
     versions = tuple(state.getSystemStageVersions())
     causes = tuple(state.getLastInvalidationCause(Stage(k)) for k in range(11))
-    return StageInfo(state.getSystemStage(), versions, tuple(subs), causes)
+    return StageInfo(state.getSystemStage(), versions, tuple(subs), causes, compiled)
 
 
 def all_stage_versions(state) -> dict[int | None, list[int]]:

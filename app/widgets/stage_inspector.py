@@ -3,9 +3,10 @@
 A table: one row for the System and one per subsystem, one column per stage (Topology ..
 Report). A cell shows that stage's version number; green when the stage is realized, grey when
 not; orange when the last edit invalidated it (the cascade), with the edit named above the
-table. When the simulation is paused, "Realize next stage" and "Realize to" advance the State
-one stage at a time (through the session's worker) and the timings of the stages realized are
-listed.
+table. Below it, which paths run compiled (Position..Acceleration in one kernel call, integrator
+steps in compiled runs) and, where not, why. When the simulation is paused, "Realize next
+stage" and "Realize to" advance the State one stage at a time (through the session's worker)
+and the timings of the stages realized are listed.
 """
 
 from __future__ import annotations
@@ -74,6 +75,14 @@ class StageInspector(QWidget):
         self.cascade_label = QLabel("")
         self.cascade_label.setObjectName("cascadeLabel")
         self.cascade_label.setWordWrap(True)
+        self.compiled_label = QLabel("")
+        self.compiled_label.setObjectName("compiledLabel")
+        self.compiled_label.setWordWrap(True)
+        self.compiled_label.setToolTip(
+            "Whether the engine realizes Position..Acceleration in one compiled kernel call "
+            "and takes integrator steps in compiled runs, and if not, what keeps it in Python "
+            "(a Measure, a Custom force or mobilizer, constraints, event witnesses, ...)"
+        )
 
         self.table = QTableWidget(0, len(STAGES), self)
         self.table.setObjectName("stageTable")
@@ -116,6 +125,7 @@ class StageInspector(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.cascade_label)
+        layout.addWidget(self.compiled_label)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.timings)
@@ -185,6 +195,8 @@ class StageInspector(QWidget):
                 if old is None or old[2] != tip:
                     item.setToolTip(tip)
         self.summary.setText(f"System stage: {info.system_stage.getName()}  (t = {snap.time:.6g})")
+        if self.compiled_label.text() != info.compiled:
+            self.compiled_label.setText(info.compiled)
         if snap.cascade is not None and snap.cascade.stages:
             lowest = snap.cascade.lowest()
             self.cascade_label.setText(

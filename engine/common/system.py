@@ -157,6 +157,16 @@ class System:
     def setHasTimeAdvancedEvents(self, flag: bool) -> None:
         self._has_time_advanced_events = bool(flag)
 
+    def whyNotFused(self, state: State) -> str:
+        """Why this System realizes Position..Acceleration of ``state`` stage by stage
+        ("" if it does them in one compiled kernel call); an mbstudio extension for the
+        studio's stage inspector."""
+        self._check_state(state, "whyNotFused")
+        fused = self._fused_realization
+        if fused is None:
+            return f"{type(self).__name__} has no fused realization (MultibodySystem has)"
+        return fused.whyNotFused(state)
+
     def hasTimeAdvancedEvents(self) -> bool:
         return self._has_time_advanced_events
 

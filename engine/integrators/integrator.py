@@ -781,6 +781,17 @@ class Integrator:
                 else _Comm.CompletedInternalStepNoEvent
             )
 
+    def whyNotCompiledSteps(self) -> str:
+        """Why this integrator takes its steps one by one through the State ("" if it
+        takes runs of them in one compiled call); an mbstudio extension for the studio's
+        stage inspector. Requires initialize()."""
+        self._requireInitialized("whyNotCompiledSteps")
+        return self._compiledStepsObstacle(self._advanced)
+
+    def _compiledStepsObstacle(self, advanced: State) -> str:
+        """whyNotCompiledSteps for the advanced State ``advanced`` ("" = no obstacle)."""
+        return f"{self._methodName} has no compiled stepping (RungeKuttaMerson has)"
+
     def _takeCompiledSteps(self, tMax: float, tStop: float, maxSteps: float) -> int:
         """Take, in compiled code, the internal steps toward ``tMax`` that the loop
         below would take while the time is before ``tStop`` (at most ``maxSteps``),

@@ -170,26 +170,39 @@ class RungeKuttaMersonIntegrator(Integrator):
             projectQs=projections,
         )
 
+    def _compiledStepsObstacle(self, adv) -> str:
+        """Integrator._compiledStepsObstacle: what keeps ``merson_steps`` from stepping
+        ``adv`` (see merson_steps_kernel)."""
+        system = self._system
+        fused = system._fused_realization
+        if fused is None:
+            return "the System realizes its stages one by one"
+        if fused.compiledDerivatives(adv) is None:
+            return fused.whyNoCompiledDerivatives(adv)
+        if adv.getNUErr():
+            return "its constraints are projected after every step"
+        if adv.getNEventTriggers():
+            return "event witnesses are watched over every step"
+        if self._userReturnEveryInternalStep:
+            return "it returns after every internal step (setReturnEveryInternalStep)"
+        if system.hasTimeAdvancedEvents():
+            return "a time-advanced event handler runs after every step"
+        if adv._hasAutoUpdateVariables():
+            return "auto-update discrete variables are swapped at every step"
+        return ""
+
     def _takeCompiledSteps(self, tMax: float, tStop: float, maxSteps: float) -> int:
         """Integrator._takeCompiledSteps with ``merson_steps``, where a kernel can
         evaluate the derivatives and nothing needs Python between steps (see
         ``merson_steps_kernel``)."""
         system, adv = self._system, self._advanced
-        fused = system._fused_realization
-        if fused is None or self._compiledStepsStopped == self._stepSerial:
+        if self._compiledStepsStopped == self._stepSerial or self._compiledStepsObstacle(adv):
             return 0
-        compiled = fused.compiledDerivatives(adv)
         stage = adv.getSystemStage()
-        if (
-            compiled is None
-            or stage < Stage.Velocity
-            or adv.getNUErr()
-            or adv.getNEventTriggers()
-            or self._userReturnEveryInternalStep
-            or system.hasTimeAdvancedEvents()
-            or adv._hasAutoUpdateVariables()
-        ):
+        if stage < Stage.Velocity:
             return 0
+        fused = system._fused_realization
+        compiled = fused.compiledDerivatives(adv)
         ny, nq = adv.getNY(), adv.getNQ()
         work = self._workMatrix(ny)
         run = self._runInfo

@@ -165,6 +165,20 @@ class FusedRealization:
                 return None
         return plan.args
 
+    def whyNoCompiledDerivatives(self, state: State) -> str:
+        """Why ``compiledDerivatives(state)`` is None ("" if it is not)."""
+        plan = self._current_plan(state)
+        if plan.why_not:
+            return f"Position..Acceleration are realized stage by stage: {plan.why_not}"
+        if plan.table is None:
+            return "numba's JIT is off (NUMBA_DISABLE_JIT)"
+        if not plan.derivatives:
+            return "y holds more than the matter subsystem's q and u, or Time stage has work"
+        triggers = state._trigger_counts
+        if any(triggers[g] for g in range(_TIME_INT, ACCELERATION + 1)):
+            return "event witnesses are evaluated at Time to Acceleration stage"
+        return ""
+
     def countRealizations(self, n: int) -> None:
         """Count ``n`` derivative evaluations done by a kernel through
         ``compiledDerivatives`` as the System would have counted them: per evaluation

@@ -371,3 +371,24 @@ def test_each_example_opens_steps_and_is_drawn(studio, qtbot, read_render_window
             actor.VisibilityOn()
         drawn = (np.abs(with_model - without).max(axis=2) > 30).sum()
         assert drawn > 200, (example.key, drawn)  # the model covers part of the view
+
+
+def test_stage_inspector_says_which_paths_run_compiled_and_why_not(studio, qtbot):
+    window = studio(chain(2))
+    panel = window.simulation
+    inspector = panel.stage_inspector
+    window.docks["Stage inspector"].raise_()
+    qtbot.waitUntil(lambda: "one compiled kernel call" in inspector.compiled_label.text())
+    window.sim_actions["step"].trigger()  # the integrator exists from the first step on
+    qtbot.waitUntil(lambda: "steps: many per compiled call" in inspector.compiled_label.text())
+    assert "RungeKuttaMerson" in inspector.compiled_label.text()
+
+    # a force element written in Python keeps both in Python, and the inspector says why
+    slow = studio(chain(1, fail_after=100.0))
+    slow.docks["Stage inspector"].raise_()
+    slow.sim_actions["step"].trigger()
+    label = slow.simulation.stage_inspector.compiled_label
+    qtbot.waitUntil(lambda: "one at a time in Python" in label.text(), timeout=10000)
+    text = label.text()
+    assert "Position..Acceleration: stage by stage" in text
+    assert "without a compiled force term" in text

@@ -110,3 +110,55 @@ def test_an_overflow_many_steps_in_fails_as_on_the_python_path():
         assert failures[mode][0] == message
         assert failures[mode][1] == t
         np.testing.assert_array_equal(failures[mode][2], y)
+
+
+def test_why_not_compiled_steps_names_what_keeps_the_steps_in_python():
+    from engine import (
+        Constraint,
+        Measure,
+        RungeKuttaFeldbergIntegrator,
+        SimTKError,
+        TriggeredEventHandler,
+    )
+
+    def why(system, state, integrator_class=RungeKuttaMersonIntegrator, **settings):
+        integ = integrator_class(system)
+        if settings.get("every_step"):
+            integ.setReturnEveryInternalStep(True)
+        integ.initialize(state)
+        return integ.whyNotCompiledSteps()
+
+    system, state = _model(5)
+    assert why(system, state) == ""
+    assert "setReturnEveryInternalStep" in why(system, state, every_step=True)
+    assert "RungeKuttaFeldberg has no compiled stepping" in why(
+        system, state, RungeKuttaFeldbergIntegrator
+    )
+    with pytest.raises(SimTKError, match="initialize"):
+        RungeKuttaMersonIntegrator(system).whyNotCompiledSteps()
+
+    system, state = _model(6)
+    Measure.Time(system.getDefaultSubsystem())
+    assert why(system, system.realizeTopology()) == (
+        "Position..Acceleration are realized stage by stage: the System has Measures"
+    )
+
+    system, state = _model(7)
+    matter = system.getMatterSubsystem()
+    Constraint.Rod(
+        matter.getMobilizedBody(1), [0.1, 0, 0], matter.getMobilizedBody(3), [0, 0.2, 0], 1
+    )
+    assert why(system, system.realizeTopology()).endswith("constraints are enabled")
+
+    class Crossing(TriggeredEventHandler):
+        def getValue(self, state) -> float:
+            return state.getQ()[0] - 10.0
+
+        def handleEvent(self, state, accuracy, shouldTerminate) -> None:
+            pass
+
+    system, state = _model(8)
+    system.addEventHandler(Crossing(Stage.Position))
+    assert why(system, system.realizeTopology()) == (
+        "event witnesses are evaluated at Time to Acceleration stage"
+    )
