@@ -10,7 +10,8 @@ For a MultibodySystem whose stage hooks between Position and Acceleration are on
 * GeneralForceSubsystems whose enabled elements all have compiled force terms
   (``engine.forces.compiled_terms``: gravity, mobility springs, dampers and forces,
   constant torques and forces, the global damper);
-* a DefaultSystemSubsystem without Measures;
+* a DefaultSystemSubsystem whose Measures have no work at those stages (they compute
+  their values when asked; Integrate, Differentiate and the extremes do have);
 
 those stages do nothing but the matter kernels and the force terms, so
 ``realize_stages`` does them all in one call, and this class then records the stages as
@@ -19,7 +20,7 @@ the per-stage realization counters count each stage, the articulated-inertia cac
 entry is marked realized when it was recomputed, and the kinetic energy is stored. The
 results are the same numbers the per-stage path computes, in the same cache arrays.
 
-Anything else (a Measure, a Force.Custom, an enabled constraint, event witnesses at these
+Anything else (such a Measure, a Force.Custom, an enabled constraint, event witnesses at these
 stages, a subsystem already ahead of the System) makes ``realize`` return False and the
 System realizes stage by stage. Whether a State qualifies is decided once per
 configuration of its discrete variables and Instance stage (a ``_Plan`` kept in the
@@ -33,6 +34,7 @@ from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
+from engine.measures.measure import Measure
 from engine.multibody.kernels.array_table import ArrayTable
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
@@ -308,7 +310,7 @@ class FusedRealization:
         if isinstance(sub, DefaultSystemSubsystem):
             if impl is not getattr(DefaultSystemSubsystem, name):
                 return label
-            return "the System has Measures" if sub._measures else ""
+            return FusedRealization._measure_disqualification(sub, name)
         if isinstance(sub, GeneralForceSubsystem):
             if impl is not getattr(GeneralForceSubsystem, name):
                 return label
@@ -319,6 +321,18 @@ class FusedRealization:
                 )
             return ""
         return label
+
+    @staticmethod
+    def _measure_disqualification(sub: DefaultSystemSubsystem, name: str) -> str:
+        """Why a Measure of ``sub`` needs its stage hook for the subsystem hook ``name``
+        ("" if every Measure's hook for that stage is the base class's, which does
+        nothing: such Measures compute their values when asked)."""
+        hook = name.replace("realizeSubsystem", "realizeMeasure").removesuffix("Impl")
+        for measure in sub._measures:
+            if getattr(type(measure), hook) is not getattr(Measure, hook):
+                stage = hook.removeprefix("realizeMeasure")
+                return f"a Measure.{type(measure).__name__} does work at {stage} stage"
+        return ""
 
     @staticmethod
     def _arguments(state: State, matter, ctx, program) -> tuple:

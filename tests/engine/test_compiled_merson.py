@@ -138,9 +138,13 @@ def test_why_not_compiled_steps_names_what_keeps_the_steps_in_python():
         RungeKuttaMersonIntegrator(system).whyNotCompiledSteps()
 
     system, state = _model(6)
-    Measure.Time(system.getDefaultSubsystem())
+    ds = system.getDefaultSubsystem()
+    Measure.Time(ds)
+    assert why(system, system.realizeTopology()) == ""  # computed when asked: no obstacle
+    Measure.Integrate(ds, Measure.Constant(ds, 1.0), Measure.Zero(ds))
     assert why(system, system.realizeTopology()) == (
-        "Position..Acceleration are realized stage by stage: the System has Measures"
+        "Position..Acceleration are realized stage by stage: a Measure.Integrate does work "
+        "at Acceleration stage"
     )
 
     system, state = _model(7)

@@ -178,9 +178,25 @@ def test_work_that_is_not_compiled_is_realized_stage_by_stage():
     np.testing.assert_array_equal(state.getUDot(), reference.getUDot())
 
 
-def test_measures_keep_the_stage_by_stage_path():
+def test_measures_with_stage_work_keep_the_stage_by_stage_path():
     system, matter, _, state, rng, _ = _with_every_compiled_force(9)
-    Measure.Time(system.getDefaultSubsystem())
+    ds = system.getDefaultSubsystem()
+    # Measures that compute their values when asked leave the fused realization alone
+    time, wave = Measure.Time(ds), Measure.Sinusoid(ds, 2.0, 3.0)
+    total = Measure.Plus(ds, time, wave)
     state = system.realizeTopology()
     system.realize(state, Stage.Instance)
-    assert system._fused_realization.whyNotFused(state) == "the System has Measures"
+    assert system.whyNotFused(state) == ""
+    _randomize(system, matter, state, rng)
+    state.setTime(0.25)
+    system.realize(state, Stage.Acceleration)
+    reference = state.copy()
+    reference.setU(state.getU())
+    _stage_by_stage(system, reference)
+    np.testing.assert_array_equal(state.getUDot(), reference.getUDot())
+    assert total.getValue(state) == 0.25 + 2.0 * np.sin(3.0 * 0.25)
+    # one that tracks its operand at Acceleration stage does not
+    Measure.Maximum(ds, wave)
+    state = system.realizeTopology()
+    system.realize(state, Stage.Instance)
+    assert system.whyNotFused(state) == "a Measure.Maximum does work at Acceleration stage"
