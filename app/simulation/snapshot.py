@@ -147,15 +147,15 @@ def compiled_paths(system, state, integrator=None) -> str:
         return ""
     try:
         why = system.whyNotFused(state)
-    except SimTKError as exc:  # a State of an earlier topology: say nothing of it
+        steps = integrator.whyNotCompiledSteps() if integrator is not None else None
+    except SimTKError as exc:  # e.g. a State of an earlier topology
         return f"Compiled paths unknown: {exc}"
     lines = [
         "Position..Acceleration: one compiled kernel call"
         if not why
         else f"Position..Acceleration: stage by stage ({why})"
     ]
-    if integrator is not None:
-        steps = integrator.whyNotCompiledSteps()
+    if steps is not None:
         name = integrator.getMethodName()
         lines.append(
             f"{name} steps: many per compiled call"
