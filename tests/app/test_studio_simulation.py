@@ -380,7 +380,9 @@ def test_stage_inspector_says_which_paths_run_compiled_and_why_not(studio, qtbot
     window.docks["Stage inspector"].raise_()
     qtbot.waitUntil(lambda: "one compiled kernel call" in inspector.compiled_label.text())
     window.sim_actions["step"].trigger()  # the integrator exists from the first step on
-    qtbot.waitUntil(lambda: "steps: many per compiled call" in inspector.compiled_label.text())
+    qtbot.waitUntil(  # generous: a cold numba cache compiles the stepping kernel first
+        lambda: "steps: many per compiled call" in inspector.compiled_label.text(), timeout=60000
+    )
     assert "RungeKuttaMerson" in inspector.compiled_label.text()
 
     # a force element written in Python keeps both in Python, and the inspector says why
