@@ -569,6 +569,7 @@ def articulated_solve(
     ``articulated_inertias`` with the same ``known``) udot is an input, used as given;
     mobility forces of those bodies are not read."""
     nb = parent.shape[0]
+    g = np.empty(6)  # e - U^T c (or U^T a) of a multi-mobility body, once per mobility
     for b in range(nb):
         for i in range(6):
             z[b, i] = bias_force[b, i] - body_forces[b, i]
@@ -655,14 +656,15 @@ def articulated_solve(
                     + H[3, k] * zb[3] + H[4, k] * zb[4] + H[5, k] * zb[5]
                 )  # fmt: skip
                 eps[s + k] = e
+            for l in range(nu):
+                g[l] = eps[s + l] - (
+                    U[0, l] * cor[0] + U[1, l] * cor[1] + U[2, l] * cor[2]
+                    + U[3, l] * cor[3] + U[4, l] * cor[4] + U[5, l] * cor[5]
+                )  # fmt: skip
             for k in range(nu):
                 acc = 0.0
                 for l in range(nu):
-                    g = eps[s + l] - (
-                        U[0, l] * cor[0] + U[1, l] * cor[1] + U[2, l] * cor[2]
-                        + U[3, l] * cor[3] + U[4, l] * cor[4] + U[5, l] * cor[5]
-                    )  # fmt: skip
-                    acc += Di[k, l] * g
+                    acc += Di[k, l] * g[l]
                 za0 += U[0, k] * acc
                 za1 += U[1, k] * acc
                 za2 += U[2, k] * acc
@@ -728,14 +730,15 @@ def articulated_solve(
             H = H_G[b]
             U = U_cols[b]
             Di = D_inv[b]
+            for l in range(nu):
+                g[l] = eps[s + l] - (
+                    U[0, l] * a0 + U[1, l] * a1 + U[2, l] * a2
+                    + U[3, l] * a3 + U[4, l] * a4 + U[5, l] * a5
+                )  # fmt: skip
             for k in range(nu):
                 acc = 0.0
                 for l in range(nu):
-                    g = eps[s + l] - (
-                        U[0, l] * a0 + U[1, l] * a1 + U[2, l] * a2
-                        + U[3, l] * a3 + U[4, l] * a4 + U[5, l] * a5
-                    )  # fmt: skip
-                    acc += Di[k, l] * g
+                    acc += Di[k, l] * g[l]
                 udot[s + k] = acc
             for k in range(nu):
                 ud = udot[s + k]
