@@ -48,26 +48,23 @@ class ArrayTable:
             self.shapes[k, :ndim] = a.shape
 
 
-@intrinsic
-def _float64_pointer(typingctx, address):
-    """The int64 ``address`` as a float64* (for numba.carray)."""
-    ptr_type = types.CPointer(types.float64)
+def _pointer_intrinsic(element_type):
+    """An intrinsic turning an int64 address into an ``element_type`` pointer (for
+    numba.carray)."""
+    ptr_type = types.CPointer(element_type)
 
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(ptr_type))
+    @intrinsic
+    def pointer(typingctx, address):
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(ptr_type))
 
-    return ptr_type(address), codegen
+        return ptr_type(address), codegen
+
+    return pointer
 
 
-@intrinsic
-def _int64_pointer(typingctx, address):
-    """The int64 ``address`` as an int64* (for numba.carray)."""
-    ptr_type = types.CPointer(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(ptr_type))
-
-    return ptr_type(address), codegen
+_float64_pointer = _pointer_intrinsic(types.float64)
+_int64_pointer = _pointer_intrinsic(types.int64)
 
 
 # numba fixes an array's number of dimensions at compile time, so one helper per shape.
