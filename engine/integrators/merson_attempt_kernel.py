@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.integrators.merson_kernel import merson_trial_stages
+from engine.integrators.merson_kernel import merson_trial_stages, write_q_and_u
 from engine.multibody.kernels.array_table import f1 as table_f1
 from engine.multibody.kernels.array_table import f2 as table_f2
 from engine.multibody.kernels.array_table import f3 as table_f3
@@ -130,11 +130,7 @@ def merson_attempt(
             return Y1_NOT_FINITE
     nq = s[_Q, 0]
     q = table_f1(a, s, _Q)
-    u = table_f1(a, s, _U)
-    for i in range(nq):
-        q[i] = y[i]
-    for i in range(n - nq):
-        u[i] = y[nq + i]
+    write_q_and_u(y, a, s)
     info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
     for i in range(n):
         y_err[i] = (y[i] - ysave[i]) / 5

@@ -26,6 +26,18 @@ _Q, _U, _QDOT, _UDOT = SLOT["q"], SLOT["u"], SLOT["qdot"], SLOT["udot"]
 
 
 @njit(cache=True, nogil=True)
+def write_q_and_u(y, a, s):
+    """y = [q, u] into the State's q and u (given by table a, s)."""
+    nq = s[_Q, 0]
+    q = f1(a, s, _Q)
+    u = f1(a, s, _U)
+    for i in range(nq):
+        q[i] = y[i]
+    for i in range(s[_U, 0]):
+        u[i] = y[nq + i]
+
+
+@njit(cache=True, nogil=True)
 def _evaluate(y, f, euler, a, s):
     """f = ydot at y (q and u of the State given by table a, s); False if y or f is not
     finite (nothing is realized for a non-finite y)."""
@@ -34,12 +46,7 @@ def _evaluate(y, f, euler, a, s):
             return False
     nq = s[_Q, 0]
     nu = s[_U, 0]
-    q = f1(a, s, _Q)
-    u = f1(a, s, _U)
-    for i in range(nq):
-        q[i] = y[i]
-    for i in range(nu):
-        u[i] = y[nq + i]
+    write_q_and_u(y, a, s)
     realize_stages_from_table(POSITION, ACCELERATION, True, euler, a, s)
     qdot = f1(a, s, _QDOT)
     udot = f1(a, s, _UDOT)

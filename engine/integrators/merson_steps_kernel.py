@@ -36,6 +36,7 @@ from engine.integrators.merson_attempt_kernel import (
     WORST,
     merson_attempt,
 )
+from engine.integrators.merson_kernel import write_q_and_u
 from engine.integrators.step_control import (
     MAX_TINY_STEPS,
     adjusted_step_size,
@@ -151,8 +152,6 @@ def merson_steps(
     h = run[STEP_SIZE]
     tiny = int(run[TINY_STEPS])
     hopeless = 2.0**_ORDER * accuracy
-    nq, nu = s[_Q, 0], s[_U, 0]
-    q, u = table_f1(a, s, _Q), table_f1(a, s, _U)
     steps = attempts = failures = projections = normalizations = realizations = 0
     status = 0
     while steps < max_steps and t < t_stop:
@@ -190,10 +189,7 @@ def merson_steps(
             if tiny_after > MAX_TINY_STEPS:
                 status = CRAWLING
         if status:  # back to the start of this step, for Python to take it
-            for i in range(nq):
-                q[i] = y_prev[i]
-            for i in range(nu):
-                u[i] = y_prev[nq + i]
+            write_q_and_u(y_prev, a, s)
             h = h_start
             break
         tiny = tiny_after
