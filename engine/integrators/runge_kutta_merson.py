@@ -177,8 +177,9 @@ class RungeKuttaMersonIntegrator(Integrator):
         fused = system._fused_realization
         if fused is None:
             return "the System realizes its stages one by one"
-        if fused.compiledDerivatives(adv) is None:
-            return fused.whyNoCompiledDerivatives(adv)
+        why = fused.whyNoCompiledDerivatives(adv)
+        if why:
+            return why
         if adv.getNUErr():
             return "its constraints are projected after every step"
         if adv.getNEventTriggers():

@@ -159,27 +159,31 @@ class FusedRealization:
         Acceleration. None otherwise. The caller counts the realizations it does
         (``countRealizations``)."""
         plan = self._current_plan(state)
-        if not plan.derivatives:
-            return None
-        triggers = state._trigger_counts
-        for g in range(_TIME_INT, ACCELERATION + 1):
-            if triggers[g]:
-                return None
-        return plan.args
+        return None if self._derivatives_obstacle(state, plan) else plan.args
 
     def whyNoCompiledDerivatives(self, state: State) -> str:
         """Why ``compiledDerivatives(state)`` is None ("" if it is not)."""
         plan = self._current_plan(state)
+        why = self._derivatives_obstacle(state, plan)
+        if why and why is plan.why_not:
+            return f"Position..Acceleration are realized stage by stage: {why}"
+        return why
+
+    @staticmethod
+    def _derivatives_obstacle(state: State, plan: _Plan) -> str:
+        """What keeps kernels from evaluating ``state``'s derivatives ("" if nothing):
+        see compiledDerivatives."""
+        if plan.derivatives:
+            triggers = state._trigger_counts
+            for g in range(_TIME_INT, ACCELERATION + 1):
+                if triggers[g]:
+                    return "event witnesses are evaluated at Time to Acceleration stage"
+            return ""
         if plan.why_not:
-            return f"Position..Acceleration are realized stage by stage: {plan.why_not}"
+            return plan.why_not
         if plan.table is None:
             return "numba's JIT is off (NUMBA_DISABLE_JIT)"
-        if not plan.derivatives:
-            return "y holds more than the matter subsystem's q and u, or Time stage has work"
-        triggers = state._trigger_counts
-        if any(triggers[g] for g in range(_TIME_INT, ACCELERATION + 1)):
-            return "event witnesses are evaluated at Time to Acceleration stage"
-        return ""
+        return "y holds more than the matter subsystem's q and u, or Time stage has work"
 
     def countRealizations(self, n: int) -> None:
         """Count ``n`` derivative evaluations done by a kernel through
