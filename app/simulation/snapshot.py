@@ -179,22 +179,27 @@ def stage_info(state, compiled: str = "") -> StageInfo:
     return StageInfo(state.getSystemStage(), versions, tuple(subs), causes, compiled)
 
 
-def all_stage_versions(state) -> dict[int | None, list[int]]:
-    """Stage versions of the system (key None, all 11) and of every subsystem."""
-    out: dict[int | None, list[int]] = {None: list(state._system_stage_versions)}
+def all_stage_versions(state) -> dict[int | None, tuple[int, list[int]]]:
+    """The stage and the stage versions (all 11) of the system (key None) and of every
+    subsystem."""
+    out = {None: (int(state.getSystemStage()), list(state._system_stage_versions))}
     for i in range(state.getNumSubsystems()):
-        out[i] = list(state.getPerSubsystemInfo(i).stage_versions)
+        info = state.getPerSubsystemInfo(i)
+        out[i] = (int(info.stage), info.stage_versions)
     return out
 
 
 def cascade_between(before: dict, after: dict, cause: str) -> Cascade:
-    """Which stages' versions changed between two ``all_stage_versions`` results."""
+    """Which stages were invalidated between two ``all_stage_versions`` results: those
+    valid before whose versions changed (a subsystem's versions of stages it has not
+    reached may change too; they were not valid, so they were not invalidated)."""
     stages: dict[int | None, tuple[Stage, ...]] = {}
-    for key, new in after.items():
-        old = before.get(key)
-        if old is None:
+    for key, (_, new) in after.items():
+        if key not in before:
             continue
-        bumped = tuple(Stage(k) for k in range(min(len(old), len(new))) if old[k] != new[k])
+        stage, old = before[key]
+        n = min(stage + 1, len(old), len(new))
+        bumped = tuple(Stage(k) for k in range(n) if old[k] != new[k])
         if bumped:
             stages[key] = bumped
     return Cascade(cause, stages)

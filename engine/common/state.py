@@ -95,6 +95,8 @@ class State:
         self._dep_plans: dict = {}
         self._system_stage = Stage.Empty
         self._system_stage_versions = [1] * 11
+        #: the serial of the last invalidation (see PerSubsystemInfo.stage_stamps)
+        self._invalidation_serial = 1
         self._topology_version = 0
         self._last_invalidation: list[str] = [""] * 11
         self._t = 0.0
@@ -150,6 +152,7 @@ class State:
         dst._subs = [s.copy() for s in self._subs]
         dst._dep_plans = {}
         dst._system_stage_versions = list(self._system_stage_versions)
+        dst._invalidation_serial = serial = self._invalidation_serial + 1
         dst._topology_version = self._topology_version
         dst._last_invalidation = list(self._last_invalidation)
         dst._t = self._t
@@ -187,9 +190,7 @@ class State:
         lim = _INT[limit]
         for sub in dst._subs:
             if sub.stage > lim:
-                versions = sub.stage_versions
-                for k in range(lim + 1, _INT[sub.stage] + 1):
-                    versions[k] += 1
+                sub.stage_stamps[lim + 1] = serial
                 sub.stage = limit
         for k in range(lim + 1, _INT[self._system_stage] + 1):
             dst._system_stage_versions[k] += 1
@@ -368,11 +369,10 @@ class State:
             raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
         to = ALL_STAGES[first - 1]
         forgot = False
+        self._invalidation_serial = serial = self._invalidation_serial + 1
         for sub in self._subs:
             if sub.stage >= first:
-                versions = sub.stage_versions
-                for k in range(first, _INT[sub.stage] + 1):
-                    versions[k] += 1
+                sub.stage_stamps[first] = serial
                 sub.stage = to
                 if first <= 3:  # to < Instance
                     sub.forget_allocations_from(to)
@@ -1355,10 +1355,10 @@ class State:
         st = sub.stage
         if st >= ce.latest:
             mark = ce.not_realized_mark
-            return mark is None or mark != sub.stage_versions[ce.latest]
+            return mark is None or mark != sub.stage_version(ce.latest)
         if st < ce.earliest:
             return False
-        return ce.realized_version == sub.stage_versions[ce.earliest]
+        return ce.realized_version == sub.stage_version(ce.earliest)
 
     def isCacheValueRealized(self, subsys: int, index: int) -> bool:
         """True if the entry's value is current (its latest stage reached, or explicitly
@@ -1421,7 +1421,7 @@ class State:
                 needed=ce.earliest,
                 current=sub.stage,
             )
-        ce.realized_version = sub.stage_versions[ce.earliest]
+        ce.realized_version = sub.stage_version(ce.earliest)
         ce.not_realized_mark = None
         ce.last_invalidated_by = ""
         if ce.dependents:
@@ -1435,7 +1435,7 @@ class State:
     def _mark_not_realized(self, sub: PerSubsystemInfo, ce: CacheEntryInfo, cause: str) -> None:
         ce.realized_version = None
         ce.not_realized_mark = (
-            sub.stage_versions[ce.latest]
+            sub.stage_version(ce.latest)
             if ce.latest != Stage.Infinity and sub.stage >= ce.latest
             else None
         )

@@ -17,6 +17,8 @@ from engine.common.cache_entry import CacheEntryInfo, DiscreteVarInfo
 from engine.common.stage import Stage
 from engine.common.state_copy import copy_cache_entry, copy_discrete_variable
 
+_INT = list(range(11))  # _INT[stage] == int(stage) (by __index__), without Stage arithmetic
+
 _POOLS = (
     "q_requests",
     "u_requests",
@@ -43,7 +45,11 @@ class PerSubsystemInfo:
     name: str = ""
     version: str = ""
     stage: Stage = Stage.Empty
-    stage_versions: list[int] = field(default_factory=lambda: [1] * 11)
+    #: ``stage_stamps[j]``: the State's invalidation serial of the last invalidation that
+    #: backed this subsystem up from stage j or later to below j (1 before any). The
+    #: version of stage k is the largest stamp at or below k (``stage_version``): it
+    #: changes whenever stage k is invalidated, at the cost of one store per invalidation.
+    stage_stamps: list[int] = field(default_factory=lambda: [1] * 11)
     q_requests: list[PoolRequest] = field(default_factory=list)
     u_requests: list[PoolRequest] = field(default_factory=list)
     z_requests: list[PoolRequest] = field(default_factory=list)
@@ -96,6 +102,16 @@ class PerSubsystemInfo:
     def ntriggers(self, stage: Stage) -> int:
         return self.total(self.trigger_requests[stage])
 
+    def stage_version(self, k: int) -> int:
+        """The version of stage ``k`` (an int): it changes whenever stage k of this
+        subsystem is invalidated (and may also change while stage k is not valid)."""
+        return max(self.stage_stamps[: _INT[k] + 1])
+
+    @property
+    def stage_versions(self) -> list[int]:
+        """``stage_version(k)`` for every stage (for display)."""
+        return [self.stage_version(k) for k in range(11)]
+
     def forget_allocations_from(self, stage: Stage) -> None:
         """Drop everything allocated while this subsystem was at ``stage`` or later."""
         for pool in (
@@ -120,7 +136,7 @@ class PerSubsystemInfo:
         d = dict(self.__dict__)
         for pool in _POOLS:
             d[pool] = list(d[pool])
-        d["stage_versions"] = list(self.stage_versions)
+        d["stage_stamps"] = list(self.stage_stamps)
         d["trigger_requests"] = [list(r) for r in self.trigger_requests]
         d["trigger_starts"] = list(self.trigger_starts)
         d["discrete"] = [copy_discrete_variable(dv, memo) for dv in self.discrete]

@@ -284,3 +284,22 @@ def test_every_example_steps_and_plays(session_factory, key):
     moved = not np.allclose(ran.q, first.q) or not np.allclose(ran.u, first.u)
     assert moved, "nothing moves in the example"
     assert np.all(np.isfinite(s.samples.column("total energy")))
+
+
+def test_cascade_names_exactly_the_stages_an_edit_invalidated():
+    from app.simulation.snapshot import all_stage_versions, cascade_between
+
+    model = chain(2)
+    state = model.system.realizeTopology()
+    model.system.realize(state, Stage.Dynamics)
+    before = all_stage_versions(state)
+    state.setU(np.array([0.1, -0.2]))
+    cascade = cascade_between(before, all_stage_versions(state), "setU")
+    # Velocity and Dynamics were valid and went stale; Acceleration was never valid.
+    expected = (Stage.Velocity, Stage.Dynamics)
+    assert cascade.stages[None] == expected
+    assert all(cascade.stages[i] == expected for i in range(state.getNumSubsystems()))
+    model.system.realize(state, Stage.Dynamics)
+    before = all_stage_versions(state)
+    model.system.realize(state, Stage.Report)
+    assert cascade_between(before, all_stage_versions(state), "realize").stages == {}

@@ -334,3 +334,23 @@ def test_counts_subsystem_in_several_subsystems_realize_together():
     assert s.getSystemStage() == Stage.Velocity
     assert {s.getSubsystemStage(i) for i in range(s.getNumSubsystems())} == {Stage.Velocity}
     assert ALL_STAGES[s.getSystemStage()] is Stage.Velocity
+
+
+def test_subsystem_stage_versions_change_with_each_invalidated_stage(osc_system):
+    system, _ = osc_system
+    s = realized(system, Stage.Acceleration)
+    subs = [s.getPerSubsystemInfo(i) for i in range(s.getNumSubsystems())]
+    before = [info.stage_versions for info in subs]
+    s.setU([0.5, 0.5])  # backs every subsystem up from Velocity
+    after = [info.stage_versions for info in subs]
+    for old, new in zip(before, after, strict=True):
+        assert new[: Stage.Velocity] == old[: Stage.Velocity]
+        assert all(new[g] != old[g] for g in range(Stage.Velocity, Stage.Acceleration + 1))
+    # Realizing again changes no version; a Dynamics invalidation leaves Velocity's.
+    system.realize(s, Stage.Acceleration)
+    assert [info.stage_versions for info in subs] == after
+    s.invalidateAll(Stage.Dynamics)
+    again = [info.stage_versions for info in subs]
+    for old, new in zip(after, again, strict=True):
+        assert new[: Stage.Dynamics] == old[: Stage.Dynamics]
+        assert new[Stage.Dynamics] != old[Stage.Dynamics]

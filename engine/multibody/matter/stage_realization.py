@@ -279,7 +279,7 @@ class StageRealizationMixin:
         if ctx is None:
             ctx = self._context(state)
         sub = ctx.sub
-        version = sub.stage_versions[_INSTANCE_INT]
+        version = sub.stage_version(_INSTANCE_INT)
         info = ctx.inst
         if info is not None and info.version == version and info.yerr is state._yerr:
             return info
@@ -332,9 +332,7 @@ class StageRealizationMixin:
     def _abi_current(self, ctx: _RealizeContext) -> bool:
         """True if the articulated inertias were computed since q last changed."""
         entry = ctx.abi_entry
-        return (
-            entry is not None and entry.realized_version == ctx.sub.stage_versions[entry.earliest]
-        )
+        return entry is not None and entry.realized_version == ctx.sub.stage_version(entry.earliest)
 
     def _mark_abi(self, state: State, ctx: _RealizeContext) -> None:
         """The articulated inertias were just computed: mark the lazy entry realized."""
