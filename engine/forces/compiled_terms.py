@@ -17,9 +17,9 @@ subsystem's q/u. Units as the elements': N, N m, m/s^2.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from engine.forces.gravity_kernel import add_gravity_forces
+from engine.multibody.kernels.kernel_jit import kernel_jit
 
 INTS = 4
 FLOATS = 6
@@ -42,7 +42,7 @@ STATION_FORCE = 6
 GLOBAL_DAMPER = 7
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def apply_force_terms(
     term_ints, term_floats, excluded, mass, com_G, R_GB, q, u, body_forces, mobility_forces
 ):
@@ -50,26 +50,15 @@ def apply_force_terms(
     torque about Bo and force, in G, and ``mobility_forces`` (nu,). ``com_G`` (nb, 3) the
     mass-centre offsets from Bo in G, ``R_GB`` (nb, 3, 3), q and u the matter subsystem's."""
     nb = mass.shape[0]
-    mask = np.zeros(nb, dtype=np.bool_)
     for k in range(term_ints.shape[0]):
         op = term_ints[k, 0]
         a = term_ints[k, 1]
         b = term_ints[k, 2]
         fl = term_floats[k]
         if op == GRAVITY:
-            n_excluded = b
-            if n_excluded == 0:
-                add_gravity_forces(
-                    mass, com_G, mask[:0], fl[0], fl[1], fl[2], body_forces.reshape(nb, 2, 3)
-                )
-            else:
-                mask[:] = False
-                for j in range(a, a + n_excluded):
-                    if excluded[j] < nb:
-                        mask[excluded[j]] = True
-                add_gravity_forces(
-                    mass, com_G, mask, fl[0], fl[1], fl[2], body_forces.reshape(nb, 2, 3)
-                )
+            add_gravity_forces(
+                mass, com_G, excluded[a : a + b], fl[0], fl[1], fl[2], body_forces.reshape(nb, 2, 3)
+            )
         elif op == MOBILITY_SPRING:
             mobility_forces[b] += -fl[0] * (q[a] - fl[1])
         elif op == MOBILITY_DAMPER:

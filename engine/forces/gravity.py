@@ -11,7 +11,7 @@ from engine.forces.compiled_terms import GRAVITY
 from engine.forces.force import Force
 from engine.forces.gravity_kernel import add_gravity_forces
 
-_NO_EXCLUSIONS = np.zeros(0, dtype=bool)  # the kernel's "no body excluded"
+_NO_EXCLUSIONS = np.zeros(0, dtype=np.int64)  # the kernel's "no body excluded"
 
 
 class Gravity(Force):
@@ -160,8 +160,8 @@ class Gravity(Force):
         p = self._params(state)
         pc = self._matter._position_cache(state)
         mass = self._matter._topo().mass
-        which = self._included(state, p["excluded"])
-        excluded = _NO_EXCLUSIONS if isinstance(which, slice) else ~which
+        excluded = p["excluded"]
+        excluded = np.array(sorted(excluded), dtype=np.int64) if excluded else _NO_EXCLUSIONS
         g, d = p["g"], p["d"]
         add_gravity_forces(mass, pc.com_G, excluded, g * d[0], g * d[1], g * d[2], bodyForces)
 

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from numba import njit
+from engine.multibody.kernels.kernel_jit import kernel_jit
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def add_gravity_forces(mass, com_G, excluded, g0, g1, g2, body_forces):
-    """body_forces[b] += [c_b x (m_b g), m_b g] for every body b > 0 not excluded.
+    """body_forces[b] += [c_b x (m_b g), m_b g] for every body b > 0 not listed in
+    ``excluded`` (int64 body indices, any order; indices past the last body are ignored).
 
-    mass (nb,), com_G (nb, 3) mass-centre offsets from Bo in G, excluded (nb,) bool or
-    empty (no exclusions), g = (g0, g1, g2) in m/s^2 in G, body_forces (nb, 2, 3) torque
-    about Bo and force, in G (N m, N)."""
+    mass (nb,), com_G (nb, 3) mass-centre offsets from Bo in G, g = (g0, g1, g2) in m/s^2
+    in G, body_forces (nb, 2, 3) torque about Bo and force, in G (N m, N)."""
     nb = mass.shape[0]
-    check = excluded.shape[0] > 0
+    n_excluded = excluded.shape[0]
     for b in range(1, nb):
-        if check and excluded[b]:
+        skip = False
+        for j in range(n_excluded):
+            if excluded[j] == b:
+                skip = True
+        if skip:
             continue
         m = mass[b]
         f0, f1, f2 = m * g0, m * g1, m * g2

@@ -22,6 +22,7 @@ from numba import njit
 
 from engine.forces.compiled_terms import apply_force_terms
 from engine.multibody.kernels.array_table import f1, f2, f3, i1, i2
+from engine.multibody.kernels.kernel_jit import kernel_jit
 from engine.multibody.kernels.stage_kernels import (
     acceleration_stage,
     position_stage,
@@ -92,7 +93,7 @@ ARRAYS = (
 SLOT = {name: k for k, (name, _, _) in enumerate(ARRAYS)}
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def realize_stages(
     first,
     last,
@@ -266,6 +267,7 @@ def realize_stages(
     return ke
 
 
+# with numba's runtime: numba.carray (the table's arrays) needs it; realize_stages does not
 @njit(cache=True, nogil=True)
 def realize_stages_from_table(first, last, with_inertias, euler, a, s):
     """realize_stages with its arrays given by address (``a``) and shape (``s``) in

@@ -13,8 +13,8 @@ about Bo in G. Scratch arrays (``Nbuf`` (7, 6), ``hd`` (6,), ``work`` (6, 12),
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from engine.multibody.kernels.kernel_jit import kernel_jit
 from engine.multibody.mobilizers import ball, free, pin, slider, translation, weld
 from engine.multibody.mobilizers.dispatch import (
     h_fm_any,
@@ -31,23 +31,23 @@ _PIN, _SLIDER, _TRANSLATION = pin.TYPE_ID, slider.TYPE_ID, translation.TYPE_ID
 _BALL, _WELD, _FREE = ball.TYPE_ID, weld.TYPE_ID, free.TYPE_ID
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def _identity_n(t):
     return t == _PIN or t == _SLIDER or t == _TRANSLATION
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def _constant_h(t):
     return t == _PIN or t == _SLIDER or t == _TRANSLATION or t == _BALL or t == _WELD
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def _quaternion_n(t, euler):
     """Ball or Free in quaternion mode: qdot = [0.5 E(q) w; v] (Free: then p' = v)."""
     return not euler and (t == _BALL or t == _FREE)
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def _add_quat_rate(q, q0, w, w0, out, o0, scale):
     """out[o0:o0+4] += scale * 0.5 E(q[q0:q0+4]) w[w0:w0+3] (CONVENTIONS.md §4)."""
     qw, qx, qy, qz = q[q0], q[q0 + 1], q[q0 + 2], q[q0 + 3]
@@ -60,7 +60,7 @@ def _add_quat_rate(q, q0, w, w0, out, o0, scale):
 
 
 # ----------------------------------------------------------------- Position stage
-@njit(cache=True, nogil=True)
+@kernel_jit
 def position_stage(
     mtype,
     parent,
@@ -192,7 +192,7 @@ def position_stage(
         Phi[3, 2], Phi[4, 2] = -mc1, mc0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def quaternion_errors(q, quat_starts, qerr, offset):
     """qerr[offset + k] = |q[s:s+4]| - 1 for the k-th quaternion, starting at quat_starts[k]."""
     for k in range(quat_starts.shape[0]):
@@ -204,7 +204,7 @@ def quaternion_errors(q, quat_starts, qerr, offset):
 
 
 # ----------------------------------------------------------------- Velocity stage
-@njit(cache=True, nogil=True)
+@kernel_jit
 def velocity_stage(
     mtype,
     parent,
@@ -368,7 +368,7 @@ def velocity_stage(
 
 
 # ----------------------------------------------------- articulated body inertias
-@njit(cache=True, nogil=True)
+@kernel_jit
 def shift_inertia_to_parent_add(T, p_GB_b, p_GB_P, out):
     """out += Phi(r) T Phi(r)^T with Phi(r) = [[1, [r]x], [0, 1]] and r = p_GB_b - p_GB_P:
     a (6, 6) spatial inertia about body b's origin moved to its parent's origin (T is
@@ -393,7 +393,7 @@ def shift_inertia_to_parent_add(T, p_GB_b, p_GB_P, out):
             out[i, j] += T[i, j]
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def _invert_spd(D, n, out, work):
     """out[:n, :n] = D[:n, :n]^-1 by Gauss-Jordan with partial pivoting (work: (6, 12))."""
     for i in range(n):
@@ -428,7 +428,7 @@ def _invert_spd(D, n, out, work):
             out[i, j] = work[i, n + j]
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def _invert_3x3(D):
     """D[:3, :3] = D[:3, :3]^-1 in place, by cofactors."""
     a, b, c = D[0, 0], D[0, 1], D[0, 2]
@@ -452,7 +452,7 @@ def _invert_3x3(D):
     D[2, 2] = (a * e - b * d) * r
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa):
     """Tip-to-base articulated inertias P (about Bo, in G), D^-1 = (H^T P H)^-1 and
     U = P H per body (work: (6, 12); Pa: (6, 6) scratch).
@@ -543,7 +543,7 @@ def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_c
 
 
 # ----------------------------------------------------- articulated-body solve
-@njit(cache=True, nogil=True)
+@kernel_jit
 def articulated_solve(
     parent,
     us,
@@ -569,7 +569,6 @@ def articulated_solve(
     ``articulated_inertias`` with the same ``known``) udot is an input, used as given;
     mobility forces of those bodies are not read."""
     nb = parent.shape[0]
-    g = np.empty(6)  # e - U^T c (or U^T a) of a multi-mobility body, once per mobility
     for b in range(nb):
         for i in range(6):
             z[b, i] = bias_force[b, i] - body_forces[b, i]
@@ -649,6 +648,7 @@ def articulated_solve(
             H = H_G[b]
             U = U_cols[b]
             Di = D_inv[b]
+            g = A_GB[b]  # scratch here: the outward pass writes A_GB[b] afterwards
             # e = f - H^T z ; g = e - U^T c ; za += U (Di g)
             for k in range(nu):
                 e = mobility_forces[s + k] - (
@@ -730,6 +730,7 @@ def articulated_solve(
             H = H_G[b]
             U = U_cols[b]
             Di = D_inv[b]
+            g = A_GB[b]  # scratch until a0..a5 are stored in it below
             for l in range(nu):
                 g[l] = eps[s + l] - (
                     U[0, l] * a0 + U[1, l] * a1 + U[2, l] * a2
@@ -752,7 +753,7 @@ def articulated_solve(
         Ab[0], Ab[1], Ab[2], Ab[3], Ab[4], Ab[5] = a0, a1, a2, a3, a4, a5
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def qdotdot_from_udot(
     mtype, qs, nqs, us, nus, params, euler, R_FM, q, qdot, u, udot, qdotdot, Nbuf
 ):
@@ -800,7 +801,7 @@ def qdotdot_from_udot(
             qdotdot[qsb + i] += acc
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def acceleration_stage(
     mtype,
     parent,
@@ -863,7 +864,7 @@ def acceleration_stage(
 
 
 # ------------------------------------------------------------ inverse dynamics
-@njit(cache=True, nogil=True)
+@kernel_jit
 def residual_forces(
     parent,
     us,
@@ -944,7 +945,7 @@ def residual_forces(
 
 
 # ------------------------------------------------------------ system Jacobian
-@njit(cache=True, nogil=True)
+@kernel_jit
 def system_jacobian(parent, us, nus, H_G, p_GB, J):
     """J (6 nb x nu): row block b, columns of each ancestor a's u: Phi(p_b - p_a)^T H_a."""
     nb = parent.shape[0]
