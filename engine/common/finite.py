@@ -1,4 +1,5 @@
-"""all_finite(a): whether every element of a float64 vector is finite, cheaply.
+"""all_finite(a): whether every element of a float64 vector is finite, cheaply; and
+copy_if_finite, the same check fused with the copy State.setQ/setU/... make.
 
 One compiled loop (no temporary array, no floating-point warnings): the argument checks of
 State.set* and the matter operators run on every call of the hot paths."""
@@ -9,6 +10,8 @@ import math
 
 from numba import njit
 
+from engine.common.kernel_jit import kernel_jit
+
 
 @njit(cache=True, nogil=True)
 def all_finite(a) -> bool:
@@ -16,4 +19,17 @@ def all_finite(a) -> bool:
     for i in range(a.shape[0]):
         if not math.isfinite(a[i]):
             return False
+    return True
+
+
+@kernel_jit
+def copy_if_finite(src, dst, start) -> bool:
+    """Copy the 1-D float64 array ``src`` into ``dst[start : start + len(src)]`` if every
+    element of ``src`` is finite (True); otherwise change nothing (False)."""
+    n = src.shape[0]
+    for i in range(n):
+        if not math.isfinite(src[i]):
+            return False
+    for i in range(n):
+        dst[start + i] = src[i]
     return True

@@ -44,12 +44,13 @@ from engine.common.exceptions import (
     StageTooLowError,
     StateLayoutError,
 )
-from engine.common.finite import all_finite
+from engine.common.finite import all_finite, copy_if_finite
 from engine.common.stage import ALL_STAGES, Stage
-from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest
+from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest, SharedStage
 
 _EMPTY = np.zeros(0)
 _EMPTY.flags.writeable = False
+_F64 = np.dtype(np.float64)  # the float64 dtype object ordinary arrays share
 
 
 # Stage members and int values looked up once (Enum class attribute access and int(stage)
@@ -92,6 +93,8 @@ class State:
     def clear(self) -> None:
         """Restore the State to its default-constructed condition."""
         self._subs: list[PerSubsystemInfo] = []
+        #: the subsystems' lockstep (see SharedStage): entered by _enter_lockstep
+        self._shared = SharedStage()
         self._dep_plans: dict = {}
         self._system_stage = Stage.Empty
         self._system_stage_versions = [1] * 11
@@ -150,6 +153,12 @@ class State:
 
     def _copy_into(self, dst: State) -> None:
         dst._subs = [s.copy() for s in self._subs]
+        dst._shared = shared = SharedStage(list(self._shared.stamps))
+        common = self._shared.stage
+        for sub in dst._subs:
+            sub.shared = shared
+            if common is not None:
+                sub.own_stage = common
         dst._dep_plans = {}
         dst._system_stage_versions = list(self._system_stage_versions)
         dst._invalidation_serial = serial = self._invalidation_serial + 1
@@ -189,9 +198,9 @@ class State:
         limit = min(self._system_stage, Stage.Instance)
         lim = _INT[limit]
         for sub in dst._subs:
-            if sub.stage > lim:
+            if sub.own_stage > lim:
                 sub.stage_stamps[lim + 1] = serial
-                sub.stage = limit
+                sub.own_stage = limit
         for k in range(lim + 1, _INT[self._system_stage] + 1):
             dst._system_stage_versions[k] += 1
             dst._last_invalidation[k] = "copying the State"
@@ -216,7 +225,7 @@ class State:
         if int(n) < 0:
             raise InvalidArgumentError(f"number of subsystems must be >= 0, got {n}")
         self.clear()
-        self._subs = [PerSubsystemInfo() for _ in range(int(n))]
+        self._subs = [PerSubsystemInfo(shared=self._shared) for _ in range(int(n))]
         self._dep_plans = {}
 
     def initializeSubsystem(self, subsys: int, name: str, version: str) -> None:
@@ -231,7 +240,9 @@ class State:
                 "addSubsystem: subsystems can only be added while the State is at Empty stage "
                 f"(it is at {self._system_stage.getName()})"
             )
-        self._subs.append(PerSubsystemInfo(name=str(name), version=str(version)))
+        self._subs.append(
+            PerSubsystemInfo(name=str(name), version=str(version), shared=self._shared)
+        )
         self._dep_plans = {}
         return len(self._subs) - 1
 
@@ -313,6 +324,7 @@ class State:
                 f"{sub.stage.getName()}; it can only advance one stage at a time, "
                 f"to {sub.stage.next().getName()}, not to {stage.getName()}"
             )
+        self._leave_lockstep()
         sub.stage = stage
 
     def advanceSystemToStage(self, stage: Stage) -> None:
@@ -362,24 +374,46 @@ class State:
             )
         self._invalidate(stage, f"invalidateAllCacheAtOrAbove({stage.getName()})")
 
+    def _enter_lockstep(self, stage: Stage) -> None:
+        """Every subsystem and the System are now at ``stage`` (a runtime stage), which
+        one kernel realized for all of them: record it once, for all (see SharedStage)."""
+        self._shared.stage = stage
+        self._system_stage = stage
+
+    def _leave_lockstep(self) -> None:
+        """Give every subsystem its own stage record again, before one of them changes."""
+        shared = self._shared
+        common = shared.stage
+        if common is not None:
+            shared.stage = None
+            for sub in self._subs:
+                sub.own_stage = common
+
     def _invalidate(self, stage: Stage, cause: str) -> None:
         """Back up everything at or above ``stage`` to ``stage - 1``."""
         first = _INT[stage]
         if first == 0:
             raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
         to = ALL_STAGES[first - 1]
-        forgot = False
         self._invalidation_serial = serial = self._invalidation_serial + 1
-        for sub in self._subs:
-            if sub.stage >= first:
-                sub.stage_stamps[first] = serial
-                sub.stage = to
-                if first <= 3:  # to < Instance
-                    sub.forget_allocations_from(to)
-                    forgot = True
-        if forgot:
-            self._prune_dependents()
-            self._dep_plans = {}
+        shared = self._shared
+        if shared.stage is not None and first > 3:  # lockstep, no allocation changes
+            if shared.stage >= first:
+                shared.stamps[first] = serial
+                shared.stage = to
+        else:
+            self._leave_lockstep()
+            forgot = False
+            for sub in self._subs:
+                if sub.own_stage >= first:
+                    sub.stage_stamps[first] = serial
+                    sub.own_stage = to
+                    if first <= 3:  # to < Instance
+                        sub.forget_allocations_from(to)
+                        forgot = True
+            if forgot:
+                self._prune_dependents()
+                self._dep_plans = {}
         old = self._system_stage
         if old >= first:
             versions = self._system_stage_versions
@@ -723,12 +757,27 @@ class State:
         if self._z_dependents:
             self._invalidate_dependents(self._z_dependents, cause)
 
+    def _store(self, values, start: int, size: int, what: str) -> None:
+        """Copy ``values`` (checked: a finite vector of length ``size``) into
+        y[start : start + size]; on error nothing changes."""
+        if (
+            type(values) is np.ndarray
+            and values.dtype is _F64
+            and values.ndim == 1
+            and values.shape[0] == size
+            and values.strides[0] == 8
+            and copy_if_finite(values, self._y, start)
+        ):
+            return
+        arr = self._checked_vector(values, size, what)  # says what is wrong, if anything
+        self._y[start : start + size] = arr
+
     def setY(self, y) -> None:
         """Set all of y = [q, u, z]; backs up to Time stage."""
-        self._require_system_stage(_MODEL, "setY")
-        arr = self._checked_vector(y, self._y.size, "setY")
+        if self._system_stage < _MODEL:
+            self._require_system_stage(_MODEL, "setY")
+        self._store(y, 0, self._y.size, "setY")
         self._note_y_change("setY")
-        self._y[:] = arr
 
     def _note_y_change(self, cause: str) -> None:
         """_note_q_change, _note_u_change and _note_z_change in one: backing up to Time
@@ -753,24 +802,24 @@ class State:
 
     def setQ(self, q) -> None:
         """Set all q; backs up to Time stage."""
-        self._require_system_stage(_MODEL, "setQ")
-        arr = self._checked_vector(q, self._nq, "setQ")
+        if self._system_stage < _MODEL:
+            self._require_system_stage(_MODEL, "setQ")
+        self._store(q, 0, self._nq, "setQ")
         self._note_q_change("setQ")
-        self._y[: self._nq] = arr
 
     def setU(self, u) -> None:
         """Set all u; backs up to Position stage."""
-        self._require_system_stage(_MODEL, "setU")
-        arr = self._checked_vector(u, self._nu, "setU")
+        if self._system_stage < _MODEL:
+            self._require_system_stage(_MODEL, "setU")
+        self._store(u, self._nq, self._nu, "setU")
         self._note_u_change("setU")
-        self._y[self._nq : self._nq + self._nu] = arr
 
     def setZ(self, z) -> None:
         """Set all z; backs up to Velocity stage."""
-        self._require_system_stage(_MODEL, "setZ")
-        arr = self._checked_vector(z, self._nz, "setZ")
+        if self._system_stage < _MODEL:
+            self._require_system_stage(_MODEL, "setZ")
+        self._store(z, self._nq + self._nu, self._nz, "setZ")
         self._note_z_change("setZ")
-        self._y[self._nq + self._nu :] = arr
 
     def updQ(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of q (or one subsystem's q); asking backs up to Time stage."""

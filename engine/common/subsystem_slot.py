@@ -38,13 +38,32 @@ class PoolRequest:
     initial: np.ndarray | None = None
 
 
+class SharedStage:
+    """What a State's subsystems share while the State keeps them in lockstep.
+
+    ``stage``: None, or the stage every subsystem is at (the System's stage) whatever
+    their own records say; a State enters lockstep when one kernel realized every
+    subsystem to the same stage, and invalidating all of them then touches only this
+    object. ``stamps``: invalidation stamps given to every subsystem at once while in
+    lockstep (see ``PerSubsystemInfo.stage_stamps``)."""
+
+    __slots__ = ("stage", "stamps")
+
+    def __init__(self, stamps: list[int] | None = None) -> None:
+        self.stage: Stage | None = None
+        self.stamps = [1] * 11 if stamps is None else stamps
+
+
 @dataclass
 class PerSubsystemInfo:
     """Everything one subsystem has in a State (see module docstring)."""
 
     name: str = ""
     version: str = ""
-    stage: Stage = Stage.Empty
+    #: this subsystem's own stage record (``stage`` is what counts: see SharedStage)
+    own_stage: Stage = Stage.Empty
+    #: the State's SharedStage (each State has its own)
+    shared: SharedStage = field(default_factory=SharedStage)
     #: ``stage_stamps[j]``: the State's invalidation serial of the last invalidation that
     #: backed this subsystem up from stage j or later to below j (1 before any). The
     #: version of stage k is the largest stamp at or below k (``stage_version``): it
@@ -102,10 +121,26 @@ class PerSubsystemInfo:
     def ntriggers(self, stage: Stage) -> int:
         return self.total(self.trigger_requests[stage])
 
+    @property
+    def stage(self) -> Stage:
+        """The stage this subsystem is realized to."""
+        common = self.shared.stage
+        return self.own_stage if common is None else common
+
+    @stage.setter
+    def stage(self, stage: Stage) -> None:
+        if self.shared.stage is not None:
+            raise RuntimeError(
+                "internal error: a subsystem's own stage was set while its State keeps the "
+                "subsystems in lockstep (State._leave_lockstep first)"
+            )
+        self.own_stage = stage
+
     def stage_version(self, k: int) -> int:
         """The version of stage ``k`` (an int): it changes whenever stage k of this
         subsystem is invalidated (and may also change while stage k is not valid)."""
-        return max(self.stage_stamps[: _INT[k] + 1])
+        n = _INT[k] + 1
+        return max(max(self.stage_stamps[:n]), max(self.shared.stamps[:n]))
 
     @property
     def stage_versions(self) -> list[int]:

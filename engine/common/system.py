@@ -268,7 +268,12 @@ class System:
         """Realize ``state`` through ``stage`` (default Report), one stage at a time,
         doing only the stages not already valid. The State must be at Model or later."""
         self._num_realize_calls += 1
-        self._check_state(state, "realize")
+        if (
+            type(state) is not State
+            or state._topology_version != self._topology_version
+            or not self._topology_realized
+        ):
+            self._check_state(state, "realize")  # raises if it does not fit
         current = state._system_stage
         if stage <= current:
             return
@@ -295,11 +300,14 @@ class System:
                 first += 1
             top = min(last, _ACCELERATION_INT)
             if fused.realize(state, first, top):
+                if top == last:
+                    return
                 first = top + 1
         hook_cache = self._hook_cache
         infos = state._subs
         counts = self._num_realizations
         triggers = state._trigger_counts
+        state._leave_lockstep()  # the subsystems advance one by one
         for g in range(first, last + 1):
             # _realize_stage for a runtime stage, inline (this loop is the hot path of
             # every integrator evaluation)
@@ -325,6 +333,7 @@ class System:
 
     def _realize_stage(self, state: State, stage: Stage, g: int) -> None:
         """Run every subsystem's hook for ``stage`` (whose int value is ``g``)."""
+        state._leave_lockstep()  # the subsystems advance one by one
         infos = state._subs
         prev = ALL_STAGES[g - 1]
         hooks = self._hook_cache.get(g)

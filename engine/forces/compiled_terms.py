@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.common.kernel_jit import kernel_jit
 from engine.forces.gravity_kernel import add_gravity_forces
-from engine.multibody.kernels.kernel_jit import kernel_jit
 
 INTS = 4
 FLOATS = 6

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.multibody.kernels.kernel_jit import kernel_jit
+from engine.common.kernel_jit import kernel_jit
 
 
 @kernel_jit

@@ -71,6 +71,7 @@ class _Plan:
         "why_not",
         "table",
         "derivatives",
+        "triggers",
     )
 
     def current(self, state: State) -> bool:
@@ -95,19 +96,15 @@ class FusedRealization:
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now."""
         plan = self._current_plan(state)
-        if plan.args is None:
+        if plan.args is None or plan.triggers:
             return False
-        subs = state._subs
-        prev = ALL_STAGES[first - 1]
-        for info in subs:
-            if info.stage != prev:
-                return False
-        triggers = state._trigger_counts
-        for g in range(first, last + 1):
-            if triggers[g]:
-                return False
-        matter = self._system._matter
+        if state._shared.stage is None:  # not in lockstep: is every subsystem at first - 1?
+            prev = ALL_STAGES[first - 1]
+            for info in state._subs:
+                if info.stage != prev:
+                    return False
         ctx = plan.ctx
+        matter = self._system._matter
         with_inertias = last >= ACCELERATION and (first <= POSITION or not matter._abi_current(ctx))
         fn = plan.fn
         if fn is realize_stages:  # NUMBA_DISABLE_JIT: the arrays themselves
@@ -136,10 +133,7 @@ class FusedRealization:
         of each of those stages counted."""
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
-        now = ALL_STAGES[last]
-        for info in state._subs:
-            info.stage = now
-        state._system_stage = now
+        state._enter_lockstep(ALL_STAGES[last])
         if n:
             self.countStages(first, last, n)
 
@@ -237,6 +231,9 @@ class FusedRealization:
         plan.yerr = state._yerr
         plan.args = plan.fn = plan.ctx = plan.table = None
         plan.derivatives = False
+        # event witnesses at Position..Acceleration: realize stage by stage (the counts
+        # change only with Instance stage, as the plan does)
+        plan.triggers = any(state._trigger_counts[POSITION : ACCELERATION + 1])
         plan.why_not = self._disqualification(state)
         if plan.why_not:
             return plan

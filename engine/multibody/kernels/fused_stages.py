@@ -18,11 +18,9 @@ of a 10-body realization. The caller keeps every array of the table alive and un
 
 from __future__ import annotations
 
-from numba import njit
-
+from engine.common.kernel_jit import kernel_jit
 from engine.forces.compiled_terms import apply_force_terms
 from engine.multibody.kernels.array_table import f1, f2, f3, i1, i2
-from engine.multibody.kernels.kernel_jit import kernel_jit
 from engine.multibody.kernels.stage_kernels import (
     acceleration_stage,
     position_stage,
@@ -267,8 +265,7 @@ def realize_stages(
     return ke
 
 
-# with numba's runtime: numba.carray (the table's arrays) needs it; realize_stages does not
-@njit(cache=True, nogil=True)
+@kernel_jit
 def realize_stages_from_table(first, last, with_inertias, euler, a, s):
     """realize_stages with its arrays given by address (``a``) and shape (``s``) in
     ``ARRAYS`` order (see module docstring); returns the same."""

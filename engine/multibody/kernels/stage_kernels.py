@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.multibody.kernels.kernel_jit import kernel_jit
+from engine.common.kernel_jit import kernel_jit
 from engine.multibody.mobilizers import ball, free, pin, slider, translation, weld
 from engine.multibody.mobilizers.dispatch import (
     h_fm_any,

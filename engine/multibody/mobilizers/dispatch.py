@@ -56,7 +56,7 @@ MOBILIZER_MODULES = {
 MOBILIZER_BY_NAME = {m.NAME: m for m in MOBILIZER_MODULES.values()}
 
 # The dispatchers below keep numba's runtime (``_nrt=True``, stated so that a caller
-# compiled without it, ``engine.multibody.kernels.kernel_jit``, does not pass that on):
+# compiled without it, ``engine.common.kernel_jit``, does not pass that on):
 # the kinematics of several mobilizers build small temporary arrays.
 
 
