@@ -115,6 +115,68 @@ def test_fused_realization_records_stages_like_stage_by_stage():
     _assert_same(_outputs(system, matter, state), _outputs(system, matter, reference))
 
 
+def _subsystem_stages(state) -> list:
+    return [state.getSubsystemStage(i) for i in range(state.getNumSubsystems())]
+
+
+def test_subsystems_in_lockstep_read_and_invalidate_like_separate_ones():
+    system, matter, _, state, rng, spring = _with_every_compiled_force(8)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)
+    assert state._shared.stage == Stage.Acceleration  # one kernel realized them all
+    n = state.getNumSubsystems()
+    # The twin realizes stage by stage: its subsystems keep their own stage records.
+    twin = state.copy()
+    assert twin._shared.stage is None
+    assert _subsystem_stages(twin) == [Stage.Instance] * n
+    _stage_by_stage(system, twin)
+    versions = [state.getPerSubsystemInfo(i).stage_versions for i in range(n)]
+    twin_versions = [twin.getPerSubsystemInfo(i).stage_versions for i in range(n)]
+    for edit in (
+        lambda s: s.setU(np.asarray(s.getU()) * 0.9),
+        lambda s: spring.setStiffness(s, 9.0),
+        lambda s: s.invalidateAll(Stage.Report),
+    ):
+        edit(state)
+        edit(twin)
+        assert state.getSystemStage() == twin.getSystemStage()
+        assert _subsystem_stages(state) == _subsystem_stages(twin)
+        for i in range(n):  # the same stages changed version
+            now = state.getPerSubsystemInfo(i).stage_versions
+            twin_now = twin.getPerSubsystemInfo(i).stage_versions
+            for k in range(twin.getSubsystemStage(i) + 1):
+                assert (now[k] != versions[i][k]) == (twin_now[k] != twin_versions[i][k])
+        system.realize(state, Stage.Acceleration)
+        _stage_by_stage(system, twin)
+        np.testing.assert_allclose(state.getUDot(), twin.getUDot(), rtol=1e-13, atol=1e-13)
+        versions = [state.getPerSubsystemInfo(i).stage_versions for i in range(n)]
+        twin_versions = [twin.getPerSubsystemInfo(i).stage_versions for i in range(n)]
+    # A subsystem advancing on its own ends the lockstep; the stages stay what they were.
+    state.invalidateAll(Stage.Position)
+    assert state._shared.stage == Stage.Time
+    state.advanceSubsystemToStage(0, Stage.Position)
+    assert state._shared.stage is None
+    assert _subsystem_stages(state) == [Stage.Position] + [Stage.Time] * (n - 1)
+    with pytest.raises(Exception, match="only advance one stage"):
+        state.advanceSubsystemToStage(1, Stage.Velocity)
+    system.realize(state, Stage.Acceleration)  # stage by stage (not all at Time)
+    assert state._shared.stage is None
+    assert _subsystem_stages(state) == [Stage.Acceleration] * n
+
+
+def test_a_copy_of_a_state_in_lockstep_has_its_own_stages():
+    system, matter, _, state, rng, _ = _with_every_compiled_force(9)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)
+    copy = state.copy()
+    system.realize(copy, Stage.Acceleration)
+    state.setU(np.asarray(state.getU()) + 0.1)  # the original backs up, not the copy
+    assert copy.getSystemStage() == Stage.Acceleration
+    assert _subsystem_stages(copy) == [Stage.Acceleration] * copy.getNumSubsystems()
+    assert _subsystem_stages(state) == [Stage.Position] * state.getNumSubsystems()
+    copy.getUDot()  # still valid
+
+
 def test_a_parameter_change_is_seen_by_the_next_fused_realization():
     system, matter, _, state, rng, spring = _with_every_compiled_force(6)
     _randomize(system, matter, state, rng)
