@@ -98,7 +98,7 @@ class State:
         self._dep_plans: dict = {}
         self._system_stage = Stage.Empty
         self._system_stage_versions = [1] * 11
-        #: the serial of the last invalidation (see PerSubsystemInfo.stage_stamps)
+        #: the serial of the last invalidation (see PerSubsystemInfo.own_versions)
         self._invalidation_serial = 1
         self._topology_version = 0
         self._last_invalidation: list[str] = [""] * 11
@@ -153,7 +153,7 @@ class State:
 
     def _copy_into(self, dst: State) -> None:
         dst._subs = [s.copy() for s in self._subs]
-        dst._shared = shared = SharedStage(list(self._shared.stamps))
+        dst._shared = shared = SharedStage(list(self._shared.versions))
         common = self._shared.stage
         for sub in dst._subs:
             sub.shared = shared
@@ -199,7 +199,7 @@ class State:
         lim = _INT[limit]
         for sub in dst._subs:
             if sub.own_stage > lim:
-                sub.stage_stamps[lim + 1] = serial
+                sub.own_versions[lim + 1 :] = [serial] * (10 - lim)
                 sub.own_stage = limit
         for k in range(lim + 1, _INT[self._system_stage] + 1):
             dst._system_stage_versions[k] += 1
@@ -399,14 +399,14 @@ class State:
         shared = self._shared
         if shared.stage is not None and first > 3:  # lockstep, no allocation changes
             if shared.stage >= first:
-                shared.stamps[first] = serial
+                shared.versions[first:] = [serial] * (11 - first)
                 shared.stage = to
         else:
             self._leave_lockstep()
             forgot = False
             for sub in self._subs:
                 if sub.own_stage >= first:
-                    sub.stage_stamps[first] = serial
+                    sub.own_versions[first:] = [serial] * (11 - first)
                     sub.own_stage = to
                     if first <= 3:  # to < Instance
                         sub.forget_allocations_from(to)

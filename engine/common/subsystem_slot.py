@@ -17,8 +17,6 @@ from engine.common.cache_entry import CacheEntryInfo, DiscreteVarInfo
 from engine.common.stage import Stage
 from engine.common.state_copy import copy_cache_entry, copy_discrete_variable
 
-_INT = list(range(11))  # _INT[stage] == int(stage) (by __index__), without Stage arithmetic
-
 _POOLS = (
     "q_requests",
     "u_requests",
@@ -44,14 +42,14 @@ class SharedStage:
     ``stage``: None, or the stage every subsystem is at (the System's stage) whatever
     their own records say; a State enters lockstep when one kernel realized every
     subsystem to the same stage, and invalidating all of them then touches only this
-    object. ``stamps``: invalidation stamps given to every subsystem at once while in
-    lockstep (see ``PerSubsystemInfo.stage_stamps``)."""
+    object. ``versions``: the stage versions given to every subsystem at once while in
+    lockstep (see ``PerSubsystemInfo.own_versions``)."""
 
-    __slots__ = ("stage", "stamps")
+    __slots__ = ("stage", "versions")
 
-    def __init__(self, stamps: list[int] | None = None) -> None:
+    def __init__(self, versions: list[int] | None = None) -> None:
         self.stage: Stage | None = None
-        self.stamps = [1] * 11 if stamps is None else stamps
+        self.versions = [1] * 11 if versions is None else versions
 
 
 @dataclass
@@ -64,11 +62,12 @@ class PerSubsystemInfo:
     own_stage: Stage = Stage.Empty
     #: the State's SharedStage (each State has its own)
     shared: SharedStage = field(default_factory=SharedStage)
-    #: ``stage_stamps[j]``: the State's invalidation serial of the last invalidation that
-    #: backed this subsystem up from stage j or later to below j (1 before any). The
-    #: version of stage k is the largest stamp at or below k (``stage_version``): it
-    #: changes whenever stage k is invalidated, at the cost of one store per invalidation.
-    stage_stamps: list[int] = field(default_factory=lambda: [1] * 11)
+    #: ``own_versions[k]``: the State's serial of the last invalidation, made outside
+    #: lockstep, that backed this subsystem up from stage k or a stage below it (1 before
+    #: any): backing up from stage j writes that serial, larger than any before, into
+    #: every k >= j. The version of stage k is the larger of this and the SharedStage's
+    #: (``stage_version``), so it changes whenever stage k is invalidated.
+    own_versions: list[int] = field(default_factory=lambda: [1] * 11)
     q_requests: list[PoolRequest] = field(default_factory=list)
     u_requests: list[PoolRequest] = field(default_factory=list)
     z_requests: list[PoolRequest] = field(default_factory=list)
@@ -139,8 +138,9 @@ class PerSubsystemInfo:
     def stage_version(self, k: int) -> int:
         """The version of stage ``k`` (an int): it changes whenever stage k of this
         subsystem is invalidated (and may also change while stage k is not valid)."""
-        n = _INT[k] + 1
-        return max(max(self.stage_stamps[:n]), max(self.shared.stamps[:n]))
+        own = self.own_versions[k]
+        common = self.shared.versions[k]
+        return own if own > common else common
 
     @property
     def stage_versions(self) -> list[int]:
@@ -171,7 +171,7 @@ class PerSubsystemInfo:
         d = dict(self.__dict__)
         for pool in _POOLS:
             d[pool] = list(d[pool])
-        d["stage_stamps"] = list(self.stage_stamps)
+        d["own_versions"] = list(self.own_versions)
         d["trigger_requests"] = [list(r) for r in self.trigger_requests]
         d["trigger_starts"] = list(self.trigger_starts)
         d["discrete"] = [copy_discrete_variable(dv, memo) for dv in self.discrete]
