@@ -202,7 +202,7 @@ class State:
                 sub.own_versions[lim + 1 :] = [serial] * (10 - lim)
                 sub.own_stage = limit
         for k in range(lim + 1, _INT[self._system_stage] + 1):
-            dst._system_stage_versions[k] += 1
+            dst._system_stage_versions[k] = serial
             dst._last_invalidation[k] = "copying the State"
         dst._system_stage = limit
 
@@ -415,12 +415,10 @@ class State:
                 self._prune_dependents()
                 self._dep_plans = {}
         old = self._system_stage
-        if old >= first:
-            versions = self._system_stage_versions
-            causes = self._last_invalidation
-            for k in range(first, _INT[old] + 1):
-                versions[k] += 1
-                causes[k] = cause
+        if old >= first:  # stages first..old change version and record the cause
+            n = _INT[old] + 1 - first
+            self._system_stage_versions[first : first + n] = [serial] * n
+            self._last_invalidation[first : first + n] = [cause] * n
             self._system_stage = to
             if first <= 3:  # to < Instance
                 self._drop_instance_resources()
@@ -812,7 +810,11 @@ class State:
         if self._system_stage < _MODEL:
             self._require_system_stage(_MODEL, "setU")
         self._store(u, self._nq, self._nu, "setU")
-        self._note_u_change("setU")
+        # _note_u_change, written out (setU + realize is the hot path of forward dynamics)
+        self._invalidate(_VELOCITY, "setU")
+        self._value_versions[1] += 1
+        if self._u_dependents:
+            self._invalidate_dependents(self._u_dependents, "setU")
 
     def setZ(self, z) -> None:
         """Set all z; backs up to Velocity stage."""

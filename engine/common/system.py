@@ -45,6 +45,7 @@ _STAGE_HOOKS = {
 # Stage members and their int values, looked up once: attribute access on an Enum class
 # (Stage.Model) and int(stage) cost a few hundred ns each, a lot on realize's hot path.
 _MODEL, _INSTANCE, _REPORT = Stage.Model, Stage.Instance, Stage.Report
+_TIME, _ACCELERATION = Stage.Time, Stage.Acceleration
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
 _POSITION_INT, _ACCELERATION_INT = int(Stage.Position), int(Stage.Acceleration)
 
@@ -277,6 +278,12 @@ class System:
         current = state._system_stage
         if stage <= current:
             return
+        fused = self._fused_realization
+        if fused is not None and _TIME <= current and stage <= _ACCELERATION:
+            # Position..Acceleration at most: all in one kernel call if the State qualifies
+            if fused.realize(state, _INT[current] + 1, _INT[stage]):
+                return
+            fused = None  # it does not: stage by stage below
         if current < _MODEL:
             raise StageTooLowError(
                 "realize: the State must be realized through Model stage first (it is at "
@@ -293,7 +300,6 @@ class System:
             self._realize_stage(state, ALL_STAGES[first], first)
             first += 1
         last = _INT[stage]
-        fused = self._fused_realization
         if fused is not None and first <= _ACCELERATION_INT and last >= _POSITION_INT:
             if first < _POSITION_INT:  # Time first, stage by stage
                 self._realize_stage(state, ALL_STAGES[first], first)

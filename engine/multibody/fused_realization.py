@@ -14,7 +14,7 @@ For a MultibodySystem whose stage hooks between Position and Acceleration are on
   their values when asked; Integrate, Differentiate and the extremes do have);
 
 those stages do nothing but the matter kernels and the force terms, so
-``realize_stages`` does them all in one call, and this class then records the stages as
+``realize_stages_from_table`` does them all in one call, and this class then records the stages as
 ``System.realize`` would have: every subsystem and the System advance to the last stage,
 the per-stage realization counters count each stage, the articulated-inertia cache
 entry is marked realized when it was recomputed, and the kinetic energy is stored. The
@@ -29,6 +29,8 @@ State's ``_fast`` slot, which the State empties when it reallocates).
 
 from __future__ import annotations
 
+from numba import config as numba_config
+
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
@@ -41,12 +43,12 @@ from engine.multibody.kernels.fused_stages import (
     ARRAYS,
     POSITION,
     VELOCITY,
-    realize_stages,
     realize_stages_from_table,
 )
 from engine.multibody.matter.stage_realization import _compiled
 
 _INSTANCE_INT, _TIME_INT = int(Stage.Instance), int(Stage.Time)
+_JIT = not numba_config.DISABLE_JIT
 _HOOKS = {
     int(Stage.Position): "realizeSubsystemPositionImpl",
     int(Stage.Velocity): "realizeSubsystemVelocityImpl",
@@ -95,7 +97,11 @@ class FusedRealization:
         """Realize the stages ``first..last`` (ints within Position..Acceleration) of
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now."""
-        plan = self._current_plan(state)
+        # (the hot path of every setU/setQ + realize: the plan lookup, the articulated
+        # inertias' currency check and the recording are written out here, not called)
+        plan = state._fast.get(self._key)
+        if plan is None or not plan.current(state):
+            plan = self._current_plan(state)
         if plan.args is None or plan.triggers:
             return False
         if state._shared.stage is None:  # not in lockstep: is every subsystem at first - 1?
@@ -104,19 +110,28 @@ class FusedRealization:
                 if info.stage != prev:
                     return False
         ctx = plan.ctx
-        matter = self._system._matter
-        with_inertias = last >= ACCELERATION and (first <= POSITION or not matter._abi_current(ctx))
+        if last < ACCELERATION:
+            with_inertias = False
+        elif first <= POSITION:
+            with_inertias = True
+        else:  # were the articulated inertias computed since q last changed?
+            entry = ctx.abi_entry
+            with_inertias = entry is None or (
+                entry.realized_version != ctx.sub.stage_version(entry.earliest)
+            )
         fn = plan.fn
-        if fn is realize_stages:  # NUMBA_DISABLE_JIT: the arrays themselves
-            ke = fn(first, last, with_inertias, *plan.args)
-        else:
-            args = plan.args
-            ke = fn(first, last, with_inertias, args[0], args[1], args[2])
-            if fn is realize_stages_from_table:
-                plan.fn = _compiled(fn, (first, last, with_inertias, *args))
-        self._mark(state, ctx, first, last, ke, 1)
+        args = plan.args
+        ke = fn(first, last, with_inertias, args[0], args[1], args[2])
+        if fn is realize_stages_from_table:  # the entry point, once compiled for these
+            plan.fn = _compiled(fn, (first, last, with_inertias, *args))
+        if first <= VELOCITY <= last:
+            ctx.vc.kinetic_energy = ke
+        state._shared.stage = state._system_stage = ALL_STAGES[last]  # _enter_lockstep
+        counts = self._system._num_realizations
+        for g in range(first, last + 1):
+            counts[g] += 1
         if with_inertias:
-            matter._mark_abi(state, ctx)
+            self._system._matter._mark_abi(state, ctx)
         return True
 
     def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
@@ -175,7 +190,7 @@ class FusedRealization:
             return ""
         if plan.why_not:
             return plan.why_not
-        if plan.table is None:
+        if not _JIT:
             return "numba's JIT is off (NUMBA_DISABLE_JIT)"
         return "y holds more than the matter subsystem's q and u, or Time stage has work"
 
@@ -246,15 +261,11 @@ class FusedRealization:
         ctx = matter._context(state)
         plan.ctx = ctx
         args = self._arguments(state, matter, ctx, stack_terms(terms, excluded))
-        if hasattr(realize_stages, "py_func"):  # compiled: arrays by address (see kernel)
-            plan.table = ArrayTable(ARRAYS, args[:7] + args[8:])
-            plan.fn = realize_stages_from_table
-            plan.args = (args[7], plan.table.addresses, plan.table.shapes)
-            plan.derivatives = self._derivatives_qualify(state, matter)
-        else:
-            plan.table = None
-            plan.fn = realize_stages
-            plan.args = args
+        plan.table = ArrayTable(ARRAYS, args[:7] + args[8:])  # arrays by address (see kernel)
+        plan.fn = realize_stages_from_table
+        plan.args = (args[7], plan.table.addresses, plan.table.shapes)
+        # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
+        plan.derivatives = _JIT and self._derivatives_qualify(state, matter)
         return plan
 
     def _derivatives_qualify(self, state: State, matter) -> bool:
@@ -337,7 +348,8 @@ class FusedRealization:
 
     @staticmethod
     def _arguments(state: State, matter, ctx, program) -> tuple:
-        """realize_stages' arguments after (first, last, with_inertias)."""
+        """The kernel's arrays in ``ARRAYS`` order, with ``euler`` inserted at position 7
+        (after ``params``)."""
         topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
         P, Di, U = ctx.abi
         info = matter._instance_info(state, ctx)

@@ -8,6 +8,13 @@ The stage-by-stage reference is the same System with its fused realization switc
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -253,3 +260,38 @@ def test_measures_with_stage_work_keep_the_stage_by_stage_path():
     state = system.realizeTopology()
     system.realize(state, Stage.Instance)
     assert system.whyNotFused(state) == "a Measure.Maximum does work at Acceleration stage"
+
+
+_NOJIT_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from engine import Stage
+    from tests.engine.test_fused_realization import _randomize, _with_every_compiled_force
+    system, matter, _, state, rng, _ = _with_every_compiled_force(11, nbodies=5)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)
+    fused = system._fused_realization.whyNotFused(state) == ""
+    json.dump({"fused": fused, "udot": np.asarray(state.getUDot()).tolist()}, sys.stdout)
+    """
+)
+
+
+@pytest.mark.slow
+def test_pure_python_fused_realization_gives_the_compiled_accelerations():
+    system, matter, _, state, rng, _ = _with_every_compiled_force(11, nbodies=5)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)
+    proc = subprocess.run(
+        [sys.executable, "-c", _NOJIT_SCRIPT],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        env=dict(os.environ, NUMBA_DISABLE_JIT="1"),
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["fused"]  # the one-call path ran, as numpy views of the table
+    np.testing.assert_allclose(result["udot"], state.getUDot(), rtol=1e-12, atol=1e-12)

@@ -13,8 +13,10 @@ unmoved (never resized or replaced) while the table is in use.
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
-from numba import njit, types
+from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
@@ -117,3 +119,26 @@ def i1(a, s, k):
 def i2(a, s, k):
     """Table entry k as an int64 matrix."""
     return _int64_2d(a[k], (s[k, 0], s[k, 1]))
+
+
+if config.DISABLE_JIT:  # the kernels run as Python: the same entries as numpy views
+
+    def _view(address, shape: tuple, ctype) -> np.ndarray:
+        count = int(np.prod(shape))
+        buffer = (ctype * count).from_address(int(address))
+        return np.ctypeslib.as_array(buffer).reshape(tuple(int(n) for n in shape))
+
+    def f1(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0],), ctypes.c_double)
+
+    def f2(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0], s[k, 1]), ctypes.c_double)
+
+    def f3(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0], s[k, 1], s[k, 2]), ctypes.c_double)
+
+    def i1(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0],), ctypes.c_int64)
+
+    def i2(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0], s[k, 1]), ctypes.c_int64)

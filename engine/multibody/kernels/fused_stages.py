@@ -9,10 +9,10 @@ compiled force terms; ``acceleration_stage`` (with the articulated-body inertias
 per-call cost of a Python hook and of unboxing a kernel's arrays is what dominates a
 small system's realization.
 
-``realize_stages_from_table`` is the same call with every array given by its address and
-shape (an ``engine.multibody.kernels.array_table.ArrayTable`` built on ``ARRAYS``): with
-~50 arrays going down three call levels, unboxing and reference counting them was most
-of a 10-body realization. The caller keeps every array of the table alive and unmoved
+Its arrays come by address and shape (an ``engine.multibody.kernels.array_table.ArrayTable``
+built on ``ARRAYS``), and each stage kernel is handed exactly the arrays it uses: unboxing
+~50 arrays from Python, and then passing all of them down through one more call level, was
+most of a 10-body realization. The caller keeps every array of the table alive and unmoved
 (``engine.multibody.fused_realization._Plan`` holds them).
 """
 
@@ -92,68 +92,20 @@ SLOT = {name: k for k, (name, _, _) in enumerate(ARRAYS)}
 
 
 @kernel_jit
-def realize_stages(
-    first,
-    last,
-    with_inertias,
-    mtype,
-    parent,
-    qs,
-    nqs,
-    us,
-    nus,
-    params,
-    euler,
-    R_PF,
-    p_PF,
-    R_BM,
-    p_BM,
-    mass,
-    com_B,
-    I_B,
-    q,
-    u,
-    qdot,
-    udot,
-    qdotdot,
-    qerr,
-    quat_starts,
-    R_FM,
-    p_FM,
-    H_FM,
-    R_GF,
-    p_MB_G,
-    R_GB,
-    p_GB,
-    H_G,
-    Phi_G,
-    com_G,
-    V_GB,
-    V_FM,
-    coriolis,
-    total_coriolis,
-    gyro,
-    P_abi,
-    D_inv,
-    U_cols,
-    A_GB,
-    body_forces,
-    mobility_forces,
-    term_ints,
-    term_floats,
-    excluded,
-    known,
-    work,
-    Pa,
-    Nbuf,
-    hd,
-    z,
-    eps,
-):
+def realize_stages_from_table(first, last, with_inertias, euler, a, s):
     """Realize the stages first..last (5 Position .. 8 Acceleration) of a tree without
-    Custom mobilizers, constraints or prescribed motion; returns the kinetic energy if
-    Velocity was among them (else 0). Frames and units as the stage kernels'."""
+    Custom mobilizers, constraints or prescribed motion, its arrays given by address
+    (``a``) and shape (``s``) in ``ARRAYS`` order (see module docstring); returns the
+    kinetic energy if Velocity was among them (else 0). Frames and units as the stage
+    kernels'. Each stage kernel gets exactly its arrays, rebuilt here."""
     ke = 0.0
+    mtype, parent, qs, nqs = i1(a, s, 0), i1(a, s, 1), i1(a, s, 2), i1(a, s, 3)
+    us, nus, params = i1(a, s, 4), i1(a, s, 5), f2(a, s, 6)
+    mass, com_B, q, u, qdot = f1(a, s, 11), f2(a, s, 12), f1(a, s, 14), f1(a, s, 15), f1(a, s, 16)
+    R_FM, p_FM, H_FM, R_GF = f3(a, s, 21), f2(a, s, 22), f3(a, s, 23), f3(a, s, 24)
+    p_MB_G, R_GB, p_GB, H_G = f2(a, s, 25), f3(a, s, 26), f2(a, s, 27), f3(a, s, 28)
+    Phi_G, com_G, coriolis, gyro = f3(a, s, 29), f2(a, s, 30), f2(a, s, 33), f2(a, s, 35)
+    work, Nbuf = f2(a, s, 46), f2(a, s, 48)
     if first <= POSITION:
         position_stage(
             mtype,
@@ -163,13 +115,13 @@ def realize_stages(
             nus,
             params,
             euler,
-            R_PF,
-            p_PF,
-            R_BM,
-            p_BM,
+            f3(a, s, 7),  # R_PF
+            f2(a, s, 8),  # p_PF
+            f3(a, s, 9),  # R_BM
+            f2(a, s, 10),  # p_BM
             mass,
             com_B,
-            I_B,
+            f3(a, s, 13),  # I_B
             q,
             R_FM,
             p_FM,
@@ -184,7 +136,7 @@ def realize_stages(
             work,
             -1,
         )
-        quaternion_errors(q, quat_starts, qerr, 0)
+        quaternion_errors(q, i1(a, s, 20), f1(a, s, 19), 0)
     if last < VELOCITY:
         return ke
     if first <= VELOCITY:
@@ -209,22 +161,32 @@ def realize_stages(
             Phi_G,
             com_G,
             mass,
-            V_GB,
-            V_FM,
+            f2(a, s, 31),  # V_GB
+            f2(a, s, 32),  # V_FM
             coriolis,
-            total_coriolis,
+            f2(a, s, 34),  # total_coriolis
             gyro,
             qdot,
             Nbuf,
-            hd,
+            f1(a, s, 49),  # hd
         )
     if last < DYNAMICS:
         return ke
+    body_forces, mobility_forces = f2(a, s, 40), f1(a, s, 41)
     if first <= DYNAMICS:
         body_forces[:] = 0.0
         mobility_forces[:] = 0.0
         apply_force_terms(
-            term_ints, term_floats, excluded, mass, com_G, R_GB, q, u, body_forces, mobility_forces
+            i2(a, s, 42),  # term_ints
+            f2(a, s, 43),  # term_floats
+            i1(a, s, 44),  # excluded
+            mass,
+            com_G,
+            R_GB,
+            q,
+            u,
+            body_forces,
+            mobility_forces,
         )
     if last < ACCELERATION:
         return ke
@@ -237,13 +199,13 @@ def realize_stages(
         nus,
         params,
         euler,
-        known,
+        i1(a, s, 45),  # known
         R_FM,
         H_G,
         p_GB,
-        P_abi,
-        D_inv,
-        U_cols,
+        f3(a, s, 36),  # P_abi
+        f3(a, s, 37),  # D_inv
+        f3(a, s, 38),  # U_cols
         coriolis,
         gyro,
         body_forces,
@@ -251,79 +213,15 @@ def realize_stages(
         q,
         qdot,
         u,
-        udot,
-        qdotdot,
-        A_GB,
-        z,
-        eps,
+        f1(a, s, 17),  # udot
+        f1(a, s, 18),  # qdotdot
+        f2(a, s, 39),  # A_GB
+        f2(a, s, 50),  # z
+        f1(a, s, 51),  # eps
         Nbuf,
         with_inertias,
         Phi_G,
         work,
-        Pa,
+        f2(a, s, 47),  # Pa
     )
     return ke
-
-
-@kernel_jit
-def realize_stages_from_table(first, last, with_inertias, euler, a, s):
-    """realize_stages with its arrays given by address (``a``) and shape (``s``) in
-    ``ARRAYS`` order (see module docstring); returns the same."""
-    return realize_stages(
-        first,
-        last,
-        with_inertias,
-        i1(a, s, 0),
-        i1(a, s, 1),
-        i1(a, s, 2),
-        i1(a, s, 3),
-        i1(a, s, 4),
-        i1(a, s, 5),
-        f2(a, s, 6),
-        euler,
-        f3(a, s, 7),
-        f2(a, s, 8),
-        f3(a, s, 9),
-        f2(a, s, 10),
-        f1(a, s, 11),
-        f2(a, s, 12),
-        f3(a, s, 13),
-        f1(a, s, 14),
-        f1(a, s, 15),
-        f1(a, s, 16),
-        f1(a, s, 17),
-        f1(a, s, 18),
-        f1(a, s, 19),
-        i1(a, s, 20),
-        f3(a, s, 21),
-        f2(a, s, 22),
-        f3(a, s, 23),
-        f3(a, s, 24),
-        f2(a, s, 25),
-        f3(a, s, 26),
-        f2(a, s, 27),
-        f3(a, s, 28),
-        f3(a, s, 29),
-        f2(a, s, 30),
-        f2(a, s, 31),
-        f2(a, s, 32),
-        f2(a, s, 33),
-        f2(a, s, 34),
-        f2(a, s, 35),
-        f3(a, s, 36),
-        f3(a, s, 37),
-        f3(a, s, 38),
-        f2(a, s, 39),
-        f2(a, s, 40),
-        f1(a, s, 41),
-        i2(a, s, 42),
-        f2(a, s, 43),
-        i1(a, s, 44),
-        i1(a, s, 45),
-        f2(a, s, 46),
-        f2(a, s, 47),
-        f2(a, s, 48),
-        f1(a, s, 49),
-        f2(a, s, 50),
-        f1(a, s, 51),
-    )
