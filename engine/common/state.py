@@ -809,8 +809,17 @@ class State:
         """Set all u; backs up to Position stage."""
         if self._system_stage < _MODEL:
             self._require_system_stage(_MODEL, "setU")
-        self._store(u, self._nq, self._nu, "setU")
-        # _note_u_change, written out (setU + realize is the hot path of forward dynamics)
+        # _store and _note_u_change, written out (setU + realize is the hot path of
+        # forward dynamics)
+        nq, nu = self._nq, self._nu
+        if not (
+            type(u) is np.ndarray
+            and u.dtype is _F64
+            and u.shape == (nu,)
+            and u.strides[0] == 8
+            and copy_if_finite(u, self._y, nq)
+        ):
+            self._store(u, nq, nu, "setU")
         self._invalidate(_VELOCITY, "setU")
         self._value_versions[1] += 1
         if self._u_dependents:

@@ -385,6 +385,9 @@ class System:
     def resetAllCountersToZero(self) -> None:
         """Zero every statistics counter."""
         self._num_realizations = [0] * 11
+        #: realizations of stages first..last counted in one (fused kernel calls; index
+        #: first * 11 + last), added into _num_realizations when the counters are read
+        self._num_stage_runs = [0] * 121
         self._num_realize_calls = 0
         self._num_prescribe_q = self._num_prescribe_u = 0
         self._num_project_q = self._num_failed_project_q = 0
@@ -397,7 +400,15 @@ class System:
 
     def getNumRealizationsOfThisStage(self, stage: Stage) -> int:
         """How many times ``stage`` was actually computed (from stage-1)."""
-        return self._num_realizations[Stage(stage)]
+        stage = Stage(stage)
+        counts, runs = self._num_realizations, self._num_stage_runs
+        for k, n in enumerate(runs):
+            if n:
+                first, last = divmod(k, 11)
+                for g in range(first, last + 1):
+                    counts[g] += n
+                runs[k] = 0
+        return counts[stage]
 
     def getNumRealizeCalls(self) -> int:
         """Calls of realizeTopology/realizeModel/realize, whether or not they had work."""

@@ -100,7 +100,12 @@ class FusedRealization:
         # (the hot path of every setU/setQ + realize: the plan lookup, the articulated
         # inertias' currency check and the recording are written out here, not called)
         plan = state._fast.get(self._key)
-        if plan is None or not plan.current(state):
+        if (
+            plan is None
+            or plan.serial != state._discrete_serial
+            or plan.instance_version != state._system_stage_versions[_INSTANCE_INT]
+            or plan.yerr is not state._yerr
+        ):  # (not plan.current(state))
             plan = self._current_plan(state)
         if plan.args is None or plan.triggers:
             return False
@@ -127,9 +132,7 @@ class FusedRealization:
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
         state._shared.stage = state._system_stage = ALL_STAGES[last]  # _enter_lockstep
-        counts = self._system._num_realizations
-        for g in range(first, last + 1):
-            counts[g] += 1
+        self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
             self._system._matter._mark_abi(state, ctx)
         return True
