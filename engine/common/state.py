@@ -392,28 +392,32 @@ class State:
     def _invalidate(self, stage: Stage, cause: str) -> None:
         """Back up everything at or above ``stage`` to ``stage - 1``."""
         first = _INT[stage]
+        self._invalidation_serial = serial = self._invalidation_serial + 1
+        shared = self._shared
+        common = shared.stage
+        if common is not None and first > 3:  # lockstep (the System is at common too)
+            if common >= first:
+                shared.versions[first:] = [serial] * (11 - first)
+                n = _INT[common] + 1 - first
+                self._system_stage_versions[first : first + n] = [serial] * n
+                self._last_invalidation[first : first + n] = [cause] * n
+                shared.stage = self._system_stage = ALL_STAGES[first - 1]
+            return
         if first == 0:
             raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
         to = ALL_STAGES[first - 1]
-        self._invalidation_serial = serial = self._invalidation_serial + 1
-        shared = self._shared
-        if shared.stage is not None and first > 3:  # lockstep, no allocation changes
-            if shared.stage >= first:
-                shared.versions[first:] = [serial] * (11 - first)
-                shared.stage = to
-        else:
-            self._leave_lockstep()
-            forgot = False
-            for sub in self._subs:
-                if sub.own_stage >= first:
-                    sub.own_versions[first:] = [serial] * (11 - first)
-                    sub.own_stage = to
-                    if first <= 3:  # to < Instance
-                        sub.forget_allocations_from(to)
-                        forgot = True
-            if forgot:
-                self._prune_dependents()
-                self._dep_plans = {}
+        self._leave_lockstep()
+        forgot = False
+        for sub in self._subs:
+            if sub.own_stage >= first:
+                sub.own_versions[first:] = [serial] * (11 - first)
+                sub.own_stage = to
+                if first <= 3:  # to < Instance
+                    sub.forget_allocations_from(to)
+                    forgot = True
+        if forgot:
+            self._prune_dependents()
+            self._dep_plans = {}
         old = self._system_stage
         if old >= first:  # stages first..old change version and record the cause
             n = _INT[old] + 1 - first
