@@ -44,7 +44,7 @@ from engine.common.exceptions import (
     StageTooLowError,
     StateLayoutError,
 )
-from engine.common.finite import all_finite, copy_if_finite
+from engine.common.finite import all_finite, copy_vector_if_finite
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest, SharedStage
 
@@ -768,7 +768,7 @@ class State:
             and values.ndim == 1
             and values.shape[0] == size
             and values.strides[0] == 8
-            and copy_if_finite(values, self._y, start)
+            and copy_vector_if_finite(values, self._y, start)
         ):
             return
         arr = self._checked_vector(values, size, what)  # says what is wrong, if anything
@@ -821,7 +821,7 @@ class State:
             and u.dtype is _F64
             and u.shape == (nu,)
             and u.strides[0] == 8
-            and copy_if_finite(u, self._y, nq)
+            and copy_vector_if_finite(u, self._y, nq)
         ):
             self._store(u, nq, nu, "setU")
         self._invalidate(_VELOCITY, "setU")

@@ -534,3 +534,16 @@ def test_errors_are_also_python_builtins():
         s.allocateQ(i, [np.nan])
     with pytest.raises(RuntimeError):
         s.getTime()
+
+
+def test_setters_copy_read_only_and_strided_arrays():
+    system, _ = make_oscillator_system()
+    s = realized(system, Stage.Report)
+    other = s.copy()
+    other.setU(np.array([0.25, -0.5]))
+    s.setU(other.getU())  # a read-only view of another State's u
+    np.testing.assert_array_equal(s.getU(), [0.25, -0.5])
+    assert s.getSystemStage() == Stage.Position
+    s.setQ(np.array([1.5, 9.0, -2.0, 9.0])[::2])  # strided: the checked copy
+    np.testing.assert_array_equal(s.getQ(), [1.5, -2.0])
+    assert s.getSystemStage() == Stage.Time
