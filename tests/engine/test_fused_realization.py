@@ -295,3 +295,80 @@ def test_pure_python_fused_realization_gives_the_compiled_accelerations():
     result = json.loads(proc.stdout)
     assert result["fused"]  # the one-call path ran, as numpy views of the table
     np.testing.assert_allclose(result["udot"], state.getUDot(), rtol=1e-12, atol=1e-12)
+
+
+def _books(state) -> tuple:
+    """Everything a State's stage bookkeeping shows: stages, which stage versions are set
+    (per subsystem and the System's, as numbers), and which cache entries are current."""
+    n = state.getNumSubsystems()
+    infos = [state.getPerSubsystemInfo(i) for i in range(n)]
+    return (
+        state.getSystemStage(),
+        tuple(info.stage for info in infos),
+        tuple(tuple(info.stage_versions) for info in infos),
+        tuple(state.getSystemStageVersions()),
+        tuple(state.isCacheValueRealized(i, ce.index) for i in range(n) for ce in infos[i].cache),
+    )
+
+
+def _same_changes(before_a, after_a, before_b, after_b) -> None:
+    """The same stages changed version in both States (between their before and after),
+    counting only the stages that were valid before."""
+    for sub in range(len(before_a[1])):
+        valid = before_a[1][sub] + 1
+        changed_a = [after_a[2][sub][k] != before_a[2][sub][k] for k in range(valid)]
+        changed_b = [after_b[2][sub][k] != before_b[2][sub][k] for k in range(valid)]
+        assert changed_a == changed_b, f"subsystem {sub}"
+    valid = min(len(before_a[3]), len(after_a[3]))
+    changed_a = [after_a[3][k] != before_a[3][k] for k in range(valid)]
+    changed_b = [after_b[3][k] != before_b[3][k] for k in range(valid)]
+    assert changed_a == changed_b, "System"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edits_keep_the_same_books_as_stage_by_stage(seed):
+    """A State realized by the one-call path and its twin realized stage by stage go
+    through the same random edits, realizations, lazy realizations and copies: after
+    each, their stages, the stages whose versions changed, the cache entries that are
+    current and the accelerations are the same."""
+    system, matter, _, fused, rng, spring = _with_every_compiled_force(20 + seed)
+    _randomize(system, matter, fused, rng)
+    fused, twin = fused.copy(), fused.copy()  # both at Instance stage
+    nq, nu = fused.getNQ(), fused.getNU()
+    stages = [Stage.Time, *RUNTIME, Stage.Report]
+    edits = [
+        lambda s, r: s.setU(r.uniform(-1.0, 1.0, nu)),
+        lambda s, r: s.setQ(np.asarray(s.getQ()) + r.uniform(-0.01, 0.01, nq)),
+        lambda s, r: s.setTime(r.uniform(0.0, 1.0)),
+        lambda s, r: spring.setStiffness(s, r.uniform(1.0, 9.0)),
+        lambda s, r: s.invalidateAll(stages[r.integers(len(stages))]),
+        lambda s, r: s.updU()[0:1].fill(r.uniform(-1.0, 1.0)),
+    ]
+    op_rng = np.random.default_rng(seed)
+    for _ in range(60):
+        before = (_books(fused), _books(twin))
+        action = op_rng.integers(4)
+        if action == 0:  # an edit, the same numbers in both
+            edit = edits[op_rng.integers(len(edits))]
+            draw = int(op_rng.integers(1 << 30))
+            edit(fused, np.random.default_rng(draw))
+            edit(twin, np.random.default_rng(draw))
+        elif action == 1:  # realize to a random stage
+            stage = stages[op_rng.integers(len(stages))]
+            system.realize(fused, stage)
+            _stage_by_stage(system, twin, stage)
+        elif action == 2 and fused.getSystemStage() >= Stage.Position:  # lazy
+            matter.realizeArticulatedBodyInertias(fused)
+            matter.realizeArticulatedBodyInertias(twin)
+            if fused.getSystemStage() >= Stage.Velocity:
+                matter.realizeVelocityKinematics(fused)
+                matter.realizeVelocityKinematics(twin)
+        elif action == 3:  # copies
+            fused, twin = fused.copy(), twin.copy()
+            before = (_books(fused), _books(twin))
+        after = (_books(fused), _books(twin))
+        assert after[0][:2] == after[1][:2]  # stages
+        assert after[0][4] == after[1][4]  # current cache entries
+        _same_changes(before[0], after[0], before[1], after[1])
+        if fused.getSystemStage() >= Stage.Acceleration:
+            np.testing.assert_allclose(fused.getUDot(), twin.getUDot(), rtol=1e-12, atol=1e-12)
