@@ -19,6 +19,7 @@ def add_gravity_forces(mass, com_G, excluded, g0, g1, g2, body_forces):
         for j in range(n_excluded):
             if excluded[j] == b:
                 skip = True
+                break
         if skip:
             continue
         m = mass[b]
