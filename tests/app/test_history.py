@@ -1,0 +1,161 @@
+"""Recorded States: capture/restore is exact, the history keeps its budget, files round-trip,
+the diff finds what differs and nothing else."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.document.builder import build
+from app.document.examples import BUILDERS
+from app.document.model_io import dumps
+from app.history import (
+    History,
+    RecordingFileError,
+    capture,
+    diff_records,
+    load_recording,
+    restore,
+    save_recording,
+)
+from app.history.state_record import RecordError
+from engine import RungeKuttaMersonIntegrator, Stage, TimeStepper
+
+
+def _run_double_pendulum(until: float):
+    built = build(BUILDERS["double_pendulum"]())
+    stepper = TimeStepper(built.system, RungeKuttaMersonIntegrator(built.system))
+    stepper.initialize(built.state)
+    stepper.stepTo(until)
+    return built, stepper.getState()
+
+
+def test_restore_reproduces_the_state_and_its_realized_caches_exactly():
+    built, state = _run_double_pendulum(0.7)
+    built.system.realize(state, Stage.Acceleration)
+    record = capture(state)
+    assert record.t == pytest.approx(0.7) and record.stage == int(Stage.Acceleration)
+
+    fresh = build(BUILDERS["double_pendulum"]())
+    restore(record, fresh.state)
+    assert fresh.state.getSystemStage() < Stage.Acceleration  # realized on demand
+    assert capture(fresh.state).same_values(record)
+    fresh.system.realize(fresh.state, Stage.Acceleration)
+    assert np.array_equal(fresh.state.getUDot(), state.getUDot())
+    for name in ("upper", "lower"):
+        pose_a = built.mobilized_bodies[name].getBodyTransform(state)
+        pose_b = fresh.mobilized_bodies[name].getBodyTransform(fresh.state)
+        assert np.array_equal(pose_a.toMat44(), pose_b.toMat44())
+
+
+def test_a_record_of_another_model_is_refused_and_changes_nothing():
+    _, state = _run_double_pendulum(0.2)
+    record = capture(state)
+    other = build(BUILDERS["pendulum"]())
+    q_before = np.array(other.state.getQ())
+    with pytest.raises(RecordError, match="another model"):
+        restore(record, other.state)
+    assert np.array_equal(other.state.getQ(), q_before) and other.state.getTime() == 0.0
+
+
+def test_history_drops_the_oldest_records_beyond_its_budget_and_finds_the_nearest():
+    built = build(BUILDERS["pendulum"]())
+    state = built.state
+    record_bytes = capture(state).nbytes
+    history = History(budget_bytes=10 * (record_bytes + 600))
+    for k in range(25):
+        state.setTime(0.1 * k)
+        state.updQ()[0] = k
+        history.append(capture(state))
+    assert len(history) == 10
+    assert history[0].t == pytest.approx(1.5) and history[-1].t == pytest.approx(2.4)
+    assert history.seconds_held == pytest.approx(0.9)
+    assert history.at(1.94).q[0] == 19 and history.at(1.96).q[0] == 20
+    assert history.at(-5.0).q[0] == 15 and history.at(99.0).q[0] == 24
+    # Going back in time replaces the records that followed.
+    state.setTime(2.0)
+    history.append(capture(state))
+    assert history[-1].t == pytest.approx(2.0) and len(history) == 6
+
+
+def test_recording_file_round_trips_bit_for_bit(tmp_path):
+    built, state = _run_double_pendulum(0.3)
+    history = History()
+    history.append(capture(state))
+    state.setTime(0.35)
+    state.updU()[1] = 0.125
+    history.append(capture(state))
+    path = tmp_path / "run.npz"
+    model_json = dumps(built.data)
+    save_recording(path, model_json, history, bookmarks=[(0.3, "start")])
+    loaded = load_recording(path)
+    assert loaded.model_json == model_json and loaded.bookmarks == [(0.3, "start")]
+    assert len(loaded.records) == 2
+    for a, b in zip(history, loaded.records, strict=True):
+        assert a.same_values(b)
+
+
+def test_damaged_or_foreign_files_are_refused_with_a_message(tmp_path):
+    built, state = _run_double_pendulum(0.1)
+    good = tmp_path / "run.npz"
+    save_recording(good, dumps(built.data), [capture(state)])
+    truncated = tmp_path / "cut.npz"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, x=np.arange(3))
+    text = tmp_path / "text.npz"
+    text.write_text("hello")
+    for path, what in (
+        (truncated, "recording"),
+        (foreign, "not a complete mbstudio recording"),
+        (text, "not an mbstudio recording"),
+        (tmp_path / "missing.npz", "no such file"),
+    ):
+        with pytest.raises(RecordingFileError, match=what):
+            load_recording(path)
+
+
+def test_diff_finds_a_planted_difference_and_nothing_else():
+    _, state = _run_double_pendulum(0.4)
+    a = capture(state)
+    state.updU()[0] += 0.5
+    state.updQ()[1] -= 1e-6
+    b = capture(state)
+    rows = diff_records(a, b, q_labels=["upper q", "lower q"], u_labels=["upper u", "lower u"])
+    assert [r.name for r in rows] == ["upper u", "lower q"]
+    assert rows[0].difference == pytest.approx(0.5) and rows[1].difference == pytest.approx(-1e-6)
+    assert diff_records(a, a) == []
+
+
+def test_discrete_values_round_trip_exactly_and_their_changes_show_in_the_diff():
+    from app.history.value_codec import decode, encode
+
+    value = {
+        "d": np.array([0.0, -1.0, 1 / 3]),
+        "g": 9.81,
+        "excluded": frozenset({3, 1}),
+        "locks": [None, (1, 2.5)],
+        "flags": np.array([True, False]),
+        "limits": [float("inf"), float("-inf")],
+    }
+    back = decode(encode(value))
+    assert back.keys() == value.keys() and back["excluded"] == value["excluded"]
+    assert np.array_equal(back["d"], value["d"]) and back["flags"].dtype == bool
+    assert back["locks"] == value["locks"] and back["limits"] == value["limits"]
+    assert encode(back) == encode(value)
+
+    built, state = _run_double_pendulum(0.1)
+    a = capture(state)
+    for subsys in range(state.getNumSubsystems()):
+        for dv in state.getPerSubsystemInfo(subsys).discrete:
+            if dv.name.startswith("Gravity") and isinstance(dv.value, dict):
+                changed = dict(dv.value, g=1.62)
+                state.setDiscreteVariable(subsys, dv.index, changed)
+                gravity = (subsys, dv.index, dv.name)
+    b = capture(state)
+    rows = diff_records(a, b)
+    assert [(r.name, r.value_a, r.value_b) for r in rows] == [(f"{gravity[2]}.g", 9.81, 1.62)]
+    fresh = build(BUILDERS["double_pendulum"]())
+    restore(b, fresh.state)
+    assert fresh.state.getDiscreteVariable(*gravity[:2])["g"] == 1.62
+    assert capture(fresh.state).same_values(b)
