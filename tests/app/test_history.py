@@ -159,3 +159,21 @@ def test_discrete_values_round_trip_exactly_and_their_changes_show_in_the_diff()
     restore(b, fresh.state)
     assert fresh.state.getDiscreteVariable(*gravity[:2])["g"] == 1.62
     assert capture(fresh.state).same_values(b)
+
+
+def test_diff_command_prints_the_differing_variables_largest_first(tmp_path, capsys):
+    from app.cli import main
+
+    built, state = _run_double_pendulum(0.5)
+    first = capture(state)
+    state.setTime(0.6)
+    state.updQ()[0] += 0.25
+    state.updU()[1] += 0.01
+    path = tmp_path / "run.npz"
+    save_recording(path, dumps(built.data), [first, capture(state)])
+    assert main(["diff", str(path), "--at", "0.5", "--at", "0.61"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[0] == "variable"
+    assert [line.split()[0] for line in lines[1:]] == ["q:upper[0]", "t", "u:lower[0]"]
+    assert main(["diff", str(tmp_path / "nothing.npz"), "--at", "0", "--at", "1"]) == 2
+    assert "no such file" in capsys.readouterr().err
