@@ -119,6 +119,10 @@ class MainWindow(QMainWindow):
 
         self.simulation = install_simulation(self)
 
+        from app.timeline_ui import install_timeline
+
+        self.timeline = install_timeline(self)
+
         from app.tree.editor import install_model_editor
 
         self.model_editor = install_model_editor(self)  # tree, properties, File/Edit menus

@@ -8,7 +8,8 @@ call on it:
 * Stepping: the worker holds ``state.getStateLock()`` around each bounded batch of steps
   (a TimeStepper with the chosen integrator), then builds an immutable ``Snapshot`` under the
   lock, releases the lock, and only then publishes (``on_publish``). Plot samples go to a
-  ring buffer (``samples``) at every reporting interval.
+  ring buffer (``samples``) at every reporting interval, and the State's variables to a
+  bounded ``history`` (``show_recorded(t)`` makes a recorded State the live one again).
 * Commands (play, pause, step, reset, edits, realize-one-stage, integrator or pacing changes,
   a rebuilt model) are queued by any thread and applied by the worker between batches.
 * A failed step, initialization or assembly pauses the run; the State stays at the last good
@@ -35,6 +36,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from app.history import History, capture, restore
+from app.history.history import DEFAULT_BUDGET_BYTES
+from app.history.state_record import RecordError
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
 from app.simulation.snapshot import (
@@ -105,6 +109,7 @@ class SimulationSession:
         settings: Settings | None = None,
         on_publish: Callable[[Snapshot], None] | None = None,
         sample_capacity: int = 20000,
+        history_budget: int = DEFAULT_BUDGET_BYTES,
     ) -> None:
         self.settings = settings or Settings()
         self._on_publish = on_publish
@@ -136,6 +141,9 @@ class SimulationSession:
         #: then get the CPU the worker would take, and the frame is done sooner.
         self.gui_idle = threading.Event()
         self.gui_idle.set()
+        #: Recorded States (one per sample); the worker appends, readers take _history_lock.
+        self.history = History(history_budget)
+        self._history_lock = threading.Lock()
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -165,6 +173,9 @@ class SimulationSession:
         self._geometry = self._collect_geometry(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
+        with self._history_lock:
+            self.history.clear()
+        self._record(state)
 
     @staticmethod
     def _copy_layout(old_state: State, state: State) -> bool:
@@ -296,6 +307,10 @@ class SimulationSession:
     def set_u(self, body: str, which: int, value: float) -> None:
         self.submit("set_u", body, int(which), float(value))
 
+    def show_recorded(self, t: float) -> None:
+        """Pause and make the recorded State nearest time ``t`` the live State."""
+        self.submit("show_recorded", t)
+
     def realize_next_stage(self) -> None:
         self.submit("realize_to", None)
 
@@ -412,6 +427,18 @@ class SimulationSession:
         self._install(built, carry=False)
         self._status = "Reset to t = 0"
         return None
+
+    def _cmd_show_recorded(self, t: float) -> str | None:
+        with self._history_lock:
+            if not len(self.history):
+                return None
+            record = self.history.at(t)
+        self._running = False
+        self._error = ""
+        restore(record, self._state)
+        self._stepper = None  # Play goes on from the recorded State
+        self._status = f"Showing the recorded State at t = {record.t:.4g}"
+        return f"restored the recorded State at t = {record.t:.4g}"
 
     def _mobod(self, body: str):
         try:
@@ -635,6 +662,37 @@ class SimulationSession:
             )
         )
         self.samples.append(row)
+        self._record(state)
+
+    def _record(self, state: State) -> None:
+        """Keep the State's variables in the history (worker thread)."""
+        try:
+            record = capture(state)
+        except RecordError:  # a model whose discrete variables cannot be recorded
+            return
+        with self._history_lock:
+            self.history.append(record)
+
+    def history_span(self) -> tuple[float, float, int]:
+        """(first time, last time, number of records) of the history (any thread)."""
+        with self._history_lock:
+            n = len(self.history)
+            if n == 0:
+                return (0.0, 0.0, 0)
+            return (self.history[0].t, self.history[-1].t, n)
+
+    def history_records(self) -> list:
+        """A copy of the list of recorded States, oldest first (any thread)."""
+        with self._history_lock:
+            return list(self.history)
+
+    def recorded_time(self, t: float, steps: int = 0) -> float | None:
+        """The recorded time nearest ``t``, moved ``steps`` records on (any thread)."""
+        with self._history_lock:
+            if not len(self.history):
+                return None
+            i = self.history.index_at(t) + steps
+            return self.history[min(max(i, 0), len(self.history) - 1)].t
 
     def _fail(self, exc: BaseException, what: str) -> None:
         self._running = False

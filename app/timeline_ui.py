@@ -1,0 +1,128 @@
+"""The recorded-history side of the main window: a Timeline under the 3-D view wired to the
+simulation session's history.
+
+``install_timeline(window)`` (called by MainWindow after the simulation panel) adds
+
+* the Timeline below the 3-D view: dragging it shows the recorded State nearest the pointer
+  (the worker restores it as the live State: the view, Joints panel, stage and cache
+  inspectors all show it, and Play goes on from there); Left/Right step one report;
+  B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment;
+* a status-bar label with the seconds of history held;
+* Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
+  ``app.history.recording_file``), read back by ``mbstudio diff``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox
+
+from app.widgets.timeline import Timeline
+
+
+class TimelinePanel(QObject):
+    """See the module docstring."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.simulation = window.simulation
+        self.bookmarks: list[tuple[float, str]] = []
+        self._model_serial = None
+        self.timeline = Timeline()
+        window.centralWidget().layout().addWidget(self.timeline)
+        self.history_label = QLabel("history –")
+        self.history_label.setObjectName("historyLabel")
+        self.history_label.setToolTip("Simulated seconds of recorded States held")
+        window.statusBar().addPermanentWidget(self.history_label)
+        self.timeline.scrubbed.connect(self._show)
+        self.timeline.step_requested.connect(self._step)
+        self.timeline.bookmark_requested.connect(self.add_bookmark)
+        self.simulation.snapshot_shown.connect(self._snapshot_shown)
+        self._add_actions()
+
+    def _add_actions(self) -> None:
+        for action in self.window.menuBar().actions():
+            if action.text().replace("&", "") == "Simulation" and action.menu() is not None:
+                menu = action.menu()
+                menu.addSeparator()
+                bookmark = menu.addAction("Add &bookmark", self.add_bookmark)
+                bookmark.setShortcut(QKeySequence("Ctrl+B"))
+                bookmark.setObjectName("addBookmarkAction")
+                save = menu.addAction("Save &recording…", self._save_dialog)
+                save.setObjectName("saveRecordingAction")
+                self.save_action = save
+                return
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    def _snapshot_shown(self, snap) -> None:
+        session = self.simulation.session
+        if session is None:
+            return
+        if snap.model_serial != self._model_serial:
+            self._model_serial = snap.model_serial
+            self.bookmarks = []
+            self.timeline.set_bookmarks([])
+        start, end, count = session.history_span()
+        self.timeline.set_span(start, end)
+        self.timeline.set_cursor(snap.time)
+        self.history_label.setText(f"history {end - start:.1f} s" if count else "history –")
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def _show(self, t: float) -> None:
+        session = self.simulation.session
+        if session is not None:
+            session.show_recorded(t)
+
+    def _step(self, steps: int) -> None:
+        session = self.simulation.session
+        if session is None:
+            return
+        t = session.recorded_time(self.timeline.cursor_time, steps)
+        if t is not None:
+            session.show_recorded(t)
+
+    def add_bookmark(self) -> None:
+        """Bookmark the displayed moment (named "Bookmark N")."""
+        snap = self.simulation.snapshot
+        if snap is None:
+            return
+        name = f"Bookmark {len(self.bookmarks) + 1}"
+        self.bookmarks.append((float(snap.time), name))
+        self.timeline.set_bookmarks(self.bookmarks)
+        self.window.statusBar().showMessage(f"{name} at t = {snap.time:.4g} s", 3000)
+
+    def save_recording(self, path: Path) -> None:
+        """Write the model and the recorded States to ``path`` (.npz)."""
+        from app.document.model_io import dumps
+        from app.history import save_recording
+
+        session = self.simulation.session
+        if session is None or session.built.data is None:
+            raise ValueError("no model is being simulated")
+        records = session.history_records()
+        save_recording(path, dumps(session.built.data), records, self.bookmarks)
+
+    def _save_dialog(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(
+            self.window, "Save recording", "recording.npz", "Recordings (*.npz)"
+        )
+        if not name:
+            return
+        path = Path(name) if name.endswith(".npz") else Path(name + ".npz")
+        try:
+            self.save_recording(path)
+        except (OSError, ValueError) as exc:
+            QMessageBox.warning(self.window, "Save recording", f"Cannot save {path}: {exc}")
+            return
+        self.window.statusBar().showMessage(f"Recording saved to {path}", 5000)
+
+
+def install_timeline(window: QMainWindow) -> TimelinePanel:
+    """Create the timeline of ``window`` (see the module docstring)."""
+    return TimelinePanel(window)
