@@ -66,6 +66,9 @@ def _frozen(values) -> np.ndarray:
     return array
 
 
+_NONE = _frozen(np.zeros(0))
+
+
 def _discrete_text(name: str, value) -> str:
     try:
         return encode(value)
@@ -73,21 +76,50 @@ def _discrete_text(name: str, value) -> str:
         raise RecordError(f"discrete variable '{name}' cannot be recorded: {exc}") from exc
 
 
-def capture(state: State) -> StateRecord:
-    """Copy the State's variables into a new record (the State is not changed)."""
-    discrete = []
-    for subsys in range(state.getNumSubsystems()):
-        for dv in state.getPerSubsystemInfo(subsys).discrete:
-            discrete.append((subsys, dv.index, dv.name, _discrete_text(dv.name, dv.value)))
+def _discrete_texts(state: State) -> tuple[tuple[int, int, str, str], ...]:
+    return tuple(
+        (subsys, dv.index, dv.name, _discrete_text(dv.name, dv.value))
+        for subsys in range(state.getNumSubsystems())
+        for dv in state.getPerSubsystemInfo(subsys).discrete
+    )
+
+
+class Recorder:
+    """``capture`` for a sequence of moments of one (or a few) States: the discrete
+    variables' text is made again only when the State's discrete value version changed
+    (they are parameters and switches, which rarely change during a run)."""
+
+    def __init__(self) -> None:
+        self._state: State | None = None  # kept alive so that its identity stays unique
+        self._version = -1
+        self._discrete: tuple[tuple[int, int, str, str], ...] = ()
+
+    def capture(self, state: State) -> StateRecord:
+        version = state.getDiscreteValueVersion()
+        if state is not self._state or version != self._version:
+            self._discrete = _discrete_texts(state)
+            self._state, self._version = state, version
+        return capture(state, self._discrete)
+
+
+def capture(
+    state: State, discrete: tuple[tuple[int, int, str, str], ...] | None = None
+) -> StateRecord:
+    """Copy the State's variables into a new record (the State is not changed).
+    ``discrete``: the discrete variables' texts if already known (see ``Recorder``)."""
+    if discrete is None:
+        discrete = _discrete_texts(state)
     stage = state.getSystemStage()
-    triggers = state.getEventTriggers() if stage >= Stage.Acceleration else np.zeros(0)
+    triggers = _frozen(state.getEventTriggers()) if stage >= Stage.Acceleration else _NONE
+    y = _frozen(state.getY())  # one copy; q, u and z are read-only views of it
+    nq, nu = state.getNQ(), state.getNU()
     return StateRecord(
         t=float(state.getTime()),
-        q=_frozen(state.getQ()),
-        u=_frozen(state.getU()),
-        z=_frozen(state.getZ()),
-        discrete=tuple(discrete),
-        triggers=_frozen(triggers),
+        q=y[:nq],
+        u=y[nq : nq + nu],
+        z=y[nq + nu :],
+        discrete=discrete,
+        triggers=triggers,
         stage=int(stage),
     )
 

@@ -36,9 +36,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.history import History, capture, restore
+from app.history import History, restore
 from app.history.history import DEFAULT_BUDGET_BYTES
-from app.history.state_record import RecordError
+from app.history.state_record import Recorder, RecordError
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
 from app.simulation.snapshot import (
@@ -143,6 +143,7 @@ class SimulationSession:
         self.gui_idle.set()
         #: Recorded States (one per sample); the worker appends, readers take _history_lock.
         self.history = History(history_budget)
+        self._recorder = Recorder()
         self._history_lock = threading.Lock()
         self._install(built, carry=False)
 
@@ -667,7 +668,7 @@ class SimulationSession:
     def _record(self, state: State) -> None:
         """Keep the State's variables in the history (worker thread)."""
         try:
-            record = capture(state)
+            record = self._recorder.capture(state)
         except RecordError:  # a model whose discrete variables cannot be recorded
             return
         with self._history_lock:

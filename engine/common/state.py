@@ -879,6 +879,12 @@ class State:
     def getZValueVersion(self) -> int:
         return self._value_versions[2]
 
+    def getDiscreteValueVersion(self) -> int:
+        """A number that changes whenever any discrete variable's value may have changed
+        (set, updated or auto-updated); like the q/u/z value versions, for comparing one
+        State with itself over time. mbstudio's addition to Simbody's API."""
+        return self._discrete_serial
+
     # ---------------------------------------------------------------- weights
     def getUWeights(self, subsys: int | None = None) -> np.ndarray:
         """Unit weights (1/unit change) of each u; allocated as ones at Model."""
