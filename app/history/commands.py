@@ -1,5 +1,6 @@
-"""``mbstudio diff RECORDING --at T1 --at T2``: the variables that differ between two moments
-of a recording, as a table, largest difference first."""
+"""``mbstudio diff RECORDING --at T1 --at T2``: what differs between two moments of a
+recording, as a table, largest difference first: state variables, quantities derived from
+them (body poses and velocities in Ground, energies, constraint errors) and cache entries."""
 
 from __future__ import annotations
 
@@ -26,19 +27,36 @@ def configure_diff(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit", type=int, default=0, metavar="N", help="print at most N rows (default all)"
     )
+    parser.add_argument(
+        "--group",
+        default=None,
+        metavar="NAME",
+        help='only rows of this group: "state", "derived" or a subsystem\'s name',
+    )
 
 
-def _labels(model_json: str) -> tuple[list[str] | None, list[str] | None]:
-    """Coordinate names of the recorded model ("q:body[i]"), or None if it cannot be built."""
+def _rows(recording, a, b):
+    """The full comparison through the recorded model, or the variables alone (with a note
+    on stderr) when the model cannot be built."""
     from app.document.builder import build
     from app.document.model_io import loads
     from app.headless import csv_header
+    from app.history import diff_records
+    from app.history.state_compare import compare_states
 
     try:
-        header = csv_header(build(loads(model_json).data))
-    except Exception:  # noqa: BLE001 - the names are a convenience; the diff works without
-        return None, None
-    return [c for c in header if c.startswith("q:")], [c for c in header if c.startswith("u:")]
+        built = build(loads(recording.model_json).data)
+        header = csv_header(built)
+    except Exception as exc:  # noqa: BLE001 - the variables can still be compared
+        print(
+            f"{PROG} diff: the recorded model cannot be built ({exc}); comparing the "
+            "variables only",
+            file=sys.stderr,
+        )
+        return diff_records(a, b)
+    q_labels = [c for c in header if c.startswith("q:")]
+    u_labels = [c for c in header if c.startswith("u:")]
+    return compare_states(built, built.state, a, b, q_labels, u_labels)
 
 
 def _cell(value) -> str:
@@ -46,7 +64,7 @@ def _cell(value) -> str:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from app.history import RecordingFileError, diff_records, load_recording
+    from app.history import RecordingFileError, load_recording
 
     if len(args.at) != 2 or not all(math.isfinite(t) for t in args.at):
         print(f"{PROG} diff: give --at exactly twice, with finite times", file=sys.stderr)
@@ -62,19 +80,20 @@ def run_diff(args: argparse.Namespace) -> int:
     for record in recording.records:
         history.append(record)
     a, b = (history.at(t) for t in args.at)
-    q_labels, u_labels = _labels(recording.model_json)
-    rows = diff_records(a, b, q_labels, u_labels)
+    rows = _rows(recording, a, b)
+    if args.group is not None:
+        rows = [r for r in rows if r.group == args.group]
     if args.limit > 0:
         rows = rows[: args.limit]
-    table = [("variable", f"at t={a.t!r}", f"at t={b.t!r}", "difference")]
+    table = [("quantity", "group", f"at t={a.t!r}", f"at t={b.t!r}", "difference")]
     for r in rows:
-        d = r.difference
-        table.append((r.name, _cell(r.value_a), _cell(r.value_b), "" if d is None else repr(d)))
-    widths = [max(len(row[k]) for row in table) for k in range(4)]
+        d = "" if r.difference is None else repr(r.difference)
+        table.append((r.name, r.group, _cell(r.value_a), _cell(r.value_b), d))
+    widths = [max(len(row[k]) for row in table) for k in range(5)]
     for row in table:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     if len(table) == 1:
-        print("(no variable differs)")
+        print("(nothing differs)")
     return 0
 
 

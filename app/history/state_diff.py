@@ -16,11 +16,15 @@ from app.history.value_codec import decode, leaves
 class DiffRow:
     """One state variable (or one element of it) whose value differs between two records.
 
-    Values are numbers, or for discrete variables also bools, strings or None."""
+    Values are numbers, or for discrete variables also bools, strings or None. ``group``
+    says where the value lives: "state" for t, q, u and z, a subsystem's name for its
+    discrete variables and cache entries, "derived" for quantities computed from the State
+    (body poses and velocities in Ground, energies, constraint errors)."""
 
     name: str
     value_a: Any
     value_b: Any
+    group: str = "state"
 
     @property
     def difference(self) -> float | None:
@@ -51,24 +55,42 @@ def _rows(name: str, a: np.ndarray, b: np.ndarray, labels=None) -> list[DiffRow]
     return rows
 
 
-def diff_records(a: StateRecord, b: StateRecord, q_labels=None, u_labels=None) -> list[DiffRow]:
+def value_rows(name: str, value_a: Any, value_b: Any, group: str) -> list[DiffRow]:
+    """Rows for the scalars that differ between two values of one variable or cache entry
+    (one row for the whole value when their shapes differ)."""
+    leaves_a, leaves_b = leaves(value_a, name), leaves(value_b, name)
+    if [p for p, _ in leaves_a] != [p for p, _ in leaves_b]:
+        return [DiffRow(name, repr(value_a), repr(value_b), group)]
+    return [
+        DiffRow(path, va, vb, group)
+        for (path, va), (_, vb) in zip(leaves_a, leaves_b, strict=True)
+        if not _same(va, vb)
+    ]
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b) or (a != a and b != b)  # NaN equals NaN here
+    except Exception:  # noqa: BLE001 - values that cannot be compared count as different
+        return False
+
+
+def diff_records(
+    a: StateRecord, b: StateRecord, q_labels=None, u_labels=None, subsystem_names=None
+) -> list[DiffRow]:
     """Every variable whose value differs between ``a`` and ``b``, sorted by the size of the
-    difference (largest first). ``q_labels``/``u_labels`` name the coordinates if given."""
+    difference (largest first). ``q_labels``/``u_labels`` name the coordinates and
+    ``subsystem_names`` (index -> name) the discrete variables' groups, if given."""
     rows = [] if a.t == b.t else [DiffRow("t", a.t, b.t)]
+    groups = subsystem_names or {}
     rows += _rows("q", a.q, b.q, q_labels)
     rows += _rows("u", a.u, b.u, u_labels)
     rows += _rows("z", a.z, b.z)
-    for (_, _, name, text_a), (_, _, name_b, text_b) in zip(a.discrete, b.discrete, strict=True):
+    for (sub, _, name, text_a), (_, _, name_b, text_b) in zip(a.discrete, b.discrete, strict=True):
         if name != name_b:
             raise ValueError("the records belong to different models")
-        if text_a == text_b:
-            continue
-        leaves_a, leaves_b = leaves(decode(text_a), name), leaves(decode(text_b), name)
-        if [p for p, _ in leaves_a] != [p for p, _ in leaves_b]:
-            rows.append(DiffRow(name, text_a, text_b))
-            continue
-        for (path, va), (_, vb) in zip(leaves_a, leaves_b, strict=True):
-            if va != vb:
-                rows.append(DiffRow(path, va, vb))
+        if text_a != text_b:
+            group = groups.get(sub, f"subsystem {sub}")
+            rows += value_rows(name, decode(text_a), decode(text_b), group)
     rows.sort(key=_size, reverse=True)
     return rows

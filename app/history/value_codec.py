@@ -108,5 +108,11 @@ def leaves(value: Any, path: str) -> list[tuple[str, Any]]:
             out += leaves(v, f"{path}[{k}]")
         return out
     if isinstance(value, frozenset | set):
-        return [(path, encode(value))]
-    return [(path, value)]
+        return [(path, repr(sorted(value, key=repr)))]
+    if value is None or isinstance(value, bool | int | float | str | np.generic):
+        return [(path, value.item() if isinstance(value, np.generic) else value)]
+    for attribute in ("asVec3", "toMat44", "asMat33"):  # engine math values (Vec3, X, R)
+        convert = getattr(value, attribute, None)
+        if callable(convert):
+            return leaves(np.asarray(convert(), dtype=float), path)
+    return [(path, repr(value))]

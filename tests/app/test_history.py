@@ -171,9 +171,34 @@ def test_diff_command_prints_the_differing_variables_largest_first(tmp_path, cap
     state.updU()[1] += 0.01
     path = tmp_path / "run.npz"
     save_recording(path, dumps(built.data), [first, capture(state)])
+    assert main(["diff", str(path), "--at", "0.5", "--at", "0.61", "--group", "state"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["quantity", "group"]
+    assert [line.split()[0] for line in lines[1:]] == ["q:upper[0]", "t", "u:lower[0]"]
     assert main(["diff", str(path), "--at", "0.5", "--at", "0.61"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split()[0] == "variable"
-    assert [line.split()[0] for line in lines[1:]] == ["q:upper[0]", "t", "u:lower[0]"]
+    assert any(line.startswith("potential energy") for line in lines)
+    assert len(lines) > 10  # derived quantities and cache entries too
     assert main(["diff", str(tmp_path / "nothing.npz"), "--at", "0", "--at", "1"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_full_comparison_adds_derived_quantities_and_cache_entries_that_follow_from_the_change():
+    from app.history.state_compare import compare_states
+
+    built, state = _run_double_pendulum(0.3)
+    a = capture(state)
+    state.updU()[0] += 0.5  # a velocity change: poses stay, velocities and energy change
+    b = capture(state)
+    rows = compare_states(built, built.state, a, b)
+    by_name = {r.name: r for r in rows}
+    assert by_name["u[0]"].group == "state" and by_name["u[0]"].difference == pytest.approx(0.5)
+    derived = {r.name for r in rows if r.group == "derived"}
+    assert "kinetic energy" in derived and "total energy" in derived
+    assert "upper angular velocity z (Ground)" in derived
+    assert not {n for n in derived if "origin" in n and "velocity" not in n}  # poses kept
+    assert "potential energy" not in derived
+    assert any(r.group not in ("state", "derived") for r in rows)  # cache entries differ too
+    sizes = [abs(r.difference) for r in rows if r.difference is not None]
+    assert sizes == sorted(sizes, reverse=True)
+    assert compare_states(built, built.state, a, a) == []
