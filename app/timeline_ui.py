@@ -9,17 +9,20 @@ simulation session's history.
   B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment;
 * a status-bar label with the seconds of history held;
 * Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
-  ``app.history.recording_file``), read back by ``mbstudio diff``.
+  ``app.history.recording_file``), read back by ``mbstudio diff``;
+* a "State diff" dock: two moments (the displayed one, bookmarks) compared in full by the
+  worker (``SimulationSession.compare_recorded``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox
 
+from app.widgets.state_diff import StateDiffView
 from app.widgets.timeline import Timeline
 
 
@@ -43,6 +46,23 @@ class TimelinePanel(QObject):
         self.timeline.bookmark_requested.connect(self.add_bookmark)
         self.simulation.snapshot_shown.connect(self._snapshot_shown)
         self._add_actions()
+        self.diff_view = StateDiffView()
+        self.diff_view.compare_requested.connect(self._compare)
+        self._comparison_serial = 0
+        dock = QDockWidget("State diff", window)
+        dock.setObjectName("State diff")
+        dock.setWidget(self.diff_view)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        window.tabifyDockWidget(window.docks["Cache inspector"], dock)
+        window.docks["Stage inspector"].raise_()
+        window.docks["State diff"] = dock
+        self._add_to_view_menu(dock)
+
+    def _add_to_view_menu(self, dock: QDockWidget) -> None:
+        for action in self.window.menuBar().actions():
+            if action.text().replace("&", "") == "View" and action.menu() is not None:
+                action.menu().addAction(dock.toggleViewAction())
+                return
 
     def _add_actions(self) -> None:
         for action in self.window.menuBar().actions():
@@ -67,6 +87,11 @@ class TimelinePanel(QObject):
             self._model_serial = snap.model_serial
             self.bookmarks = []
             self.timeline.set_bookmarks([])
+        self.diff_view.set_moments(snap.time, self.bookmarks)
+        comparison = session.comparison()
+        if comparison is not None and comparison[0] != self._comparison_serial:
+            self._comparison_serial, t_a, t_b, rows = comparison
+            self.diff_view.show_rows(t_a, t_b, rows)
         start, end, count = session.history_span()
         self.timeline.set_span(start, end)
         self.timeline.set_cursor(snap.time)
@@ -78,6 +103,11 @@ class TimelinePanel(QObject):
         session = self.simulation.session
         if session is not None:
             session.show_recorded(t)
+
+    def _compare(self, t_a: float, t_b: float) -> None:
+        session = self.simulation.session
+        if session is not None:
+            session.compare_recorded(t_a, t_b)
 
     def _step(self, steps: int) -> None:
         session = self.simulation.session
@@ -95,6 +125,7 @@ class TimelinePanel(QObject):
         name = f"Bookmark {len(self.bookmarks) + 1}"
         self.bookmarks.append((float(snap.time), name))
         self.timeline.set_bookmarks(self.bookmarks)
+        self.diff_view.set_moments(snap.time, self.bookmarks)
         self.window.statusBar().showMessage(f"{name} at t = {snap.time:.4g} s", 3000)
 
     def save_recording(self, path: Path) -> None:

@@ -91,8 +91,11 @@ def decode(text: str) -> Any:
         raise ValueCodecError(f"not a recorded value: {exc}") from exc
 
 
-def leaves(value: Any, path: str) -> list[tuple[str, Any]]:
-    """(path, scalar) for every scalar inside ``value``; arrays give one leaf per element."""
+def leaves(value: Any, path: str, depth: int = 0) -> list[tuple[str, Any]]:
+    """(path, scalar) for every scalar inside ``value``; arrays give one leaf per element,
+    objects one per attribute (to a depth of six, then their repr)."""
+    if depth > 6:
+        return [(path, repr(value))]
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
             return [(path, value.item())]
@@ -100,12 +103,12 @@ def leaves(value: Any, path: str) -> list[tuple[str, Any]]:
     if isinstance(value, dict):
         out = []
         for k, v in value.items():
-            out += leaves(v, f"{path}.{k}")
+            out += leaves(v, f"{path}.{k}", depth + 1)
         return out
     if isinstance(value, list | tuple):
         out = []
         for k, v in enumerate(value):
-            out += leaves(v, f"{path}[{k}]")
+            out += leaves(v, f"{path}[{k}]", depth + 1)
         return out
     if isinstance(value, frozenset | set):
         return [(path, repr(sorted(value, key=repr)))]
@@ -115,4 +118,7 @@ def leaves(value: Any, path: str) -> list[tuple[str, Any]]:
         convert = getattr(value, attribute, None)
         if callable(convert):
             return leaves(np.asarray(convert(), dtype=float), path)
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict) and attributes:
+        return leaves(attributes, path, depth + 1)
     return [(path, repr(value))]

@@ -38,6 +38,7 @@ import numpy as np
 
 from app.history import History, restore
 from app.history.history import DEFAULT_BUDGET_BYTES
+from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
@@ -144,6 +145,7 @@ class SimulationSession:
         #: Recorded States (one per sample); the worker appends, readers take _history_lock.
         self.history = History(history_budget)
         self._recorder = Recorder()
+        self._comparison: tuple | None = None
         self._history_lock = threading.Lock()
         self._install(built, carry=False)
 
@@ -308,6 +310,16 @@ class SimulationSession:
     def set_u(self, body: str, which: int, value: float) -> None:
         self.submit("set_u", body, int(which), float(value))
 
+    def compare_recorded(self, t_a: float, t_b: float) -> None:
+        """Compare the recorded States nearest ``t_a`` and ``t_b`` in full (worker); the
+        result is read with ``comparison()``."""
+        self.submit("compare", t_a, t_b)
+
+    def comparison(self) -> tuple | None:
+        """(serial, t_a, t_b, rows) of the latest comparison, or None (any thread)."""
+        with self._snap_lock:
+            return self._comparison
+
     def show_recorded(self, t: float) -> None:
         """Pause and make the recorded State nearest time ``t`` the live State."""
         self.submit("show_recorded", t)
@@ -427,6 +439,17 @@ class SimulationSession:
         built, self._reset_built = self._reset_built or self.built, None
         self._install(built, carry=False)
         self._status = "Reset to t = 0"
+        return None
+
+    def _cmd_compare(self, t_a: float, t_b: float) -> None:
+        with self._history_lock:
+            if not len(self.history):
+                return None
+            a, b = self.history.at(t_a), self.history.at(t_b)
+        rows = compare_states(self.built, self.built.state, a, b, self._q_labels, self._u_labels)
+        with self._snap_lock:
+            serial = 1 if self._comparison is None else self._comparison[0] + 1
+            self._comparison = (serial, a.t, b.t, rows)
         return None
 
     def _cmd_show_recorded(self, t: float) -> str | None:

@@ -75,3 +75,43 @@ def test_scrub_step_and_bookmark_with_mouse_and_keys(window, qtbot, tmp_path):
     saved = load_recording(path)
     assert saved.bookmarks == [(following, "Bookmark 1")]
     assert saved.records[0].t == 0.0 and len(saved.records) == session.history_span()[2]
+
+
+def test_state_diff_dock_compares_two_bookmarks_chosen_with_keyboard_and_mouse(window, qtbot):
+    panel, timeline = window.simulation, window.timeline.timeline
+    view = window.timeline.diff_view
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.4, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    y = timeline.height() // 2
+    marks = []
+    for fraction in (0.2, 0.8):
+        qtbot.waitUntil(lambda: timeline.end > timeline.start, timeout=3000)
+        x = round(timeline.x_of(timeline.start + fraction * (timeline.end - timeline.start)))
+        wanted = panel.session.recorded_time(timeline.time_at(x))
+        QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+        qtbot.waitUntil(lambda w=wanted: panel.snapshot.time == w, timeout=5000)
+        QTest.keyClick(timeline, Qt.Key.Key_B)
+        marks.append(wanted)
+    window.docks["State diff"].raise_()
+    qtbot.waitUntil(lambda: view.moment_a.count() == 3, timeout=3000)
+    view.moment_a.setFocus()
+    QTest.keyClick(view.moment_a, Qt.Key.Key_Home)
+    QTest.keyClick(view.moment_a, Qt.Key.Key_Down)  # Bookmark 1
+    view.moment_b.setFocus()
+    QTest.keyClick(view.moment_b, Qt.Key.Key_End)  # Bookmark 2
+    assert view.moment_a.currentText().startswith("Bookmark 1")
+    assert view.moment_b.currentText().startswith("Bookmark 2")
+    QTest.mouseClick(view.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.table.rowCount() > 10, timeout=10000)
+    names = [view.table.item(i, 0).text() for i in range(view.table.rowCount())]
+    assert "t" in names and "kinetic energy" in names
+    assert view.table.horizontalHeaderItem(2).text() == f"A (t = {marks[0]:.4g})"
+    # Keep only the derived quantities.
+    view.group_box.setFocus()
+    index = view.group_box.findText("derived")
+    while view.group_box.currentIndex() != index:
+        QTest.keyClick(view.group_box, Qt.Key.Key_Down)
+    groups = {view.table.item(i, 1).text() for i in range(view.table.rowCount())}
+    assert groups == {"derived"} and view.table.rowCount() < len(names)
