@@ -95,6 +95,10 @@ class TimelinePanel(QObject):
         start, end, count = session.history_span()
         self.timeline.set_span(start, end)
         self.timeline.set_cursor(snap.time)
+        if not snap.running and count and snap.time < end:
+            self.simulation.plots.set_cursor(snap.time)  # looking back: mark the moment
+        elif self.simulation._plots is not None:
+            self.simulation.plots.set_cursor(None)
         self.history_label.setText(f"history {end - start:.1f} s" if count else "history –")
 
     # -- commands ---------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 Columns are named once per model (``t``, ``q[i] body.k``, ``u[i] ...``, ``udot[i] ...``,
 energies, constraint-error norms, Measures). The worker appends rows; readers ask for the rows
-they have not seen yet by a running count, or for everything still held. Thread-safe.
+they have not seen yet by a running count, or for everything still held. A run that goes on
+from an earlier moment (a recorded State shown again) drops the rows from that moment on
+(``drop_from``), which changes ``epoch``: readers then read everything again. Thread-safe.
 Qt-free.
 """
 
@@ -22,11 +24,14 @@ class SampleBuffer:
         self.columns = list(columns)
         self.capacity = int(capacity)
         self._data = np.full((self.capacity, len(self.columns)), np.nan)
-        self._count = 0  # rows ever appended
+        self._count = 0  # rows ever appended, less those dropped
+        self._oldest = 0  # running index of the oldest row held
         self._lock = threading.Lock()
+        #: Changes whenever rows are dropped: a reader's running count is then meaningless.
+        self.epoch = 0
 
     def __len__(self) -> int:
-        return min(self._count, self.capacity)
+        return self._count - self._oldest
 
     @property
     def total(self) -> int:
@@ -40,6 +45,18 @@ class SampleBuffer:
         with self._lock:
             self._data[self._count % self.capacity] = row
             self._count += 1
+            self._oldest = max(self._oldest, self._count - self.capacity)
+
+    def drop_from(self, t: float) -> int:
+        """Drop the newest rows whose time is ``t`` or later; returns how many."""
+        with self._lock:
+            n = self._count
+            while n > self._oldest and self._data[(n - 1) % self.capacity, 0] >= t:
+                n -= 1
+            dropped, self._count = self._count - n, n
+            if dropped:
+                self.epoch += 1
+            return dropped
 
     def since(self, seen: int, columns: list[int] | None = None) -> tuple[np.ndarray, int]:
         """(rows appended after the first ``seen`` rows and still held, new running count);
@@ -47,7 +64,7 @@ class SampleBuffer:
         width = len(self.columns) if columns is None else len(columns)
         with self._lock:
             count = self._count
-            first = max(seen, count - self.capacity)
+            first = max(seen, self._oldest)
             if first >= count:
                 return np.empty((0, width)), count
             idx = np.arange(first, count) % self.capacity

@@ -171,6 +171,7 @@ class SimulationSession:
         self._model_serial += 1
         self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
         self.samples = SampleBuffer(self._columns, self._sample_capacity)
+        self._last_sample_time = -math.inf
         self.model_info = ModelInfo(built, dict(self._q_index), tuple(self._q_labels), self.samples)
         self._realize_for_display(state)
         self._geometry = self._collect_geometry(state)
@@ -664,6 +665,10 @@ class SimulationSession:
         self._rate = (t1 - t0) / (w1 - w0) if w1 > w0 else math.nan
 
     def _sample(self, state: State) -> None:
+        t = state.getTime()
+        if t <= self._last_sample_time:  # going on from an earlier, recorded moment
+            self.samples.drop_from(t)
+        self._last_sample_time = t
         system = self.system
         if state.getSystemStage() < Stage.Acceleration:
             system.realize(state, Stage.Acceleration)

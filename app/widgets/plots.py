@@ -91,6 +91,11 @@ class PlotsWidget(QWidget):
         #: Quantities asked for before the simulated model has them (a measure just added
         #: to the document): checked as soon as a buffer with that column comes.
         self._wanted: set[str] = set()
+        self._epoch = 0
+        #: A vertical line at the displayed time while a recorded State is shown.
+        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#e74c3c", width=2))
+        self.cursor.setVisible(False)
+        self.plot.addItem(self.cursor, ignoreBounds=True)
 
     # -- quantities ----------------------------------------------------------------------------
 
@@ -173,6 +178,7 @@ class PlotsWidget(QWidget):
             pen = pg.mkPen(COLORS[k % len(COLORS)], width=1.5)
             self.curves[name] = self.plot.plot([], [], pen=pen, name=name)
         cols = self._columns()
+        self._epoch = self.buffer.epoch
         rows, self._seen = self.buffer.since(0, cols)
         self._data = rows[-self.capacity :]
         self._draw()
@@ -185,11 +191,20 @@ class PlotsWidget(QWidget):
         """Add the rows sampled since the last refresh; returns how many were added."""
         if self.buffer is None:
             return 0
+        if self.buffer.epoch != self._epoch:  # rows were dropped: read them all again
+            self._epoch, self._seen = self.buffer.epoch, 0
+            self._data = np.empty((0, self._data.shape[1]))
         rows, self._seen = self.buffer.since(self._seen, self._columns())
         if len(rows):
             self._data = np.concatenate((self._data, rows))[-self.capacity :]
             self._draw()
         return len(rows)
+
+    def set_cursor(self, t: float | None) -> None:
+        """Show the cursor line at time ``t``, or hide it (None)."""
+        self.cursor.setVisible(t is not None)
+        if t is not None:
+            self.cursor.setValue(t)
 
     def _draw(self) -> None:
         if not self._plotted or len(self._data) == 0:

@@ -202,3 +202,17 @@ def test_full_comparison_adds_derived_quantities_and_cache_entries_that_follow_f
     sizes = [abs(r.difference) for r in rows if r.difference is not None]
     assert sizes == sorted(sizes, reverse=True)
     assert compare_states(built, built.state, a, a) == []
+
+
+def test_sample_buffer_drops_the_rows_of_a_future_that_is_run_again():
+    from app.simulation.samples import SampleBuffer
+
+    buffer = SampleBuffer(["t", "x"], capacity=8)
+    for k in range(12):
+        buffer.append(np.array([0.1 * k, k]))
+    epoch = buffer.epoch
+    assert buffer.drop_from(0.85) == 3  # rows at 0.9, 1.0 and 1.1
+    assert buffer.epoch == epoch + 1 and buffer.all()[-1, 1] == 8 and len(buffer) == 5
+    buffer.append(np.array([0.9, 90.0]))
+    assert buffer.all()[:, 1].tolist() == [4, 5, 6, 7, 8, 90]
+    assert buffer.drop_from(5.0) == 0 and buffer.epoch == epoch + 1

@@ -69,6 +69,10 @@ def test_scrub_step_and_bookmark_with_mouse_and_keys(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: panel.snapshot.time > following + 0.05, timeout=10000)
     _click_action(window, "pause")
     qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    # The plots drew the new future in place of the old one: time only goes forward.
+    panel.plots.refresh()
+    t, _ = panel.plots.plotted_data("total energy")
+    assert len(t) > 10 and np.all(np.diff(t) > 0) and t[-1] < end
 
     path = tmp_path / "run.npz"
     window.timeline.save_recording(path)
