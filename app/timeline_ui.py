@@ -7,6 +7,8 @@ simulation session's history.
   (the worker restores it as the live State: the view, Joints panel, stage and cache
   inspectors all show it, and Play goes on from there); Left/Right step one report;
   B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment;
+* replay buttons beside it: play the recording backward or forward at a speed factor,
+  optionally looping (the simulation itself does not run meanwhile);
 * a status-bar label with the seconds of history held;
 * Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
   ``app.history.recording_file``), read back by ``mbstudio diff``;
@@ -16,14 +18,28 @@ simulation session's history.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QToolButton,
+    QWidget,
+)
 
 from app.widgets.state_diff import StateDiffView
 from app.widgets.timeline import Timeline
+
+REPLAY_TICK_MS = 33
 
 
 class TimelinePanel(QObject):
@@ -36,12 +52,19 @@ class TimelinePanel(QObject):
         self.bookmarks: list[tuple[float, str]] = []
         self._model_serial = None
         self.timeline = Timeline()
-        window.centralWidget().layout().addWidget(self.timeline)
+        window.centralWidget().layout().addWidget(self._replay_bar())
+        self._replay_direction = 0  # -1 backward, +1 forward, 0 stopped
+        self._replay_clock = (0.0, 0.0)  # (wall time, recorded time) at the last tick
+        self._replay_timer = QTimer(self)
+        self._replay_timer.setInterval(REPLAY_TICK_MS)
+        self._replay_timer.timeout.connect(self._replay_tick)
         self.history_label = QLabel("history –")
         self.history_label.setObjectName("historyLabel")
         self.history_label.setToolTip("Simulated seconds of recorded States held")
         window.statusBar().addPermanentWidget(self.history_label)
         self.timeline.scrubbed.connect(self._show)
+        self.timeline.scrubbed.connect(lambda _t: self.replay(0))
+        window.sim_actions["play"].triggered.connect(lambda: self.replay(0))
         self.timeline.step_requested.connect(self._step)
         self.timeline.bookmark_requested.connect(self.add_bookmark)
         self.simulation.snapshot_shown.connect(self._snapshot_shown)
@@ -57,6 +80,71 @@ class TimelinePanel(QObject):
         window.docks["Stage inspector"].raise_()
         window.docks["State diff"] = dock
         self._add_to_view_menu(dock)
+
+    def _replay_bar(self) -> QWidget:
+        bar = QWidget()
+        bar.setObjectName("replayBar")
+        layout = QHBoxLayout(bar)
+        layout.setContentsMargins(4, 0, 4, 0)
+        self.reverse_button = QToolButton()
+        self.reverse_button.setObjectName("replayBackward")
+        self.reverse_button.setText("◀")
+        self.reverse_button.setToolTip("Replay the recording backward")
+        self.reverse_button.setCheckable(True)
+        self.forward_button = QToolButton()
+        self.forward_button.setObjectName("replayForward")
+        self.forward_button.setText("▶")
+        self.forward_button.setToolTip("Replay the recording forward")
+        self.forward_button.setCheckable(True)
+        self.reverse_button.clicked.connect(lambda on: self.replay(-1 if on else 0))
+        self.forward_button.clicked.connect(lambda on: self.replay(1 if on else 0))
+        self.replay_speed = QDoubleSpinBox()
+        self.replay_speed.setObjectName("replaySpeed")
+        self.replay_speed.setRange(0.05, 20.0)
+        self.replay_speed.setValue(1.0)
+        self.replay_speed.setSuffix("×")
+        self.replay_speed.setToolTip("Replay speed: recorded seconds per second")
+        self.replay_loop = QCheckBox("Loop")
+        self.replay_loop.setObjectName("replayLoop")
+        for widget in (self.reverse_button, self.forward_button, self.replay_speed):
+            layout.addWidget(widget)
+        layout.addWidget(self.replay_loop)
+        layout.addWidget(self.timeline, 1)
+        return bar
+
+    def replay(self, direction: int) -> None:
+        """Replay the recording backward (-1) or forward (+1) from the displayed moment, or
+        stop replaying (0). Pauses the simulation."""
+        self.reverse_button.setChecked(direction < 0)
+        self.forward_button.setChecked(direction > 0)
+        self._replay_direction = direction
+        session = self.simulation.session
+        if direction == 0 or session is None:
+            self._replay_timer.stop()
+            return
+        if session.running:
+            self.simulation.pause()
+        self._replay_clock = (time.perf_counter(), self.timeline.cursor_time)
+        self._replay_timer.start()
+
+    def _replay_tick(self) -> None:
+        session = self.simulation.session
+        if session is None or self._replay_direction == 0:
+            self.replay(0)
+            return
+        start, end, count = session.history_span()
+        now = time.perf_counter()
+        wall, t = self._replay_clock
+        t += self._replay_direction * self.replay_speed.value() * (now - wall)
+        if not start <= t <= end:
+            if not self.replay_loop.isChecked() or count < 2:
+                t = min(max(t, start), end)
+                session.show_recorded(t)
+                self.replay(0)
+                return
+            t = start if self._replay_direction > 0 else end
+        self._replay_clock = (now, t)
+        session.show_recorded(t)
 
     def _add_to_view_menu(self, dock: QDockWidget) -> None:
         for action in self.window.menuBar().actions():

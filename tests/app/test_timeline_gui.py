@@ -119,3 +119,26 @@ def test_state_diff_dock_compares_two_bookmarks_chosen_with_keyboard_and_mouse(w
         QTest.keyClick(view.group_box, Qt.Key.Key_Down)
     groups = {view.table.item(i, 1).text() for i in range(view.table.rowCount())}
     assert groups == {"derived"} and view.table.rowCount() < len(names)
+
+
+def test_replay_buttons_play_the_recording_forward_and_backward(window, qtbot):
+    panel, timeline = window.simulation, window.timeline.timeline
+    bar = window.timeline
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.5, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    start, end, _ = panel.session.history_span()
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(2, timeline.height() // 2))
+    qtbot.waitUntil(lambda: panel.snapshot.time == start, timeout=5000)
+    bar.replay_speed.setValue(2.0)
+    seen = []
+    panel.snapshot_shown.connect(lambda snap: seen.append(snap.time))
+    QTest.mouseClick(bar.forward_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not bar.forward_button.isChecked(), timeout=10000)
+    qtbot.waitUntil(lambda: panel.snapshot.time == end, timeout=5000)
+    assert len(seen) >= 3 and seen == sorted(seen)  # shown in order, not a jump
+    assert not panel.snapshot.running  # replaying does not run the simulation
+    QTest.mouseClick(bar.reverse_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.snapshot.time == start, timeout=10000)
+    assert not bar.reverse_button.isChecked()
