@@ -131,7 +131,7 @@ def test_replay_buttons_play_the_recording_forward_and_backward(window, qtbot):
     start, end, _ = panel.session.history_span()
     QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(2, timeline.height() // 2))
     qtbot.waitUntil(lambda: panel.snapshot.time == start, timeout=5000)
-    bar.replay_speed.setValue(2.0)
+    bar.replay_speed.setValue(1.0)
     seen = []
     panel.snapshot_shown.connect(lambda snap: seen.append(snap.time))
     QTest.mouseClick(bar.forward_button, Qt.MouseButton.LeftButton)
