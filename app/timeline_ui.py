@@ -13,7 +13,10 @@ simulation session's history.
 * Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
   ``app.history.recording_file``), read back by ``mbstudio diff``;
 * a "State diff" dock: two moments (the displayed one, bookmarks) compared in full by the
-  worker (``SimulationSession.compare_recorded``).
+  worker (``SimulationSession.compare_recorded``);
+* a failure explainer above the view: when a run stops on an error it says in plain words
+  what happened and offers remedies (re-assemble, go back to the last good State, tighten
+  the accuracy, the implicit integrator); failures are marked on the timeline.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.history.explain import explain
+from app.widgets.failure_explainer import FailureExplainer
 from app.widgets.state_diff import StateDiffView
 from app.widgets.timeline import Timeline
 
@@ -52,7 +57,12 @@ class TimelinePanel(QObject):
         self.bookmarks: list[tuple[float, str]] = []
         self._model_serial = None
         self.timeline = Timeline()
-        window.centralWidget().layout().addWidget(self._replay_bar())
+        central = window.centralWidget().layout()
+        self.explainer = FailureExplainer()
+        self.explainer.remedy_chosen.connect(self._apply_remedy)
+        self._explained = ""
+        central.insertWidget(max(0, central.indexOf(window.viewport)), self.explainer)
+        central.addWidget(self._replay_bar())
         self._replay_direction = 0  # -1 backward, +1 forward, 0 stopped
         self._replay_clock = (0.0, 0.0)  # (wall time, recorded time) at the last tick
         self._replay_timer = QTimer(self)
@@ -176,6 +186,12 @@ class TimelinePanel(QObject):
             self.bookmarks = []
             self.timeline.set_bookmarks([])
         self.diff_view.set_moments(snap.time, self.bookmarks)
+        self.timeline.set_marks(session.marks())
+        if snap.error and snap.error != self._explained:
+            self.explainer.show_explanation(explain(snap.error))
+        elif not snap.error and self.explainer.isVisible() and self._explained:
+            self.explainer.hide()
+        self._explained = snap.error
         comparison = session.comparison()
         if comparison is not None and comparison[0] != self._comparison_serial:
             self._comparison_serial, t_a, t_b, rows = comparison
@@ -195,6 +211,28 @@ class TimelinePanel(QObject):
         session = self.simulation.session
         if session is not None:
             session.show_recorded(t)
+
+    def _apply_remedy(self, key: str) -> None:
+        session = self.simulation.session
+        if session is None:
+            return
+        if key == "assemble":
+            session.assemble()
+        elif key == "go_back":
+            marks = session.marks()
+            t = marks[-1][0] if marks else self.timeline.end
+            previous = session.recorded_time(t, -1)
+            if previous is not None:
+                session.show_recorded(previous)
+        elif key == "tighten_accuracy":
+            box = self.simulation.accuracy_box
+            try:
+                accuracy = float(box.currentText())
+            except ValueError:
+                accuracy = 1e-3
+            box.setCurrentText(f"{accuracy / 10:.0e}".replace("e-0", "e-"))
+        elif key == "implicit":
+            self.simulation.integrator_box.setCurrentText("CPodes")
 
     def _compare(self, t_a: float, t_b: float) -> None:
         session = self.simulation.session

@@ -179,6 +179,7 @@ class SimulationSession:
         self._has_dynamic = bool(self._dynamic_geometry(state))
         with self._history_lock:
             self.history.clear()
+            self._marks: list[tuple[float, str]] = []
         self._record(state)
 
     @staticmethod
@@ -321,6 +322,10 @@ class SimulationSession:
         with self._snap_lock:
             return self._comparison
 
+    def assemble(self) -> None:
+        """Re-assemble the live State: satisfy every constraint, moving the bodies least."""
+        self.submit("assemble")
+
     def show_recorded(self, t: float) -> None:
         """Pause and make the recorded State nearest time ``t`` the live State."""
         self.submit("show_recorded", t)
@@ -441,6 +446,16 @@ class SimulationSession:
         self._install(built, carry=False)
         self._status = "Reset to t = 0"
         return None
+
+    def _cmd_assemble(self) -> str | None:
+        from engine import Assembler
+
+        self._running = False
+        self._error = ""
+        Assembler(self.system).assemble(self._state)
+        self._stepper = None
+        self._status = "Assembled: every constraint is satisfied"
+        return "assembly"
 
     def _cmd_compare(self, t_a: float, t_b: float) -> None:
         with self._history_lock:
@@ -730,6 +745,13 @@ class SimulationSession:
         self._status = f"Paused: {what}"
         if not isinstance(exc, SimTKError):
             self._error_traceback = traceback.format_exc()
+        with self._history_lock:
+            self._marks.append((float(self._state.getTime()), self._error))
+
+    def marks(self) -> list[tuple[float, str]]:
+        """(time, message) of every failure since the model was installed (any thread)."""
+        with self._history_lock:
+            return list(self._marks)
 
     # -- publishing -----------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """Timeline: a strip under the 3-D view showing the recorded span of simulated time, the
 displayed moment (a cursor) and the user's bookmarks.
 
-Dragging with the left button asks for the recorded State under the pointer (``scrubbed``);
-clicking within a few pixels of a bookmark snaps to it. Left/Right ask for the previous/next
+Failures are marked in red below the bar. Dragging with the left button asks for the recorded
+State under the pointer (``scrubbed``); clicking within a few pixels of a bookmark or a mark
+snaps to it. Left/Right ask for the previous/next
 recorded State (``step_requested``); B asks for a bookmark at the cursor
 (``bookmark_requested``). The widget only draws and asks: the owner decides what is shown.
 """
@@ -37,6 +38,7 @@ class Timeline(QWidget):
         self.end = 0.0
         self.cursor_time = 0.0
         self.bookmarks: list[tuple[float, str]] = []
+        self.marks: list[tuple[float, str]] = []
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(400, 34)
@@ -51,6 +53,14 @@ class Timeline(QWidget):
     def set_cursor(self, t: float) -> None:
         if t != self.cursor_time:
             self.cursor_time = t
+            self.update()
+
+    def set_marks(self, marks: list[tuple[float, str]]) -> None:
+        """Failures (time, message), drawn as red marks with the message as tooltip."""
+        if marks != self.marks:
+            self.marks = list(marks)
+            if marks:
+                self.setToolTip(f"t = {marks[-1][0]:.4g} s: {marks[-1][1]}")
             self.update()
 
     def set_bookmarks(self, bookmarks: list[tuple[float, str]]) -> None:
@@ -78,7 +88,7 @@ class Timeline(QWidget):
     # -- input ----------------------------------------------------------------------------
 
     def _scrub_to(self, x: float) -> None:
-        for t, _ in self.bookmarks:
+        for t, _ in self.bookmarks + self.marks:
             if abs(self.x_of(t) - x) <= SNAP_PX:
                 self.scrubbed.emit(t)
                 return
@@ -133,6 +143,15 @@ class Timeline(QWidget):
             x = self.x_of(t)
             painter.drawPolygon(
                 QPolygonF([QPointF(x - 5, 0), QPointF(x + 5, 0), QPointF(x, bar.top() + 2)])
+            )
+        painter.setBrush(QColor(192, 57, 43))
+        for t, _ in self.marks:
+            x = self.x_of(t)
+            bottom = self.height()
+            painter.drawPolygon(
+                QPolygonF(
+                    [QPointF(x - 5, bottom), QPointF(x + 5, bottom), QPointF(x, bar.bottom() - 2)]
+                )
             )
         if self.end > self.start:
             x = self.x_of(self.cursor_time)

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from engine import (
     Body,
+    Constraint,
     Force,
     GeneralForceSubsystem,
     Inertia,
@@ -33,9 +34,13 @@ class FailAfter(Force):
             raise InvalidArgumentError(f"test force refuses to act after t={self.t_fail}")
 
 
-def chain(n: int = 1, q0: float = 0.5, fail_after: float | None = None) -> SimpleNamespace:
+def chain(
+    n: int = 1, q0: float = 0.5, fail_after: float | None = None, rod_length: float | None = None
+) -> SimpleNamespace:
     """An n-link pendulum chain hanging along -y from (0, n + 0.5, 0) (Pin joints about z), each
-    link 1 m long with a 1 kg ball at its end; gravity 9.81 down -y. Link 1 starts at q0."""
+    link 1 m long with a 1 kg ball at its end; gravity 9.81 down -y. Link 1 starts at q0.
+    ``rod_length``: also a Rod of that length from the Ground point 1 m beside the pivot to
+    link 1's ball (lengths up to 2 m can be assembled; the starting pose fits none of them)."""
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
     forces = GeneralForceSubsystem(system)
@@ -60,6 +65,12 @@ def chain(n: int = 1, q0: float = 0.5, fail_after: float | None = None) -> Simpl
         mobods[name] = mobod
         names.append(name)
         parent = mobod
+    constraints = []
+    if rod_length is not None:
+        pivot = Vec3(1, top, 0)
+        constraints.append(
+            Constraint.Rod(matter.Ground(), pivot, mobods["link1"], Vec3(0, 0, 0), rod_length)
+        )
     state = system.realizeTopology()
     system.realizeModel(state)
     return SimpleNamespace(
@@ -69,5 +80,5 @@ def chain(n: int = 1, q0: float = 0.5, fail_after: float | None = None) -> Simpl
         state=state,
         mobilized_bodies=mobods,
         body_name_of_index=names,
-        constraints=[],
+        constraints=constraints,
     )

@@ -216,3 +216,22 @@ def test_sample_buffer_drops_the_rows_of_a_future_that_is_run_again():
     buffer.append(np.array([0.9, 90.0]))
     assert buffer.all()[:, 1].tolist() == [4, 5, 6, 7, 8, 90]
     assert buffer.drop_from(5.0) == 0 and buffer.epoch == epoch + 1
+
+
+def test_failures_are_explained_in_plain_words_with_remedies():
+    from app.history.explain import explain
+
+    rod = explain(
+        "step failed: projectQ could not satisfy the position constraints to accuracy 0.0001 "
+        "(weighted error norm 1 -> 1 after 1 iterations): Constraint.Rod 0 (equation 0) has "
+        "weighted error -1"
+    )
+    assert rod.title == "The constraints cannot be satisfied"
+    assert "the Rod constraint #0" in rod.text and "length" in rod.text
+    assert rod.remedies == ("assemble", "go_back") and "projectQ" in rod.details
+    stiff = explain("step failed: RungeKuttaMerson integrator step failed at t=0.1: size 1e-15")
+    assert "stiff" in stiff.text and stiff.remedies[0] == "implicit"
+    blown = explain("step failed: non-finite state variable q[3]")
+    assert blown.title == "The simulation blew up"
+    other = explain("something else")
+    assert other.remedies == ("go_back",) and other.details == "something else"

@@ -142,3 +142,61 @@ def test_replay_buttons_play_the_recording_forward_and_backward(window, qtbot):
     QTest.mouseClick(bar.reverse_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.snapshot.time == start, timeout=10000)
     assert not bar.reverse_button.isChecked()
+
+
+def _bare_window(qtbot, qsettings):
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def test_a_failed_projection_is_explained_and_its_remedy_is_one_click_away(qtbot, qsettings):
+    from tests.app.sim_models import chain
+
+    window = _bare_window(qtbot, qsettings)
+    panel, explainer = window.simulation, window.timeline.explainer
+    try:
+        # A Rod 3 m long where the ball can be at most 2 m from its other end.
+        panel.load_built(chain(1, q0=0.5, rod_length=3.0))
+        qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+        _click_action(window, "play")
+        qtbot.waitUntil(explainer.isVisible, timeout=10000)
+        assert explainer.title.text() == "The constraints cannot be satisfied"
+        assert "Rod" in explainer.text.text() and "length" in explainer.text.text()
+        assert "project" in explainer.details.text() and not explainer.details.isVisible()
+        QTest.mouseClick(explainer.details_button, Qt.MouseButton.LeftButton)
+        assert explainer.details.isVisible()
+        QTest.mouseClick(explainer.buttons["assemble"], Qt.MouseButton.LeftButton)
+        # No pose fits this Rod: the assembly fails too, and says so in plain words.
+        qtbot.waitUntil(
+            lambda: (
+                explainer.isVisible() and explainer.title.text() == "The model cannot be assembled"
+            ),
+            timeout=10000,
+        )
+        assert len(window.timeline.timeline.marks) == 2  # both failures on the timeline
+    finally:
+        window.close()
+
+
+def test_go_back_after_a_failed_step_shows_the_last_good_state(qtbot, qsettings):
+    from tests.app.sim_models import chain
+
+    window = _bare_window(qtbot, qsettings)
+    panel, explainer = window.simulation, window.timeline.explainer
+    try:
+        panel.load_built(chain(1, q0=0.5, fail_after=0.3))
+        qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+        _click_action(window, "play")
+        qtbot.waitUntil(explainer.isVisible, timeout=15000)
+        failed_at = window.timeline.timeline.marks[-1][0]
+        assert 0.25 < failed_at <= 0.31
+        QTest.mouseClick(explainer.buttons["go_back"], Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(
+            lambda: panel.snapshot.status.startswith("Showing the recorded State"), timeout=5000
+        )
+        assert panel.snapshot.time < failed_at and not explainer.isVisible()
+    finally:
+        window.close()
