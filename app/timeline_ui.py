@@ -55,6 +55,7 @@ class TimelinePanel(QObject):
         self.window = window
         self.simulation = window.simulation
         self.bookmarks: list[tuple[float, str]] = []
+        self._pending_bookmarks: list[tuple[float, str]] = []  # of a recording being opened
         self._model_serial = None
         self.timeline = Timeline()
         central = window.centralWidget().layout()
@@ -181,10 +182,11 @@ class TimelinePanel(QObject):
         session = self.simulation.session
         if session is None:
             return
-        if snap.model_serial != self._model_serial:
-            self._model_serial = snap.model_serial
-            self.bookmarks = []
-            self.timeline.set_bookmarks([])
+        model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
+        if model_key != self._model_serial:
+            self._model_serial = model_key
+            self.bookmarks, self._pending_bookmarks = self._pending_bookmarks, []
+            self.timeline.set_bookmarks(self.bookmarks)
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.timeline.set_marks(session.marks())
         if snap.error and snap.error != self._explained:
@@ -257,6 +259,33 @@ class TimelinePanel(QObject):
         self.timeline.set_bookmarks(self.bookmarks)
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.window.statusBar().showMessage(f"{name} at t = {snap.time:.4g} s", 3000)
+
+    def open_recording(self, path: Path, modal: bool = True) -> bool:
+        """Open a recording file: its model (as a new, untitled model) and its States, shown
+        from the first one; False (with the reason reported) if it cannot be read."""
+        from app.document import model_io
+        from app.history import RecordingFileError, load_recording
+
+        editor = self.window.model_editor
+        try:
+            recording = load_recording(path)
+            document = model_io.loads(recording.model_json, path)
+        except (RecordingFileError, model_io.ModelFileError) as exc:
+            editor.report(f"Cannot open {Path(path).name}: {exc}", modal)
+            return False
+        if not editor.confirm_discard():
+            return False
+        editor.set_document(document, None)
+        session = self.simulation.session
+        if session is None:
+            editor.report(f"Cannot replay {Path(path).name}: its model does not run", modal)
+            return False
+        session.load_history(recording.records)
+        self.bookmarks = list(recording.bookmarks)
+        self._model_serial = None
+        self._pending_bookmarks = list(recording.bookmarks)
+        self.window.statusBar().showMessage(f"Opened the recording {path}", 5000)
+        return True
 
     def save_recording(self, path: Path) -> None:
         """Write the model and the recorded States to ``path`` (.npz)."""

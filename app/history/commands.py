@@ -97,6 +97,25 @@ def run_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def configure_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("recording", type=Path, metavar="RECORDING", help="recording file (.npz)")
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from app.cli import run_studio
+
+    if args.recording.suffix != ".npz":
+        print(f"{PROG} replay: {args.recording} is not a recording (.npz)", file=sys.stderr)
+        return EXIT_USAGE
+    return run_studio(argparse.Namespace(model=args.recording, reset_layout=False, screenshot=None))
+
+
+register_command(
+    "replay",
+    "open the studio on a recording (its model and every recorded State)",
+    configure_replay,
+    run_replay,
+)
 register_command(
     "diff",
     "print the state variables that differ between two times of a recording",

@@ -98,44 +98,55 @@ def _member(data, name: str, path) -> np.ndarray:
     return data[name]
 
 
+def _read_members(data, path) -> tuple:
+    try:
+        if str(_member(data, "format", path)) != FORMAT_NAME:
+            raise RecordingFileError(f"{path}: not an mbstudio recording")
+        version = int(_member(data, "version", path))
+        if version != FORMAT_VERSION:
+            raise RecordingFileError(
+                f"{path}: recording format version {version}; this mbstudio reads "
+                f"version {FORMAT_VERSION}"
+            )
+        model_json = str(_member(data, "model", path))
+        json.loads(model_json)
+        t = _member(data, "t", path)
+        q, u, z = (_member(data, k, path) for k in ("q", "u", "z"))
+        stage = _member(data, "stage", path)
+        keys = _member(data, "discrete_keys", path)
+        names = _member(data, "discrete_names", path)
+        values = [_member(data, f"discrete_{k}", path) for k in range(len(keys))]
+        marks = zip(
+            _member(data, "bookmark_times", path).tolist(),
+            _member(data, "bookmark_names", path).tolist(),
+            strict=True,
+        )
+        bookmarks = [(float(bt), str(bn)) for bt, bn in marks]
+    except RecordingFileError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        raise RecordingFileError(f"{path}: damaged or truncated recording ({exc})") from exc
+    return t, q, u, z, stage, keys, names, values, model_json, bookmarks
+
+
 def load_recording(path) -> Recording:
     """Read a recording file; refuse anything that is not a complete version-1 recording."""
     try:
-        data = np.load(path, allow_pickle=False)
+        f = open(path, "rb")  # noqa: SIM115 - closed below whatever numpy does
     except FileNotFoundError as exc:
         raise RecordingFileError(f"{path}: no such file") from exc
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise RecordingFileError(f"{path}: not an mbstudio recording ({exc})") from exc
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise RecordingFileError(f"{path}: not an mbstudio recording (a bare numpy array)")
-    try:
+    except OSError as exc:
+        raise RecordingFileError(f"{path}: cannot be read ({exc})") from exc
+    with f:
+        try:
+            data = np.load(f, allow_pickle=False)
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+            raise RecordingFileError(f"{path}: not an mbstudio recording ({exc})") from exc
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise RecordingFileError(f"{path}: not an mbstudio recording (a bare numpy array)")
         with data:
-            if str(_member(data, "format", path)) != FORMAT_NAME:
-                raise RecordingFileError(f"{path}: not an mbstudio recording")
-            version = int(_member(data, "version", path))
-            if version != FORMAT_VERSION:
-                raise RecordingFileError(
-                    f"{path}: recording format version {version}; this mbstudio reads "
-                    f"version {FORMAT_VERSION}"
-                )
-            model_json = str(_member(data, "model", path))
-            json.loads(model_json)
-            t = _member(data, "t", path)
-            q, u, z = (_member(data, k, path) for k in ("q", "u", "z"))
-            stage = _member(data, "stage", path)
-            keys = _member(data, "discrete_keys", path)
-            names = _member(data, "discrete_names", path)
-            values = [_member(data, f"discrete_{k}", path) for k in range(len(keys))]
-            marks = zip(
-                _member(data, "bookmark_times", path).tolist(),
-                _member(data, "bookmark_names", path).tolist(),
-                strict=True,
-            )
-            bookmarks = [(float(bt), str(bn)) for bt, bn in marks]
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-        if isinstance(exc, RecordingFileError):
-            raise
-        raise RecordingFileError(f"{path}: damaged or truncated recording ({exc})") from exc
+            arrays = _read_members(data, path)
+    t, q, u, z, stage, keys, names, values, model_json, bookmarks = arrays
     n = t.shape[0]
     shapes_ok = t.ndim == 1 and all(a.shape[:1] == (n,) for a in (q, u, z, stage, *values))
     if not shapes_ok or len(names) != len(keys) or not np.all(np.isfinite(t)):

@@ -322,6 +322,11 @@ class SimulationSession:
         with self._snap_lock:
             return self._comparison
 
+    def load_history(self, records: list) -> None:
+        """Replace the history with ``records`` (of this model, e.g. from a recording file)
+        and show the first of them."""
+        self.submit("load_history", list(records))
+
     def assemble(self) -> None:
         """Re-assemble the live State: satisfy every constraint, moving the bodies least."""
         self.submit("assemble")
@@ -446,6 +451,16 @@ class SimulationSession:
         self._install(built, carry=False)
         self._status = "Reset to t = 0"
         return None
+
+    def _cmd_load_history(self, records: list) -> str | None:
+        if not records:
+            return None
+        restore(records[0], State(self._state))  # refuses records of another model first
+        with self._history_lock:
+            self.history.clear()
+            for record in records:
+                self.history.append(record)
+        return self._cmd_show_recorded(records[0].t)
 
     def _cmd_assemble(self) -> str | None:
         from engine import Assembler

@@ -41,6 +41,10 @@ from app.tree.tree_widget import ModelTreeWidget
 RECENT_KEY = "files/recent"
 MAX_RECENT = 8
 FILE_FILTER = "mbstudio models (*.mbs.json *.json);;All files (*)"
+OPEN_FILTER = (
+    "mbstudio models and recordings (*.mbs.json *.json *.npz);;mbstudio models (*.mbs.json "
+    "*.json);;Recordings (*.npz);;All files (*)"
+)
 
 
 class ModelEditor(QObject):
@@ -348,8 +352,12 @@ class ModelEditor(QObject):
             self.set_document(ModelDocument(), None, simulate=False)
 
     def open_path(self, path, as_example: bool = False, modal: bool = True) -> bool:
-        """Open a model file; on failure report why and keep the open model untouched."""
+        """Open a model file (or a recording, with its model); on failure report why and keep
+        the open model untouched."""
         path = Path(path)
+        timeline = getattr(self.window, "timeline", None)
+        if path.suffix == ".npz" and timeline is not None:
+            return timeline.open_recording(path, modal)
         try:
             document = model_io.load(path)
         except model_io.ModelFileError as exc:
@@ -371,7 +379,7 @@ class ModelEditor(QObject):
 
     def open_dialog(self) -> None:
         start = str(self.path.parent) if self.path else ""
-        name, _ = QFileDialog.getOpenFileName(self.window, "Open model", start, FILE_FILTER)
+        name, _ = QFileDialog.getOpenFileName(self.window, "Open model", start, OPEN_FILTER)
         if name:
             self.open_path(name)
 

@@ -200,3 +200,34 @@ def test_go_back_after_a_failed_step_shows_the_last_good_state(qtbot, qsettings)
         assert panel.snapshot.time < failed_at and not explainer.isVisible()
     finally:
         window.close()
+
+
+def test_a_saved_recording_opens_again_with_its_states_and_bookmarks(window, qtbot, tmp_path):
+    panel, timeline = window.simulation, window.timeline.timeline
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.4, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    QTest.keyClick(timeline, Qt.Key.Key_B)
+    path = tmp_path / "run.npz"
+    window.timeline.save_recording(path)
+    saved = load_recording(path)
+
+    assert window.model_editor.open_path(example_path("pendulum"), modal=False)  # another model
+    qtbot.waitUntil(lambda: len(panel.snapshot.q) == 1, timeout=10000)
+    assert window.model_editor.open_path(path, modal=False)
+    qtbot.waitUntil(lambda: panel.session.history_span()[2] == len(saved.records), timeout=10000)
+    qtbot.waitUntil(lambda: panel.snapshot.time == saved.records[0].t, timeout=5000)
+    assert window.timeline.bookmarks == saved.bookmarks
+    qtbot.waitUntil(lambda: timeline.bookmarks == saved.bookmarks, timeout=5000)
+    # Scrubbing to the end shows the last recorded State exactly.
+    right_end = QPoint(timeline.width() - 1, timeline.height() // 2)
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=right_end)
+    last = saved.records[-1]
+    qtbot.waitUntil(lambda: panel.snapshot.time == last.t, timeout=5000)
+    assert np.array_equal(panel.snapshot.q, last.q)
+
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(path.read_bytes()[:100])
+    assert not window.model_editor.open_path(broken, modal=False)
+    assert panel.session.history_span()[2] == len(saved.records)  # nothing lost
