@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from app.body_puller import BodyPull, ensure_pull_force
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
 from app.simulation.snapshot import (
@@ -136,6 +137,8 @@ class SimulationSession:
         #: then get the CPU the worker would take, and the frame is done sooner.
         self.gui_idle = threading.Event()
         self.gui_idle.set()
+        #: The mouse's pull on a body (see app.body_puller): ``pull_body(request)`` posts.
+        self.pull = BodyPull()
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -145,6 +148,8 @@ class SimulationSession:
         (``same_layout``: an edit that kept the State layout, like renaming a body) whole."""
         old_built = getattr(self, "built", None)
         old_state = getattr(self, "_state", None)
+        ensure_pull_force(built)
+        self.pull.forget()
         state = State(built.state)
         system = built.system
         system.realizeModel(state)
@@ -296,6 +301,11 @@ class SimulationSession:
     def set_u(self, body: str, which: int, value: float) -> None:
         self.submit("set_u", body, int(which), float(value))
 
+    def pull_body(self, request) -> None:
+        """Pull (running) or drag (paused) a body as ``request`` (a PullRequest) says."""
+        self.pull.post(request)
+        self.submit("pull")
+
     def realize_next_stage(self) -> None:
         self.submit("realize_to", None)
 
@@ -438,6 +448,9 @@ class SimulationSession:
         mobod.setOneU(self._state, which, value)
         self._stepper = None
         return f"setU ({body}.u{which})"
+
+    def _cmd_pull(self) -> str | None:
+        return self.pull.apply(self)
 
     def _cmd_realize_to(self, target: Stage | None) -> None:
         state = self._state
