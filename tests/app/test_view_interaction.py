@@ -395,3 +395,20 @@ def test_help_lists_every_mouse_and_key_binding(studio, qtbot):
     ):
         assert needle in text, needle
     dialog.close()
+
+
+def test_text_fields_keep_their_keys(studio, qtbot):
+    window = studio(chain(1, q0=0.5))
+    camera = window.viewport.renderer.GetActiveCamera()
+    pose = (camera.GetPosition(), camera.GetViewUp())
+    from PySide6.QtWidgets import QLineEdit
+
+    plots = window.simulation.plots
+    field = next(e for e in plots.findChildren(QLineEdit) if e.isVisible())  # the filter
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=5000)
+    for key in (Qt.Key.Key_7, Qt.Key.Key_F, Qt.Key.Key_Backspace, Qt.Key.Key_3, Qt.Key.Key_Space):
+        QTest.keyClick(field, key)
+    assert field.text() == "73 "  # typed there: no camera preset, zoom, reset or play
+    assert (camera.GetPosition(), camera.GetViewUp()) == pose
+    assert not window.simulation.session.running
