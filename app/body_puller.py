@@ -16,7 +16,7 @@ the State lock, never the GUI thread:
 The spring's stiffness is ``m * (2 pi PULL_FREQUENCY)^2`` with ``m`` the mass of the body and
 everything outboard of it (what the pull has to move), and it is critically damped, so a
 ragdoll and a molecule feel the same. The torque spring uses that subtree's largest moment of
-inertia about the body's mass centre the same way. Units are the model's (N, m, kg, s).
+inertia about the body's inboard joint the same way. Units are the model's (N, m, kg, s).
 """
 
 from __future__ import annotations
@@ -215,7 +215,11 @@ def pull_strength(matter, state, b: int) -> tuple[float, float, float, float]:
     omega = 2.0 * math.pi * PULL_FREQUENCY
     k = mass * omega * omega
     c = 2.0 * PULL_DAMPING_RATIO * math.sqrt(k * mass)
-    about = centres[0]
+    # Turning the body turns what hangs on it about its inboard joint (a Free body's joint is
+    # where its mobilizer frame M is): the subtree's inertia about that point.
+    grabbed = matter.getMobilizedBody(b)
+    p_BM = np.asarray(grabbed.getDefaultOutboardFrame().p(), dtype=np.float64)
+    about = grabbed.findStationLocationInGround(state, p_BM)
     inertia = np.zeros((3, 3))
     for m, p, i_c in zip(masses, centres, inertias, strict=True):
         r = p - about

@@ -227,20 +227,6 @@ def test_ctrl_right_drag_while_paused_turns_the_body_like_a_knob(studio, qtbot):
     assert not panel.snapshot.running and panel.snapshot.time == 0.0
 
 
-def test_pull_strength_scales_with_mass():
-    from app.body_puller import ensure_pull_force, pull_strength
-    from engine import Stage
-
-    light, heavy = chain(2), chain(2)
-    for built in (light, heavy):
-        ensure_pull_force(built)
-        built.system.realize(built.state, Stage.Position)
-    k1, c1, kr1, cr1 = pull_strength(light.matter, light.state, 1)
-    k2, *_ = pull_strength(light.matter, light.state, 2)
-    assert np.isclose(k1, 2 * k2)  # link 1 drags link 2 along: twice the mass
-    assert c1 > 0 and kr1 > 0 and cr1 > 0
-
-
 # -- the camera ----------------------------------------------------------------------------------
 
 
