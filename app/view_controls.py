@@ -5,7 +5,7 @@
 * View > Zoom to fit (F), the camera presets front (1), back (Ctrl+1), right (3), left (Ctrl+3),
   top (7), bottom (Ctrl+7) and isometric (0), all relative to the System's up direction and
   zoomed to fit the bodies; View > Follow selected body (T, a toggle); View > Full screen
-  (F11); a "View" toolbar with the same actions;
+  (F11, and Esc leaves it); a "View" toolbar with the same actions;
 * Space (play / pause) and Backspace (reset) for the simulation;
 * the Ctrl + drag body puller (app.view_interaction.BodyDragger);
 * Help > Keyboard and mouse (F1): every binding, mouse and keys, in one dialog.
@@ -16,7 +16,7 @@ which keep their own keys (Backspace, Space and digits edit the text there).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -68,6 +68,7 @@ class ViewControls(QObject):
         self._install_toolbar()
         window.simulation.snapshot_shown.connect(self._snapshot_shown)
         window.simulation.body_picked.connect(self._selection_changed)
+        window.installEventFilter(self)
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -108,6 +109,14 @@ class ViewControls(QObject):
         self._action(
             "full_screen", "F&ull screen", "F11", "Full screen on or off", self._toggle_full
         )
+        leave = self._action(
+            "leave_full_screen",
+            "Leave full screen",
+            "Esc",
+            "Back to the normal window",
+            lambda _=False: self.window.showNormal(),
+        )
+        leave.setEnabled(False)  # Esc is everyone else's key unless the window is full screen
         self._action(
             "play_pause",
             "Play / pause",
@@ -190,6 +199,11 @@ class ViewControls(QObject):
             window.showNormal()
         else:
             window.showFullScreen()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802  (Qt's name)
+        if watched is self.window and event.type() == QEvent.Type.WindowStateChange:
+            self.actions["leave_full_screen"].setEnabled(self.window.isFullScreen())
+        return False
 
     def _selected_index(self) -> int | None:
         panel = self.window.simulation

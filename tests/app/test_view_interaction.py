@@ -354,6 +354,11 @@ def test_space_plays_and_pauses_backspace_resets_f11_full_screen(studio, qtbot):
     qtbot.waitUntil(window.isFullScreen, timeout=5000)
     QTest.keyClick(widget, Qt.Key.Key_F11)
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=5000)
+    QTest.keyClick(widget, Qt.Key.Key_F11)
+    qtbot.waitUntil(window.isFullScreen, timeout=5000)
+    QTest.keyClick(widget, Qt.Key.Key_Escape)  # Esc leaves full screen too
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=5000)
+    assert not window.view_controls.actions["leave_full_screen"].isEnabled()
 
 
 def test_help_lists_every_mouse_and_key_binding(studio, qtbot):
