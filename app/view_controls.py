@@ -179,6 +179,9 @@ class ViewControls(QObject):
         toolbar.addAction(self.actions["follow"])
         self.window.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
         self.toolbar = toolbar
+        view_menu = self._menu("View")
+        if view_menu is not None:
+            view_menu.addAction(toolbar.toggleViewAction())
 
     # -- commands -------------------------------------------------------------------------------
 
