@@ -126,6 +126,10 @@ class MainWindow(QMainWindow):
         from app.tree.editor import install_model_editor
 
         self.model_editor = install_model_editor(self)  # tree, properties, File/Edit menus
+
+        from app.view_controls import install_view_controls
+
+        self.view_controls = install_view_controls(self)  # camera, keys, pulling bodies
         if model_path is not None:
             self.model_editor.open_path(model_path, modal=False)
 

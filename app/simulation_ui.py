@@ -264,6 +264,7 @@ class SimulationPanel(QObject):
         self._stop_session()
         self._model_serial = None
         self._last_serial = None
+        self.window.viewport.expect_new_model()  # a different model: aim the camera at it
         self.session = SimulationSession(built, settings=self._settings())
         self.session.start()
         self._update_actions(running=False, loaded=True)

@@ -2,8 +2,16 @@
 
 API: ``ViewportWidget(parent)``, ``.scene``, ``.renderer``, ``.render_window``,
 ``.request_render()``, ``.close_view()``, ``.show_model(geometry, hints)``,
-``.update_frame(x_gb, dynamic_geometry)``, the ``picked`` signal (PickResult or None) and
-``frames_rendered`` (a running count of renders, for the frame-rate display).
+``.update_frame(x_gb, dynamic_geometry)``, ``.expect_new_model()``, ``.zoom_to_fit()``,
+``.view(preset)``, ``.follow_body(index or None)``, ``.set_drag_handler(handler)``,
+``.interactor_widget`` (the widget that takes mouse and key input), the ``picked`` signal
+(PickResult or None) and ``frames_rendered`` (a running count of renders, for the frame-rate
+display).
+
+The camera is aimed (front view, raised, zoomed to fit the bodies) when the first model is
+shown, when a new model replaces the old one (``expect_new_model()`` before it is shown: File >
+Open, an example, File > New) and when a model with bodies follows one without any (Add body
+after File > New); edits of the same model keep the user's camera.
 Only the GUI thread may call any of it.
 """
 
@@ -59,6 +67,8 @@ class ViewportWidget(QWidget):
         layout.addWidget(self._view)
         self._view.picked.connect(self.picked)
         self._has_model = False
+        self._new_model = False
+        self._had_bodies = False
         self._aim_camera = False
         self._has_dynamic = False
         self._render_window: vtkRenderWindow = self._view.render_window
@@ -69,6 +79,7 @@ class ViewportWidget(QWidget):
         self._axes_widget.SetOrientationMarker(self._axes)
         self._axes_widget.SetInteractor(self._render_window.GetInteractor())
         self._axes_widget.SetViewport(0.0, 0.0, 0.16, 0.16)
+        self._axes_widget.KeyPressActivationOff()  # no VTK key bindings in the view
         self._axes_widget.SetEnabled(1)
         self._axes_widget.InteractiveOff()
 
@@ -105,10 +116,47 @@ class ViewportWidget(QWidget):
             # bodies the new model does not have.
             self.scene.set_dynamic_geometry([])
             self._has_dynamic = False
-        self.scene.set_geometry(list(geometry))
-        if not self._has_model:
-            self._has_model = True
+        geometry = list(geometry)
+        self.scene.set_geometry(geometry)
+        has_bodies = any(g.getBodyId() > 0 for g in geometry)
+        if not self._has_model or self._new_model or (has_bodies and not self._had_bodies):
             self._aim_camera = True  # once the bodies are in place (next update_frame)
+        self._has_model = True
+        self._new_model = False
+        self._had_bodies = has_bodies
+
+    def expect_new_model(self) -> None:
+        """The next ``show_model`` is a different model (not an edit): aim the camera at it."""
+        self._new_model = True
+
+    @property
+    def interactor_widget(self) -> QWidget:
+        """The widget that receives the view's mouse and key events."""
+        return self._view.interactor_widget
+
+    def set_drag_handler(self, handler) -> None:
+        """Give mouse drags to ``handler`` first (see viz.qt_view.SceneView.drag_handler)."""
+        self._view.drag_handler = handler
+
+    def zoom_to_fit(self) -> None:
+        """Keep the view direction; move the camera so the bodies (not Ground) fill the view."""
+        if self._closed:
+            return
+        self.scene.zoom_to_fit(bodies_only=True)
+        self.request_render()
+
+    def view(self, preset: str) -> None:
+        """Look from a preset (viz.camera.VIEWS, relative to the System's up), zoomed to fit."""
+        if self._closed:
+            return
+        self.scene.view(preset)
+        self.zoom_to_fit()
+
+    def follow_body(self, body_id: int | None) -> None:
+        """Keep the camera on body ``body_id`` as it moves (None: stop following)."""
+        if not self._closed:
+            self.scene.follow_body(body_id)
+            self.request_render()
 
     def update_frame(self, x_gb, dynamic_geometry=()) -> None:
         """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw."""
@@ -123,7 +171,7 @@ class ViewportWidget(QWidget):
             self.scene.update_poses(x_gb)
             if self._aim_camera:
                 self._aim_camera = False
-                self.scene.reset_camera()
+                self.scene.reset_camera(bodies_only=True)
         self.request_render()
 
     def close_view(self) -> None:

@@ -13,6 +13,9 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError
 
 PRESETS = ("front", "back", "left", "right", "top", "bottom")
+#: Every named view: the axis-aligned presets and the isometric one (camera in front, to the
+#: right and above, looking at the focal point along -(forward... see preset_direction).
+VIEWS = (*PRESETS, "isometric")
 
 
 def view_basis(up) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -25,8 +28,16 @@ def view_basis(up) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def preset_direction(preset: str, up) -> tuple[np.ndarray, np.ndarray]:
-    """(view direction, view-up) for a named preset; the camera looks along view direction."""
+    """(view direction, view-up) for a named preset; the camera looks along view direction.
+
+    "isometric" looks from the front, right and above at once: along ``forward - right - up``
+    (normalized), with the view-up as close to ``up`` as is orthogonal to it.
+    """
     forward, right, u = view_basis(up)
+    if preset == "isometric":
+        direction = (forward - right - u) / np.sqrt(3.0)
+        view_up = u - np.dot(u, direction) * direction
+        return direction, view_up / np.linalg.norm(view_up)
     table = {
         "front": (forward, u),
         "back": (-forward, u),
@@ -36,7 +47,7 @@ def preset_direction(preset: str, up) -> tuple[np.ndarray, np.ndarray]:
         "bottom": (u, -forward),
     }
     if preset not in table:
-        raise InvalidArgumentError(f"camera preset must be one of {PRESETS}, got {preset!r}")
+        raise InvalidArgumentError(f"camera preset must be one of {VIEWS}, got {preset!r}")
     return table[preset]
 
 

@@ -5,6 +5,14 @@ mouse controls. Rendering happens only on the GUI thread: any thread may call
 ``request_render()``, which queues one render on the GUI thread (several requests before it runs
 collapse into one). A left click without dragging emits ``picked`` with the Scene's PickResult
 (or None when the click hits no decoration).
+
+Mouse and key events reach the trackball style only through this widget's observers on the
+style (an observer on a vtkInteractorStyle replaces the style's own handling of that event):
+a press first goes to ``drag_handler`` (if set), which may take the whole drag (press, moves,
+release) away from the camera; a left press and release within ``CLICK_TOLERANCE_PX`` is a
+click. VTK's own key bindings (w/s wireframe and surface, 3 stereo, r reset, f fly to,
+p pick, e/q quit, j/t joystick/trackball, u user) are off: keys act only through Qt.
+Positions given to ``drag_handler`` are VTK display pixels (x right, y up from the bottom).
 """
 
 from __future__ import annotations
@@ -22,6 +30,19 @@ from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # 
 from viz.scene import Scene  # noqa: E402
 
 CLICK_TOLERANCE_PX = 3
+
+# event -> (button, default handler name of vtkInteractorStyle)
+_PRESS = {
+    "LeftButtonPressEvent": ("left", "OnLeftButtonDown"),
+    "MiddleButtonPressEvent": ("middle", "OnMiddleButtonDown"),
+    "RightButtonPressEvent": ("right", "OnRightButtonDown"),
+}
+_RELEASE = {
+    "LeftButtonReleaseEvent": ("left", "OnLeftButtonUp"),
+    "MiddleButtonReleaseEvent": ("middle", "OnMiddleButtonUp"),
+    "RightButtonReleaseEvent": ("right", "OnRightButtonUp"),
+}
+_SILENCED = ("CharEvent", "KeyPressEvent", "KeyReleaseEvent")
 
 
 class SceneView(QWidget):
@@ -44,9 +65,18 @@ class SceneView(QWidget):
         self._pending = False
         self._closed = False
         self._press_pos: tuple[int, int] | None = None
+        #: Object with ``press(button, x, y, ctrl, shift) -> bool`` (True: it takes the drag),
+        #: ``move(x, y)`` and ``release(x, y)``; button is "left", "middle" or "right".
+        self.drag_handler = None
+        self._grab: str | None = None
         self._render_requested.connect(self._render_now, Qt.ConnectionType.QueuedConnection)
-        self._interactor.AddObserver("LeftButtonPressEvent", self._on_press, 1.0)
-        self._interactor.AddObserver("LeftButtonReleaseEvent", self._on_release, 1.0)
+        for event in _PRESS:
+            self._style.AddObserver(event, self._on_press)
+        for event in _RELEASE:
+            self._style.AddObserver(event, self._on_release)
+        self._style.AddObserver("MouseMoveEvent", self._on_move)
+        for event in _SILENCED:
+            self._style.AddObserver(event, self._ignore)
         self._vtk_widget.Initialize()
 
     @property
@@ -67,14 +97,48 @@ class SceneView(QWidget):
             return
         self.scene.render()
 
-    def _on_press(self, interactor, _event) -> None:
-        self._press_pos = interactor.GetEventPosition()
+    @property
+    def interactor_widget(self) -> QWidget:
+        """The widget that receives the mouse and key events (QVTKRenderWindowInteractor)."""
+        return self._vtk_widget
 
-    def _on_release(self, interactor, _event) -> None:
+    def _ignore(self, *_args) -> None:
+        """Swallow an event the style would otherwise handle (VTK's key bindings)."""
+
+    def _on_press(self, _style, event: str) -> None:
+        button, default = _PRESS[event]
+        interactor = self._interactor
+        x, y = interactor.GetEventPosition()
+        if self._grab is None and self.drag_handler is not None:
+            ctrl, shift = bool(interactor.GetControlKey()), bool(interactor.GetShiftKey())
+            if self.drag_handler.press(button, x, y, ctrl, shift):
+                self._grab = button
+                return
+        if button == "left":
+            self._press_pos = (x, y)
+        getattr(self._style, default)()
+
+    def _on_move(self, _style, _event) -> None:
+        if self._grab is not None:
+            x, y = self._interactor.GetEventPosition()
+            self.drag_handler.move(x, y)
+            return
+        self._style.OnMouseMove()
+
+    def _on_release(self, _style, event: str) -> None:
+        button, default = _RELEASE[event]
+        x, y = self._interactor.GetEventPosition()
+        if self._grab is not None:
+            if button == self._grab:
+                self._grab = None
+                self.drag_handler.release(x, y)
+            return
+        getattr(self._style, default)()
+        if button != "left":
+            return
         start, self._press_pos = self._press_pos, None
         if start is None:
             return
-        x, y = interactor.GetEventPosition()
         if abs(x - start[0]) <= CLICK_TOLERANCE_PX and abs(y - start[1]) <= CLICK_TOLERANCE_PX:
             self.picked.emit(self.scene.pick(x, y))
 

@@ -297,17 +297,19 @@ class Scene:
 
     # -- camera ---------------------------------------------------------------------------------
 
-    def reset_camera(self, elevation: float = DEFAULT_ELEVATION) -> None:
-        """Front view relative to up, raised by ``elevation`` degrees, zoomed to fit."""
+    def reset_camera(self, elevation: float = DEFAULT_ELEVATION, bodies_only: bool = False) -> None:
+        """Front view relative to up, raised by ``elevation`` degrees, zoomed to fit (all
+        decorations, or with ``bodies_only`` those on the moving bodies)."""
         self.view("front")
         if elevation:
             camera = self.renderer.GetActiveCamera()
             camera.Elevation(float(elevation))
             camera.OrthogonalizeViewUp()
-        self.zoom_to_fit()
+        self.zoom_to_fit(bodies_only=bodies_only)
 
     def view(self, preset: str) -> None:
-        """Look from a preset: front, back, left, right, top or bottom (relative to up)."""
+        """Look from a preset: front, back, left, right, top, bottom or isometric (relative to
+        up)."""
         camera = self.renderer.GetActiveCamera()
         cam.apply_preset(camera, preset, self.environment.up)
         self._camera_initialized = True
@@ -324,9 +326,12 @@ class Scene:
         camera.OrthogonalizeViewUp()
         self._camera_initialized = True
 
-    def zoom_to_fit(self) -> None:
-        """Keep the view direction and move the camera so all decorations fit in the view."""
-        bounds = self.geometry_bounds()
+    def zoom_to_fit(self, bodies_only: bool = False) -> None:
+        """Keep the view direction and move the camera so all decorations fit in the view
+        (``bodies_only``: those on the moving bodies, not Ground's, when there are any)."""
+        bounds = self.body_bounds() if bodies_only else None
+        if bounds is None:
+            bounds = self.geometry_bounds()
         if bounds is None:
             s = self.environment.length_scale
             bounds = (-s, s, -s, s, -s, s)
@@ -348,6 +353,29 @@ class Scene:
         """(xmin, xmax, ymin, ymax, zmin, zmax) of all visible decorations, or None."""
         props = [p for p in self._prop_owner if p.GetVisibility() and p.IsA("vtkProp3D")]
         return cam.union_bounds(p.GetBounds() for p in props)
+
+    def body_bounds(self):
+        """(xmin, xmax, ymin, ymax, zmin, zmax) of the visible decorations on bodies other than
+        Ground (never the floor or Ground's frame), or None if there are none."""
+        boxes = []
+        for prop, owner in self._prop_owner.items():
+            if not prop.GetVisibility():
+                continue
+            if isinstance(owner, GlyphGroup):
+                mask = owner.body_idx > 0
+                if mask.any():
+                    centre = owner._positions[mask]  # noqa: SLF001
+                    reach = np.abs(owner.scale[mask]).max(axis=1)[:, None]
+                    lo, hi = (centre - reach).min(axis=0), (centre + reach).max(axis=0)
+                    boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
+            elif isinstance(owner, LineBatch):
+                points = owner._world[owner.body_idx > 0]  # noqa: SLF001
+                if len(points):
+                    lo, hi = points.min(axis=0), points.max(axis=0)
+                    boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
+            elif owner.body_id > 0 and prop.IsA("vtkProp3D"):
+                boxes.append(prop.GetBounds())
+        return cam.union_bounds(boxes)
 
     def world_to_display(self, p_world) -> tuple[float, float]:
         """Display coordinates (pixels from bottom-left) of a ground point for this camera."""
@@ -373,6 +401,14 @@ class Scene:
             if owner is None:
                 return None
         return PickResult(owner.body_id, owner.index_on_body, owner.user_ref)
+
+    def pick_point(self, x: float, y: float) -> tuple[PickResult | None, np.ndarray | None]:
+        """``pick(x, y)`` and the picked point on the decoration's surface (in ground), or
+        (None, None)."""
+        hit = self.pick(x, y)
+        if hit is None:
+            return None, None
+        return hit, np.array(self._picker.GetPickPosition(), dtype=np.float64)
 
     # -- internals ------------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from app.body_puller import BodyPull, ensure_pull_force
 from app.history import History, restore
 from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
@@ -147,6 +148,8 @@ class SimulationSession:
         self._recorder = Recorder()
         self._comparison: tuple | None = None
         self._history_lock = threading.Lock()
+        #: The mouse's pull on a body (see app.body_puller): ``pull_body(request)`` posts.
+        self.pull = BodyPull()
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -156,6 +159,8 @@ class SimulationSession:
         (``same_layout``: an edit that kept the State layout, like renaming a body) whole."""
         old_built = getattr(self, "built", None)
         old_state = getattr(self, "_state", None)
+        ensure_pull_force(built)
+        self.pull.forget()
         state = State(built.state)
         system = built.system
         system.realizeModel(state)
@@ -334,6 +339,11 @@ class SimulationSession:
     def show_recorded(self, t: float) -> None:
         """Pause and make the recorded State nearest time ``t`` the live State."""
         self.submit("show_recorded", t)
+
+    def pull_body(self, request) -> None:
+        """Pull (running) or drag (paused) a body as ``request`` (a PullRequest) says."""
+        self.pull.post(request)
+        self.submit("pull")
 
     def realize_next_stage(self) -> None:
         self.submit("realize_to", None)
@@ -520,6 +530,9 @@ class SimulationSession:
         mobod.setOneU(self._state, which, value)
         self._stepper = None
         return f"setU ({body}.u{which})"
+
+    def _cmd_pull(self) -> str | None:
+        return self.pull.apply(self)
 
     def _cmd_realize_to(self, target: Stage | None) -> None:
         state = self._state

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
@@ -83,8 +84,27 @@ def test_selection_sync_between_tree_and_view(studio, qtbot):
         tree.view.setCurrentIndex(tree.model.index_of("body:lower"))
     assert blocker.args == ["lower"]
     assert window.model_editor.properties.field("mass").text() == "1"
-    # The 3-D view's picking drives the tree through the slot.
-    window.simulation.body_picked.emit("upper")
+    # A click on "upper" where the 3-D view draws it selects it in the tree.
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
+    qtbot.wait(100)
+    scene, widget = window.viewport.scene, window.viewport.interactor_widget
+    scene.render()
+    upper = window.simulation.snapshot.model.built.index_of("upper")
+    spots = [
+        scene.world_to_display(np.array(it.actor.GetBounds()).reshape(3, 2).mean(axis=1))
+        for it in scene._static  # noqa: SLF001
+        if it.body_id == upper and it.actor is not None
+    ]
+    x, y = next(xy for xy in spots if (scene.pick(*xy) or (None,))[0] == upper)
+    QTest.mouseClick(
+        widget,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+        QPoint(round(x), widget.height() - 1 - round(y)),
+    )
     assert tree.current_key() == "body:upper"
     assert tree.view.currentIndex().data() == "upper"
     assert window.model_editor.properties.field("name").text() == "upper"

@@ -8,7 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
@@ -246,7 +247,13 @@ def test_pick_in_view_names_the_body(studio, qtbot, read_render_window):
     picked = []
     panel.body_picked.connect(picked.append)
     x, y = scene.world_to_display(panel.snapshot.x_gb[1][:3, 3])
-    window.viewport.picked.emit(scene.pick(x, y))
+    widget = window.viewport.interactor_widget
+    ball = QPoint(round(x), widget.height() - 1 - round(y))  # Qt pixels from the top left
+
+    def click() -> None:  # a real press and release on the ball, no drag
+        QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, ball)
+
+    click()
     assert picked == ["link1"]
 
     # With a model tree connected, a pick selects the body in the tree and vice versa.
@@ -264,7 +271,7 @@ def test_pick_in_view_names_the_body(studio, qtbot, read_render_window):
 
     tree = FakeTree()
     panel.connect_tree(tree)
-    window.viewport.picked.emit(scene.pick(x, y))
+    click()
     assert tree.selected == ["link1"]
     tree.body_selected.emit("link1")
     assert "link1" in window.statusBar().currentMessage()
