@@ -75,8 +75,8 @@ def run_frame(spec: RunSpec, result: dict, params, deltas, sampled):
         cols[f"param:{p}"] = np.full(n, spec.values[p], np.float64)
     for p in deltas:
         cols[f"delta:{p}"] = np.full(n, spec.deltas.get(p, 0.0), np.float64)
-    cols["status"] = pd.array([result["status"]] * n, dtype="string")
-    cols["reason"] = pd.array([result["reason"]] * n, dtype="string")
+    cols["status"] = pd.array([result["status"]] * n, dtype="str")
+    cols["reason"] = pd.array([result["reason"]] * n, dtype="str")
     cols["time_index"] = np.arange(n, dtype=np.int64)
     for j, name in enumerate(sampled):
         cols[name] = np.ascontiguousarray(data[:, j])
@@ -102,13 +102,14 @@ def _arrow_schema(columns: list[str], metadata: dict):
     return pa.schema(fields, metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
 
 
-def read_table(path: Path):
-    """A results file (Parquet or CSV) as a pandas DataFrame."""
+def read_table(path: Path, format: str | None = None):
+    """A results file as a pandas DataFrame; ``format`` ("csv" or "parquet") defaults to the
+    file's suffix."""
     import pandas as pd
 
     path = Path(path)
-    if path.suffix.lower() == ".csv":
-        dtypes = {c: "int64" for c in INT_COLUMNS} | {"status": "string", "reason": "string"}
+    if (format or ("csv" if path.suffix.lower() == ".csv" else "parquet")) == "csv":
+        dtypes = {c: "int64" for c in INT_COLUMNS} | {"status": "str", "reason": "str"}
         frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values={"": None})
         for col in frame.columns:
             if col not in dtypes:
@@ -117,9 +118,9 @@ def read_table(path: Path):
     return pd.read_parquet(path)
 
 
-def read_metadata(path: Path) -> dict | None:
+def read_metadata(path: Path, format: str | None = None) -> dict | None:
     """The study description stored in a Parquet results file (None for CSV)."""
-    if Path(path).suffix.lower() == ".csv":
+    if (format or ("csv" if Path(path).suffix.lower() == ".csv" else "parquet")) == "csv":
         return None
     import pyarrow.parquet as pq
 
@@ -179,15 +180,15 @@ class ResultWriter:
             return None
         try:
             if self.format == "csv":
-                frame = read_table(source) if source.stat().st_size else None
+                frame = read_table(source, "csv") if source.stat().st_size else None
             else:
-                meta = read_metadata(source)
+                meta = read_metadata(source, "parquet")
                 if meta is not None and _study_identity(meta) != _study_identity(self.metadata):
                     raise OutputError(
                         f"{source} holds another study (a different model, settings or "
                         "parameters); choose another --out"
                     )
-                frame = read_table(source)
+                frame = read_table(source, "parquet")
         except OutputError:
             raise
         except Exception as exc:
@@ -244,7 +245,7 @@ class ResultWriter:
             self._pq_writer.close()
             self._pq_writer = None
         if self.partial.exists():
-            frames.append(read_table(self.partial))
+            frames.append(read_table(self.partial, self.format))
         count = self._replace_out(frames)
         if self.partial.exists():
             self.partial.unlink()
@@ -276,7 +277,7 @@ def _dtype(column: str):
     if column in INT_COLUMNS:
         return "int64"
     if column in ("status", "reason"):
-        return "string"
+        return "str"
     return "float64"
 
 

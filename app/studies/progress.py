@@ -32,6 +32,8 @@ class StudyProgress:
         self._shown_decile = -1
         self.done = skipped
         self.failed = 0
+        self._first: float | None = None  # when the first run of this session finished
+        self._printed: tuple[int, int] | None = None
 
     def line(self) -> str:
         fraction = 1.0 if self.total == 0 else self.done / self.total
@@ -43,8 +45,10 @@ class StudyProgress:
         remaining = self.total - self.done
         if remaining == 0:
             eta = "done"
-        elif new > 0:
-            eta = f"ETA {_duration(elapsed / new * remaining)}"
+        elif new >= 2 and self._first is not None:
+            # the rate since the first result: worker start-up and warm-up are not repeated
+            rate = (new - 1) / max(time.monotonic() - self._first, 1e-9)
+            eta = f"ETA {_duration(remaining / rate)}"
         else:
             eta = "ETA --"
         failed = f", {self.failed} failed" if self.failed else ""
@@ -54,8 +58,10 @@ class StudyProgress:
         )
 
     def update(self, done: int, failed: int, force: bool = False) -> None:
-        self.done, self.failed = done, failed
         now = time.monotonic()
+        if self._first is None and done > self.done:
+            self._first = now
+        self.done, self.failed = done, failed
         if self.interactive:
             if not force and now - self._last < 0.1 and done < self.total:
                 return
@@ -65,6 +71,9 @@ class StudyProgress:
             if not force and decile == self._shown_decile:
                 return
             self._shown_decile = decile
+            if (done, failed) == self._printed:
+                return
+            self._printed = (done, failed)
             self.stream.write(self.line() + "\n")
         self._last = now
         self.stream.flush()
