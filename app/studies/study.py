@@ -27,7 +27,6 @@ keeps every finished run (in ``out`` when given) and sets ``interrupted``; with 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -149,6 +148,7 @@ class Study:
         self.progress = progress
         self.on_result = on_result
         self.interrupted = False
+        self._registered = False
         self.failed = 0
         self.completed = 0
         self.skipped = 0
@@ -192,17 +192,13 @@ class Study:
             if self.scheduler is not None:
                 return Client(self.scheduler, timeout="20s"), None
             n = self.workers or os.cpu_count() or 1
-            # The worker processes start with SIGINT ignored (a disposition that survives
-            # exec), so a Ctrl-C in the terminal reaches only this process, which stops the
-            # study cleanly and then shuts the workers down.
-            with _sigint_ignored():
-                cluster = LocalCluster(
-                    n_workers=n,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                )
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
             return Client(cluster), cluster
         except OSError as exc:
             raise StudyError(f"cannot reach the Dask scheduler {self.scheduler}: {exc}") from exc
@@ -229,7 +225,16 @@ class Study:
         futures: dict = {}
         try:
             if todo:
-                client, cluster = self._start_client()
+                # SIGINT is blocked while the cluster starts: the threads Dask creates then,
+                # and the worker processes they start, inherit the blocked mask (it survives
+                # exec), so a Ctrl-C in the terminal reaches only this process, which stops the
+                # study cleanly and shuts the workers down. A Ctrl-C meanwhile is delivered
+                # when the mask is restored, once the cluster is known and can be closed.
+                mask = _block_sigint()
+                try:
+                    client, cluster = self._start_client()
+                finally:
+                    _restore_sigmask(mask)
                 self._execute(client, todo, futures, writer, frames, bar, as_completed)
         except KeyboardInterrupt:
             self.interrupted = True
@@ -243,6 +248,11 @@ class Study:
                 bar.finish()
             if writer is not None:
                 writer.close()
+            if client is not None and client is self.client and self._registered:
+                try:  # the caller's cluster outlives the study: take its model off the workers
+                    client.unregister_worker_plugin(self.key)
+                except Exception:  # a worker that is gone has nothing to remove
+                    pass
             if cluster is not None or (client is not None and client is not self.client):
                 client.close()
             if cluster is not None:
@@ -258,6 +268,7 @@ class Study:
         from app.studies.worker import StudyPlugin, run_task
 
         client.register_plugin(StudyPlugin(self.key, self.model, self.settings), name=self.key)
+        self._registered = True
         for spec in todo:
             future = client.submit(run_task, self.key, spec, self.settings, pure=False)
             futures[future] = spec
@@ -282,17 +293,16 @@ class Study:
             future.release()
 
 
-@contextlib.contextmanager
-def _sigint_ignored():
-    """Ignore SIGINT meanwhile (in the main thread only; elsewhere signals cannot be set)."""
+def _block_sigint():
+    """Block SIGINT in this thread (the main thread only); returns the previous mask."""
     if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _restore_sigmask(mask) -> None:
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _failed(spec: RunSpec, reason: str, settings: RunSettings) -> dict:
