@@ -31,8 +31,6 @@ import hashlib
 import json
 import logging
 import os
-import signal
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -196,6 +194,7 @@ class Study:
                 n_workers=n,
                 threads_per_worker=1,
                 processes=True,
+                preload=["app.studies.worker"],  # its dask_setup: workers ignore SIGINT
                 dashboard_address=None,
                 silence_logs=logging.ERROR,
             )
@@ -225,16 +224,7 @@ class Study:
         futures: dict = {}
         try:
             if todo:
-                # SIGINT is blocked while the cluster starts: the threads Dask creates then,
-                # and the worker processes they start, inherit the blocked mask (it survives
-                # exec), so a Ctrl-C in the terminal reaches only this process, which stops the
-                # study cleanly and shuts the workers down. A Ctrl-C meanwhile is delivered
-                # when the mask is restored, once the cluster is known and can be closed.
-                mask = _block_sigint()
-                try:
-                    client, cluster = self._start_client()
-                finally:
-                    _restore_sigmask(mask)
+                client, cluster = self._start_client()
                 self._execute(client, todo, futures, writer, frames, bar, as_completed)
         except KeyboardInterrupt:
             self.interrupted = True
@@ -291,18 +281,6 @@ class Study:
             if bar is not None:
                 bar.update(self.skipped + self.completed, self.failed)
             future.release()
-
-
-def _block_sigint():
-    """Block SIGINT in this thread (the main thread only); returns the previous mask."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-
-
-def _restore_sigmask(mask) -> None:
-    if mask is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _failed(spec: RunSpec, reason: str, settings: RunSettings) -> dict:

@@ -41,3 +41,15 @@ def run_task(key: str, spec: RunSpec, settings: RunSettings) -> dict:
     except KeyError:
         raise RuntimeError(f"no model for study {key} on this worker") from None
     return run_one(model, spec, settings)
+
+
+def dask_setup(worker) -> None:
+    """Dask preload hook (``LocalCluster(preload=["app.studies.worker"])``): a local worker
+    process ignores SIGINT, so a Ctrl-C in the terminal, which signals the whole process group,
+    reaches only the study's process; that process stops the study and shuts the workers
+    down."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
