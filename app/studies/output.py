@@ -24,6 +24,8 @@ description as JSON in the schema metadata under ``mbstudio.study``.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -102,19 +104,28 @@ def _arrow_schema(columns: list[str], metadata: dict):
     return pa.schema(fields, metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
 
 
-def read_table(path: Path, format: str | None = None):
-    """A results file as a pandas DataFrame; ``format`` ("csv" or "parquet") defaults to the
-    file's suffix."""
+def read_table(path, format: str | None = None):
+    """A results file (a path, or CSV text in a StringIO) as a pandas DataFrame; ``format``
+    ("csv" or "parquet") defaults to the file's suffix."""
     import pandas as pd
 
-    path = Path(path)
-    if (format or ("csv" if path.suffix.lower() == ".csv" else "parquet")) == "csv":
-        dtypes = {c: "int64" for c in INT_COLUMNS} | {"status": "str", "reason": "str"}
-        frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values={"": None})
-        for col in frame.columns:
-            if col not in dtypes:
-                frame[col] = frame[col].astype(np.float64)
-        return frame
+    if isinstance(path, io.StringIO):
+        text, format = path.getvalue(), "csv"
+    else:
+        path = Path(path)
+        format = format or ("csv" if path.suffix.lower() == ".csv" else "parquet")
+    if format == "csv":
+        if not isinstance(path, io.StringIO):
+            text = path.read_text(encoding="utf-8")
+        header = next(csv.reader(io.StringIO(text)), [])
+        floats = [c for c in header if _dtype(c) == "float64"]
+        # An empty field is NaN in a number column but an empty text in status and reason.
+        return pd.read_csv(
+            io.StringIO(text),
+            dtype={c: _dtype(c) for c in header},
+            keep_default_na=False,
+            na_values={c: ["", "nan", "NaN"] for c in floats},
+        )
     return pd.read_parquet(path)
 
 
@@ -180,7 +191,7 @@ class ResultWriter:
             return None
         try:
             if self.format == "csv":
-                frame = read_table(source, "csv") if source.stat().st_size else None
+                frame = _read_csv_complete_lines(source)
             else:
                 meta = read_metadata(source, "parquet")
                 if meta is not None and _study_identity(meta) != _study_identity(self.metadata):
@@ -271,6 +282,17 @@ class ResultWriter:
             )
         os.replace(tmp, self.path)
         return int(frame["run"].nunique())
+
+
+def _read_csv_complete_lines(path: Path):
+    """A CSV results file without a last line cut short (a study killed mid-write), or None
+    when it holds no header."""
+    text = path.read_text(encoding="utf-8")
+    if not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+    if not text:
+        return None
+    return read_table(io.StringIO(text), "csv")
 
 
 def _dtype(column: str):
