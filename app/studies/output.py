@@ -257,6 +257,8 @@ class ResultWriter:
             self._pq_writer = None
         if self.partial.exists():
             frames.append(read_table(self.partial, self.format))
+        if not frames and not self.path.exists():
+            return 0  # nothing ran (e.g. no cluster): no file that a rerun would refuse
         count = self._replace_out(frames)
         if self.partial.exists():
             self.partial.unlink()

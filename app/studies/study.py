@@ -188,7 +188,7 @@ class Study:
             return self.client, None
         try:
             if self.scheduler is not None:
-                return Client(self.scheduler, timeout="20s"), None
+                return Client(self.scheduler), None  # distributed.comm.timeouts.connect
             n = self.workers or os.cpu_count() or 1
             cluster = LocalCluster(
                 n_workers=n,
@@ -217,14 +217,15 @@ class Study:
         self.skipped = len(self.runs) - len(todo)
         frames: list = []
         bar = None
-        if self.progress is not None:
-            bar = StudyProgress(len(self.runs), self.skipped, self.progress, "study")
-            bar.update(self.skipped, 0, force=True)
         client = cluster = None
         futures: dict = {}
         try:
             if todo:
                 client, cluster = self._start_client()
+            if self.progress is not None:
+                bar = StudyProgress(len(self.runs), self.skipped, self.progress, "study")
+                bar.update(self.skipped, 0, force=True)
+            if todo:
                 self._execute(client, todo, futures, writer, frames, bar, as_completed)
         except KeyboardInterrupt:
             self.interrupted = True

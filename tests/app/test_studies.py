@@ -229,14 +229,20 @@ def test_sweep_command_on_an_existing_scheduler(client, tmp_path, capsys):
         (["--samples", "3"], "--samples needs at least one --perturb"),
         (["--perturb", "link.q0~normal(0,1)"], "--perturb needs --samples"),
         (["--set", "link.mass=1", "--out", "x.txt"], "must end in .parquet or .csv"),
+        (["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler tcp://127.0.0.1:9"),
     ],
 )
 def test_sweep_command_usage_errors(tmp_path, capsys, extra, words):
+    import dask
+    import distributed  # noqa: F401  (loads its configuration defaults before they change)
+
     from app.cli import main
 
     args = ["sweep", str(PENDULUM), "--until", "1", "--out", str(tmp_path / "s.parquet")]
-    assert main([*args, *extra]) == 2
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        assert main([*args, *extra]) == 2
     assert words in capsys.readouterr().err
+    assert not (tmp_path / "s.parquet").exists()
 
 
 def test_engine_does_not_import_dask():
