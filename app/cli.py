@@ -198,3 +198,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 # Headless subcommands register themselves on import (render, simulate).
 import app.headless  # noqa: E402, F401
 import app.history.commands  # noqa: E402, F401
+
+# `mbstudio sweep` (studies on Dask) registers itself on import.
+import app.studies.command  # noqa: E402, F401
