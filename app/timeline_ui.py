@@ -9,6 +9,8 @@ simulation session's history.
   B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment;
 * replay buttons beside it: play the recording backward or forward at a speed factor,
   optionally looping (the simulation itself does not run meanwhile);
+* a branch box: going on from an earlier moment keeps the old future as a branch, and
+  choosing a branch brings it back (the future it replaces becomes a branch in turn);
 * a status-bar label with the seconds of history held;
 * Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
   ``app.history.recording_file``), read back by ``mbstudio diff``;
@@ -28,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDockWidget,
     QDoubleSpinBox,
     QFileDialog,
@@ -120,8 +123,35 @@ class TimelinePanel(QObject):
         for widget in (self.reverse_button, self.forward_button, self.replay_speed):
             layout.addWidget(widget)
         layout.addWidget(self.replay_loop)
+        self.branch_box = QComboBox()
+        self.branch_box.setObjectName("branchBox")
+        self.branch_box.setToolTip(
+            "Futures left behind when the run went on from an earlier moment: choose one to "
+            "bring it back"
+        )
+        self.branch_box.activated.connect(self._branch_chosen)
+        self.branch_box.hide()
+        self._branch_items: list[tuple[str, float, float]] = []
+        layout.addWidget(self.branch_box)
         layout.addWidget(self.timeline, 1)
         return bar
+
+    def _show_branches(self, branches: list[tuple[str, float, float]]) -> None:
+        if branches == self._branch_items:
+            return
+        self._branch_items = branches
+        self.branch_box.clear()
+        self.branch_box.addItem("Current line")
+        for name, fork, end in branches:
+            self.branch_box.addItem(f"{name} ({fork:.3g}–{end:.3g} s)")
+        self.branch_box.setCurrentIndex(0)
+        self.branch_box.setVisible(bool(branches))
+
+    def _branch_chosen(self, index: int) -> None:
+        session = self.simulation.session
+        if index > 0 and session is not None:
+            self.replay(0)
+            session.switch_branch(index - 1)
 
     def replay(self, direction: int) -> None:
         """Replay the recording backward (-1) or forward (+1) from the displayed moment, or
@@ -189,6 +219,7 @@ class TimelinePanel(QObject):
             self.timeline.set_bookmarks(self.bookmarks)
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.timeline.set_marks(session.marks())
+        self._show_branches(session.branches())
         if snap.error and snap.error != self._explained:
             self.explainer.show_explanation(explain(snap.error))
         elif not snap.error and self.explainer.isVisible() and self._explained:

@@ -1,18 +1,45 @@
-"""History: a bounded, time-ordered list of StateRecords with a memory budget.
+"""History: a bounded, time-ordered list of StateRecords with a memory budget, and the
+branches a run left behind when it went on from an earlier moment.
 
-Records are appended in time order; once their memory passes the budget the oldest are
-dropped first. ``seconds_held`` is the span of simulated time the history covers.
+Records are appended in time order. A record earlier than the newest one starts a new
+future: the records from its time on are kept as a ``Branch`` (the old future), and
+``switch(i)`` brings a branch back, keeping the future it replaces as a branch in turn.
+Once the memory passes the budget, the oldest branch goes first, then the oldest records.
+``seconds_held`` is the span of simulated time the current line covers.
 """
 
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass, field
 
 from app.history.state_record import StateRecord
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
 # Python object overhead per record beyond its arrays' data (measured order of magnitude).
 _RECORD_OVERHEAD_BYTES = 600
+
+
+def _record_bytes(record: StateRecord) -> int:
+    return record.nbytes + _RECORD_OVERHEAD_BYTES
+
+
+@dataclass
+class Branch:
+    """A future the run left: the records from ``fork_time`` on, when it went on from there
+    in another way. ``name`` is what the user sees ("Branch 1", ...)."""
+
+    name: str
+    fork_time: float
+    records: list[StateRecord] = field(default_factory=list)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(_record_bytes(r) for r in self.records)
+
+    @property
+    def end_time(self) -> float:
+        return self.records[-1].t if self.records else self.fork_time
 
 
 class History:
@@ -28,6 +55,9 @@ class History:
         self._times: list[float] = []
         self._head = 0
         self._bytes = 0
+        #: Futures left behind, oldest first (see the module docstring).
+        self.branches: list[Branch] = []
+        self._branches_made = 0
 
     def __len__(self) -> int:
         return len(self._records) - self._head
@@ -53,9 +83,37 @@ class History:
         self._times.clear()
         self._head = 0
         self._bytes = 0
+        self.branches.clear()
+        self._branches_made = 0
+
+    def _cut_from(self, t: float) -> list[StateRecord]:
+        """Remove and return the current line's records at time ``t`` or later."""
+        cut = []
+        while len(self) and self._times[-1] >= t:
+            cut.append(self._records.pop())
+            self._times.pop()
+        cut.reverse()
+        return cut
+
+    def _keep_branch(self, fork_time: float, records: list[StateRecord]) -> None:
+        if records:
+            self._branches_made += 1
+            self.branches.append(Branch(f"Branch {self._branches_made}", fork_time, records))
+
+    def switch(self, index: int) -> Branch:
+        """Make branch ``index`` the current line's future from its fork time on; the future
+        it replaces becomes a branch. Returns the branch that was brought back."""
+        if not 0 <= index < len(self.branches):
+            raise IndexError(f"no branch {index} (there are {len(self.branches)})")
+        branch = self.branches.pop(index)
+        self._keep_branch(branch.fork_time, self._cut_from(branch.fork_time))
+        for record in branch.records:
+            self._records.append(record)
+            self._times.append(record.t)
+        return branch
 
     def _drop_oldest(self) -> None:
-        self._bytes -= self._records[self._head].nbytes + _RECORD_OVERHEAD_BYTES
+        self._bytes -= _record_bytes(self._records[self._head])
         self._head += 1
         if self._head * 2 > len(self._records):
             del self._records[: self._head]
@@ -63,16 +121,17 @@ class History:
             self._head = 0
 
     def append(self, record: StateRecord) -> None:
-        """Add a record later than every held one; records at or after its time are dropped
-        first (a run that went back in time replaces what followed)."""
-        while len(self) and self._times[-1] >= record.t:
-            self._bytes -= self._records.pop().nbytes + _RECORD_OVERHEAD_BYTES
-            self._times.pop()
+        """Add a record to the current line; the records at or after its time, if any,
+        become a branch (a run that went back in time starts a new future)."""
+        self._keep_branch(record.t, self._cut_from(record.t))
         self._records.append(record)
         self._times.append(record.t)
-        self._bytes += record.nbytes + _RECORD_OVERHEAD_BYTES
-        while self._bytes > self.budget_bytes and len(self) > 1:
-            self._drop_oldest()
+        self._bytes += _record_bytes(record)
+        while self._bytes > self.budget_bytes and (self.branches or len(self) > 1):
+            if self.branches:
+                self._bytes -= self.branches.pop(0).nbytes
+            else:
+                self._drop_oldest()
 
     def index_at(self, t: float) -> int:
         """Index of the record nearest to time ``t`` (the earlier one on a tie)."""

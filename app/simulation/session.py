@@ -327,6 +327,15 @@ class SimulationSession:
         with self._snap_lock:
             return self._comparison
 
+    def branches(self) -> list[tuple[str, float, float]]:
+        """(name, fork time, end time) of each branch the history keeps (any thread)."""
+        with self._history_lock:
+            return [(b.name, b.fork_time, b.end_time) for b in self.history.branches]
+
+    def switch_branch(self, index: int) -> None:
+        """Bring branch ``index`` back as the current future and show its last State."""
+        self.submit("switch_branch", int(index))
+
     def load_history(self, records: list) -> None:
         """Replace the history with ``records`` (of this model, e.g. from a recording file)
         and show the first of them."""
@@ -461,6 +470,13 @@ class SimulationSession:
         self._install(built, carry=False)
         self._status = "Reset to t = 0"
         return None
+
+    def _cmd_switch_branch(self, index: int) -> str | None:
+        with self._history_lock:
+            branch = self.history.switch(index)
+            last = self.history[-1].t
+        self.samples.drop_from(branch.fork_time)  # the plotted future is the one left
+        return self._cmd_show_recorded(last)
 
     def _cmd_load_history(self, records: list) -> str | None:
         if not records:

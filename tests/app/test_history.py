@@ -72,10 +72,31 @@ def test_history_drops_the_oldest_records_beyond_its_budget_and_finds_the_neares
     assert history.seconds_held == pytest.approx(0.9)
     assert history.at(1.94).q[0] == 19 and history.at(1.96).q[0] == 20
     assert history.at(-5.0).q[0] == 15 and history.at(99.0).q[0] == 24
-    # Going back in time replaces the records that followed.
+    # Going on from an earlier moment starts a new future; the old one is kept as a branch.
+    history.budget_bytes *= 10
     state.setTime(2.0)
+    state.updQ()[0] = -1
     history.append(capture(state))
     assert history[-1].t == pytest.approx(2.0) and len(history) == 6
+    (branch,) = history.branches
+    assert branch.fork_time == pytest.approx(2.0) and [r.q[0] for r in branch.records] == [
+        20,
+        21,
+        22,
+        23,
+        24,
+    ]
+    # Switching brings the old future back and keeps the new one as a branch.
+    history.switch(0)
+    assert [r.q[0] for r in history][-5:] == [20, 21, 22, 23, 24] and len(history) == 10
+    assert [b.name for b in history.branches] == ["Branch 2"]
+    assert [r.q[0] for r in history.branches[0].records] == [-1]
+    # Over the budget, branches go before the current line's records.
+    nbytes = history.nbytes
+    history.budget_bytes = nbytes
+    state.setTime(2.5)
+    history.append(capture(state))
+    assert history.branches == [] and len(history) == 11
 
 
 def test_recording_file_round_trips_bit_for_bit(tmp_path):

@@ -231,3 +231,35 @@ def test_a_saved_recording_opens_again_with_its_states_and_bookmarks(window, qtb
     broken.write_bytes(path.read_bytes()[:100])
     assert not window.model_editor.open_path(broken, modal=False)
     assert panel.session.history_span()[2] == len(saved.records)  # nothing lost
+
+
+def test_going_on_from_an_earlier_moment_keeps_the_old_future_as_a_branch(window, qtbot):
+    panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.5, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    session = panel.session
+    old_end = session.history_span()[1]
+    old_future = {r.t: r.q.copy() for r in session.history_records() if r.t > 0.25}
+    assert not bar.branch_box.isVisible()
+    x = round(timeline.x_of(0.2))
+    fork = session.recorded_time(timeline.time_at(x))
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
+    window.simulation.integrator_box.setCurrentText("RungeKutta3")  # another way on
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > fork + 0.1, timeout=10000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.waitUntil(bar.branch_box.isVisible, timeout=5000)
+    assert bar.branch_box.count() == 2 and bar.branch_box.itemText(1).startswith("Branch 1")
+    # Choose the old future with the keyboard: it comes back, bit for bit.
+    bar.branch_box.setFocus()
+    QTest.keyClick(bar.branch_box, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: session.history_span()[1] == old_end, timeout=5000)
+    qtbot.waitUntil(lambda: panel.snapshot.time == old_end, timeout=5000)
+    back = {r.t: r.q for r in session.history_records() if r.t > fork}
+    assert all(np.array_equal(back[t], q) for t, q in old_future.items() if t > fork)
+    qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
+    assert bar.branch_box.itemText(1).startswith("Branch 2")  # the newer future is kept too
