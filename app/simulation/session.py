@@ -159,6 +159,9 @@ class SimulationSession:
         (``same_layout``: an edit that kept the State layout, like renaming a body) whole."""
         old_built = getattr(self, "built", None)
         old_state = getattr(self, "_state", None)
+        with self._history_lock:  # another model: its history starts now
+            self.history.clear()
+            self._marks: list[tuple[float, str]] = []
         ensure_pull_force(built)
         self.pull.forget()
         state = State(built.state)
@@ -182,9 +185,6 @@ class SimulationSession:
         self._geometry = self._collect_geometry(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
-        with self._history_lock:
-            self.history.clear()
-            self._marks: list[tuple[float, str]] = []
         self._record(state)
 
     @staticmethod
