@@ -12,6 +12,7 @@ from app.document.registry import (
     CONSTRAINT_TYPES,
     FORCE_TYPES,
     GEOMETRY_KINDS,
+    GEOMETRY_ROLES,
     MOBILIZER_TYPES,
     Arg,
     positive_vec3_kinds,
@@ -127,6 +128,9 @@ def _check_arg(arg: Arg, value, field: str, target: str) -> None:
     elif kind == "measure":
         if not isinstance(value, str):
             raise DocumentError(field, f"must be a measure name, got {value!r}", target)
+    elif kind == "path":
+        if not isinstance(value, str) or not value.strip():
+            raise DocumentError(field, f"must be a file name, got {value!r}", target)
 
 
 def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
@@ -155,6 +159,10 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
     op = _finite(g.opacity, f"{field}.opacity", target)
     if not 0 <= op <= 1:
         raise DocumentError(f"{field}.opacity", "opacity must be in [0, 1]", target)
+    if g.role not in GEOMETRY_ROLES:
+        raise DocumentError(
+            f"{field}.role", f"must be one of {list(GEOMETRY_ROLES)}, got {g.role!r}", target
+        )
 
 
 def check_body(b: BodySpec) -> None:
