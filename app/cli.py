@@ -197,3 +197,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # Headless subcommands register themselves on import (render, simulate).
 import app.headless  # noqa: E402, F401
+import app.importers.urdf.command  # noqa: E402, F401  (mbstudio import)

@@ -122,6 +122,10 @@ class MainWindow(QMainWindow):
         from app.tree.editor import install_model_editor
 
         self.model_editor = install_model_editor(self)  # tree, properties, File/Edit menus
+
+        from app.importers.urdf.gui import install_urdf_import
+
+        self.urdf_import = install_urdf_import(self)  # File > Import URDF…, .urdf drops
         if model_path is not None:
             self.model_editor.open_path(model_path, modal=False)
 

@@ -85,8 +85,9 @@ def make_geometry(g: GeometrySpec, base_dir=None):
     if g.kind == "mesh":
         from app.document.mesh_cache import mesh_decoration
 
-        geom = mesh_decoration(g.params.get("file", ""), base_dir)
-        geom.setScaleFactors(tuple(float(x) for x in g.params.get("scale", (1.0, 1.0, 1.0))))
+        geom = mesh_decoration(
+            g.params.get("file", ""), g.params.get("scale", (1.0, 1.0, 1.0)), base_dir
+        )
     else:
         kind = GEOMETRY_KINDS[g.kind]
         cls = getattr(dg, kind.engine_class)

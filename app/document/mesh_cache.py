@@ -1,9 +1,10 @@
-"""Mesh files of a document's ``mesh`` geometry, turned into engine decorations.
+"""The engine decoration of a document's ``mesh`` geometry.
 
-The VTK renderer reads .obj, .stl and .vtp itself (``DecorativeMeshFile``). Other formats that
-URDFs use (COLLADA .dae, .ply...) are read here with trimesh into an in-memory
-``DecorativeMesh``; the loaded triangles are cached by absolute path, modification time and
-size, so rebuilding a model after an edit does not read its meshes again.
+A mesh is a ``DecorativeMeshFile`` naming the resolved file, scaled by the geometry's
+``scale``; the renderer reads it (VTK's readers for .obj/.stl/.vtp, trimesh for the rest, see
+``viz.mesh_files``) and caches it, so building a System never reads mesh files. A scale with a
+negative component mirrors the mesh, which scale factors cannot express: such a mesh is read
+here (trimesh, cached per file version) and becomes a mirrored in-memory ``DecorativeMesh``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.common.decorations.meshes import (
-    MESH_FILE_EXTENSIONS,
-    DecorativeMesh,
-    DecorativeMeshFile,
-    MeshData,
-)
+from engine.common.decorations.meshes import DecorativeMesh, DecorativeMeshFile, MeshData
 
-_cache: dict[tuple, MeshData | None] = {}
+_mirrored: dict[tuple, MeshData] = {}
 _lock = threading.Lock()
 
 
@@ -34,50 +30,35 @@ def resolve(file: str, base_dir=None) -> Path:
     return Path(os.path.normpath(p))
 
 
-def load_triangles(path: Path) -> MeshData | None:
-    """The triangles of a mesh file read with trimesh (all parts of a scene joined, in the
-    file's own units), or None when it cannot be read. Cached per file version."""
+def mesh_decoration(file: str, scale=(1.0, 1.0, 1.0), base_dir=None):
+    path = resolve(file, base_dir)
+    s = np.asarray(scale, dtype=np.float64)
+    if np.all(s > 0):
+        return DecorativeMeshFile(str(path)).setScaleFactors(tuple(s))
+    mesh = _mirrored_mesh(path, s)
+    if mesh is None:  # the renderer reports the unreadable file by name
+        return DecorativeMeshFile(str(path)).setScaleFactors(tuple(np.abs(s)))
+    return DecorativeMesh(mesh)
+
+
+def _mirrored_mesh(path: Path, scale: np.ndarray) -> MeshData | None:
     try:
         st = path.stat()
     except OSError:
         return None
-    key = (str(path), st.st_mtime_ns, st.st_size)
+    key = (str(path), st.st_mtime_ns, st.st_size, tuple(scale))
     with _lock:
-        if key in _cache:
-            return _cache[key]
-    mesh = _read(path)
-    with _lock:
-        _cache[key] = mesh
-    return mesh
-
-
-def _read(path: Path) -> MeshData | None:
-    import trimesh
+        if key in _mirrored:
+            return _mirrored[key]
+    from viz.mesh_files import read_triangles
 
     try:
-        loaded = trimesh.load(str(path), force="mesh", process=False)
-    except Exception:  # noqa: BLE001  (any reader failure means: cannot be read)
+        vertices, faces = read_triangles(str(path))
+    except ValueError:
         return None
-    vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64)
-    faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64)
-    if vertices.ndim != 2 or len(vertices) == 0 or faces.ndim != 2 or len(faces) == 0:
-        return None
-    return MeshData(vertices, faces)
-
-
-def clear_cache() -> None:
+    if np.prod(np.sign(scale)) < 0:  # a reflection turns faces inside out: flip their order
+        faces = faces[:, ::-1]
+    mesh = MeshData(vertices * scale, faces)
     with _lock:
-        _cache.clear()
-
-
-def mesh_decoration(file: str, base_dir=None):
-    """A DecorativeMeshFile (formats the renderer reads) or a DecorativeMesh (other formats,
-    read here); a file that cannot be read gives a DecorativeMeshFile, which the renderer
-    reports by name and skips."""
-    path = resolve(file, base_dir)
-    if path.suffix.lower() in MESH_FILE_EXTENSIONS:
-        return DecorativeMeshFile(str(path))
-    mesh = load_triangles(path)
-    if mesh is None:
-        return DecorativeMeshFile(str(path))
-    return DecorativeMesh(mesh)
+        _mirrored[key] = mesh
+    return mesh

@@ -404,7 +404,7 @@ GEOMETRY_ROLES = ("visual", "collision")
 
 def positive_vec3_kinds() -> set[tuple[str, str]]:
     """(kind, arg) pairs whose 3-vector must be strictly positive (sizes)."""
-    return {("brick", "half_lengths"), ("ellipsoid", "radii"), ("mesh", "scale")}
+    return {("brick", "half_lengths"), ("ellipsoid", "radii")}
 
 
 # -- engine lookup --------------------------------------------------------------------------------

@@ -151,6 +151,8 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
         _check_arg(a, value, f"{field}.{a.name}", target)
         if (g.kind, a.name) in positive_vec3_kinds() and min(value) <= 0:
             raise DocumentError(f"{field}.{a.name}", "sizes must be > 0", target)
+        if (g.kind, a.name) == ("mesh", "scale") and min(abs(v) for v in value) == 0:
+            raise DocumentError(f"{field}.{a.name}", "scale factors must not be 0", target)
     check_frame(g.X, f"{field}.X", target)
     if g.color is not None:
         c = _vector(g.color, 3, f"{field}.color", target)

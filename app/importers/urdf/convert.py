@@ -37,12 +37,14 @@ STOP_DISSIPATION = 0.5  # s/rad
 class ImportResult:
     """An imported model: ``data`` and what was noticed on the way (``warnings``: missing
     meshes, tiny masses...; ``fixed``: what ``fix_inertias`` changed). ``meshes`` lists the
-    mesh files the model uses (absolute)."""
+    mesh files the model uses (absolute); ``joint_bodies`` maps each URDF joint name to the
+    body it moves (its child link)."""
 
     data: ModelData
     warnings: list[Finding] = field(default_factory=list)
     fixed: list[Finding] = field(default_factory=list)
     meshes: list[Path] = field(default_factory=list)
+    joint_bodies: dict[str, str] = field(default_factory=dict)
 
     @property
     def fixable(self) -> list[Finding]:
@@ -120,7 +122,7 @@ def import_urdf(
         if problem is not None:
             finding = Finding(
                 f"link {name!r}",
-                f"non-physical inertia {_inertia_text(I_C)}: {problem}",
+                f"non-physical inertia: {problem}",
                 line,
                 fixable=True,
             )
@@ -289,19 +291,19 @@ def import_urdf(
         forces=forces,
         hints=Hints(up="+Z", length_scale=_length_scale(bodies)),
     )
-    return ImportResult(data, warnings, fixed, sorted(set(meshes)))
+    from app.document.validation import DocumentError, validate
+
+    try:
+        validate(data)
+    except DocumentError as exc:
+        where = f"{exc.target or 'model'} {exc.field}"
+        raise UrdfImportError(path, [Finding(where, exc.message)]) from None
+    joint_bodies = {j.name: j.child for j in robot.joints}
+    return ImportResult(data, warnings, fixed, sorted(set(meshes)), joint_bodies)
 
 
 def _num(v) -> str:
     return "?" if v is None else f"{float(v):g}"
-
-
-def _inertia_text(I_C: np.ndarray) -> str:
-    return (
-        "(ixx iyy izz ixy ixz iyz = "
-        + " ".join(f"{I_C[i, k]:g}" for i, k in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)))
-        + ")"
-    )
 
 
 def _length_scale(bodies: list[BodySpec]) -> float:
@@ -311,9 +313,13 @@ def _length_scale(bodies: list[BodySpec]) -> float:
     return float(np.median(offsets)) if offsets else 1.0
 
 
+MAX_UP = 3  # a relative mesh name climbs at most this many directories
+
+
 def relative_to(data: ModelData, base_dir) -> ModelData:
     """``data`` with its mesh file names relative to ``base_dir`` (where the document is saved),
-    so the document and its meshes can move together."""
+    so the document and its meshes can move together; names that would climb more than MAX_UP
+    directories stay absolute."""
     base = os.path.abspath(base_dir)
 
     def rel(g):
@@ -322,6 +328,8 @@ def relative_to(data: ModelData, base_dir) -> ModelData:
         try:
             f = os.path.relpath(g.params["file"], base)
         except ValueError:  # another drive (Windows): keep the absolute name
+            return g
+        if f.split(os.sep).count("..") > MAX_UP:  # far apart: an absolute name is clearer
             return g
         return replace(g, params={**g.params, "file": f.replace(os.sep, "/")})
 

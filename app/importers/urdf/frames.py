@@ -15,7 +15,8 @@ def frame_spec(X: np.ndarray) -> FrameSpec:
     R = np.asarray(X, dtype=np.float64)[:3, :3]
     rpy = Rotation(_orthonormal(R)).convertRotationToBodyFixedXYZ()
     p = np.asarray(X, dtype=np.float64)[:3, 3]
-    return FrameSpec(tuple(float(v) for v in p), tuple(float(v) for v in rpy))
+    # + 0.0 writes -0.0 as 0.0
+    return FrameSpec(tuple(float(v) + 0.0 for v in p), tuple(float(v) + 0.0 for v in rpy))
 
 
 def _orthonormal(R: np.ndarray) -> np.ndarray:

@@ -5,7 +5,8 @@ box -> brick (half the size), sphere -> sphere, cylinder -> cylinder (URDF cylin
 z, DecorativeCylinder along y: a +90 degree rotation about x), mesh -> ``mesh`` with the file
 resolved to an absolute path and the URDF's scale. The colour is the visual's material (inline
 or a robot-level material by name). A mesh file that cannot be found becomes a small magenta
-sphere and a finding naming the file and the places searched.
+sphere and a finding naming the file and the places searched. A negative scale (a mirrored
+mesh, as in left/right limbs sharing one file) is kept.
 """
 
 from __future__ import annotations
@@ -95,16 +96,6 @@ def convert(
         if scale is None or np.any(scale == 0):
             findings.append(Finding(what, f"mesh scale {g.mesh.scale!r} is not usable; 1 used"))
             scale = np.ones(3)
-        if np.any(scale < 0):
-            findings.append(
-                Finding(
-                    what,
-                    f"mesh {g.mesh.filename!r} has a mirroring scale {tuple(scale)}; "
-                    "it is drawn unmirrored",
-                    line,
-                )
-            )
-            scale = np.abs(scale)
         params = {"file": str(path), "scale": tuple(float(v) for v in scale)}
         return GeometrySpec("mesh", params, frame_spec(X_LG), color, opacity, role)
     return None
