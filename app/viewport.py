@@ -110,6 +110,10 @@ class ViewportWidget(QWidget):
             self._has_model = True
             self._aim_camera = True  # once the bodies are in place (next update_frame)
 
+    def aim_camera_on_next_frame(self) -> None:
+        """Frame the whole model again once its bodies are next placed (a new model)."""
+        self._aim_camera = True
+
     def update_frame(self, x_gb, dynamic_geometry=()) -> None:
         """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw."""
         if self._closed:

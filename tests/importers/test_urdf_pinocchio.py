@@ -77,6 +77,13 @@ def _set_config(built, model, pairs, rng, floating: bool):
             mb.setQ(state, np.array([*quat, *p]))
             mb.setU(state, np.array([*w, *vel]))
             continue
+        if j.nq == 2 and j.nv == 1:  # continuous: pin holds (cos, sin) of the angle
+            angle = rng.uniform(-3.0, 3.0)
+            q[iq : iq + 2] = np.cos(angle), np.sin(angle)
+            v[iv] = rng.uniform(-1.0, 1.0)
+            mb.setQ(state, np.array([angle]))
+            mb.setU(state, np.array([v[iv]]))
+            continue
         assert j.nq == 1 and j.nv == 1, f"{model.names[jid]}: nq={j.nq}"
         lo, hi = model.lowerPositionLimit[iq], model.upperPositionLimit[iq]
         lo, hi = (lo, hi) if np.isfinite(lo) and np.isfinite(hi) and lo < hi else (-3.0, 3.0)

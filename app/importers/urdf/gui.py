@@ -152,6 +152,9 @@ class UrdfImport(QObject):
                 "(1 g) instead?",
             ):
                 return self.import_path(path, floating, fix_inertias=True)
+        viewport = getattr(self.window, "viewport", None)
+        if viewport is not None and hasattr(viewport, "aim_camera_on_next_frame"):
+            viewport.aim_camera_on_next_frame()  # the camera frames the robot
         editor.set_document(ModelDocument(result.data), None)
         others = [f for f in result.warnings if not f.fixable or fix_inertias]
         if others:
