@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QLineEdit
+from PySide6.QtWidgets import QApplication, QLineEdit, QStyle, QStyleOptionButton
 
 from tests.app.test_model_editor import tree_texts
 from tests.importers.test_urdf_import import ARM, STL
@@ -98,3 +98,29 @@ def test_a_broken_urdf_is_reported_and_the_open_model_kept(qtbot, window, tmp_pa
     qtbot.waitUntil(lambda: "malformed XML" in window.model_editor.last_error)
     assert "line 3" in window.model_editor.last_error
     assert window.model_editor.document is before
+
+
+def test_a_joint_limit_stop_is_switched_on_in_the_tree(qtbot, window, arm_urdf):
+    assert _drop(window, arm_urdf)
+    editor = window.model_editor
+    qtbot.waitUntil(lambda: editor.document.name == "bot", timeout=10000)
+    index = next(i for i, f in enumerate(editor.document.forces) if f.type == "MobilityLinearStop")
+    view = editor.tree.view
+    item = editor.tree.model.index_of(f"forces:{index}")
+    view.scrollTo(item)
+    rect = view.visualRect(item)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: editor.tree.current_key() == f"forces:{index}")
+    box = editor.properties.field("args.enabled")
+    assert not box.isChecked()
+    option = QStyleOptionButton()
+    box.initStyleOption(option)
+    indicator = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=indicator.center())
+    qtbot.waitUntil(lambda: editor.document.forces[index].args["enabled"] is True)
+
+    def engine_stop_enabled():
+        built = window.simulation.session.built
+        return not built.force_elements[index].isDisabled(built.state)
+
+    qtbot.waitUntil(engine_stop_enabled, timeout=10000)
