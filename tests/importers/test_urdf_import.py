@@ -13,6 +13,7 @@ import pytest
 from app.cli import main
 from app.document import ModelDocument, build, model_io
 from app.importers.urdf import UrdfImportError, import_urdf
+from engine import Stage
 
 STL = """solid t
 facet normal 0 0 1
@@ -127,7 +128,7 @@ def test_joints_inertia_limits_damping_and_mimic_are_mapped(arm):
     q = 0.8
     built.mobilized_bodies["upper"].setQ(state, np.array([q]))
     built.mobilized_bodies["slider_link"].setQ(state, np.array([0.15]))
-    built.system.realize(state, 2)  # Position
+    built.system.realize(state, Stage.Position)
     X = built.mobilized_bodies["upper"].getBodyTransform(state).toMat44()
     R_want = _rpy(0.1, 0.2, 0.3) @ _rot((0, 1, 1), q)
     assert np.allclose(X[:3, :3], R_want, atol=1e-13)
@@ -154,7 +155,7 @@ def test_joints_inertia_limits_damping_and_mimic_are_mapped(arm):
     assert (mimic.args["multiplier"], mimic.args["offset"]) == (2.0, 0.01)
     # the coupler's position error is zero exactly when twin = 2 slide + 0.01
     built.mobilized_bodies["twin"].setQ(state, np.array([2 * 0.15 + 0.01]))
-    built.system.realize(state, 2)
+    built.system.realize(state, Stage.Position)
     assert np.abs(state.getQErr()).max() < 1e-14
 
 
