@@ -327,3 +327,21 @@ def test_cli_package_path_and_failure_exit_status(tmp_path, capsys):
     assert main(["import", str(path), "--out", str(tmp_path / "bad.mbs.json")]) == 1
     assert "malformed XML" in capsys.readouterr().err
     assert not (tmp_path / "bad.mbs.json").exists()
+
+
+def test_frames_survive_the_document_near_gimbal_lock():
+    """FrameSpec holds body-fixed X-Y-Z angles; joint frames with the middle angle near ±90°
+    (common: a URDF axis along the parent's x) still rebuild to roundoff."""
+    from app.document.builder import transform
+    from app.importers.urdf.frames import frame_spec
+
+    rng = np.random.default_rng(3)
+    worst = 0.0
+    for _ in range(500):
+        b = rng.choice([-1.0, 1.0]) * np.pi / 2 + rng.normal() * 10 ** rng.uniform(-16, -4)
+        a, c = rng.uniform(-3, 3, 2)
+        X = np.eye(4)
+        X[:3, :3] = _rot((1, 0, 0), a) @ _rot((0, 1, 0), b) @ _rot((0, 0, 1), c)
+        X[:3, 3] = rng.normal(size=3)
+        worst = max(worst, np.abs(transform(frame_spec(X)).toMat44() - X).max())
+    assert worst < 1e-14

@@ -12,7 +12,7 @@ import pytest
 
 from app.document import build
 from app.importers.urdf import import_urdf
-from tests.importers.robots import KINOVA, PANDA, SOLO12, UR5, Z1, robot
+from tests.importers.robots import KINOVA, PANDA, SOLO12, TALOS, UR5, Z1, robot
 
 pin = pytest.importorskip("pinocchio", reason="pin (Pinocchio) is a test dependency")
 
@@ -120,7 +120,7 @@ def test_fixed_base_poses_mass_matrix_and_dynamics_match_pinocchio(relative):
         pin.forwardKinematics(model, data, q)
         pin.updateFramePlacements(model, data)
         for b in result.data.bodies:
-            fid = model.getFrameId(b.name)
+            fid = model.getFrameId(b.name, pin.FrameType.BODY)
             assert fid < model.nframes, b.name
             X_ours = built.mobilized_bodies[b.name].getBodyTransform(state).toMat44()
             X_pin = data.oMf[fid].homogeneous
@@ -139,8 +139,9 @@ def test_fixed_base_poses_mass_matrix_and_dynamics_match_pinocchio(relative):
         assert np.abs(a_ours - a_pin).max() <= 1e-8 * max(1.0, np.abs(a_pin).max())
 
 
-def test_floating_base_poses_and_energies_match_pinocchio():
-    result, built, model = _models(SOLO12, floating=True)
+@pytest.mark.parametrize("relative", [SOLO12, TALOS])
+def test_floating_base_poses_and_energies_match_pinocchio(relative):
+    result, built, model = _models(relative, floating=True)
     data = model.createData()
     pairs = _joint_bodies(built, model, result)
     rng = np.random.default_rng(11)
@@ -152,7 +153,7 @@ def test_floating_base_poses_and_energies_match_pinocchio():
         pin.updateFramePlacements(model, data)
         for b in result.data.bodies:
             X_ours = built.mobilized_bodies[b.name].getBodyTransform(state).toMat44()
-            X_pin = data.oMf[model.getFrameId(b.name)].homogeneous
+            X_pin = data.oMf[model.getFrameId(b.name, pin.FrameType.BODY)].homogeneous
             assert np.abs(X_ours - X_pin).max() < 1e-10, b.name
         ke_pin = pin.computeKineticEnergy(model, data, q, v)
         pe_pin = pin.computePotentialEnergy(model, data, q)

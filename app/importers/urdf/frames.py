@@ -10,13 +10,22 @@ from app.document.specs import FrameSpec
 
 def frame_spec(X: np.ndarray) -> FrameSpec:
     """The FrameSpec of a 4x4 transform (rotation as body-fixed X-Y-Z angles)."""
-    from engine.math.rotation import Rotation
-
     R = np.asarray(X, dtype=np.float64)[:3, :3]
-    rpy = Rotation(_orthonormal(R)).convertRotationToBodyFixedXYZ()
+    rpy = body_fixed_xyz(_orthonormal(R))
     p = np.asarray(X, dtype=np.float64)[:3, 3]
     # + 0.0 writes -0.0 as 0.0
     return FrameSpec(tuple(float(v) + 0.0 for v in p), tuple(float(v) + 0.0 for v in rpy))
+
+
+def body_fixed_xyz(R: np.ndarray) -> tuple[float, float, float]:
+    """Angles (a, b, c) with R = Rx(a) Ry(b) Rz(c), accurate to roundoff also near b = ±90°:
+    a from the last column, then c from the matrix with Rx(a) removed, then b, so the three
+    stay consistent where a and c alone are ill-determined (they rebuild R to ~1e-16)."""
+    a = np.arctan2(-R[1, 2], R[2, 2])
+    ca, sa = np.cos(a), np.sin(a)
+    c = np.arctan2(ca * R[1, 0] + sa * R[2, 0], ca * R[1, 1] + sa * R[2, 1])
+    b = np.arctan2(R[0, 2], ca * R[2, 2] - sa * R[1, 2])
+    return float(a), float(b), float(c)
 
 
 def _orthonormal(R: np.ndarray) -> np.ndarray:
