@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QLineEdit, QStyle, QStyleOptionButton
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QStyle, QStyleOptionButton
 
 from tests.app.test_model_editor import tree_texts
 from tests.importers.test_urdf_import import ARM, STL
@@ -50,10 +50,11 @@ def test_file_import_urdf_shows_the_links_in_the_tree(qtbot, window, arm_urdf):
     _click_menu_item(qtbot, window, "File", importer.action)
     qtbot.waitUntil(lambda: importer.dialog is not None and importer.dialog.isVisible())
     dialog = importer.dialog
-    name_edit = dialog.findChild(QLineEdit, "fileNameEdit")
-    name_edit.setFocus()
-    qtbot.keyClicks(name_edit, str(arm_urdf))
-    qtbot.keyClick(name_edit, Qt.Key.Key_Return)
+    dialog.selectFile(str(arm_urdf))  # the file name through the dialog's API...
+    buttons = dialog.findChild(QDialogButtonBox)
+    open_button = buttons.button(QDialogButtonBox.StandardButton.Open)
+    qtbot.waitUntil(open_button.isEnabled)
+    qtbot.mouseClick(open_button, Qt.MouseButton.LeftButton)  # ...and a real click on Open
     qtbot.waitUntil(lambda: window.model_editor.document.name == "bot", timeout=10000)
     texts = [t.strip() for t in tree_texts(window.model_editor)]
     for link in ("base", "upper", "slider_link", "twin"):
