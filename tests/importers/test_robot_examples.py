@@ -15,7 +15,10 @@ from tests.importers.robots import robot
 
 ORIGINALS = {
     "panda": ("panda_description/urdf/panda.urdf", {}),
-    "anymal_c": ("anymal_c_simple_description/urdf/anymal.urdf", {"fix_inertias": True}),
+    "anymal_c": (
+        "anymal_c_simple_description/urdf/anymal.urdf",
+        {"fix_inertias": True, "height": 0.6},
+    ),
 }
 
 

@@ -42,14 +42,20 @@ def _licences(mesh_dirs: list[Path], stop: Path) -> list[Path]:
 
 def _decimated_stl(source: Path, target: Path, reduce: float) -> None:
     from vtkmodules.vtkCommonDataModel import vtkPolyData
-    from vtkmodules.vtkFiltersCore import vtkQuadricDecimation, vtkTriangleFilter
+    from vtkmodules.vtkFiltersCore import (
+        vtkCleanPolyData,
+        vtkQuadricDecimation,
+        vtkTriangleFilter,
+    )
     from vtkmodules.vtkIOGeometry import vtkSTLWriter
 
     from viz.mesh_files import polydata_from_triangles, read_triangles
 
     poly: vtkPolyData = polydata_from_triangles(*read_triangles(str(source)))
+    clean = vtkCleanPolyData()  # COLLADA repeats vertices per face: join them first
+    clean.SetInputData(poly)
     tri = vtkTriangleFilter()
-    tri.SetInputData(poly)
+    tri.SetInputConnection(clean.GetOutputPort())
     dec = vtkQuadricDecimation()
     dec.SetInputConnection(tri.GetOutputPort())
     dec.SetTargetReduction(1.0 - reduce)

@@ -36,6 +36,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="where to look for package:// files (repeatable; ROS_PACKAGE_PATH is also used)",
     )
     parser.add_argument(
+        "--height",
+        type=float,
+        default=0.0,
+        metavar="Z",
+        help="place the root link's origin Z metres above the ground (default 0)",
+    )
+    parser.add_argument(
         "--fix-inertias",
         action="store_true",
         help="repair non-physical inertias and raise tiny masses instead of refusing them",
@@ -79,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
             floating=args.floating,
             package_paths=args.package_path,
             fix_inertias=args.fix_inertias,
+            height=args.height,
         )
     except UrdfImportError as exc:
         print(f"{PROG} import: {exc}", file=sys.stderr)

@@ -76,10 +76,12 @@ def import_urdf(
     floating: bool = False,
     package_paths=(),
     fix_inertias: bool = False,
+    height: float = 0.0,
 ) -> ImportResult:
     """Import the URDF at ``path``. Raises UrdfImportError (element and line of each problem)
     for malformed XML, unknown joint types, kinematic loops and non-physical inertias (the
-    last are repaired with ``fix_inertias``, which also raises tiny masses)."""
+    last are repaired with ``fix_inertias``, which also raises tiny masses). The root link's
+    origin is placed ``height`` metres above the ground origin (along +z)."""
     path = Path(path)
     outline = xml_check.check(path)
     robot = _load(path)
@@ -183,6 +185,7 @@ def import_urdf(
         j = joint_of_child.get(name)
         if j is None:
             parent, jtype, X_PJ, axis = GROUND, "floating" if floating else "fixed", np.eye(4), None
+            X_PJ[2, 3] = float(height)
         else:
             parent, jtype, axis = j.parent, j.type, j.axis
             X_PJ = np.eye(4) if j.origin is None else np.asarray(j.origin, dtype=np.float64)
