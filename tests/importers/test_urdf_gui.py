@@ -125,3 +125,31 @@ def test_a_joint_limit_stop_is_switched_on_in_the_tree(qtbot, window, arm_urdf):
         return not built.force_elements[index].isDisabled(built.state)
 
     qtbot.waitUntil(engine_stop_enabled, timeout=10000)
+
+
+def test_the_studio_offers_to_fix_tiny_masses(qtbot, window, tmp_path):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    path = tmp_path / "light.urdf"
+    path.write_text(
+        '<robot name="light"><link name="a"/><link name="b"/>'
+        '<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint></robot>'
+    )
+    window.model_editor.interactive = True
+    asked = []
+
+    def answer_yes():
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(50, answer_yes)
+            return
+        asked.append(box.text())
+        yes = box.button(QMessageBox.StandardButton.Yes)
+        qtbot.mouseClick(yes, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(50, answer_yes)
+    assert _drop(window, path)
+    qtbot.waitUntil(lambda: window.model_editor.document.name == "light", timeout=10000)
+    assert asked and "link 'b'" in asked[0] and "1 g" in asked[0]
+    assert window.model_editor.document.body("b").mass == 1e-3
