@@ -345,3 +345,33 @@ def test_frames_survive_the_document_near_gimbal_lock():
         X[:3, 3] = rng.normal(size=3)
         worst = max(worst, np.abs(transform(frame_spec(X)).toMat44() - X).max())
     assert worst < 1e-14
+
+
+def test_planar_and_floating_joints(tmp_path):
+    inertial = (
+        '<inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0"'
+        ' iyz="0"/></inertial>'
+    )
+    path = tmp_path / "pf.urdf"
+    path.write_text(
+        urdf(
+            f'<link name="a"/><link name="p">{inertial}</link><link name="f">{inertial}</link>'
+            '<joint name="jp" type="planar"><parent link="a"/><child link="p"/>'
+            '<origin xyz="1 0 0"/><axis xyz="1 0 0"/></joint>'
+            '<joint name="jf" type="floating"><parent link="a"/><child link="f"/>'
+            '<origin xyz="0 2 0"/></joint>'
+        )
+    )
+    data = import_urdf(path).data
+    assert data.body("p").mobilizer == "Planar" and data.body("f").mobilizer == "Free"
+    built = build(data)
+    state = built.state.copy()
+    # Planar: q = (angle about the URDF axis, then two translations in the plane normal to it)
+    built.mobilized_bodies["p"].setQ(state, np.array([0.4, 0.3, -0.2]))
+    built.system.realize(state, Stage.Position)
+    X = built.mobilized_bodies["p"].getBodyTransform(state).toMat44()
+    assert np.allclose(X[:3, :3], _rot((1, 0, 0), 0.4), atol=1e-14)
+    assert X[0, 3] == pytest.approx(1.0, abs=1e-14)  # no motion along the normal
+    assert np.hypot(X[1, 3], X[2, 3]) == pytest.approx(np.hypot(0.3, 0.2), abs=1e-14)
+    Xf = built.mobilized_bodies["f"].getBodyTransform(state).toMat44()
+    assert np.allclose(Xf, [[1, 0, 0, 0], [0, 1, 0, 2], [0, 0, 1, 0], [0, 0, 0, 1]], atol=1e-15)
