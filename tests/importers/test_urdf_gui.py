@@ -60,6 +60,7 @@ def test_file_import_urdf_shows_the_links_in_the_tree(qtbot, window, arm_urdf):
     for link in ("base", "upper", "slider_link", "twin"):
         assert any(t.startswith(link) for t in texts), (link, texts)
     assert window.model_editor.path is None  # imported, not yet saved
+    assert window.model_editor.is_modified() and window.isWindowModified()
     qtbot.waitUntil(lambda: window.simulation.session is not None, timeout=10000)
     built = window.simulation.session.built
     assert {"upper", "slider_link", "twin"} <= set(built.mobilized_bodies)
@@ -153,3 +154,4 @@ def test_the_studio_offers_to_fix_tiny_masses(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: window.model_editor.document.name == "light", timeout=10000)
     assert asked and "link 'b'" in asked[0] and "1 g" in asked[0]
     assert window.model_editor.document.body("b").mass == 1e-3
+    window.model_editor.interactive = False  # closing an unsaved import would ask

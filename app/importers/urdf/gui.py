@@ -156,6 +156,7 @@ class UrdfImport(QObject):
         if viewport is not None and hasattr(viewport, "aim_camera_on_next_frame"):
             viewport.aim_camera_on_next_frame()  # the camera frames the robot
         editor.set_document(ModelDocument(result.data), None)
+        editor.undo_stack.resetClean()  # not saved yet: the title says so, closing asks
         others = [f for f in result.warnings if not f.fixable or fix_inertias]
         if others:
             lines = "\n".join(f"• {f}" for f in others[:12])
