@@ -8,13 +8,12 @@ forward dynamics under gravity (fixed base); link poses, kinetic and potential e
 from __future__ import annotations
 
 import numpy as np
+import pinocchio as pin  # the test extra's `pin`
 import pytest
 
 from app.document import build
 from app.importers.urdf import import_urdf
 from tests.importers.robots import KINOVA, PANDA, SOLO12, TALOS, UR5, Z1, robot
-
-pin = pytest.importorskip("pinocchio", reason="pin (Pinocchio) is a test dependency")
 
 N_CONFIGS = 3
 
