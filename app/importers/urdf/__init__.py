@@ -6,10 +6,29 @@
 - inertia.py: URDF inertials to mass properties about the body origin; checks and fixes;
 - geometry.py: visual and collision geometry, meshes, materials;
 - convert.py: the whole robot; ``relative_to`` for saving beside the meshes;
-- command.py: ``mbstudio import``.
+- bundle.py: copying (and decimating) the meshes and licences beside a model file;
+- command.py: ``mbstudio import``; gui.py: File > Import URDF… and drops.
+
+The names below are imported on first use, so that ``mbstudio --help`` (which registers the
+command) does not load the engine.
 """
 
-from app.importers.urdf.convert import ImportResult, import_urdf, relative_to
-from app.importers.urdf.errors import Finding, UrdfImportError
+from __future__ import annotations
 
-__all__ = ["Finding", "ImportResult", "UrdfImportError", "import_urdf", "relative_to"]
+_EXPORTS = {
+    "ImportResult": "app.importers.urdf.convert",
+    "import_urdf": "app.importers.urdf.convert",
+    "relative_to": "app.importers.urdf.convert",
+    "Finding": "app.importers.urdf.errors",
+    "UrdfImportError": "app.importers.urdf.errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
