@@ -199,5 +199,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 import app.headless  # noqa: E402, F401
 import app.history.commands  # noqa: E402, F401
 
-# `mbstudio sweep` (studies on Dask) registers itself on import.
+# `mbstudio sweep` (studies on Dask) and `mbstudio import` (URDF) register themselves on import.
+import app.importers.urdf.command  # noqa: E402, F401
 import app.studies.command  # noqa: E402, F401

@@ -130,6 +130,10 @@ class MainWindow(QMainWindow):
         from app.view_controls import install_view_controls
 
         self.view_controls = install_view_controls(self)  # camera, keys, pulling bodies
+
+        from app.importers.urdf.gui import install_urdf_import
+
+        self.urdf_import = install_urdf_import(self)  # File > Import URDF…, .urdf drops
         if model_path is not None:
             self.model_editor.open_path(model_path, modal=False)
 

@@ -158,6 +158,10 @@ class ViewportWidget(QWidget):
             self.scene.follow_body(body_id)
             self.request_render()
 
+    def aim_camera_on_next_frame(self) -> None:
+        """Frame the whole model again once its bodies are next placed (a new model)."""
+        self._aim_camera = True
+
     def update_frame(self, x_gb, dynamic_geometry=()) -> None:
         """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw."""
         if self._closed:

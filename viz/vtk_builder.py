@@ -409,19 +409,25 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
     def implementMeshFileGeometry(self, geom) -> None:  # noqa: N802
         path = geom.getMeshFile()
         ext = os.path.splitext(path)[1].lower()
-        if ext not in _READERS:
-            self.report_once(
-                f"meshfile:{ext}",
-                f"mesh file {path!r}: format {ext or '(none)'} is not supported "
-                f"(use .obj, .stl or .vtp); it is skipped",
-            )
-            return
         try:
             st = os.stat(path)
         except OSError as exc:
             self.report_once(f"meshfile:{path}", f"mesh file {path!r} cannot be read: {exc}")
             return
         key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+        if key not in self._mesh_files and ext not in _READERS:
+            # other formats (.dae...) through trimesh, cached for the process
+            from viz.mesh_files import read_polydata
+
+            try:
+                poly = read_polydata(path)
+            except (OSError, ValueError) as exc:
+                self.report_once(
+                    f"meshfile:{path}", f"mesh file {path!r} cannot be read: {exc}; it is skipped"
+                )
+                return
+            normals = _normals(poly)
+            self._mesh_files[key] = (poly, normals, _mapper_for(normals.GetOutputPort()))
         if key not in self._mesh_files:
             reader = _READERS[ext]()
             reader.SetFileName(path)

@@ -77,17 +77,25 @@ def up_direction(up: str):
     return CoordinateDirection(axis, -1 if up[0] == "-" else 1)
 
 
-def make_geometry(g: GeometrySpec):
-    """The engine DecorativeGeometry of a GeometrySpec (placed at g.X, in its body frame)."""
+def make_geometry(g: GeometrySpec, base_dir=None):
+    """The engine DecorativeGeometry of a GeometrySpec (placed at g.X, in its body frame).
+    A mesh file name that is relative starts at ``base_dir`` (the document's directory)."""
     from engine.common import decorative_geometry as dg
 
-    kind = GEOMETRY_KINDS[g.kind]
-    cls = getattr(dg, kind.engine_class)
-    args = []
-    for a in kind.args:
-        v = g.params.get(a.name, a.default)
-        args.append(tuple(float(x) for x in v) if isinstance(v, (tuple, list)) else float(v))
-    geom = cls(*args)
+    if g.kind == "mesh":
+        from app.document.mesh_cache import mesh_decoration
+
+        geom = mesh_decoration(
+            g.params.get("file", ""), g.params.get("scale", (1.0, 1.0, 1.0)), base_dir
+        )
+    else:
+        kind = GEOMETRY_KINDS[g.kind]
+        cls = getattr(dg, kind.engine_class)
+        args = []
+        for a in kind.args:
+            v = g.params.get(a.name, a.default)
+            args.append(tuple(float(x) for x in v) if isinstance(v, (tuple, list)) else float(v))
+        geom = cls(*args)
     geom.setTransform(transform(g.X))
     if g.color is not None:
         geom.setColor(tuple(g.color))
@@ -144,6 +152,7 @@ def build(model) -> BuiltModel:
     from engine.common.exceptions import SimTKError
 
     data: ModelData = model.data if hasattr(model, "data") else model
+    base_dir = getattr(model, "base_dir", None)
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
     forces = GeneralForceSubsystem(system)
@@ -151,7 +160,8 @@ def build(model) -> BuiltModel:
     mobods = {GROUND: ground}
     try:
         for g in data.ground_geometry:
-            ground.addBodyDecoration(make_geometry(g))
+            if g.role == "visual":
+                ground.addBodyDecoration(make_geometry(g, base_dir))
     except (SimTKError, ValueError) as exc:
         raise BuildError(GROUND, str(exc)) from exc
 
@@ -161,7 +171,8 @@ def build(model) -> BuiltModel:
         try:
             body = Body.Rigid(mass_properties(b))
             for g in b.geometry:
-                body.addDecoration(make_geometry(g))
+                if g.role == "visual":  # collision geometry is for contact, not drawn
+                    body.addDecoration(make_geometry(g, base_dir))
             cls = getattr(MobilizedBody, b.mobilizer)
             mb = cls(
                 mobods[b.parent],
@@ -181,11 +192,13 @@ def build(model) -> BuiltModel:
         spec = CONSTRAINT_TYPES[e.type]
         owner = constraint_class()
         factory = getattr(owner, spec.attr, None) if owner is not None else None
+        if spec.factory is not None and factory is not None:
+            factory = spec.factory
         if factory is None:
             raise BuildError(
                 f"constraint {i} ({e.label()})", f"this engine has no Constraint.{spec.attr} yet"
             )
-        args = [_convert_arg(a.kind, e.args[a.name], mobods) for a in spec.args]
+        args = [_convert_arg(a.kind, e.args[a.name], mobods) for a in spec.constructor_args()]
         try:
             built_constraints.append(factory(*args))
         except (SimTKError, ValueError, TypeError) as exc:
@@ -201,10 +214,15 @@ def build(model) -> BuiltModel:
             raise BuildError(
                 f"force {i} ({e.label()})", f"this engine has no Force.{spec.attr} yet"
             )
+        if spec.factory is not None:
+            factory = spec.factory
         prefix = [{"forces": forces, "matter": matter}[p] for p in spec.prefix]
-        args = [_convert_arg(a.kind, e.args[a.name], mobods) for a in spec.args]
+        args = [_convert_arg(a.kind, e.args[a.name], mobods) for a in spec.constructor_args()]
         try:
-            built_forces.append(factory(*prefix, *args))
+            force = factory(*prefix, *args)
+            if spec.switch and not e.args[spec.switch]:
+                force.setDisabledByDefault(True)
+            built_forces.append(force)
         except (SimTKError, ValueError, TypeError) as exc:
             raise BuildError(f"force {i} ({e.label()})", str(exc)) from exc
 

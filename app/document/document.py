@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from app.document.registry import MOBILIZER_DEFAULT_OPTIONS, element_types
 from app.document.specs import GROUND, BodySpec, ElementSpec, GeometrySpec, Hints, ModelData
@@ -45,7 +46,11 @@ Listener = Callable[[Change], None]
 
 
 class ModelDocument:
-    """A multibody model being edited. ``document.data`` is the current (read-only) content."""
+    """A multibody model being edited. ``document.data`` is the current (read-only) content.
+    ``base_dir`` is the directory relative file names in it (meshes) start from (the file's
+    directory once loaded; None: the current directory)."""
+
+    base_dir: Path | None = None
 
     def __init__(self, data: ModelData | None = None) -> None:
         data = ModelData() if data is None else data.copy()

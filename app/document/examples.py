@@ -33,10 +33,11 @@ class Example:
     key: str
     title: str
     description: str
+    file: str = ""  # below EXAMPLES_DIR; default KEY.mbs.json
 
     @property
     def path(self) -> Path:
-        return EXAMPLES_DIR / f"{self.key}.mbs.json"
+        return EXAMPLES_DIR / (self.file or f"{self.key}.mbs.json")
 
 
 EXAMPLES = (
@@ -69,15 +70,32 @@ EXAMPLES = (
     ),
 )
 
+#: Robots imported from URDF (``mbstudio import --copy-meshes --reduce``), each in its own
+#: directory with its meshes and the licence of the description it came from (NOTICE.md).
+ROBOT_EXAMPLES = (
+    Example(
+        "panda",
+        "Franka Panda arm (URDF)",
+        "A 7-joint arm with a mimic-coupled gripper, imported from example-robot-data.",
+        "robots/panda/panda.mbs.json",
+    ),
+    Example(
+        "anymal_c",
+        "ANYmal C quadruped (URDF)",
+        "A 12-joint quadruped with its base welded in the air, imported from example-robot-data.",
+        "robots/anymal_c/anymal_c.mbs.json",
+    ),
+)
+
 DEFAULT_EXAMPLE = "pendulum"
 
 
 def examples() -> list[Example]:
-    return list(EXAMPLES)
+    return list(EXAMPLES) + list(ROBOT_EXAMPLES)
 
 
 def example_path(key: str) -> Path:
-    for e in EXAMPLES:
+    for e in examples():
         if e.key == key:
             return e.path
     raise KeyError(f"no example {key!r}; known: {[e.key for e in EXAMPLES]}")

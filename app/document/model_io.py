@@ -137,7 +137,9 @@ def load(path) -> ModelDocument:
         raise ModelFileError(path, "file", "is not UTF-8 text (not a model file?)") from None
     except OSError as exc:
         raise ModelFileError(path, "file", f"cannot be read: {exc.strerror or exc}") from None
-    return loads(text, path)
+    document = loads(text, path)
+    document.base_dir = path.resolve().parent  # relative mesh file names start here
+    return document
 
 
 def _file_mode(path: Path) -> int:

@@ -9,12 +9,19 @@ does not provide yet are listed but reported as unavailable (``is_available``).
 Argument kinds: ``body`` (a body name or "Ground" -> MobilizedBody), ``vec3`` (3 floats, m or
 N...), ``direction`` (non-zero 3-vector), ``real``, ``nonneg`` (>= 0), ``positive`` (> 0),
 ``index`` (a mobility number of the argument's ``of`` body), ``frame`` ({"p", "rpy"} ->
-Transform), ``rotation`` ({"rpy"} -> Rotation), ``bool``.
+Transform), ``rotation`` ({"rpy"} -> Rotation), ``bool``, ``path`` (a file name; relative ones are
+relative to the document's directory).
+
+An element type with a ``switch`` argument (a ``bool``) is built with that argument left out of
+the constructor call and is disabled by default when it is false. A type with a ``factory``
+is built by calling it (with the same leading and user arguments) instead of the engine
+attribute.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
@@ -62,10 +69,16 @@ class ElementType:
     engine_name: str = ""
     doc: str = ""
     distinct_bodies: bool = True
+    switch: str = ""  # a bool argument: False builds the element disabled by default
+    factory: Callable | None = None  # builds the element instead of the engine attribute
 
     @property
     def attr(self) -> str:
         return self.engine_name or self.name
+
+    def constructor_args(self) -> tuple[Arg, ...]:
+        """The arguments passed to the constructor (all but the switch)."""
+        return tuple(a for a in self.args if a.name != self.switch)
 
     def body_args(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.args if a.kind == "body")
@@ -91,6 +104,19 @@ def _v(name: str, default=(0.0, 0.0, 0.0), unit: str = "m") -> Arg:
 
 
 IDENTITY_FRAME = {"p": (0.0, 0.0, 0.0), "rpy": (0.0, 0.0, 0.0)}
+
+
+def _linear_coordinate_coupler(leader, leader_q, follower, follower_q, multiplier, offset):
+    """Constraint.CoordinateCoupler keeping q_follower = multiplier * q_leader + offset (a URDF
+    <mimic>): the function multiplier * x0 - x1 + offset is held at zero."""
+    import engine
+    from engine.math.function import Function
+
+    coupling = Function.Linear([float(multiplier), -1.0, float(offset)])
+    return engine.Constraint.CoordinateCoupler(
+        leader.getMatterSubsystem(), coupling, [leader, follower], [int(leader_q), int(follower_q)]
+    )
+
 
 CONSTRAINT_TYPES: dict[str, ElementType] = {
     t.name: t
@@ -174,6 +200,20 @@ CONSTRAINT_TYPES: dict[str, ElementType] = {
                 _b("body2"),
             ),
             doc="Two bodies roll without slipping along a direction at a point of the case.",
+        ),
+        ElementType(
+            "LinearCoordinateCoupler",
+            (
+                _b("leader"),
+                Arg("leader_q", "index", 0, of="leader"),
+                _b("follower"),
+                Arg("follower_q", "index", 0, of="follower"),
+                Arg("multiplier", "real", 1.0),
+                Arg("offset", "real", 0.0),
+            ),
+            engine_name="CoordinateCoupler",
+            factory=_linear_coordinate_coupler,
+            doc="Keeps follower_q = multiplier * leader_q + offset (a URDF mimic joint).",
         ),
     )
 }
@@ -259,6 +299,23 @@ FORCE_TYPES: dict[str, ElementType] = {
             distinct_bodies=False,
         ),
         ElementType(
+            "MobilityLinearStop",
+            (
+                _b("body"),
+                Arg("which_q", "index", 0, of="body"),
+                Arg("stiffness", "nonneg", 1e4),
+                Arg("dissipation", "nonneg", 0.1),
+                Arg("q_low", "real", -1.0),
+                Arg("q_high", "real", 1.0),
+                Arg("enabled", "bool", False),
+            ),
+            prefix=("forces",),
+            doc="A compliant stop keeping one coordinate in [q_low, q_high] (a joint limit); "
+            "off unless enabled.",
+            distinct_bodies=False,
+            switch="enabled",
+        ),
+        ElementType(
             "MobilityConstantForce",
             (_b("body"), Arg("which_u", "index", 0, of="body"), Arg("force", "real", 1.0)),
             prefix=("forces",),
@@ -333,8 +390,16 @@ GEOMETRY_KINDS: dict[str, GeometryKind] = {
         GeometryKind("line", "DecorativeLine", (_v("point1"), _v("point2", (0.0, 0.1, 0.0)))),
         GeometryKind("point", "DecorativePoint", (_v("point"),)),
         GeometryKind("circle", "DecorativeCircle", (Arg("radius", "positive", 0.1, unit="m"),)),
+        GeometryKind(
+            "mesh",
+            "DecorativeMeshFile",
+            (Arg("file", "path", ""), Arg("scale", "vec3", (1.0, 1.0, 1.0))),
+        ),
     )
 }
+
+#: What a GeometrySpec is for: drawn ("visual") or kept for contact ("collision", not drawn).
+GEOMETRY_ROLES = ("visual", "collision")
 
 
 def positive_vec3_kinds() -> set[tuple[str, str]]:
@@ -371,6 +436,8 @@ def engine_factory(section: str, type_name: str):
 
         owner = Force
         spec = FORCE_TYPES.get(type_name)
+    if spec is not None and spec.factory is not None:
+        return spec.factory
     if owner is None or spec is None:
         return None
     return getattr(owner, spec.attr, None)

@@ -130,13 +130,15 @@ class FrameSpec:
 class GeometrySpec:
     """One decoration fixed to a body: ``kind`` (see registry.GEOMETRY_KINDS), its ``params``
     (e.g. ``{"radius": 0.1}``), its placement ``X`` in the body frame, and appearance
-    (``color`` RGB in [0, 1] or None for the renderer's default, ``opacity`` in [0, 1])."""
+    (``color`` RGB in [0, 1] or None for the renderer's default, ``opacity`` in [0, 1]), and
+    its ``role``: "visual" (drawn) or "collision" (kept for contact, not drawn)."""
 
     kind: str = "sphere"
     params: dict = field(default_factory=dict)
     X: FrameSpec = FrameSpec()
     color: Vec3 | None = None
     opacity: float = 1.0
+    role: str = "visual"
 
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"kind": self.kind, "params": _jsonable(self.params)}
@@ -146,6 +148,8 @@ class GeometrySpec:
             d["color"] = list(self.color)
         if self.opacity != 1.0:
             d["opacity"] = self.opacity
+        if self.role != "visual":
+            d["role"] = self.role
         return d
 
     @classmethod
@@ -156,6 +160,7 @@ class GeometrySpec:
             X=_sub(d, "X", FrameSpec.from_dict),
             color=_nums(d, "color", 3, optional=True),
             opacity=_num(d, "opacity", 1.0),
+            role=_str(d, "role", "visual"),
         )
 
 

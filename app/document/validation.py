@@ -12,6 +12,7 @@ from app.document.registry import (
     CONSTRAINT_TYPES,
     FORCE_TYPES,
     GEOMETRY_KINDS,
+    GEOMETRY_ROLES,
     MOBILIZER_TYPES,
     Arg,
     positive_vec3_kinds,
@@ -127,6 +128,9 @@ def _check_arg(arg: Arg, value, field: str, target: str) -> None:
     elif kind == "measure":
         if not isinstance(value, str):
             raise DocumentError(field, f"must be a measure name, got {value!r}", target)
+    elif kind == "path":
+        if not isinstance(value, str) or not value.strip():
+            raise DocumentError(field, f"must be a file name, got {value!r}", target)
 
 
 def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
@@ -147,6 +151,8 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
         _check_arg(a, value, f"{field}.{a.name}", target)
         if (g.kind, a.name) in positive_vec3_kinds() and min(value) <= 0:
             raise DocumentError(f"{field}.{a.name}", "sizes must be > 0", target)
+        if (g.kind, a.name) == ("mesh", "scale") and min(abs(v) for v in value) == 0:
+            raise DocumentError(f"{field}.{a.name}", "scale factors must not be 0", target)
     check_frame(g.X, f"{field}.X", target)
     if g.color is not None:
         c = _vector(g.color, 3, f"{field}.color", target)
@@ -155,6 +161,10 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
     op = _finite(g.opacity, f"{field}.opacity", target)
     if not 0 <= op <= 1:
         raise DocumentError(f"{field}.opacity", "opacity must be in [0, 1]", target)
+    if g.role not in GEOMETRY_ROLES:
+        raise DocumentError(
+            f"{field}.role", f"must be one of {list(GEOMETRY_ROLES)}, got {g.role!r}", target
+        )
 
 
 def check_body(b: BodySpec) -> None:

@@ -494,6 +494,18 @@ class PropertyEditor(QWidget):
             )
             for arg in GEOMETRY_KINDS[geom.kind].args:
                 value = geom.params.get(arg.name, arg.default)
+                if arg.kind == "path":  # a mesh file name, relative to the model file
+                    self._text_field(
+                        form,
+                        arg.name,
+                        f"{prefix}.{arg.name}",
+                        str(value),
+                        lambda t, k=k, arg=arg: self._geometry_setter(
+                            body, k, lambda gs: replace(gs, params={**gs.params, arg.name: t})
+                        ),
+                        f"Change {body}'s mesh file",
+                    )
+                    continue
                 n = 3 if arg.kind in ("vec3", "direction") else 1
 
                 def apply(text, k=k, arg=arg, n=n):
@@ -695,6 +707,17 @@ class PropertyEditor(QWidget):
                             lambda d: d.set_element(section, index, args={a: {"rpy": radians(v)}})
                         )
                     )(parse_numbers(t, 3)),
+                    desc,
+                )
+            elif arg.kind == "bool":
+                self._check_field(
+                    form,
+                    label,
+                    key,
+                    bool(value),
+                    lambda checked, a=arg.name: (
+                        lambda d: d.set_element(section, index, args={a: checked})
+                    ),
                     desc,
                 )
             elif arg.kind == "index":

@@ -1,0 +1,64 @@
+"""The engine decoration of a document's ``mesh`` geometry.
+
+A mesh is a ``DecorativeMeshFile`` naming the resolved file, scaled by the geometry's
+``scale``; the renderer reads it (VTK's readers for .obj/.stl/.vtp, trimesh for the rest, see
+``viz.mesh_files``) and caches it, so building a System never reads mesh files. A scale with a
+negative component mirrors the mesh, which scale factors cannot express: such a mesh is read
+here (trimesh, cached per file version) and becomes a mirrored in-memory ``DecorativeMesh``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from engine.common.decorations.meshes import DecorativeMesh, DecorativeMeshFile, MeshData
+
+_mirrored: dict[tuple, MeshData] = {}
+_lock = threading.Lock()
+
+
+def resolve(file: str, base_dir=None) -> Path:
+    """The absolute path of a document's mesh file name (relative names start at base_dir,
+    or the current directory when it is None)."""
+    p = Path(os.path.expanduser(file))
+    if not p.is_absolute():
+        p = Path(base_dir if base_dir is not None else os.getcwd()) / p
+    return Path(os.path.normpath(p))
+
+
+def mesh_decoration(file: str, scale=(1.0, 1.0, 1.0), base_dir=None):
+    path = resolve(file, base_dir)
+    s = np.asarray(scale, dtype=np.float64)
+    if np.all(s > 0):
+        return DecorativeMeshFile(str(path)).setScaleFactors(tuple(s))
+    mesh = _mirrored_mesh(path, s)
+    if mesh is None:  # the renderer reports the unreadable file by name
+        return DecorativeMeshFile(str(path)).setScaleFactors(tuple(np.abs(s)))
+    return DecorativeMesh(mesh)
+
+
+def _mirrored_mesh(path: Path, scale: np.ndarray) -> MeshData | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size, tuple(scale))
+    with _lock:
+        if key in _mirrored:
+            return _mirrored[key]
+    from viz.mesh_files import read_triangles
+
+    try:
+        vertices, faces = read_triangles(str(path))
+    except ValueError:
+        return None
+    if np.prod(np.sign(scale)) < 0:  # a reflection turns faces inside out: flip their order
+        faces = faces[:, ::-1]
+    mesh = MeshData(vertices * scale, faces)
+    with _lock:
+        _mirrored[key] = mesh
+    return mesh

@@ -1,0 +1,1 @@
+"""Importers that turn other model formats into mbstudio model documents (``urdf``)."""

@@ -1,0 +1,55 @@
+"""The bundled robot examples: imported from example-robot-data, meshes and licences beside
+them, the same bodies, joints and mass properties as a fresh import of the original URDF."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.document import model_io
+from app.document.examples import ROBOT_EXAMPLES
+from app.document.mesh_cache import resolve
+from app.importers.urdf import import_urdf
+from tests.importers.robots import robot
+
+ORIGINALS = {
+    "panda": ("panda_description/urdf/panda.urdf", {}),
+    "anymal_c": (
+        "anymal_c_simple_description/urdf/anymal.urdf",
+        {"fix_inertias": True, "height": 0.6},
+    ),
+}
+
+
+@pytest.mark.parametrize("example", ROBOT_EXAMPLES, ids=lambda e: e.key)
+def test_robot_example_matches_its_urdf_and_carries_its_meshes_and_licence(example):
+    doc = model_io.load(example.path)
+    folder = example.path.parent
+    assert (folder / "NOTICE.md").is_file()
+    assert (folder / "meshes" / "LICENSE").is_file()
+    files = [
+        resolve(g.params["file"], doc.base_dir)
+        for b in doc.bodies
+        for g in b.geometry
+        if g.kind == "mesh"
+    ]
+    assert files and all(f.is_file() and folder in f.parents for f in files)
+    assert all(
+        not Path(g.params["file"]).is_absolute()
+        for b in doc.bodies
+        for g in b.geometry
+        if g.kind == "mesh"
+    )
+    relative, options = ORIGINALS[example.key]
+    fresh = import_urdf(robot(relative), **options).data
+    assert [b.name for b in doc.bodies] == [b.name for b in fresh.bodies]
+    for ours, theirs in zip(doc.bodies, fresh.bodies, strict=True):
+        assert (ours.parent, ours.mobilizer, ours.X_PF, ours.X_BM) == (
+            theirs.parent,
+            theirs.mobilizer,
+            theirs.X_PF,
+            theirs.X_BM,
+        )
+        assert (ours.mass, ours.com, ours.inertia) == (theirs.mass, theirs.com, theirs.inertia)
+    assert doc.data.forces == fresh.forces and doc.data.constraints == fresh.constraints
