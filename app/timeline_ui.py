@@ -9,6 +9,7 @@ simulation session's history.
   B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment;
 * replay buttons beside it: play the recording backward or forward at a speed factor,
   optionally looping (the simulation itself does not run meanwhile);
+* a memory budget for the history (megabytes, kept in the settings; default 512);
 * a branch box: going on from an earlier moment keeps the old future as a branch, and
   choosing a branch brings it back (the future it replaces becomes a branch in turn);
 * a status-bar label with the seconds of history held;
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QSpinBox,
     QToolButton,
     QWidget,
 )
@@ -48,6 +50,8 @@ from app.widgets.state_diff import StateDiffView
 from app.widgets.timeline import Timeline
 
 REPLAY_TICK_MS = 33
+BUDGET_KEY = "history/budget_mb"
+DEFAULT_BUDGET_MB = 512
 
 
 class TimelinePanel(QObject):
@@ -123,6 +127,24 @@ class TimelinePanel(QObject):
         for widget in (self.reverse_button, self.forward_button, self.replay_speed):
             layout.addWidget(widget)
         layout.addWidget(self.replay_loop)
+        self.budget_box = QSpinBox()
+        self.budget_box.setObjectName("historyBudget")
+        self.budget_box.setRange(16, 65536)
+        self.budget_box.setSingleStep(64)
+        self.budget_box.setSuffix(" MB")
+        self.budget_box.setToolTip(
+            "Memory the recorded history may use; beyond it the oldest branches, then the "
+            "oldest States, are dropped"
+        )
+        settings = getattr(self.window, "_settings", None)
+        try:
+            budget = int(settings.value(BUDGET_KEY, DEFAULT_BUDGET_MB)) if settings else 0
+        except (TypeError, ValueError):
+            budget = DEFAULT_BUDGET_MB
+        self.budget_box.setValue(budget if budget >= 16 else DEFAULT_BUDGET_MB)
+        self.budget_box.valueChanged.connect(self._budget_changed)
+        self._budget_session = None
+        layout.addWidget(self.budget_box)
         self.branch_box = QComboBox()
         self.branch_box.setObjectName("branchBox")
         self.branch_box.setToolTip(
@@ -135,6 +157,14 @@ class TimelinePanel(QObject):
         layout.addWidget(self.branch_box)
         layout.addWidget(self.timeline, 1)
         return bar
+
+    def _budget_changed(self, megabytes: int) -> None:
+        settings = getattr(self.window, "_settings", None)
+        if settings is not None:
+            settings.setValue(BUDGET_KEY, megabytes)
+        session = self.simulation.session
+        if session is not None:
+            session.set_history_budget(megabytes * 1024 * 1024)
 
     def _show_branches(self, branches: list[tuple[str, float, float]]) -> None:
         if branches == self._branch_items:
@@ -212,6 +242,9 @@ class TimelinePanel(QObject):
         session = self.simulation.session
         if session is None:
             return
+        if session is not self._budget_session:
+            self._budget_session = session
+            session.set_history_budget(self.budget_box.value() * 1024 * 1024)
         model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
         if model_key != self._model_serial:
             self._model_serial = model_key

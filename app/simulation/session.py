@@ -327,6 +327,13 @@ class SimulationSession:
         with self._snap_lock:
             return self._comparison
 
+    def set_history_budget(self, nbytes: int) -> None:
+        """Memory the history may hold, in bytes (oldest branches, then records, go first)."""
+        if nbytes <= 0:
+            raise ValueError(f"the history's memory budget must be positive, got {nbytes}")
+        with self._history_lock:
+            self.history.budget_bytes = int(nbytes)
+
     def branches(self) -> list[tuple[str, float, float]]:
         """(name, fork time, end time) of each branch the history keeps (any thread)."""
         with self._history_lock:

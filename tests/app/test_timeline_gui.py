@@ -263,3 +263,16 @@ def test_going_on_from_an_earlier_moment_keeps_the_old_future_as_a_branch(window
     assert all(np.array_equal(back[t], q) for t, q in old_future.items() if t > fork)
     qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
     assert bar.branch_box.itemText(1).startswith("Branch 2")  # the newer future is kept too
+
+
+def test_history_memory_budget_is_typed_in_and_kept(window, qtbot, qsettings):
+    box = window.timeline.budget_box
+    assert box.value() == 512
+    box.setFocus()
+    box.selectAll()
+    QTest.keyClicks(box, "64")
+    QTest.keyClick(box, Qt.Key.Key_Return)
+    assert box.value() == 64 and int(qsettings.value("history/budget_mb")) == 64
+    qtbot.waitUntil(
+        lambda: window.simulation.session.history.budget_bytes == 64 * 1024 * 1024, timeout=3000
+    )
