@@ -102,6 +102,7 @@ class SimulationPanel(QObject):
         self.stage_inspector.realize_next_requested.connect(self._realize_next)
         self.stage_inspector.realize_to_requested.connect(self._realize_to)
         self.sliders.q_changed.connect(self._set_q)
+        self.sliders.quaternion_changed.connect(self._set_qs)
         window.viewport.picked.connect(self._picked)
         window.viewport.set_render_hook(self._rendering)
 
@@ -353,6 +354,10 @@ class SimulationPanel(QObject):
     def _set_q(self, body: str, which: int, value: float) -> None:
         if self.session is not None and not self.session.running:
             self.session.set_q(body, which, value)
+
+    def _set_qs(self, body: str, first: int, values) -> None:
+        if self.session is not None and not self.session.running:
+            self.session.set_qs(body, first, values)
 
     def _settings(self) -> dict:
         try:

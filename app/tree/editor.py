@@ -331,21 +331,32 @@ class ModelEditor(QObject):
 
     # -- files
     def confirm_discard(self) -> bool:
-        """True if there are no unsaved changes or the user agrees to lose them."""
+        """True if there are no unsaved changes, or the user saved them or chose to discard
+        them; False if the user cancelled (or saving failed or was cancelled)."""
         if not self.is_modified() or not self.interactive:
             return True
-        answer = QMessageBox.question(
-            self.window,
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
             "mbstudio",
-            "The model has unsaved changes. Discard them?",
-            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
+            "The model has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            self.window,
         )
+        box.setObjectName("unsavedChangesBox")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+        answer = box.exec()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
         return answer == QMessageBox.StandardButton.Discard
 
     def new_document(self) -> None:
+        """Start an empty model; the simulation runs it at once (nothing moves), so the old
+        model's run, its joint sliders, stages and plots are gone."""
         if self.confirm_discard():
-            self.set_document(ModelDocument(), None, simulate=False)
+            self.set_document(ModelDocument(), None, simulate=True)
 
     def open_path(self, path, as_example: bool = False, modal: bool = True) -> bool:
         """Open a model file; on failure report why and keep the open model untouched."""
