@@ -417,3 +417,195 @@ def test_realize_buttons_stay_put_and_timings_follow_the_state(studio, qtbot):
     qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Time, timeout=5000)
     qtbot.waitUntil(lambda: "Acceleration" not in inspector.timings.text(), timeout=2000)
     assert "Realized" not in inspector.timings.text()
+
+
+# -- bug 10: the accuracy box refuses what is not an accuracy ---------------------------------
+
+
+def test_accuracy_box_refuses_text_and_out_of_range_values(studio, qtbot):
+    window = studio()
+    panel = window.simulation
+    activate(qtbot, window)
+    box = panel.accuracy_box
+    edit = box.lineEdit()
+    assert panel.session.settings.accuracy == 1e-3
+
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "abc")
+    assert not any(c in box.currentText() for c in "abc"), "letters were accepted"
+    assert "number" in box.message and "number" in window.statusBar().currentMessage()
+
+    type_into(qtbot, edit, "5")
+    assert box.currentText() == "1e-3"  # back to the last accepted value
+    assert "'5'" in box.message and "'5'" in window.statusBar().currentMessage()
+    assert "1e-12" in box.toolTip()
+    qtbot.wait(100)
+    assert panel.session.settings.accuracy == 1e-3
+
+    type_into(qtbot, edit, "1e-6")
+    assert box.message == ""
+    qtbot.waitUntil(lambda: panel.session.settings.accuracy == 1e-6, timeout=5000)
+
+
+# -- bug 10: pose-dependent default lengths, plot axes, layout under a scale factor -----------
+
+
+def ctrl_click_tree(qtbot, tree, key: str, modifier=Qt.KeyboardModifier.ControlModifier) -> None:
+    view = tree.view
+    index = tree.model.index_of(key)
+    view.scrollTo(index)
+    pos = view.visualRect(index).center()
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, modifier, pos)
+
+
+@pytest.mark.parametrize(
+    ("section", "type_name", "arg"),
+    [("constraints", "Rod", "length"), ("forces", "TwoPointLinearSpring", "rest_length")],
+)
+def test_new_rod_and_spring_take_the_current_distance(studio, qtbot, section, type_name, arg):
+    window = studio(example_path("double_pendulum"))
+    editor = window.model_editor
+    panel = window.simulation
+    activate(qtbot, window)
+    # Pose the model first: the length is taken at the pose shown, not the file's.
+    type_spin(qtbot, panel.sliders.rows[("upper", 0)].spin, "-50")
+    qtbot.waitUntil(lambda: panel.snapshot.status.startswith("Posed upper"), timeout=5000)
+    ctrl_click_tree(qtbot, editor.tree, "body:upper", Qt.KeyboardModifier.NoModifier)
+    ctrl_click_tree(qtbot, editor.tree, "body:lower")
+    assert editor.tree.selected_bodies() == ["upper", "lower"]
+    editor.tree.type_actions[(section, type_name)].trigger()  # as chosen from the + menu
+    element = getattr(editor.document, section)[-1]
+    assert (element.args["body1"], element.args["body2"]) == ("upper", "lower")
+    point = "point" if section == "constraints" else "station"
+    names = list(panel.snapshot.model.built.body_name_of_index)
+    x_gb = panel.snapshot.x_gb
+    a = x_gb[names.index("upper")][:3, 3]
+    b = x_gb[names.index("lower")][:3, 3]
+    assert element.args[f"{point}1"] == (0.0, 0.0, 0.0)
+    assert element.args[arg] == pytest.approx(float(np.linalg.norm(a - b)), abs=1e-9)
+
+    # Between a body and Ground, the distance depends on the pose.
+    activate(qtbot, window)
+    editor.tree.view.setFocus()
+    qtbot.keyClick(editor.tree.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert not getattr(editor.document, section)[-1:] or (
+        getattr(editor.document, section)[-1].type != type_name
+    )
+    ctrl_click_tree(qtbot, editor.tree, "body:lower", Qt.KeyboardModifier.NoModifier)
+    editor.tree.type_actions[(section, type_name)].trigger()
+    element = getattr(editor.document, section)[-1]
+    assert (element.args["body1"], element.args["body2"]) == ("lower", "Ground")
+    expected = float(np.linalg.norm(panel.snapshot.x_gb[names.index("lower")][:3, 3]))
+    assert element.args[arg] == pytest.approx(expected, abs=1e-9)
+    assert abs(expected - 1.0) > 0.05  # not the old fixed 1 m
+    click_action(qtbot, window, window.sim_actions["play"])
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.05 or bool(panel.snapshot.error), timeout=60000)
+    assert not panel.snapshot.error
+
+
+def test_plot_axes_start_over_after_reset_and_open(studio, qtbot):
+    window = studio()
+    panel = window.simulation
+    plots = panel.plots
+    qtbot.waitUntil(lambda: plots.buffer is not None, timeout=5000)
+    click_action(qtbot, window, window.sim_actions["play"])
+    qtbot.waitUntil(lambda: panel.snapshot.time > 1.5, timeout=15000)
+    click_action(qtbot, window, window.sim_actions["pause"])
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.waitUntil(lambda: plots.plot.plotItem.vb.viewRange()[0][1] > 1.2, timeout=5000)
+
+    click_action(qtbot, window, window.sim_actions["reset"])
+    qtbot.waitUntil(lambda: panel.snapshot.time == 0.0, timeout=5000)
+    qtbot.waitUntil(lambda: plots.plot.plotItem.vb.viewRange()[0][1] <= 1.0, timeout=5000)
+    assert all(plots.plot.plotItem.vb.autoRangeEnabled())
+
+    click_action(qtbot, window, window.sim_actions["play"])
+    qtbot.waitUntil(lambda: panel.snapshot.time > 1.5, timeout=15000)
+    qtbot.waitUntil(lambda: plots.plot.plotItem.vb.viewRange()[0][1] > 1.2, timeout=5000)
+    window.model_editor.actions["new"].trigger()
+    qtbot.waitUntil(lambda: plots.plot.plotItem.vb.viewRange()[0][1] <= 1.0, timeout=5000)
+
+
+SCALE_SCRIPT = """
+import json, sys
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv)
+from app.main_window import MainWindow
+settings = QSettings(sys.argv[1], QSettings.Format.IniFormat)
+first = MainWindow(settings=settings)
+first.show(); app.processEvents()
+first.resize(3000, 2000); app.processEvents()
+saved = first.width()
+first.close(); app.processEvents()
+second = MainWindow(settings=settings)
+second.show(); app.processEvents()
+a = second.screen().availableGeometry(); f = second.frameGeometry()
+print(json.dumps({"area": [a.x(), a.y(), a.width(), a.height()],
+                  "frame": [f.x(), f.y(), f.width(), f.height()], "saved": saved}))
+second.close()
+"""
+
+
+def test_restored_layout_fits_the_screen_under_a_scale_factor(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "QT_SCALE_FACTOR": "1.5", "PYTHONPATH": str(root)}
+    result = subprocess.run(
+        [sys.executable, "-c", SCALE_SCRIPT, str(tmp_path / "layout.ini")],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    ax, ay, aw, ah = out["area"]
+    fx, fy, fw, fh = out["frame"]
+    assert out["saved"] > aw  # the saved layout was larger than the screen
+    assert ax <= fx and fx + fw <= ax + aw
+    assert ay <= fy and fy + fh <= ay + ah
+
+
+# -- examples -----------------------------------------------------------------------------------
+
+
+def test_spinning_top_is_a_fast_striped_top():
+    from app.document import model_io
+
+    doc = model_io.load(example_path("spinning_top"))
+    top = doc.body("top")
+    m, h, g = top.mass, top.com[1], 9.81
+    i3 = top.inertia[1]  # about the axis through Bo = the axis through the centre
+    i1 = top.inertia[0]  # across the axis, about the pivot Bo
+    threshold = math.sqrt(4 * i1 * m * g * h) / i3
+    spin = float(np.linalg.norm(top.u))
+    assert 3.0 <= spin / threshold <= 4.0
+    off_axis = [
+        g for g in top.geometry if g.kind == "brick" and math.hypot(g.X.p[0], g.X.p[2]) > 0.05
+    ]
+    assert off_axis, "no stripe off the spin axis"
+
+
+def test_gimbal_lock_example_opens_with_its_rates_plotted(studio, qtbot):
+    window = studio()
+    editor = window.model_editor
+    editor.examples_menu.actions()[
+        [a.objectName() for a in editor.examples_menu.actions()].index("example_gimbal_lock")
+    ].trigger()
+    plots = window.simulation.plots
+    qtbot.waitUntil(
+        lambda: plots.buffer is not None and "u[0] gimbal_body.u0" in plots.buffer.columns,
+        timeout=10000,
+    )
+    qtbot.waitUntil(lambda: "u[0] gimbal_body.u0" in plots.checked(), timeout=5000)
+    checked = plots.checked()
+    assert {f"gimbal_body.u{k}" for k in range(3)} <= {c.split(" ")[1] for c in checked}
+    assert not [c for c in checked if c.startswith("udot")]
