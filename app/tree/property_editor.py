@@ -45,6 +45,17 @@ from app.widgets.coordinate_units import from_display, q_kinds, to_display, u_ki
 from app.widgets.wheel_guard import guard_wheel
 
 ERROR_STYLE = "color: #b03a2e"
+#: Units of the mobilizer options shown in the form (angles in degrees, stored in radians).
+OPTION_UNITS = {
+    "pitch": "m/rad",
+    "radii": "m",
+    "azimuth_offset": "deg",
+    "zenith_offset": "deg",
+    "radial_axis": "x or z",
+    "azimuth_negated": "true/false",
+    "zenith_negated": "true/false",
+    "radial_negated": "true/false",
+}
 
 
 class FieldError(ValueError):
@@ -350,9 +361,12 @@ class PropertyEditor(QWidget):
             value = b.mobilizer_params.get(
                 option, MOBILIZER_DEFAULT_OPTIONS.get(b.mobilizer, {}).get(option, "")
             )
+            unit = OPTION_UNITS.get(option, "")
+            if unit == "deg" and isinstance(value, (int, float)):
+                value = round(math.degrees(value), 10) + 0.0
             self._text_field(
                 mob,
-                option,
+                f"{option} ({unit})" if unit else option,
                 f"mobilizer_params.{option}",
                 fmt(value),
                 lambda t, o=option: self._option_setter(name, o, t),
@@ -441,6 +455,8 @@ class PropertyEditor(QWidget):
             value = text.strip()
         elif option.endswith("negated"):
             value = text.strip().lower() in ("1", "true", "yes")
+        elif OPTION_UNITS.get(option) == "deg":
+            value = math.radians(parse_number(text))
         else:
             value = parse_number(text)
         params = {**b.mobilizer_params, option: value}

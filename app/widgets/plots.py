@@ -116,7 +116,8 @@ class PlotsWidget(QWidget):
     def _reset_range(self) -> None:
         """Forget the previous run's axes (and any zoom): t from 0, automatic ranging on."""
         vb = self.plot.plotItem.vb
-        vb.setRange(xRange=(0.0, 1.0), yRange=(-1.0, 1.0), padding=0.0)
+        if vb.viewRange() != [[0.0, 1.0], [0.0, 1.0]]:  # not the range of a new plot
+            vb.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0.0)
         vb.enableAutoRange()
 
     def show_quantities(self, names) -> None:

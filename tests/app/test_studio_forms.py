@@ -609,3 +609,24 @@ def test_gimbal_lock_example_opens_with_its_rates_plotted(studio, qtbot):
     checked = plots.checked()
     assert {f"gimbal_body.u{k}" for k in range(3)} <= {c.split(" ")[1] for c in checked}
     assert not [c for c in checked if c.startswith("udot")]
+
+
+def test_mobilizer_options_show_units_and_take_degrees(studio, qtbot):
+    window = studio()
+    editor = window.model_editor
+    activate(qtbot, window)
+    editor.tree.select_body("link")
+    combo = editor.properties.field("mobilizer")
+    combo.setFocus()
+    qtbot.keyClicks(combo, "SphericalC")
+    body = editor.document.body
+    qtbot.waitUntil(lambda: body("link").mobilizer == "SphericalCoords", timeout=5000)
+    key = "mobilizer_params.azimuth_offset"
+    qtbot.waitUntil(lambda: key in editor.properties.fields, timeout=2000)
+    form = editor.properties
+    texts = [w.text() for w in form.findChildren(type(window.time_label))]
+    assert "azimuth_offset (deg)" in texts and "radial_axis (x or z)" in texts
+    assert "q (deg, deg, m)" in texts and "u (deg/s, deg/s, m/s)" in texts
+    type_into(qtbot, form.field("mobilizer_params.azimuth_offset"), "90")
+    params = editor.document.body("link").mobilizer_params
+    assert params["azimuth_offset"] == pytest.approx(math.pi / 2)
