@@ -630,3 +630,26 @@ def test_mobilizer_options_show_units_and_take_degrees(studio, qtbot):
     type_into(qtbot, form.field("mobilizer_params.azimuth_offset"), "90")
     params = editor.document.body("link").mobilizer_params
     assert params["azimuth_offset"] == pytest.approx(math.pi / 2)
+
+
+def test_free_joint_gets_angle_and_position_rows(studio, qtbot):
+    window = studio(example_path("ragdoll"))
+    panel = window.simulation
+    sliders = panel.sliders
+    activate(qtbot, window)
+    assert [("pelvis", a) in sliders.euler_rows for a in range(3)] == [True] * 3
+    assert [k for k in sliders.rows if k[0] == "pelvis"] == [("pelvis", k) for k in (4, 5, 6)]
+    assert all(sliders.rows[("pelvis", k)].spin.suffix().strip() == "m" for k in (4, 5, 6))
+    y_before = float(panel.snapshot.q[sliders._global_index[("pelvis", 5)]])
+    assert sliders.rows[("pelvis", 5)].spin.value() == pytest.approx(y_before, abs=1e-4)
+
+    type_spin(qtbot, sliders.euler_rows[("pelvis", 2)].spin, "45")
+    qtbot.waitUntil(lambda: panel.snapshot.status.startswith("Posed pelvis"), timeout=5000)
+    idx = [sliders._global_index[("pelvis", k)] for k in range(4)]
+    quat = np.asarray([panel.snapshot.q[i] for i in idx])
+    assert np.linalg.norm(quat) == pytest.approx(1.0, abs=1e-12)
+    from app.widgets.joint_sliders import quaternion_to_xyz_degrees
+
+    assert quaternion_to_xyz_degrees(quat)[2] == pytest.approx(45.0, abs=1e-6)
+    # the position is untouched
+    assert panel.snapshot.q[sliders._global_index[("pelvis", 5)]] == pytest.approx(y_before)
