@@ -206,8 +206,11 @@ class StageInspector(QWidget):
             )
         else:
             self.cascade_label.setText("")
-        # Only the realizations the State still holds: an edit since then invalidated the rest.
+        # Only the realizations the State still holds (an edit since then invalidated the
+        # rest), and none while running (the integrator realizes every step).
         timings = [(st, dt) for st, dt in snap.stage_timings if st <= info.system_stage]
+        if snap.running:
+            timings = []
         if not timings:
             self.timings.setText("")
         else:

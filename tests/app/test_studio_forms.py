@@ -418,6 +418,12 @@ def test_realize_buttons_stay_put_and_timings_follow_the_state(studio, qtbot):
     qtbot.waitUntil(lambda: "Acceleration" not in inspector.timings.text(), timeout=2000)
     assert "Realized" not in inspector.timings.text()
 
+    click_at(qtbot, inspector, pos)  # Position again; running hides it (steps realize anew)
+    qtbot.waitUntil(lambda: "Position" in inspector.timings.text(), timeout=5000)
+    click_action(qtbot, window, window.sim_actions["play"])
+    qtbot.waitUntil(lambda: panel.snapshot.running and panel.snapshot.time > 0.05, timeout=10000)
+    qtbot.waitUntil(lambda: inspector.timings.text() == "", timeout=5000)
+
 
 # -- bug 10: the accuracy box refuses what is not an accuracy ---------------------------------
 
