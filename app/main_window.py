@@ -70,6 +70,25 @@ def grab_window(window: QWidget) -> QPixmap:
     return screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
 
 
+def fit_to_screen(window: QWidget) -> None:
+    """Shrink and move ``window`` (frame included) into its screen's available area: a saved
+    or default size larger than the screen (a high QT_SCALE_FACTOR) never spills off it."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    if screen is None or window.isMaximized() or window.isFullScreen():
+        return
+    area = screen.availableGeometry()
+    frame = window.frameGeometry()
+    extra_w, extra_h = frame.width() - window.width(), frame.height() - window.height()
+    width = min(window.width(), area.width() - extra_w)
+    height = min(window.height(), area.height() - extra_h)
+    if (width, height) != (window.width(), window.height()):
+        window.resize(width, height)
+    x = min(max(frame.x(), area.left()), area.right() + 1 - (width + extra_w))
+    y = min(max(frame.y(), area.top()), area.bottom() + 1 - (height + extra_h))
+    if (x, y) != (frame.x(), frame.y()):
+        window.move(x, y)
+
+
 def format_time(t: float) -> str:
     return f"t = {t:.3f} s"
 
@@ -142,6 +161,7 @@ class MainWindow(QMainWindow):
             self._restore_layout()
         else:
             self._settings.remove("main_window")
+        fit_to_screen(self)
 
     # -- construction -----------------------------------------------------------------------------
 

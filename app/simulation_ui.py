@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, INTEGRATORS
 from app.simulation.session import Pacing, SimulationSession
+from app.widgets.accuracy_box import AccuracyBox, format_accuracy, parse_accuracy
 from app.widgets.cache_inspector import CacheInspector
 from app.widgets.joint_sliders import JointSliders
 from app.widgets.stage_inspector import StageInspector
@@ -102,6 +103,7 @@ class SimulationPanel(QObject):
         self.stage_inspector.realize_next_requested.connect(self._realize_next)
         self.stage_inspector.realize_to_requested.connect(self._realize_to)
         self.sliders.q_changed.connect(self._set_q)
+        self.sliders.quaternion_changed.connect(self._set_qs)
         window.viewport.picked.connect(self._picked)
         window.viewport.set_render_hook(self._rendering)
 
@@ -165,13 +167,12 @@ class SimulationPanel(QObject):
         toolbar.addWidget(QLabel(" Integrator "))
         toolbar.addWidget(self.integrator_box)
 
-        self.accuracy_box = QComboBox()
+        self.accuracy_box = AccuracyBox(ACCURACIES, DEFAULT_ACCURACY)
         self.accuracy_box.setObjectName("accuracyBox")
-        self.accuracy_box.setEditable(True)
-        self.accuracy_box.addItems(list(ACCURACIES))
-        self.accuracy_box.setCurrentText(f"{DEFAULT_ACCURACY:.0e}".replace("e-0", "e-"))
-        self.accuracy_box.setToolTip("Relative accuracy of error-controlled integrators")
-        self.accuracy_box.currentTextChanged.connect(self._settings_changed)
+        self.accuracy_box.accuracy_changed.connect(self._settings_changed)
+        self.accuracy_box.refused.connect(
+            lambda message: window.statusBar().showMessage(message, 10000)
+        )
         toolbar.addWidget(QLabel(" Accuracy "))
         toolbar.addWidget(self.accuracy_box)
 
@@ -207,8 +208,8 @@ class SimulationPanel(QObject):
         if integrator in INTEGRATORS:
             self.integrator_box.setCurrentText(integrator)
         accuracy = settings.value(SETTINGS_KEY + "accuracy")
-        if accuracy:
-            self.accuracy_box.setCurrentText(str(accuracy))
+        if accuracy and parse_accuracy(str(accuracy)) is not None:
+            self.accuracy_box.set_accuracy(parse_accuracy(str(accuracy)))
         pacing = settings.value(SETTINGS_KEY + "pacing")
         index = self.pacing_box.findText(str(pacing)) if pacing else -1
         if index >= 0:
@@ -224,7 +225,7 @@ class SimulationPanel(QObject):
         if settings is None:
             return
         settings.setValue(SETTINGS_KEY + "integrator", self.integrator_box.currentText())
-        settings.setValue(SETTINGS_KEY + "accuracy", self.accuracy_box.currentText())
+        settings.setValue(SETTINGS_KEY + "accuracy", format_accuracy(self.accuracy_box.accuracy()))
         settings.setValue(SETTINGS_KEY + "pacing", self.pacing_box.currentText())
         settings.setValue(SETTINGS_KEY + "speed", self.speed_box.value())
         settings.sync()
@@ -355,16 +356,16 @@ class SimulationPanel(QObject):
         if self.session is not None and not self.session.running:
             self.session.set_q(body, which, value)
 
+    def _set_qs(self, body: str, first: int, values) -> None:
+        if self.session is not None and not self.session.running:
+            self.session.set_qs(body, first, values)
+
     def _settings(self) -> dict:
-        try:
-            accuracy = float(self.accuracy_box.currentText())
-        except ValueError:
-            accuracy = DEFAULT_ACCURACY
         from app.simulation.session import Settings
 
         return Settings(
             integrator=self.integrator_box.currentText(),
-            accuracy=accuracy if accuracy > 0 else DEFAULT_ACCURACY,
+            accuracy=self.accuracy_box.accuracy(),
             pacing=self.pacing_box.currentData(),
             speed=self.speed_box.value(),
         )

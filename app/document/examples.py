@@ -34,6 +34,18 @@ class Example:
     title: str
     description: str
     file: str = ""  # below EXAMPLES_DIR; default KEY.mbs.json
+    #: Plot quantities ticked when the example opens, as "kind label": "u gimbal_body.u0"
+    #: ticks the column "u[<index>] gimbal_body.u0" (see ``plot_columns``).
+    plots: tuple[str, ...] = ()
+
+    def plot_columns(self, columns) -> list[str]:
+        """The sample-buffer ``columns`` named by ``plots``."""
+        wanted = [entry.split(" ", 1) for entry in self.plots]
+        return [
+            c
+            for c in columns
+            if any(c.startswith(f"{kind}[") and c.endswith(f" {label}") for kind, label in wanted)
+        ]
 
     @property
     def path(self) -> Path:
@@ -53,7 +65,9 @@ EXAMPLES = (
     Example(
         "gimbal_lock",
         "Gimbal lock",
-        "The same tumbling body on a Gimbal (singular at 90 degrees) and on a Ball.",
+        "The same tumbling body on a Gimbal (singular at 90 degrees) and on a Ball: the "
+        "Gimbal's angle rates (plotted) blow up near 90 degrees.",
+        plots=tuple(f"u {b}.u{k}" for b in ("gimbal_body", "ball_body") for k in range(3)),
     ),
     Example(
         "chain50", "50-link chain", "A chain of 50 ball-jointed links falling from horizontal."
@@ -88,6 +102,12 @@ ROBOT_EXAMPLES = (
 )
 
 DEFAULT_EXAMPLE = "pendulum"
+
+
+def example_of_path(path) -> Example | None:
+    """The bundled example stored at ``path``, if it is one."""
+    resolved = Path(path).resolve()
+    return next((e for e in EXAMPLES if e.path.resolve() == resolved), None)
 
 
 def examples() -> list[Example]:
@@ -336,8 +356,12 @@ def spinning_top() -> ModelData:
     central = (0.01, 0.018, 0.01)
     tilt = math.radians(20)
     q = quat_about((0, 0, 1), tilt)
-    # Spin about the top's own axis (body y), expressed in F (= Ground here).
-    spin = 60.0
+    # A fast top: 3.5 times the spin below which the upright ("sleeping") top is unstable,
+    # w_c = sqrt(4 I1 m g h) / I3 (I1 about the pivot, across the axis; I3 about the axis),
+    # so it precesses slowly with little nutation. About its own axis (body y), in F = Ground.
+    g = 9.81
+    i1, i3 = central[0] + m * h * h, central[1]
+    spin = 3.5 * math.sqrt(4.0 * i1 * m * g * h) / i3
     axis_G = np.array([-math.sin(tilt), math.cos(tilt), 0.0])
     top = BodySpec(
         name="top",
@@ -368,6 +392,20 @@ def spinning_top() -> ModelData:
                 {"radius": 0.015, "half_height": 0.08},
                 FrameSpec((0.0, h + 0.1, 0.0)),
                 (0.3, 0.3, 0.3),
+            ),
+            # A white stripe from the axis to the rim of the red disc: it shows the spin.
+            GeometrySpec(
+                "brick",
+                {"half_lengths": (0.085, 0.004, 0.025)},
+                FrameSpec((0.1, h + 0.043, 0.0)),
+                (0.95, 0.95, 0.95),
+            ),
+            # and a dark one down the side of the cone, seen from the side.
+            GeometrySpec(
+                "brick",
+                {"half_lengths": (0.012, 0.15, 0.006)},
+                FrameSpec((0.0, 0.5 * h, 0.1), (math.atan2(0.19, h), 0.0, 0.0)),
+                (0.15, 0.15, 0.15),
             ),
         ),
         q=q,

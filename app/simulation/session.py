@@ -314,6 +314,10 @@ class SimulationSession:
     def set_q(self, body: str, which: int, value: float) -> None:
         self.submit("set_q", body, int(which), float(value))
 
+    def set_qs(self, body: str, first: int, values) -> None:
+        """Set ``body``'s q[first:first+len(values)] at once (a whole unit quaternion)."""
+        self.submit("set_qs", body, int(first), tuple(float(v) for v in values))
+
     def set_u(self, body: str, which: int, value: float) -> None:
         self.submit("set_u", body, int(which), float(value))
 
@@ -441,8 +445,12 @@ class SimulationSession:
                     self._fail(exc, f"{name.replace('_', ' ')} failed")
                     cause = None
                 if cause and self._state is state:
-                    cascade = cascade_between(before, all_stage_versions(state), cause)
-        if cascade is not None:
+                    new = cascade_between(before, all_stage_versions(state), cause)
+                    # An edit of a State an earlier edit already invalidated (the later
+                    # set_q commands of a slider drag) bumps nothing: keep what that one did.
+                    if new.stages or cascade is None:
+                        cascade = new
+        if cascade is not None and (cascade.stages or self._cascade is None):
             self._cascade = cascade
         if publish:
             self._publish(with_cache=True)
@@ -547,6 +555,25 @@ class SimulationSession:
             raise
         self._status = f"Posed {body} q{which} = {value:.4g}"
         return f"setQ ({body}.q{which})"
+
+    def _cmd_set_qs(self, body: str, first: int, values: tuple) -> str:
+        mobod = self._mobod(body)
+        state = self._state
+        q = np.array(mobod.getQ(state), dtype=float)
+        last = first + len(values) - 1
+        if first < 0 or last >= len(q):
+            raise ValueError(f"{body} has {len(q)} q; cannot set q{first}..q{last}")
+        q_before = np.array(state.getQ())
+        q[first : first + len(values)] = values
+        mobod.setQ(state, q)
+        self._stepper = None
+        try:
+            self._assemble(mobod)
+        except SimTKError:
+            state.setQ(q_before)
+            raise
+        self._status = f"Posed {body}"
+        return f"setQ ({body}.q{first}..q{last})"
 
     def _cmd_set_u(self, body: str, which: int, value: float) -> str:
         mobod = self._mobod(body)

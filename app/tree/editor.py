@@ -30,10 +30,11 @@ from app.document import (
     ModelDocument,
     model_io,
 )
-from app.document.examples import EXAMPLES_DIR, examples
+from app.document.examples import EXAMPLES_DIR, example_of_path, examples
 from app.document.measure_types import MEASURE_TYPES, default_measure_args, measure_args
 from app.document.registry import element_types, is_available
 from app.tree.commands import run_edit
+from app.tree.element_defaults import pose_dependent_defaults, pose_lookup
 from app.tree.property_editor import PropertyEditor
 from app.tree.tree_model import body_key, parse_key
 from app.tree.tree_widget import ModelTreeWidget
@@ -281,8 +282,10 @@ class ModelEditor(QObject):
                 "(Ctrl-click to pick several)."
             )
             return None
-        element = ElementSpec(type_name, spec.default_args(tuple(picked)))
-        return self._add_and_select(section, element)
+        args = spec.default_args(tuple(picked))
+        simulation = getattr(self.window, "simulation", None)
+        args = pose_dependent_defaults(type_name, args, pose_lookup(simulation, self.document))
+        return self._add_and_select(section, ElementSpec(type_name, args))
 
     def add_measure(
         self, type_name: str, bodies: list[str] | None = None, operands: list[str] | None = None
@@ -335,21 +338,32 @@ class ModelEditor(QObject):
 
     # -- files
     def confirm_discard(self) -> bool:
-        """True if there are no unsaved changes or the user agrees to lose them."""
+        """True if there are no unsaved changes, or the user saved them or chose to discard
+        them; False if the user cancelled (or saving failed or was cancelled)."""
         if not self.is_modified() or not self.interactive:
             return True
-        answer = QMessageBox.question(
-            self.window,
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
             "mbstudio",
-            "The model has unsaved changes. Discard them?",
-            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
+            "The model has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            self.window,
         )
+        box.setObjectName("unsavedChangesBox")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+        answer = box.exec()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
         return answer == QMessageBox.StandardButton.Discard
 
     def new_document(self) -> None:
+        """Start an empty model; the simulation runs it at once (nothing moves), so the old
+        model's run, its joint sliders, stages and plots are gone."""
         if self.confirm_discard():
-            self.set_document(ModelDocument(), None, simulate=False)
+            self.set_document(ModelDocument(), None, simulate=True)
 
     def open_path(self, path, as_example: bool = False, modal: bool = True) -> bool:
         """Open a model file (or a recording, with its model); on failure report why and keep
@@ -371,11 +385,22 @@ class ModelEditor(QObject):
         as_example = as_example or path.resolve().parent == EXAMPLES_DIR.resolve()
         # An example opens as a new untitled model, so Save never overwrites the bundled file.
         self.set_document(document, None if as_example else path)
+        if as_example:
+            self._show_example_plots(path)
         if not as_example:
             self.add_recent(path)
         if self.window is not None:
             self.window.statusBar().showMessage(f"Opened {path}", 5000)
         return True
+
+    def _show_example_plots(self, path: Path) -> None:
+        """Tick the plots the example is about (the Gimbal's rates in the gimbal-lock demo)."""
+        example = example_of_path(path)
+        simulation = getattr(self.window, "simulation", None)
+        session = getattr(simulation, "session", None)
+        if example is None or not example.plots or session is None:
+            return
+        simulation.plots.show_quantities(example.plot_columns(session.samples.columns))
 
     def open_dialog(self) -> None:
         start = str(self.path.parent) if self.path else ""

@@ -1,11 +1,12 @@
 """The "Properties" dock: a form for the selected tree row (a body, Ground's geometry, a
 constraint, a force or the hints).
 
-Numbers are typed into line edits ("1.5" or "0, -0.5, 0"); angles are in degrees here and
-radians in the document. A value is applied when editing finishes, as one undoable command;
-a value the document refuses (negative mass, non-physical inertia, a body constrained to
-itself, a loop in the parent chain, text that is not a number...) is not applied and the reason
-appears in red beside the field (``error_label(key)``), so the document always stays valid.
+Numbers are typed into line edits ("1.5" or "0, -0.5, 0"); every label says its unit; angles
+(and angular rates) are in degrees here and radians in the document. A value is applied when
+editing finishes, as one undoable command; a value the document refuses (a mass that is not
+positive, non-physical inertia, a body constrained to itself, a loop in the parent chain, text
+that is not a number...) is not applied and the reason appears in red beside the field
+(``error_label(key)``), so the document always stays valid.
 """
 
 from __future__ import annotations
@@ -40,8 +41,21 @@ from app.document.registry import (
 )
 from app.document.specs import UP_DIRECTIONS, replace
 from app.tree.tree_model import parse_key
+from app.widgets.coordinate_units import from_display, q_kinds, to_display, u_kinds, units_label
+from app.widgets.wheel_guard import guard_wheel
 
 ERROR_STYLE = "color: #b03a2e"
+#: Units of the mobilizer options shown in the form (angles in degrees, stored in radians).
+OPTION_UNITS = {
+    "pitch": "m/rad",
+    "radii": "m",
+    "azimuth_offset": "deg",
+    "zenith_offset": "deg",
+    "radial_axis": "x or z",
+    "azimuth_negated": "true/false",
+    "zenith_negated": "true/false",
+    "radial_negated": "true/false",
+}
 
 
 class FieldError(ValueError):
@@ -168,6 +182,7 @@ class PropertyEditor(QWidget):
                 self._note("Nothing to edit.")
         except (ValueError, KeyError):
             self._note("Nothing to edit.")
+        guard_wheel(widget)  # the wheel scrolls the form; it edits only a focused field
         self.scroll.setWidget(widget)  # deletes the previous form
         self._form_widget = widget
         del old
@@ -346,9 +361,12 @@ class PropertyEditor(QWidget):
             value = b.mobilizer_params.get(
                 option, MOBILIZER_DEFAULT_OPTIONS.get(b.mobilizer, {}).get(option, "")
             )
+            unit = OPTION_UNITS.get(option, "")
+            if unit == "deg" and isinstance(value, (int, float)):
+                value = round(math.degrees(value), 10) + 0.0
             self._text_field(
                 mob,
-                option,
+                f"{option} ({unit})" if unit else option,
                 f"mobilizer_params.{option}",
                 fmt(value),
                 lambda t, o=option: self._option_setter(name, o, t),
@@ -365,7 +383,7 @@ class PropertyEditor(QWidget):
             fmt(b.mass),
             lambda t: self._mass_setter(name, t),
             f"Change {name}'s mass",
-            "kg; the inertia scales with the mass (the body's shape is kept)",
+            "kg, positive; the inertia scales with the mass (the body's shape is kept)",
         )
         self._text_field(
             mass,
@@ -387,38 +405,47 @@ class PropertyEditor(QWidget):
 
         init = self._group("Initial state")
         nq, nu = MOBILIZER_TYPES[b.mobilizer].nq, MOBILIZER_TYPES[b.mobilizer].nu
-        q_text = fmt(b.q) if b.q is not None else ""
-        u_text = fmt(b.u) if b.u is not None else ""
+        qk, uk = q_kinds(b.mobilizer, nq), u_kinds(b.mobilizer, nu)
         q_edit = self._text_field(
             init,
-            f"q ({nq})",
+            f"q ({units_label(qk)})",
             "q",
-            q_text,
-            lambda t: self._state_setter(name, "q", t, nq),
+            self._state_text(b.q, qk),
+            lambda t: self._state_setter(name, "q", t, qk),
             f"Set {name}'s initial q",
-            "empty: the mobilizer's default",
+            "empty: the mobilizer's default; angles in degrees, lengths in m",
         )
         u_edit = self._text_field(
             init,
-            f"u ({nu})",
+            f"u ({units_label(uk)})",
             "u",
-            u_text,
-            lambda t: self._state_setter(name, "u", t, nu),
+            self._state_text(b.u, uk),
+            lambda t: self._state_setter(name, "u", t, uk),
             f"Set {name}'s initial u",
-            "empty: zero",
+            "empty: zero; angular rates in deg/s, speeds in m/s",
         )
         q_edit.setPlaceholderText("default")
         u_edit.setPlaceholderText("zero")
         self._geometry_forms(name)
 
     def _mass_setter(self, name: str, text: str):
-        """Set the mass, scaling the inertia with it (as a unit inertia times the mass)."""
+        """Set the mass, scaling the inertia with it (the unit inertia, the body's shape, is
+        kept). A mass that is not positive is refused: a massless body with no inertia makes
+        the articulated-body inertias singular, and scaling the inertia by 0 would lose it."""
         mass = parse_number(text)
+        if mass <= 0:
+            raise FieldError(
+                f"the mass must be positive (got {fmt(mass)} kg): a body without mass "
+                "makes the equations of motion singular"
+            )
         b = self.editor.document.body(name)
-        if b.mass > 0 and mass >= 0:
+        if b.mass > 0:
             inertia = tuple(i * mass / b.mass for i in b.inertia)
-            return lambda d: d.set_body(name, mass=mass, inertia=inertia)
-        return lambda d: d.set_body(name, mass=mass)
+        elif any(b.inertia[:3]):  # a massless body from a file: its inertia is kept as it is
+            inertia = tuple(b.inertia)
+        else:  # nothing to scale: a solid sphere of 0.1 m radius about Bo
+            inertia = (0.004 * mass, 0.004 * mass, 0.004 * mass, 0.0, 0.0, 0.0)
+        return lambda d: d.set_body(name, mass=mass, inertia=inertia)
 
     def _option_setter(self, name: str, option: str, text: str):
         b = self.editor.document.body(name)
@@ -428,16 +455,35 @@ class PropertyEditor(QWidget):
             value = text.strip()
         elif option.endswith("negated"):
             value = text.strip().lower() in ("1", "true", "yes")
+        elif OPTION_UNITS.get(option) == "deg":
+            value = math.radians(parse_number(text))
         else:
             value = parse_number(text)
         params = {**b.mobilizer_params, option: value}
         return lambda d: d.set_body(name, mobilizer_params=params)
 
     @staticmethod
-    def _state_setter(name: str, which: str, text: str, n: int):
-        value = (
-            None if not text.strip() else parse_numbers(text, None)
-        )  # length checked by the document
+    def _state_text(values, kinds: list[str]) -> str:
+        """SI values (rad, m, rad/s, m/s) as shown: angles and rates in degrees."""
+        if values is None:
+            return ""
+        if len(values) != len(kinds):
+            return fmt(tuple(values))
+        shown = (round(to_display(k, v), 10) + 0.0 for k, v in zip(kinds, values, strict=True))
+        return fmt(tuple(shown))
+
+    @staticmethod
+    def _state_setter(name: str, which: str, text: str, kinds: list[str]):
+        """Typed values in the shown units back to SI (the document checks the length)."""
+        if not text.strip():
+            value = None
+        else:
+            shown = parse_numbers(text, None)
+            value = (
+                tuple(from_display(k, v) for k, v in zip(kinds, shown, strict=True))
+                if len(shown) == len(kinds)
+                else shown
+            )
         return lambda d: d.set_body(name, **{which: value})
 
     def _frame_fields(

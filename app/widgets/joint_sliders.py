@@ -1,15 +1,19 @@
-"""Joint sliders: one slider and spin box per generalized coordinate q, grouped by body.
+"""Joint sliders: one slider and spin box per coordinate, grouped by body.
 
 Moving a slider while the simulation is paused poses the model: it asks the session to set that
 q (the worker re-assembles when the model has constraints). While running the sliders follow the
-simulation and are disabled. Angles (revolute-like coordinates) range over [-pi, pi]; other
-coordinates over [-2, 2] length scales; quaternion components over [-1, 1].
+simulation and are disabled.
+
+Every row shows its unit: angles in degrees (the State holds radians), lengths in m. The spin
+box shows the true value (after full turns an angle reads 400 deg, not 40); the slider covers
+one turn and wraps. A quaternion orientation (Ball, Free, Ellipsoid, ...) is posed through
+three body-fixed x-y-z angles in degrees, which always give a unit quaternion; its components
+are never edited one by one.
 """
 
 from __future__ import annotations
 
-import math
-
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
@@ -23,25 +27,39 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.widgets.coordinate_units import from_display, q_kinds, to_display, unit
+from app.widgets.wheel_guard import guard_wheel
+
 STEPS = 1000
-ANGULAR = {"Pin", "Gimbal", "Universal", "Ball", "BallEuler", "Bushing", "Planar", "Screw"}
+SPIN_LIMIT = 1e9  # the spin box shows any value the State holds
+
+
+def wrap_degrees(value: float) -> float:
+    """``value`` wrapped into [-180, 180)."""
+    return (value + 180.0) % 360.0 - 180.0
 
 
 class _CoordinateRow(QWidget):
-    changed = Signal(str, int, float)
+    """A slider and a spin box for one value in display units; ``changed`` emits the value
+    (display units) when the user moves either."""
 
-    def __init__(self, body: str, which: int, lo: float, hi: float) -> None:
+    changed = Signal(float)
+
+    def __init__(self, name: str, lo: float, hi: float, suffix: str, wraps: bool) -> None:
         super().__init__()
-        self.body, self.which, self.lo, self.hi = body, which, lo, hi
+        self.lo, self.hi, self.wraps = lo, hi, wraps
         self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setObjectName(f"slider_{body}_q{which}")
+        self.slider.setObjectName(f"slider_{name}")
         self.slider.setRange(0, STEPS)
-        self.slider.setToolTip(f"{body} q{which}: drag to pose the model (paused only)")
+        self.slider.setToolTip(f"{name}: drag to pose the model (paused only)")
         self.spin = QDoubleSpinBox()
-        self.spin.setDecimals(4)
-        self.spin.setRange(lo, hi)
+        self.spin.setObjectName(f"spin_{name}")
+        self.spin.setDecimals(4 if suffix != "deg" else 2)
+        self.spin.setRange(-SPIN_LIMIT, SPIN_LIMIT)
         self.spin.setSingleStep((hi - lo) / 100)
         self.spin.setKeyboardTracking(False)
+        if suffix:
+            self.spin.setSuffix(f" {suffix}")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.slider, 1)
@@ -53,14 +71,17 @@ class _CoordinateRow(QWidget):
     def value(self) -> float:
         return self.spin.value()
 
+    def _slider_position(self, value: float) -> int:
+        v = wrap_degrees(value) if self.wraps else min(max(value, self.lo), self.hi)
+        return round((v - self.lo) / (self.hi - self.lo) * STEPS)
+
     def show_value(self, value: float) -> None:
-        """Display ``value`` without emitting ``changed`` (clamped to the range)."""
-        if self.slider.isSliderDown():
+        """Display ``value`` (the true value in the spin box) without emitting ``changed``."""
+        if self.slider.isSliderDown() or self.spin.hasFocus():
             return
         self._setting = True
-        v = min(max(value, self.lo), self.hi)
-        self.spin.setValue(v)
-        self.slider.setValue(round((v - self.lo) / (self.hi - self.lo) * STEPS))
+        self.spin.setValue(value)
+        self.slider.setValue(self._slider_position(value))
         self._setting = False
 
     def set_value(self, value: float) -> None:
@@ -74,21 +95,41 @@ class _CoordinateRow(QWidget):
         self._setting = True
         self.spin.setValue(value)
         self._setting = False
-        self.changed.emit(self.body, self.which, value)
+        self.changed.emit(value)
 
     def _from_spin(self, value: float) -> None:
         if self._setting:
             return
         self._setting = True
-        self.slider.setValue(round((value - self.lo) / (self.hi - self.lo) * STEPS))
+        self.slider.setValue(self._slider_position(value))
         self._setting = False
-        self.changed.emit(self.body, self.which, value)
+        self.changed.emit(value)
+
+
+def quaternion_to_xyz_degrees(quat) -> np.ndarray:
+    from engine.math.rotation import Rotation
+
+    q = np.asarray(quat, dtype=float)
+    norm = float(np.linalg.norm(q))
+    q = q / norm if norm > 0 else np.array([1.0, 0.0, 0.0, 0.0])
+    angles = Rotation().setRotationFromQuaternion(q).convertRotationToBodyFixedXYZ()
+    return np.degrees(np.asarray(angles, dtype=float))
+
+
+def xyz_degrees_to_quaternion(angles) -> np.ndarray:
+    from engine.math.rotation import Rotation
+
+    rotation = Rotation().setRotationToBodyFixedXYZ(np.radians(np.asarray(angles, dtype=float)))
+    return np.asarray(rotation.convertRotationToQuaternion().asVec4(), dtype=float)
 
 
 class JointSliders(QWidget):
-    """See the module docstring. ``set_model(built, state, q_labels)`` then ``update_snapshot``."""
+    """See the module docstring. ``set_model(built, q_index, length_scale)`` then
+    ``update_snapshot``."""
 
-    q_changed = Signal(str, int, float)  # body name, which q of that body, value
+    q_changed = Signal(str, int, float)  # body name, which q of that body, value (SI)
+    #: A whole orientation: body name, its first q, the unit quaternion [w, x, y, z].
+    quaternion_changed = Signal(str, int, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -105,62 +146,93 @@ class JointSliders(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.hint)
         layout.addWidget(scroll)
+        #: (body, which q) -> row, for every coordinate edited directly (not quaternions).
         self.rows: dict[tuple[str, int], _CoordinateRow] = {}
+        #: (body, axis 0..2) -> row of a quaternion orientation's x-y-z angle (deg).
+        self.euler_rows: dict[tuple[str, int], _CoordinateRow] = {}
         self._global_index: dict[tuple[str, int], int] = {}
+        self._kinds: dict[tuple[str, int], str] = {}
+        self._quat_start: dict[str, int] = {}  # body -> which q its quaternion starts at
 
     def set_model(self, built, q_index: dict[tuple[str, int], int], length_scale: float) -> None:
         """Rebuild the sliders for ``built``; ``q_index`` maps (body, which) to global q index."""
-        for row in self.rows.values():
-            row.setParent(None)
-            row.deleteLater()
         while self._layout.count() > 1:
-            item = self._layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = self._layout.takeAt(0).widget()
+            if widget is not None:
+                widget.setParent(None)
+                widget.deleteLater()
         self.rows.clear()
+        self.euler_rows.clear()
+        self._kinds.clear()
+        self._quat_start.clear()
         self._global_index = dict(q_index)
         by_body: dict[str, list[int]] = {}
         for body, which in q_index:
             by_body.setdefault(body, []).append(which)
         for body, whichs in by_body.items():
-            mobod = built.mobilized_bodies[body]
-            kind = mobod.getMobilizerTypeName()
+            kind = built.mobilized_bodies[body].getMobilizerTypeName()
+            kinds = q_kinds(kind, len(whichs))
             box = QGroupBox(f"{body} ({kind})")
             form = QFormLayout(box)
+            if kinds[:4] == ["quat"] * 4:
+                self._quat_start[body] = 0
+                for axis, name in enumerate("xyz"):
+                    row = _CoordinateRow(f"{body}_{name}", -180.0, 180.0, "deg", wraps=True)
+                    row.slider.setToolTip(
+                        f"{body}: body-fixed {name} angle of the x-y-z sequence (deg); "
+                        "drag to pose (paused only)"
+                    )
+                    row.changed.connect(lambda _v, b=body: self._euler_moved(b))
+                    form.addRow(f"{name} angle (deg)", row)
+                    self.euler_rows[(body, axis)] = row
             for which in sorted(whichs):
-                lo, hi = self._range(kind, which, len(whichs), length_scale)
-                row = _CoordinateRow(body, which, lo, hi)
-                row.changed.connect(self.q_changed)
-                form.addRow(f"q{which}", row)
+                k = kinds[which]
+                self._kinds[(body, which)] = k
+                if k == "quat":
+                    continue
+                if k == "angle":
+                    row = _CoordinateRow(f"{body}_q{which}", -180.0, 180.0, "deg", wraps=True)
+                else:
+                    span = 2.0 * length_scale
+                    row = _CoordinateRow(f"{body}_q{which}", -span, span, unit(k), wraps=False)
+                row.changed.connect(
+                    lambda v, b=body, w=which, k=k: self.q_changed.emit(b, w, from_display(k, v))
+                )
+                form.addRow(f"q{which} ({unit(k)})", row)
                 self.rows[(body, which)] = row
             self._layout.insertWidget(self._layout.count() - 1, box)
+        guard_wheel(self._inner)
 
-    @staticmethod
-    def _range(kind: str, which: int, nq: int, length_scale: float) -> tuple[float, float]:
-        if kind in ("Free", "Ball") and nq in (4, 7) and which < 4:
-            return -1.0, 1.0  # quaternion components
-        translational = (kind == "Free" and which >= nq - 3) or kind in (
-            "Slider",
-            "Translation",
-            "Cartesian",
-            "FreeLine",
+    def _euler_moved(self, body: str) -> None:
+        angles = [self.euler_rows[(body, axis)].value() for axis in range(3)]
+        self.quaternion_changed.emit(
+            body, self._quat_start[body], xyz_degrees_to_quaternion(angles)
         )
-        if kind == "Planar" and which > 0:
-            translational = True
-        if kind == "Cylinder" and which == 1:
-            translational = True
-        if translational:
-            return -2.0 * length_scale, 2.0 * length_scale
-        return -math.pi, math.pi
+
+    def all_rows(self) -> list[_CoordinateRow]:
+        return [*self.rows.values(), *self.euler_rows.values()]
 
     def update_snapshot(self, snap) -> None:
         paused = not snap.running
         self.hint.setVisible(not paused)
-        for key, row in self.rows.items():
+        for row in self.all_rows():
             if row.isEnabled() != paused:
                 row.setEnabled(paused)
+        for key, row in self.rows.items():
             if not paused and row.visibleRegion().isEmpty():
                 continue  # scrolled out of view: refreshed when paused
             i = self._global_index[key]
             if i < len(snap.q):
-                row.show_value(float(snap.q[i]))
+                row.show_value(to_display(self._kinds[key], float(snap.q[i])))
+        for body, first in self._quat_start.items():
+            rows = [self.euler_rows[(body, axis)] for axis in range(3)]
+            if not paused and rows[0].visibleRegion().isEmpty():
+                continue
+            idx = [self._global_index.get((body, first + k)) for k in range(4)]
+            if any(i is None or i >= len(snap.q) for i in idx):
+                continue
+            if any(r.slider.isSliderDown() or r.spin.hasFocus() for r in rows):
+                continue  # the user is turning it: keep the angles as they are
+            angles = quaternion_to_xyz_degrees([snap.q[i] for i in idx])
+            for row, angle in zip(rows, angles, strict=True):
+                row.show_value(float(angle))

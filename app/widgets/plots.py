@@ -115,7 +115,23 @@ class PlotsWidget(QWidget):
             self.quantities.addItem(item)
         self._updating = False
         self._apply_filter(self.filter.text())
+        self._reset_range()
         self._rebuild()
+
+    def _reset_range(self) -> None:
+        """Forget the previous run's axes (and any zoom): t from 0, automatic ranging on."""
+        vb = self.plot.plotItem.vb
+        if vb.viewRange() != [[0.0, 1.0], [0.0, 1.0]]:  # not the range of a new plot
+            vb.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0.0)
+        vb.enableAutoRange()
+
+    def show_quantities(self, names) -> None:
+        """Check the quantities ``names`` (now, or as soon as a buffer with them comes)."""
+        for name in names:
+            if self.quantities.findItems(name, Qt.MatchFlag.MatchExactly):
+                self.set_checked(name)
+            else:
+                self._wanted.add(name)
 
     def checked(self) -> list[str]:
         return [

@@ -5,8 +5,9 @@ Report). A cell shows that stage's version number; green when the stage is reali
 not; orange when the last edit invalidated it (the cascade), with the edit named above the
 table. Below it, which paths run compiled (Position..Acceleration in one kernel call, integrator
 steps in compiled runs) and, where not, why. When the simulation is paused, "Realize next
-stage" and "Realize to" advance the State one stage at a time (through the session's worker)
-and the timings of the stages realized are listed.
+stage" and "Realize to" (at the top, where changing text never moves them) advance the State
+one stage at a time (through the session's worker) and the timings of the stages realized,
+as far as the State still holds them, are listed under the table.
 """
 
 from __future__ import annotations
@@ -117,17 +118,18 @@ class StageInspector(QWidget):
         self.timings.setObjectName("stageTimings")
         self.timings.setWordWrap(True)
 
+        # The buttons come first, so text of changing height below them never moves them.
         buttons = QHBoxLayout()
         buttons.addWidget(self.next_button)
         buttons.addWidget(self.to_button)
         buttons.addWidget(self.target)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
+        layout.addLayout(buttons)
         layout.addWidget(self.summary)
         layout.addWidget(self.cascade_label)
         layout.addWidget(self.compiled_label)
         layout.addWidget(self.table, 1)
-        layout.addLayout(buttons)
         layout.addWidget(self.timings)
         self._row_keys: list = []
         self._last = None
@@ -204,10 +206,17 @@ class StageInspector(QWidget):
             )
         else:
             self.cascade_label.setText("")
-        if snap.stage_timings:
+        # Only the realizations the State still holds (an edit since then invalidated the
+        # rest), and none while running (the integrator realizes every step).
+        timings = [(st, dt) for st, dt in snap.stage_timings if st <= info.system_stage]
+        if snap.running:
+            timings = []
+        if not timings:
+            self.timings.setText("")
+        else:
             valid = dict(snap.became_valid)
             lines = []
-            for stage, dt in snap.stage_timings:
+            for stage, dt in timings:
                 names = valid.get(stage, ())
                 what = ", ".join(names) if names else "no cache entry"
                 lines.append(f"{stage.getName()}: {1000 * dt:.3f} ms; became valid: {what}")

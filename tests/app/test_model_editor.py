@@ -151,7 +151,7 @@ def test_mass_edit_changes_the_engine_model_and_undo_redo(studio, qtbot):
 @pytest.mark.parametrize(
     ("field", "text", "message"),
     [
-        ("mass", "-1", "mass must be >= 0"),
+        ("mass", "-1", "mass must be positive"),
         ("mass", "heavy", "not a number"),
         ("inertia", "1, 0.01, 0.01, 0, 0, 0", "triangle inequality"),
         ("inertia", "0.01, 0.01, 0.01, 0, 0, 0", "not physical"),
@@ -465,8 +465,10 @@ def test_save_action_asks_for_a_file_and_open_dialog_and_recent_menu(
     assert third.model_editor.path == target
 
 
-def test_closing_with_unsaved_changes_asks_first(studio, qtbot, monkeypatch):
-    from PySide6.QtWidgets import QMessageBox
+def test_closing_with_unsaved_changes_asks_first(studio, qtbot):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
     window = studio()
     editor = window.model_editor
@@ -474,19 +476,25 @@ def test_closing_with_unsaved_changes_asks_first(studio, qtbot, monkeypatch):
     editor.edit("mass", lambda d: d.set_body("link", mass=2.0, inertia=(0.6, 0.001, 0.6, 0, 0, 0)))
     answers = []
 
-    def ask(*_args, **_kwargs):
-        answers.append(1)
-        return (
-            QMessageBox.StandardButton.Cancel
-            if len(answers) == 1
-            else QMessageBox.StandardButton.Discard
-        )
+    def answer(button) -> None:
+        """Click ``button`` of the next message box with the mouse."""
 
-    monkeypatch.setattr(QMessageBox, "question", ask)
+        def click() -> None:
+            box = QApplication.activeModalWidget()
+            if not isinstance(box, QMessageBox):
+                QTimer.singleShot(20, click)
+                return
+            answers.append(button)
+            QTest.mouseClick(box.button(button), Qt.MouseButton.LeftButton)
+
+        QTimer.singleShot(20, click)
+
+    answer(QMessageBox.StandardButton.Cancel)
     assert not window.close()
     assert window.isVisible() and editor.document.body("link").mass == 2.0
     # A bad file never asks (nothing would be replaced) and leaves the edit in place.
     assert not editor.open_path("/nonexistent/model.mbs.json", modal=False)
     assert len(answers) == 1
+    answer(QMessageBox.StandardButton.Discard)
     assert window.close()
     assert len(answers) == 2

@@ -135,7 +135,7 @@ def test_editing_q_shows_time_stage_and_stale_position_cache(studio, qtbot):
     item = panel.cache_inspector.entry_item("Matter", "position kinematics")
     assert item.text(STATUS) == "valid"
 
-    panel.sliders.rows[("link1", 0)].set_value(0.9)  # as a user typing in the spin box
+    panel.sliders.rows[("link1", 0)].set_value(45.0)  # deg, as a user typing in the spin box
     qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Time, timeout=5000)
     inspector = panel.stage_inspector
     assert "Time" in inspector.summary.text()
@@ -156,7 +156,7 @@ def test_editing_q_shows_time_stage_and_stale_position_cache(studio, qtbot):
     item = panel.cache_inspector.entry_item("Matter", "position kinematics")
     assert "Q" in item.text(WHY)  # which change made it stale (setQ / updQ)
     q_item = panel.cache_inspector.variable_item("q")
-    assert "0.9" in q_item.text(VALUE)
+    assert "0.7854" in q_item.text(VALUE)  # the State holds radians
 
     window.docks["Stage inspector"].raise_()
     qtbot.mouseClick(inspector.next_button, Qt.MouseButton.LeftButton)
@@ -326,7 +326,7 @@ def test_simulation_controls_reach_the_session_and_are_remembered(qtbot, qsettin
     first.simulation.load_built(chain(1))
     panel = first.simulation
     panel.integrator_box.setCurrentText("Verlet")
-    panel.accuracy_box.setCurrentText("1e-5")
+    panel.accuracy_box.set_accuracy(1e-5)
     panel.pacing_box.setCurrentIndex(panel.pacing_box.findText("sampled"))
     panel.speed_box.setValue(2.5)
     qtbot.waitUntil(
