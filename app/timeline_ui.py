@@ -37,8 +37,10 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QMainWindow,
     QMessageBox,
+    QSizePolicy,
     QSpinBox,
     QToolButton,
     QWidget,
@@ -104,6 +106,9 @@ class TimelinePanel(QObject):
         bar.setObjectName("replayBar")
         layout = QHBoxLayout(bar)
         layout.setContentsMargins(4, 0, 4, 0)
+        # The bar never sets the window's minimum width (it shrinks with the view).
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        bar.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.reverse_button = QToolButton()
         self.reverse_button.setObjectName("replayBackward")
         self.reverse_button.setText("◀")

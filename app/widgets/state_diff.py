@@ -66,6 +66,11 @@ class StateDiffView(QWidget):
         header.setStretchLastSection(True)
         self.table.setColumnWidth(0, 260)
         self.table.setColumnWidth(1, 110)
+        for box in (self.moment_a, self.moment_b, self.group_box):
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            box.setMinimumContentsLength(6)
         layout = QGridLayout(self)
         layout.addWidget(QLabel("A"), 0, 0)
         layout.addWidget(self.moment_a, 0, 1)
