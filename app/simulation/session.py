@@ -136,6 +136,8 @@ class SimulationSession:
         #: then get the CPU the worker would take, and the frame is done sooner.
         self.gui_idle = threading.Event()
         self.gui_idle.set()
+        #: Overlay data the readers want with each snapshot (see overlay_data.KINDS).
+        self.overlay_kinds: frozenset = frozenset()
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -646,6 +648,14 @@ class SimulationSession:
 
     # -- publishing -----------------------------------------------------------------------------
 
+    def _overlay_data(self, shown: State):
+        kinds = self.overlay_kinds
+        if not kinds:
+            return None
+        from app.simulation.overlay_data import compute_overlay_data
+
+        return compute_overlay_data(self.built, shown, kinds)
+
     def _display_state(self) -> State:
         if self._stepper is not None:
             return self._stepper.getState()
@@ -699,6 +709,7 @@ class SimulationSession:
                 geometry=self._geometry,
                 model=self.model_info,
                 dynamic_geometry=self._dynamic_geometry(shown),
+                overlays=self._overlay_data(shown),
             )
         if with_cache:
             self._last_cache_time = now

@@ -137,6 +137,9 @@ class Snapshot:
     geometry: tuple = field(default=(), repr=False)
     model: ModelInfo | None = field(default=None, repr=False)
     dynamic_geometry: tuple = field(default=(), repr=False)
+    #: Data for the view's teaching overlays (app.simulation.overlay_data.OverlayData), when
+    #: the reader asked for some (``SimulationSession.overlay_kinds``), else None.
+    overlays: Any = field(default=None, repr=False)
 
 
 def compiled_paths(system, state, integrator=None) -> str:
