@@ -82,6 +82,13 @@ STEP_FAILED = "step failed"
 GUI_WAIT_MAX = 0.05
 #: After each batch the worker sleeps this fraction of the batch's duration (GUI share).
 YIELD_FRACTION = 0.2
+#: "As fast as possible": wall-clock seconds per batch (about two display frames), the
+#: fraction of it the worker rests afterwards, and the most plot samples per wall-clock
+#: second (the sampling interval grows by powers of two of the reporting interval to stay
+#: under it; each sample ends a run of compiled steps and realizes the State).
+FAST_BATCH_BUDGET = 0.04
+FAST_YIELD_FRACTION = 0.05
+FAST_MAX_SAMPLES_PER_SECOND = 120.0
 
 
 def _body_name(names, b: int) -> str:
@@ -519,6 +526,8 @@ class SimulationSession:
         so that a slow model still gives the view a new state every frame."""
         s = self.settings
         base = s.report_interval
+        if s.pacing is Pacing.FAST:
+            return self._fast_sample_interval()
         if s.pacing is not Pacing.REAL_TIME or self._cost is None or self._cost <= 0:
             return base
         ideal = 0.8 * s.frame_interval / self._cost  # simulated seconds per frame
@@ -527,6 +536,23 @@ class SimulationSession:
             if interval <= ideal:
                 break
             interval /= 2
+        return interval
+
+    def _fast_sample_interval(self) -> float:
+        """The sampling interval running as fast as possible: the reporting interval times
+        the smallest power of two that keeps samples under FAST_MAX_SAMPLES_PER_SECOND at the
+        real-time rate measured over the last second (or, before there is one, at the
+        stepping cost)."""
+        interval = self.settings.report_interval
+        rate = self._rate
+        if not (math.isfinite(rate) and rate > 0):
+            if self._cost is None or self._cost <= 0:
+                return interval
+            rate = 1.0 / self._cost
+        for _ in range(30):
+            if rate / interval <= FAST_MAX_SAMPLES_PER_SECOND:
+                break
+            interval *= 2.0
         return interval
 
     def _advance(self, target: float, deadline: float, interval: float | None = None) -> bool:
@@ -539,6 +565,10 @@ class SimulationSession:
             return False
         try:
             interval = interval or self.settings.report_interval
+            # As fast as possible, no extra yield between samples (under load a sleep(0)
+            # costs a whole time slice); the wait for a frame being drawn stays (VTK's render
+            # takes the interpreter back many times per frame, each time waiting for it).
+            polite = self.settings.pacing is not Pacing.FAST
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:
@@ -552,7 +582,8 @@ class SimulationSession:
                 if t > t0:  # wall-clock seconds per simulated second, smoothed
                     cost = (time.perf_counter() - w0) / (t - t0)
                     self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
-                time.sleep(0)  # a chance for the GUI thread to take the interpreter
+                if polite:
+                    time.sleep(0)  # a chance for the GUI thread to take the interpreter
                 if status == SuccessfulStepStatus.EndOfSimulation:
                     self._running = False
                     self._status = "Simulation ended"
@@ -582,7 +613,8 @@ class SimulationSession:
                 target = t + s.report_interval
             else:
                 target = math.inf
-            ok = self._advance(target, start + s.batch_budget, self._frame_interval_in_sim_time())
+            budget = FAST_BATCH_BUDGET if s.pacing is Pacing.FAST else s.batch_budget
+            ok = self._advance(target, start + budget, self._frame_interval_in_sim_time())
             if ok and s.pacing is Pacing.REAL_TIME and self._stepper is not None:
                 lag = (self._stepper.getTime() - sim0) / s.speed - (time.perf_counter() - wall0)
                 if lag < -0.25:  # more than a quarter second behind: stop trying to catch up
@@ -600,7 +632,8 @@ class SimulationSession:
         """Give the GUI thread the interpreter for a while (a Python worker that never waits
         starves it through the GIL): rest a fraction of the batch's duration, then go on."""
         now = time.perf_counter()
-        rest = max(0.002, YIELD_FRACTION * (now - self._batch_start))
+        fraction = FAST_YIELD_FRACTION if self.settings.pacing is Pacing.FAST else YIELD_FRACTION
+        rest = max(0.002, fraction * (now - self._batch_start))
         time.sleep(rest)
         return time.perf_counter()
 
