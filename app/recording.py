@@ -103,6 +103,7 @@ class RecordingController(QObject):
         self.size_dialog: ImageSizeDialog | None = None
         self.progress: QProgressDialog | None = None
         self._start = 0.0
+        self.last_message = ""  # the last result shown in the status bar
         self.actions: dict[str, QAction] = {}
 
         save = QAction("Save &image…", window)
@@ -157,6 +158,7 @@ class RecordingController(QObject):
         return path
 
     def _report(self, message: str) -> None:
+        self.last_message = message
         self.window.statusBar().showMessage(message, 8000)
 
     def _failed(self, what: str, exc: Exception) -> None:

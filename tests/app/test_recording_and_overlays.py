@@ -168,7 +168,7 @@ def test_record_button_writes_an_mp4_with_the_time_drawn_in(studio, qtbot, tmp_p
     first = np.frombuffer(reader.__next__(), dtype=np.uint8).reshape(h, w, 3)
     reader.close()
     assert has_background_and_objects(first)
-    assert "Saved" in window.statusBar().currentMessage()
+    assert recording.last_message.startswith(f"Saved {frames} video frames to {target}")
 
 
 def click_overlay(qtbot, window, key: str) -> None:
