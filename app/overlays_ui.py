@@ -98,7 +98,7 @@ class OverlayController(QObject):
         if view is not None:
             view.addSeparator()
             view.addMenu(self.menu)
-        self._model_serial = None
+        self._model = None
         self._metres_per_newton: float | None = None
         self._trail_key: tuple | None = None
         self._last_time = None
@@ -151,8 +151,8 @@ class OverlayController(QObject):
         """Redraw the enabled overlays from ``snap`` (the panel has just shown it)."""
         if snap.model is None:
             return
-        if snap.model_serial != self._model_serial:
-            self._model_serial = snap.model_serial
+        if snap.model is not self._model:  # another model, or a new session
+            self._model = snap.model
             self._metres_per_newton = None
             self.overlays["trail"].clear()
             self._trail_key = None
@@ -205,7 +205,7 @@ class OverlayController(QObject):
     def _extend_trail(self, snap, data) -> None:
         trail = self.overlays["trail"]
         body = self.trail_body(snap)
-        key = (snap.model_serial, body)
+        key = (id(snap.model), body)
         went_back = self._last_time is not None and snap.time < self._last_time
         if key != self._trail_key or went_back:
             trail.clear()

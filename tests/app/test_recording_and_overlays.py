@@ -267,3 +267,14 @@ def test_clicks_land_on_the_view_not_the_menu(studio, qtbot):
     click_overlay(qtbot, window, "frames")
     assert not window.overlays.menu.isVisible()
     qtbot.mouseClick(window.viewport, Qt.MouseButton.LeftButton, pos=QPoint(10, 10))
+
+
+def test_overlays_stay_on_for_the_next_model_opened(studio, qtbot):
+    window = studio(example_path("pendulum"))
+    click_overlay(qtbot, window, "forces")
+    arrows = window.overlays.overlays["forces"]
+    qtbot.waitUntil(lambda: arrows.counts.get("gravity", 0) == 1, timeout=10000)
+    window.model_editor.open_path(example_path("four_bar"), modal=False)
+    qtbot.waitUntil(lambda: arrows.counts.get("constraint", 0) == 2, timeout=60000)
+    assert arrows.counts["gravity"] == 3
+    assert window.simulation.session.overlay_kinds == frozenset({"forces"})
