@@ -298,3 +298,18 @@ def test_render_refuses_a_missing_directory(tmp_path, capsys, headless):
     assert cli.main(["render", str(default_example_path()), "--out", str(out)]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "gone").exists()
+
+
+def test_render_warns_when_there_is_nothing_on_the_bodies_to_frame(tmp_path, capsys, headless):
+    raw = model_io.to_json_dict(model_io.load(default_example_path()))
+    raw["model"]["bodies"][0]["geometry"] = []
+    raw["model"]["hints"]["show_default_geometry"] = False
+    path = tmp_path / "bare.mbs.json"
+    path.write_text(json.dumps(raw))
+    out = tmp_path / "bare.png"
+    assert (
+        cli.main(["render", str(path), "--out", str(out), "--width", "80", "--height", "60"]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "warning" in err and "nothing to frame" in err
+    assert out.exists()
