@@ -71,6 +71,32 @@ def _error(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
 
 
+#: What ``--video`` can write: an MP4 file, or PNG frames into a directory or a %d pattern.
+VIDEO_FORMATS = "FILE.mp4 (H.264 video), a directory or a pattern with %d such as frames/f_%05d.png"
+
+
+def _missing_directory(path: Path) -> str | None:
+    """Why ``path`` cannot be created as a file (its directory does not exist), else None."""
+    parent = path.parent
+    if parent.is_dir():
+        return None
+    return f"the directory {parent} of {path} does not exist (create it first)"
+
+
+def _video_problem(path: Path) -> str | None:
+    """Why ``--video path`` cannot be written, else None (see VIDEO_FORMATS)."""
+    text = str(path)
+    if path.suffix.lower() == ".mp4":
+        return _missing_directory(path)
+    if "%" in text:
+        if path.suffix.lower() != ".png":
+            return f"--video pattern {text} must end in .png (PNG frames)"
+        return _missing_directory(path)
+    if path.suffix and not path.is_dir():
+        return f"--video {text}: unsupported format {path.suffix!r}; supported: {VIDEO_FORMATS}"
+    return None if path.is_dir() else _missing_directory(path)
+
+
 def _positive_float(text: str) -> float:
     try:
         v = float(text)
@@ -140,6 +166,9 @@ class FrameRenderer:
         from viz.scene import Scene
 
         self._built = built
+        self._camera = camera
+        #: Why ``capture(..., frame=True)`` could not frame the bodies ("" when it did).
+        self.framing_problem = ""
         self._model_geometry = model_geometry
         self._stage = Stage
         self.scene = Scene()
@@ -159,12 +188,57 @@ class FrameRenderer:
         )
         self.scene.update_poses(body_poses(self._built, state))
 
-    def capture(self, state, overlay: str | None = None):
+    def capture(self, state, overlay: str | None = None, frame: bool = False):
+        """Draw ``state``; ``frame`` first aims the camera (as constructed) at the bodies
+        where they are in ``state`` (see ``frame_bodies``)."""
         self._built.system.realize(state, self._stage.Position)
         self._update(state)
+        if frame:
+            self.frame_bodies(state)
         if overlay is not None:
             self.scene.set_overlay_text(text=overlay)
         return self.scene.capture()
+
+    def _moving_bounds(self):
+        """Bounds of the visible decorations on bodies other than Ground, or None."""
+        import numpy as np
+
+        from viz import camera as cam
+
+        boxes = []
+        for prop, owner in self.scene._prop_owner.items():  # noqa: SLF001  (viz's own table)
+            bodies = np.atleast_1d(getattr(owner, "body_idx", getattr(owner, "body_id", 0)))
+            if prop.GetVisibility() and np.any(bodies > 0):
+                boxes.append(prop.GetBounds())
+        return cam.union_bounds(boxes)
+
+    def frame_bodies(self, state) -> None:
+        """Aim the camera (as constructed: a preset or the default raised front view) so the
+        moving bodies' decorations in ``state`` fill the view; sets ``framing_problem`` when
+        that cannot be done (poses not finite, nothing drawn on the bodies)."""
+        import numpy as np
+
+        from app.document.builder import body_poses
+        from viz import camera as cam
+        from viz.offscreen import apply_camera
+
+        apply_camera(self.scene, self._camera)
+        if not isinstance(self._camera, (str, type(None))):
+            return  # an explicit camera is kept as given
+        poses = np.asarray(body_poses(self._built, state), dtype=float)
+        bounds = self._moving_bounds()
+        if not np.all(np.isfinite(poses)):
+            self.framing_problem = "the bodies' poses are not finite; the view is not framed"
+        elif bounds is None or not np.all(np.isfinite(bounds)):
+            self.framing_problem = "the bodies draw nothing to frame; the whole scene is shown"
+        else:
+            self.framing_problem = ""
+            b = np.array(bounds).reshape(3, 2)
+            half = np.maximum((b[:, 1] - b[:, 0]) / 2.0, 0.25 * self.scene.environment.length_scale)
+            centre = b.mean(axis=1)
+            cam.zoom_to_fit(
+                self.scene.renderer, np.column_stack([centre - half, centre + half]).reshape(-1)
+            )
 
     def close(self) -> None:
         self.scene.close()
@@ -223,6 +297,10 @@ def run_render(args: argparse.Namespace) -> int:
     if args.out.suffix.lower() != ".png":
         _error(f"--out must name a .png file, got {args.out}")
         return EXIT_USAGE
+    problem = _missing_directory(args.out)
+    if problem:
+        _error(problem)
+        return EXIT_USAGE
     _, built, problem = _load_and_build(args.model)
     if problem:
         _error(problem)
@@ -245,13 +323,14 @@ def run_render(args: argparse.Namespace) -> int:
     progress.finish(state.getTime())
     renderer = FrameRenderer(built, args.width, args.height, args.camera)
     try:
-        image = renderer.capture(state.copy())
+        image = renderer.capture(state.copy(), frame=True)
     finally:
         renderer.close()
+    if renderer.framing_problem:
+        _error(f"warning: {renderer.framing_problem}")
     from viz.offscreen import write_png
 
     try:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_png(image, args.out)
     except OSError as exc:
         _error(str(exc))
@@ -284,8 +363,8 @@ def configure_simulate(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="FILE.mp4",
-        help="also render a video (.mp4 needs imageio-ffmpeg; a directory or a pattern "
-        "with %%d writes PNG frames)",
+        help="also render a video: FILE.mp4, or PNG frames into a directory or a pattern "
+        "with %%d (other formats are refused)",
     )
     parser.add_argument(
         "--fps",
@@ -345,6 +424,12 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.width <= 0 or args.height <= 0:
         _error("--width and --height must be positive")
         return EXIT_USAGE
+    problem = _missing_directory(args.csv) or (
+        _video_problem(args.video) if args.video is not None else None
+    )
+    if problem:
+        _error(problem)
+        return EXIT_USAGE
     _, built, problem = _load_and_build(args.model)
     if problem:
         _error(problem)
@@ -369,7 +454,6 @@ def run_simulate(args: argparse.Namespace) -> int:
     progress = Progress("simulating", args.until)
     rows = 0
     try:
-        args.csv.parent.mkdir(parents=True, exist_ok=True)
         with open(args.csv, "w", newline="", encoding="utf-8") as f:
             out = csv.writer(f)
             out.writerow(csv_header(built))

@@ -142,6 +142,12 @@ class MainWindow(QMainWindow):
 
         self.timeline = install_timeline(self)
 
+        from app.overlays_ui import install_overlays
+        from app.recording import install_recording
+
+        self.overlays = install_overlays(self, self.simulation)  # View > Teaching overlays
+        self.recording = install_recording(self, self.simulation)  # Save image, Record video
+
         from app.tree.editor import install_model_editor
 
         self.model_editor = install_model_editor(self)  # tree, properties, File/Edit menus
@@ -257,6 +263,7 @@ class MainWindow(QMainWindow):
             return
         self.model_editor.shutdown()
         self.save_layout()
+        self.recording.shutdown()
         self.simulation.shutdown()
         self.viewport.close_view()
         super().closeEvent(event)

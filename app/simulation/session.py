@@ -88,6 +88,12 @@ STEP_FAILED = "step failed"
 GUI_WAIT_MAX = 0.05
 #: After each batch the worker sleeps this fraction of the batch's duration (GUI share).
 YIELD_FRACTION = 0.2
+#: "As fast as possible": wall-clock seconds per batch (about two display frames; no rest
+#: after it, see _after_batch), and the most plot samples per wall-clock
+#: second (the sampling interval grows by powers of two of the reporting interval to stay
+#: under it; each sample ends a run of compiled steps and realizes the State).
+FAST_BATCH_BUDGET = 0.04
+FAST_MAX_SAMPLES_PER_SECOND = 120.0
 
 
 def _body_name(names, b: int) -> str:
@@ -150,6 +156,8 @@ class SimulationSession:
         self._history_lock = threading.Lock()
         #: The mouse's pull on a body (see app.body_puller): ``pull_body(request)`` posts.
         self.pull = BodyPull()
+        #: Overlay data the readers want with each snapshot (see overlay_data.KINDS).
+        self.overlay_kinds: frozenset = frozenset()
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -662,6 +670,8 @@ class SimulationSession:
         so that a slow model still gives the view a new state every frame."""
         s = self.settings
         base = s.report_interval
+        if s.pacing is Pacing.FAST:
+            return self._fast_sample_interval()
         if s.pacing is not Pacing.REAL_TIME or self._cost is None or self._cost <= 0:
             return base
         ideal = 0.8 * s.frame_interval / self._cost  # simulated seconds per frame
@@ -670,6 +680,23 @@ class SimulationSession:
             if interval <= ideal:
                 break
             interval /= 2
+        return interval
+
+    def _fast_sample_interval(self) -> float:
+        """The sampling interval running as fast as possible: the reporting interval times
+        the smallest power of two that keeps samples under FAST_MAX_SAMPLES_PER_SECOND at the
+        real-time rate measured over the last second (or, before there is one, at the
+        stepping cost)."""
+        interval = self.settings.report_interval
+        rate = self._rate
+        if not (math.isfinite(rate) and rate > 0):
+            if self._cost is None or self._cost <= 0:
+                return interval
+            rate = 1.0 / self._cost
+        for _ in range(30):
+            if rate / interval <= FAST_MAX_SAMPLES_PER_SECOND:
+                break
+            interval *= 2.0
         return interval
 
     def _advance(self, target: float, deadline: float, interval: float | None = None) -> bool:
@@ -682,6 +709,10 @@ class SimulationSession:
             return False
         try:
             interval = interval or self.settings.report_interval
+            # As fast as possible, no extra yield between samples (under load a sleep(0)
+            # costs a whole time slice); the wait for a frame being drawn stays (VTK's render
+            # takes the interpreter back many times per frame, each time waiting for it).
+            polite = self.settings.pacing is not Pacing.FAST
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:
@@ -695,7 +726,8 @@ class SimulationSession:
                 if t > t0:  # wall-clock seconds per simulated second, smoothed
                     cost = (time.perf_counter() - w0) / (t - t0)
                     self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
-                time.sleep(0)  # a chance for the GUI thread to take the interpreter
+                if polite:
+                    time.sleep(0)  # a chance for the GUI thread to take the interpreter
                 if status == SuccessfulStepStatus.EndOfSimulation:
                     self._running = False
                     self._status = "Simulation ended"
@@ -725,7 +757,8 @@ class SimulationSession:
                 target = t + s.report_interval
             else:
                 target = math.inf
-            ok = self._advance(target, start + s.batch_budget, self._frame_interval_in_sim_time())
+            budget = FAST_BATCH_BUDGET if s.pacing is Pacing.FAST else s.batch_budget
+            ok = self._advance(target, start + budget, self._frame_interval_in_sim_time())
             if ok and s.pacing is Pacing.REAL_TIME and self._stepper is not None:
                 lag = (self._stepper.getTime() - sim0) / s.speed - (time.perf_counter() - wall0)
                 if lag < -0.25:  # more than a quarter second behind: stop trying to catch up
@@ -743,6 +776,10 @@ class SimulationSession:
         """Give the GUI thread the interpreter for a while (a Python worker that never waits
         starves it through the GIL): rest a fraction of the batch's duration, then go on."""
         now = time.perf_counter()
+        if self.settings.pacing is Pacing.FAST:
+            # The steps run in compiled code that lets go of the interpreter, so the GUI
+            # thread gets it without a rest (a 2 ms sleep oversleeps under load).
+            return now
         rest = max(0.002, YIELD_FRACTION * (now - self._batch_start))
         time.sleep(rest)
         return time.perf_counter()
@@ -833,6 +870,14 @@ class SimulationSession:
 
     # -- publishing -----------------------------------------------------------------------------
 
+    def _overlay_data(self, shown: State):
+        kinds = self.overlay_kinds
+        if not kinds:
+            return None
+        from app.simulation.overlay_data import compute_overlay_data
+
+        return compute_overlay_data(self.built, shown, kinds)
+
     def _display_state(self) -> State:
         if self._stepper is not None:
             return self._stepper.getState()
@@ -886,6 +931,7 @@ class SimulationSession:
                 geometry=self._geometry,
                 model=self.model_info,
                 dynamic_geometry=self._dynamic_geometry(shown),
+                overlays=self._overlay_data(shown),
             )
         if with_cache:
             self._last_cache_time = now

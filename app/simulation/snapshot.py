@@ -137,6 +137,9 @@ class Snapshot:
     geometry: tuple = field(default=(), repr=False)
     model: ModelInfo | None = field(default=None, repr=False)
     dynamic_geometry: tuple = field(default=(), repr=False)
+    #: Data for the view's teaching overlays (app.simulation.overlay_data.OverlayData), when
+    #: the reader asked for some (``SimulationSession.overlay_kinds``), else None.
+    overlays: Any = field(default=None, repr=False)
 
 
 def compiled_paths(system, state, integrator=None) -> str:
@@ -293,8 +296,24 @@ def cache_report(state) -> CacheReport:
 
 
 def body_poses(matter, state) -> np.ndarray:
-    """X_GB of every body as (nbodies, 4, 4) homogeneous matrices (state at Position or later)."""
+    """X_GB of every body as (nbodies, 4, 4) homogeneous matrices (state at Position or later).
+
+    Read in one go from the matter subsystem's Position cache (R_GB, p_GB of every body) when
+    it has one, else body by body with ``getBodyTransform``."""
     n = matter.getNumBodies()
+    cache = getattr(matter, "_position_cache", None)
+    if cache is not None:
+        try:
+            pc = cache(state)
+            r_gb, p_gb = np.asarray(pc.R_GB), np.asarray(pc.p_GB)
+        except (SimTKError, AttributeError):
+            r_gb = p_gb = None
+        if r_gb is not None and r_gb.shape == (n, 3, 3) and p_gb.shape == (n, 3):
+            x_gb = np.zeros((n, 4, 4))
+            x_gb[:, :3, :3] = r_gb
+            x_gb[:, :3, 3] = p_gb
+            x_gb[:, 3, 3] = 1.0
+            return x_gb
     x_gb = np.empty((n, 4, 4))
     for b in range(n):
         x_gb[b] = matter.getMobilizedBody(b).getBodyTransform(state).toMat44()

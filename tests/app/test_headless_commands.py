@@ -39,7 +39,7 @@ def headless(monkeypatch):
 
 
 def test_simulate_writes_csv_with_time_column_and_conserved_energy(tmp_path, capsys, headless):
-    out = tmp_path / "run" / "pendulum.csv"
+    out = tmp_path / "pendulum.csv"
     rc = cli.main(
         [
             "simulate",
@@ -228,3 +228,88 @@ def test_simulate_writes_an_mp4_video(tmp_path, capsys, headless):
     assert video.read_bytes()[4:8] == b"ftyp"
     frames, _seconds = imageio_ffmpeg.count_frames_and_secs(str(video))
     assert frames == 4
+
+
+def _falling_model(tmp_path):
+    """The pendulum's link on a Free mobilizer: it falls about 44 m in 3 s."""
+    raw = model_io.to_json_dict(model_io.load(default_example_path()))
+    raw["model"]["bodies"][0].update(mobilizer="Free", q=[1.0, 0, 0, 0, 0, 0, 0], u=[0.0] * 6)
+    path = tmp_path / "falling.mbs.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def test_render_frames_the_bodies_where_they_are_at_that_time(tmp_path, capsys, headless):
+    out = tmp_path / "fallen.png"
+    args = ["render", str(_falling_model(tmp_path)), "--width", "200", "--height", "150"]
+    assert cli.main([*args, "--time", "3", "--out", str(out)]) == 0, capsys.readouterr().err
+    colours = read_png(out).astype(int).reshape(-1, 3)
+    reddish = (colours[:, 0] > 150) & (colours[:, 1] < 110) & (colours[:, 2] < 110)
+    assert reddish.sum() > 5, "the fallen link is not in the image"
+
+
+def test_simulate_refuses_a_csv_in_a_missing_directory(tmp_path, capsys, headless):
+    missing = tmp_path / "no" / "such" / "dir"
+    rc = cli.main(
+        ["simulate", str(default_example_path()), "--until", "0.1", "--csv", str(missing / "x.csv")]
+    )
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and str(missing) in err
+    assert not (tmp_path / "no").exists()  # nothing was created
+
+
+def test_simulate_refuses_an_unsupported_video_format(tmp_path, capsys, headless):
+    csv_out = tmp_path / "x.csv"
+    rc = cli.main(
+        [
+            "simulate",
+            str(default_example_path()),
+            "--until",
+            "0.1",
+            "--csv",
+            str(csv_out),
+            "--video",
+            str(tmp_path / "run.avi"),
+        ]
+    )
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert ".avi" in err and ".mp4" in err and "%d" in err
+    assert not (tmp_path / "run.avi").exists() and not csv_out.exists()
+    rc = cli.main(
+        [
+            "simulate",
+            str(default_example_path()),
+            "--until",
+            "0.1",
+            "--csv",
+            str(csv_out),
+            "--video",
+            str(tmp_path / "gone" / "run.mp4"),
+        ]
+    )
+    assert rc == 2 and "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "gone").exists()
+
+
+def test_render_refuses_a_missing_directory(tmp_path, capsys, headless):
+    out = tmp_path / "gone" / "x.png"
+    assert cli.main(["render", str(default_example_path()), "--out", str(out)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "gone").exists()
+
+
+def test_render_warns_when_there_is_nothing_on_the_bodies_to_frame(tmp_path, capsys, headless):
+    raw = model_io.to_json_dict(model_io.load(default_example_path()))
+    raw["model"]["bodies"][0]["geometry"] = []
+    raw["model"]["hints"]["show_default_geometry"] = False
+    path = tmp_path / "bare.mbs.json"
+    path.write_text(json.dumps(raw))
+    out = tmp_path / "bare.png"
+    assert (
+        cli.main(["render", str(path), "--out", str(out), "--width", "80", "--height", "60"]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "warning" in err and "nothing to frame" in err
+    assert out.exists()

@@ -1,0 +1,219 @@
+"""View > Teaching overlays: trails, force arrows, spring coils, mass centres, body frames and
+the default sketch, drawn over the 3-D view.
+
+The toggles are views, not model edits: they never touch the document (no "modified" mark, no
+undo entry). The controller tells the session which overlay data to compute with each snapshot
+(``SimulationSession.overlay_kinds``; the worker computes it under the State lock) and redraws
+the overlays (viz.overlays) from the snapshot's plain data on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+from engine.multibody.default_geometry import DEFAULT_GEOMETRY_REF
+from viz.overlays import (
+    BodyFramesOverlay,
+    ForceArrowsOverlay,
+    MassCentersOverlay,
+    SpringCoilsOverlay,
+    TrailOverlay,
+)
+
+# key: (menu text, tooltip, overlay data the worker must compute)
+OVERLAYS = {
+    "trail": (
+        "&Trail of selected body",
+        "Draw the path of the selected body's mass centre (the last body when none is selected)",
+        frozenset({"mass_centers"}),
+    ),
+    "forces": (
+        "&Force arrows",
+        "Arrows for gravity, springs, applied forces, joint reactions "
+        "(calcMobilizerReactionForces) and constraint forces (from the multipliers), "
+        "all to one scale (see the legend)",
+        frozenset({"forces"}),
+    ),
+    "springs": ("Springs as &coils", "Draw two-point springs as coils", frozenset({"springs"})),
+    "mass_centers": (
+        "&Mass centres",
+        "Mark each body's mass centre (black) and the whole system's (yellow)",
+        frozenset({"mass_centers"}),
+    ),
+    "frames": ("&Body frames", "Red, green and blue x, y, z axes on every body", frozenset()),
+}
+
+
+def _view_menu(window: QMainWindow) -> QMenu | None:
+    for action in window.menuBar().actions():
+        if action.text().replace("&", "") == "View" and action.menu() is not None:
+            return action.menu()
+    return None
+
+
+class OverlayController(QObject):
+    """See the module docstring. ``actions[key]`` are the checkable menu actions (keys of
+    OVERLAYS and "sketch"); ``overlays[key]`` the viz overlays."""
+
+    def __init__(self, window: QMainWindow, panel) -> None:
+        super().__init__(window)
+        self.window = window
+        self.panel = panel
+        self.viewport = window.viewport
+        self.overlays = {
+            "trail": TrailOverlay(),
+            "forces": ForceArrowsOverlay(),
+            "springs": SpringCoilsOverlay(),
+            "mass_centers": MassCentersOverlay(),
+            "frames": BodyFramesOverlay(),
+        }
+        self.actions: dict[str, QAction] = {}
+        self.menu = QMenu("Teaching &overlays", window)
+        self.menu.setObjectName("overlaysMenu")
+        for key, (text, tip, _kinds) in OVERLAYS.items():
+            action = QAction(text, window)
+            action.setObjectName(f"overlay_{key}Action")
+            action.setCheckable(True)
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+            action.toggled.connect(lambda on, k=key: self._toggled(k, on))
+            self.menu.addAction(action)
+            self.actions[key] = action
+        self.menu.addSeparator()
+        sketch = QAction("Default &sketch", window)
+        sketch.setObjectName("overlay_sketchAction")
+        sketch.setCheckable(True)
+        sketch.setChecked(True)
+        sketch.setToolTip(
+            "Show the model's default sketch (body and joint frames, mass centres, bones) when "
+            "the model asks for it; a view setting, not saved in the model"
+        )
+        sketch.toggled.connect(self._sketch_toggled)
+        self.menu.addAction(sketch)
+        self.actions["sketch"] = sketch
+        view = _view_menu(window)
+        if view is not None:
+            view.addSeparator()
+            view.addMenu(self.menu)
+        self._model = None
+        self._metres_per_newton: float | None = None
+        self._trail_key: tuple | None = None
+        self._last_time = None
+        panel.snapshot_shown.connect(self._show)
+
+    # -- toggles --------------------------------------------------------------------------------
+
+    def enabled(self) -> list[str]:
+        return [k for k in OVERLAYS if self.actions[k].isChecked()]
+
+    def _toggled(self, key: str, on: bool) -> None:
+        overlay = self.overlays[key]
+        if on:
+            overlay.attach(self.viewport.renderer)
+            if key == "trail":
+                overlay.clear()
+                self._trail_key = None
+        else:
+            overlay.detach()
+        self._request_data()
+        snap = self.panel.snapshot
+        if snap is not None:
+            self._show(snap)
+
+    def _request_data(self) -> None:
+        kinds: frozenset = frozenset()
+        for key in self.enabled():
+            kinds |= OVERLAYS[key][2]
+        session = self.panel.session
+        if session is not None:
+            session.overlay_kinds = kinds
+            if not session.running:
+                session.request_cache_report()  # publish a snapshot with the data now
+
+    def _sketch_toggled(self, _on: bool) -> None:
+        snap = self.panel.snapshot
+        if snap is not None:
+            self._show_geometry(snap)
+            self.viewport.update_frame(snap.x_gb, self.panel._dynamic_geometry(snap))
+
+    def _show_geometry(self, snap) -> None:
+        geometry = list(snap.geometry)
+        if not self.actions["sketch"].isChecked():
+            geometry = [g for g in geometry if g.getUserRef() != DEFAULT_GEOMETRY_REF]
+        self.viewport.show_model(geometry)
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def _show(self, snap) -> None:
+        """Redraw the enabled overlays from ``snap`` (the panel has just shown it)."""
+        if snap.model is None:
+            return
+        if snap.model is not self._model:  # another model, or a new session
+            self._model = snap.model
+            self._metres_per_newton = None
+            self.overlays["trail"].clear()
+            self._trail_key = None
+            self._request_data()  # a new session may have replaced the old one
+            if not self.actions["sketch"].isChecked():
+                self._show_geometry(snap)
+        enabled = self.enabled()
+        if not enabled:
+            return
+        scale = float(snap.model.built.system.getDefaultLengthScale())
+        data = snap.overlays
+        if "frames" in enabled and snap.x_gb is not None:
+            self.overlays["frames"].update(snap.x_gb, 0.35 * scale)
+        if data is not None and not data.error:
+            if "mass_centers" in enabled and "mass_centers" in data.kinds:
+                self.overlays["mass_centers"].update(
+                    data.mass_centers[1:], data.system_mass_center, 0.04 * scale
+                )
+            if "springs" in enabled and "springs" in data.kinds:
+                self.overlays["springs"].update(data.springs, 0.06 * scale)
+            if "forces" in enabled and data.forces:
+                self._draw_forces(data, scale)
+            if "trail" in enabled:
+                self._extend_trail(snap, data)
+        self._last_time = snap.time
+        self.viewport.request_render()
+
+    def _draw_forces(self, data, scale: float) -> None:
+        if self._metres_per_newton is None:
+            reference = data.reference_force
+            if reference <= 0:  # no gravity: the largest force now
+                sizes = [
+                    np.linalg.norm(a.forces, axis=1).max(initial=0.0) for a in data.forces.values()
+                ]
+                reference = max(sizes, default=0.0)
+            if reference <= 0:
+                return  # nothing to draw yet; the scale is chosen when there is
+            self._metres_per_newton = 0.5 * scale / reference
+        arrows = {k: (a.points, a.forces) for k, a in data.forces.items()}
+        self.overlays["forces"].update(arrows, self._metres_per_newton, 0.02 * scale)
+
+    def trail_body(self, snap) -> int:
+        """The body whose mass centre the trail follows: the selected one, else the last."""
+        names = list(snap.model.built.body_name_of_index)
+        selected = self.panel.selected_body
+        if selected in names and names.index(selected) > 0:
+            return names.index(selected)
+        return len(names) - 1
+
+    def _extend_trail(self, snap, data) -> None:
+        trail = self.overlays["trail"]
+        body = self.trail_body(snap)
+        key = (id(snap.model), body)
+        went_back = self._last_time is not None and snap.time < self._last_time
+        if key != self._trail_key or went_back:
+            trail.clear()
+            self._trail_key = key
+        if 0 < body < len(data.mass_centers):
+            trail.add(data.mass_centers[body])
+
+
+def install_overlays(window: QMainWindow, panel) -> OverlayController:
+    """Add View > Teaching overlays to ``window`` driven by the SimulationPanel ``panel``."""
+    return OverlayController(window, panel)
