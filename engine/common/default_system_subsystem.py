@@ -149,11 +149,16 @@ class DefaultSystemSubsystem(Subsystem):
         return infos
 
     def _next_scheduled(self, state: State, include_current: bool, reporters: bool):
+        # As Simbody's DefaultSystemSubsystem: an announced time before the current
+        # time (or at it, unless include_current) is ignored.
         t_next, ids = math.inf, []
+        now = state.getTime()
         for reg in self._scheduled:
             if reg.is_reporter != reporters:
                 continue
             t = float(reg.obj.getNextEventTime(state, include_current))
+            if not (t > now or (include_current and t == now)):
+                continue
             if t < t_next:
                 t_next, ids = t, [reg.event_id]
             elif t == t_next and t < math.inf:
