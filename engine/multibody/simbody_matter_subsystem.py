@@ -338,20 +338,27 @@ class SimbodyMatterSubsystem(
     def getUseEulerAngles(self, state: State) -> bool:
         return bool(self.getDiscreteVariable(state, self._ix.use_euler))
 
-    def isUsingQuaternion(self, state: State, mobod: MobilizedBody) -> bool:
+    def isUsingQuaternion(self, state: State, mobod: MobilizedBody | int) -> bool:
+        """Whether the body (a MobilizedBody or its MobilizedBodyIndex) uses a quaternion."""
+        from engine.multibody.matter.arguments import body_index
+
         self._require(state, Stage.Model, "isUsingQuaternion")
-        b = mobod.getMobilizedBodyIndex()
+        b = body_index(self, mobod, "isUsingQuaternion")
         return bool(self._topo().uses_quaternion[b]) and not self.getUseEulerAngles(state)
 
     def getNumQuaternionsInUse(self, state: State) -> int:
         self._require(state, Stage.Model, "getNumQuaternionsInUse")
         return 0 if self.getUseEulerAngles(state) else len(self._topo().quaternion_pool_order)
 
-    def getQuaternionPoolIndex(self, state: State, mobod: MobilizedBody) -> int:
-        """Position of this body's quaternion in the pool (-1 if it has none in use)."""
-        if not self.isUsingQuaternion(state, mobod):
+    def getQuaternionPoolIndex(self, state: State, mobod: MobilizedBody | int) -> int:
+        """Position of this body's (a MobilizedBody or its MobilizedBodyIndex) quaternion in
+        the pool (-1 if it has none in use)."""
+        from engine.multibody.matter.arguments import body_index
+
+        b = body_index(self, mobod, "getQuaternionPoolIndex")
+        if not self.isUsingQuaternion(state, b):
             return -1
-        return self._topo().quaternion_pool_order.index(mobod.getMobilizedBodyIndex())
+        return self._topo().quaternion_pool_order.index(b)
 
     def _num_q_in_use(self, state: State, b: int) -> int:
         topo = self._topo()

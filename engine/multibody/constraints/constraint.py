@@ -68,6 +68,21 @@ def as_transform(value, what: str) -> tuple[np.ndarray, np.ndarray]:
     raise InvalidArgumentError(f"{what}: expected a Transform, got {type(value).__name__}")
 
 
+def as_mobilized_body(matter, body, what: str):
+    """The MobilizedBody ``body`` names: the handle itself, or (as Simbody's signatures that
+    take a MobilizedBodyIndex) the body of ``matter`` with that index."""
+    from engine.multibody.matter.arguments import body_index
+    from engine.multibody.mobilized_body import MobilizedBody
+
+    if isinstance(body, MobilizedBody):
+        return body
+    if matter is None or not hasattr(matter, "getMobilizedBody"):
+        raise InvalidArgumentError(
+            f"{what}: a MobilizedBodyIndex needs the SimbodyMatterSubsystem it indexes"
+        )
+    return matter.getMobilizedBody(body_index(matter, body, what))
+
+
 class Constraint:
     """Base of every constraint (Simbody's Constraint handle and its implementation)."""
 

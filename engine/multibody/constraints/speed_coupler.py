@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.math.function import Function
-from engine.multibody.constraints.constraint import Constraint
+from engine.multibody.constraints.constraint import Constraint, as_mobilized_body
 from engine.multibody.constraints.coordinate_coupler import gradient
 
 
@@ -33,6 +33,7 @@ class SpeedCoupler(Constraint):
                 f"Constraint.SpeedCoupler: the function must take {len(speedBody)} arguments, "
                 "one per speed"
             )
+        speedBody = [as_mobilized_body(matter, b, "Constraint.SpeedCoupler") for b in speedBody]
         self._f = function
         super().__init__([], list(zip(speedBody, speedIndex, strict=True)), matter=matter)
 
