@@ -76,17 +76,13 @@ class DefaultSystemSubsystem(Subsystem):
         self.invalidateSubsystemTopologyCache()
         return event_id
 
-    def adoptMeasure(self, measure) -> int:
-        """Adopt a measure (it gets realize callbacks); returns its index."""
+    def _host_measure(self, measure) -> None:
+        """Give ``measure`` (owned by any subsystem of this System) its realize calls."""
         self._measures.append(measure)
         self.invalidateSubsystemTopologyCache()
-        return len(self._measures) - 1
 
-    def getNumMeasures(self) -> int:
-        return len(self._measures)
-
-    def getMeasure(self, index: int):
-        return self._measures[index]
+    def getMeasureHost(self) -> DefaultSystemSubsystem:
+        return self
 
     def getEventHandlersAndReporters(self) -> list[tuple[int, Any]]:
         """(EventId, object) of every registered handler and reporter."""

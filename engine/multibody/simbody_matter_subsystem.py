@@ -183,8 +183,36 @@ class SimbodyMatterSubsystem(
 
     updGround = Ground
 
-    def adoptMobilizedBody(self, mobod: MobilizedBody) -> int:
-        """Add a mobilized body (called by the MobilizedBody constructors)."""
+    def adoptMobilizedBody(self, parent, child: MobilizedBody | None = None) -> int:
+        """Simbody's ``adoptMobilizedBody(parent, child)``: attach ``child`` to ``parent`` (a
+        MobilizedBodyIndex or MobilizedBody) and return the child's MobilizedBodyIndex. The
+        MobilizedBody constructors adopt the body they make (``adoptMobilizedBody(child)``),
+        so a constructed handle is already owned: adopting it again under its own parent
+        returns its index, and anything else is refused, as Simbody refuses a handle that
+        does not own its implementation."""
+        from engine.multibody.matter.arguments import body_index
+
+        if child is None:
+            mobod = parent
+        else:
+            p = body_index(self, parent, "adoptMobilizedBody")
+            if not isinstance(child, MobilizedBody):
+                raise InvalidArgumentError(
+                    f"adoptMobilizedBody: the child must be a MobilizedBody, got "
+                    f"{type(child).__name__}"
+                )
+            owned = child.getMatterSubsystem() is self and 0 < child.getMobilizedBodyIndex()
+            if owned and child.getParentMobilizedBody().getMobilizedBodyIndex() == p:
+                return child.getMobilizedBodyIndex()
+            raise InvalidArgumentError(
+                "adoptMobilizedBody: this MobilizedBody already belongs to "
+                + (
+                    f"this matter subsystem as body {child.getMobilizedBodyIndex()} with parent "
+                    f"{child.getParentMobilizedBody().getMobilizedBodyIndex()}, not {p}"
+                    if owned
+                    else "another matter subsystem"
+                )
+            )
         self._mobods.append(mobod)
         self.invalidateSubsystemTopologyCache()
         return len(self._mobods) - 1
@@ -539,7 +567,8 @@ class SimbodyMatterSubsystem(
         return float(self._velocity_cache(state).kinetic_energy)
 
     def calcSystemMass(self, state: State) -> float:
-        self._require(state, Stage.Position, "calcSystemMass")
+        """Total mass of the bodies (kg); needs Instance stage, as Simbody."""
+        self._require(state, Stage.Instance, "calcSystemMass")
         return float(self._topo().mass[1:].sum())
 
     def calcSystemMassCenterLocationInGround(self, state: State) -> np.ndarray:
