@@ -408,12 +408,24 @@ class SimbodyMatterSubsystem(
             )
 
     def _position_cache(self, state: State) -> PositionCache:
-        self._require(state, Stage.Position, "this position-level quantity")
-        return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
+        """Position-stage cache: Position stage, or (as Simbody) position kinematics realized
+        explicitly with realizePositionKinematics."""
+        sx = self.getMySubsystemIndex()
+        if state.getSubsystemStage(sx) < Stage.Position and not (
+            self.isPositionKinematicsRealized(state)
+        ):
+            self._require(state, Stage.Position, "this position-level quantity")
+        return state.updCacheEntry(sx, self._ix.position)
 
     def _velocity_cache(self, state: State) -> VelocityCache:
-        self._require(state, Stage.Velocity, "this velocity-level quantity")
-        return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.velocity)
+        """Velocity-stage cache: Velocity stage, or (as Simbody) velocity kinematics realized
+        explicitly with realizeVelocityKinematics."""
+        sx = self.getMySubsystemIndex()
+        if state.getSubsystemStage(sx) < Stage.Velocity and not (
+            self.isVelocityKinematicsRealized(state)
+        ):
+            self._require(state, Stage.Velocity, "this velocity-level quantity")
+        return state.updCacheEntry(sx, self._ix.velocity)
 
     def _acceleration_cache(self, state: State) -> AccelerationCache:
         self._require(state, Stage.Acceleration, "this acceleration-level quantity")
