@@ -263,7 +263,11 @@ class PeriodicEventReporter(ScheduledEventReporter):
     """A reporter that occurs at every multiple of ``eventInterval``."""
 
     def __init__(self, eventInterval: float) -> None:
-        interval = float(eventInterval)
+        self.setEventInterval(eventInterval)
+
+    def setEventInterval(self, interval: float) -> None:
+        """Report every ``interval`` time units from now on (Simbody's setEventInterval)."""
+        interval = float(interval)
         if not interval > 0:
             raise InvalidArgumentError(f"event interval must be positive, got {interval}")
         self._interval = interval
