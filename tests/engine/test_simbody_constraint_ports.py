@@ -10,6 +10,7 @@ from engine import (
     Body,
     Constraint,
     Force,
+    Function,
     GeneralForceSubsystem,
     Inertia,
     MassProperties,
@@ -80,3 +81,33 @@ def test_constraint_forces_from_multipliers_are_in_the_ancestor_frame():
     for k in range(ball.getNumConstrainedBodies()):
         b = int(ball.getMobilizedBodyFromConstrainedBody(k).getMobilizedBodyIndex())
         np.testing.assert_allclose(F[b], bodyForcesInG[k], atol=1e-12)
+
+
+def test_speed_coupler_with_coordinate_arguments():
+    # Constraint::SpeedCoupler(matter, f, speedBodies, speedIndices, coordBodies, coordIndices)
+    # with f(u1, q2) = u1 - 2 q2: the first pin turns at twice the second pin's angle.
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.Gravity(forces, matter, -YAxis, 9.81)
+    body = Body.Rigid(MassProperties(1.0, Vec3(0, -0.5, 0), Inertia(1)))
+    first = MobilizedBody.Pin(matter.Ground(), Transform(), body, Transform())
+    second = MobilizedBody.Pin(first, Transform(Vec3(0, -1, 0)), body, Transform())
+    coupler = Constraint.SpeedCoupler(
+        matter,
+        Function.Linear([1.0, -2.0, 0.0]),
+        [first.getMobilizedBodyIndex()],
+        [0],
+        [second.getMobilizedBodyIndex()],
+        [0],
+    )
+    state = system.realizeTopology()
+    second.setOneQ(state, 0, 0.3)
+    first.setOneU(state, 0, 0.6)
+    second.setOneU(state, 0, 0.4)
+    system.realize(state, Stage.Acceleration)
+    assert abs(coupler.getVelocityErrorsAsVector(state)[0]) < 1e-15
+    # d/dt (u1 - 2 q2) = udot1 - 2 u2 = 0; the force acts on the speed argument only.
+    assert first.getOneUDot(state, 0) == pytest.approx(2 * 0.4, abs=1e-12)
+    _, f = coupler.getConstraintForcesAsVectors(state)
+    assert f.shape == (2,) and f[1] == 0.0 and f[0] != 0.0
