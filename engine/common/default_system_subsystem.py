@@ -76,17 +76,13 @@ class DefaultSystemSubsystem(Subsystem):
         self.invalidateSubsystemTopologyCache()
         return event_id
 
-    def adoptMeasure(self, measure) -> int:
-        """Adopt a measure (it gets realize callbacks); returns its index."""
+    def _host_measure(self, measure) -> None:
+        """Give ``measure`` (owned by any subsystem of this System) its realize calls."""
         self._measures.append(measure)
         self.invalidateSubsystemTopologyCache()
-        return len(self._measures) - 1
 
-    def getNumMeasures(self) -> int:
-        return len(self._measures)
-
-    def getMeasure(self, index: int):
-        return self._measures[index]
+    def getMeasureHost(self) -> DefaultSystemSubsystem:
+        return self
 
     def getEventHandlersAndReporters(self) -> list[tuple[int, Any]]:
         """(EventId, object) of every registered handler and reporter."""
@@ -149,11 +145,16 @@ class DefaultSystemSubsystem(Subsystem):
         return infos
 
     def _next_scheduled(self, state: State, include_current: bool, reporters: bool):
+        # As Simbody's DefaultSystemSubsystem: an announced time before the current
+        # time (or at it, unless include_current) is ignored.
         t_next, ids = math.inf, []
+        now = state.getTime()
         for reg in self._scheduled:
             if reg.is_reporter != reporters:
                 continue
             t = float(reg.obj.getNextEventTime(state, include_current))
+            if not (t > now or (include_current and t == now)):
+                continue
             if t < t_next:
                 t_next, ids = t, [reg.event_id]
             elif t == t_next and t < math.inf:

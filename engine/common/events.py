@@ -77,10 +77,14 @@ class EventTriggerInfo:
 
     def isTransition(self, before: float, after: float) -> bool:
         """True if the sign change from ``before`` to ``after`` is one this trigger watches.
-        A rising transition goes from negative to non-negative or from zero to positive."""
-        rising = (before < 0 <= after) or (before == 0 < after)
-        falling = (before > 0 >= after) or (before == 0 > after)
-        return (rising and self._rising) or (falling and self._falling)
+        As Simbody's Event::classifyTransition on the signs: positive to zero or negative is
+        falling, negative to zero or positive is rising; leaving zero is no transition (a
+        witness that reached zero and stays there, or leaves it, does not trigger again)."""
+        sb = (before > 0) - (before < 0)
+        sa = (after > 0) - (after < 0)
+        if sb == sa or sb == 0:
+            return False
+        return self._falling if sb > 0 else self._rising
 
 
 class HandleEventsOptions:
@@ -259,7 +263,11 @@ class PeriodicEventReporter(ScheduledEventReporter):
     """A reporter that occurs at every multiple of ``eventInterval``."""
 
     def __init__(self, eventInterval: float) -> None:
-        interval = float(eventInterval)
+        self.setEventInterval(eventInterval)
+
+    def setEventInterval(self, interval: float) -> None:
+        """Report every ``interval`` time units from now on (Simbody's setEventInterval)."""
+        interval = float(interval)
         if not interval > 0:
             raise InvalidArgumentError(f"event interval must be positive, got {interval}")
         self._interval = interval

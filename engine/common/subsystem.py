@@ -64,6 +64,44 @@ class Subsystem:
         self._system = system
         self._index = index
 
+    def setSystem(self, system: System, index: int) -> None:
+        """Tell this subsystem which System holds it and its SubsystemIndex there (Simbody's
+        Subsystem::setSystem; System.adoptSubsystem calls it)."""
+        self._set_system(system, int(index))
+
+    # ---------------------------------------------------------------- measures
+    def adoptMeasure(self, measure) -> int:
+        """Make this subsystem the owner of ``measure``; returns its index among this
+        subsystem's measures. The measure's state resources and realize calls come from the
+        System's DefaultSystemSubsystem (its host), whichever subsystem owns it."""
+        if self._system is None:
+            raise InvalidArgumentError(
+                f"subsystem '{self._name}' cannot hold measures before it is added to a System "
+                "(its measures live in the System's state); add it first, or use "
+                "system.updDefaultSubsystem()"
+            )
+        owned = self.__dict__.setdefault("_owned_measures", [])
+        host = self.getSystem().getDefaultSubsystem()
+        host._host_measure(measure)
+        owned.append(measure)
+        return len(owned) - 1
+
+    def getMeasureHost(self) -> Subsystem:
+        """The subsystem that allocates and realizes this subsystem's measures."""
+        return self.getSystem().getDefaultSubsystem()
+
+    def getNumMeasures(self) -> int:
+        return len(self.__dict__.get("_owned_measures", ()))
+
+    def getMeasure(self, index: int):
+        owned = self.__dict__.get("_owned_measures", [])
+        if not 0 <= int(index) < len(owned):
+            raise InvalidArgumentError(
+                f"subsystem '{self._name}' has {len(owned)} measures; there is no measure "
+                f"{int(index)}"
+            )
+        return owned[int(index)]
+
     def invalidateSubsystemTopologyCache(self) -> None:
         """Call after any topology change: the System must be realizeTopology()'d again."""
         if self._system is not None:

@@ -189,15 +189,18 @@ class GeneralForceSubsystem(Subsystem):
 
     # ---------------------------------------------------------------- results
     def calcPotentialEnergy(self, state: State) -> float:
-        """Total potential energy of the enabled elements (Dynamics stage), J."""
+        """Total potential energy of the enabled elements, J. As Simbody, it needs only the
+        positions (Position stage); from Dynamics stage on it is cached."""
         current = self.getStage(state)
-        if current < Stage.Dynamics:
+        if current < Stage.Position:
             raise StageTooLowError(
-                "calcPotentialEnergy needs the State realized to Dynamics stage, but the force "
-                f"subsystem is at {current.getName()}; call system.realize(state, Stage.Dynamics)",
-                needed=Stage.Dynamics,
+                "calcPotentialEnergy needs the State realized to Position stage, but the force "
+                f"subsystem is at {current.getName()}; call system.realize(state, Stage.Position)",
+                needed=Stage.Position,
                 current=current,
             )
+        if current < Stage.Dynamics:
+            return float(sum(float(f.calcPotentialEnergy(state)) for f in self._enabled(state)))
         entry = self._pe_entry
         if not self.isCacheValueRealized(state, entry):
             pe = sum(float(f.calcPotentialEnergy(state)) for f in self._enabled(state))

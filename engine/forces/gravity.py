@@ -15,7 +15,9 @@ _NO_EXCLUSIONS = np.zeros(0, dtype=np.int64)  # the kernel's "no body excluded"
 
 
 class Gravity(Force):
-    """Gravity(forces, matter, down, magnitude, zeroHeight=0) or Gravity(forces, matter, g_G).
+    """Gravity(forces, matter, down, magnitude, zeroHeight=0), Gravity(forces, matter, g_G)
+    (a zero vector is magnitude 0, down -Y) or Gravity(forces, matter, magnitude) (down
+    opposite the System's up direction).
 
     Each non-excluded body B gets the force m_B g d at its mass center (d the unit
     down direction in G, g >= 0 in m/s^2); potential energy
@@ -30,8 +32,11 @@ class Gravity(Force):
     def __init__(self, forces, matter, down, magnitude=None, zeroHeight: float = 0.0) -> None:
         self._bind(forces)
         self._matter = self._check_matter(matter)
-        if magnitude is None:
-            d, g = self._split_gravity_vector(down)
+        if magnitude is None and np.ndim(down) == 0:
+            up = forces.getSystem().getUpDirection().asVec3()
+            d, g = -up, self._magnitude(down)
+        elif magnitude is None:
+            d, g = self._split_gravity_vector(down, np.array([0.0, -1.0, 0.0]))
         else:
             d, g = self._unit(down), self._magnitude(magnitude)
         h0 = self._real(zeroHeight, "zero height")
@@ -48,14 +53,13 @@ class Gravity(Force):
     def _magnitude(self, g) -> float:
         return self._nonnegative(g, "gravity magnitude")
 
-    def _split_gravity_vector(self, gravity) -> tuple[np.ndarray, float]:
+    def _split_gravity_vector(self, gravity, keep_down) -> tuple[np.ndarray, float]:
+        """(down, magnitude) of a gravity vector; a zero vector is magnitude 0 with the
+        down direction ``keep_down`` (as Simbody)."""
         v = self._vec(gravity, 3, "gravity vector")
         n = float(np.linalg.norm(v))
         if n == 0:
-            raise InvalidArgumentError(
-                "Force.Gravity: the gravity vector must not be zero (give a down direction "
-                "and magnitude 0 separately for zero gravity)"
-            )
+            return np.array(keep_down, dtype=np.float64), 0.0
         return v / n, n
 
     def _body_index(self, mobod) -> int:
@@ -78,7 +82,7 @@ class Gravity(Force):
         return b == 0 or b in self._defaults["excluded"]
 
     def setDefaultGravityVector(self, gravity) -> Gravity:
-        d, g = self._split_gravity_vector(gravity)
+        d, g = self._split_gravity_vector(gravity, self._defaults["d"])
         return self._set_default(d=d, g=g)
 
     def setDefaultDownDirection(self, down) -> Gravity:
@@ -116,7 +120,7 @@ class Gravity(Force):
         return b == 0 or b in self._params(state)["excluded"]
 
     def setGravityVector(self, state: State, gravity) -> Gravity:
-        d, g = self._split_gravity_vector(gravity)
+        d, g = self._split_gravity_vector(gravity, self._params(state)["d"])
         self._update(state, d=d, g=g)
         return self
 
@@ -179,6 +183,48 @@ class Gravity(Force):
         which = self._included(state, p["excluded"])
         heights = -((pc.p_GB[which] + pc.com_G[which]) @ p["d"]) - p["h0"]
         return float(mass[which] @ heights) * p["g"]
+
+    # ------------------------------------------------------- force cache
+    def _cache_key(self, state: State):
+        versions = state.getSystemStageVersions()
+        p = self._params(state)
+        return (
+            id(state),
+            tuple(versions[: int(Stage.Position) + 1]),
+            p["g"],
+            tuple(p["d"]),
+            p["excluded"],
+        )
+
+    def _body_forces(self, state: State) -> np.ndarray:
+        """Gravity's body forces (nb, 2, 3) at each Bo in G, computed once per change of q
+        or of the gravity parameters (Simbody's force cache)."""
+        key = self._cache_key(state)
+        cached = self.__dict__.get("_force_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        F = np.zeros((self._matter.getNumBodies(), 2, 3))
+        self.calcForce(state, F, None, None)
+        self._force_cache = (key, F)
+        self._num_evaluations = self.getNumEvaluations() + 1
+        return self._force_cache[1]
+
+    def getBodyForce(self, state: State, mobod) -> np.ndarray:
+        """The spatial force (2, 3) [torque, force] gravity applies to the body, at its
+        origin Bo, in Ground (Position stage); zero for excluded bodies and Ground."""
+        b = self._body_index(mobod)
+        return self._body_forces(state)[b].copy()
+
+    def getNumEvaluations(self) -> int:
+        """How many times the body forces were computed for getBodyForce."""
+        return self.__dict__.get("_num_evaluations", 0)
+
+    def isForceCacheValid(self, state: State) -> bool:
+        cached = self.__dict__.get("_force_cache")
+        return cached is not None and cached[0] == self._cache_key(state)
+
+    def invalidateForceCache(self, state: State) -> None:
+        self._force_cache = None
 
     def getPotentialEnergy(self, state: State) -> float:
         """This element's potential energy in ``state`` (Position stage), J."""

@@ -37,13 +37,12 @@ class Trigger(IntFlag):
 def classifyTransition(before: float, after: float, info) -> Trigger:
     """The transition from ``before`` to ``after`` if ``info`` watches it, else none.
 
-    Rising: negative to non-negative, or zero to positive. Falling: positive to
-    non-positive, or zero to negative (as EventTriggerInfo.isTransition).
+    Rising: negative to zero or positive. Falling: positive to zero or negative. Leaving
+    zero is no transition (as Simbody; see EventTriggerInfo.isTransition).
     """
     if not info.isTransition(before, after):
         return Trigger.NoEventTrigger
-    rising = (before < 0 <= after) or (before == 0 < after)
-    return Trigger.Rising if rising else Trigger.Falling
+    return Trigger.Rising if before < 0 else Trigger.Falling
 
 
 def estimateRootTime(

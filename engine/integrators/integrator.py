@@ -41,7 +41,6 @@ from engine.common.system import System
 from engine.integrators.error_norm import calcErrorNorm, calcRelativeScaling, describeYIndex
 from engine.integrators.event_localization import (
     SIGNIFICANT_REAL,
-    Trigger,
     findEventCandidates,
 )
 from engine.integrators.step_control import (
@@ -204,7 +203,6 @@ class Integrator:
         self._stepInProgress = False
         self._stepSerial = 0
         self._tinySteps = 0
-        self._zeroWitnessSigns: tuple[float, dict] = (math.nan, {})
         self._denseKey = None
         self._denseCoef = None
         self._scratch: State | None = None
@@ -1126,14 +1124,6 @@ class Integrator:
         self._ydotPrev = s.getYDot().copy()
         self._qdotdotPrev = s.getQDotDot().copy()
         self._triggersPrev = s.getEventTriggers().copy()
-        # A witness that triggered by landing exactly on zero is taken to be on the far
-        # side of zero now, so that leaving zero is not a second event.
-        t, signs = self._zeroWitnessSigns
-        if signs and s.getTime() == t:
-            for i, sign in signs.items():
-                if i < self._triggersPrev.size and self._triggersPrev[i] == 0.0:
-                    self._triggersPrev[i] = sign * np.finfo(np.float64).tiny
-        self._zeroWitnessSigns = (math.nan, {})
 
     def _prevParts(self):
         """(q0, u0, z0, qdot0, udot0, zdot0) of the step start (copies)."""
@@ -1320,14 +1310,6 @@ class Integrator:
 
     def _setTriggeredEvents(self, tLow, tHigh, cands, ests, trans, eHigh) -> None:
         self._tLow, self._tHigh = float(tLow), float(tHigh)
-        self._zeroWitnessSigns = (
-            self._tHigh,
-            {
-                i: (1.0 if tr == Trigger.Rising else -1.0)
-                for i, tr in zip(cands, trans, strict=True)
-                if eHigh[i] == 0.0
-            },
-        )
         infos = self._triggerInfos
         order = sorted(range(len(cands)), key=lambda k: (ests[k], infos[cands[k]].getEventId()))
         self._triggeredEvents = [infos[cands[k]].getEventId() for k in order]

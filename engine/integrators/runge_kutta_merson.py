@@ -258,7 +258,6 @@ class RungeKuttaMersonIntegrator(Integrator):
         self._yPrev, self._ydotPrev, self._qdotdotPrev = yPrev, fPrev, qddPrev
         self._uScalePrev, self._zScalePrev = uScale, _NO_Z.copy()
         self._triggersPrev = np.zeros(0)
-        self._zeroWitnessSigns = (math.nan, {})
         self._currentStepSize = float(run[STEP_SIZE])
         self._lastStepSize = float(run[LAST_STEP_SIZE])
         self._actualInitialStepSizeTaken = float(run[FIRST_STEP_SIZE])

@@ -90,9 +90,11 @@ def one_angle(m: np.ndarray, axis: int) -> float:
 
 
 def two_angles(m: np.ndarray, seq: BodyOrSpaceType, axis1: int, axis2: int) -> np.ndarray:
-    """Angles (a1, a2) of a two-axis sequence; the axes must differ."""
+    """Angles (a1, a2) of a two-axis sequence. With the same axis twice the rotation's
+    angle about that axis is split in halves, as Simbody."""
     if axis1 == axis2:
-        raise InvalidArgumentError("a two-angle sequence needs two different axes")
+        half = one_angle(m, axis1) / 2
+        return np.array([half, half])
     if seq == SpaceRotationSequence:
         a2, a1 = _two_body_angles(m, axis2, axis1)
         return np.array([a1, a2])
@@ -110,12 +112,19 @@ def _two_body_angles(m: np.ndarray, i: int, j: int) -> tuple[float, float]:
 def three_angles(
     m: np.ndarray, seq: BodyOrSpaceType, axis1: int, axis2: int, axis3: int
 ) -> np.ndarray:
-    """Angles (a1, a2, a3) of a three-axis sequence (Cardan if axis1 != axis3, else Euler)."""
-    if axis1 == axis2 or axis2 == axis3:
-        raise InvalidArgumentError(
-            "a three-angle sequence needs its consecutive axes to differ, got axes "
-            f"{'XYZ'[axis1]}-{'XYZ'[axis2]}-{'XYZ'[axis3]}"
-        )
+    """Angles (a1, a2, a3) of a three-axis sequence (Cardan if axis1 != axis3, else Euler).
+    Repeated consecutive axes are handled as Simbody: one axis three times splits its angle
+    in thirds; a repeated pair splits the angle of that axis in the two-axis sequence in
+    halves."""
+    if axis1 == axis2 == axis3:
+        third = one_angle(m, axis1) / 3
+        return np.array([third, third, third])
+    if axis1 == axis2:
+        a, c = two_angles(m, seq, axis1, axis3)
+        return np.array([a / 2, a / 2, c])
+    if axis2 == axis3:
+        a, c = two_angles(m, seq, axis1, axis3)
+        return np.array([a, c / 2, c / 2])
     if seq == SpaceRotationSequence:
         return three_angles(m, BodyRotationSequence, axis3, axis2, axis1)[::-1].copy()
     if axis1 == axis3:

@@ -5,7 +5,8 @@
 
 * ``calcValue(x)`` -> float, ``x`` a vector of ``getArgumentSize()`` numbers;
 * ``calcDerivative(derivComponents, x)`` -> float, the partial derivative with respect
-  to the listed argument components (``[i]`` first, ``[i, j]`` second, ...);
+  to the listed argument components (``[i]`` first, ``[i, j]`` second, ...; ``[]``, the
+  0th derivative, is the value, as Simbody);
 * ``getArgumentSize()``, ``getMaxDerivativeOrder()``.
 
 The constraints CoordinateCoupler, SpeedCoupler and PrescribedMotion use them.
@@ -21,8 +22,25 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError
 
 
+def _with_zeroth_derivative(calc):
+    """calcDerivative that answers the value for an empty component list."""
+
+    def calcDerivative(self, derivComponents, x) -> float:  # noqa: N802
+        if len(np.atleast_1d(derivComponents)) == 0:
+            return self.calcValue(x)
+        return calc(self, derivComponents, x)
+
+    calcDerivative.__doc__ = calc.__doc__
+    return calcDerivative
+
+
 class Function:
     """Base class of a scalar function of a vector argument (SimTK::Function)."""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "calcDerivative" in cls.__dict__:
+            cls.calcDerivative = _with_zeroth_derivative(cls.__dict__["calcDerivative"])
 
     def calcValue(self, x) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -178,7 +196,10 @@ class _Step(Function):
 
     def calcValue(self, x) -> float:
         s, _ = self._s(x)
-        s = min(max(s, 0.0), 1.0)
+        if s <= 0.0:  # y0 and y1 exactly outside (and at the ends of) the step
+            return self._y0
+        if s >= 1.0:
+            return self._y1
         return self._y0 + (self._y1 - self._y0) * s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
 
     def calcDerivative(self, derivComponents, x) -> float:

@@ -11,9 +11,14 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError
 
 
-def Vec3(x: float = 0.0, y: float = 0.0, z: float = 0.0) -> np.ndarray:  # noqa: N802
-    """Return the 3-vector (x, y, z) as a float64 array of shape (3,)."""
-    return as_vec3((x, y, z))
+def Vec3(x: float = 0.0, *yz: float) -> np.ndarray:  # noqa: N802
+    """Return the 3-vector (x, y, z) as a float64 array of shape (3,). As Simbody's Vec3,
+    one argument fills all three elements: ``Vec3(s)`` is (s, s, s); ``Vec3()`` is zero."""
+    if not yz:
+        return as_vec3((x, x, x))
+    if len(yz) != 2:
+        raise InvalidArgumentError(f"Vec3 takes 0, 1 or 3 numbers, got {1 + len(yz)}")
+    return as_vec3((x, *yz))
 
 
 def as_vec3(value, name: str = "value") -> np.ndarray:

@@ -77,7 +77,14 @@ def readonly(value):
 
 def splitSubsystem(args: tuple, kwargs: dict, name: str):
     """Simbody constructors take an optional leading Subsystem; return (subsystem, rest)."""
+    from engine.common.system import System
+
     subsystem = kwargs.pop("subsystem", None)
+    if isinstance(subsystem, System):
+        subsystem = subsystem.updDefaultSubsystem()
+    if subsystem is None and args and isinstance(args[0], System):
+        # As Simbody's conversion of a System to its default subsystem.
+        return args[0].updDefaultSubsystem(), args[1:]
     if subsystem is None and args and isinstance(args[0], Subsystem):
         if not hasattr(args[0], "adoptMeasure"):
             raise InvalidArgumentError(
@@ -104,12 +111,17 @@ class Measure:
     _needsSubsystem = False
 
     def __init__(self, subsystem=None, defaultValue=0.0, numCacheEntries: int = 1) -> None:
-        self._subsystem = None
+        from engine.common.system import System
+
+        self._subsystem = None  # the subsystem that allocates and realizes this measure
+        self._owner = None  # the subsystem that owns it (adoptMeasure)
         self._measureIndex = -1
         self._defaultValue = asValue(defaultValue, "default value")
         self._numCacheEntries = int(numCacheEntries)
         self._cacheIx: list[int] = []
         self._topologyVersion: int | None = None
+        if isinstance(subsystem, System):
+            subsystem = subsystem.updDefaultSubsystem()
         if subsystem is not None:
             if not hasattr(subsystem, "adoptMeasure"):
                 raise InvalidArgumentError(
@@ -117,16 +129,18 @@ class Measure:
                     f"system.updDefaultSubsystem(); got {type(subsystem).__name__}"
                 )
             self._measureIndex = subsystem.adoptMeasure(self)
-            self._subsystem = subsystem
+            self._owner = subsystem
+            self._subsystem = subsystem.getMeasureHost()
 
     # ------------------------------------------------------------- identity
     def isInSubsystem(self) -> bool:
         return self._subsystem is not None
 
     def getSubsystem(self):
+        """The subsystem that owns this measure."""
         if self._subsystem is None:
             raise SimTKError(f"this {type(self).__name__} measure is not in a subsystem")
-        return self._subsystem
+        return self._owner if self._owner is not None else self._subsystem
 
     def getSubsystemMeasureIndex(self) -> int:
         self.getSubsystem()

@@ -370,20 +370,23 @@ class MatterConstraintsMixin:
                 parts[i] = (Fc, fc)
         return F, f, parts
 
-    def _constraint_forces(self, state, c, lay, i, lam_c):
-        """(F (ncb, 6) at Bo in G, f (nmob,)) of constraint i for its multipliers lam_c."""
+    def _constraint_forces(self, state, c, lay, i, lam_c, in_ground=True):
+        """(F (ncb, 6) at Bo in G, or in the constraint's Ancestor A if not ``in_ground``,
+        f (nmob,)) of constraint i for its multipliers lam_c."""
         mp, mv = int(lay.mp_i[i]), int(lay.mv_i[i])
         c._prepare(state)
         kin = self._kin(state, c, u=self.getU(state))
         out = ConstraintForces(kin, len(c._body_ix), len(c._mobilities))
         c._forces(kin, out, lam_c[:mp], lam_c[mp : mp + mv], lam_c[mp + mv :])
+        if not in_ground:
+            return out.F.copy(), out.f
         R = kin.R_GA
         F = np.empty_like(out.F)
         F[:, 0:3] = out.F[:, 0:3] @ R.T
         F[:, 3:6] = out.F[:, 3:6] @ R.T
         return F, out.f
 
-    def _one_constraint_forces(self, state, c, multipliers):
+    def _one_constraint_forces(self, state, c, multipliers, in_ground=False):
         lay = self._constraint_layout(state)
         i = c.getConstraintIndex()
         n = int(lay.mp_i[i] + lay.mv_i[i] + lay.ma_i[i])
@@ -392,7 +395,7 @@ class MatterConstraintsMixin:
         if n == 0:
             return np.zeros((ncb, 2, 3)), np.zeros(len(c._mobilities))
         self._require(state, Stage.Position, "calcConstraintForcesFromMultipliers")
-        F, f = self._constraint_forces(state, c, lay, i, lam)
+        F, f = self._constraint_forces(state, c, lay, i, lam, in_ground)
         return F.reshape(ncb, 2, 3), f
 
     def _add_constraint_and_motion_forces(self, state: State, body, mobility) -> None:

@@ -22,6 +22,7 @@ from engine.multibody.body import Body
 from engine.multibody.mobilized_body_extras import MobilizedBodyExtrasMixin
 from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
 from engine.multibody.mobilized_body_lock import MobilizedBodyLockMixin
+from engine.multibody.mobilizer_accessors import ACCESSORS
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
 from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
 
@@ -329,7 +330,9 @@ _ALIASES = {
 
 def _install_types() -> None:
     for module in MOBILIZER_MODULES.values():
-        cls = type(module.NAME, (MobilizedBody,), {"_module": module, "__doc__": module.__doc__})
+        attrs = {"_module": module, "__doc__": module.__doc__}
+        attrs.update(ACCESSORS.get(module.NAME, {}))
+        cls = type(module.NAME, (MobilizedBody,), attrs)
         cls.__qualname__ = f"MobilizedBody.{module.NAME}"
         setattr(MobilizedBody, module.NAME, cls)
         for alias in _ALIASES.get(module.NAME, ()):

@@ -183,8 +183,36 @@ class SimbodyMatterSubsystem(
 
     updGround = Ground
 
-    def adoptMobilizedBody(self, mobod: MobilizedBody) -> int:
-        """Add a mobilized body (called by the MobilizedBody constructors)."""
+    def adoptMobilizedBody(self, parent, child: MobilizedBody | None = None) -> int:
+        """Simbody's ``adoptMobilizedBody(parent, child)``: attach ``child`` to ``parent`` (a
+        MobilizedBodyIndex or MobilizedBody) and return the child's MobilizedBodyIndex. The
+        MobilizedBody constructors adopt the body they make (``adoptMobilizedBody(child)``),
+        so a constructed handle is already owned: adopting it again under its own parent
+        returns its index, and anything else is refused, as Simbody refuses a handle that
+        does not own its implementation."""
+        from engine.multibody.matter.arguments import body_index
+
+        if child is None:
+            mobod = parent
+        else:
+            p = body_index(self, parent, "adoptMobilizedBody")
+            if not isinstance(child, MobilizedBody):
+                raise InvalidArgumentError(
+                    f"adoptMobilizedBody: the child must be a MobilizedBody, got "
+                    f"{type(child).__name__}"
+                )
+            owned = child.getMatterSubsystem() is self and 0 < child.getMobilizedBodyIndex()
+            if owned and child.getParentMobilizedBody().getMobilizedBodyIndex() == p:
+                return child.getMobilizedBodyIndex()
+            raise InvalidArgumentError(
+                "adoptMobilizedBody: this MobilizedBody already belongs to "
+                + (
+                    f"this matter subsystem as body {child.getMobilizedBodyIndex()} with parent "
+                    f"{child.getParentMobilizedBody().getMobilizedBodyIndex()}, not {p}"
+                    if owned
+                    else "another matter subsystem"
+                )
+            )
         self._mobods.append(mobod)
         self.invalidateSubsystemTopologyCache()
         return len(self._mobods) - 1
@@ -338,20 +366,27 @@ class SimbodyMatterSubsystem(
     def getUseEulerAngles(self, state: State) -> bool:
         return bool(self.getDiscreteVariable(state, self._ix.use_euler))
 
-    def isUsingQuaternion(self, state: State, mobod: MobilizedBody) -> bool:
+    def isUsingQuaternion(self, state: State, mobod: MobilizedBody | int) -> bool:
+        """Whether the body (a MobilizedBody or its MobilizedBodyIndex) uses a quaternion."""
+        from engine.multibody.matter.arguments import body_index
+
         self._require(state, Stage.Model, "isUsingQuaternion")
-        b = mobod.getMobilizedBodyIndex()
+        b = body_index(self, mobod, "isUsingQuaternion")
         return bool(self._topo().uses_quaternion[b]) and not self.getUseEulerAngles(state)
 
     def getNumQuaternionsInUse(self, state: State) -> int:
         self._require(state, Stage.Model, "getNumQuaternionsInUse")
         return 0 if self.getUseEulerAngles(state) else len(self._topo().quaternion_pool_order)
 
-    def getQuaternionPoolIndex(self, state: State, mobod: MobilizedBody) -> int:
-        """Position of this body's quaternion in the pool (-1 if it has none in use)."""
-        if not self.isUsingQuaternion(state, mobod):
+    def getQuaternionPoolIndex(self, state: State, mobod: MobilizedBody | int) -> int:
+        """Position of this body's (a MobilizedBody or its MobilizedBodyIndex) quaternion in
+        the pool (-1 if it has none in use)."""
+        from engine.multibody.matter.arguments import body_index
+
+        b = body_index(self, mobod, "getQuaternionPoolIndex")
+        if not self.isUsingQuaternion(state, b):
             return -1
-        return self._topo().quaternion_pool_order.index(mobod.getMobilizedBodyIndex())
+        return self._topo().quaternion_pool_order.index(b)
 
     def _num_q_in_use(self, state: State, b: int) -> int:
         topo = self._topo()
@@ -373,12 +408,24 @@ class SimbodyMatterSubsystem(
             )
 
     def _position_cache(self, state: State) -> PositionCache:
-        self._require(state, Stage.Position, "this position-level quantity")
-        return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.position)
+        """Position-stage cache: Position stage, or (as Simbody) position kinematics realized
+        explicitly with realizePositionKinematics."""
+        sx = self.getMySubsystemIndex()
+        if state.getSubsystemStage(sx) < Stage.Position and not (
+            self.isPositionKinematicsRealized(state)
+        ):
+            self._require(state, Stage.Position, "this position-level quantity")
+        return state.updCacheEntry(sx, self._ix.position)
 
     def _velocity_cache(self, state: State) -> VelocityCache:
-        self._require(state, Stage.Velocity, "this velocity-level quantity")
-        return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.velocity)
+        """Velocity-stage cache: Velocity stage, or (as Simbody) velocity kinematics realized
+        explicitly with realizeVelocityKinematics."""
+        sx = self.getMySubsystemIndex()
+        if state.getSubsystemStage(sx) < Stage.Velocity and not (
+            self.isVelocityKinematicsRealized(state)
+        ):
+            self._require(state, Stage.Velocity, "this velocity-level quantity")
+        return state.updCacheEntry(sx, self._ix.velocity)
 
     def _acceleration_cache(self, state: State) -> AccelerationCache:
         self._require(state, Stage.Acceleration, "this acceleration-level quantity")
@@ -532,7 +579,8 @@ class SimbodyMatterSubsystem(
         return float(self._velocity_cache(state).kinetic_energy)
 
     def calcSystemMass(self, state: State) -> float:
-        self._require(state, Stage.Position, "calcSystemMass")
+        """Total mass of the bodies (kg); needs Instance stage, as Simbody."""
+        self._require(state, Stage.Instance, "calcSystemMass")
         return float(self._topo().mass[1:].sum())
 
     def calcSystemMassCenterLocationInGround(self, state: State) -> np.ndarray:

@@ -130,7 +130,9 @@ def test_event_trigger_info_order_and_ids(evsys):
 def test_trigger_info_transitions():
     info = EventTriggerInfo()
     assert info.isTransition(-1.0, 1.0) and info.isTransition(1.0, -1.0)
-    assert info.isTransition(-1.0, 0.0) and info.isTransition(0.0, 2.0)
+    assert info.isTransition(-1.0, 0.0) and info.isTransition(2.0, 0.0)
+    # As Simbody's Event::classifyTransition: leaving zero is no transition.
+    assert not info.isTransition(0.0, 2.0) and not info.isTransition(0.0, -2.0)
     assert not info.isTransition(1.0, 2.0) and not info.isTransition(0.0, 0.0)
     info.setTriggerOnFallingSignTransition(False)
     assert info.isTransition(-1.0, 1.0) and not info.isTransition(1.0, -1.0)

@@ -257,8 +257,6 @@ def test_two_and_one_angle_conversions():
 
 
 def test_sequence_argument_errors():
-    with pytest.raises(InvalidArgumentError, match="consecutive axes"):
-        Rotation().convertThreeAxesRotationToThreeAngles(BodyRotationSequence, XAxis, XAxis, ZAxis)
     with pytest.raises(InvalidArgumentError, match="XAxis, YAxis or ZAxis"):
         Rotation(BodyRotationSequence, 0.1, "x", 0.2, YAxis)
     with pytest.raises(InvalidArgumentError, match="BodyRotationSequence or SpaceRotationSequence"):

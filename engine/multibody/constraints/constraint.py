@@ -68,6 +68,21 @@ def as_transform(value, what: str) -> tuple[np.ndarray, np.ndarray]:
     raise InvalidArgumentError(f"{what}: expected a Transform, got {type(value).__name__}")
 
 
+def as_mobilized_body(matter, body, what: str):
+    """The MobilizedBody ``body`` names: the handle itself, or (as Simbody's signatures that
+    take a MobilizedBodyIndex) the body of ``matter`` with that index."""
+    from engine.multibody.matter.arguments import body_index
+    from engine.multibody.mobilized_body import MobilizedBody
+
+    if isinstance(body, MobilizedBody):
+        return body
+    if matter is None or not hasattr(matter, "getMobilizedBody"):
+        raise InvalidArgumentError(
+            f"{what}: a MobilizedBodyIndex needs the SimbodyMatterSubsystem it indexes"
+        )
+    return matter.getMobilizedBody(body_index(matter, body, what))
+
+
 class Constraint:
     """Base of every constraint (Simbody's Constraint handle and its implementation)."""
 
@@ -264,14 +279,16 @@ class Constraint:
         return np.array(state.getMultipliers(self._matter.getMySubsystemIndex())[rows])
 
     def calcConstraintForcesFromMultipliers(self, state: State, multipliers):
-        """(body forces (ncb, 2, 3) at Bo in G, mobility forces (nmob,)) for the given
+        """(body forces (ncb, 2, 3) at each constrained body's origin, expressed in this
+        constraint's Ancestor frame A (as Simbody), mobility forces (nmob,)) for the given
         multipliers of this constraint (as many as its equations in use)."""
-        return self._matter._one_constraint_forces(state, self, multipliers)
+        return self._matter._one_constraint_forces(state, self, multipliers, in_ground=False)
 
     def getConstraintForcesAsVectors(self, state: State):
-        """Forces of this constraint's current multipliers (Acceleration stage), as in
-        ``calcConstraintForcesFromMultipliers``."""
-        return self.calcConstraintForcesFromMultipliers(state, self.getMultipliersAsVector(state))
+        """Forces of this constraint's current multipliers (Acceleration stage): as
+        ``calcConstraintForcesFromMultipliers`` but with the body forces in Ground."""
+        lam = self.getMultipliersAsVector(state)
+        return self._matter._one_constraint_forces(state, self, lam, in_ground=True)
 
     def calcPower(self, state: State) -> float:
         """-(F . V + f . u): power of this constraint's forces (Acceleration stage)."""

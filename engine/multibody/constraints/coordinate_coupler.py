@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.math.function import Function
-from engine.multibody.constraints.constraint import Constraint
+from engine.multibody.constraints.constraint import Constraint, as_mobilized_body
 from engine.multibody.constraints.mobility_constraints import require_qdot_equals_u
 
 
@@ -43,6 +43,8 @@ class CoordinateCoupler(Constraint):
                 f"Constraint.CoordinateCoupler: the function must take {len(coordBody)} "
                 "arguments, one per coordinate"
             )
+        what = "Constraint.CoordinateCoupler"
+        coordBody = [as_mobilized_body(matter, b, what) for b in coordBody]
         for b in coordBody:
             require_qdot_equals_u("CoordinateCoupler", b)
         self._f = function

@@ -1,9 +1,11 @@
 """Constraint.NoSlip1D: two moving bodies roll without slip along one direction.
 
-One nonholonomic equation ``n . (v_P1 - v_P0)``: P is a contact point fixed in the
-case body C, n a direction fixed in C, and P0/P1 the material points of moving bodies
-0/1 at P's location (velocities in the ancestor A). Multiplier lambda gives
-``+lambda n`` on moving body 1 at P and ``-lambda n`` on moving body 0 at P.
+One nonholonomic equation ``n . (v_P1 - v_P0)``, differentiated as Simbody does to
+``n . (a_P1 - a_P0 - w_C x (v_P1 - v_P0))`` with the material points' accelerations.
+P is a contact point fixed in the case body C, n a direction fixed in C, and P0/P1 the
+material points of moving bodies 0/1 at P's location (velocities in the ancestor A).
+Multiplier lambda gives ``+lambda n`` on moving body 1 at P and ``-lambda n`` on moving
+body 0 at P.
 """
 
 from __future__ import annotations
@@ -58,13 +60,13 @@ class NoSlip1D(Constraint):
         return np.array([n @ (k.station_velocity(2, s1) - k.station_velocity(1, s0))])
 
     def _vaerr(self, k):
+        # Simbody's equation: the material points' accelerations, and n's rotation with
+        # the case body, n . (a_P1 - a_P0 - w_C x (v_P1 - v_P0)).
         _, s0, s1 = self._points(k)
         n = k.R[0] @ self._n
-        vP = k.station_velocity(0, self._P)
         v0, v1 = k.station_velocity(1, s0), k.station_velocity(2, s1)
-        a0 = k.station_acceleration(1, s0) + cross(k.w[1], vP - v0)
-        a1 = k.station_acceleration(2, s1) + cross(k.w[2], vP - v1)
-        return np.array([n @ (a1 - a0) + cross(k.w[0], n) @ (v1 - v0)])
+        a0, a1 = k.station_acceleration(1, s0), k.station_acceleration(2, s1)
+        return np.array([n @ (a1 - a0 - cross(k.w[0], v1 - v0))])
 
     def _forces(self, k, out, lam_p, lam_v, lam_a):
         _, s0, s1 = self._points(k)

@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.math.function import Function
-from engine.multibody.constraints.constraint import Constraint
+from engine.multibody.constraints.constraint import Constraint, as_mobilized_body
 from engine.multibody.constraints.mobility_constraints import require_qdot_equals_u
 
 
@@ -26,6 +26,7 @@ class PrescribedMotion(Constraint):
             raise InvalidArgumentError(
                 "Constraint.PrescribedMotion needs a Function of one argument (time)"
             )
+        coordBody = as_mobilized_body(matter, coordBody, "Constraint.PrescribedMotion")
         require_qdot_equals_u("PrescribedMotion", coordBody)
         self._f = function
         super().__init__([], [(coordBody, int(coordIndex))], matter=matter)

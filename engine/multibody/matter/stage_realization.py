@@ -125,6 +125,13 @@ def _sized(values, n: int, what: str) -> np.ndarray:
     return arr
 
 
+def _zero_length(values) -> bool:
+    """True for an empty argument (Simbody's zero-length Vector: all zeros)."""
+    return (type(values) is np.ndarray and values.size == 0) or (
+        isinstance(values, (list, tuple)) and len(values) == 0
+    )
+
+
 def _checked(values, n: int, what: str) -> np.ndarray:
     """``values`` as a float64 vector of length n, all finite (else InvalidArgumentError)."""
     arr = _sized(values, n, what)
@@ -513,9 +520,13 @@ class StageRealizationMixin:
         self._require(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         ctx = self._context(state)
         nu = ctx.nu
-        f = _sized(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = _body_forces_3d(appliedBodyForces, ctx.nb, "appliedBodyForces")
-        udot = _sized(knownUdot, nu, "knownUdot")
+        # As Simbody, a zero-length argument means all zeros.
+        zero = _zero_length
+        f = np.zeros(nu) if zero(appliedMobilityForces) else appliedMobilityForces
+        f = _sized(f, nu, "appliedMobilityForces")
+        F = appliedBodyForces
+        F = _body_forces_3d(np.zeros((ctx.nb, 2, 3)) if zero(F) else F, ctx.nb, "appliedBodyForces")
+        udot = _sized(np.zeros(nu) if zero(knownUdot) else knownUdot, nu, "knownUdot")
         out = np.empty(nu)
         entry = compiled_entry()
         if entry is None:  # NUMBA_DISABLE_JIT: the arrays themselves

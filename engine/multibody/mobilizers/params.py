@@ -52,7 +52,14 @@ def screw_params(pitch: float) -> np.ndarray:
 
 
 def _axis_is_x(radial_axis) -> bool:
-    """Accept 'x'/'z' (any case, optionally 'XAxis'/'ZAxis') or the axis index 0/2."""
+    """Accept a CoordinateAxis (XAxis/ZAxis, as Simbody's signature), 'x'/'z' (any case,
+    optionally 'XAxis'/'ZAxis') or the axis index 0/2."""
+    from engine.math.coordinate_axis import CoordinateAxis, CoordinateDirection
+
+    if isinstance(radial_axis, CoordinateDirection) and radial_axis.getDirection() > 0:
+        radial_axis = radial_axis.getAxis()
+    if isinstance(radial_axis, CoordinateAxis):
+        radial_axis = int(radial_axis)
     if isinstance(radial_axis, str):
         key = radial_axis.strip().lower()
         if key in ("x", "xaxis", "mx"):

@@ -1,0 +1,70 @@
+"""Simbody kinematics usage ported line by line (issue 21): realizePositionKinematics and
+realizeVelocityKinematics make the pose and velocity accessors work, setTime keeps them,
+and calcResidualForceIgnoringConstraints takes zero-length arguments as zeros."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import (
+    Body,
+    Force,
+    GeneralForceSubsystem,
+    Inertia,
+    MassProperties,
+    MobilizedBody,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+    Stage,
+    Transform,
+    Vec3,
+    YAxis,
+)
+
+
+def _pendulum():
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.Gravity(forces, matter, -YAxis, 9.81)
+    body = Body.Rigid(MassProperties(1.0, Vec3(0), Inertia(1)))
+    pendulum = MobilizedBody.Pin(matter.Ground(), Transform(), body, Transform(Vec3(0, 1, 0)))
+    state = system.realizeTopology()
+    pendulum.setOneQ(state, 0, 0.5)
+    pendulum.setOneU(state, 0, 2.0)
+    return system, matter, pendulum, state
+
+
+def test_accessors_work_after_explicit_kinematics_realization():
+    system, matter, pendulum, state = _pendulum()
+    system.realize(state, Stage.Instance)
+    matter.realizePositionKinematics(state)
+    p = pendulum.getBodyTransform(state).p()
+    np.testing.assert_allclose(p, [np.sin(0.5), -np.cos(0.5), 0], atol=1e-15)
+    np.testing.assert_allclose(matter.calcSystemMassCenterLocationInGround(state), p)
+    matter.realizeVelocityKinematics(state)
+    np.testing.assert_allclose(pendulum.getBodyAngularVelocity(state), [0, 0, 2.0])
+    np.testing.assert_allclose(
+        pendulum.getBodyOriginVelocity(state), 2.0 * np.array([np.cos(0.5), np.sin(0.5), 0])
+    )
+    # setTime leaves q, u and so the kinematics valid.
+    state.setTime(1.0)
+    assert matter.isPositionKinematicsRealized(state)
+    np.testing.assert_allclose(pendulum.getBodyTransform(state).p(), p)
+    # Changing q does not.
+    pendulum.setOneQ(state, 0, 0.1)
+    assert not matter.isPositionKinematicsRealized(state)
+
+
+def test_residual_force_takes_zero_length_arguments_as_zeros():
+    system, matter, pendulum, state = _pendulum()
+    system.realize(state, Stage.Velocity)
+    nu, nb = state.getNU(), matter.getNumBodies()
+    full = matter.calcResidualForceIgnoringConstraints(
+        state, np.zeros(nu), np.zeros((nb, 2, 3)), np.zeros(nu)
+    )
+    empty = matter.calcResidualForceIgnoringConstraints(state, [], [], [])
+    np.testing.assert_array_equal(empty, full)
+    # M udot - f with udot = 1: the mass matrix column
+    with_udot = matter.calcResidualForceIgnoringConstraints(state, [], [], [1.0])
+    np.testing.assert_allclose(with_udot, full + matter.calcM(state)[:, 0])
