@@ -29,26 +29,23 @@ State's ``_fast`` slot, which the State empties when it reallocates).
 
 from __future__ import annotations
 
-from numba import config as numba_config
-
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
+from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.measures.measure import Measure
-from engine.multibody.kernels.array_table import ArrayTable
+from engine.multibody.kernels import layout
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
-    ARRAYS,
     POSITION,
     VELOCITY,
     realize_stages_from_table,
 )
-from engine.multibody.matter.stage_realization import _compiled
 
 _INSTANCE_INT, _TIME_INT = int(Stage.Instance), int(Stage.Time)
-_JIT = not numba_config.DISABLE_JIT
+_JIT = JIT_ENABLED
 _HOOKS = {
     int(Stage.Position): "realizeSubsystemPositionImpl",
     int(Stage.Velocity): "realizeSubsystemVelocityImpl",
@@ -130,7 +127,7 @@ class FusedRealization:
         args = plan.args
         ke = fn(first, last, with_inertias, args[0], args[1], args[2])
         if fn is realize_stages_from_table:  # the entry point, once compiled for these
-            plan.fn = _compiled(fn, (first, last, with_inertias, *args))
+            plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *args))
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
         state._shared.stage = state._system_stage = ALL_STAGES[last]  # _enter_lockstep
@@ -257,10 +254,17 @@ class FusedRealization:
         matter = self._system._matter
         ctx = matter._context(state)
         plan.ctx = ctx
-        args = self._arguments(state, matter, ctx, stack_terms(terms, excluded))
-        plan.table = ArrayTable(ARRAYS, args[:7] + args[8:])  # arrays by address (see kernel)
+        term_ints, term_floats, excluded_bodies = stack_terms(terms, excluded)
+        homes = matter._kernel_homes(ctx)
+        homes[layout.INSTANCE] = {
+            "qerr": matter._instance_info(state, ctx).qerr,
+            "term_ints": term_ints,
+            "term_floats": term_floats,
+            "excluded": excluded_bodies,
+        }
+        plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
         plan.fn = realize_stages_from_table
-        plan.args = (args[7], plan.table.addresses, plan.table.shapes)
+        plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
         plan.derivatives = _JIT and self._derivatives_qualify(state, matter)
         return plan
@@ -342,68 +346,3 @@ class FusedRealization:
                 stage = hook.removeprefix("realizeMeasure")
                 return f"a Measure.{type(measure).__name__} does work at {stage} stage"
         return ""
-
-    @staticmethod
-    def _arguments(state: State, matter, ctx, program) -> tuple:
-        """The kernel's arrays in ``ARRAYS`` order, with ``euler`` inserted at position 7
-        (after ``params``)."""
-        topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
-        P, Di, U = ctx.abi
-        info = matter._instance_info(state, ctx)
-        body_forces, mobility_forces = matter.getSystem().getGlobalSubsystem().updForces(state)
-        term_ints, term_floats, excluded = program
-        return (
-            topo.mtype,
-            topo.parent,
-            topo.qs,
-            topo.nqs,
-            topo.us,
-            topo.nus,
-            topo.params,
-            ctx.euler,
-            topo.R_PF,
-            topo.p_PF,
-            topo.R_BM,
-            topo.p_BM,
-            topo.mass,
-            topo.com_B,
-            topo.I_B,
-            ctx.q,
-            ctx.u,
-            ctx.qdot,
-            ctx.udot,
-            ctx.qdotdot,
-            info.qerr,
-            ctx.quat_starts,
-            pc.R_FM,
-            pc.p_FM,
-            pc.H_FM,
-            pc.R_GF,
-            pc.p_MB_G,
-            pc.R_GB,
-            pc.p_GB,
-            pc.H_G,
-            pc.Phi_G,
-            pc.com_G,
-            vc.V_GB,
-            vc.V_FM,
-            vc.coriolis,
-            vc.total_coriolis,
-            vc.gyroscopic,
-            P,
-            Di,
-            U,
-            ctx.ac.A_GB,
-            body_forces,
-            mobility_forces,
-            term_ints,
-            term_floats,
-            excluded,
-            sc["free"],
-            sc["work"],
-            sc["Pa"],
-            sc["Nbuf"],
-            sc["hd"],
-            sc["z"],
-            sc["eps"],
-        )
