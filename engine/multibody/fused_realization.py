@@ -73,13 +73,6 @@ class _Plan:
         "triggers",
     )
 
-    def current(self, state: State) -> bool:
-        return (
-            self.serial == state._discrete_serial
-            and self.instance_version == state._system_stage_versions[_INSTANCE_INT]
-            and self.yerr is state._yerr
-        )
-
 
 class FusedRealization:
     """Realizes Position..Acceleration of a qualifying MultibodySystem's States in one
@@ -94,18 +87,7 @@ class FusedRealization:
         """Realize the stages ``first..last`` (ints within Position..Acceleration) of
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now."""
-        # (the hot path of every setU/setQ + realize: the plan lookup (_current_plan), the
-        # articulated inertias' currency check (matter._abi_current) and the recording
-        # (as recordKernelRealization does) are written out here, not called: 0.15 us of a
-        # 4.5 us 10-link setU + realize)
-        plan = state._fast.get(self._key)
-        if (
-            plan is None
-            or plan.serial != state._discrete_serial
-            or plan.instance_version != state._system_stage_versions[_INSTANCE_INT]
-            or plan.yerr is not state._yerr
-        ):  # (not plan.current(state))
-            plan = self._current_plan(state)
+        plan = self._current_plan(state)
         if plan.args is None or plan.triggers:
             return False
         if state._shared.stage is None:  # not in lockstep: is every subsystem at first - 1?
@@ -114,26 +96,19 @@ class FusedRealization:
                 if info.stage != prev:
                     return False
         ctx = plan.ctx
-        if last < ACCELERATION:
-            with_inertias = False
-        elif first <= POSITION:
-            with_inertias = True
-        else:  # were the articulated inertias computed since q last changed?
-            entry = ctx.abi_entry
-            with_inertias = entry is None or (
-                entry.realized_version != ctx.sub.stage_version(entry.earliest)
-            )
+        matter = self._system._matter
+        # the articulated inertias: with q (from Position), else unless still current
+        with_inertias = last >= ACCELERATION and (first <= POSITION or not matter._abi_current(ctx))
         fn = plan.fn
-        args = plan.args
-        ke = fn(first, last, with_inertias, args[0], args[1], args[2])
+        ke = fn(first, last, with_inertias, *plan.args)
         if fn is realize_stages_from_table:  # the entry point, once compiled for these
-            plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *args))
+            plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *plan.args))
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
-        state._shared.stage = state._system_stage = ALL_STAGES[last]  # _enter_lockstep
+        state._enter_lockstep(ALL_STAGES[last])
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
-            self._system._matter._mark_abi(state, ctx)
+            matter._mark_abi(state, ctx)
         return True
 
     def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
@@ -228,9 +203,13 @@ class FusedRealization:
         """This State's plan, made again if its discrete variables or Instance stage
         changed since it was made."""
         plan = state._fast.get(self._key)
-        if plan is None or not plan.current(state):
-            plan = self._plan(state)
-            state._fast[self._key] = plan
+        if (
+            plan is None
+            or plan.serial != state._discrete_serial
+            or plan.instance_version != state._system_stage_versions[_INSTANCE_INT]
+            or plan.yerr is not state._yerr
+        ):
+            plan = state._fast[self._key] = self._plan(state)
         return plan
 
     def _plan(self, state: State) -> _Plan:

@@ -322,7 +322,7 @@ class StageRealizationMixin:
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         ctx = self._context(state)
-        if ctx.has_custom:
+        if ctx.has_custom or ctx.forces is None:  # (no accumulators: getAppliedForces says so)
             self._articulated_arrays(state, ctx)
             self._custom_acceleration(state, ctx)
             return
