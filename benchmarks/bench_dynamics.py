@@ -1,6 +1,7 @@
 """Multibody dynamics speed: mbstudio's engine against Simbody 3.7, OpenSim, Pinocchio, MuJoCo.
 
-Run: ``.venv/bin/python benchmarks/bench_dynamics.py [--models pin10,pin50,...] [--quick]``
+Run: ``.venv/bin/python benchmarks/bench_dynamics.py [--models pin10,pin50,...] [--quick]
+[--results]`` (``--results`` writes the table into benchmarks/RESULTS.md)
 
 The same models go through every engine:
 
@@ -57,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import (  # noqa: E402  (after the path set-up above)
     GRAVITY,
+    RESULTS_FILE,
     SIMBODY_CAVEAT,
     SIMBODY_RELEASE_NOTE,
     Link,
@@ -69,6 +71,7 @@ from benchmarks.common import (  # noqa: E402  (after the path set-up above)
     release_simbody_program,
     run_simbody_program,
     simbody_model_lines,
+    write_results_section,
 )
 
 OPS = ("fd_u", "fd_q", "calcM", "inverse_dynamics", "multiplyByMInv", "system_jacobian")
@@ -525,6 +528,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engines", default="ours,simbody,simbody_rel,opensim,pinocchio,mujoco")
     parser.add_argument("--quick", action="store_true", help="shorter timing batches")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table too")
+    parser.add_argument(
+        "--results",
+        nargs="?",
+        const=str(RESULTS_FILE),
+        metavar="FILE",
+        help=f"write the table into FILE's dynamics section (default {RESULTS_FILE.name})",
+    )
     args = parser.parse_args(argv)
     models = make_models(args.models.split(","))
     engines = args.engines.split(",")
@@ -561,7 +571,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         runners[name] = lambda m, fn=fn: fn(m, args.quick)
 
-    print(f"Machine: {machine_line()}")
+    machine = machine_line()
+    print(f"Machine: {machine}")
     print(f"Note: {SIMBODY_CAVEAT}.")
     rows = []
     for model in models:
@@ -600,17 +611,32 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SIMBODY_RELEASE_NOTE}: no asterisk, the real aim.")
     for note in notes:
         print(f"Note: {note}")
+    table = markdown_table(rows, list(runners))
     if args.markdown:
-        print_markdown(rows, list(runners))
+        print("\n" + "\n".join(table))
+    if args.results:
+        command = "benchmarks/bench_dynamics.py " + " ".join(argv or sys.argv[1:])
+        lines = [
+            f"Machine: {machine}. Command: `{command.strip()}`. Microseconds per call, best of "
+            "5 batches; figures vary by about 10% from run to run on an idle machine, more "
+            "under load. \\* marks ratios against Debian's debug-assert build of Simbody "
+            "(about 1.5-3x slower than its Release build, `simbody_rel`).",
+            "",
+            *table,
+            "",
+            *(f"Note: {note}" for note in notes),
+        ]
+        write_results_section(Path(args.results), "dynamics", lines)
+        print(f"\nwrote the dynamics section of {args.results}")
     return 0
 
 
-def print_markdown(rows, engines: list[str]) -> None:
-    print()
+def markdown_table(rows, engines: list[str]) -> list[str]:
+    """The rows as a Markdown table: times per engine, then ratios ours/engine."""
     head = "| model | operation | " + " | ".join(f"{e} (µs)" for e in engines)
-    head += " | " + " | ".join(f"ours/{e}" for e in engines if e != "ours") + " |"
-    print(head)
-    print("|" + "---|" * (2 + len(engines) + len(engines) - 1))
+    if len(engines) > 1:
+        head += " | " + " | ".join(f"ours/{e}" for e in engines if e != "ours")
+    lines = [head + " |", "|" + "---|" * (2 + len(engines) + len(engines) - 1)]
     for model, op, times in rows:
         cells = [f"{times[e]:.1f}" if times.get(e) else "–" for e in engines]
         mine = times.get("ours")
@@ -621,7 +647,9 @@ def print_markdown(rows, engines: list[str]) -> None:
             t = times.get(e)
             mark = "*" if e == "simbody" else ""
             ratios.append(f"{mine / t:.2f}{mark}" if t and mine else "–")
-        print(f"| {model} | {op} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+        row = f"| {model} | {op} | " + " | ".join(cells)
+        lines.append(row + (" | " + " | ".join(ratios) if ratios else "") + " |")
+    return lines
 
 
 if __name__ == "__main__":

@@ -240,3 +240,23 @@ def machine_line() -> str:
         f"{cpu}, {os.cpu_count()} logical CPUs, load {load:.1f}, Python "
         f"{platform.python_version()}, {now:%Y-%m-%d %H:%M} UTC"
     )
+
+
+#: where the benchmark scripts write their tables (``--results``)
+RESULTS_FILE = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def write_results_section(path: Path, key: str, lines: list[str]) -> None:
+    """Replace the section ``key`` of the Markdown file ``path`` (the lines between
+    ``<!-- begin key -->`` and ``<!-- end key -->``) with ``lines``; append the section if
+    the file has none."""
+    begin, end = f"<!-- begin {key} -->", f"<!-- end {key} -->"
+    text = path.read_text() if path.exists() else ""
+    block = "\n".join([begin, *lines, end])
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1]
+        text = head + block + tail
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + block + "\n"
+    path.write_text(text)

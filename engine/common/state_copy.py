@@ -3,7 +3,7 @@
 A State copy has deep-copy semantics (spec State.txt: "creates a new copy of the source
 object, not a reference to the original object"): nothing the copy holds may change when
 the source changes, and vice versa. ``copy.deepcopy`` gives that but walks every object
-generically (about 450 us for a 10-body multibody State). Here the same result is built
+generically, which is slow for a multibody State. Here the same result is built
 directly:
 
 * numpy arrays by ``ndarray.copy()``;

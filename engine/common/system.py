@@ -385,8 +385,8 @@ class System:
     def resetAllCountersToZero(self) -> None:
         """Zero every statistics counter."""
         self._num_realizations = [0] * 11
-        #: realizations of stages first..last counted in one (fused kernel calls; index
-        #: first * 11 + last), added into _num_realizations when the counters are read
+        #: runs of the stages first..last in one fused kernel call (index first * 11 +
+        #: last), counted once per call; getNumRealizationsOfThisStage adds them in
         self._num_stage_runs = [0] * 121
         self._num_realize_calls = 0
         self._num_prescribe_q = self._num_prescribe_u = 0
@@ -399,16 +399,16 @@ class System:
         self._num_report_event_calls = 0
 
     def getNumRealizationsOfThisStage(self, stage: Stage) -> int:
-        """How many times ``stage`` was actually computed (from stage-1)."""
-        stage = Stage(stage)
-        counts, runs = self._num_realizations, self._num_stage_runs
-        for k, n in enumerate(runs):
-            if n:
-                first, last = divmod(k, 11)
-                for g in range(first, last + 1):
-                    counts[g] += n
-                runs[k] = 0
-        return counts[stage]
+        """How many times ``stage`` was actually computed (from stage-1): the stage's own
+        realizations plus the fused runs of stages first..last that included it."""
+        g = int(Stage(stage))
+        runs = self._num_stage_runs
+        fused = 0
+        for first in range(g + 1):
+            base = first * 11
+            for last in range(g, 11):
+                fused += runs[base + last]
+        return self._num_realizations[g] + fused
 
     def getNumRealizeCalls(self) -> int:
         """Calls of realizeTopology/realizeModel/realize, whether or not they had work."""

@@ -37,10 +37,10 @@ from engine.multibody.kernels.array_table import f3 as table_f3
 from engine.multibody.kernels.array_table import i1 as table_i1
 from engine.multibody.kernels.fused_stages import (
     POSITION,
-    SLOT,
     VELOCITY,
     realize_stages_from_table,
 )
+from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.quaternion_projection import (
     normalize_quaternions,
     quaternions_to_normalize,
@@ -48,9 +48,9 @@ from engine.multibody.kernels.quaternion_projection import (
 )
 from engine.multibody.kernels.weighted_error_norm import NOT_FINITE, weighted_error_norm
 
-_MTYPE, _QS, _NQS, _US, _NUS = SLOT["mtype"], SLOT["qs"], SLOT["nqs"], SLOT["us"], SLOT["nus"]
-_PARAMS, _Q, _U = SLOT["params"], SLOT["q"], SLOT["u"]
-_QUAT_STARTS, _R_FM = SLOT["quat_starts"], SLOT["R_FM"]
+_MTYPE, _QS, _NQS, _US, _NUS = SLOT.mtype, SLOT.qs, SLOT.nqs, SLOT.us, SLOT.nus
+_PARAMS, _Q, _U = SLOT.params, SLOT.q, SLOT.u
+_QUAT_STARTS, _R_FM = SLOT.quat_starts, SLOT.R_FM
 
 #: rows of the work matrix (WORK_ROWS x ny)
 F1, F2, F3, F4, Y, YSAVE, TMP, YERR, SCALED, SQUARES = range(10)

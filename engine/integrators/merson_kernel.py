@@ -18,11 +18,11 @@ from engine.multibody.kernels.array_table import f1
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     POSITION,
-    SLOT,
     realize_stages_from_table,
 )
+from engine.multibody.kernels.layout import SLOT
 
-_Q, _U, _QDOT, _UDOT = SLOT["q"], SLOT["u"], SLOT["qdot"], SLOT["udot"]
+_Q, _U, _QDOT, _UDOT = SLOT.q, SLOT.u, SLOT.qdot, SLOT.udot
 
 
 @njit(cache=True, nogil=True)

@@ -48,12 +48,12 @@ from engine.multibody.kernels.array_table import f1 as table_f1
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     DYNAMICS,
-    SLOT,
     realize_stages_from_table,
 )
+from engine.multibody.kernels.layout import SLOT
 
-_Q, _U, _QDOT, _UDOT = SLOT["q"], SLOT["u"], SLOT["qdot"], SLOT["udot"]
-_QDOTDOT = SLOT["qdotdot"]
+_Q, _U, _QDOT, _UDOT = SLOT.q, SLOT.u, SLOT.qdot, SLOT.udot
+_QDOTDOT = SLOT.qdotdot
 
 #: entries of the run vector: in, the time (s) of the advanced state, the step size to
 #: try next (s), the first step size taken (s, NaN if none yet) and the count of tiny

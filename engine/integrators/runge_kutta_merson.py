@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from engine.common.numba_internals import compiled_entry_point as _compiled
 from engine.common.project_options import ProjectOptions
 from engine.common.stage import Stage
 from engine.integrators.integrator import Integrator
@@ -61,7 +62,6 @@ from engine.integrators.merson_steps_kernel import (
     merson_steps,
 )
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
-from engine.multibody.matter.stage_realization import _compiled
 
 _TIME_STAGE = POSITION - 1
 

@@ -29,26 +29,23 @@ State's ``_fast`` slot, which the State empties when it reallocates).
 
 from __future__ import annotations
 
-from numba import config as numba_config
-
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
+from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.measures.measure import Measure
-from engine.multibody.kernels.array_table import ArrayTable
+from engine.multibody.kernels import layout
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
-    ARRAYS,
     POSITION,
     VELOCITY,
     realize_stages_from_table,
 )
-from engine.multibody.matter.stage_realization import _compiled
 
 _INSTANCE_INT, _TIME_INT = int(Stage.Instance), int(Stage.Time)
-_JIT = not numba_config.DISABLE_JIT
+_JIT = JIT_ENABLED
 _HOOKS = {
     int(Stage.Position): "realizeSubsystemPositionImpl",
     int(Stage.Velocity): "realizeSubsystemVelocityImpl",
@@ -76,13 +73,6 @@ class _Plan:
         "triggers",
     )
 
-    def current(self, state: State) -> bool:
-        return (
-            self.serial == state._discrete_serial
-            and self.instance_version == state._system_stage_versions[_INSTANCE_INT]
-            and self.yerr is state._yerr
-        )
-
 
 class FusedRealization:
     """Realizes Position..Acceleration of a qualifying MultibodySystem's States in one
@@ -97,18 +87,7 @@ class FusedRealization:
         """Realize the stages ``first..last`` (ints within Position..Acceleration) of
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now."""
-        # (the hot path of every setU/setQ + realize: the plan lookup (_current_plan), the
-        # articulated inertias' currency check (matter._abi_current) and the recording
-        # (as recordKernelRealization does) are written out here, not called: 0.15 us of a
-        # 4.5 us 10-link setU + realize)
-        plan = state._fast.get(self._key)
-        if (
-            plan is None
-            or plan.serial != state._discrete_serial
-            or plan.instance_version != state._system_stage_versions[_INSTANCE_INT]
-            or plan.yerr is not state._yerr
-        ):  # (not plan.current(state))
-            plan = self._current_plan(state)
+        plan = self._current_plan(state)
         if plan.args is None or plan.triggers:
             return False
         if state._shared.stage is None:  # not in lockstep: is every subsystem at first - 1?
@@ -117,26 +96,19 @@ class FusedRealization:
                 if info.stage != prev:
                     return False
         ctx = plan.ctx
-        if last < ACCELERATION:
-            with_inertias = False
-        elif first <= POSITION:
-            with_inertias = True
-        else:  # were the articulated inertias computed since q last changed?
-            entry = ctx.abi_entry
-            with_inertias = entry is None or (
-                entry.realized_version != ctx.sub.stage_version(entry.earliest)
-            )
+        matter = self._system._matter
+        # the articulated inertias: with q (from Position), else unless still current
+        with_inertias = last >= ACCELERATION and (first <= POSITION or not matter._abi_current(ctx))
         fn = plan.fn
-        args = plan.args
-        ke = fn(first, last, with_inertias, args[0], args[1], args[2])
+        ke = fn(first, last, with_inertias, *plan.args)
         if fn is realize_stages_from_table:  # the entry point, once compiled for these
-            plan.fn = _compiled(fn, (first, last, with_inertias, *args))
+            plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *plan.args))
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
-        state._shared.stage = state._system_stage = ALL_STAGES[last]  # _enter_lockstep
+        state._enter_lockstep(ALL_STAGES[last])
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
-            self._system._matter._mark_abi(state, ctx)
+            matter._mark_abi(state, ctx)
         return True
 
     def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
@@ -231,9 +203,13 @@ class FusedRealization:
         """This State's plan, made again if its discrete variables or Instance stage
         changed since it was made."""
         plan = state._fast.get(self._key)
-        if plan is None or not plan.current(state):
-            plan = self._plan(state)
-            state._fast[self._key] = plan
+        if (
+            plan is None
+            or plan.serial != state._discrete_serial
+            or plan.instance_version != state._system_stage_versions[_INSTANCE_INT]
+            or plan.yerr is not state._yerr
+        ):
+            plan = state._fast[self._key] = self._plan(state)
         return plan
 
     def _plan(self, state: State) -> _Plan:
@@ -257,10 +233,17 @@ class FusedRealization:
         matter = self._system._matter
         ctx = matter._context(state)
         plan.ctx = ctx
-        args = self._arguments(state, matter, ctx, stack_terms(terms, excluded))
-        plan.table = ArrayTable(ARRAYS, args[:7] + args[8:])  # arrays by address (see kernel)
+        term_ints, term_floats, excluded_bodies = stack_terms(terms, excluded)
+        homes = matter._kernel_homes(ctx)
+        homes[layout.INSTANCE] = {
+            "qerr": matter._instance_info(state, ctx).qerr,
+            "term_ints": term_ints,
+            "term_floats": term_floats,
+            "excluded": excluded_bodies,
+        }
+        plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
         plan.fn = realize_stages_from_table
-        plan.args = (args[7], plan.table.addresses, plan.table.shapes)
+        plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
         plan.derivatives = _JIT and self._derivatives_qualify(state, matter)
         return plan
@@ -342,68 +325,3 @@ class FusedRealization:
                 stage = hook.removeprefix("realizeMeasure")
                 return f"a Measure.{type(measure).__name__} does work at {stage} stage"
         return ""
-
-    @staticmethod
-    def _arguments(state: State, matter, ctx, program) -> tuple:
-        """The kernel's arrays in ``ARRAYS`` order, with ``euler`` inserted at position 7
-        (after ``params``)."""
-        topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
-        P, Di, U = ctx.abi
-        info = matter._instance_info(state, ctx)
-        body_forces, mobility_forces = matter.getSystem().getGlobalSubsystem().updForces(state)
-        term_ints, term_floats, excluded = program
-        return (
-            topo.mtype,
-            topo.parent,
-            topo.qs,
-            topo.nqs,
-            topo.us,
-            topo.nus,
-            topo.params,
-            ctx.euler,
-            topo.R_PF,
-            topo.p_PF,
-            topo.R_BM,
-            topo.p_BM,
-            topo.mass,
-            topo.com_B,
-            topo.I_B,
-            ctx.q,
-            ctx.u,
-            ctx.qdot,
-            ctx.udot,
-            ctx.qdotdot,
-            info.qerr,
-            ctx.quat_starts,
-            pc.R_FM,
-            pc.p_FM,
-            pc.H_FM,
-            pc.R_GF,
-            pc.p_MB_G,
-            pc.R_GB,
-            pc.p_GB,
-            pc.H_G,
-            pc.Phi_G,
-            pc.com_G,
-            vc.V_GB,
-            vc.V_FM,
-            vc.coriolis,
-            vc.total_coriolis,
-            vc.gyroscopic,
-            P,
-            Di,
-            U,
-            ctx.ac.A_GB,
-            body_forces,
-            mobility_forces,
-            term_ints,
-            term_floats,
-            excluded,
-            sc["free"],
-            sc["work"],
-            sc["Pa"],
-            sc["Nbuf"],
-            sc["hd"],
-            sc["z"],
-            sc["eps"],
-        )

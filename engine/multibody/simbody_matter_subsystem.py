@@ -21,6 +21,7 @@ from engine.common.subsystem import Subsystem
 from engine.math.mass_properties import MassProperties
 from engine.multibody import custom_mobilized_body as _custom  # noqa: F401  (MobilizedBody.Custom)
 from engine.multibody.default_geometry import append_matter_geometry
+from engine.multibody.kernels import layout
 from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
@@ -43,7 +44,8 @@ from engine.multibody.mobilized_body import MobilizedBody
 
 @dataclass
 class MatterTopology:
-    """The tree packed into flat per-body arrays (index = MobilizedBodyIndex)."""
+    """The tree packed into flat per-body arrays (index = MobilizedBodyIndex); the arrays
+    are the kernel layout's ``TOPOLOGY`` home (``engine.multibody.kernels.layout``)."""
 
     mtype: np.ndarray
     parent: np.ndarray
@@ -92,19 +94,7 @@ class PositionCache:
 
     @staticmethod
     def empty(nb: int) -> PositionCache:
-        eye = np.tile(np.eye(3), (nb, 1, 1))
-        return PositionCache(
-            R_FM=eye.copy(),
-            p_FM=np.zeros((nb, 3)),
-            H_FM=np.zeros((nb, 6, 6)),
-            R_GF=eye.copy(),
-            p_MB_G=np.zeros((nb, 3)),
-            R_GB=eye.copy(),
-            p_GB=np.zeros((nb, 3)),
-            H_G=np.zeros((nb, 6, 6)),
-            Phi_G=np.zeros((nb, 6, 6)),
-            com_G=np.zeros((nb, 3)),
-        )
+        return PositionCache(**layout.allocate(layout.POSITION, {"nb": nb}))
 
 
 @dataclass
@@ -120,8 +110,7 @@ class VelocityCache:
 
     @staticmethod
     def empty(nb: int) -> VelocityCache:
-        z = np.zeros((nb, 6))
-        return VelocityCache(z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
+        return VelocityCache(**layout.allocate(layout.VELOCITY, {"nb": nb}))
 
 
 @dataclass
@@ -135,9 +124,7 @@ class AccelerationCache:
 
     @staticmethod
     def empty(nb: int) -> AccelerationCache:
-        return AccelerationCache(
-            np.zeros((nb, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))
-        )
+        return AccelerationCache(**layout.allocate(layout.ACCELERATION, {"nb": nb}))
 
 
 @dataclass
@@ -249,54 +236,30 @@ class SimbodyMatterSubsystem(
     # --------------------------------------------------------------- topology
     def _build_topology(self) -> MatterTopology:
         nb = len(self._mobods)
-        mtype = np.zeros(nb, dtype=np.int64)
-        parent = np.zeros(nb, dtype=np.int64)
-        nqs = np.zeros(nb, dtype=np.int64)
-        nus = np.zeros(nb, dtype=np.int64)
-        params = np.zeros((nb, 8))
-        R_PF = np.tile(np.eye(3), (nb, 1, 1))
-        p_PF = np.zeros((nb, 3))
-        R_BM = np.tile(np.eye(3), (nb, 1, 1))
-        p_BM = np.zeros((nb, 3))
-        mass = np.zeros(nb)
-        com_B = np.zeros((nb, 3))
-        I_B = np.zeros((nb, 3, 3))
+        arrays = layout.allocate(layout.TOPOLOGY, {"nb": nb})
         uses_quat = np.zeros(nb, dtype=bool)
-        parent[0] = -1
+        arrays["parent"][0] = -1
         for b, mobod in enumerate(self._mobods[1:], start=1):
             module = mobod._module
-            mtype[b] = module.TYPE_ID
-            parent[b] = mobod._parent_index
-            nqs[b], nus[b] = module.NQ_SLOTS, module.NU
+            arrays["mtype"][b] = module.TYPE_ID
+            arrays["parent"][b] = mobod._parent_index
+            arrays["nqs"][b], arrays["nus"][b] = module.NQ_SLOTS, module.NU
             uses_quat[b] = module.USES_QUATERNION
-            params[b] = mobod._params
-            R_PF[b] = mobod._X_PF.R().asMat33()
-            p_PF[b] = mobod._X_PF.p()
-            R_BM[b] = mobod._X_BM.R().asMat33()
-            p_BM[b] = mobod._X_BM.p()
+            arrays["params"][b] = mobod._params
+            arrays["R_PF"][b] = mobod._X_PF.R().asMat33()
+            arrays["p_PF"][b] = mobod._X_PF.p()
+            arrays["R_BM"][b] = mobod._X_BM.R().asMat33()
+            arrays["p_BM"][b] = mobod._X_BM.p()
             mp = mobod.getBody().getDefaultRigidBodyMassProperties()
-            mass[b] = mp.getMass()
-            com_B[b] = mp.getMassCenter()
-            I_B[b] = mp.getInertia().toMat33()
-        qs = np.concatenate(([0], np.cumsum(nqs)[:-1])).astype(np.int64)
-        us = np.concatenate(([0], np.cumsum(nus)[:-1])).astype(np.int64)
+            arrays["mass"][b] = mp.getMass()
+            arrays["com_B"][b] = mp.getMassCenter()
+            arrays["I_B"][b] = mp.getInertia().toMat33()
+        arrays["qs"][1:] = np.cumsum(arrays["nqs"])[:-1]
+        arrays["us"][1:] = np.cumsum(arrays["nus"])[:-1]
         return MatterTopology(
-            mtype,
-            parent,
-            qs,
-            nqs,
-            us,
-            nus,
-            params,
-            R_PF,
-            p_PF,
-            R_BM,
-            p_BM,
-            mass,
-            com_B,
-            I_B,
-            uses_quat,
-            self._pool_order(parent, uses_quat),
+            **arrays,
+            uses_quaternion=uses_quat,
+            quaternion_pool_order=self._pool_order(arrays["parent"], uses_quat),
         )
 
     @staticmethod

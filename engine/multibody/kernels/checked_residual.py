@@ -1,9 +1,9 @@
 """Inverse dynamics (``residual_forces``) called from Python at the cost of a few arrays.
 
-``calcResidualForceIgnoringConstraints`` is a small computation for a small tree (about
-0.4 us for ten bodies), so checking its three inputs in Python and unboxing the kernel's
-fourteen arrays cost more than the work. ``residual_forces_from_table`` takes the
-State's arrays by address (an ``ArrayTable`` on ``RESIDUAL_ARRAYS``, built once per
+``calcResidualForceIgnoringConstraints`` is a small computation for a small tree, so
+checking its three inputs in Python and unboxing the kernel's fourteen arrays would cost
+more than the work. ``residual_forces_from_table`` takes the
+State's arrays from its kernel table (``engine.multibody.kernels.layout``, built once per
 State), checks the caller's inputs for non-finite values itself, and only then computes.
 ``compiled_entry`` gives its compiled entry point for ``SIGNATURE``, which also skips the
 dispatcher's per-call type resolution; the caller passes arrays of exactly those types.
@@ -16,23 +16,9 @@ import math
 
 from numba import float64, int64, njit, types
 
-from engine.multibody.kernels.array_table import f2, f3, i1
+from engine.common.numba_internals import f2, f3, i1, signature_entry_point
+from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.stage_kernels import residual_forces
-
-#: The State's arrays residual_forces_from_table reads and writes: (name, kind, ndim).
-RESIDUAL_ARRAYS = (
-    ("parent", "i", 1),
-    ("us", "i", 1),
-    ("nus", "i", 1),
-    ("H_G", "f", 3),  # Position cache: joint maps in G, (nb, 6, 6)
-    ("p_GB", "f", 2),  # Position cache: body origins in G (m)
-    ("Phi_G", "f", 3),  # Position cache: spatial inertias about Bo in G
-    ("coriolis", "f", 2),  # Velocity cache: coriolis accelerations [w; v]
-    ("gyroscopic", "f", 2),  # Velocity cache: gyroscopic forces [torque; force]
-    ("A_GB", "f", 2),  # scratch (nb, 6): body accelerations implied by udot
-    ("F", "f", 2),  # scratch (nb, 6): body forces of the backward pass
-    ("applied", "f", 2),  # scratch (nb, 6): the applied body forces, flattened
-)
 
 #: Inputs named by residual_forces_from_table's status codes 1, 2, 3.
 INPUT_NAMES = ("", "appliedMobilityForces", "appliedBodyForces", "knownUdot")
@@ -58,7 +44,7 @@ def residual_forces_from_table(a, s, body_forces, mobility_forces, udot, residua
     for i in range(mobility_forces.shape[0]):
         if not math.isfinite(mobility_forces[i]):
             return 1
-    applied = f2(a, s, 10)
+    applied = f2(a, s, SLOT.applied)
     for b in range(body_forces.shape[0]):
         for j in range(2):
             for k in range(3):
@@ -70,19 +56,19 @@ def residual_forces_from_table(a, s, body_forces, mobility_forces, udot, residua
         if not math.isfinite(udot[i]):
             return 3
     residual_forces(
-        i1(a, s, 0),
-        i1(a, s, 1),
-        i1(a, s, 2),
-        f3(a, s, 3),
-        f2(a, s, 4),
-        f3(a, s, 5),
-        f2(a, s, 6),
-        f2(a, s, 7),
+        i1(a, s, SLOT.parent),
+        i1(a, s, SLOT.us),
+        i1(a, s, SLOT.nus),
+        f3(a, s, SLOT.H_G),
+        f2(a, s, SLOT.p_GB),
+        f3(a, s, SLOT.Phi_G),
+        f2(a, s, SLOT.coriolis),
+        f2(a, s, SLOT.gyroscopic),
         applied,
         mobility_forces,
         udot,
-        f2(a, s, 8),
-        f2(a, s, 9),
+        f2(a, s, SLOT.A),
+        f2(a, s, SLOT.F),
         residual,
     )
     return 0
@@ -93,6 +79,5 @@ def compiled_entry():
     """The compiled entry point of residual_forces_from_table for ``SIGNATURE`` (from
     numba's cache when it is there), or None when numba runs pure Python
     (NUMBA_DISABLE_JIT), where the table's addresses cannot be used. Looked up once."""
-    if not hasattr(residual_forces_from_table, "py_func"):
-        return None
-    return residual_forces_from_table.compile(SIGNATURE)
+    entry = signature_entry_point(residual_forces_from_table, SIGNATURE)
+    return None if entry is residual_forces_from_table else entry

@@ -7,14 +7,18 @@ API and prescribed motion call these; they release the GIL (``nogil``). Spatial 
 are rows [angular, linear] about each body origin Bo, in Ground; ``H_G[b]`` is 6 x 6
 with the first ``nus[b]`` columns used; ``Phi_G[b]`` is the body's spatial inertia
 about Bo in G. Scratch arrays (``Nbuf`` (7, 6), ``hd`` (6,), ``work`` (6, 12),
-``z`` (nb, 6), ``eps`` (nu,)) are owned by the caller.
+``z`` (nb, 6), ``eps`` (nu,)) are owned by the caller. The stage kernels
+(``position_stage``, ``velocity_stage``, ``acceleration_stage``) read their arrays by
+name from a State's kernel table (``engine.multibody.kernels.layout``); the operators
+take theirs as arguments, since their callers hand them different arrays.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.common.kernel_jit import kernel_jit
+from engine.common.numba_internals import f1, f2, f3, i1, kernel_jit
+from engine.multibody.kernels.layout import SLOT
 from engine.multibody.mobilizers import ball, free, pin, slider, translation, weld
 from engine.multibody.mobilizers.dispatch import (
     h_fm_any,
@@ -61,37 +65,21 @@ def _add_quat_rate(q, q0, w, w0, out, o0, scale):
 
 # ----------------------------------------------------------------- Position stage
 @kernel_jit
-def position_stage(
-    mtype,
-    parent,
-    qs,
-    nqs,
-    nus,
-    params,
-    euler,
-    R_PF,
-    p_PF,
-    R_BM,
-    p_BM,
-    mass,
-    com_B,
-    I_B,
-    q,
-    R_FM,
-    p_FM,
-    H_FM,
-    R_GF,
-    p_MB_G,
-    R_GB,
-    p_GB,
-    H_G,
-    Phi_G,
-    com_G,
-    work,
-    custom_type,
-):
-    """Body poses, mobilizer transforms, H_G and spatial inertias from q (Ground outward).
-    For bodies of type ``custom_type`` (Python kinematics) R_FM, p_FM and H_FM are inputs."""
+def position_stage(euler, custom_type, a, s):
+    """The Position stage from the table (a, s) (``layout.SLOT``): body poses, mobilizer
+    transforms, H_G and spatial inertias from q, Ground outward. For bodies of type
+    ``custom_type`` (Python kinematics) R_FM, p_FM and H_FM are inputs."""
+    mtype, parent, qs = i1(a, s, SLOT.mtype), i1(a, s, SLOT.parent), i1(a, s, SLOT.qs)
+    nqs, nus, params = i1(a, s, SLOT.nqs), i1(a, s, SLOT.nus), f2(a, s, SLOT.params)
+    R_PF, p_PF = f3(a, s, SLOT.R_PF), f2(a, s, SLOT.p_PF)
+    R_BM, p_BM = f3(a, s, SLOT.R_BM), f2(a, s, SLOT.p_BM)
+    mass, com_B, I_B = f1(a, s, SLOT.mass), f2(a, s, SLOT.com_B), f3(a, s, SLOT.I_B)
+    q = f1(a, s, SLOT.q)
+    R_FM, p_FM, H_FM = f3(a, s, SLOT.R_FM), f2(a, s, SLOT.p_FM), f3(a, s, SLOT.H_FM)
+    R_GF, p_MB_G = f3(a, s, SLOT.R_GF), f2(a, s, SLOT.p_MB_G)
+    R_GB, p_GB, H_G = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.H_G)
+    Phi_G, com_G = f3(a, s, SLOT.Phi_G), f2(a, s, SLOT.com_G)
+    work = f2(a, s, SLOT.work)
     nb = parent.shape[0]
     for b in range(1, nb):
         P = parent[b]
@@ -205,45 +193,28 @@ def quaternion_errors(q, quat_starts, qerr, offset):
 
 # ----------------------------------------------------------------- Velocity stage
 @kernel_jit
-def velocity_stage(
-    mtype,
-    parent,
-    qs,
-    nqs,
-    us,
-    nus,
-    params,
-    euler,
-    q,
-    u,
-    p_GB,
-    R_FM,
-    p_FM,
-    H_FM,
-    H_G,
-    R_GF,
-    p_MB_G,
-    Phi_G,
-    com_G,
-    mass,
-    V_GB,
-    V_FM,
-    coriolis,
-    total_coriolis,
-    gyro,
-    qdot,
-    Nbuf,
-    hd,
-):
-    """Body and mobilizer velocities, qdot = N u, Coriolis terms and gyroscopic forces;
-    returns the kinetic energy."""
+def velocity_stage(euler, a, s):
+    """The Velocity stage from the table (a, s) (``layout.SLOT``): body and mobilizer
+    velocities, qdot = N u, Coriolis terms and gyroscopic forces; returns the kinetic
+    energy."""
+    mtype, parent, qs = i1(a, s, SLOT.mtype), i1(a, s, SLOT.parent), i1(a, s, SLOT.qs)
+    nqs, us, nus = i1(a, s, SLOT.nqs), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    params, mass = f2(a, s, SLOT.params), f1(a, s, SLOT.mass)
+    q, u, qdot = f1(a, s, SLOT.q), f1(a, s, SLOT.u), f1(a, s, SLOT.qdot)
+    R_FM, p_FM, H_FM = f3(a, s, SLOT.R_FM), f2(a, s, SLOT.p_FM), f3(a, s, SLOT.H_FM)
+    R_GF, p_MB_G, p_GB = f3(a, s, SLOT.R_GF), f2(a, s, SLOT.p_MB_G), f2(a, s, SLOT.p_GB)
+    H_G, Phi_G, com_G = f3(a, s, SLOT.H_G), f3(a, s, SLOT.Phi_G), f2(a, s, SLOT.com_G)
+    V_GB, V_FM = f2(a, s, SLOT.V_GB), f2(a, s, SLOT.V_FM)
+    coriolis, total_coriolis = f2(a, s, SLOT.coriolis), f2(a, s, SLOT.total_coriolis)
+    gyro = f2(a, s, SLOT.gyroscopic)
+    Nbuf, hd = f2(a, s, SLOT.Nbuf), f1(a, s, SLOT.hd)
     nb = parent.shape[0]
     ke = 0.0
     for b in range(1, nb):
         P = parent[b]
         nu = nus[b]
         nq = nqs[b]
-        s = us[b]
+        u0 = us[b]
         qsb = qs[b]
         r0 = p_GB[b, 0] - p_GB[P, 0]
         r1 = p_GB[b, 1] - p_GB[P, 1]
@@ -251,7 +222,7 @@ def velocity_stage(
         Hg = H_G[b]
         rel0 = rel1 = rel2 = rel3 = rel4 = rel5 = 0.0
         for k in range(nu):
-            uk = u[s + k]
+            uk = u[u0 + k]
             rel0 += Hg[0, k] * uk
             rel1 += Hg[1, k] * uk
             rel2 += Hg[2, k] * uk
@@ -268,20 +239,20 @@ def velocity_stage(
         for i in range(6):
             acc = 0.0
             for k in range(nu):
-                acc += Hfm[i, k] * u[s + k]
+                acc += Hfm[i, k] * u[u0 + k]
             V_FM[b, i] = acc
         qb = q[qsb : qsb + nq]
-        ub = u[s : s + nu]
+        ub = u[u0 : u0 + nu]
         t = mtype[b]
         if _identity_n(t):
             for i in range(nq):
-                qdot[qsb + i] = u[s + i]
+                qdot[qsb + i] = u[u0 + i]
         elif _quaternion_n(t, euler):
             for i in range(4):
                 qdot[qsb + i] = 0.0
-            _add_quat_rate(q, qsb, u, s, qdot, qsb, 1.0)
+            _add_quat_rate(q, qsb, u, u0, qdot, qsb, 1.0)
             for i in range(4, nq):  # Free: p' = v
-                qdot[qsb + i] = u[s + i - 1]
+                qdot[qsb + i] = u[u0 + i - 1]
         elif nq > 0:
             N = Nbuf[:nq, :nu]
             for i in range(nq):
@@ -291,7 +262,7 @@ def velocity_stage(
             for i in range(nq):
                 acc = 0.0
                 for k in range(nu):
-                    acc += N[i, k] * u[s + k]
+                    acc += N[i, k] * u[u0 + k]
                 qdot[qsb + i] = acc
         for i in range(6):
             hd[i] = 0.0
@@ -802,45 +773,28 @@ def qdotdot_from_udot(
 
 
 @kernel_jit
-def acceleration_stage(
-    mtype,
-    parent,
-    qs,
-    nqs,
-    us,
-    nus,
-    params,
-    euler,
-    known,
-    R_FM,
-    H_G,
-    p_GB,
-    P_abi,
-    D_inv,
-    U_cols,
-    coriolis,
-    gyro,
-    body_forces,
-    mobility_forces,
-    q,
-    qdot,
-    u,
-    udot,
-    qdotdot,
-    A_GB,
-    z,
-    eps,
-    Nbuf,
-    with_inertias,
-    Phi_G,
-    work,
-    Pa,
-):
-    """The Acceleration stage of a tree: udot, A_GB and qdotdot; first the articulated
-    inertias (into P_abi, D_inv, U_cols) if ``with_inertias``, else they are already
-    realized (``Phi_G``, ``work`` and ``Pa`` are then not used)."""
+def acceleration_stage(with_inertias, euler, a, s):
+    """The Acceleration stage from the table (a, s) (``layout.SLOT``): udot, A_GB and
+    qdotdot; first the articulated inertias (into P_abi, D_inv, U_cols) if
+    ``with_inertias``, else they are already realized."""
+    parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    known, H_G, p_GB = i1(a, s, SLOT.known), f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
+    P_abi, D_inv, U_cols = f3(a, s, SLOT.P_abi), f3(a, s, SLOT.D_inv), f3(a, s, SLOT.U_cols)
+    udot, A_GB = f1(a, s, SLOT.udot), f2(a, s, SLOT.A_GB)
     if with_inertias:
-        articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa)
+        articulated_inertias(
+            parent,
+            nus,
+            known,
+            H_G,
+            f3(a, s, SLOT.Phi_G),
+            p_GB,
+            P_abi,
+            D_inv,
+            U_cols,
+            f2(a, s, SLOT.work),
+            f2(a, s, SLOT.Pa),
+        )
     articulated_solve(
         parent,
         us,
@@ -851,16 +805,31 @@ def acceleration_stage(
         P_abi,
         D_inv,
         U_cols,
-        coriolis,
-        gyro,
-        body_forces,
-        mobility_forces,
+        f2(a, s, SLOT.coriolis),
+        f2(a, s, SLOT.gyroscopic),
+        f2(a, s, SLOT.body_forces),
+        f1(a, s, SLOT.mobility_forces),
         udot,
         A_GB,
-        z,
-        eps,
+        f2(a, s, SLOT.z),
+        f1(a, s, SLOT.eps),
     )
-    qdotdot_from_udot(mtype, qs, nqs, us, nus, params, euler, R_FM, q, qdot, u, udot, qdotdot, Nbuf)
+    qdotdot_from_udot(
+        i1(a, s, SLOT.mtype),
+        i1(a, s, SLOT.qs),
+        i1(a, s, SLOT.nqs),
+        us,
+        nus,
+        f2(a, s, SLOT.params),
+        euler,
+        f3(a, s, SLOT.R_FM),
+        f1(a, s, SLOT.q),
+        f1(a, s, SLOT.qdot),
+        f1(a, s, SLOT.u),
+        udot,
+        f1(a, s, SLOT.qdotdot),
+        f2(a, s, SLOT.Nbuf),
+    )
 
 
 # ------------------------------------------------------------ inverse dynamics
@@ -968,19 +937,3 @@ def system_jacobian(parent, us, nus, H_G, p_GB, J):
                 J[6 * b + 4, c] = H[4, k] + h2 * r0 - h0 * r2
                 J[6 * b + 5, c] = H[5, k] + h0 * r1 - h1 * r0
             a = parent[a]
-
-
-def make_scratch(nb: int, nu: int) -> dict:
-    """The scratch arrays these kernels need for a tree of nb bodies and nu mobilities."""
-    return {
-        "Nbuf": np.zeros((7, 6)),
-        "hd": np.zeros(6),
-        "work": np.zeros((6, 12)),
-        "Pa": np.zeros((6, 6)),
-        "z": np.zeros((nb, 6)),
-        "eps": np.zeros(nu),
-        "F": np.zeros((nb, 6)),
-        "A": np.zeros((nb, 6)),
-        "zero6": np.zeros((nb, 6)),
-        "free": np.zeros(nb, dtype=np.int64),
-    }

@@ -24,20 +24,16 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.finite import all_finite
+from engine.common.numba_internals import compiled_entry_point
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.multibody.kernels.array_table import ArrayTable
-from engine.multibody.kernels.checked_residual import (
-    INPUT_NAMES,
-    RESIDUAL_ARRAYS,
-    compiled_entry,
-)
+from engine.multibody.kernels import layout
+from engine.multibody.kernels.checked_residual import INPUT_NAMES, compiled_entry
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
 from engine.multibody.kernels.stage_kernels import (
     acceleration_stage,
     articulated_inertias,
     articulated_solve,
-    make_scratch,
     position_stage,
     quaternion_errors,
     residual_forces,
@@ -91,27 +87,14 @@ class _RealizeContext:
         "quat_starts",
         "has_custom",
         "inst",
+        "table",
         "pos_args",
         "vel_args",
         "acc_args",
         "pos_fn",
         "vel_fn",
         "acc_fn",
-        "residual_table",
     )
-
-
-def _compiled(dispatcher, args: tuple):
-    """The compiled entry point of a numba ``dispatcher`` for exactly the types of ``args``
-    (a context's arguments never change type): calling it skips the dispatcher's per-call
-    type resolution (~0.6 us of a stage kernel call). The dispatcher itself where there is
-    no such entry point (NUMBA_DISABLE_JIT, or not compiled for these types)."""
-    overloads = getattr(dispatcher, "overloads", None)
-    typeof = getattr(dispatcher, "typeof_pyval", None)
-    if overloads is None or typeof is None:
-        return dispatcher
-    cres = overloads.get(tuple(typeof(a) for a in args))
-    return dispatcher if cres is None else cres.entry_point
 
 
 def _sized(values, n: int, what: str) -> np.ndarray:
@@ -205,79 +188,55 @@ class StageRealizationMixin:
         else:
             ctx.abi_entry = None
             ctx.abi = (ctx.ac.P_abi, ctx.ac.D_inv, ctx.ac.U_cols)
-        ctx.forces = None
         ctx.nb, ctx.nu = topo.nb, topo.nu  # (topo.nu sums an array each time)
-        ctx.scratch = make_scratch(ctx.nb, ctx.nu)
+        ctx.scratch = layout.allocate(layout.SCRATCH, {"nb": ctx.nb, "nu": ctx.nu})
+        ctx.scratch["zero6"] = np.zeros((ctx.nb, 6))
         ctx.zero_nu = np.zeros(ctx.nu)
         ctx.has_custom = self._has_custom_bodies()
-        # the stage kernels' arguments never change for this State: pack them once
-        pc, vc, sc = ctx.pc, ctx.vc, ctx.scratch
-        ctx.pos_args = (
-            topo.mtype,
-            topo.parent,
-            topo.qs,
-            topo.nqs,
-            topo.nus,
-            topo.params,
-            ctx.euler,
-            topo.R_PF,
-            topo.p_PF,
-            topo.R_BM,
-            topo.p_BM,
-            topo.mass,
-            topo.com_B,
-            topo.I_B,
-            ctx.q,
-            pc.R_FM,
-            pc.p_FM,
-            pc.H_FM,
-            pc.R_GF,
-            pc.p_MB_G,
-            pc.R_GB,
-            pc.p_GB,
-            pc.H_G,
-            pc.Phi_G,
-            pc.com_G,
-            sc["work"],
-            _CUSTOM_TYPE_ID,
-        )
-        ctx.vel_args = (
-            topo.mtype,
-            topo.parent,
-            topo.qs,
-            topo.nqs,
-            topo.us,
-            topo.nus,
-            topo.params,
-            ctx.euler,
-            ctx.q,
-            ctx.u,
-            pc.p_GB,
-            pc.R_FM,
-            pc.p_FM,
-            pc.H_FM,
-            pc.H_G,
-            pc.R_GF,
-            pc.p_MB_G,
-            pc.Phi_G,
-            pc.com_G,
-            topo.mass,
-            vc.V_GB,
-            vc.V_FM,
-            vc.coriolis,
-            vc.total_coriolis,
-            vc.gyroscopic,
-            ctx.qdot,
-            sc["Nbuf"],
-            sc["hd"],
-        )
-        ctx.acc_args = None  # needs the applied-force accumulators (Dynamics stage)
-        ctx.pos_fn, ctx.vel_fn, ctx.acc_fn = position_stage, velocity_stage, acceleration_stage
         starts = [topo.qs[b] for b in topo.quaternion_pool_order] if not ctx.euler else []
         ctx.quat_starts = np.array(starts, dtype=np.int64)
+        ctx.forces = self._force_accumulators(state)
+        ctx.table = layout.build_table(self._kernel_homes(ctx), self._kernel_dims(ctx))
+        # the stage kernels' arguments never change for this State
+        a, s = ctx.table.addresses, ctx.table.shapes
+        ctx.pos_args = (ctx.euler, _CUSTOM_TYPE_ID, a, s)
+        ctx.vel_args = (ctx.euler, a, s)
+        ctx.acc_args = ((False, ctx.euler, a, s), (True, ctx.euler, a, s))
+        ctx.pos_fn, ctx.vel_fn, ctx.acc_fn = position_stage, velocity_stage, acceleration_stage
         ctx.inst = None
-        ctx.residual_table = None
         return ctx
+
+    def _force_accumulators(self, state: State):
+        """The applied-force accumulators (body forces (nb, 6), mobility forces (nu,)) the
+        Acceleration stage reads, or None if this subsystem's System has none."""
+        system = self.getSystem()
+        get_global = getattr(system, "getGlobalSubsystem", None)
+        return get_global().updForces(state) if get_global is not None else None
+
+    @staticmethod
+    def _kernel_dims(ctx: _RealizeContext) -> dict:
+        """The sizes the kernel layout's shape rules refer to."""
+        return {"nb": ctx.nb, "nq": ctx.q.shape[0], "nu": ctx.nu}
+
+    @staticmethod
+    def _kernel_homes(ctx: _RealizeContext) -> dict:
+        """Where this State's kernel arrays live, by layout home (the Instance-stage ones,
+        which the fused realization adds, left out)."""
+        homes = {
+            layout.TOPOLOGY: ctx.topo,
+            layout.STATE: ctx,
+            layout.POSITION: ctx.pc,
+            layout.VELOCITY: ctx.vc,
+            layout.ACCELERATION: ctx.ac,
+            layout.SCRATCH: ctx.scratch,
+        }
+        if ctx.forces is not None:
+            body_forces, mobility_forces = ctx.forces
+            homes[layout.FORCES] = {
+                "body_forces": body_forces,
+                "mobility_forces": mobility_forces,
+            }
+        return homes
 
     def _instance_info(self, state: State, ctx: _RealizeContext | None = None) -> _InstanceInfo:
         """The Instance-stage lookups of this State (see _InstanceInfo), read again only
@@ -308,9 +267,8 @@ class StageRealizationMixin:
         return bool(custom()) if custom is not None else False
 
     def _applied_forces(self, state: State, ctx: _RealizeContext):
-        if ctx.forces is None:
-            ctx.forces = self.getSystem().getAppliedForces(state)
-        return ctx.forces
+        """(body forces, mobility forces) the Acceleration stage reads (Dynamics stage)."""
+        return ctx.forces if ctx.forces is not None else self.getSystem().getAppliedForces(state)
 
     # ------------------------------------------------------------ realization
     def realizeSubsystemPositionImpl(self, state: State) -> None:
@@ -320,7 +278,7 @@ class StageRealizationMixin:
         fn = ctx.pos_fn
         fn(*ctx.pos_args)
         if fn is position_stage:
-            ctx.pos_fn = _compiled(position_stage, ctx.pos_args)
+            ctx.pos_fn = compiled_entry_point(position_stage, ctx.pos_args)
         if ctx.quat_starts.shape[0]:
             # quaternion norm errors, in pool order, after the position constraint errors
             info = self._instance_info(state, ctx)
@@ -332,7 +290,7 @@ class StageRealizationMixin:
         fn = ctx.vel_fn
         vc.kinetic_energy = fn(*ctx.vel_args)
         if fn is velocity_stage:
-            ctx.vel_fn = _compiled(velocity_stage, ctx.vel_args)
+            ctx.vel_fn = compiled_entry_point(velocity_stage, ctx.vel_args)
         if ctx.has_custom:
             self._custom_velocity(state, ctx.pc, vc)
 
@@ -356,7 +314,7 @@ class StageRealizationMixin:
         articulated_inertias(
             topo.parent,
             topo.nus,
-            sc["free"],
+            sc["known"],
             pc.H_G,
             pc.Phi_G,
             pc.p_GB,
@@ -371,60 +329,19 @@ class StageRealizationMixin:
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         ctx = self._context(state)
-        if ctx.has_custom:
+        if ctx.has_custom or ctx.forces is None:  # (no accumulators: getAppliedForces says so)
             self._articulated_arrays(state, ctx)
             self._custom_acceleration(state, ctx)
             return
         args = ctx.acc_args
         fn = ctx.acc_fn
-        if args is None:
-            args = ctx.acc_args = self._acceleration_args(state, ctx)
         if self._abi_current(ctx):
             fn(*args[0])
         else:  # the articulated inertias first, in the same kernel call
             fn(*args[1])
             self._mark_abi(state, ctx)
         if fn is acceleration_stage:  # both argument tuples have the same types
-            ctx.acc_fn = _compiled(acceleration_stage, args[0])
-
-    def _acceleration_args(self, state: State, ctx: _RealizeContext) -> tuple:
-        """acceleration_stage's arguments for this State (all fixed arrays): without and
-        with the articulated-inertia pass."""
-        topo, pc, vc, ac, sc = ctx.topo, ctx.pc, ctx.vc, ctx.ac, ctx.scratch
-        P, Di, U = ctx.abi
-        body_forces, mobility_forces = self._applied_forces(state, ctx)
-        args = (
-            topo.mtype,
-            topo.parent,
-            topo.qs,
-            topo.nqs,
-            topo.us,
-            topo.nus,
-            topo.params,
-            ctx.euler,
-            sc["free"],
-            pc.R_FM,
-            pc.H_G,
-            pc.p_GB,
-            P,
-            Di,
-            U,
-            vc.coriolis,
-            vc.gyroscopic,
-            body_forces,
-            mobility_forces,
-            ctx.q,
-            ctx.qdot,
-            ctx.u,
-            ctx.udot,
-            ctx.qdotdot,
-            ac.A_GB,
-            sc["z"],
-            sc["eps"],
-            sc["Nbuf"],
-        )
-        extra = (pc.Phi_G, sc["work"], sc["Pa"])
-        return (*args, False, *extra), (*args, True, *extra)
+            ctx.acc_fn = compiled_entry_point(acceleration_stage, args[0])
 
     def _custom_acceleration(self, state: State, ctx: _RealizeContext) -> None:
         """The Acceleration stage when Custom bodies need their Python N and NDot blocks."""
@@ -435,7 +352,7 @@ class StageRealizationMixin:
             topo.parent,
             topo.us,
             topo.nus,
-            sc["free"],
+            sc["known"],
             pc.H_G,
             pc.p_GB,
             P,
@@ -469,7 +386,7 @@ class StageRealizationMixin:
             topo.parent,
             topo.us,
             topo.nus,
-            sc["free"],
+            sc["known"],
             ctx.pc.H_G,
             ctx.pc.p_GB,
             P,
@@ -532,21 +449,11 @@ class StageRealizationMixin:
         if entry is None:  # NUMBA_DISABLE_JIT: the arrays themselves
             self._residual_forces_uncompiled(ctx, F, f, udot, out)
             return out
-        table = ctx.residual_table
-        if table is None:
-            table = ctx.residual_table = self._residual_table(ctx)
+        table = ctx.table
         status = entry(table.addresses, table.shapes, F, f, udot, out)
         if status:
             raise InvalidArgumentError(f"{INPUT_NAMES[status]}: values must be finite")
         return out
-
-    @staticmethod
-    def _residual_table(ctx: _RealizeContext) -> ArrayTable:
-        """The State's arrays residual_forces_from_table uses (``RESIDUAL_ARRAYS``)."""
-        topo, pc, vc, sc = ctx.topo, ctx.pc, ctx.vc, ctx.scratch
-        arrays = (topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, pc.Phi_G)
-        arrays += (vc.coriolis, vc.gyroscopic, sc["A"], sc["F"], np.zeros((ctx.nb, 6)))
-        return ArrayTable(RESIDUAL_ARRAYS, arrays)
 
     @staticmethod
     def _residual_forces_uncompiled(ctx: _RealizeContext, F, f, udot, out) -> None:
@@ -593,7 +500,7 @@ class StageRealizationMixin:
             topo.parent,
             topo.us,
             topo.nus,
-            sc["free"],
+            sc["known"],
             ctx.pc.H_G,
             ctx.pc.p_GB,
             P,

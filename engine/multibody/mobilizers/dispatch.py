@@ -7,8 +7,7 @@ O(n) algorithms; a new mobilizer type is added here in both places.
 
 from __future__ import annotations
 
-from numba import njit
-
+from engine.common.numba_internals import runtime_jit
 from engine.multibody.mobilizers import (
     ball,
     bend_stretch,
@@ -55,12 +54,12 @@ MOBILIZER_MODULES = {
 }
 MOBILIZER_BY_NAME = {m.NAME: m for m in MOBILIZER_MODULES.values()}
 
-# The dispatchers below keep numba's runtime (``_nrt=True``, stated so that a caller
-# compiled without it, ``engine.common.kernel_jit``, does not pass that on):
-# the kinematics of several mobilizers build small temporary arrays.
+# The dispatchers below keep numba's runtime (``runtime_jit``, so that a caller compiled
+# without it, ``kernel_jit``, does not pass that on): the kinematics of several
+# mobilizers build small temporary arrays.
 
 
-@njit(cache=True, nogil=True, _nrt=True)
+@runtime_jit
 def x_fm_any(t, q, params, euler, R, p):
     """R_FM, p_FM for mobilizer type ``t``."""
     if t == pin.TYPE_ID:
@@ -99,7 +98,7 @@ def x_fm_any(t, q, params, euler, R, p):
         weld.x_fm(q, params, euler, R, p)
 
 
-@njit(cache=True, nogil=True, _nrt=True)
+@runtime_jit
 def h_fm_any(t, q, params, euler, R, p, H):
     """H_FM (6 x nu) for mobilizer type ``t``."""
     if t == pin.TYPE_ID:
@@ -136,7 +135,7 @@ def h_fm_any(t, q, params, euler, R, p, H):
         free_line.h_fm(q, params, euler, R, p, H)
 
 
-@njit(cache=True, nogil=True, _nrt=True)
+@runtime_jit
 def hdot_u_any(t, q, u, params, euler, R, p, out):
     """(d/dt H_FM) u for mobilizer type ``t``."""
     if t == pin.TYPE_ID:
@@ -175,7 +174,7 @@ def hdot_u_any(t, q, u, params, euler, R, p, out):
         out[:] = 0.0
 
 
-@njit(cache=True, nogil=True, _nrt=True)
+@runtime_jit
 def n_matrix_any(t, q, params, euler, R, N):
     """N (nq_slots x nu) for mobilizer type ``t`` (N must be zeroed by the caller)."""
     if t == pin.TYPE_ID:
@@ -212,7 +211,7 @@ def n_matrix_any(t, q, params, euler, R, N):
         free_line.n_matrix(q, params, euler, R, N)
 
 
-@njit(cache=True, nogil=True, _nrt=True)
+@runtime_jit
 def ninv_matrix_any(t, q, params, euler, R, NInv):
     """NInv (nu x nq_slots) for mobilizer type ``t`` (zeroed by the caller)."""
     if t == pin.TYPE_ID:
@@ -249,7 +248,7 @@ def ninv_matrix_any(t, q, params, euler, R, NInv):
         free_line.ninv_matrix(q, params, euler, R, NInv)
 
 
-@njit(cache=True, nogil=True, _nrt=True)
+@runtime_jit
 def ndot_matrix_any(t, q, qdot, params, euler, R, NDot):
     """NDot (nq_slots x nu) for mobilizer type ``t`` (zeroed by the caller)."""
     if t == pin.TYPE_ID:

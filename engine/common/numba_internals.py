@@ -1,0 +1,161 @@
+"""Every use of numba's private API in the engine, in one place.
+
+The engine's fast path relies on four things numba does not document as public, so they
+are kept here, and pyproject.toml pins numba to the minor version they were tested with:
+
+* ``kernel_jit``: ``njit`` with numba's runtime switched off (the private ``_nrt``
+  option). numba keeps every array it passes between compiled functions alive by
+  reference counting, one call into its runtime per array argument per call; arrays
+  rebuilt from an ``ArrayTable`` have no count, so those calls are pure overhead. Without
+  the runtime no array may be created (``np.empty`` fails to compile): such a kernel
+  takes its scratch arrays from its caller, which keeps every array alive.
+  ``runtime_jit`` states ``_nrt=True`` for functions that need the runtime and may be
+  called from a ``kernel_jit`` kernel (which would otherwise pass its setting on).
+* ``f1`` .. ``i2``: a table entry (address and shape, see
+  ``engine.multibody.kernels.array_table``) as an array, built inline by an intrinsic
+  from ``numba.core.cgutils`` and ``numba.np.arrayobj.populate_array`` (what
+  ``numba.carray`` does, without returning an array from a function, which a kernel
+  without the runtime may not call). With NUMBA_DISABLE_JIT they are numpy views.
+* ``compiled_entry_point`` and ``signature_entry_point``: a dispatcher's compiled entry
+  point for given arguments or types (``overloads``, ``typeof_pyval``), which skips the
+  per-call type resolution.
+* ``JIT_ENABLED``: whether numba compiles at all (``numba.config.DISABLE_JIT``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from numba import config, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
+
+#: False when numba runs the kernels as Python (NUMBA_DISABLE_JIT=1)
+JIT_ENABLED = not config.DISABLE_JIT
+
+#: njit for kernels that allocate nothing: no reference counting (see module docstring)
+kernel_jit = njit(cache=True, nogil=True, _nrt=False)
+
+#: njit for functions that need numba's runtime (they allocate) and may be called from a
+#: kernel_jit kernel
+runtime_jit = njit(cache=True, nogil=True, _nrt=True)
+
+
+def compiled_entry_point(dispatcher, args: tuple):
+    """The compiled entry point of a numba ``dispatcher`` for exactly the types of
+    ``args`` (a caller whose arguments never change type keeps it): calling it skips the
+    dispatcher's per-call type resolution, which costs more than a small kernel. The
+    dispatcher itself where there is no such entry point (NUMBA_DISABLE_JIT, or not
+    compiled for these types)."""
+    overloads = getattr(dispatcher, "overloads", None)
+    typeof = getattr(dispatcher, "typeof_pyval", None)
+    if overloads is None or typeof is None:
+        return dispatcher
+    cres = overloads.get(tuple(typeof(a) for a in args))
+    return dispatcher if cres is None else cres.entry_point
+
+
+def signature_entry_point(dispatcher, signature: tuple):
+    """The compiled entry point of ``dispatcher`` for the numba types ``signature``
+    (compiled, or loaded from numba's cache, now); the dispatcher itself when the JIT is
+    off."""
+    if not JIT_ENABLED:
+        return dispatcher
+    dispatcher.compile(signature)
+    return dispatcher.overloads[signature].entry_point
+
+
+def _array_intrinsic(element_type, ndim: int):
+    """An intrinsic ``(address, shape) -> array``: the C-contiguous ``ndim``-dimensional
+    array of ``element_type`` at the int64 ``address``, with the int64 tuple ``shape``,
+    and no reference count."""
+    array_type = types.Array(element_type, ndim, "C")
+    pointer_type = types.CPointer(element_type)
+
+    @intrinsic
+    def from_address(typingctx, address, shape):
+        def codegen(context, builder, signature, args):
+            data = builder.inttoptr(args[0], context.get_value_type(pointer_type))
+            dims = cgutils.unpack_tuple(builder, args[1], ndim)
+            itemsize = context.get_abi_sizeof(context.get_data_type(element_type))
+            strides = [context.get_constant(types.intp, itemsize)]
+            for n in reversed(dims[1:]):
+                strides.insert(0, builder.mul(strides[0], n))
+            array = context.make_array(array_type)(context, builder)
+            populate_array(
+                array, data=data, shape=dims, strides=strides, itemsize=itemsize, meminfo=None
+            )
+            return array._getvalue()
+
+        return array_type(address, shape), codegen
+
+    return from_address
+
+
+_float64_1d = _array_intrinsic(types.float64, 1)
+_float64_2d = _array_intrinsic(types.float64, 2)
+_float64_3d = _array_intrinsic(types.float64, 3)
+_int64_1d = _array_intrinsic(types.int64, 1)
+_int64_2d = _array_intrinsic(types.int64, 2)
+
+
+# numba fixes an array's number of dimensions at compile time, so one accessor per kind
+# and shape; inlined into their callers (a kernel_jit kernel may not call a function
+# returning an array it was not given). ``a`` the table's addresses, ``s`` its shapes,
+# ``k`` the slot (engine.multibody.kernels.layout.SLOT).
+@njit(cache=True, nogil=True, inline="always")
+def f1(a, s, k):
+    """Table entry k as a float64 vector."""
+    return _float64_1d(a[k], (s[k, 0],))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def f2(a, s, k):
+    """Table entry k as a float64 matrix."""
+    return _float64_2d(a[k], (s[k, 0], s[k, 1]))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def f3(a, s, k):
+    """Table entry k as a float64 array of three dimensions."""
+    return _float64_3d(a[k], (s[k, 0], s[k, 1], s[k, 2]))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def i1(a, s, k):
+    """Table entry k as an int64 vector."""
+    return _int64_1d(a[k], (s[k, 0],))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def i2(a, s, k):
+    """Table entry k as an int64 matrix."""
+    return _int64_2d(a[k], (s[k, 0], s[k, 1]))
+
+
+if not JIT_ENABLED:  # the kernels run as Python: the same entries as numpy views
+
+    def _view(address, shape: tuple, ctype) -> np.ndarray:
+        shape = tuple(int(n) for n in shape)
+        count = int(np.prod(shape))
+        if count == 0:  # (an empty placeholder entry)
+            return np.zeros(shape, dtype=np.float64 if ctype is ctypes.c_double else np.int64)
+        buffer = (ctype * count).from_address(int(address))
+        return np.ctypeslib.as_array(buffer).reshape(shape)
+
+    def f1(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0],), ctypes.c_double)
+
+    def f2(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0], s[k, 1]), ctypes.c_double)
+
+    def f3(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0], s[k, 1], s[k, 2]), ctypes.c_double)
+
+    def i1(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0],), ctypes.c_int64)
+
+    def i2(a, s, k):  # noqa: F811
+        return _view(a[k], (s[k, 0], s[k, 1]), ctypes.c_int64)

@@ -1,0 +1,195 @@
+"""The kernel layout: every array the matter kernels read from a table, declared once.
+
+Each ``KernelArray`` names one array the way the kernels, the stage caches and the
+topology name it, with its element kind, a shape rule, where it lives and the stage that
+writes it. From ``LAYOUT`` come
+
+* ``SLOT``: each array's place in a table, by name (``SLOT.V_GB``). Kernels read their
+  arrays as ``f2(a, s, SLOT.V_GB)``; numba compiles the slot number as a constant;
+* ``SPEC``: (name, kind, ndim) per slot, what ``ArrayTable`` checks;
+* ``allocate``: the arrays one home holds (the topology, the Position, Velocity and
+  Acceleration caches, the kernel scratch), zeroed or identity-filled as declared;
+* ``build_table``: the table of one State, each slot filled from its home by name and its
+  shape checked against the rule.
+
+Shape rules use ``nb`` (bodies including Ground), ``nq``, ``nu`` (the matter subsystem's),
+integers, and ``*`` for a length the rule does not fix (quaternion and force-term counts).
+The design is described in docs/kernel-layout.md.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.multibody.kernels.array_table import ArrayTable
+
+
+class KernelArray(NamedTuple):
+    """One declared kernel array: ``kind`` "f" float64 or "i" int64; ``shape`` its rule;
+    ``home`` what holds it; ``writer`` the stage (or "" for an input or scratch) whose
+    kernel writes it; ``init`` "zeros" or "eye" (each 3 x 3 block the identity) for
+    arrays this layout allocates."""
+
+    name: str
+    kind: str
+    shape: tuple
+    home: str
+    writer: str
+    doc: str
+    init: str = "zeros"
+
+
+# homes: where build_table finds an array (see build_table's ``homes``)
+TOPOLOGY = "topology"  # MatterTopology, built by the matter subsystem at Topology stage
+STATE = "state"  # the State's q, u, qdot, udot, qdotdot partitions (the matter context)
+POSITION = "position"  # PositionCache
+VELOCITY = "velocity"  # VelocityCache
+ACCELERATION = "acceleration"  # AccelerationCache (the articulated inertias too)
+FORCES = "forces"  # the applied-force accumulators of the global subsystem
+INSTANCE = "instance"  # fixed while Instance stage stays valid: qErr and the force terms
+SCRATCH = "scratch"  # kernel scratch, owned by the matter context
+
+_A = KernelArray
+LAYOUT: tuple[KernelArray, ...] = (
+    _A("mtype", "i", ("nb",), TOPOLOGY, "", "mobilizer type id (TYPE_ID) per body"),
+    _A("parent", "i", ("nb",), TOPOLOGY, "", "parent body index (-1 for Ground)"),
+    _A("qs", "i", ("nb",), TOPOLOGY, "", "first q of each body"),
+    _A("nqs", "i", ("nb",), TOPOLOGY, "", "q slots of each body"),
+    _A("us", "i", ("nb",), TOPOLOGY, "", "first u of each body"),
+    _A("nus", "i", ("nb",), TOPOLOGY, "", "mobilities of each body"),
+    _A("params", "f", ("nb", 8), TOPOLOGY, "", "mobilizer parameters (axes, pitch)"),
+    _A("R_PF", "f", ("nb", 3, 3), TOPOLOGY, "", "inboard frame F in parent P", "eye"),
+    _A("p_PF", "f", ("nb", 3), TOPOLOGY, "", "origin of F in P (m)"),
+    _A("R_BM", "f", ("nb", 3, 3), TOPOLOGY, "", "outboard frame M in body B", "eye"),
+    _A("p_BM", "f", ("nb", 3), TOPOLOGY, "", "origin of M in B (m)"),
+    _A("mass", "f", ("nb",), TOPOLOGY, "", "body mass (kg)"),
+    _A("com_B", "f", ("nb", 3), TOPOLOGY, "", "mass centre from Bo in B (m)"),
+    _A("I_B", "f", ("nb", 3, 3), TOPOLOGY, "", "inertia about Bo in B (kg m^2)"),
+    _A("q", "f", ("nq",), STATE, "", "generalized coordinates (input)"),
+    _A("u", "f", ("nu",), STATE, "", "generalized speeds (input)"),
+    _A("qdot", "f", ("nq",), STATE, "Velocity", "qdot = N u"),
+    _A("udot", "f", ("nu",), STATE, "Acceleration", "generalized accelerations"),
+    _A("qdotdot", "f", ("nq",), STATE, "Acceleration", "N udot + NDot u"),
+    _A("qerr", "f", ("*",), INSTANCE, "Position", "quaternion norm errors (qErr part)"),
+    _A("quat_starts", "i", ("*",), STATE, "", "q index of each quaternion in use"),
+    _A("R_FM", "f", ("nb", 3, 3), POSITION, "Position", "mobilizer rotation", "eye"),
+    _A("p_FM", "f", ("nb", 3), POSITION, "Position", "mobilizer translation (m)"),
+    _A("H_FM", "f", ("nb", 6, 6), POSITION, "Position", "joint map in F"),
+    _A("R_GF", "f", ("nb", 3, 3), POSITION, "Position", "frame F in Ground", "eye"),
+    _A("p_MB_G", "f", ("nb", 3), POSITION, "Position", "Bo from Mo, in G (m)"),
+    _A("R_GB", "f", ("nb", 3, 3), POSITION, "Position", "body orientation in G", "eye"),
+    _A("p_GB", "f", ("nb", 3), POSITION, "Position", "body origin in G (m)"),
+    _A("H_G", "f", ("nb", 6, 6), POSITION, "Position", "joint map about Bo in G"),
+    _A("Phi_G", "f", ("nb", 6, 6), POSITION, "Position", "spatial inertia about Bo in G"),
+    _A("com_G", "f", ("nb", 3), POSITION, "Position", "mass centre from Bo in G (m)"),
+    _A("V_GB", "f", ("nb", 6), VELOCITY, "Velocity", "body spatial velocity at Bo in G"),
+    _A("V_FM", "f", ("nb", 6), VELOCITY, "Velocity", "mobilizer velocity H_FM u"),
+    _A("coriolis", "f", ("nb", 6), VELOCITY, "Velocity", "body Coriolis acceleration"),
+    _A("total_coriolis", "f", ("nb", 6), VELOCITY, "Velocity", "Coriolis summed from G"),
+    _A("gyroscopic", "f", ("nb", 6), VELOCITY, "Velocity", "gyroscopic force at Bo in G"),
+    _A("P_abi", "f", ("nb", 6, 6), ACCELERATION, "Acceleration", "articulated inertia"),
+    _A("D_inv", "f", ("nb", 6, 6), ACCELERATION, "Acceleration", "(H^T P H)^-1 block"),
+    _A("U_cols", "f", ("nb", 6, 6), ACCELERATION, "Acceleration", "P H block"),
+    _A("A_GB", "f", ("nb", 6), ACCELERATION, "Acceleration", "body spatial acceleration"),
+    _A("body_forces", "f", ("nb", 6), FORCES, "Dynamics", "applied torque, force at Bo in G"),
+    _A("mobility_forces", "f", ("nu",), FORCES, "Dynamics", "applied mobility forces"),
+    _A("term_ints", "i", ("*", "*"), INSTANCE, "", "compiled force terms: opcodes, indices"),
+    _A("term_floats", "f", ("*", "*"), INSTANCE, "", "compiled force terms: values"),
+    _A("excluded", "i", ("*",), INSTANCE, "", "bodies gravity does not act on"),
+    _A("known", "i", ("nb",), SCRATCH, "", "1 where udot is prescribed (zeros here)"),
+    _A("work", "f", (6, 12), SCRATCH, "", "per-body scratch"),
+    _A("Pa", "f", (6, 6), SCRATCH, "", "articulated inertia being shifted"),
+    _A("Nbuf", "f", (7, 6), SCRATCH, "", "one body's N or NDot block"),
+    _A("hd", "f", (6,), SCRATCH, "", "one body's HDot u"),
+    _A("z", "f", ("nb", 6), SCRATCH, "", "articulated bias forces"),
+    _A("eps", "f", ("nu",), SCRATCH, "", "mobility force residuals"),
+    _A("A", "f", ("nb", 6), SCRATCH, "", "an operator's body accelerations"),
+    _A("F", "f", ("nb", 6), SCRATCH, "", "an operator's body forces"),
+    _A("applied", "f", ("nb", 6), SCRATCH, "", "an operator's applied body forces"),
+)
+del _A
+
+#: slot of each array in a table, by name: ``SLOT.V_GB``
+SLOT = namedtuple("Slot", [d.name for d in LAYOUT])(*range(len(LAYOUT)))
+
+#: (name, kind, ndim) per slot, as ArrayTable checks it
+SPEC = tuple((d.name, d.kind, len(d.shape)) for d in LAYOUT)
+
+#: the declaration by name
+BY_NAME = {d.name: d for d in LAYOUT}
+
+_DTYPE = {"f": np.float64, "i": np.int64}
+
+
+def _shape(decl: KernelArray, dims: dict) -> tuple:
+    return tuple(dims[n] if isinstance(n, str) else n for n in decl.shape)
+
+
+def allocate(home: str, dims: dict) -> dict[str, np.ndarray]:
+    """The arrays of ``home`` by name, shaped by their rules for ``dims`` (nb, nq, nu),
+    zeroed or identity-filled as declared."""
+    out = {}
+    for decl in LAYOUT:
+        if decl.home != home:
+            continue
+        arr = np.zeros(_shape(decl, dims), dtype=_DTYPE[decl.kind])
+        if decl.init == "eye":
+            arr[..., :, :] = np.eye(3)
+        out[decl.name] = arr
+    return out
+
+
+def _lookup(holder, name: str):
+    if isinstance(holder, dict):
+        return holder[name]
+    return getattr(holder, name)
+
+
+def build_table(homes: dict, dims: dict) -> ArrayTable:
+    """The table of one State's kernel arrays: each slot filled with the array named like
+    it in its home (``homes`` maps a home, e.g. ``POSITION``, to the object or dict
+    holding its arrays; a home that is left out gets empty placeholder arrays, which a
+    kernel reading the table must not use), its shape checked against the rule for
+    ``dims`` (nb, nq, nu). Raises ValueError naming the array on a mismatch."""
+    arrays = []
+    for decl in LAYOUT:
+        holder = homes.get(decl.home)
+        if holder is None:
+            arrays.append(np.zeros((0,) * len(decl.shape), dtype=_DTYPE[decl.kind]))
+            continue
+        arr = _lookup(holder, decl.name)
+        want = decl.shape
+        got = getattr(arr, "shape", None)
+        if (
+            got is None
+            or len(got) != len(want)
+            or any(
+                w != "*" and g != (dims[w] if isinstance(w, str) else w)
+                for w, g in zip(want, got, strict=True)
+            )
+        ):
+            rule = "(" + ", ".join(str(w) for w in want) + ")"
+            raise ValueError(
+                f"kernel layout: {decl.name} ({decl.home}) has shape {got}, the rule is "
+                f"{rule} with {dims}"
+            )
+        arrays.append(arr)
+    return ArrayTable(SPEC, tuple(arrays))
+
+
+def verify_table(table: ArrayTable, homes: dict) -> None:
+    """Check that each slot of ``table`` holds the array its home holds under the slot's
+    name (same memory, same shape); homes left out of ``homes`` are not checked. Raises
+    ValueError naming the first slot that does not."""
+    for k, decl in enumerate(LAYOUT):
+        holder = homes.get(decl.home)
+        if holder is None:
+            continue
+        arr = _lookup(holder, decl.name)
+        if table.addresses[k] != arr.ctypes.data or tuple(table.shapes[k, : arr.ndim]) != arr.shape:
+            raise ValueError(
+                f"kernel table: slot {k} ({decl.name}) does not hold {decl.home}'s {decl.name}"
+            )
