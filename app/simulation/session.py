@@ -713,16 +713,23 @@ class SimulationSession:
             # costs a whole time slice); the wait for a frame being drawn stays (VTK's render
             # takes the interpreter back many times per frame, each time waiting for it).
             polite = self.settings.pacing is not Pacing.FAST
+            # Stepping always returns at reporting intervals; as fast as possible, only every
+            # ``interval`` (a power-of-two multiple of it) is sampled. Letting the steps grow
+            # with the thinned interval would feed back (longer steps, a higher rate, longer
+            # intervals) until a model at rest ran time away.
+            step = self.settings.report_interval if not polite else interval
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:
-                t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
+                t_next = min(target, (math.floor(t / step + 1e-9) + 1) * step)
                 if not self.gui_idle.is_set():
                     self.gui_idle.wait(GUI_WAIT_MAX)
                 w0, t0 = time.perf_counter(), t
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()
-                self._sample(stepper.getState())
+                k = t / interval
+                if polite or abs(k - round(k)) <= 1e-9 * max(1.0, k) or t >= target - tol:
+                    self._sample(stepper.getState())
                 if t > t0:  # wall-clock seconds per simulated second, smoothed
                     cost = (time.perf_counter() - w0) / (t - t0)
                     self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
