@@ -59,14 +59,74 @@ def _expect(cond: bool, path, field: str, message: str) -> None:
         raise ModelFileError(path, field, message)
 
 
-def loads(text: str, path="<string>") -> ModelDocument:
+#: deepest nesting of JSON arrays/objects a model file may have (a model needs about 8)
+MAX_DEPTH = 32
+#: integers with more digits than this are read as floats (infinite: refused by the checks)
+_MAX_INT_DIGITS = 400
+
+
+def _parse_int(text: str):
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
+
+
+def _check_structure(raw, path) -> None:
+    """Refuse nesting deeper than MAX_DEPTH and strings that cannot be written as UTF-8 (lone
+    surrogates), naming the field. Iterative: a deep file cannot exhaust the stack."""
+    todo = [(raw, "", 0)]
+    while todo:
+        value, where, depth = todo.pop()
+        if isinstance(value, str):
+            if not _is_utf8(value):
+                raise ModelFileError(
+                    path,
+                    f"model{where}" if where else "file",
+                    "contains a lone surrogate "
+                    "(\\ud800-\\udfff) that is not a character; write the text as UTF-8",
+                )
+            continue
+        if not isinstance(value, (dict, list)):
+            continue
+        if depth >= MAX_DEPTH:
+            raise ModelFileError(
+                path, f"model{where}", f"is nested too deeply (more than {MAX_DEPTH} levels)"
+            )
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not _is_utf8(key):
+                    raise ModelFileError(path, f"model{where}", "has a key with a lone surrogate")
+                todo.append((item, f"{where}.{key}", depth + 1))
+        else:
+            todo.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value))
+
+
+def _is_utf8(text: str) -> bool:
     try:
-        raw = json.loads(text)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def loads(text: str, path="<string>") -> ModelDocument:
+    if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, as some editors write
+        text = text[1:]
+    try:
+        raw = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise ModelFileError(
             path, "file", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except RecursionError:
+        raise ModelFileError(
+            path, "file", f"is nested too deeply (more than {MAX_DEPTH} levels)"
+        ) from None
+    except ValueError as exc:
+        raise ModelFileError(path, "file", f"not valid JSON ({exc})") from None
     _expect(isinstance(raw, dict), path, "file", "must contain a JSON object")
+    model = raw.get("model")
+    _check_structure(model, path)
+    for key in raw:
+        _expect(_is_utf8(key), path, "file", "has a key with a lone surrogate")
     _expect("schema" in raw, path, "schema", f"is missing (expected {SCHEMA!r})")
     _expect(raw["schema"] == SCHEMA, path, "schema", f"is {raw['schema']!r}, expected {SCHEMA!r}")
     _expect("version" in raw, path, "version", "is missing")

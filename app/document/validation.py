@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from app.document.registry import (
     CONSTRAINT_TYPES,
     FORCE_TYPES,
@@ -35,18 +37,31 @@ class DocumentError(ValueError):
 
 
 def _finite(value, field: str, target: str = "") -> float:
+    if isinstance(value, bool):
+        raise DocumentError(field, f"must be a number, got {value!r}", target)
     try:
         v = float(value)
+    except OverflowError:
+        raise DocumentError(field, "is a whole number too large for a float", target) from None
     except (TypeError, ValueError):
-        raise DocumentError(field, f"must be a number, got {value!r}", target) from None
+        raise DocumentError(field, f"must be a number, got {_short(value)}", target) from None
     if not math.isfinite(v):
         raise DocumentError(field, f"must be finite, got {v}", target)
     return v
 
 
+def _short(value, limit: int = 60) -> str:
+    """repr(value), cut to ``limit`` characters (a fuzzed file can hold huge values)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python prints
+        return "a whole number with too many digits"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _vector(value, n: int, field: str, target: str = "") -> tuple[float, ...]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != n:
-        raise DocumentError(field, f"must have {n} numbers, got {value!r}", target)
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != n:
+        raise DocumentError(field, f"must have {n} numbers, got {_short(value)}", target)
     return tuple(_finite(v, field, target) for v in value)
 
 
@@ -57,6 +72,17 @@ def check_name(name: str, field: str = "name") -> None:
         raise DocumentError(field, "a name must not start or end with spaces")
     if name == GROUND:
         raise DocumentError(field, f"{GROUND!r} is reserved for the ground body")
+    _check_text(name, field)
+
+
+def _check_text(text: str, field: str, target: str = "") -> None:
+    """Refuse a string that cannot be saved as UTF-8 (it holds a lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DocumentError(
+            field, "contains a lone surrogate (not a character); use real characters", target
+        ) from None
 
 
 def check_frame(frame, field: str, target: str = "") -> None:
@@ -75,21 +101,27 @@ def check_mass_properties(mass, com, inertia, target: str = "") -> None:
         raise DocumentError("mass", f"mass must be >= 0, got {m:g} kg", target)
     c = _vector(com, 3, "com", target)
     i = _vector(inertia, 6, "inertia", target)
-    try:
-        inertia_obj = Inertia(i[:3], i[3:])
-    except SimTKError as exc:
-        raise DocumentError("inertia", f"not a physical inertia: {exc}", target) from None
-    try:
-        mp = MassProperties(m, c, inertia_obj)
-    except SimTKError as exc:
-        raise DocumentError("inertia", str(exc), target) from None
-    if m > 0:
+    # values so large that products overflow (or an eigen-decomposition that does not
+    # converge) are refused like a non-physical inertia
+    failures = (SimTKError, FloatingPointError, np.linalg.LinAlgError, ValueError)
+    with np.errstate(all="raise"):
         try:
-            mp.calcCentralInertia()
-        except SimTKError as exc:
+            inertia_obj = Inertia(i[:3], i[3:])
+        except failures as exc:
+            raise DocumentError("inertia", f"not a physical inertia: {exc}", target) from None
+        try:
+            mp = MassProperties(m, c, inertia_obj)
+        except failures as exc:
             raise DocumentError(
-                "inertia", f"about the mass centre this inertia is not physical: {exc}", target
+                "inertia", f"not physical with this mass and com: {exc}", target
             ) from None
+        if m > 0:
+            try:
+                mp.calcCentralInertia()
+            except failures as exc:
+                raise DocumentError(
+                    "inertia", f"about the mass centre this inertia is not physical: {exc}", target
+                ) from None
 
 
 def _check_arg(arg: Arg, value, field: str, target: str) -> None:
@@ -105,8 +137,13 @@ def _check_arg(arg: Arg, value, field: str, target: str) -> None:
         if kind == "positive" and v <= 0:
             raise DocumentError(field, f"must be > 0, got {v:g}", target)
     elif kind == "index":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-            raise DocumentError(field, f"must be a whole number, got {value!r}", target)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not math.isfinite(value))
+            or int(value) != value
+        ):
+            raise DocumentError(field, f"must be a whole number, got {_short(value)}", target)
         if value < 0:
             raise DocumentError(field, f"must be >= 0, got {value}", target)
     elif kind == "frame":
@@ -120,13 +157,13 @@ def _check_arg(arg: Arg, value, field: str, target: str) -> None:
         _vector(value.get("rpy", (0, 0, 0)), 3, f"{field}.rpy", target)
     elif kind == "bool":
         if not isinstance(value, bool):
-            raise DocumentError(field, f"must be true or false, got {value!r}", target)
+            raise DocumentError(field, f"must be true or false, got {_short(value)}", target)
     elif kind == "body":
         if not isinstance(value, str):
-            raise DocumentError(field, f"must be a body name, got {value!r}", target)
+            raise DocumentError(field, f"must be a body name, got {_short(value)}", target)
     elif kind == "measure":
         if not isinstance(value, str):
-            raise DocumentError(field, f"must be a measure name, got {value!r}", target)
+            raise DocumentError(field, f"must be a measure name, got {_short(value)}", target)
 
 
 def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
@@ -217,14 +254,15 @@ def check_element(
         _check_arg(a, value, a.name, target)
         if a.kind == "body":
             if value not in nus:
-                raise DocumentError(a.name, f"no body named {value!r}", target)
+                raise DocumentError(a.name, f"no body named {_short(value)}", target)
             bodies.append(value)
         if a.kind == "measure" and value not in (earlier_measures or set()):
             if value == e.name:
                 raise DocumentError(a.name, "a measure cannot use itself", target)
             raise DocumentError(
                 a.name,
-                f"no measure named {value!r} before this one (an operand must be defined first)",
+                f"no measure named {_short(value)} before this one (an operand must be "
+                "defined first)",
                 target,
             )
         if a.kind == "index":
@@ -294,9 +332,18 @@ def validate(data: ModelData) -> None:
     check_hints(data)
 
 
+#: longest chain of measures each using the one before (the engine evaluates operands
+#: recursively)
+MAX_MEASURE_DEPTH = 200
+
+
 def check_measures(data: ModelData, nus: dict[str, int]) -> None:
-    """Measures have unique non-empty names and use only measures defined before them."""
+    """Measures have unique non-empty names, use only measures defined before them, and no
+    chain of operands is longer than MAX_MEASURE_DEPTH."""
+    from app.document.measure_types import MEASURE_TYPES
+
     earlier: set[str] = set()
+    depth: dict[str, int] = {}
     for i, m in enumerate(data.measures):
         target = f"measure {i} ({m.label()})"
         if not isinstance(m.name, str) or not m.name.strip():
@@ -305,5 +352,15 @@ def check_measures(data: ModelData, nus: dict[str, int]) -> None:
             raise DocumentError("name", "a name must not start or end with spaces", target)
         if m.name in earlier:
             raise DocumentError("name", f"two measures are named {m.name!r}", target)
+        _check_text(m.name, "name", target)
         check_element("measures", i, m, nus, earlier)
+        operands = [m.args[a.name] for a in MEASURE_TYPES[m.type].args if a.kind == "measure"]
+        depth[m.name] = 1 + max((depth[o] for o in operands), default=0)
+        if depth[m.name] > MAX_MEASURE_DEPTH:
+            raise DocumentError(
+                "args",
+                f"this measure ends a chain of {depth[m.name]} measures, each the operand of "
+                f"the next; at most {MAX_MEASURE_DEPTH} are allowed",
+                target,
+            )
         earlier.add(m.name)
