@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from glob import escape as glob_escape
 from pathlib import Path
 
 from app.document.document import ModelDocument
@@ -210,12 +211,43 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
+def _leftover_temporaries(path: Path) -> None:
+    """Remove temporary files an interrupted save of ``path`` left behind (those whose
+    writer process no longer runs)."""
+    directory = path.parent if str(path.parent) else Path(".")
+    for tmp in directory.glob(f".{glob_escape(path.name)}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 : -len(".tmp")].split(".")[0]
+        if pid.isdigit() and _process_alive(int(pid)):
+            continue  # another save is writing it right now
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def save(document: ModelDocument | ModelData, path) -> None:
-    """Write atomically: temporary file in the same directory, fsync, os.replace."""
+    """Write atomically: temporary file in the same directory, fsync, os.replace. Saving to
+    a symbolic link writes the file it points to (the link stays a link); temporary files a
+    killed save left behind are removed."""
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     text = dumps(document)
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    _leftover_temporaries(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
     try:
         os.chmod(tmp, _file_mode(path))
         with os.fdopen(fd, "w", encoding="utf-8") as f:
