@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from glob import escape as glob_escape
 from pathlib import Path
@@ -70,34 +71,44 @@ def _parse_int(text: str):
     return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
 
 
-def _check_structure(raw, path) -> None:
-    """Refuse nesting deeper than MAX_DEPTH and strings that cannot be written as UTF-8 (lone
-    surrogates), naming the field. Iterative: a deep file cannot exhaust the stack."""
-    todo = [(raw, "", 0)]
+def _check_structure(raw, path, strings: bool) -> None:
+    """Refuse nesting deeper than MAX_DEPTH and (with ``strings``) strings that cannot be
+    written as UTF-8 (lone surrogates), naming the field. Iterative (a deep file cannot
+    exhaust the stack) and O(size); only containers are visited unless ``strings``."""
+    todo = [(raw, (), 0)]
     while todo:
         value, where, depth = todo.pop()
         if isinstance(value, str):
             if not _is_utf8(value):
                 raise ModelFileError(
                     path,
-                    f"model{where}" if where else "file",
-                    "contains a lone surrogate "
-                    "(\\ud800-\\udfff) that is not a character; write the text as UTF-8",
+                    _where(where),
+                    "contains a lone surrogate (\\ud800-\\udfff) that is not a character; "
+                    "write the text as UTF-8",
                 )
-            continue
-        if not isinstance(value, (dict, list)):
             continue
         if depth >= MAX_DEPTH:
             raise ModelFileError(
-                path, f"model{where}", f"is nested too deeply (more than {MAX_DEPTH} levels)"
+                path, _where(where), f"is nested too deeply (more than {MAX_DEPTH} levels)"
             )
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if not _is_utf8(key):
-                    raise ModelFileError(path, f"model{where}", "has a key with a lone surrogate")
-                todo.append((item, f"{where}.{key}", depth + 1))
-        else:
-            todo.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(item, (dict, list)) or (strings and isinstance(item, str)):
+                todo.append((item, (where, key), depth + 1))
+            if strings and isinstance(key, str) and not _is_utf8(key):
+                raise ModelFileError(path, _where(where), "has a key with a lone surrogate")
+
+
+def _where(where: tuple) -> str:
+    """The JSON path (model.bodies[0].name) of a nested (parent, key) pair."""
+    keys = []
+    while where:
+        where, key = where
+        keys.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return "model" + "".join(reversed(keys))
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _is_utf8(text: str) -> bool:
@@ -125,7 +136,10 @@ def loads(text: str, path="<string>") -> ModelDocument:
         raise ModelFileError(path, "file", f"not valid JSON ({exc})") from None
     _expect(isinstance(raw, dict), path, "file", "must contain a JSON object")
     model = raw.get("model")
-    _check_structure(model, path)
+    if isinstance(model, (dict, list)):
+        # a lone surrogate can only come from a \\uD800-\\uDFFF escape or from the text itself
+        strings = not _is_utf8(text) or _SURROGATE_ESCAPE.search(text) is not None
+        _check_structure(model, path, strings)
     for key in raw:
         _expect(_is_utf8(key), path, "file", "has a key with a lone surrogate")
     _expect("schema" in raw, path, "schema", f"is missing (expected {SCHEMA!r})")
@@ -162,7 +176,7 @@ def loads(text: str, path="<string>") -> ModelDocument:
     except DocumentError as exc:
         field = _field_path(data, exc)
         raise ModelFileError(path, field, exc.message) from None
-    return ModelDocument(data)
+    return ModelDocument(data, validated=True)
 
 
 def _field_path(data: ModelData, exc: DocumentError) -> str:

@@ -194,7 +194,7 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
         raise DocumentError(f"{field}.opacity", "opacity must be in [0, 1]", target)
 
 
-def check_body(b: BodySpec) -> None:
+def check_body(b: BodySpec, mass_properties_checked: bool = False) -> None:
     t = b.name
     mob = MOBILIZER_TYPES.get(b.mobilizer)
     if mob is None:
@@ -211,7 +211,8 @@ def check_body(b: BodySpec) -> None:
         raise DocumentError("mobilizer_params", str(exc), t) from None
     check_frame(b.X_PF, "X_PF", t)
     check_frame(b.X_BM, "X_BM", t)
-    check_mass_properties(b.mass, b.com, b.inertia, t)
+    if not mass_properties_checked:
+        check_mass_properties(b.mass, b.com, b.inertia, t)
     for k, g in enumerate(b.geometry):
         check_geometry(g, f"geometry[{k}]", t)
     if b.q is not None:
@@ -286,18 +287,24 @@ def check_parents(data: ModelData) -> None:
     for b in data.bodies:
         if b.parent != GROUND and b.parent not in parents:
             raise DocumentError("parent", f"no body named {b.parent!r}", b.name)
+    # O(n): each body's chain is walked only until it meets a body already known to reach
+    # Ground
+    reaches_ground = {GROUND}
     for b in data.bodies:
-        seen = {b.name}
+        path = [b.name]
+        on_path = {b.name}
         p = b.parent
-        while p != GROUND:
-            if p in seen:
+        while p not in reaches_ground:
+            if p in on_path:
                 raise DocumentError(
                     "parent",
                     f"{p!r} would be its own ancestor (a loop in the parent chain)",
                     b.name,
                 )
-            seen.add(p)
+            path.append(p)
+            on_path.add(p)
             p = parents[p]
+        reaches_ground.update(path)
 
 
 def check_hints(data: ModelData) -> None:
@@ -310,8 +317,52 @@ def check_hints(data: ModelData) -> None:
             raise DocumentError(name, f"must be > 0, got {v:g}", "hints")
 
 
+def _clearly_physical(bodies: list[BodySpec]) -> np.ndarray:
+    """For each body, True when its finite mass properties are physical by a clear margin
+    (inertia about Bo and about the mass centre: eigenvalues >= 0 and each at most the sum of
+    the other two, with a relative margin of 1e-9). All bodies in a few vectorized numpy
+    calls; the others get the engine's exact check (and message)."""
+    n = len(bodies)
+    ok = np.zeros(n, dtype=bool)
+    try:
+        mass = np.array([b.mass for b in bodies], dtype=np.float64)
+        com = np.array([b.com for b in bodies], dtype=np.float64).reshape(n, 3)
+        ine = np.array([b.inertia for b in bodies], dtype=np.float64).reshape(n, 6)
+    except (TypeError, ValueError, OverflowError):
+        return ok
+    with np.errstate(all="ignore"):
+        finite = (
+            np.isfinite(mass)
+            & np.all(np.isfinite(com), axis=1)
+            & np.all(np.isfinite(ine), axis=1)
+            & (mass > 0)  # massless bodies get the exact check (no inertia allowed)
+            & (np.max(np.abs(ine), axis=1) < 1e150)
+            & (np.max(np.abs(com), axis=1) < 1e75)
+            & (mass < 1e150)
+        )
+        xx, yy, zz, xy, xz, yz = ine.T
+        inertia = np.stack(
+            [np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)],
+            1,
+        )
+        c2 = np.einsum("ni,ni->n", com, com)
+        central = inertia - mass[:, None, None] * (
+            c2[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", com, com)
+        )
+        ok = finite.copy()
+        for matrix in (inertia, central):
+            safe = np.where(finite[:, None, None], matrix, 0.0)
+            lam = np.linalg.eigvalsh(safe)
+            scale = np.maximum(np.max(np.abs(lam), axis=1), 1e-300)
+            margin = 1e-9 * scale
+            total = lam.sum(axis=1)
+            ok &= np.all(lam >= margin[:, None], axis=1)
+            ok &= np.all(2 * lam <= total[:, None] - margin[:, None], axis=1)
+    return ok
+
+
 def validate(data: ModelData) -> None:
-    """Raise DocumentError for the first problem found in ``data``."""
+    """Raise DocumentError for the first problem found in ``data`` (O(n) in the bodies)."""
     seen: set[str] = set()
     for b in data.bodies:
         check_name(b.name)
@@ -319,8 +370,9 @@ def validate(data: ModelData) -> None:
             raise DocumentError("name", f"two bodies are named {b.name!r}", b.name)
         seen.add(b.name)
     check_parents(data)
-    for b in data.bodies:
-        check_body(b)
+    physical = _clearly_physical(data.bodies)
+    for b, fine in zip(data.bodies, physical, strict=True):
+        check_body(b, mass_properties_checked=bool(fine))
     for k, g in enumerate(data.ground_geometry):
         check_geometry(g, f"geometry[{k}]", GROUND)
     nus = {GROUND: 0}
