@@ -30,12 +30,18 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QDoubleSpinBox,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QVBoxLayout,
     QWidget,
 )
 
-from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, INTEGRATORS
+from app.simulation.integrators import (
+    DEFAULT_ACCURACY,
+    DEFAULT_INTEGRATOR,
+    INTEGRATORS,
+    has_error_control,
+)
 from app.simulation.session import Pacing, SimulationSession
 from app.widgets.accuracy_box import AccuracyBox, format_accuracy, parse_accuracy
 from app.widgets.cache_inspector import CacheInspector
@@ -175,6 +181,21 @@ class SimulationPanel(QObject):
         )
         toolbar.addWidget(QLabel(" Accuracy "))
         toolbar.addWidget(self.accuracy_box)
+
+        # methods without error control step with a fixed step size (empty: the default)
+        self.step_size_edit = QLineEdit()
+        self.step_size_edit.setObjectName("stepSizeEdit")
+        self.step_size_edit.setPlaceholderText("auto")
+        self.step_size_edit.setMaximumWidth(80)
+        self.step_size_edit.setToolTip(
+            "Fixed step size (model time units) of integrators without error control "
+            "(SemiExplicitEuler, ExplicitEuler, Verlet); empty: 1/1000 of the time scale"
+        )
+        self.step_size_edit.editingFinished.connect(self._settings_changed)
+        toolbar.addWidget(QLabel(" Step "))
+        toolbar.addWidget(self.step_size_edit)
+        self._update_step_size_enabled()
+        self.integrator_box.currentTextChanged.connect(self._update_step_size_enabled)
 
         self.pacing_box = QComboBox()
         self.pacing_box.setObjectName("pacingBox")
@@ -360,12 +381,42 @@ class SimulationPanel(QObject):
         if self.session is not None and not self.session.running:
             self.session.set_qs(body, first, values)
 
+    def _update_step_size_enabled(self, *_args) -> None:
+        self.step_size_edit.setEnabled(not has_error_control(self.integrator_box.currentText()))
+
+    def _field_value(self, widget, text: str, what: str, low: float, high: float):
+        """float(text) if in (low, high); otherwise None, with the field marked and a message
+        in the status bar (a bad value is refused, not silently replaced)."""
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        ok = low < value < high
+        widget.setStyleSheet("" if ok else "background: #f6c6c6;")
+        if not ok:
+            self.window.statusBar().showMessage(
+                f"{what} must be a number between {low:g} and {high:g}; got {text!r} "
+                "(the previous value stays in use)",
+                8000,
+            )
+        return value if ok else None
+
     def _settings(self) -> dict:
+        step_text = self.step_size_edit.text().strip()
+        step_size = (
+            self._field_value(self.step_size_edit, step_text, "The step size", 0.0, math.inf)
+            if step_text
+            else None
+        )
+        if not step_text:
+            self.step_size_edit.setStyleSheet("")
         from app.simulation.session import Settings
 
+        current = self.session.settings if self.session is not None else Settings()
         return Settings(
             integrator=self.integrator_box.currentText(),
             accuracy=self.accuracy_box.accuracy(),
+            step_size=current.step_size if step_text and step_size is None else step_size,
             pacing=self.pacing_box.currentData(),
             speed=self.speed_box.value(),
         )
@@ -375,7 +426,11 @@ class SimulationPanel(QObject):
             return
         s = self._settings()
         self.session.set_settings(
-            integrator=s.integrator, accuracy=s.accuracy, pacing=s.pacing, speed=s.speed
+            integrator=s.integrator,
+            accuracy=s.accuracy,
+            step_size=s.step_size,
+            pacing=s.pacing,
+            speed=s.speed,
         )
 
     def _picked(self, result) -> None:

@@ -88,6 +88,9 @@ from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.motions import Motion
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
 from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
+from engine.multibody.state_guards import install as _install_state_guards
+
+_install_state_guards()  # public methods taking a State refuse one of another System
 
 # Public names only: the subpackages (engine.math, engine.common, ...) are not exported, so
 # ``from engine import *`` never shadows a module such as the standard ``math``.

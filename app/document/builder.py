@@ -141,7 +141,16 @@ def apply_hints(system, hints: Hints) -> None:
 
 
 def build(model) -> BuiltModel:
-    """Build the engine System of a ModelDocument (or ModelData)."""
+    """Build the engine System of a ModelDocument (or ModelData). An overflow or invalid
+    floating-point operation while building (values too large to combine) is a BuildError."""
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        try:
+            return _build(model)
+        except ArithmeticError as exc:
+            raise BuildError("system", f"a value too large to compute with ({exc})") from exc
+
+
+def _build(model) -> BuiltModel:
     from engine import (
         Body,
         GeneralForceSubsystem,
@@ -162,7 +171,7 @@ def build(model) -> BuiltModel:
         for g in data.ground_geometry:
             if g.role == "visual":
                 ground.addBodyDecoration(make_geometry(g, base_dir))
-    except (SimTKError, ValueError) as exc:
+    except (SimTKError, ValueError, ArithmeticError) as exc:
         raise BuildError(GROUND, str(exc)) from exc
 
     from app.document.document import _parents_first
@@ -182,8 +191,9 @@ def build(model) -> BuiltModel:
                 **dict(b.mobilizer_params),
             )
             if b.q is not None:
+                _check_quaternion(b)
                 mb.setDefaultQ(np.asarray(b.q, dtype=np.float64))
-        except (SimTKError, ValueError, TypeError) as exc:
+        except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
             raise BuildError(f"body {b.name!r}", str(exc)) from exc
         mobods[b.name] = mb
 
@@ -201,7 +211,7 @@ def build(model) -> BuiltModel:
         args = [_convert_arg(a.kind, e.args[a.name], mobods) for a in spec.constructor_args()]
         try:
             built_constraints.append(factory(*args))
-        except (SimTKError, ValueError, TypeError) as exc:
+        except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
             raise BuildError(f"constraint {i} ({e.label()})", str(exc)) from exc
 
     from engine import Force
@@ -223,7 +233,7 @@ def build(model) -> BuiltModel:
             if spec.switch and not e.args[spec.switch]:
                 force.setDisabledByDefault(True)
             built_forces.append(force)
-        except (SimTKError, ValueError, TypeError) as exc:
+        except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
             raise BuildError(f"force {i} ({e.label()})", str(exc)) from exc
 
     from app.document.measure_builder import build_measures
@@ -238,6 +248,7 @@ def build(model) -> BuiltModel:
                 mobods[b.name].setU(state, np.asarray(b.u, dtype=np.float64))
     except SimTKError as exc:
         raise BuildError("system", str(exc)) from exc
+    _check_dynamics(data, system, state)
     names = [""] * matter.getNumBodies()
     for name, mb in mobods.items():
         names[mb.getMobilizedBodyIndex()] = name
@@ -252,6 +263,71 @@ def build(model) -> BuiltModel:
         force_elements=built_forces,
         data=data.copy(),
         measures=measures,
+    )
+
+
+def _check_quaternion(b) -> None:
+    """Refuse an initial q whose quaternion (q[0:4] of a quaternion mobilizer) has no length."""
+    from app.document.registry import MOBILIZER_TYPES
+
+    mob = MOBILIZER_TYPES.get(b.mobilizer)
+    if mob is None or mob.nq == mob.nu or len(b.q) < 4:
+        return
+    with np.errstate(all="ignore"):
+        length2 = float(np.dot(b.q[:4], b.q[:4]))
+    if not (0.0 < length2 < np.inf):
+        raise BuildError(
+            f"body {b.name!r}",
+            f"initial q: the quaternion q[0:4] = {list(b.q[:4])} has no usable length (it "
+            "must not be zero); the identity orientation is [1, 0, 0, 0]",
+        )
+
+
+def _massless_subtree(data: ModelData) -> str | None:
+    """The first body (parents first) that carries no mass at all: it and every body outboard
+    of it have mass 0, so nothing resists its mobilizer's motion (O(n))."""
+    from app.document.document import _parents_first
+
+    order = list(_parents_first(data.bodies))
+    carried = {b.name: float(b.mass) for b in order}
+    for b in reversed(order):  # children before parents: add each subtree into its parent
+        if b.parent in carried:
+            carried[b.parent] += carried[b.name]
+    for b in order:
+        if carried[b.name] == 0.0:
+            return b.name
+    return None
+
+
+def _check_dynamics(data: ModelData, system, state) -> None:
+    """Realize a copy of the initial State through Acceleration: a System whose mass matrix is
+    singular (a body carrying no mass) or whose initial State is not finite is refused here,
+    naming the body where that can be told, instead of failing later in a simulation."""
+    from engine.common.exceptions import SimTKError
+    from engine.common.stage import Stage
+
+    probe = state.copy()
+    try:
+        with np.errstate(all="ignore"):
+            system.realize(probe, Stage.Acceleration)
+        values = (probe.getQ(), probe.getU(), probe.getUDot())
+        finite = all(bool(np.all(np.isfinite(v))) for v in values)
+        problem = "" if finite else "the initial state is not finite (NaN or infinity)"
+    except (SimTKError, ArithmeticError, np.linalg.LinAlgError) as exc:
+        problem = str(exc) or type(exc).__name__
+    if not problem:
+        return
+    name = _massless_subtree(data)
+    if name is not None:
+        raise BuildError(
+            f"body {name!r}",
+            "has mass 0 and carries no massive body, so its mobilizer's motion has no inertia "
+            f"(the System is singular: {problem}); give it a mass or weld it to its parent",
+        )
+    raise BuildError(
+        "system",
+        f"the initial state cannot be realized through accelerations: {problem}; check very "
+        "large or very small masses, inertias and frame offsets",
     )
 
 

@@ -52,9 +52,11 @@ class ModelDocument:
 
     base_dir: Path | None = None
 
-    def __init__(self, data: ModelData | None = None) -> None:
+    def __init__(self, data: ModelData | None = None, validated: bool = False) -> None:
+        """``validated``: ``data`` has just passed validate() (the loader's own check)."""
         data = ModelData() if data is None else data.copy()
-        validate(data)
+        if not validated:
+            validate(data)
         self._data = data
         self._listeners: list[Listener] = []
         self.revision = 0  # increases with every edit
@@ -373,6 +375,13 @@ def _renamed_operands(m: ElementSpec, old: str, new: str) -> ElementSpec:
 def _parents_first(bodies: list[BodySpec]) -> list[BodySpec]:
     """Stable order in which every parent comes before its children (if the tree has no loop;
     with a loop the order is left as is and validation refuses it)."""
+    placed = {GROUND}
+    for b in bodies:  # the usual case, O(n): the list is already parents first
+        if b.parent not in placed:
+            break
+        placed.add(b.name)
+    else:
+        return list(bodies)
     placed = {GROUND}
     out: list[BodySpec] = []
     pending = list(bodies)

@@ -62,6 +62,6 @@ def build_measures(data: ModelData, system, mobods: dict) -> dict:
             raise BuildError(f"measure {i} ({e.label()})", f"unknown measure type {e.type!r}")
         try:
             built[e.name] = _make(e.type, ds, dict(e.args), built, mobods)
-        except (SimTKError, ValueError, TypeError, KeyError) as exc:
+        except (SimTKError, ValueError, TypeError, KeyError, ArithmeticError) as exc:
             raise BuildError(f"measure {i} ({e.label()})", str(exc)) from exc
     return built

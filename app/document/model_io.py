@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+from glob import escape as glob_escape
 from pathlib import Path
 
 from app.document.document import ModelDocument
@@ -59,14 +61,87 @@ def _expect(cond: bool, path, field: str, message: str) -> None:
         raise ModelFileError(path, field, message)
 
 
-def loads(text: str, path="<string>") -> ModelDocument:
+#: deepest nesting of JSON arrays/objects a model file may have (a model needs about 8)
+MAX_DEPTH = 32
+#: integers with more digits than this are read as floats (infinite: refused by the checks)
+_MAX_INT_DIGITS = 400
+
+
+def _parse_int(text: str):
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
+
+
+def _check_structure(raw, path, strings: bool) -> None:
+    """Refuse nesting deeper than MAX_DEPTH and (with ``strings``) strings that cannot be
+    written as UTF-8 (lone surrogates), naming the field. Iterative (a deep file cannot
+    exhaust the stack) and O(size); only containers are visited unless ``strings``."""
+    todo = [(raw, (), 0)]
+    while todo:
+        value, where, depth = todo.pop()
+        if isinstance(value, str):
+            if not _is_utf8(value):
+                raise ModelFileError(
+                    path,
+                    _where(where),
+                    "contains a lone surrogate (\\ud800-\\udfff) that is not a character; "
+                    "write the text as UTF-8",
+                )
+            continue
+        if depth >= MAX_DEPTH:
+            raise ModelFileError(
+                path, _where(where), f"is nested too deeply (more than {MAX_DEPTH} levels)"
+            )
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(item, (dict, list)) or (strings and isinstance(item, str)):
+                todo.append((item, (where, key), depth + 1))
+            if strings and isinstance(key, str) and not _is_utf8(key):
+                raise ModelFileError(path, _where(where), "has a key with a lone surrogate")
+
+
+def _where(where: tuple) -> str:
+    """The JSON path (model.bodies[0].name) of a nested (parent, key) pair."""
+    keys = []
+    while where:
+        where, key = where
+        keys.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return "model" + "".join(reversed(keys))
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _is_utf8(text: str) -> bool:
     try:
-        raw = json.loads(text)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def loads(text: str, path="<string>") -> ModelDocument:
+    if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, as some editors write
+        text = text[1:]
+    try:
+        raw = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise ModelFileError(
             path, "file", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except RecursionError:
+        raise ModelFileError(
+            path, "file", f"is nested too deeply (more than {MAX_DEPTH} levels)"
+        ) from None
+    except ValueError as exc:
+        raise ModelFileError(path, "file", f"not valid JSON ({exc})") from None
     _expect(isinstance(raw, dict), path, "file", "must contain a JSON object")
+    model = raw.get("model")
+    if isinstance(model, (dict, list)):
+        # a lone surrogate can only come from a \\uD800-\\uDFFF escape or from the text itself
+        strings = not _is_utf8(text) or _SURROGATE_ESCAPE.search(text) is not None
+        _check_structure(model, path, strings)
+    for key in raw:
+        _expect(_is_utf8(key), path, "file", "has a key with a lone surrogate")
     _expect("schema" in raw, path, "schema", f"is missing (expected {SCHEMA!r})")
     _expect(raw["schema"] == SCHEMA, path, "schema", f"is {raw['schema']!r}, expected {SCHEMA!r}")
     _expect("version" in raw, path, "version", "is missing")
@@ -101,7 +176,7 @@ def loads(text: str, path="<string>") -> ModelDocument:
     except DocumentError as exc:
         field = _field_path(data, exc)
         raise ModelFileError(path, field, exc.message) from None
-    return ModelDocument(data)
+    return ModelDocument(data, validated=True)
 
 
 def _field_path(data: ModelData, exc: DocumentError) -> str:
@@ -152,12 +227,43 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
+def _leftover_temporaries(path: Path) -> None:
+    """Remove temporary files an interrupted save of ``path`` left behind (those whose
+    writer process no longer runs)."""
+    directory = path.parent if str(path.parent) else Path(".")
+    for tmp in directory.glob(f".{glob_escape(path.name)}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 : -len(".tmp")].split(".")[0]
+        if pid.isdigit() and _process_alive(int(pid)):
+            continue  # another save is writing it right now
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def save(document: ModelDocument | ModelData, path) -> None:
-    """Write atomically: temporary file in the same directory, fsync, os.replace."""
+    """Write atomically: temporary file in the same directory, fsync, os.replace. Saving to
+    a symbolic link writes the file it points to (the link stays a link); temporary files a
+    killed save left behind are removed."""
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     text = dumps(document)
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    _leftover_temporaries(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
     try:
         os.chmod(tmp, _file_mode(path))
         with os.fdopen(fd, "w", encoding="utf-8") as f:

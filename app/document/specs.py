@@ -37,11 +37,28 @@ class SpecError(ValueError):
         return SpecError(f"{prefix}.{self.field}", self.message)
 
 
+def _float(value, key: str) -> float:
+    """``value`` (an int or float) as a float; an integer too large for one is refused."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise SpecError(key, "is a whole number too large for a floating-point value") from None
+
+
 def _num(d: dict, key: str, default=None) -> float:
     value = d.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(key, f"must be a number, got {value!r}")
-    return float(value)
+        raise SpecError(key, f"must be a number, got {_short(value)}")
+    return _float(value, key)
+
+
+def _short(value, limit: int = 60) -> str:
+    """repr(value), cut to ``limit`` characters (a fuzzed file can hold huge values)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python prints
+        return "a whole number with too many digits"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _nums(d: dict, key: str, n: int | None, default=None, optional: bool = False):
@@ -50,24 +67,24 @@ def _nums(d: dict, key: str, n: int | None, default=None, optional: bool = False
         return None
     if not isinstance(value, (list, tuple)) or (n is not None and len(value) != n):
         what = f"a list of {n} numbers" if n is not None else "a list of numbers"
-        raise SpecError(key, f"must be {what}, got {value!r}")
+        raise SpecError(key, f"must be {what}, got {_short(value)}")
     for v in value:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise SpecError(key, f"must contain only numbers, got {v!r}")
-    return tuple(float(v) for v in value)
+            raise SpecError(key, f"must contain only numbers, got {_short(v)}")
+    return tuple(_float(v, key) for v in value)
 
 
 def _str(d: dict, key: str, default=None) -> str:
     value = d.get(key, default)
     if not isinstance(value, str):
-        raise SpecError(key, f"must be a string, got {value!r}")
+        raise SpecError(key, f"must be a string, got {_short(value)}")
     return value
 
 
 def _bool(d: dict, key: str, default: bool) -> bool:
     value = d.get(key, default)
     if not isinstance(value, bool):
-        raise SpecError(key, f"must be true or false, got {value!r}")
+        raise SpecError(key, f"must be true or false, got {_short(value)}")
     return value
 
 
@@ -76,14 +93,14 @@ def _obj(d: dict, key: str) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise SpecError(key, f"must be an object, got {value!r}")
+        raise SpecError(key, f"must be an object, got {_short(value)}")
     return value
 
 
 def _list(d: dict, key: str) -> list:
     value = d.get(key, [])
     if not isinstance(value, list):
-        raise SpecError(key, f"must be a list, got {value!r}")
+        raise SpecError(key, f"must be a list, got {_short(value)}")
     return value
 
 

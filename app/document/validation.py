@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from app.document.registry import (
     CONSTRAINT_TYPES,
     FORCE_TYPES,
@@ -36,18 +38,31 @@ class DocumentError(ValueError):
 
 
 def _finite(value, field: str, target: str = "") -> float:
+    if isinstance(value, bool):
+        raise DocumentError(field, f"must be a number, got {value!r}", target)
     try:
         v = float(value)
+    except OverflowError:
+        raise DocumentError(field, "is a whole number too large for a float", target) from None
     except (TypeError, ValueError):
-        raise DocumentError(field, f"must be a number, got {value!r}", target) from None
+        raise DocumentError(field, f"must be a number, got {_short(value)}", target) from None
     if not math.isfinite(v):
         raise DocumentError(field, f"must be finite, got {v}", target)
     return v
 
 
+def _short(value, limit: int = 60) -> str:
+    """repr(value), cut to ``limit`` characters (a fuzzed file can hold huge values)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python prints
+        return "a whole number with too many digits"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _vector(value, n: int, field: str, target: str = "") -> tuple[float, ...]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != n:
-        raise DocumentError(field, f"must have {n} numbers, got {value!r}", target)
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != n:
+        raise DocumentError(field, f"must have {n} numbers, got {_short(value)}", target)
     return tuple(_finite(v, field, target) for v in value)
 
 
@@ -58,6 +73,17 @@ def check_name(name: str, field: str = "name") -> None:
         raise DocumentError(field, "a name must not start or end with spaces")
     if name == GROUND:
         raise DocumentError(field, f"{GROUND!r} is reserved for the ground body")
+    _check_text(name, field)
+
+
+def _check_text(text: str, field: str, target: str = "") -> None:
+    """Refuse a string that cannot be saved as UTF-8 (it holds a lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DocumentError(
+            field, "contains a lone surrogate (not a character); use real characters", target
+        ) from None
 
 
 def check_frame(frame, field: str, target: str = "") -> None:
@@ -76,21 +102,27 @@ def check_mass_properties(mass, com, inertia, target: str = "") -> None:
         raise DocumentError("mass", f"mass must be >= 0, got {m:g} kg", target)
     c = _vector(com, 3, "com", target)
     i = _vector(inertia, 6, "inertia", target)
-    try:
-        inertia_obj = Inertia(i[:3], i[3:])
-    except SimTKError as exc:
-        raise DocumentError("inertia", f"not a physical inertia: {exc}", target) from None
-    try:
-        mp = MassProperties(m, c, inertia_obj)
-    except SimTKError as exc:
-        raise DocumentError("inertia", str(exc), target) from None
-    if m > 0:
+    # values so large that products overflow (or an eigen-decomposition that does not
+    # converge) are refused like a non-physical inertia
+    failures = (SimTKError, FloatingPointError, np.linalg.LinAlgError, ValueError)
+    with np.errstate(all="raise"):
         try:
-            mp.calcCentralInertia()
-        except SimTKError as exc:
+            inertia_obj = Inertia(i[:3], i[3:])
+        except failures as exc:
+            raise DocumentError("inertia", f"not a physical inertia: {exc}", target) from None
+        try:
+            mp = MassProperties(m, c, inertia_obj)
+        except failures as exc:
             raise DocumentError(
-                "inertia", f"about the mass centre this inertia is not physical: {exc}", target
+                "inertia", f"not physical with this mass and com: {exc}", target
             ) from None
+        if m > 0:
+            try:
+                mp.calcCentralInertia()
+            except failures as exc:
+                raise DocumentError(
+                    "inertia", f"about the mass centre this inertia is not physical: {exc}", target
+                ) from None
 
 
 def _check_arg(arg: Arg, value, field: str, target: str) -> None:
@@ -106,8 +138,13 @@ def _check_arg(arg: Arg, value, field: str, target: str) -> None:
         if kind == "positive" and v <= 0:
             raise DocumentError(field, f"must be > 0, got {v:g}", target)
     elif kind == "index":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-            raise DocumentError(field, f"must be a whole number, got {value!r}", target)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not math.isfinite(value))
+            or int(value) != value
+        ):
+            raise DocumentError(field, f"must be a whole number, got {_short(value)}", target)
         if value < 0:
             raise DocumentError(field, f"must be >= 0, got {value}", target)
     elif kind == "frame":
@@ -121,16 +158,16 @@ def _check_arg(arg: Arg, value, field: str, target: str) -> None:
         _vector(value.get("rpy", (0, 0, 0)), 3, f"{field}.rpy", target)
     elif kind == "bool":
         if not isinstance(value, bool):
-            raise DocumentError(field, f"must be true or false, got {value!r}", target)
+            raise DocumentError(field, f"must be true or false, got {_short(value)}", target)
     elif kind == "body":
         if not isinstance(value, str):
-            raise DocumentError(field, f"must be a body name, got {value!r}", target)
+            raise DocumentError(field, f"must be a body name, got {_short(value)}", target)
     elif kind == "measure":
         if not isinstance(value, str):
-            raise DocumentError(field, f"must be a measure name, got {value!r}", target)
+            raise DocumentError(field, f"must be a measure name, got {_short(value)}", target)
     elif kind == "path":
         if not isinstance(value, str) or not value.strip():
-            raise DocumentError(field, f"must be a file name, got {value!r}", target)
+            raise DocumentError(field, f"must be a file name, got {_short(value)}", target)
 
 
 def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
@@ -167,7 +204,7 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
         )
 
 
-def check_body(b: BodySpec) -> None:
+def check_body(b: BodySpec, mass_properties_checked: bool = False) -> None:
     t = b.name
     mob = MOBILIZER_TYPES.get(b.mobilizer)
     if mob is None:
@@ -184,7 +221,8 @@ def check_body(b: BodySpec) -> None:
         raise DocumentError("mobilizer_params", str(exc), t) from None
     check_frame(b.X_PF, "X_PF", t)
     check_frame(b.X_BM, "X_BM", t)
-    check_mass_properties(b.mass, b.com, b.inertia, t)
+    if not mass_properties_checked:
+        check_mass_properties(b.mass, b.com, b.inertia, t)
     for k, g in enumerate(b.geometry):
         check_geometry(g, f"geometry[{k}]", t)
     if b.q is not None:
@@ -227,14 +265,15 @@ def check_element(
         _check_arg(a, value, a.name, target)
         if a.kind == "body":
             if value not in nus:
-                raise DocumentError(a.name, f"no body named {value!r}", target)
+                raise DocumentError(a.name, f"no body named {_short(value)}", target)
             bodies.append(value)
         if a.kind == "measure" and value not in (earlier_measures or set()):
             if value == e.name:
                 raise DocumentError(a.name, "a measure cannot use itself", target)
             raise DocumentError(
                 a.name,
-                f"no measure named {value!r} before this one (an operand must be defined first)",
+                f"no measure named {_short(value)} before this one (an operand must be "
+                "defined first)",
                 target,
             )
         if a.kind == "index":
@@ -258,18 +297,24 @@ def check_parents(data: ModelData) -> None:
     for b in data.bodies:
         if b.parent != GROUND and b.parent not in parents:
             raise DocumentError("parent", f"no body named {b.parent!r}", b.name)
+    # O(n): each body's chain is walked only until it meets a body already known to reach
+    # Ground
+    reaches_ground = {GROUND}
     for b in data.bodies:
-        seen = {b.name}
+        path = [b.name]
+        on_path = {b.name}
         p = b.parent
-        while p != GROUND:
-            if p in seen:
+        while p not in reaches_ground:
+            if p in on_path:
                 raise DocumentError(
                     "parent",
                     f"{p!r} would be its own ancestor (a loop in the parent chain)",
                     b.name,
                 )
-            seen.add(p)
+            path.append(p)
+            on_path.add(p)
             p = parents[p]
+        reaches_ground.update(path)
 
 
 def check_hints(data: ModelData) -> None:
@@ -282,8 +327,52 @@ def check_hints(data: ModelData) -> None:
             raise DocumentError(name, f"must be > 0, got {v:g}", "hints")
 
 
+def _clearly_physical(bodies: list[BodySpec]) -> np.ndarray:
+    """For each body, True when its finite mass properties are physical by a clear margin
+    (inertia about Bo and about the mass centre: eigenvalues >= 0 and each at most the sum of
+    the other two, with a relative margin of 1e-9). All bodies in a few vectorized numpy
+    calls; the others get the engine's exact check (and message)."""
+    n = len(bodies)
+    ok = np.zeros(n, dtype=bool)
+    try:
+        mass = np.array([b.mass for b in bodies], dtype=np.float64)
+        com = np.array([b.com for b in bodies], dtype=np.float64).reshape(n, 3)
+        ine = np.array([b.inertia for b in bodies], dtype=np.float64).reshape(n, 6)
+    except (TypeError, ValueError, OverflowError):
+        return ok
+    with np.errstate(all="ignore"):
+        finite = (
+            np.isfinite(mass)
+            & np.all(np.isfinite(com), axis=1)
+            & np.all(np.isfinite(ine), axis=1)
+            & (mass > 0)  # massless bodies get the exact check (no inertia allowed)
+            & (np.max(np.abs(ine), axis=1) < 1e150)
+            & (np.max(np.abs(com), axis=1) < 1e75)
+            & (mass < 1e150)
+        )
+        xx, yy, zz, xy, xz, yz = ine.T
+        inertia = np.stack(
+            [np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)],
+            1,
+        )
+        c2 = np.einsum("ni,ni->n", com, com)
+        central = inertia - mass[:, None, None] * (
+            c2[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", com, com)
+        )
+        ok = finite.copy()
+        for matrix in (inertia, central):
+            safe = np.where(finite[:, None, None], matrix, 0.0)
+            lam = np.linalg.eigvalsh(safe)
+            scale = np.maximum(np.max(np.abs(lam), axis=1), 1e-300)
+            margin = 1e-9 * scale
+            total = lam.sum(axis=1)
+            ok &= np.all(lam >= margin[:, None], axis=1)
+            ok &= np.all(2 * lam <= total[:, None] - margin[:, None], axis=1)
+    return ok
+
+
 def validate(data: ModelData) -> None:
-    """Raise DocumentError for the first problem found in ``data``."""
+    """Raise DocumentError for the first problem found in ``data`` (O(n) in the bodies)."""
     seen: set[str] = set()
     for b in data.bodies:
         check_name(b.name)
@@ -291,8 +380,9 @@ def validate(data: ModelData) -> None:
             raise DocumentError("name", f"two bodies are named {b.name!r}", b.name)
         seen.add(b.name)
     check_parents(data)
-    for b in data.bodies:
-        check_body(b)
+    physical = _clearly_physical(data.bodies)
+    for b, fine in zip(data.bodies, physical, strict=True):
+        check_body(b, mass_properties_checked=bool(fine))
     for k, g in enumerate(data.ground_geometry):
         check_geometry(g, f"geometry[{k}]", GROUND)
     nus = {GROUND: 0}
@@ -304,9 +394,18 @@ def validate(data: ModelData) -> None:
     check_hints(data)
 
 
+#: longest chain of measures each using the one before (the engine evaluates operands
+#: recursively)
+MAX_MEASURE_DEPTH = 200
+
+
 def check_measures(data: ModelData, nus: dict[str, int]) -> None:
-    """Measures have unique non-empty names and use only measures defined before them."""
+    """Measures have unique non-empty names, use only measures defined before them, and no
+    chain of operands is longer than MAX_MEASURE_DEPTH."""
+    from app.document.measure_types import MEASURE_TYPES
+
     earlier: set[str] = set()
+    depth: dict[str, int] = {}
     for i, m in enumerate(data.measures):
         target = f"measure {i} ({m.label()})"
         if not isinstance(m.name, str) or not m.name.strip():
@@ -315,5 +414,15 @@ def check_measures(data: ModelData, nus: dict[str, int]) -> None:
             raise DocumentError("name", "a name must not start or end with spaces", target)
         if m.name in earlier:
             raise DocumentError("name", f"two measures are named {m.name!r}", target)
+        _check_text(m.name, "name", target)
         check_element("measures", i, m, nus, earlier)
+        operands = [m.args[a.name] for a in MEASURE_TYPES[m.type].args if a.kind == "measure"]
+        depth[m.name] = 1 + max((depth[o] for o in operands), default=0)
+        if depth[m.name] > MAX_MEASURE_DEPTH:
+            raise DocumentError(
+                "args",
+                f"this measure ends a chain of {depth[m.name]} measures, each the operand of "
+                f"the next; at most {MAX_MEASURE_DEPTH} are allowed",
+                target,
+            )
         earlier.add(m.name)

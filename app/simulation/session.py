@@ -73,6 +73,7 @@ class Settings:
 
     integrator: str = DEFAULT_INTEGRATOR
     accuracy: float = DEFAULT_ACCURACY
+    step_size: float | None = None  # fixed-step methods (None: the integrator's default)
     pacing: Pacing = Pacing.REAL_TIME
     speed: float = 1.0  # simulated seconds per wall-clock second (REAL_TIME)
     report_interval: float = 1.0 / 60.0  # simulated time between samples (and SAMPLED frames)
@@ -432,8 +433,12 @@ class SimulationSession:
                 if now < next_frame:
                     time.sleep(min(next_frame - now, 0.05))
                     continue
-                self._batch()
-                next_frame = self._after_batch()
+                try:
+                    self._batch()
+                    next_frame = self._after_batch()
+                except Exception as exc:  # noqa: BLE001  (the worker must survive anything)
+                    self._fail(exc, STEP_FAILED)
+                    self._publish(with_cache=True)
         self._running = False
 
     def _apply_commands(self, commands: list[tuple]) -> None:
@@ -449,7 +454,7 @@ class SimulationSession:
                 before = all_stage_versions(state)
                 try:
                     cause = getattr(self, f"_cmd_{name}")(*args)
-                except (SimTKError, ArithmeticError, ValueError) as exc:
+                except Exception as exc:  # noqa: BLE001  (the worker must survive any command)
                     self._fail(exc, f"{name.replace('_', ' ')} failed")
                     cause = None
                 if cause and self._state is state:
@@ -615,10 +620,12 @@ class SimulationSession:
         if "pacing" in changes:
             changes["pacing"] = Pacing(changes["pacing"])
         old = self.settings
-        self.settings = replace(old, **changes)
-        if (old.integrator, old.accuracy) != (self.settings.integrator, self.settings.accuracy):
-            make_integrator(self.settings.integrator, self.system, self.settings.accuracy)
+        new = replace(old, **changes)
+        method = (new.integrator, new.accuracy, new.step_size)
+        if (old.integrator, old.accuracy, old.step_size) != method:
+            make_integrator(new.integrator, self.system, new.accuracy, new.step_size)  # or raise
             self._stepper = None  # restart from the current state with the new method
+        self.settings = new
         self._anchor = None
         self._consumed.set()
         return None
@@ -656,7 +663,7 @@ class SimulationSession:
     def _ensure_stepper(self) -> TimeStepper:
         if self._stepper is None:
             s = self.settings
-            integ = make_integrator(s.integrator, self.system, s.accuracy)
+            integ = make_integrator(s.integrator, self.system, s.accuracy, s.step_size)
             stepper = TimeStepper(self.system, integ)
             stepper.initialize(self._state)
             # The integrator's advanced State is the live State from now on.

@@ -314,6 +314,9 @@ class AssemblySolver:
     def _restoration_steps(self, A: np.ndarray, r: np.ndarray):
         """Minimum-norm Gauss-Newton step, then Levenberg-Marquardt steps of increasing
         damping."""
+        if not (np.all(np.isfinite(A)) and np.all(np.isfinite(r))):
+            # LAPACK's least squares may never return on NaN or infinity
+            raise AssembleFailedError("assembly: the constraint errors or Jacobian are not finite")
         yield np.linalg.lstsq(A, -r, rcond=None)[0]
         AtA = A.T @ A
         Atr = A.T @ r
@@ -327,6 +330,8 @@ class AssemblySolver:
         M = np.vstack([A, radial]) if radial.size else A
         if M.shape[0] == 0:
             return np.eye(self.n)
+        if not np.all(np.isfinite(M)):  # LAPACK's SVD may never return on NaN or infinity
+            raise AssembleFailedError("assembly: the constraint Jacobian is not finite")
         _, s, Vt = np.linalg.svd(M)
         rank = int(np.sum(s > max(M.shape) * np.finfo(float).eps * (s[0] if s.size else 0)))
         return Vt[rank:].T

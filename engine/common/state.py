@@ -101,6 +101,8 @@ class State:
         #: the serial of the last invalidation (see PerSubsystemInfo.own_versions)
         self._invalidation_serial = 1
         self._topology_version = 0
+        #: the TopologyKey of the System (and topology) this State was made for
+        self._topology_key = None
         self._last_invalidation: list[str] = [""] * 11
         self._t = 0.0
         self._value_versions = [0, 0, 0]  # q, u, z
@@ -163,6 +165,7 @@ class State:
         dst._system_stage_versions = list(self._system_stage_versions)
         dst._invalidation_serial = serial = self._invalidation_serial + 1
         dst._topology_version = self._topology_version
+        dst._topology_key = self._topology_key
         dst._last_invalidation = list(self._last_invalidation)
         dst._t = self._t
         dst._value_versions = list(self._value_versions)
@@ -288,8 +291,12 @@ class State:
         return self._topology_version
 
     def setSystemTopologyStageVersion(self, version: int) -> None:
-        """(Advanced) Mark this State as belonging to topology version ``version``."""
+        """(Advanced) Mark this State as belonging to topology version ``version`` of the
+        System it was made for."""
         self._topology_version = int(version)
+        key = self._topology_key
+        if key is not None:
+            self._topology_key = type(key)(key.system_name, key.serial, self._topology_version)
 
     def getSystemStageVersions(self) -> list[int]:
         """Version numbers of each valid system stage (Empty..current)."""

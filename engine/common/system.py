@@ -10,6 +10,7 @@ which holds event handlers, reporters and measures.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -28,6 +29,7 @@ from engine.common.exceptions import (
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
+from engine.common.state_guard import TopologyKey
 from engine.common.subsystem import Subsystem
 from engine.math.coordinate_axis import CoordinateAxis, CoordinateDirection, YAxis
 
@@ -44,6 +46,7 @@ _STAGE_HOOKS = {
 
 # Stage members and their int values, looked up once: attribute access on an Enum class
 # (Stage.Model) and int(stage) cost a few hundred ns each, a lot on realize's hot path.
+_SYSTEM_SERIALS = itertools.count(1)
 _MODEL, _INSTANCE, _REPORT = Stage.Model, Stage.Instance, Stage.Report
 _TIME, _ACCELERATION = Stage.Time, Stage.Acceleration
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
@@ -63,6 +66,11 @@ class System:
         self._length_scale = 1.0
         self._has_time_advanced_events = False
         self._topology_version = 1
+        self._serial = next(_SYSTEM_SERIALS)
+        #: stamped on every State this System makes; a State fits only while its key is this
+        #: very object (a new key on every topology change), so one identity test tells a
+        #: State of another System or of an earlier topology
+        self._topology_key = TopologyKey(self._name, self._serial, 1)
         self._topology_realized = False
         self._default_state: State | None = None
         self._next_event_id = 1
@@ -187,11 +195,13 @@ class System:
 
     def setSystemTopologyCacheVersion(self, version: int) -> None:
         self._topology_version = int(version)
+        self._topology_key = TopologyKey(self._name, self._serial, self._topology_version)
 
     def invalidateSystemTopologyCache(self) -> None:
         """Mark the topology as changed: realizeTopology() must be called again."""
         if self._topology_realized:
             self._topology_version += 1
+            self._topology_key = TopologyKey(self._name, self._serial, self._topology_version)
         self._topology_realized = False
         self._default_state = None
         self._hook_cache: dict = {}
@@ -205,6 +215,7 @@ class System:
             state.setNumSubsystems(len(self._subsystems))
             for i, sub in enumerate(self._subsystems):
                 state.initializeSubsystem(i, sub.getName(), sub.getVersion())
+            state._topology_key = self._topology_key
             for i, sub in enumerate(self._subsystems):
                 sub.realizeSubsystemTopologyImpl(state)
                 state.advanceSubsystemToStage(i, Stage.Topology)
@@ -229,6 +240,7 @@ class System:
     updDefaultState = getDefaultState
 
     def _check_state(self, state: State, what: str) -> None:
+        """Raise unless ``state`` was made by this System's latest realizeTopology()."""
         if not isinstance(state, State):
             raise InvalidArgumentError(f"{what} needs a State, got {type(state).__name__}")
         if not self._topology_realized:
@@ -236,13 +248,28 @@ class System:
                 f"{what}: System '{self._name}' has changed since realizeTopology() was last "
                 "called; call system.realizeTopology() and use the State it returns"
             )
-        if state._topology_version != self._topology_version:
+        key = state._topology_key
+        if key is self._topology_key:
+            return
+        if key is not None and key.serial == self._serial and key.version == self._topology_version:
+            state._topology_key = self._topology_key  # marked compatible by its version
+            return
+        if key is None:
             raise TopologyMismatchError(
-                f"{what}: this State was made for an earlier topology of System '{self._name}' "
-                f"(State topology version {state.getSystemTopologyStageVersion()}, System "
-                f"version {self._topology_version}); use a State from the latest "
-                "realizeTopology()"
+                f"{what}: this State was not made by any System's realizeTopology(); use the "
+                f"State that System '{self._name}'.realizeTopology() returns (or a copy of it)"
             )
+        if key.serial != self._serial:
+            raise TopologyMismatchError(
+                f"{what}: this State was made for another System ('{key.system_name}', "
+                f"system #{key.serial}), not for System '{self._name}' (system #{self._serial}); "
+                "use a State from this System's realizeTopology()"
+            )
+        raise TopologyMismatchError(
+            f"{what}: this State was made for an earlier topology of System '{self._name}' "
+            f"(State topology version {key.version}, System version "
+            f"{self._topology_version}); use a State from the latest realizeTopology()"
+        )
 
     # ------------------------------------------------------------ realization
     def getSubsystemRealizationOrder(self, stage: Stage) -> Sequence[int]:
@@ -269,11 +296,7 @@ class System:
         """Realize ``state`` through ``stage`` (default Report), one stage at a time,
         doing only the stages not already valid. The State must be at Model or later."""
         self._num_realize_calls += 1
-        if (
-            type(state) is not State
-            or state._topology_version != self._topology_version
-            or not self._topology_realized
-        ):
+        if type(state) is not State or state._topology_key is not self._topology_key:
             self._check_state(state, "realize")  # raises if it does not fit
         current = state._system_stage
         if stage <= current:

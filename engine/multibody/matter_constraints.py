@@ -29,7 +29,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+from engine.common.exceptions import (
+    IndexOutOfRangeError,
+    InvalidArgumentError,
+    NonPhysicalError,
+)
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.state_copy import shared_when_copied
@@ -618,6 +622,12 @@ def _least_squares(W: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Minimum-norm least-squares solution of W x = rhs (W symmetric semidefinite)."""
     if W.size == 0:
         return np.zeros(0)
+    if not (np.all(np.isfinite(W)) and np.all(np.isfinite(rhs))):
+        # LAPACK's SVD may never return on NaN or infinity
+        raise NonPhysicalError(
+            "constraint forces: the constraint matrix or its right-hand side is not finite "
+            "(NaN or infinity); the State has diverged or holds non-finite values"
+        )
     U, s, Vt = np.linalg.svd(W)
     keep = s > _RCOND * s[0] if s[0] > 0 else np.zeros_like(s, dtype=bool)
     y = (U.T @ rhs)[keep] / s[keep]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.common.exceptions import ProjectionFailedError
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.state import State
@@ -46,6 +47,12 @@ def _norm(x: np.ndarray, infinity: bool) -> float:
 
 def _min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Minimum-norm least-squares x for A x = b."""
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
+        # LAPACK's SVD may never return on NaN or infinity
+        raise ProjectionFailedError(
+            "projection: the constraint Jacobian or errors are not finite (NaN or infinity); "
+            "the State has diverged"
+        )
     U, s, Vt = np.linalg.svd(A, full_matrices=False)
     if s.size == 0 or s[0] == 0.0:
         return np.zeros(A.shape[1])

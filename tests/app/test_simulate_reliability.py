@@ -1,0 +1,146 @@
+"""`mbstudio simulate` under stress (issue 22): rows reach the CSV while the run goes on,
+SIGINT and SIGTERM stop it within a second keeping them, a diverging or stalled run stops
+with a message and a non-zero exit, and mutated model files never end in a traceback, a
+signal or a hang."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "resources" / "examples"
+
+
+def _start(model: Path, csv_path: Path, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen(
+        [sys.executable, "-m", "app", "simulate", str(model), "--csv", str(csv_path), *extra],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _rows(csv_path: Path) -> list[list[str]]:
+    if not csv_path.exists():
+        return []
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        return [row for row in csv.reader(f) if row]
+
+
+def _wait_for_rows(proc: subprocess.Popen, csv_path: Path, n: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while len(_rows(csv_path)) < n + 1:  # + header
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no rows reached the CSV while the run went on"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_mid_run_stops_within_a_second_and_keeps_the_rows(tmp_path, signum):
+    out = tmp_path / "run.csv"
+    proc = _start(EXAMPLES / "double_pendulum.mbs.json", out, "--until", "2000", "--dt", "0.01")
+    try:
+        _wait_for_rows(proc, out, 5, timeout=240)
+        sent = time.monotonic()
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signum
+    assert signal.Signals(signum).name in err and "rows written so far" in err
+    assert "Traceback" not in err
+    rows = _rows(out)
+    assert len(rows) >= 6
+    for row in rows[1:]:
+        assert len(row) == len(rows[0]) and all(math.isfinite(float(v)) for v in row)
+
+
+def _run(model: Path, tmp_path: Path, until: str = "0.05", timeout: float = 240):
+    out = tmp_path / f"{model.stem}.csv"
+    proc = _start(model, out, "--until", until, "--dt", "0.01")
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"mbstudio simulate hung on {model}")
+    return proc.returncode, err, _rows(out)
+
+
+def _check_outcome(code: int, err: str, rows: list) -> None:
+    assert code >= 0, f"killed by signal {-code}"
+    assert "Traceback" not in err, err
+    if code == 0:
+        assert len(rows) >= 2
+        for row in rows[1:]:
+            assert all(math.isfinite(float(v)) for v in row), row
+    else:
+        assert "mbstudio:" in err, err
+
+
+def test_a_diverging_model_stops_with_a_message_and_non_zero_exit(tmp_path):
+    raw = json.loads((EXAMPLES / "pendulum.mbs.json").read_text())
+    raw["model"]["bodies"][0]["X_BM"]["p"] = [0.0, 1e200, 0.0]
+    raw["model"]["bodies"][0]["u"] = [1e150]
+    model = tmp_path / "diverging.mbs.json"
+    model.write_text(json.dumps(raw))
+    code, err, rows = _run(model, tmp_path, until="1")
+    _check_outcome(code, err, rows)
+    assert code != 0
+
+
+def test_mutated_files_through_simulate_never_crash_or_hang(tmp_path):
+    rng = random.Random(22)
+    hostile = [1e300, -1e300, 0.0, -1.0, 1e-300, 10**30, "x", None, [], 1e12]
+    for k in range(3):
+        raw = json.loads((EXAMPLES / "double_pendulum.mbs.json").read_text())
+        body = raw["model"]["bodies"][rng.randrange(len(raw["model"]["bodies"]))]
+        key = rng.choice(["mass", "com", "inertia", "X_PF", "X_BM", "q", "u"])
+        value = rng.choice(hostile)
+        if isinstance(body.get(key), list) and not isinstance(value, list):
+            body[key][rng.randrange(len(body[key]))] = value
+        else:
+            body[key] = value
+        model = tmp_path / f"mutated{k}.mbs.json"
+        model.write_text(json.dumps(raw))
+        _check_outcome(*_run(model, tmp_path))
+
+
+def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp_path):
+    raw = json.loads((EXAMPLES / "double_pendulum.mbs.json").read_text())
+    raw["model"]["forces"].append(
+        {
+            "type": "TwoPointLinearSpring",
+            "args": {
+                "body1": "Ground",
+                "station1": [0.0, 1.5, 0.0],
+                "body2": "lower",
+                "station2": [0.0, 0.0, 0.0],
+                "stiffness": 1e12,
+                "rest_length": 0.1,
+            },
+        }
+    )
+    model = tmp_path / "stiff.mbs.json"
+    model.write_text(json.dumps(raw))
+    code, err, rows = _run(model, tmp_path, until="10")
+    _check_outcome(code, err, rows)
+    assert code == 1 and "too stiff" in err and "step size" in err
