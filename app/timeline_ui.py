@@ -297,11 +297,7 @@ class TimelinePanel(QObject):
                 session.show_recorded(previous)
         elif key == "tighten_accuracy":
             box = self.simulation.accuracy_box
-            try:
-                accuracy = float(box.currentText())
-            except ValueError:
-                accuracy = 1e-3
-            box.setCurrentText(f"{accuracy / 10:.0e}".replace("e-0", "e-"))
+            box.set_accuracy(box.accuracy() / 10)
         elif key == "implicit":
             self.simulation.integrator_box.setCurrentText("CPodes")
 
