@@ -13,8 +13,11 @@ Both print a progress bar on stderr. Only argparse-level code runs at import (``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import math
+import os
+import signal
 import sys
 import time as _time
 from pathlib import Path
@@ -23,6 +26,114 @@ from app.cli import PROG, register_command
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
+
+#: internal integrator steps between returns to Python (progress, checks, signals)
+STEP_BATCH = 50
+#: a run whose mean step size would need more steps than this to finish is stalled ...
+MAX_PROJECTED_STEPS = 3e7
+#: ... measured over windows of this much wall time (s)
+STALL_SECONDS = 3.0
+#: written rows reach the file at least this often (s of wall time)
+FLUSH_SECONDS = 0.5
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived during a headless command (a BaseException, so that no
+    ``except Exception`` in the engine swallows it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+class SimulationStoppedError(Exception):
+    """The run cannot go on: non-finite values in the State, or the step size has collapsed
+    (a stiff model). The message says which and what to try."""
+
+
+@contextlib.contextmanager
+def interruptible():
+    """While inside, SIGINT and SIGTERM raise Interrupted in the main thread (the engine
+    returns to Python every few steps, so this takes effect within a fraction of a second)."""
+
+    def handler(signum, frame):
+        # remembered too: where the exception cannot propagate (a callback inside the JIT
+        # compiler swallows it) the caller still learns that a signal came
+        interruptible.received = signum
+        raise Interrupted(signum)
+
+    interruptible.received = None
+
+    previous = {}
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread: leave the handlers alone
+        pass
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def exit_after_signal(code: int) -> None:
+    """End the process now (the CSV is closed and the message printed): a process told to
+    stop by a signal skips the interpreter's teardown of the JIT and numeric libraries,
+    which can take seconds, so that it is gone within a second."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def check_state(built, state) -> None:
+    """Raise SimulationStoppedError if the State's q or u hold NaN or infinity."""
+    import numpy as np
+
+    for kind, values in (("q", built.matter.getQ(state)), ("u", built.matter.getU(state))):
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise SimulationStoppedError(
+                f"the state became non-finite at t = {state.getTime():.6g} s ({kind}[{bad[0]}] "
+                f"= {values[bad[0]]}); the model diverged: check very large forces, stiffnesses "
+                "or frame offsets, or tighten --accuracy"
+            )
+
+
+class StallWatch:
+    """Notices a run whose integrator steps have become so small that reaching the end would
+    take more than MAX_PROJECTED_STEPS steps: the mean step size over each STALL_SECONDS of
+    wall time is what counts (a single step's size swings too much to judge by)."""
+
+    def __init__(self, integrator, until: float, method: str) -> None:
+        self.integrator = integrator
+        self.until = until
+        self.method = method
+        self.window: tuple[float, float, int] | None = None  # (wall time, t, steps) at its start
+
+    def check(self) -> None:
+        integ = self.integrator
+        now, t, n = _time.monotonic(), integ.getTime(), integ.getNumStepsTaken()
+        if self.window is None:
+            self.window = (now, t, n)
+            return
+        w0, t0, n0 = self.window
+        if now - w0 < STALL_SECONDS:
+            return
+        self.window = (now, t, n)
+        if n <= n0:
+            return  # no step taken: the caller's own idle check handles that
+        h = (t - t0) / (n - n0)
+        if h * MAX_PROJECTED_STEPS < self.until - t:
+            steps = (self.until - t) / h if h > 0 else math.inf
+            raise SimulationStoppedError(
+                f"the simulation cannot advance in practice: at t = {t:.6g} s the {self.method} "
+                f"integrator's mean step size is {h:.3g} s, so reaching {self.until:g} s would "
+                f"take about {steps:.2g} more steps. The model is probably too stiff for an "
+                "explicit method (a very stiff spring or contact); lower the stiffness, add "
+                "damping, or loosen --accuracy"
+            )
 
 
 class Progress:
@@ -40,10 +151,12 @@ class Progress:
         self._last = -1.0
         self._start = _time.monotonic()
         self._shown = -1
+        self.last = 0.0  # the last value shown
 
     def update(self, value: float, force: bool = False) -> None:
         """Show ``value`` (s) of ``total``; ``force`` shows it even if little changed."""
         now = _time.monotonic()
+        self.last = value
         fraction = 1.0 if self.total <= 0 else min(max(value / self.total, 0.0), 1.0)
         percent = int(fraction * 100)
         if self.interactive:
@@ -277,12 +390,31 @@ def configure_render(parser: argparse.ArgumentParser) -> None:
 def simulate_to(
     built, until: float, accuracy: float, progress: Progress | None, on_sample=None, times=None
 ):
-    """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``."""
+    """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``.
+
+    The integrator returns every STEP_BATCH internal steps, so progress is shown, signals are
+    handled and the run is checked (SimulationStoppedError: non-finite State, collapsed step size)
+    even between far-apart sample times."""
     stepper = make_stepper(built, accuracy)
+    integ = stepper.getIntegrator()
+    integ.setInternalStepLimit(STEP_BATCH)
+    stepper.setReportAllSignificantStates(True)  # return at every step limit too
+    watch = StallWatch(integ, until, integ.getMethodName())
     times = [until] if times is None else times
     for t in times:
-        if t > stepper.getTime():
+        idle = 0
+        while t > stepper.getTime():
+            before = stepper.getTime()
             stepper.stepTo(t)
+            check_state(built, stepper.getState())
+            watch.check()
+            if progress is not None:
+                progress.update(stepper.getTime())
+            idle = idle + 1 if stepper.getTime() <= before else 0
+            if integ.isSimulationOver() or idle > 1000:
+                raise SimulationStoppedError(
+                    f"the integrator stopped advancing at t = {stepper.getTime():.6g} s"
+                )
         if on_sample is not None:
             on_sample(stepper.getState())
         if progress is not None:
@@ -453,17 +585,29 @@ def run_simulate(args: argparse.Namespace) -> int:
     frame_set = {round(t, 12) for t in frame_times}
     progress = Progress("simulating", args.until)
     rows = 0
+    last_flush = _time.monotonic()
     try:
-        with open(args.csv, "w", newline="", encoding="utf-8") as f:
+        with interruptible(), open(args.csv, "w", newline="", encoding="utf-8") as f:
             out = csv.writer(f)
             out.writerow(csv_header(built))
+            f.flush()
 
             def sample(state) -> None:
-                nonlocal rows
+                nonlocal rows, last_flush
                 key = round(state.getTime(), 12)
                 if key in csv_set:
-                    out.writerow([repr(float(v)) for v in csv_row(built, state)])
+                    values = csv_row(built, state)
+                    if not all(math.isfinite(v) for v in values):
+                        raise SimulationStoppedError(
+                            f"non-finite values (NaN or infinity) at t = {state.getTime():.6g} s "
+                            "(energies or measures); the model diverged"
+                        )
+                    out.writerow([repr(float(v)) for v in values])
                     rows += 1
+                    now = _time.monotonic()
+                    if now - last_flush >= FLUSH_SECONDS:
+                        f.flush()
+                        last_flush = now
                 if key in frame_set and renderer is not None:
                     writer.write(
                         renderer.capture(state.copy(), overlay=f"t = {state.getTime():.2f} s")
@@ -477,12 +621,40 @@ def run_simulate(args: argparse.Namespace) -> int:
                 sample,
                 _merge_times(csv_times, frame_times),
             )
+    except Interrupted as exc:
+        progress.finish(progress.last)
+        _error(
+            f"interrupted by {exc.name}: stopped; the {rows} rows written so far are in {args.csv}"
+        )
+        if "pytest" not in sys.modules:  # a real process (tests call run_simulate in-process)
+            exit_after_signal(128 + exc.signum)
+        return 128 + exc.signum
+    except SimulationStoppedError as exc:
+        progress.finish(progress.last)
+        _error(f"the simulation stopped: {exc} (the CSV holds the {rows} samples before that)")
+        return EXIT_FAILED
     except SimTKError as exc:
-        progress.finish(args.until)
+        progress.finish(progress.last)
         _error(f"the simulation failed: {exc} (the CSV holds the samples before the failure)")
         return EXIT_FAILED
     except OSError as exc:
         _error(f"cannot write: {exc}")
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001  (a message, never a traceback)
+        progress.finish(progress.last)
+        signum = getattr(interruptible, "received", None)
+        if signum is not None:
+            _error(
+                f"interrupted by {signal.Signals(signum).name}: stopped; the {rows} rows "
+                f"written so far are in {args.csv}"
+            )
+            if "pytest" not in sys.modules:
+                exit_after_signal(128 + signum)
+            return 128 + signum
+        _error(
+            f"the simulation failed: {type(exc).__name__}: {exc} (the CSV holds the {rows} "
+            "samples before the failure)"
+        )
         return EXIT_FAILED
     finally:
         if writer is not None:
