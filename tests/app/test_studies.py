@@ -107,16 +107,17 @@ def test_a_failing_run_is_recorded_and_the_study_goes_on(client):
     assert len(frame[frame["run"] == 2]) == 3
 
 
-def test_a_step_failure_keeps_the_samples_before_it(client):
-    """u0 = 1e200 rad/s overflows the accelerations: the first step fails after the t = 0
-    sample was taken; u0 = 2 (filled in from the file's default u, then set) runs."""
+def test_a_run_whose_initial_state_is_not_finite_is_recorded_as_a_build_failure(client):
+    """u0 = 1e200 rad/s gives a non-finite initial State, which the builder refuses: the run
+    is recorded as failed with the builder's reason and no samples; u0 = 2 (filled in from
+    the file's default u, then set) runs."""
     study = Study(PENDULUM, sets=["link.u0=2,1e200"], until=0.3, dt=0.1, client=client)
     frame = study.run()
     ok, bad = frame[frame["run"] == 0], frame[frame["run"] == 1]
     assert (ok["status"] == "ok").all() and ok["u:link[0]"].iloc[0] == 2.0
-    assert list(bad["status"]) == ["failed"] and bad["t"].iloc[0] == 0.0
-    assert bad["reason"].iloc[0].startswith("simulate at t = 0 s: StepFailedError")
-    assert bad["u:link[0]"].iloc[0] == 1e200 and bad["steps_taken"].iloc[0] == 0
+    assert list(bad["status"]) == ["failed"] and math.isnan(bad["t"].iloc[0])
+    assert bad["reason"].iloc[0].startswith("build: BuildError")
+    assert "not finite" in bad["reason"].iloc[0]
 
 
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])

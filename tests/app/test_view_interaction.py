@@ -171,7 +171,11 @@ def test_ctrl_drag_pulls_a_running_body_toward_the_mouse(studio, qtbot):
     widget = window.viewport.interactor_widget
     end = start + QPoint(int(0.3 * widget.width()), 0)  # to the right on the screen
     drag(qtbot, window, start, end, hold=0)
-    # Still pulling? (released above): do it again and hold it while the body follows.
+    # Still pulling? (released above): do it again and hold it while the body follows,
+    # grabbing the ball where it is drawn now (the first pull may have moved it).
+    qtbot.wait(50)
+    window.viewport.render_window.Render()
+    start = body_pixel(window, 1)
     QTest.mousePress(widget, LEFT, CTRL, start)
     for k in range(1, 9):
         QTest.mouseMove(widget, start + (end - start) * (k / 8))
