@@ -1,5 +1,5 @@
 """What each generalized coordinate q and speed u of a mobilizer measures, for showing it with
-its unit (see ../shared/reference/CONVENTIONS.md, section 3).
+its unit (see docs/conventions.md §3).
 
 Kinds: ``"angle"`` (shown in degrees, stored in radians), ``"length"`` (m), ``"quat"`` (a
 quaternion component, no unit), ``"rate"`` (angular speed, shown in deg/s, stored in rad/s),

@@ -19,7 +19,7 @@ Rules (Simbody's, see ../shared/spec/State.txt and SimulationConcepts.txt):
 * Reading accessors return read-only numpy views; writes go through ``set*``
   or ``upd*`` methods, which invalidate.
 * A copy holds deep copies of all variables and is valid through
-  ``min(stage, Instance)`` (as Simbody 3.7 behaves, see CONVENTIONS.md §11).
+  ``min(stage, Instance)`` (as Simbody 3.7 behaves, see docs/conventions.md §11).
 """
 
 from __future__ import annotations

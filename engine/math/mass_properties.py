@@ -231,7 +231,7 @@ class MassProperties:
 
     def toSpatialMat(self) -> np.ndarray:
         """The 6x6 spatial inertia about Bo in B, angular first:
-        ``[[I, m [c]x], [-m [c]x, m 1]]`` (CONVENTIONS.md section 6)."""
+        ``[[I, m [c]x], [-m [c]x, m 1]]`` (docs/conventions.md §6)."""
         out = np.zeros((6, 6))
         if self.isInf():
             np.fill_diagonal(out, np.inf)

@@ -8,7 +8,7 @@ angular velocity of B in P, in rad/s; "InParentFrame" / "_P" means expressed in 
 Body-fixed x-y-z Euler angles ``q = (qx, qy, qz)`` (``R_PB = Rx(qx) Ry(qy) Rz(qz)``):
 
 - ``qdot = N_P(q) w_PB_P`` and ``w_PB_P = NInv_P(q) qdot``; ``NInv_P`` is the W(a) of
-  CONVENTIONS.md section 4 (columns ``Px | Rx(qx) y | Rx(qx) Ry(qy) z``). This is the map used by
+  docs/conventions.md §4 (columns ``Px | Rx(qx) y | Rx(qx) Ry(qy) z``). This is the map used by
   Gimbal, Bushing and the Euler-angle mode of Ball/Free (``u = w_FM`` expressed in F).
 - ``qdot = N_B(q) w_PB_B`` likewise with the angular velocity expressed in B.
 - N is singular when ``cos(qy) = 0`` (gimbal lock); asking for N there raises
@@ -106,7 +106,7 @@ def calcNDotForBodyXYZInBodyFrame(*args) -> np.ndarray:
 
 
 def calcNForBodyXYZInParentFrame(*args) -> np.ndarray:
-    """N_P(q), 3x3: ``qdot = N_P w_PB_P`` (= W(q)^-1 of CONVENTIONS.md section 4).
+    """N_P(q), 3x3: ``qdot = N_P w_PB_P`` (= W(q)^-1 of docs/conventions.md §4).
     ``(q)`` or ``(cq, sq)``."""
     cq, sq, _ = _cos_sin(args, 0, "calcNForBodyXYZInParentFrame")
     s0, c0, s1 = sq[0], cq[0], sq[1]

@@ -1,7 +1,7 @@
 """Spatial vectors and the rigid shift operator, as Simbody's SpatialAlgebra.
 
 A **SpatialVec** is a float64 array of shape (2, 3): row 0 the angular part, row 1 the linear
-part (CONVENTIONS.md section 5): velocities ``[w, v]`` (rad/s, m/s), accelerations
+part (docs/conventions.md §5): velocities ``[w, v]`` (rad/s, m/s), accelerations
 ``[b, a]``, forces ``[torque, force]`` (N m, N). The linear part of a velocity or acceleration
 is that of a particular point; the torque of a force is about a particular point.
 A **SpatialMat** is a 6x6 float64 array acting on the flattened ``[angular, linear]`` 6-vector.

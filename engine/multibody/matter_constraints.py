@@ -1,6 +1,6 @@
 """Constraints in SimbodyMatterSubsystem: equation layout, errors, multipliers, operators.
 
-Layout (CONVENTIONS.md section 7): the active (enabled) constraints contribute mp
+Layout (docs/conventions.md §7): the active (enabled) constraints contribute mp
 holonomic, mv nonholonomic and ma acceleration-only equations; G = [P; V; A] rows and
 the multipliers follow that block order, constraints in ConstraintIndex order inside
 each block. ``qErr = [perr (mp) | |q|-1 per quaternion in use]``, ``uErr = [pverr (mp) |

@@ -1,5 +1,5 @@
 """Model-stage operators of SimbodyMatterSubsystem: Euler-angle / quaternion conversion and
-quaternion normalization (a mixin class; see CONVENTIONS.md §4).
+quaternion normalization (a mixin class; see docs/conventions.md §4).
 
 Quaternion-capable mobilizers (Ball, Free, Ellipsoid, LineOrientation, FreeLine) always own 4
 rotational q slots. In quaternion mode they hold ``[w, x, y, z]``; in Euler-angle mode the first

@@ -7,7 +7,7 @@ methods for q, u and udot (``calc_all_methods``, Simbody's table); the layout is
 Instance stage (locks are Instance-stage State variables). A mobility is "known" at a
 level when its method there is not Free.
 
-Equations of motion (spec, "Detailed Description"; CONVENTIONS.md section 10):
+Equations of motion (spec, "Detailed Description"; docs/conventions.md §10):
 
     M udot + G^T lambda + tau = f - bias,      tau = {0, tau_p}
 

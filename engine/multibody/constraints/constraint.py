@@ -9,7 +9,7 @@ give the error functions in the constraint's ancestor frame A (see
 * ``_verr(k)`` (mv), ``_vaerr(k)`` = d/dt verr (mv); ``_aerr(k)`` (ma);
 * ``_forces(k, out, lam_p, lam_v, lam_a)``: body forces at Bo in A on the constrained
   bodies and generalized forces on the constrained mobilities, with the sign of
-  CONVENTIONS.md section 8 (G^T lambda = J^T F + f).
+  docs/conventions.md §8 (G^T lambda = J^T F + f).
 
 The matter subsystem owns the equation layout, the multipliers and the operators;
 the accessors here read this constraint's slice of them from a State.

@@ -53,7 +53,7 @@ def _quaternion_n(t, euler):
 
 @kernel_jit
 def _add_quat_rate(q, q0, w, w0, out, o0, scale):
-    """out[o0:o0+4] += scale * 0.5 E(q[q0:q0+4]) w[w0:w0+3] (CONVENTIONS.md §4)."""
+    """out[o0:o0+4] += scale * 0.5 E(q[q0:q0+4]) w[w0:w0+3] (docs/conventions.md §4)."""
     qw, qx, qy, qz = q[q0], q[q0 + 1], q[q0 + 2], q[q0 + 3]
     w_0, w_1, w_2 = w[w0], w[w0 + 1], w[w0 + 2]
     h = 0.5 * scale

@@ -1,4 +1,4 @@
-"""Mobilizer reaction forces of SimbodyMatterSubsystem (CONVENTIONS.md §5).
+"""Mobilizer reaction forces of SimbodyMatterSubsystem (docs/conventions.md §5).
 
 For each body B: the spatial force [torque, force] its mobilizer exerts on B, with the torque
 about the outboard frame origin Mo, expressed in Ground (N m, N). The parent feels the

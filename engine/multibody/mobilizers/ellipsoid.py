@@ -1,7 +1,7 @@
 """Ellipsoid mobilizer: rotation as a Ball (quaternion, or x-y-z angles in Euler mode),
 u = w_FM in F; Mo moves on the ellipsoid with semi-axes (a, b, c) along Fx, Fy, Fz.
 
-params[0:3] = (a, b, c) (``params.ellipsoid_params``). As in Simbody 3.7 (CONVENTIONS.md §3
+params[0:3] = (a, b, c) (``params.ellipsoid_params``). As in Simbody 3.7 (docs/conventions.md §3
 Note), p_FM = (a nx, b ny, c nz) with n = Mz expressed in F, so v_FM = D (w_FM x n) with
 D = diag(a, b, c). The surface normal at Mo is parallel to Mz only for a sphere.
 """

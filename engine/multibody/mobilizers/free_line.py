@@ -1,7 +1,7 @@
 """FreeLine mobilizer: a LineOrientation plus a translation.
 
 q: 4 rotational slots (quaternion [w, x, y, z]) then p_FM in F (slots 4..6); in Euler mode
-the x-y-z angles use slots 0..2, p_FM slots 3..5 and slot 6 is unused (CONVENTIONS.md §4).
+the x-y-z angles use slots 0..2, p_FM slots 3..5 and slot 6 is unused (docs/conventions.md §4).
 u = (wx, wy) of w_FM expressed in M, then v_FM in F (3): w_FM (in F) = R_FM (u0, u1, 0),
 v_FM = u2..4. The N, NInv, NDot rotational blocks are LineOrientation's (including Simbody
 3.7's inexact quaternion-mode NDot) and read R_FM from the ``R`` argument; the translational

@@ -1,7 +1,7 @@
 """Gimbal mobilizer: q = body-fixed x-y-z angles (a0, a1, a2), u = qdot.
 
 R_FM = Rx(a0) Ry(a1) Rz(a2), p_FM = 0, w_FM = W(a) u (in F), with
-W(a) = [Fx | Rx(a0) y | Rx(a0) Ry(a1) z] (CONVENTIONS.md §4; singular at a1 = ±pi/2).
+W(a) = [Fx | Rx(a0) y | Rx(a0) Ry(a1) z] (docs/conventions.md §4; singular at a1 = ±pi/2).
 """
 
 from __future__ import annotations

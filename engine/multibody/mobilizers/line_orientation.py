@@ -10,7 +10,7 @@ N maps u to the rotational slots through w_F = R_FM[:, 0:2] u:
 * Euler mode: N = W(a)^-1 R_FM[:, 0:2], NInv = (R_FM^T W(a))[0:2, :].
 
 NDot: in Euler mode the exact time derivative of N. In quaternion mode, as Simbody 3.7 does
-(CONVENTIONS.md §4 Note), NDot = 0.5 E(qdot) R_FM[:, 0:2], which omits the term
+(docs/conventions.md §4 Note), NDot = 0.5 E(qdot) R_FM[:, 0:2], which omits the term
 0.5 E(q) [w_F]x R_FM[:, 0:2] from the rotation of M and so is not the exact derivative; its
 qdotdot = N udot + NDot u matches Simbody's.
 

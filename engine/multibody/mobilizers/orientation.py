@@ -4,7 +4,7 @@ In quaternion mode the 4 slots hold q = [w, x, y, z] (possibly unnormalized;
 R uses the normalized value, N/NInv/NDot the stored one). In Euler mode the
 first 3 slots hold body-fixed x-y-z angles and the 4th is unused. The angular
 velocity w_F (of M in F, expressed in F) relates to the slots by
-qdot = N_rot w_F (CONVENTIONS.md §4).
+qdot = N_rot w_F (docs/conventions.md §4).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def quat_to_rot(q, R):
 
 @njit(cache=True)
 def quat_e_matrix(q, E):
-    """E(q) (4 x 3) with qdot = 0.5 E(q) w_F (CONVENTIONS.md §4), unnormalized q."""
+    """E(q) (4 x 3) with qdot = 0.5 E(q) w_F (docs/conventions.md §4), unnormalized q."""
     w, x, y, z = q[0], q[1], q[2], q[3]
     E[0, 0], E[0, 1], E[0, 2] = -x, -y, -z
     E[1, 0], E[1, 1], E[1, 2] = w, z, -y

@@ -1,5 +1,5 @@
 """Motion.Sinusoid: every mobility of the mobilizer follows m(t) = a sin(w t + phi) at one
-level (CONVENTIONS.md section 10): Position level q = m, qdot = m', qdotdot = m'';
+level (docs/conventions.md §10): Position level q = m, qdot = m', qdotdot = m'';
 Velocity level u = m, udot = m'; Acceleration level udot = m. ``a`` is in the level's
 units, ``w`` in rad per unit time, ``phi`` in rad."""
 
