@@ -1025,10 +1025,8 @@ class Integrator:
         self._setAdvancedState(t, y)
         fused = system._fused_realization
         if fused is not None and fused.compiledDerivatives(adv) is not None:
-            # nothing is prescribed: one realization Time..Velocity, counted as the three
-            # realize calls and two prescribe calls below
+            # nothing is prescribed: one realize call does Time..Velocity
             system.realize(adv, Stage.Velocity)
-            fused.countSkippedCalls(realizeCalls=2, prescribes=1)
             return
         system.realize(adv, Stage.Time)
         system.prescribeQ(adv)

@@ -151,24 +151,19 @@ class RungeKuttaMersonIntegrator(Integrator):
         return True, yErr, 4, 1
 
     def _countKernelAttempts(self, fused, attempts: int, projections: int, normalizations: int):
-        """Count what ``attempts`` kernel attempts (``merson_attempt``), of which
+        """Count the work of ``attempts`` kernel attempts (``merson_attempt``), of which
         ``projections`` ran the quaternion projection and ``normalizations`` normalized
-        quaternions, count on the Python path: per attempt four derivative evaluations,
-        the kinematics at y1 (three realize calls and a prescribeQ and prescribeU), and
-        per projection a projectQ and prescribeU with one realize call, or three and
-        Position and Velocity again if it changed q."""
+        quaternions: per attempt four derivative evaluations and the kinematics at y1
+        (Time..Velocity), per projection a projectQ, and Position and Velocity again where
+        it changed q. Realize and prescribe calls the kernel made unnecessary are not
+        counted: the kernel does not make them."""
         self._statsRealizations += 4 * attempts
         fused.countRealizations(4 * attempts)
         fused.countStages(_TIME_STAGE, VELOCITY, attempts)
         fused.countStages(POSITION, VELOCITY, normalizations)
         fused.countQuaternionProjections(normalizations)
         self._statsQProjections += normalizations
-        fused.countSkippedCalls(
-            realizeCalls=3 * attempts + projections + 2 * normalizations,
-            prescribes=attempts,
-            prescribeUs=projections,
-            projectQs=projections,
-        )
+        fused.countProjectQCalls(projections)
 
     def _compiledStepsObstacle(self, adv) -> str:
         """Integrator._compiledStepsObstacle: what keeps ``merson_steps`` from stepping
@@ -267,7 +262,6 @@ class RungeKuttaMersonIntegrator(Integrator):
         attempts = int(run[ATTEMPTS])
         realizations = int(run[DERIVATIVE_REALIZATIONS])
         self._statsRealizations += realizations
-        fused.countSkippedCalls(realizeCalls=realizations, prescribes=0)
         fused.countStages(DYNAMICS, ACCELERATION, realizations)
         self._countKernelAttempts(fused, attempts, int(run[PROJECTIONS]), int(run[NORMALIZATIONS]))
         self._statsStepsAttempted += attempts

@@ -116,7 +116,7 @@ class FusedRealization:
         stages ``first`` (Time or Position) through ``last`` (at most Velocity) of
         ``state``, which is at stage ``first - 1``, with kinetic energy ``ke`` (J): the
         State reads as after ``realize`` (Time stage has nothing to do for such a State).
-        The counters are the caller's to count (``countStages``, ``countSkippedCalls``)."""
+        The counters are the caller's to count (``countStages``, ``countProjectQCalls``)."""
         if first <= VELOCITY <= last:
             self._current_plan(state).ctx.vc.kinetic_energy = ke
         state._enter_lockstep(ALL_STAGES[last])
@@ -164,27 +164,15 @@ class FusedRealization:
         return "y holds more than the matter subsystem's q and u, or Time stage has work"
 
     def countRealizations(self, n: int) -> None:
-        """Count ``n`` derivative evaluations done by a kernel through
-        ``compiledDerivatives`` as the System would have counted them: per evaluation
-        four realize calls (Time, Position, Velocity, Acceleration, as an integrator
-        makes them), one realization of each stage Time..Acceleration, and one
-        prescribeQ and one prescribeU (which have nothing to do for such a State)."""
-        self.countSkippedCalls(realizeCalls=4 * n, prescribes=n)
+        """Count ``n`` derivative evaluations a kernel did through ``compiledDerivatives``:
+        each realized the stages Time..Acceleration once. The realize and prescribe calls
+        such an evaluation replaces were not made and are not counted."""
         self.countStages(_TIME_INT, ACCELERATION, n)
 
-    def countSkippedCalls(
-        self, realizeCalls: int, prescribes: int, prescribeUs: int = 0, projectQs: int = 0
-    ) -> None:
-        """Count ``realizeCalls`` realize calls, ``prescribes`` prescribeQ and prescribeU
-        calls, ``prescribeUs`` more prescribeU calls and ``projectQs`` projectQ calls
-        that a caller left out for a State qualifying for ``compiledDerivatives`` (where
-        prescribing does nothing and consecutive realize calls give the same State as
-        one), so that the System's counters read as if they had been made."""
-        system = self._system
-        system._num_realize_calls += realizeCalls
-        system._num_prescribe_q += prescribes
-        system._num_prescribe_u += prescribes + prescribeUs
-        system._num_project_q += projectQs
+    def countProjectQCalls(self, n: int) -> None:
+        """Count ``n`` quaternion projections a kernel ran in place of ``System.projectQ``
+        (each one is counted as a projectQ call, whether or not it changed q)."""
+        self._system._num_project_q += n
 
     def countQuaternionProjections(self, n: int) -> None:
         """Count ``n`` projectQ calls, made by kernels, that changed q and its error
