@@ -29,6 +29,7 @@ import numpy as np
 
 from engine.common.exceptions import SimTKError
 from engine.common.stage import Stage
+from engine.forces.compiled_terms import ORIENTATION_SPRING, STATION_SPRING
 from engine.forces.force import Force
 
 #: Natural frequency (Hz) of a pulled subtree on the pull spring.
@@ -123,6 +124,17 @@ class PullForce(Force):
         r = mobod.expressVectorInGroundFrame(state, p["station"])
         bodyForces[b, 0] += np.cross(r, f)
         bodyForces[b, 1] += f
+
+    def _compiled_term(self, state, excluded: list[int]):
+        """The pull as a compiled force term (``engine.forces.compiled_terms``), so that a
+        model being pulled keeps its one-call realization and compiled steps."""
+        p = self._params(state)
+        b, k, c = int(p["body"]), float(p["k"]), float(p["c"])
+        if b <= 0 or k <= 0.0:  # no spring: a term that adds nothing
+            return STATION_SPRING, (0,), (0.0,) * 8
+        if p["mode"] == TORQUE:
+            return ORIENTATION_SPRING, (b,), (*np.asarray(p["R_target"]).reshape(9), k, c)
+        return STATION_SPRING, (b,), (*p["station"], *p["target"], k, c)
 
     def calcPotentialEnergy(self, state) -> float:
         spring = self._spring(state)

@@ -16,13 +16,15 @@ subsystem's q/u. Units as the elements': N, N m, m/s^2.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.common.kernel_jit import kernel_jit
 from engine.forces.gravity_kernel import add_gravity_forces
 
 INTS = 4
-FLOATS = 6
+FLOATS = 11
 
 #: gravity: floats (g0, g1, g2) the gravity vector in G (m/s^2); ints (first, count) the
 #: slice of ``excluded`` listing the bodies it does not act on
@@ -40,15 +42,64 @@ BODY_TORQUE = 5
 STATION_FORCE = 6
 #: global damper: floats (c,): f_u += -c u for every u
 GLOBAL_DAMPER = 7
+#: spring-damper between a station and a point fixed in G: ints (b,); floats (s0, s1, s2)
+#: station in B (m), (t0, t1, t2) target in G (m), k (N/m), c (N s/m):
+#: f = k (t - p_GS) - c v_GS at S
+STATION_SPRING = 8
+#: rotational spring-damper toward an orientation: ints (b,); floats the target rotation
+#: R_GT row-major (9), k (N m/rad), c (N m s/rad): torque_b += k theta - c w_GB with theta the
+#: rotation vector of R_GT R_GB^T (``rotation_vector``)
+ORIENTATION_SPRING = 9
+
+
+@kernel_jit
+def rotation_vector(r00, r01, r02, r10, r11, r12, r20, r21, r22):
+    """The rotation vector (axis times angle, rad) of the rotation matrix with these
+    entries, as a tuple; a half turn takes its axis from the column of R + I with the
+    largest norm (the first of equals)."""
+    c = 0.5 * (r00 + r11 + r22 - 1.0)
+    c = min(1.0, max(-1.0, c))
+    angle = math.acos(c)
+    w0, w1, w2 = 0.5 * (r21 - r12), 0.5 * (r02 - r20), 0.5 * (r10 - r01)
+    s = math.sin(angle)
+    if s > 1e-9:
+        f = angle / s
+        return w0 * f, w1 * f, w2 * f
+    if c > 0.0:  # near the identity: R ~ I + [theta]x
+        return w0, w1, w2
+    a0, a1, a2 = r00 + 1.0, r10, r20  # columns of R + I
+    b0, b1, b2 = r01, r11 + 1.0, r21
+    d0, d1, d2 = r02, r12, r22 + 1.0
+    na = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    nb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+    nd = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    if na >= nb and na >= nd:
+        return math.pi * a0 / na, math.pi * a1 / na, math.pi * a2 / na
+    if nb >= nd:
+        return math.pi * b0 / nb, math.pi * b1 / nb, math.pi * b2 / nb
+    return math.pi * d0 / nd, math.pi * d1 / nd, math.pi * d2 / nd
 
 
 @kernel_jit
 def apply_force_terms(
-    term_ints, term_floats, excluded, mass, com_G, R_GB, q, u, body_forces, mobility_forces
+    term_ints,
+    term_floats,
+    excluded,
+    mass,
+    com_G,
+    R_GB,
+    p_GB,
+    V_GB,
+    q,
+    u,
+    body_forces,
+    mobility_forces,
 ):
     """Add the forces of the terms (see module docstring) into ``body_forces`` (nb, 6):
     torque about Bo and force, in G, and ``mobility_forces`` (nu,). ``com_G`` (nb, 3) the
-    mass-centre offsets from Bo in G, ``R_GB`` (nb, 3, 3), q and u the matter subsystem's."""
+    mass-centre offsets from Bo in G, ``R_GB`` (nb, 3, 3), ``p_GB`` (nb, 3) the body origins
+    in G, ``V_GB`` (nb, 6) the body velocities ``[w, v_Bo]`` in G (read only by the terms
+    that depend on velocities), q and u the matter subsystem's."""
     nb = mass.shape[0]
     for k in range(term_ints.shape[0]):
         op = term_ints[k, 0]
@@ -85,6 +136,42 @@ def apply_force_terms(
             c = fl[0]
             for i in range(mobility_forces.shape[0]):
                 mobility_forces[i] -= c * u[i]
+        elif op == STATION_SPRING:
+            R = R_GB[a]
+            r0 = R[0, 0] * fl[0] + R[0, 1] * fl[1] + R[0, 2] * fl[2]
+            r1 = R[1, 0] * fl[0] + R[1, 1] * fl[1] + R[1, 2] * fl[2]
+            r2 = R[2, 0] * fl[0] + R[2, 1] * fl[1] + R[2, 2] * fl[2]
+            w0, w1, w2 = V_GB[a, 0], V_GB[a, 1], V_GB[a, 2]
+            v0 = V_GB[a, 3] + (w1 * r2 - w2 * r1)
+            v1 = V_GB[a, 4] + (w2 * r0 - w0 * r2)
+            v2 = V_GB[a, 5] + (w0 * r1 - w1 * r0)
+            k, c = fl[6], fl[7]
+            f0 = k * (fl[3] - (p_GB[a, 0] + r0)) - c * v0
+            f1 = k * (fl[4] - (p_GB[a, 1] + r1)) - c * v1
+            f2 = k * (fl[5] - (p_GB[a, 2] + r2)) - c * v2
+            body_forces[a, 0] += r1 * f2 - r2 * f1
+            body_forces[a, 1] += r2 * f0 - r0 * f2
+            body_forces[a, 2] += r0 * f1 - r1 * f0
+            body_forces[a, 3] += f0
+            body_forces[a, 4] += f1
+            body_forces[a, 5] += f2
+        elif op == ORIENTATION_SPRING:
+            R = R_GB[a]
+            # M = R_GT R_GB^T: M[i, j] = sum_k T[i, k] R[j, k]
+            m00 = fl[0] * R[0, 0] + fl[1] * R[0, 1] + fl[2] * R[0, 2]
+            m01 = fl[0] * R[1, 0] + fl[1] * R[1, 1] + fl[2] * R[1, 2]
+            m02 = fl[0] * R[2, 0] + fl[1] * R[2, 1] + fl[2] * R[2, 2]
+            m10 = fl[3] * R[0, 0] + fl[4] * R[0, 1] + fl[5] * R[0, 2]
+            m11 = fl[3] * R[1, 0] + fl[4] * R[1, 1] + fl[5] * R[1, 2]
+            m12 = fl[3] * R[2, 0] + fl[4] * R[2, 1] + fl[5] * R[2, 2]
+            m20 = fl[6] * R[0, 0] + fl[7] * R[0, 1] + fl[8] * R[0, 2]
+            m21 = fl[6] * R[1, 0] + fl[7] * R[1, 1] + fl[8] * R[1, 2]
+            m22 = fl[6] * R[2, 0] + fl[7] * R[2, 1] + fl[8] * R[2, 2]
+            t0, t1, t2 = rotation_vector(m00, m01, m02, m10, m11, m12, m20, m21, m22)
+            k, c = fl[9], fl[10]
+            body_forces[a, 0] += k * t0 - c * V_GB[a, 0]
+            body_forces[a, 1] += k * t1 - c * V_GB[a, 1]
+            body_forces[a, 2] += k * t2 - c * V_GB[a, 2]
 
 
 def stack_terms(terms: list[tuple[int, tuple, tuple]], excluded: list[int]):

@@ -128,3 +128,71 @@ def test_paused_drag_keeps_a_loop_closed(session):
     snap = s.latest()
     assert not snap.error and np.abs(snap.q - q0).max() > 0.05  # the pose moved
     assert abs(snap.x_gb[2][1, 3] - height) < 1e-6  # and the ball kept its height
+
+
+def _ball_chain():
+    """Two links on Ball joints under gravity: a 3-D model the one-call realization takes."""
+    from types import SimpleNamespace
+
+    from engine import (
+        Body,
+        Force,
+        GeneralForceSubsystem,
+        Inertia,
+        MassProperties,
+        MobilizedBody,
+        MultibodySystem,
+        SimbodyMatterSubsystem,
+        Transform,
+        Vec3,
+    )
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.Gravity(forces, matter, [0, -1, 0], 9.81)
+    parent = matter.Ground()
+    for k in range(2):
+        body = Body.Rigid(MassProperties(1.0 + k, [0.1, 0, 0], Inertia(0.02, 0.03, 0.04)))
+        parent = MobilizedBody.Ball(parent, Transform(), body, Transform(Vec3(0, 1, 0)))
+    state = system.realizeTopology()
+    built = SimpleNamespace(system=system, matter=matter, forces=forces, state=state)
+    ensure_pull_force(built)
+    rng = np.random.default_rng(8)
+    q = built.state.getQ().copy()
+    for start in (0, 4):
+        quat = rng.normal(size=4)
+        q[start : start + 4] = quat / np.linalg.norm(quat)
+    built.state.setQ(q)
+    built.state.setU(rng.normal(size=built.state.getNU()))
+    return built
+
+
+@pytest.mark.parametrize("mode", ["force", "torque", "half turn"])
+def test_a_pulled_model_keeps_its_one_call_realization_with_the_same_forces(mode):
+    built = _ball_chain()
+    system, state, force = built.system, built.state, built.pull_force
+    force.enable(state)
+    system.realize(state, Stage.Position)
+    R_GB = built.matter.getMobilizedBody(2).getBodyRotation(state).asMat33()  # noqa: N806
+    if mode == "half turn":  # the target is the body turned half a turn about an axis
+        axis = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
+        R_target = rotation_from_vector(math.pi * axis) @ R_GB  # noqa: N806
+    else:
+        R_target = rotation_from_vector([0.4, -0.2, 0.7]) @ R_GB  # noqa: N806
+    kind = "force" if mode == "force" else "torque"
+    force.setPull(state, 2, kind, [0.1, 0.2, -0.1], [0.5, -1.0, 0.3], R_target, 40.0, 3.0)
+    fused = system._fused_realization
+    system.realize(state, Stage.Acceleration)
+    assert fused.whyNotFused(state) == ""  # the pull did not send it stage by stage
+    udot_fused = state.getUDot().copy()
+    slow = state.copy()
+    system._fused_realization = None  # the elements' own calcForce, stage by stage
+    try:
+        system.realize(slow, Stage.Acceleration)
+    finally:
+        system._fused_realization = fused
+    np.testing.assert_allclose(udot_fused, slow.getUDot(), rtol=1e-12, atol=1e-12)
+    force.disable(state)
+    system.realize(state, Stage.Acceleration)
+    assert np.abs(state.getUDot() - udot_fused).max() > 1e-3  # the pull did act

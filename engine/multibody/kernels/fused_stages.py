@@ -57,6 +57,8 @@ def realize_stages_from_table(first, last, with_inertias, euler, a, s):
             f1(a, s, SLOT.mass),
             f2(a, s, SLOT.com_G),
             f3(a, s, SLOT.R_GB),
+            f2(a, s, SLOT.p_GB),
+            f2(a, s, SLOT.V_GB),
             f1(a, s, SLOT.q),
             f1(a, s, SLOT.u),
             body_forces,
