@@ -56,6 +56,9 @@ class Arg:
     default: object = None
     of: str = ""  # for kind "index": the body argument whose mobilities it numbers
     unit: str = ""
+    #: kept in the model and shown in the tree, not passed to the engine (an imported
+    #: joint's effort limit, say); a file without it reads as its default
+    info: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,8 +80,8 @@ class ElementType:
         return self.engine_name or self.name
 
     def constructor_args(self) -> tuple[Arg, ...]:
-        """The arguments passed to the constructor (all but the switch)."""
-        return tuple(a for a in self.args if a.name != self.switch)
+        """The arguments passed to the constructor (all but the switch and the info)."""
+        return tuple(a for a in self.args if a.name != self.switch and not a.info)
 
     def body_args(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.args if a.kind == "body")
@@ -308,10 +311,14 @@ FORCE_TYPES: dict[str, ElementType] = {
                 Arg("q_low", "real", -1.0),
                 Arg("q_high", "real", 1.0),
                 Arg("enabled", "bool", False),
+                Arg("effort_limit", "nonneg", 0.0, info=True),
+                Arg("velocity_limit", "nonneg", 0.0, info=True),
             ),
             prefix=("forces",),
             doc="A compliant stop keeping one coordinate in [q_low, q_high] (a joint limit); "
-            "off unless enabled.",
+            "off unless enabled. The joint's effort limit (N m or N) and velocity limit "
+            "(rad/s or m/s) are kept with it for reference (0: not given); the stop does not "
+            "enforce them.",
             distinct_bodies=False,
             switch="enabled",
         ),

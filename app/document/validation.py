@@ -256,11 +256,13 @@ def check_element(
     unknown = set(e.args) - names
     if unknown:
         raise DocumentError("args", f"unknown argument(s) {sorted(unknown)} for {e.type}", target)
-    missing = [a.name for a in spec.args if a.name not in e.args]
+    missing = [a.name for a in spec.args if a.name not in e.args and not a.info]
     if missing:
         raise DocumentError(missing[0], "missing argument", target)
     bodies = []
     for a in spec.args:
+        if a.name not in e.args:  # an info argument the file leaves out
+            continue
         value = e.args[a.name]
         _check_arg(a, value, a.name, target)
         if a.kind == "body":

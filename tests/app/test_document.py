@@ -358,3 +358,24 @@ def test_gimbal_lock_example_bodies_share_pose_and_angular_velocity():
         ball.getBodyAngularVelocity(built.state),
         atol=1e-12,
     )
+
+
+def _with_stop(tmp_path, **extra):
+    d = json.loads(model_io.dumps(pendulum_doc()))
+    body = d["model"]["bodies"][0]["name"]
+    args = {"body": body, "which_q": 0, "stiffness": 1e4, "dissipation": 0.1}
+    args.update({"q_low": -1.0, "q_high": 1.0, "enabled": True, **extra})
+    d["model"]["forces"].append({"type": "MobilityLinearStop", "name": "stop", "args": args})
+    return _write(tmp_path, d)
+
+
+def test_a_stop_keeps_effort_and_velocity_limits_which_older_files_leave_out(tmp_path):
+    old = model_io.load(_with_stop(tmp_path))  # a file written before the limits were kept
+    build(old)
+    new = model_io.load(_with_stop(tmp_path, effort_limit=87.0, velocity_limit=2.175))
+    stop = new.data.forces[-1]
+    assert (stop.args["effort_limit"], stop.args["velocity_limit"]) == (87.0, 2.175)
+    build(new)  # kept in the model, not passed to the engine's stop
+    with pytest.raises(model_io.ModelFileError) as info:
+        model_io.load(_with_stop(tmp_path, effort_limit=-1.0))
+    assert "effort_limit" in str(info.value.field)

@@ -5,7 +5,7 @@ One body per URDF link, named after it, parents first; the body frame is the lin
 root link is welded to Ground (``floating``: a Free mobilizer). Gravity 9.81 m/s^2 along -z
 and the up direction +Z, as in ROS. Per joint: the mobilizer of ``joints.py``; a limited
 revolute or prismatic joint gets a MobilityLinearStop (disabled: switch it on in the tree),
-named after the joint with its effort and velocity limits; a damped joint a
+named after the joint and keeping its effort and velocity limits; a damped joint a
 MobilityLinearDamper; a <mimic> a LinearCoordinateCoupler constraint. Visual and collision
 geometry both go in (collision geometry with role "collision", not drawn).
 """
@@ -217,8 +217,6 @@ def import_urdf(
         if j.type in ("revolute", "prismatic") and j.limit is not None:
             lo, hi = j.limit.lower, j.limit.upper
             if lo is not None and hi is not None and float(lo) <= float(hi):
-                unit = "N m" if j.type == "revolute" else "N"
-                vunit = "rad/s" if j.type == "revolute" else "m/s"
                 forces.append(
                     ElementSpec(
                         "MobilityLinearStop",
@@ -230,9 +228,10 @@ def import_urdf(
                             "q_low": float(lo),
                             "q_high": float(hi),
                             "enabled": False,
+                            "effort_limit": _limit(j.limit.effort),
+                            "velocity_limit": _limit(j.limit.velocity),
                         },
-                        f"{j.name} limits (effort {_num(j.limit.effort)} {unit}, "
-                        f"velocity {_num(j.limit.velocity)} {vunit})",
+                        f"{j.name} limits",
                     )
                 )
         dyn = j.dynamics
@@ -305,8 +304,14 @@ def import_urdf(
     return ImportResult(data, warnings, fixed, sorted(set(meshes)), joint_bodies)
 
 
-def _num(v) -> str:
-    return "?" if v is None else f"{float(v):g}"
+def _limit(v) -> float:
+    """A URDF effort or velocity limit as kept in the model: 0 when not given (or not a
+    usable non-negative number)."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return 0.0
+    return x if math.isfinite(x) and x > 0 else 0.0
 
 
 def _length_scale(bodies: list[BodySpec]) -> float:
