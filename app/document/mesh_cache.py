@@ -30,6 +30,39 @@ def resolve(file: str, base_dir=None) -> Path:
     return Path(os.path.normpath(p))
 
 
+#: a mesh file name written relative to its document climbs at most this many directories
+MAX_UP = 3
+
+
+def mesh_names_for(data, target_dir, base_dir=None):
+    """A copy of the model ``data`` (a ModelData) whose mesh file names suit a document
+    saved in ``target_dir``: each name (relative ones start at ``base_dir``, where the
+    document was read from) becomes relative to ``target_dir``, so the document and its
+    meshes can move together; a name that would climb more than MAX_UP directories, or lies
+    on another drive, is written absolute."""
+    from app.document.specs import replace
+
+    target = os.path.abspath(target_dir)
+
+    def rename(g):
+        if g.kind != "mesh":
+            return g
+        path = str(resolve(g.params.get("file", ""), base_dir))
+        try:
+            name = os.path.relpath(path, target)
+        except ValueError:  # another drive (Windows)
+            name = path
+        if name.split(os.sep).count("..") > MAX_UP:
+            name = path
+        name = name.replace(os.sep, "/")
+        return g if name == g.params.get("file") else replace(g, params={**g.params, "file": name})
+
+    out = data.copy()
+    out.bodies = [replace(b, geometry=tuple(rename(g) for g in b.geometry)) for b in out.bodies]
+    out.ground_geometry = [rename(g) for g in out.ground_geometry]
+    return out
+
+
 def mesh_decoration(file: str, scale=(1.0, 1.0, 1.0), base_dir=None):
     path = resolve(file, base_dir)
     s = np.asarray(scale, dtype=np.float64)

@@ -32,6 +32,7 @@ from app.document import (
 )
 from app.document.examples import EXAMPLES_DIR, example_of_path, examples
 from app.document.measure_types import MEASURE_TYPES, default_measure_args, measure_args
+from app.document.mesh_cache import mesh_names_for
 from app.document.registry import element_types, is_available
 from app.tree.commands import run_edit
 from app.tree.element_defaults import pose_dependent_defaults, pose_lookup
@@ -419,9 +420,12 @@ class ModelEditor(QObject):
         return self.save_to(name) if name else False
 
     def save_to(self, path) -> bool:
+        """Save the document as ``path``; mesh file names are written relative to its
+        directory (an imported robot's meshes stay found when file and meshes move)."""
         path = Path(path)
         try:
-            model_io.save(self.document, path)
+            data = mesh_names_for(self.document.data, path.parent, self.document.base_dir)
+            model_io.save(data, path)
         except OSError as exc:
             self.report(f"Cannot save {path}: {exc.strerror or exc}")
             return False

@@ -155,3 +155,36 @@ def test_the_studio_offers_to_fix_tiny_masses(qtbot, window, tmp_path):
     assert asked and "link 'b'" in asked[0] and "1 g" in asked[0]
     assert window.model_editor.document.body("b").mass == 1e-3
     window.model_editor.interactive = False  # closing an unsaved import would ask
+
+
+def _mesh_names(data) -> list[str]:
+    return [g.params["file"] for b in data.bodies for g in b.geometry if g.kind == "mesh"]
+
+
+def test_saving_an_imported_robot_writes_mesh_names_relative_to_the_file(
+    qtbot, window, arm_urdf, tmp_path
+):
+    from app.document import model_io
+    from app.document.mesh_cache import resolve
+
+    assert _drop(window, arm_urdf)
+    editor = window.model_editor
+    qtbot.waitUntil(lambda: editor.document.name == "bot", timeout=10000)
+    meshes = {str(resolve(f)) for f in _mesh_names(editor.document.data)}
+    assert meshes == {str(arm_urdf.parent.parent / "meshes" / "part.stl")}
+    target = tmp_path / "models" / "bot.mbs.json"
+    target.parent.mkdir()
+    assert editor.save_to(target)
+    saved = model_io.load(target)
+    names = _mesh_names(saved)
+    assert names and all(n == "../botpkg/meshes/part.stl" for n in names)
+    # the file and its meshes can move together: the names resolve from where it is read
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (tmp_path / "botpkg").rename(moved / "botpkg")
+    target.parent.rename(moved / "models")
+    again = model_io.load(moved / "models" / "bot.mbs.json")
+    assert {str(resolve(f, again.base_dir)) for f in _mesh_names(again)} == {
+        str(moved / "botpkg" / "meshes" / "part.stl")
+    }
+    assert (moved / "botpkg" / "meshes" / "part.stl").is_file()

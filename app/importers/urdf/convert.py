@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -321,27 +320,9 @@ def _length_scale(bodies: list[BodySpec]) -> float:
     return float(np.median(offsets)) if offsets else 1.0
 
 
-MAX_UP = 3  # a relative mesh name climbs at most this many directories
-
-
 def relative_to(data: ModelData, base_dir) -> ModelData:
-    """``data`` with its mesh file names relative to ``base_dir`` (where the document is saved),
-    so the document and its meshes can move together; names that would climb more than MAX_UP
-    directories stay absolute."""
-    base = os.path.abspath(base_dir)
+    """``data`` with its (absolute) mesh file names relative to ``base_dir``, where the
+    document is saved (``mesh_cache.mesh_names_for``)."""
+    from app.document.mesh_cache import mesh_names_for
 
-    def rel(g):
-        if g.kind != "mesh" or not os.path.isabs(g.params["file"]):
-            return g
-        try:
-            f = os.path.relpath(g.params["file"], base)
-        except ValueError:  # another drive (Windows): keep the absolute name
-            return g
-        if f.split(os.sep).count("..") > MAX_UP:  # far apart: an absolute name is clearer
-            return g
-        return replace(g, params={**g.params, "file": f.replace(os.sep, "/")})
-
-    out = data.copy()
-    out.bodies = [replace(b, geometry=tuple(rel(g) for g in b.geometry)) for b in out.bodies]
-    out.ground_geometry = [rel(g) for g in out.ground_geometry]
-    return out
+    return mesh_names_for(data, base_dir)
