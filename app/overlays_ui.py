@@ -162,7 +162,7 @@ class OverlayController(QObject):
         enabled = self.enabled()
         if not enabled:
             return
-        scale = float(snap.model.built.system.getDefaultLengthScale())
+        scale = snap.model.length_scale
         data = snap.overlays
         if "frames" in enabled and snap.x_gb is not None:
             self.overlays["frames"].update(snap.x_gb, 0.35 * scale)
@@ -196,7 +196,7 @@ class OverlayController(QObject):
 
     def trail_body(self, snap) -> int:
         """The body whose mass centre the trail follows: the selected one, else the last."""
-        names = list(snap.model.built.body_name_of_index)
+        names = list(snap.model.body_names)
         selected = self.panel.selected_body
         if selected in names and names.index(selected) > 0:
             return names.index(selected)

@@ -437,7 +437,7 @@ class SimulationPanel(QObject):
         snap = self.snapshot
         if result is None or snap is None or snap.model is None:
             return
-        names = snap.model.built.body_name_of_index
+        names = snap.model.body_names
         b = int(result.body_id)
         name = names.get(b) if isinstance(names, dict) else names[b] if b < len(names) else None
         if name:
@@ -457,11 +457,11 @@ class SimulationPanel(QObject):
 
     def _dynamic_geometry(self, snap) -> list:
         geometry = list(snap.dynamic_geometry)
-        names = list(snap.model.built.body_name_of_index) if snap.model is not None else []
+        names = list(snap.model.body_names) if snap.model is not None else []
         if self.selected_body in names and snap.x_gb is not None:
             from engine.common.decorative_geometry import DecorativeFrame
 
-            scale = float(snap.model.built.system.getDefaultLengthScale())
+            scale = snap.model.length_scale
             triad = DecorativeFrame(0.5 * scale)
             triad.setBodyId(names.index(self.selected_body))
             triad.setColor([1.0, 0.85, 0.0])
@@ -532,16 +532,14 @@ class SimulationPanel(QObject):
         window = self.window
         if snap.model_serial != self._model_serial and snap.model is not None:
             self._model_serial = snap.model_serial
-            system = snap.model.built.system
+            model = snap.model
             hints = {
-                "up": system.getUpDirection().asVec3(),
-                "uniform_background": bool(system.getUseUniformBackground()),
-                "length_scale": float(system.getDefaultLengthScale()),
+                "up": model.up,
+                "uniform_background": model.uniform_background,
+                "length_scale": model.length_scale,
             }
             window.viewport.show_model(snap.geometry, hints)
-            self.sliders.set_model(
-                snap.model.built, snap.model.q_index, float(system.getDefaultLengthScale())
-            )
+            self.sliders.set_model(model.mobilizer_types, model.q_index, model.length_scale)
             if self._plots is not None:
                 self._plots.set_buffer(snap.model.samples)
             else:

@@ -213,7 +213,7 @@ class ViewControls(QObject):
         snap = panel.snapshot
         if snap is None or snap.model is None or panel.selected_body is None:
             return None
-        names = list(snap.model.built.body_name_of_index)
+        names = list(snap.model.body_names)
         if panel.selected_body not in names:
             return None
         index = names.index(panel.selected_body)

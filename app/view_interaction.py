@@ -133,7 +133,7 @@ class BodyDragger(QObject):
 
     def _select(self, b: int) -> None:
         panel = self.window.simulation
-        names = panel.snapshot.model.built.body_name_of_index if panel.snapshot.model else []
+        names = panel.snapshot.model.body_names if panel.snapshot.model else ()
         try:
             name = str(names[b])
         except (IndexError, KeyError, TypeError):

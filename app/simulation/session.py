@@ -189,7 +189,7 @@ class SimulationSession:
         self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
         self.samples = SampleBuffer(self._columns, self._sample_capacity)
         self._last_sample_time = -math.inf
-        self.model_info = ModelInfo(built, dict(self._q_index), tuple(self._q_labels), self.samples)
+        self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)
         self._geometry = self._collect_geometry(state)
         self._has_dynamic = True

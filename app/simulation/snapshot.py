@@ -101,13 +101,39 @@ class CacheReport:
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """What the GUI needs about the model being simulated: the BuiltModel, the global q index
-    of each (body name, which q), q labels, and the session's plot-sample buffer."""
+    """What the GUI needs about the model being simulated, as plain data (never the live
+    System): the global q index of each (body name, which q), q labels, the session's
+    plot-sample buffer (which has its own lock), the body names by MobilizedBodyIndex, each
+    body's mobilizer type, the Measures' names, and the System's display hints (up
+    direction in G, uniform background, length scale in m)."""
 
-    built: Any
     q_index: dict
     q_labels: tuple[str, ...]
     samples: Any
+    body_names: tuple[str, ...] = ()
+    mobilizer_types: dict = field(default_factory=dict)
+    measure_names: tuple[str, ...] = ()
+    up: tuple[float, float, float] = (0.0, 1.0, 0.0)
+    uniform_background: bool = False
+    length_scale: float = 1.0
+
+    @staticmethod
+    def of(built, q_index: dict, q_labels, samples) -> ModelInfo:
+        """The ModelInfo of the BuiltModel ``built`` (worker thread)."""
+        system = built.system
+        return ModelInfo(
+            q_index=dict(q_index),
+            q_labels=tuple(q_labels),
+            samples=samples,
+            body_names=tuple(built.body_name_of_index),
+            mobilizer_types={
+                name: mobod.getMobilizerTypeName() for name, mobod in built.mobilized_bodies.items()
+            },
+            measure_names=tuple(getattr(built, "measures", {}) or {}),
+            up=tuple(float(x) for x in system.getUpDirection().asVec3()),
+            uniform_background=bool(system.getUseUniformBackground()),
+            length_scale=float(system.getDefaultLengthScale()),
+        )
 
 
 @dataclass(frozen=True)

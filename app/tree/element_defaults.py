@@ -47,7 +47,7 @@ def pose_lookup(simulation, document):
         and snap.x_gb is not None
         and getattr(simulation, "document", None) is document
     ):
-        names = list(snap.model.built.body_name_of_index)
+        names = list(snap.model.body_names)
         poses = snap.x_gb
     else:
         try:

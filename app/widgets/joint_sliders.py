@@ -124,7 +124,7 @@ def xyz_degrees_to_quaternion(angles) -> np.ndarray:
 
 
 class JointSliders(QWidget):
-    """See the module docstring. ``set_model(built, q_index, length_scale)`` then
+    """See the module docstring. ``set_model(mobilizer_types, q_index, length_scale)`` then
     ``update_snapshot``."""
 
     q_changed = Signal(str, int, float)  # body name, which q of that body, value (SI)
@@ -154,8 +154,14 @@ class JointSliders(QWidget):
         self._kinds: dict[tuple[str, int], str] = {}
         self._quat_start: dict[str, int] = {}  # body -> which q its quaternion starts at
 
-    def set_model(self, built, q_index: dict[tuple[str, int], int], length_scale: float) -> None:
-        """Rebuild the sliders for ``built``; ``q_index`` maps (body, which) to global q index."""
+    def set_model(
+        self,
+        mobilizer_types: dict[str, str],
+        q_index: dict[tuple[str, int], int],
+        length_scale: float,
+    ) -> None:
+        """Rebuild the sliders for a model whose bodies have ``mobilizer_types`` (body name ->
+        mobilizer type name); ``q_index`` maps (body, which) to global q index."""
         while self._layout.count() > 1:
             widget = self._layout.takeAt(0).widget()
             if widget is not None:
@@ -170,7 +176,7 @@ class JointSliders(QWidget):
         for body, which in q_index:
             by_body.setdefault(body, []).append(which)
         for body, whichs in by_body.items():
-            kind = built.mobilized_bodies[body].getMobilizerTypeName()
+            kind = mobilizer_types[body]
             kinds = q_kinds(kind, len(whichs))
             box = QGroupBox(f"{body} ({kind})")
             form = QFormLayout(box)

@@ -40,12 +40,13 @@ def studio(qtbot, qsettings):
 
 
 def wait_for_model(qtbot, window, predicate, timeout=10000):
-    """Wait until the snapshot shown comes from a model satisfying ``predicate(built)``."""
+    """Wait until the snapshot shown comes from a model whose ModelInfo satisfies
+    ``predicate``."""
     panel = window.simulation
 
     def ready():
         snap = panel.snapshot
-        return snap is not None and snap.model is not None and predicate(snap.model.built)
+        return snap is not None and snap.model is not None and predicate(snap.model)
 
     qtbot.waitUntil(ready, timeout=timeout)
 
@@ -82,7 +83,7 @@ def test_add_edit_undo_and_plot_a_measure_from_the_tree(studio, qtbot):
     # chosen from the tree, it is plotted as soon as the simulated model has it
     assert tree.select_key("measures:0")
     plots = panel.plots
-    wait_for_model(qtbot, window, lambda b: "bob height" in b.measures)
+    wait_for_model(qtbot, window, lambda m: "bob height" in m.measure_names)
     qtbot.waitUntil(lambda: "measure bob height" in plots.checked(), timeout=5000)
     window.sim_actions["play"].trigger()
     qtbot.waitUntil(lambda: panel.snapshot.time > 0.4, timeout=15000)
@@ -120,7 +121,7 @@ def test_measures_survive_save_and_open_in_the_studio(studio, qtbot, tmp_path):
     assert model_io.load(path) == editor.document
     other = studio(path)
     assert other.model_editor.document.measure_names() == editor.document.measure_names()
-    wait_for_model(qtbot, other, lambda b: len(b.measures) == 2)
+    wait_for_model(qtbot, other, lambda m: len(m.measure_names) == 2)
 
 
 def test_removing_the_selected_body_while_the_view_updates(studio, qtbot):
@@ -135,7 +136,7 @@ def test_removing_the_selected_body_while_the_view_updates(studio, qtbot):
     editor.remove_selected()
     assert editor.document.body_names() == ["upper"]
     assert panel.selected_body == "upper"  # the tree selected the parent
-    wait_for_model(qtbot, window, lambda b: len(b.body_name_of_index) == 2)
+    wait_for_model(qtbot, window, lambda m: len(m.body_names) == 2)
     frames = window.viewport.frames_rendered
     t0 = panel.snapshot.time
     qtbot.waitUntil(
@@ -147,7 +148,7 @@ def test_removing_the_selected_body_while_the_view_updates(studio, qtbot):
     # remove the selected body again, now the last one, while running
     editor.tree.select_key("body:upper")
     editor.remove_selected()
-    wait_for_model(qtbot, window, lambda b: len(b.body_name_of_index) == 1)
+    wait_for_model(qtbot, window, lambda m: len(m.body_names) == 1)
     frames = window.viewport.frames_rendered
     qtbot.waitUntil(lambda: window.viewport.frames_rendered > frames + 3, timeout=10000)
 
@@ -157,7 +158,7 @@ def test_removing_a_body_before_the_selected_one_keeps_the_view_drawing(studio, 
     index the new model no longer has."""
     window = studio(example_path("four_bar"))
     editor, panel = window.model_editor, window.simulation
-    names = panel.snapshot.model.built.body_name_of_index
+    names = panel.snapshot.model.body_names
     last = names[-1]
     editor.tree.select_key(f"body:{last}")
     window.sim_actions["play"].trigger()
@@ -165,7 +166,7 @@ def test_removing_a_body_before_the_selected_one_keeps_the_view_drawing(studio, 
     victim = next(n for n in names[1:] if n != last and last not in editor.document.descendants(n))
     editor.edit("remove", lambda d: d.remove_body(victim))
     assert panel.selected_body == last
-    wait_for_model(qtbot, window, lambda b: victim not in b.body_name_of_index)
+    wait_for_model(qtbot, window, lambda m: victim not in m.body_names)
     frames = window.viewport.frames_rendered
     qtbot.waitUntil(lambda: window.viewport.frames_rendered > frames + 5, timeout=10000)
 
@@ -180,7 +181,7 @@ def test_renaming_a_body_keeps_its_q_and_u(studio, qtbot):
     before = panel.snapshot
     assert before.time > 0.3
     editor.rename_body("lower", "forearm")
-    wait_for_model(qtbot, window, lambda b: "forearm" in b.mobilized_bodies)
+    wait_for_model(qtbot, window, lambda m: "forearm" in m.body_names)
     after = panel.snapshot
     assert after.model_serial != before.model_serial
     assert after.time == before.time
@@ -188,7 +189,7 @@ def test_renaming_a_body_keeps_its_q_and_u(studio, qtbot):
     np.testing.assert_array_equal(after.u, before.u)
     # and undoing the rename too
     editor.undo_stack.undo()
-    wait_for_model(qtbot, window, lambda b: "lower" in b.mobilized_bodies)
+    wait_for_model(qtbot, window, lambda m: "lower" in m.body_names)
     np.testing.assert_array_equal(panel.snapshot.q, before.q)
     np.testing.assert_array_equal(panel.snapshot.u, before.u)
 

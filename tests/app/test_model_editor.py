@@ -92,7 +92,7 @@ def test_selection_sync_between_tree_and_view(studio, qtbot):
     qtbot.wait(100)
     scene, widget = window.viewport.scene, window.viewport.interactor_widget
     scene.render()
-    upper = window.simulation.snapshot.model.built.index_of("upper")
+    upper = window.simulation.snapshot.model.body_names.index("upper")
     spots = [
         scene.world_to_display(np.array(it.actor.GetBounds()).reshape(3, 2).mean(axis=1))
         for it in scene._static  # noqa: SLF001

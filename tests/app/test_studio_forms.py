@@ -106,9 +106,7 @@ def test_new_discards_the_running_model(studio, qtbot):
     window.model_editor.tree.view.setFocus()
     qtbot.keyClick(window.model_editor.tree.view, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert not window.model_editor.document.bodies
-    qtbot.waitUntil(
-        lambda: panel.snapshot.model.built.body_name_of_index == ["Ground"], timeout=10000
-    )
+    qtbot.waitUntil(lambda: panel.snapshot.model.body_names == ("Ground",), timeout=10000)
     assert not panel.snapshot.running and panel.snapshot.time == 0.0
     assert len(panel.snapshot.q) == 0 and len(panel.snapshot.x_gb) == 1
     assert not panel.sliders.rows, "the Joints panel still shows the old pendulum"
@@ -484,7 +482,7 @@ def test_new_rod_and_spring_take_the_current_distance(studio, qtbot, section, ty
     element = getattr(editor.document, section)[-1]
     assert (element.args["body1"], element.args["body2"]) == ("upper", "lower")
     point = "point" if section == "constraints" else "station"
-    names = list(panel.snapshot.model.built.body_name_of_index)
+    names = list(panel.snapshot.model.body_names)
     x_gb = panel.snapshot.x_gb
     a = x_gb[names.index("upper")][:3, 3]
     b = x_gb[names.index("lower")][:3, 3]

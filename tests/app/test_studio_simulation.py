@@ -316,7 +316,7 @@ def test_document_edits_rebuild_the_running_model(studio, qtbot):
     snap = panel.snapshot
     assert snap.time == pytest.approx(stepped.time)
     np.testing.assert_allclose(snap.q, stepped.q)
-    mobod = snap.model.built.mobilized_bodies[body]
+    mobod = panel.session.built.mobilized_bodies[body]
     assert mobod.getBody().getDefaultRigidBodyMassProperties().getMass() == pytest.approx(2 * mass)
 
 
@@ -360,7 +360,7 @@ def test_each_example_opens_steps_and_is_drawn(studio, qtbot, read_render_window
             lambda: (
                 panel.snapshot is not None
                 and panel.snapshot.model is not None
-                and panel.snapshot.model.built is panel.session.built
+                and panel.snapshot.model is panel.session.model_info
             ),
             timeout=10000,
         )

@@ -127,7 +127,7 @@ def test_click_on_a_body_selects_it_in_tree_status_and_view(studio, qtbot):
     panel = window.simulation
     qtbot.waitUntil(lambda: panel.snapshot is not None and panel.snapshot.model is not None)
     qtbot.wait(200)
-    names = list(panel.snapshot.model.built.body_name_of_index)
+    names = list(panel.snapshot.model.body_names)
     b = 1
     point = None
     scene = window.viewport.scene
@@ -256,7 +256,7 @@ def open_example(window, qtbot, key: str) -> None:
         lambda: (
             panel.snapshot is not None
             and panel.snapshot.model is not None
-            and len(panel.snapshot.x_gb) == len(panel.snapshot.model.built.body_name_of_index)
+            and len(panel.snapshot.x_gb) == len(panel.snapshot.model.body_names)
         ),
         timeout=20000,
     )
