@@ -91,6 +91,7 @@ class Contact:
         self._surface2 = ContactSurfaceIndex(surface2.__index__())
         self._X_S1S2 = Transform() if X_S1S2 is None else Transform(X_S1S2)
         self._X_GS1 = Transform()
+        self._X_GS2 = self._X_S1S2
         self._condition = Condition(condition)
         self._id = ContactId(0)
 
@@ -146,8 +147,13 @@ class Contact:
         """X_GS1 at the State the contact was found in (identity if not set)."""
         return self._X_GS1
 
-    def _set_ground_frame(self, X_GS1: Transform) -> None:
+    def getSurface2TransformInGround(self) -> Transform:
+        """X_GS2 at the State the contact was found in."""
+        return self._X_GS2
+
+    def _set_ground_frame(self, X_GS1: Transform, X_GS2: Transform | None = None) -> None:
         self._X_GS1 = Transform(X_GS1)
+        self._X_GS2 = Transform(X_GS2) if X_GS2 is not None else self._X_GS1 * self._X_S1S2
 
     def _copy_as(self, condition) -> Contact:
         copy = type(self).__new__(type(self))
