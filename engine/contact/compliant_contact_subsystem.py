@@ -30,6 +30,7 @@ from engine.contact.generators import (
     HertzElliptical,
 )
 from engine.contact.generators.base import MaterialKinematics
+from engine.contact.vec3 import cross3
 
 _ZERO3 = np.zeros(3)
 
@@ -162,9 +163,9 @@ class CompliantContactSubsystem(Subsystem):
             C = force.getContactPoint()
             b1 = tracker._body[int(contact.getSurface1())]
             b2 = tracker._body[int(contact.getSurface2())]
-            body[b2, 0:3] += M + np.cross(C - pc.p_GB[b2], F)
+            body[b2, 0:3] += M + cross3(C - pc.p_GB[b2], F)
             body[b2, 3:6] += F
-            body[b1, 0:3] -= M + np.cross(C - pc.p_GB[b1], F)
+            body[b1, 0:3] -= M + cross3(C - pc.p_GB[b1], F)
             body[b1, 3:6] -= F
 
     def realizeSubsystemAccelerationImpl(self, state) -> None:

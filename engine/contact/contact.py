@@ -38,6 +38,12 @@ def createNewContactId() -> ContactId:
         return ContactId(next(_id_counter))
 
 
+def _transform(R: np.ndarray, p: np.ndarray) -> Transform:
+    from engine.math.rotation import Rotation
+
+    return Transform(Rotation._from_matrix(np.array(R, dtype=float)), np.array(p, dtype=float))
+
+
 class Condition(enum.IntEnum):
     """Where a contact is in its life (Simbody's ``Contact::Condition``)."""
 
@@ -90,9 +96,19 @@ class Contact:
         self._surface1 = ContactSurfaceIndex(surface1.__index__())
         self._surface2 = ContactSurfaceIndex(surface2.__index__())
         self._X_S1S2 = Transform() if X_S1S2 is None else Transform(X_S1S2)
-        self._X_GS1 = Transform()
-        self._X_GS2 = self._X_S1S2
+        self._ground = None  # (R_GS1, p_GS1, R_GS2, p_GS2) arrays, set by the tracker
         self._condition = Condition(condition)
+        self._id = ContactId(0)
+
+    def _init_from_tracker(self, surface1: int, surface2: int, ground: tuple) -> None:
+        """Set the common fields from a tracker's Ground-frame arrays (no checks)."""
+        from engine.contact.contact_surface import ContactSurfaceIndex
+
+        self._surface1 = ContactSurfaceIndex(surface1)
+        self._surface2 = ContactSurfaceIndex(surface2)
+        self._X_S1S2 = None
+        self._ground = ground
+        self._condition = Condition.Unknown
         self._id = ContactId(0)
 
     # -- Simbody's Contact interface ---------------------------------------------------------
@@ -111,6 +127,9 @@ class Contact:
 
     def getTransform(self) -> Transform:
         """X_S1S2: surface 2's frame in surface 1's frame when the contact was found."""
+        if self._X_S1S2 is None:
+            R1, p1, R2, p2 = self._ground
+            self._X_S1S2 = _transform(R1.T @ R2, R1.T @ (p2 - p1))
         return self._X_S1S2
 
     def getCondition(self) -> Condition:
@@ -145,15 +164,26 @@ class Contact:
     # -- Ground-frame helper (set by the tracker) ----------------------------------------------
     def getSurface1TransformInGround(self) -> Transform:
         """X_GS1 at the State the contact was found in (identity if not set)."""
-        return self._X_GS1
+        if self._ground is None:
+            return Transform()
+        return _transform(self._ground[0], self._ground[1])
 
     def getSurface2TransformInGround(self) -> Transform:
-        """X_GS2 at the State the contact was found in."""
-        return self._X_GS2
+        """X_GS2 at the State the contact was found in (X_S1S2 if not set)."""
+        if self._ground is None:
+            return self.getTransform()
+        return _transform(self._ground[2], self._ground[3])
+
+    def _R1(self) -> np.ndarray:
+        return np.eye(3) if self._ground is None else self._ground[0]
+
+    def _p1(self) -> np.ndarray:
+        return np.zeros(3) if self._ground is None else self._ground[1]
 
     def _set_ground_frame(self, X_GS1: Transform, X_GS2: Transform | None = None) -> None:
-        self._X_GS1 = Transform(X_GS1)
-        self._X_GS2 = Transform(X_GS2) if X_GS2 is not None else self._X_GS1 * self._X_S1S2
+        X1 = Transform(X_GS1)
+        X2 = Transform(X_GS2) if X_GS2 is not None else X1 * self.getTransform()
+        self._ground = (X1.R().asMat33(), np.asarray(X1.p()), X2.R().asMat33(), np.asarray(X2.p()))
 
     def _copy_as(self, condition) -> Contact:
         copy = type(self).__new__(type(self))
@@ -235,10 +265,10 @@ class CircularPointContact(Contact):
         return self._normal
 
     def getOriginInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1 * self._origin)
+        return frozen(self._p1() + self._R1() @ self._origin)
 
     def getNormalInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1.R() * self._normal)
+        return frozen(self._R1() @ self._normal)
 
 
 class EllipticalPointContact(Contact):
@@ -283,13 +313,13 @@ class EllipticalPointContact(Contact):
         return frozen(self._X_S1C.R().asMat33()[:, 2])
 
     def getContactFrameInGround(self) -> Transform:
-        return self._X_GS1 * self._X_S1C
+        return self.getSurface1TransformInGround() * self._X_S1C
 
     def getOriginInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1 * self._X_S1C.p())
+        return frozen(self._p1() + self._R1() @ self._X_S1C.p())
 
     def getNormalInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1.R() * self.getNormal())
+        return frozen(self._R1() @ self.getNormal())
 
 
 class BrickHalfSpaceContact(Contact):
@@ -318,7 +348,7 @@ class BrickHalfSpaceContact(Contact):
         return frozen((-1.0, 0.0, 0.0))
 
     def getNormalInGround(self) -> np.ndarray:
-        return frozen(-self._X_GS1.R().asMat33()[:, 0])
+        return frozen(-self._R1()[:, 0])
 
 
 class PointContact(Contact):
