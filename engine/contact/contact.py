@@ -243,6 +243,7 @@ class CircularPointContact(Contact):
         self._depth = _real(depth, "depth")
         self._origin = _vec3(origin_S1, "origin_S1")
         self._normal = _vec3(normal_S1, "normal_S1")
+        self._origin_normal_G = None
 
     def getRadius1(self) -> float:
         return self._radius1
@@ -258,17 +259,29 @@ class CircularPointContact(Contact):
 
     def getOrigin(self) -> np.ndarray:
         """Contact frame origin (halfway point), measured and expressed in S1."""
+        if self._origin is None:
+            origin, _ = self._origin_normal_G
+            self._origin = frozen(self._R1().T @ (origin - self._p1()))
         return self._origin
 
     def getNormal(self) -> np.ndarray:
         """Unit normal from surface 1 into surface 2, in S1."""
+        if self._normal is None:
+            self._normal = frozen(self._R1().T @ self._origin_normal_G[1])
         return self._normal
 
     def getOriginInGround(self) -> np.ndarray:
-        return frozen(self._p1() + self._R1() @ self._origin)
+        return frozen(self._ground_origin_normal()[0])
+
+    def _ground_origin_normal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(origin, normal) in G (the tracker records them; else computed from S1's)."""
+        if self._origin_normal_G is None:
+            R1 = self._R1()
+            self._origin_normal_G = (self._p1() + R1 @ self._origin, R1 @ self._normal)
+        return self._origin_normal_G
 
     def getNormalInGround(self) -> np.ndarray:
-        return frozen(self._R1() @ self._normal)
+        return frozen(self._ground_origin_normal()[1])
 
 
 class EllipticalPointContact(Contact):

@@ -30,8 +30,9 @@ def circular(s1, s2, R1, p1, R2, p2, r1, r2, R, depth, origin, normal):
     contact._init_from_tracker(s1, s2, (R1, p1, R2, p2))
     contact._radius1, contact._radius2, contact._radius = float(r1), float(r2), float(R)
     contact._depth = float(depth)
-    contact._origin = R1.T @ (origin - p1)
-    contact._normal = R1.T @ normal
+    contact._origin = None  # in S1: computed when asked for
+    contact._normal = None
+    contact._origin_normal_G = (origin, normal)
     return contact
 
 
