@@ -361,7 +361,7 @@ class CompliantContactSubsystem(Subsystem):
     def _index_of(self, evaluation: _Evaluation, contactId) -> int | None:
         target = int(contactId)
         for k, contact in enumerate(evaluation.contacts):
-            if int(contact.getContactId()) == target:
+            if contact._id == target:
                 return k
         return None
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 import itertools
-import threading
 
 import numpy as np
 
@@ -28,14 +27,16 @@ class ContactId(int):
         return f"ContactId({int(self)})"
 
 
-_id_counter = itertools.count(1)
-_id_lock = threading.Lock()
+_id_counter = itertools.count(1)  # next() on it is atomic under the GIL
 
 
 def createNewContactId() -> ContactId:
     """A process-wide new contact id (as Simbody's ``Contact::createNewContactId``)."""
-    with _id_lock:
-        return ContactId(next(_id_counter))
+    return ContactId(next(_id_counter))
+
+
+def _new_id() -> int:
+    return next(_id_counter)
 
 
 def _transform(R: np.ndarray, p: np.ndarray) -> Transform:
@@ -98,32 +99,34 @@ class Contact:
         self._X_S1S2 = Transform() if X_S1S2 is None else Transform(X_S1S2)
         self._ground = None  # (R_GS1, p_GS1, R_GS2, p_GS2) arrays, set by the tracker
         self._condition = Condition(condition)
-        self._id = ContactId(0)
+        self._id = 0
 
     def _init_from_tracker(self, surface1: int, surface2: int, ground: tuple) -> None:
         """Set the common fields from a tracker's Ground-frame arrays (no checks)."""
-        from engine.contact.contact_surface import ContactSurfaceIndex
-
-        self._surface1 = ContactSurfaceIndex(surface1)
-        self._surface2 = ContactSurfaceIndex(surface2)
+        self._surface1 = surface1  # plain ints here; the accessors return the index types
+        self._surface2 = surface2
         self._X_S1S2 = None
         self._ground = ground
         self._condition = Condition.Unknown
-        self._id = ContactId(0)
+        self._id = 0
 
     # -- Simbody's Contact interface ---------------------------------------------------------
     def getContactId(self) -> ContactId:
-        return self._id
+        return ContactId(self._id)
 
     def setContactId(self, contactId) -> Contact:
-        self._id = ContactId(int(contactId))
+        self._id = int(contactId)
         return self
 
     def getSurface1(self):
-        return self._surface1
+        from engine.contact.contact_surface import ContactSurfaceIndex
+
+        return ContactSurfaceIndex(self._surface1)
 
     def getSurface2(self):
-        return self._surface2
+        from engine.contact.contact_surface import ContactSurfaceIndex
+
+        return ContactSurfaceIndex(self._surface2)
 
     def getTransform(self) -> Transform:
         """X_S1S2: surface 2's frame in surface 1's frame when the contact was found."""

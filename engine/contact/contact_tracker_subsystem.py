@@ -22,7 +22,7 @@ from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
 from engine.contact import pair_trackers
 from engine.contact.broad_phase import sweep_and_prune
-from engine.contact.contact import BrokenContact, Condition, createNewContactId
+from engine.contact.contact import BrokenContact, Condition, ContactId, _new_id
 from engine.contact.contact_surface import ContactSurfaceIndex
 from engine.math.transform import Transform
 
@@ -42,7 +42,9 @@ class ContactSnapshot:
     def _index(self) -> None:
         if self._by_id is None:
             self._by_id = {int(c._id): c for c in self._contacts}
-            self._by_pair = {(int(c._surface1), int(c._surface2)): c._id for c in self._contacts}
+            self._by_pair = {
+                (int(c._surface1), int(c._surface2)): ContactId(c._id) for c in self._contacts
+            }
 
     def getTime(self) -> float:
         return self._time
@@ -219,12 +221,12 @@ class ContactTrackerSubsystem(Subsystem):
             contact = found[key]
             previous = prior.get(key)
             if previous is not None and previous[1] != Condition.Broken:
-                contact.setContactId(previous[0])
-                contact.setCondition(Condition.Ongoing)
+                contact._id = previous[0]
+                contact._condition = Condition.Ongoing
             else:
-                contact.setContactId(createNewContactId())
-                contact.setCondition(Condition.NewContact)
-            current[key] = (contact.getContactId(), contact.getCondition())
+                contact._id = _new_id()
+                contact._condition = Condition.NewContact
+            current[key] = (contact._id, contact._condition)
             contacts.append(contact)
         R, p = None, None
         for key, (cid, condition) in sorted(prior.items()):
