@@ -291,20 +291,16 @@ class CompliantContactSubsystem(Subsystem):
                 evaluation.has_force[k] = True
         if batch:
             m = len(batch)
-            origin = np.empty((m, 3))
-            normal = np.empty((m, 3))
-            depth = np.empty(m)
-            radius = np.empty(m)
-            s1 = np.empty(m, dtype=np.int64)
-            s2 = np.empty(m, dtype=np.int64)
-            for row, k in enumerate(batch):
-                c = contacts[k]
-                origin[row], normal[row] = c._ground_origin_normal()
-                depth[row] = c._depth
-                radius[row] = c._radius
-                s1[row] = c._surface1
-                s2[row] = c._surface2
-                evaluation.rows[k] = row
+            chosen = [contacts[k] for k in batch]
+            pairs = [c._ground_origin_normal() for c in chosen]
+            origin = np.array([on[0] for on in pairs], dtype=np.float64).reshape(m, 3)
+            normal = np.array([on[1] for on in pairs], dtype=np.float64).reshape(m, 3)
+            depth = np.array([c._depth for c in chosen], dtype=np.float64)
+            radius = np.array([c._radius for c in chosen], dtype=np.float64)
+            s1 = np.array([c._surface1 for c in chosen], dtype=np.int64)
+            s2 = np.array([c._surface2 for c in chosen], dtype=np.int64)
+            evaluation.rows = {k: row for row, k in enumerate(batch)}
+            for k in batch:
                 evaluation.has_force[k] = True
             out = np.empty((m, OUT_COLUMNS))
             hertz_circular_forces(
