@@ -255,17 +255,17 @@ def test_block_slides_above_the_static_limit_with_dynamic_friction():
 
 
 def test_launched_block_decelerates_at_mu_d_g_then_stops():
-    mu_s, mu_d, h, v0 = 0.6, 0.4, 1e-3, 2.0
+    mu_s, mu_d, h, v0 = 0.6, 0.4, 1e-3, 1.0
     system, _box, _c, _ix, state = _block(mu_s, mu_d, v0=v0)
     ts = _stepper(system, state)
     for i in range(200):
         ts.stepTo((i + 1) * h)
     assert ts.getState().getU()[0] == pytest.approx(v0 - mu_d * G * 0.2, rel=1e-9)
-    for i in range(200, 700):
+    for i in range(200, 300):
         ts.stepTo((i + 1) * h)
     s = ts.getState()
     assert abs(s.getU()[0]) < 1e-9
-    assert s.getQ()[0] == pytest.approx(v0**2 / (2 * mu_d * G), rel=5e-3)
+    assert s.getQ()[0] == pytest.approx(v0**2 / (2 * mu_d * G), rel=1e-2)
 
 
 def _two_spheres(m1, m2, v1, v2, cor):
@@ -282,7 +282,7 @@ def _two_spheres(m1, m2, v1, v2, cor):
     b2.setOneU(state, 0, v2)
     system.realize(state, Stage.Velocity)
     ts = _stepper(system, state)
-    for i in range(500):
+    for i in range(300):
         ts.stepTo((i + 1) * 1e-3)
     u = ts.getState().getU()
     return u[0], u[3]
@@ -312,13 +312,13 @@ def test_sequential_induced_impacts_make_a_newtons_cradle():
             SphereSphereContact(a, [0, 0, 0], 0.1, b, [0, 0, 0], 0.1, 1.0, 0, 0, 0)
         )
     state = system.realizeTopology()
-    for k, x in enumerate([-0.5, 0.2, 0.4]):
+    for k, x in enumerate([-0.2, 0.2, 0.4]):
         balls[k].setOneQ(state, 0, x)
     balls[0].setOneU(state, 0, 2.0)
     system.realize(state, Stage.Velocity)
     ts = _stepper(system, state)
     ts.setInducedImpactModel(SemiExplicitEulerTimeStepper.Sequential)
-    for i in range(400):
+    for i in range(150):
         ts.stepTo((i + 1) * 1e-3)
     u = ts.getState().getU()
     np.testing.assert_allclose([u[0], u[3], u[6]], [0.0, 0.0, 2.0], atol=1e-9)

@@ -15,6 +15,11 @@ from engine.multibody.unilateral.unilateral_contact import (
     mobod_of,
 )
 
+# Mobilizers whose generalized speeds are their coordinates' rates (N = I).
+_QDOT_IS_U = frozenset(
+    ("Pin", "Slider", "Translation", "Cylinder", "Screw", "Universal", "Planar", "BendStretch")
+)
+
 
 class _HardStop(UnilateralContact):
     _side = 1.0  # +1: lower limit (perr = q - limit); -1: upper limit (perr = limit - q)
@@ -50,9 +55,13 @@ class _HardStop(UnilateralContact):
 
     def _rows(self, state: State, matter) -> ContactRows:
         iq = self._q_index(state)
-        e = np.zeros(state.getNQ())
-        e[iq] = 1.0
-        n_row = matter.multiplyByN(state, True, e)  # N^T e: qdot_iq = n_row @ u
+        if type(self._mobod).__name__ in _QDOT_IS_U:
+            n_row = np.zeros(state.getNU())
+            n_row[self._mobod.getFirstUIndex(state) + self._whichQ] = 1.0
+        else:
+            e = np.zeros(state.getNQ())
+            e[iq] = 1.0
+            n_row = matter.multiplyByN(state, True, e)  # N^T e: qdot_iq = n_row @ u
         q = float(state.getQ()[iq])
         perr = self._side * (q - self._limit)
         point = self._mobod.getBodyOriginLocation(state)
