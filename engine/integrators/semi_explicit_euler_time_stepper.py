@@ -363,7 +363,13 @@ class SemiExplicitEulerTimeStepper:
         ) + matter.getNumVelocityConstraintEquationsInUse(s)
         if mpv == 0:
             return np.zeros((0, s.getNU()))
-        return matter.calcG(s)[:mpv]
+        m = mpv + matter.getNumAccelerationConstraintEquationsInUse(s)
+        rows = np.empty((mpv, s.getNU()))
+        for i in range(mpv):  # row i of G is G^T e_i: m O(n) products instead of nu
+            e = np.zeros(m)
+            e[i] = 1.0
+            rows[i] = matter.multiplyByGTranspose(s, e)
+        return rows
 
     def _assemble(self, s, contacts, rows, members, v_of, u, with_friction, mu_slip_u):
         """Rows of J, v0 targets and the problem's index lists for contacts ``members``.
@@ -539,4 +545,11 @@ class SemiExplicitEulerTimeStepper:
     def _project_bilateral(self, s, matter) -> None:
         if matter.getNumConstraints() == 0 and matter.getNumQuaternionsInUse(s) == 0:
             return
-        self._system.project(s, self._consTol)
+        self._system.realize(s, Stage.Velocity)
+        qerr, uerr = s.getQErr(), s.getUErr()
+        tol = self._consTol
+        if (qerr.size == 0 or np.max(np.abs(qerr)) <= tol) and (
+            uerr.size == 0 or np.max(np.abs(uerr)) <= tol
+        ):
+            return
+        self._system.project(s, tol)

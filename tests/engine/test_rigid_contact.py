@@ -322,3 +322,65 @@ def test_sequential_induced_impacts_make_a_newtons_cradle():
         ts.stepTo((i + 1) * 1e-3)
     u = ts.getState().getU()
     np.testing.assert_allclose([u[0], u[3], u[6]], [0.0, 0.0, 2.0], atol=1e-9)
+
+
+def test_sliding_sphere_starts_rolling_at_five_sevenths_of_its_speed():
+    """A solid sphere (Free mobilizer: quaternions) launched sliding with v0 and no spin:
+    friction brings it to rolling at 5/7 v0 (angular momentum about the contact point)."""
+    system, matter, _forces = _world()
+    m, r, v0 = 2.0, 0.1, 1.0
+    i = 0.4 * m * r**2
+    body = Body.Rigid(MassProperties(m, [0, 0, 0], Inertia(i, i, i)))
+    ball = MobilizedBody.Free(matter.Ground(), Transform(), body, Transform())
+    contact = SpherePlaneContact(matter.Ground(), X_GP, ball, [0, 0, 0], r, 0.0, 0.5, 0.3, 0.0)
+    ix = matter.adoptUnilateralContact(contact)
+    state = system.realizeTopology()
+    ball.setOneQ(state, 5, r)
+    ball.setOneU(state, 3, v0)
+    system.realize(state, Stage.Velocity)
+    ts = _stepper(system, state)
+    h = 1e-3
+    for k in range(150):
+        ts.stepTo((k + 1) * h)
+        imp = ts.getLastContactImpulses()[ix]
+        assert math.hypot(imp[1], imp[2]) <= 0.5 * imp[0] * (1 + 1e-9)
+        if k == 20:  # still slipping: kinetic friction decelerates the centre at mu_d g
+            assert ts.getState().getU()[3] == pytest.approx(v0 - 0.3 * G * 21 * h, rel=1e-9)
+    s = ts.getState()
+    u = s.getU()
+    assert u[3] == pytest.approx(5 / 7 * v0, rel=1e-9)
+    assert u[2] == pytest.approx(-u[3] / r, rel=1e-9)  # rolling: w_z = -v_x / r
+    np.testing.assert_allclose(contact.getSlipVelocity(s), [0, 0], atol=1e-12)
+    assert contact.getPerr(s) == pytest.approx(0.0, abs=1e-12)
+    assert np.linalg.norm(s.getQ()[:4]) == pytest.approx(1.0, abs=TOL)
+
+
+def test_contacts_with_a_bilateral_rod_keep_the_rod_length():
+    """A dumbbell (two balls on Translation mobilizers joined by a Rod constraint) falls
+    tilted onto the floor: impulses respect the rod, which stays within the tolerance."""
+    from engine import Constraint
+
+    system, matter, _forces = _world()
+    b1 = MobilizedBody.Translation(matter.Ground(), Transform(), _ball_body(1.0), Transform())
+    b2 = MobilizedBody.Translation(matter.Ground(), Transform(), _ball_body(1.0), Transform())
+    Constraint.Rod(b1, [0, 0, 0], b2, [0, 0, 0], 1.0)
+    contacts = [
+        SpherePlaneContact(matter.Ground(), X_GP, b, [0, 0, 0], 0.1, 0.0, 0, 0, 0) for b in (b1, b2)
+    ]
+    for c in contacts:
+        matter.adoptUnilateralContact(c)
+    state = system.realizeTopology()
+    state.updQ()[:] = [0, 0.15, 0, 0.97, 0.35, 0]
+    system.project(state, 1e-12)
+    ts = _stepper(system, state)
+    landed = set()
+    for k in range(300):
+        ts.stepTo((k + 1) * 1e-3)
+        s = ts.getState()
+        q = s.getQ()
+        assert abs(np.linalg.norm(q[3:] - q[:3]) - 1.0) <= TOL
+        assert min(c.getPerr(s) for c in contacts) >= -1e-9
+        landed |= set(ts.getLastImpactImpulses())
+        if landed == {0, 1}:
+            break
+    assert landed == {0, 1}
