@@ -80,6 +80,9 @@ from engine.integrators import (
     TimeStepper,
     VerletIntegrator,
 )
+from engine.integrators.impulse_solver import ImpulseSolver
+from engine.integrators.pgs_impulse_solver import PGSImpulseSolver
+from engine.integrators.semi_explicit_euler_time_stepper import SemiExplicitEulerTimeStepper
 from engine.jit_warmup import warm_jit
 from engine.math.coordinate_axis import (
     CoordinateAxis,
@@ -105,6 +108,17 @@ from engine.multibody.motions import Motion
 from engine.multibody.multibody_system import MultibodySystem, MultibodySystemGlobalSubsystem
 from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
 from engine.multibody.state_guards import install as _install_state_guards
+from engine.multibody.unilateral import (
+    HardStopLower,
+    HardStopUpper,
+    MobilityFriction,
+    PointPlaneContact,
+    Rope,
+    SpherePlaneContact,
+    SphereSphereContact,
+    StateLimitedFriction,
+    UnilateralContact,
+)
 
 _install_state_guards()  # public methods taking a State refuse one of another System
 

@@ -40,6 +40,7 @@ from engine.multibody.matter_model_stage import MatterModelStageMixin
 from engine.multibody.matter_prescribed_motion import MatterPrescribedMotionMixin
 from engine.multibody.matter_projection import MatterProjectionMixin
 from engine.multibody.mobilized_body import MobilizedBody
+from engine.multibody.unilateral.matter_unilateral import MatterUnilateralMixin
 
 
 @dataclass
@@ -140,6 +141,7 @@ class _Indices:
 
 class SimbodyMatterSubsystem(
     MatterConstraintsMixin,
+    MatterUnilateralMixin,
     MatterPrescribedMotionMixin,
     MatterProjectionMixin,
     StageRealizationMixin,
