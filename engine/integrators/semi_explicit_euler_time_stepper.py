@@ -305,6 +305,7 @@ class SemiExplicitEulerTimeStepper:
         proximal = [k for k, r in enumerate(rows) if r.perr <= self._consTol]
         for k, c in enumerate(contacts):
             c.enable(s) if k in proximal else c.disable(s)
+        system.realize(s, Stage.Velocity)  # a switch that changed is an Instance-stage change
         u = s.getU().copy()
         # Contacts that would be crossed during this step at their present speed take part
         # in the impact phase too, so an impact is never missed or resolved from inside.

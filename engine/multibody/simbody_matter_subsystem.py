@@ -290,6 +290,7 @@ class SimbodyMatterSubsystem(
         )
         self._constraints_realize_topology(state)
         self._prescribed_realize_topology(state)
+        self._unilateral_realize_topology(state)
 
     def realizeSubsystemModelImpl(self, state: State) -> None:
         topo = self._topo()

@@ -98,6 +98,7 @@ def test_errors_of_a_free_falling_ball_above_a_plane():
     assert sphere.isEnabled(state)
     sphere.disable(state)
     assert not sphere.isEnabled(state)
+    system.realize(state, Stage.Position)  # switching is an Instance-stage change
     assert sphere.isProximal(state, 0.7) and not sphere.isProximal(state, 0.5)
     assert sphere.hasFriction() and sphere.getMinCOR() == 0.5
     assert sphere.getFrictionCoefficient(0.001, 0.01) == 0.6
@@ -240,3 +241,35 @@ def test_mobility_friction_sticks_below_its_limit_and_slides_above(push, sticks)
         # most the transition velocity: 11 steps; dynamic (a = 2 m/s^2) for the other 89.
         expected = ((push - 6.0) * 11 * h + (push - 4.0) * 89 * h) / 2.0
         assert slide == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_enabled_switches_are_state_variables_that_copies_keep():
+    from engine import (
+        Body,
+        HardStopUpper,
+        Inertia,
+        MassProperties,
+        MobilizedBody,
+        MultibodySystem,
+        SimbodyMatterSubsystem,
+        Stage,
+        Transform,
+        Vec3,
+    )
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    body = Body.Rigid(MassProperties(1.0, [0, 0, 0], Inertia(0.1, 0.1, 0.1)))
+    pin = MobilizedBody.Pin(matter.Ground(), Transform(), body, Transform(Vec3(0, 1, 0)))
+    stop = HardStopUpper(pin, 0, 0.5, 0.3)
+    matter.adoptUnilateralContact(stop)
+    state = system.realizeTopology()
+    system.realize(state, Stage.Acceleration)
+    assert not stop.isEnabled(state)
+    stop.enable(state)
+    assert stop.isEnabled(state)
+    assert state.getSystemStage() < Stage.Instance  # an Instance-stage change, as in Simbody
+    copy = state.copy()
+    assert stop.isEnabled(copy)  # the switch travels with the State
+    stop.disable(copy)
+    assert stop.isEnabled(state) and not stop.isEnabled(copy)

@@ -16,6 +16,34 @@ class MatterUnilateralMixin:
             self._state_limited_frictions: list = []
         return self._unilateral_contacts, self._state_limited_frictions
 
+    def _unilateral_realize_topology(self, state) -> None:
+        """Allocate the State's switches: which unilateral contacts the time stepper has
+        enabled (none at first) and which state-limited frictions are on (all at first).
+        Switching one is an Instance-stage change, as in Simbody."""
+        from engine.common.stage import Stage
+
+        contacts, frictions = self._unilateral_lists()
+        ix = self._ix.extra
+        ix["unilateral_enabled"] = self.allocateDiscreteVariable(
+            state, Stage.Instance, (False,) * len(contacts), name="unilateral contacts enabled"
+        )
+        ix["friction_enabled"] = self.allocateDiscreteVariable(
+            state, Stage.Instance, (True,) * len(frictions), name="frictions enabled"
+        )
+
+    def _conditional_flag(self, state, which: str, index: int) -> bool:
+        """Whether conditional constraint ``index`` of kind ``which`` is on in ``state``."""
+        return bool(self.getDiscreteVariable(state, self._ix.extra[which])[index])
+
+    def _set_conditional_flag(self, state, which: str, index: int, on: bool) -> None:
+        """Switch conditional constraint ``index`` of kind ``which`` in ``state`` (the State
+        changes only when the switch does)."""
+        flags = self.getDiscreteVariable(state, self._ix.extra[which])
+        if bool(flags[index]) != on:
+            flags = list(flags)
+            flags[index] = on
+            self.setDiscreteVariable(state, self._ix.extra[which], tuple(flags))
+
     def _adopt_conditional(self, item, cls, items: list, what: str) -> int:
         if not isinstance(item, cls):
             raise InvalidArgumentError(

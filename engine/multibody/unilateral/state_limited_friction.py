@@ -8,8 +8,6 @@ mu_d + mu_v * slip while slipping). Subclasses give the slip-velocity row and N.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
@@ -25,7 +23,6 @@ class StateLimitedFriction:
         self._mu = check_friction(mu_s, mu_d, mu_v, type(self).__name__)
         self._index = -1
         self._matter = None
-        self._enabled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def getMyIndex(self) -> int:
         return self._index
@@ -45,14 +42,20 @@ class StateLimitedFriction:
         return self._matter
 
     def isEnabled(self, state: State) -> bool:
-        return self._enabled.get(state, True)
+        """Whether this friction acts in ``state`` (a State variable; on by default)."""
+        return self.getMatterSubsystem()._conditional_flag(state, "friction_enabled", self._index)
 
     def enable(self, state: State) -> bool:
-        self._enabled[state] = True
+        """Switch the friction on in ``state`` (an Instance-stage change)."""
+        matter = self.getMatterSubsystem()
+        matter._set_conditional_flag(state, "friction_enabled", self._index, True)
         return True
 
     def disable(self, state: State) -> None:
-        self._enabled[state] = False
+        """Switch the friction off in ``state`` (an Instance-stage change)."""
+        self.getMatterSubsystem()._set_conditional_flag(
+            state, "friction_enabled", self._index, False
+        )
 
     def getStaticFrictionCoef(self) -> float:
         return self._mu[0]

@@ -10,7 +10,6 @@ finds contact impulses with an ImpulseSolver. Units are SI; vectors are in Groun
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -108,7 +107,6 @@ class UnilateralContact:
         self._minCOR = check_cor(minCOR, f"{type(self).__name__}: minCOR")
         self._index = -1
         self._matter = None
-        self._enabled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     # --------------------------------------------------------------- identity
     def getSignConvention(self) -> float:
@@ -135,15 +133,22 @@ class UnilateralContact:
 
     # ------------------------------------------------------- enable / disable
     def isEnabled(self, state: State) -> bool:
-        """Whether the stepper has this contact's constraint switched on in ``state``."""
-        return self._enabled.get(state, False)
+        """Whether the stepper has this contact's constraint switched on in ``state`` (a
+        State variable, so copies of the State keep it)."""
+        return self.getMatterSubsystem()._conditional_flag(state, "unilateral_enabled", self._index)
 
     def enable(self, state: State) -> bool:
-        self._enabled[state] = True
+        """Switch the contact's constraint on in ``state`` (an Instance-stage change)."""
+        self.getMatterSubsystem()._set_conditional_flag(
+            state, "unilateral_enabled", self._index, True
+        )
         return True
 
     def disable(self, state: State) -> None:
-        self._enabled[state] = False
+        """Switch the contact's constraint off in ``state`` (an Instance-stage change)."""
+        self.getMatterSubsystem()._set_conditional_flag(
+            state, "unilateral_enabled", self._index, False
+        )
 
     # ------------------------------------------------------------- properties
     def getMinCOR(self) -> float:
