@@ -256,3 +256,33 @@ def test_failures_are_explained_in_plain_words_with_remedies():
     assert blown.title == "The simulation blew up"
     other = explain("something else")
     assert other.remedies == ("go_back",) and other.details == "something else"
+
+
+def test_simulate_records_a_file_that_diff_reads_and_that_matches_the_csv(tmp_path, capsys):
+    from app.cli import main
+    from app.document.examples import example_path
+
+    path, table = tmp_path / "run.npz", tmp_path / "run.csv"
+    model = str(example_path("double_pendulum"))
+    args = ["simulate", model, "--until", "0.5", "--dt", "0.05", "--record", str(path)]
+    assert main([*args, "--csv", str(table)]) == 0
+    assert "11 recorded States" in capsys.readouterr().err
+    recording = load_recording(path)
+    assert [r.t for r in recording.records] == pytest.approx([0.05 * k for k in range(11)])
+    rows = np.loadtxt(table, delimiter=",", skiprows=1)
+    # The recorded q are the CSV's q (the CSV writes them with repr: bit for bit).
+    assert np.array_equal(np.array([r.q for r in recording.records]), rows[:, 1:3])
+    # A restored record realizes the energy the run wrote.
+    built = build(BUILDERS["double_pendulum"]())
+    restore(recording.records[7], built.state)
+    built.system.realize(built.state, Stage.Dynamics)
+    assert built.system.calcKineticEnergy(built.state) == rows[7, -3]
+    assert main(["diff", str(path), "--at", "0", "--at", "0.5", "--group", "state"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert set(names) == {"t", "q:upper[0]", "q:lower[0]", "u:upper[0]", "u:lower[0]"}
+    # --record alone (no CSV) is enough; a wrong suffix or neither file is refused.
+    assert main(["simulate", model, "--until", "0.1", "--record", str(tmp_path / "b.npz")]) == 0
+    assert len(load_recording(tmp_path / "b.npz").records) == 11
+    assert main(["simulate", model, "--until", "0.1", "--record", str(tmp_path / "b.h5")]) == 2
+    assert main(["simulate", model, "--until", "0.1"]) == 2
+    assert "--record" in capsys.readouterr().err
