@@ -6,7 +6,11 @@ simulation session's history.
 * the Timeline below the 3-D view: dragging it shows the recorded State nearest the pointer
   (the worker restores it as the live State: the view, Joints panel, stage and cache
   inspectors all show it, and Play goes on from there); Left/Right step one report;
-  B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment;
+  B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment; double-clicking a
+  bookmark (or Simulation > Rename bookmark…, for the one nearest the displayed moment) names
+  it; the names are saved in recordings;
+* event marks on the timeline: events handled and reported, assemblies, failures (clicking
+  one shows the State there);
 * replay buttons beside it: play the recording backward or forward at a speed factor,
   optionally looping (the simulation itself does not run meanwhile);
 * a memory budget for the history (megabytes, kept in the settings; default 512);
@@ -36,6 +40,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLayout,
     QMainWindow,
@@ -66,6 +71,7 @@ class TimelinePanel(QObject):
         self.bookmarks: list[tuple[float, str]] = []
         self._pending_bookmarks: list[tuple[float, str]] = []  # of a recording being opened
         self._model_serial = None
+        self._events_shown = None
         self.timeline = Timeline()
         central = window.centralWidget().layout()
         self.explainer = FailureExplainer()
@@ -87,6 +93,8 @@ class TimelinePanel(QObject):
         window.sim_actions["play"].triggered.connect(lambda: self.replay(0))
         self.timeline.step_requested.connect(self._step)
         self.timeline.bookmark_requested.connect(self.add_bookmark)
+        self.timeline.bookmark_rename_requested.connect(self.rename_bookmark)
+        self.rename_dialog: QInputDialog | None = None
         self.simulation.snapshot_shown.connect(self._snapshot_shown)
         self._add_actions()
         self.diff_view = StateDiffView()
@@ -236,6 +244,9 @@ class TimelinePanel(QObject):
                 bookmark = menu.addAction("Add &bookmark", self.add_bookmark)
                 bookmark.setShortcut(QKeySequence("Ctrl+B"))
                 bookmark.setObjectName("addBookmarkAction")
+                rename = menu.addAction("Re&name bookmark…", self._rename_nearest)
+                rename.setShortcut(QKeySequence("Ctrl+Shift+B"))
+                rename.setObjectName("renameBookmarkAction")
                 save = menu.addAction("Save &recording…", self._save_dialog)
                 save.setObjectName("saveRecordingAction")
                 self.save_action = save
@@ -257,6 +268,10 @@ class TimelinePanel(QObject):
             self.timeline.set_bookmarks(self.bookmarks)
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.timeline.set_marks(session.marks())
+        if self._events_shown != (id(session), session.events.version):
+            self._events_shown = (id(session), session.events.version)
+            marks = session.events.marks()
+            self.timeline.set_event_marks([(m.t, m.kind, m.text) for m in marks])
         self._show_branches(session.branches())
         if snap.error and snap.error != self._explained:
             self.explainer.show_explanation(explain(snap.error))
@@ -324,6 +339,38 @@ class TimelinePanel(QObject):
         self.timeline.set_bookmarks(self.bookmarks)
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.window.statusBar().showMessage(f"{name} at t = {snap.time:.4g} s", 3000)
+
+    def rename_bookmark(self, index: int) -> None:
+        """Ask for a new name of bookmark ``index`` (a dialog; Enter keeps the name typed)."""
+        if not 0 <= index < len(self.bookmarks):
+            return
+        t, name = self.bookmarks[index]
+        dialog = QInputDialog(self.window)
+        dialog.setObjectName("renameBookmarkDialog")
+        dialog.setWindowTitle("Rename bookmark")
+        dialog.setLabelText(f"Name of the bookmark at t = {t:.4g} s:")
+        dialog.setTextValue(name)
+        dialog.textValueSelected.connect(lambda text: self._renamed(t, name, text))
+        dialog.finished.connect(dialog.deleteLater)
+        self.rename_dialog = dialog
+        dialog.open()
+
+    def _renamed(self, t: float, old: str, text: str) -> None:
+        text = " ".join(text.split())
+        if not text or (t, old) not in self.bookmarks:
+            return
+        self.bookmarks[self.bookmarks.index((t, old))] = (t, text)
+        self.timeline.set_bookmarks(self.bookmarks)
+        self.diff_view.set_moments(self.timeline.cursor_time, self.bookmarks)
+        self.window.statusBar().showMessage(f"Bookmark renamed to {text}", 3000)
+
+    def _rename_nearest(self) -> None:
+        if self.bookmarks:
+            cursor = self.timeline.cursor_time
+            nearest = min(
+                range(len(self.bookmarks)), key=lambda i: abs(self.bookmarks[i][0] - cursor)
+            )
+            self.rename_bookmark(nearest)
 
     def open_recording(self, path: Path, modal: bool = True) -> bool:
         """Open a recording file: its model (as a new, untitled model) and its States, shown

@@ -38,6 +38,7 @@ import numpy as np
 
 from app.body_puller import BodyPull, ensure_pull_force
 from app.history import History, restore
+from app.history.event_log import ASSEMBLED, EventLog, EventMark
 from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
@@ -171,6 +172,11 @@ class SimulationSession:
         with self._history_lock:  # another model: its history starts now
             self.history.clear()
             self._marks: list[tuple[float, str]] = []
+        if not hasattr(self, "events"):
+            #: Events handled and reported, and assemblies, as timeline marks.
+            self.events = EventLog()
+        self.events.clear()
+        self.events.watch(built.system)
         ensure_pull_force(built)
         self.pull.forget()
         state = State(built.state)
@@ -522,6 +528,7 @@ class SimulationSession:
         self._running = False
         self._error = ""
         Assembler(self.system).assemble(self._state)
+        self.events.add(EventMark(self._state.getTime(), ASSEMBLED, "Assembled"))
         self._stepper = None
         self._status = "Assembled: every constraint is satisfied"
         return "assembly"
@@ -664,6 +671,7 @@ class SimulationSession:
         if self._stepper is None:
             s = self.settings
             integ = make_integrator(s.integrator, self.system, s.accuracy, s.step_size)
+            self.events.drop_after(self._state.getTime())  # the run makes a new future
             stepper = TimeStepper(self.system, integ)
             stepper.initialize(self._state)
             # The integrator's advanced State is the live State from now on.

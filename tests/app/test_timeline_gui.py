@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLineEdit
 
 from app.document.examples import example_path
 from app.history import load_recording
@@ -276,3 +277,93 @@ def test_history_memory_budget_is_typed_in_and_kept(window, qtbot, qsettings):
     qtbot.waitUntil(
         lambda: window.simulation.session.history.budget_bytes == 64 * 1024 * 1024, timeout=3000
     )
+
+
+def _chain_with_events():
+    """The one-link chain with a reporter every 0.1 s and a handler at t = 0.25 s that stops
+    the link (sets its u to 0)."""
+    from engine import PeriodicEventReporter, ScheduledEventHandler
+    from tests.app.sim_models import chain
+
+    class Every(PeriodicEventReporter):
+        name = "Every tenth"
+
+        def handleEvent(self, state) -> None:  # noqa: N802
+            pass
+
+    class Stop(ScheduledEventHandler):
+        name = "Stop the link"
+
+        def getNextEventTime(self, state, includeCurrentTime):  # noqa: N802, N803
+            t = state.getTime()
+            return 0.25 if t < 0.25 or (includeCurrentTime and t == 0.25) else float("inf")
+
+        def handleEvent(self, state, accuracy):  # noqa: N802
+            state.updU()[0] = 0.0
+            return False
+
+    built = chain(1, q0=0.5)
+    built.system.addEventReporter(Every(0.1))
+    built.system.addEventHandler(Stop())
+    built.state = built.system.realizeTopology()
+    built.system.realizeModel(built.state)
+    return built
+
+
+def test_events_are_marked_and_a_click_on_one_shows_its_state(qtbot, qsettings):
+    window = _bare_window(qtbot, qsettings)
+    panel, timeline = window.simulation, window.timeline.timeline
+    try:
+        panel.load_built(_chain_with_events())
+        qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+        _click_action(window, "play")
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0.45, timeout=15000)
+        _click_action(window, "pause")
+        qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+        qtbot.waitUntil(lambda: len(timeline.event_marks) >= 5, timeout=5000)
+        handled = [(t, text) for t, kind, text in timeline.event_marks if kind == "handled"]
+        reported = [t for t, kind, _ in timeline.event_marks if kind == "reported"]
+        assert handled == [(0.25, "Scheduled event handled by Stop the link")]
+        assert reported[:5] == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
+        # Clicking near the handler's mark shows the State there (reported before the
+        # handler acts); the next report shows what the handler did: the link nearly stopped.
+        x = round(timeline.x_of(0.25)) + 3
+        QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+        qtbot.waitUntil(lambda: abs(panel.snapshot.time - 0.25) < 1e-9, timeout=5000)
+        assert abs(panel.snapshot.u[0]) > 0.5
+        QTest.keyClick(timeline, Qt.Key.Key_Right)
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0.26, timeout=5000)
+        assert abs(panel.snapshot.u[0]) < 0.2
+        # Its cause shows in the tooltip under the pointer.
+        assert timeline.mark_at(x) == (0.25, "Scheduled event handled by Stop the link")
+    finally:
+        window.close()
+
+
+def test_a_bookmark_is_renamed_by_double_click_and_the_name_is_saved(window, qtbot, tmp_path):
+    panel, timeline = window.simulation, window.timeline.timeline
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.waitUntil(lambda: timeline.end > 0.3, timeout=5000)
+    x = round(timeline.x_of(0.1))
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    qtbot.waitUntil(lambda: abs(panel.snapshot.time - 0.1) < 0.02, timeout=5000)
+    QTest.keyClick(timeline, Qt.Key.Key_B)
+    t_mark = window.timeline.bookmarks[0][0]
+    QTest.mouseDClick(
+        timeline, Qt.MouseButton.LeftButton, pos=QPoint(round(timeline.x_of(t_mark)), 3)
+    )
+    dialog = window.timeline.rename_dialog
+    qtbot.waitUntil(lambda: dialog is not None and dialog.isVisible(), timeout=3000)
+    editor = dialog.findChild(QLineEdit)
+    editor.selectAll()
+    QTest.keyClicks(editor, "  lift  off ")
+    QTest.keyClick(editor, Qt.Key.Key_Return)
+    assert window.timeline.bookmarks == [(t_mark, "lift off")]
+    assert timeline.bookmarks == [(t_mark, "lift off")]
+    assert window.timeline.diff_view.moment_a.itemText(1).startswith("lift off")
+    path = tmp_path / "named.npz"
+    window.timeline.save_recording(path)
+    assert load_recording(path).bookmarks == [(t_mark, "lift off")]
