@@ -14,8 +14,9 @@ simulation session's history.
 * replay buttons beside it: play the recording backward or forward at a speed factor,
   optionally looping (the simulation itself does not run meanwhile);
 * a memory budget for the history (megabytes, kept in the settings; default 512);
-* a branch box: going on from an earlier moment keeps the old future as a branch, and
-  choosing a branch brings it back (the future it replaces becomes a branch in turn);
+* a branch box: going on from an earlier moment (also after editing the model's parameters
+  there) keeps the old future as a branch, and choosing a branch brings it back (the future
+  it replaces becomes a branch in turn); the plots overlay the branches' curves, dashed;
 * a status-bar label with the seconds of history held;
 * Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
   ``app.history.recording_file``), read back by ``mbstudio diff``;
@@ -183,6 +184,9 @@ class TimelinePanel(QObject):
         if branches == self._branch_items:
             return
         self._branch_items = branches
+        session = self.simulation.session
+        if self.simulation._plots is not None and session is not None:
+            self.simulation.plots.set_branches(session.branch_samples())
         self.branch_box.clear()
         self.branch_box.addItem("Current line")
         for name, fork, end in branches:
@@ -264,7 +268,8 @@ class TimelinePanel(QObject):
         model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
         if model_key != self._model_serial:
             self._model_serial = model_key
-            self.bookmarks, self._pending_bookmarks = self._pending_bookmarks, []
+            if not (session.history_kept and not self._pending_bookmarks):
+                self.bookmarks, self._pending_bookmarks = self._pending_bookmarks, []
             self.timeline.set_bookmarks(self.bookmarks)
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.timeline.set_marks(session.marks())

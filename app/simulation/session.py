@@ -169,13 +169,9 @@ class SimulationSession:
         (``same_layout``: an edit that kept the State layout, like renaming a body) whole."""
         old_built = getattr(self, "built", None)
         old_state = getattr(self, "_state", None)
-        with self._history_lock:  # another model: its history starts now
-            self.history.clear()
-            self._marks: list[tuple[float, str]] = []
         if not hasattr(self, "events"):
             #: Events handled and reported, and assemblies, as timeline marks.
             self.events = EventLog()
-        self.events.clear()
         self.events.watch(built.system)
         ensure_pull_force(built)
         self.pull.forget()
@@ -185,6 +181,8 @@ class SimulationSession:
         if carry and old_built is not None and old_state is not None:
             if not (same_layout and self._copy_layout(old_state, state)):
                 self._carry_state(old_built, old_state, built, state)
+        kept, branch = self._keep_or_clear_history(carry and same_layout, state)
+        old_samples = getattr(self, "samples", None)
         self.built = built
         self.system = system
         self.matter = built.matter
@@ -193,14 +191,51 @@ class SimulationSession:
         self._cost = None
         self._model_serial += 1
         self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
-        self.samples = SampleBuffer(self._columns, self._sample_capacity)
-        self._last_sample_time = -math.inf
+        if kept and old_samples is not None and old_samples.columns == self._columns:
+            # The plots keep the past; the future before the edit stays with its branch.
+            rows = old_samples.take_from(state.getTime(), inclusive=False)
+            if branch is not None:
+                branch.samples = rows
+            self.samples = old_samples
+            self._last_sample_time = state.getTime()
+        else:
+            self.samples = SampleBuffer(self._columns, self._sample_capacity)
+            self._last_sample_time = -math.inf
         self.model_info = ModelInfo(built, dict(self._q_index), tuple(self._q_labels), self.samples)
         self._realize_for_display(state)
         self._geometry = self._collect_geometry(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         self._record(state)
+
+    def _keep_or_clear_history(self, keep: bool, state: State):
+        """An edit that keeps the State's layout (``keep``) forks the history at the State's
+        time: the recorded past stays, the recorded future becomes a branch. Any other new
+        model starts a new history. Returns (history kept, the branch made or None)."""
+        t = state.getTime()
+        branch = None
+        with self._history_lock:
+            keep = keep and len(self.history) > 0
+            if keep:
+                try:
+                    restore(self.history[-1], State(state))  # the layout is the same
+                except RecordError:
+                    keep = False
+            if keep:
+                self.history.last_kept = None
+                self.history.fork_at(t, "before the edit")
+                branch = self.history.last_kept
+                self._marks = [m for m in self._marks if m[0] <= t]
+            else:
+                self.history.clear()
+                self._marks: list[tuple[float, str]] = []
+        if keep:
+            self.events.drop_after(t)
+        else:
+            self.events.clear()
+        #: Whether the latest model change kept the recorded history (readers keep bookmarks).
+        self.history_kept = keep
+        return keep, branch
 
     @staticmethod
     def _copy_layout(old_state: State, state: State) -> bool:
@@ -356,7 +391,10 @@ class SimulationSession:
     def branches(self) -> list[tuple[str, float, float]]:
         """(name, fork time, end time) of each branch the history keeps (any thread)."""
         with self._history_lock:
-            return [(b.name, b.fork_time, b.end_time) for b in self.history.branches]
+            return [
+                (f"{b.name}, {b.note}" if b.note else b.name, b.fork_time, b.end_time)
+                for b in self.history.branches
+            ]
 
     def switch_branch(self, index: int) -> None:
         """Bring branch ``index`` back as the current future and show its last State."""
@@ -507,9 +545,21 @@ class SimulationSession:
 
     def _cmd_switch_branch(self, index: int) -> str | None:
         with self._history_lock:
+            self.history.last_kept = None
             branch = self.history.switch(index)
+            kept = self.history.last_kept
             last = self.history[-1].t
-        self.samples.drop_from(branch.fork_time)  # the plotted future is the one left
+            # The plotted future is the branch's; the one it replaces goes with its branch.
+            rows = self.samples.take_from(branch.fork_time)
+            if kept is not None:
+                kept.samples = rows
+            if branch.samples is not None and branch.samples.shape[1:] == (
+                len(self.samples.columns),
+            ):
+                for row in branch.samples:
+                    self.samples.append(row)
+            branch.samples = None
+        self._last_sample_time = last
         return self._cmd_show_recorded(last)
 
     def _cmd_load_history(self, records: list) -> str | None:
@@ -818,8 +868,9 @@ class SimulationSession:
 
     def _sample(self, state: State) -> None:
         t = state.getTime()
+        left = None
         if t <= self._last_sample_time:  # going on from an earlier, recorded moment
-            self.samples.drop_from(t)
+            left = self.samples.take_from(t)
         self._last_sample_time = t
         system = self.system
         if state.getSystemStage() < Stage.Acceleration:
@@ -843,16 +894,30 @@ class SimulationSession:
             )
         )
         self.samples.append(row)
-        self._record(state)
+        self._record(state, left)
 
-    def _record(self, state: State) -> None:
-        """Keep the State's variables in the history (worker thread)."""
+    def _record(self, state: State, left_samples=None) -> None:
+        """Keep the State's variables in the history (worker thread); ``left_samples``: the
+        plot rows of the future this record leaves, if it goes on from an earlier moment."""
         try:
             record = self._recorder.capture(state)
         except RecordError:  # a model whose discrete variables cannot be recorded
             return
         with self._history_lock:
+            self.history.last_kept = None
             self.history.append(record)
+            if self.history.last_kept is not None and left_samples is not None:
+                self.history.last_kept.samples = left_samples
+
+    def branch_samples(self) -> list[tuple[str, list[str], np.ndarray]]:
+        """(name, sample columns, plot rows) of each branch whose plot samples are kept
+        (any thread)."""
+        with self._history_lock:
+            return [
+                (b.name, self.samples.columns, b.samples)
+                for b in self.history.branches
+                if b.samples is not None and len(b.samples)
+            ]
 
     def history_span(self) -> tuple[float, float, int]:
         """(first time, last time, number of records) of the history (any thread)."""

@@ -367,3 +367,61 @@ def test_a_bookmark_is_renamed_by_double_click_and_the_name_is_saved(window, qtb
     path = tmp_path / "named.npz"
     window.timeline.save_recording(path)
     assert load_recording(path).bookmarks == [(t_mark, "lift off")]
+
+
+def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_branch(window, qtbot):
+    panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
+    window.model_editor.interactive = False  # closing the edited model asks nothing
+    plots = panel.plots
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.5, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    session = panel.session
+    old_records = {r.t: r for r in session.history_records()}
+    old_end = max(old_records)
+    x = round(timeline.x_of(0.2))
+    fork = session.recorded_time(timeline.time_at(x))
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
+    QTest.keyClick(timeline, Qt.Key.Key_B)
+    # Click "lower" in the model tree and type a new mass.
+    editor = window.model_editor
+    view = editor.tree.view
+    rect = view.visualRect(editor.tree.model.index_of("body:lower"))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    field = editor.properties.field("mass")
+    field.setFocus()
+    field.selectAll()
+    QTest.keyClicks(field, "3")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: session.branches() != [], timeout=5000)
+    # The new model is simulated (its first snapshot shown) from the fork on.
+    qtbot.waitUntil(lambda: panel.snapshot.model.built is session.built, timeout=5000)
+    ((name, fork_time, end),) = session.branches()
+    assert name == "Branch 1, before the edit" and end == old_end
+    assert fork_time == min(t for t in old_records if t > fork)  # the branch's first State
+    # The past is kept bit for bit; the run goes on from the fork with the new mass.
+    past = session.history_records()
+    assert [r.t for r in past] == [t for t in sorted(old_records) if t <= fork]
+    assert all(np.array_equal(r.q, old_records[r.t].q) for r in past)
+    assert panel.snapshot.time == fork and window.timeline.bookmarks == [(fork, "Bookmark 1")]
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > fork + 0.2, timeout=10000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    new = {r.t: r for r in session.history_records()}
+    later = [t for t in new if fork < t <= old_end and t in old_records]
+    assert later and not any(np.array_equal(new[t].q, old_records[t].q) for t in later)
+    # The plots draw the branch's total energy dashed beside the current run's.
+    qtbot.waitUntil(lambda: ("total energy", "Branch 1") in plots.branch_curves, timeout=5000)
+    t_branch, _ = plots.branch_curves[("total energy", "Branch 1")].getData()
+    assert t_branch[0] > fork and t_branch[-1] == old_end
+    t_now, _ = plots.plotted_data("total energy")
+    assert t_now[0] < 0.05 and np.all(np.diff(t_now) > 0)  # the past was kept
+    # Choosing the branch brings the old future back, bit for bit.
+    bar.branch_box.setFocus()
+    QTest.keyClick(bar.branch_box, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: session.history_span()[1] == old_end, timeout=5000)
+    back = {r.t: r for r in session.history_records()}
+    assert all(np.array_equal(back[t].q, old_records[t].q) for t in old_records)
