@@ -21,7 +21,8 @@ simulation session's history.
 * Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
   ``app.history.recording_file``), read back by ``mbstudio diff``;
 * a "State diff" dock: two moments (the displayed one, bookmarks) compared in full by the
-  worker (``SimulationSession.compare_recorded``);
+  worker (``SimulationSession.compare_recorded``); the other State is drawn as a translucent
+  ghost over the 3-D view and the bodies that moved are highlighted (``app.diff_ghost``);
 * a failure explainer above the view: when a run stops on an error it says in plain words
   what happened and offers remedies (re-assemble, go back to the last good State, tighten
   the accuracy, the implicit integrator); failures are marked on the timeline.
@@ -52,6 +53,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.diff_ghost import DiffGhost
 from app.history.explain import explain
 from app.widgets.failure_explainer import FailureExplainer
 from app.widgets.state_diff import StateDiffView
@@ -100,6 +102,9 @@ class TimelinePanel(QObject):
         self._add_actions()
         self.diff_view = StateDiffView()
         self.diff_view.compare_requested.connect(self._compare)
+        self.diff_view.ghost_toggled.connect(self._show_ghost)
+        self.ghost = DiffGhost(window.viewport.renderer)
+        self._comparison_poses: tuple | None = None
         self._comparison_serial = 0
         dock = QDockWidget("State diff", window)
         dock.setObjectName("State diff")
@@ -268,6 +273,9 @@ class TimelinePanel(QObject):
         model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
         if model_key != self._model_serial:
             self._model_serial = model_key
+            self.ghost.clear()  # of another model (or another run of it)
+            self._comparison_poses = None
+            self.diff_view.set_moved(None)
             if not (session.history_kept and not self._pending_bookmarks):
                 self.bookmarks, self._pending_bookmarks = self._pending_bookmarks, []
             self.timeline.set_bookmarks(self.bookmarks)
@@ -285,8 +293,12 @@ class TimelinePanel(QObject):
         self._explained = snap.error
         comparison = session.comparison()
         if comparison is not None and comparison[0] != self._comparison_serial:
-            self._comparison_serial, t_a, t_b, rows = comparison
+            self._comparison_serial, t_a, t_b, rows, *poses = comparison
             self.diff_view.show_rows(t_a, t_b, rows)
+            self._comparison_poses = (t_a, t_b, *poses)
+            self._show_ghost(self.diff_view.ghost_box.isChecked())
+        elif self.ghost.visible and snap.x_gb is not None:
+            self.ghost.follow(snap.x_gb)
         start, end, count = session.history_span()
         self.timeline.set_span(start, end)
         self.timeline.set_cursor(snap.time)
@@ -320,6 +332,25 @@ class TimelinePanel(QObject):
             box.set_accuracy(box.accuracy() / 10)
         elif key == "implicit":
             self.simulation.integrator_box.setCurrentText("CPodes")
+
+    def _show_ghost(self, on: bool) -> None:
+        """Draw (or remove) the ghost of the compared State not displayed (the one farther
+        from the displayed moment) and highlight the bodies that moved between the two."""
+        self.ghost.clear()
+        snap = self.simulation.snapshot
+        if on and self._comparison_poses is not None and snap is not None:
+            t_a, t_b, x_a, x_b = self._comparison_poses
+            if x_a is not None and x_b is not None:
+                near_a = abs(snap.time - t_a) <= abs(snap.time - t_b)
+                other, shown = (x_b, x_a) if near_a else (x_a, x_b)
+                self.ghost.show(snap.geometry, other, shown)
+                if snap.x_gb is not None:
+                    self.ghost.follow(snap.x_gb)
+                names = snap.model.built.body_name_of_index
+                self.diff_view.set_moved([str(names[k]) for k in self.ghost.moved])
+        if not self.ghost.visible and self._comparison_poses is None:
+            self.diff_view.set_moved(None)
+        self.window.viewport.request_render()
 
     def _compare(self, t_a: float, t_b: float) -> None:
         session = self.simulation.session

@@ -377,7 +377,8 @@ class SimulationSession:
         self.submit("compare", t_a, t_b)
 
     def comparison(self) -> tuple | None:
-        """(serial, t_a, t_b, rows) of the latest comparison, or None (any thread)."""
+        """(serial, t_a, t_b, rows, X_GB at a, X_GB at b) of the latest comparison, or None
+        (any thread); a pose stack is None if that State cannot be realized."""
         with self._snap_lock:
             return self._comparison
 
@@ -589,9 +590,18 @@ class SimulationSession:
                 return None
             a, b = self.history.at(t_a), self.history.at(t_b)
         rows = compare_states(self.built, self.built.state, a, b, self._q_labels, self._u_labels)
+        poses = []
+        for record in (a, b):  # the body poses of both, for the ghost over the view
+            state = State(self.built.state)
+            restore(record, state)
+            try:
+                self.system.realize(state, Stage.Position)
+                poses.append(body_poses(self.matter, state))
+            except SimTKError:
+                poses.append(None)
         with self._snap_lock:
             serial = 1 if self._comparison is None else self._comparison[0] + 1
-            self._comparison = (serial, a.t, b.t, rows)
+            self._comparison = (serial, a.t, b.t, rows, *poses)
         return None
 
     def _cmd_show_recorded(self, t: float) -> str | None:

@@ -425,3 +425,58 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
     qtbot.waitUntil(lambda: session.history_span()[1] == old_end, timeout=5000)
     back = {r.t: r for r in session.history_records()}
     assert all(np.array_equal(back[t].q, old_records[t].q) for t in old_records)
+
+
+def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(window, qtbot):
+    from app.simulation.snapshot import body_poses
+
+    panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
+    view, ghost = bar.diff_view, bar.ghost
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.4, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    y = timeline.height() // 2
+    for fraction in (0.1, 0.9):
+        x = round(timeline.x_of(timeline.start + fraction * (timeline.end - timeline.start)))
+        wanted = panel.session.recorded_time(timeline.time_at(x))
+        QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+        qtbot.waitUntil(lambda w=wanted: panel.snapshot.time == w, timeout=5000)
+        QTest.keyClick(timeline, Qt.Key.Key_B)
+    (t_a, _), (t_b, _) = bar.bookmarks
+    window.docks["State diff"].raise_()
+    qtbot.waitUntil(lambda: view.moment_a.count() == 3, timeout=3000)
+    view.moment_a.setFocus()
+    QTest.keyClick(view.moment_a, Qt.Key.Key_Home)
+    QTest.keyClick(view.moment_a, Qt.Key.Key_Down)  # Bookmark 1 (A); B is the displayed one
+    QTest.mouseClick(view.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: ghost.visible, timeout=10000)
+    assert view.moved_label.text() == "Moved (orange in the view): upper, lower"
+    # The ghost is State A (the one not displayed): its actors sit at A's body poses.
+    built = panel.session.built
+    records = {r.t: r for r in panel.session.history_records()}
+    from app.history import restore
+    from engine import Stage, State
+
+    state = State(built.state)
+    restore(records[t_a], state)
+    built.system.realize(state, Stage.Position)
+    x_a = body_poses(built.matter, state)
+    for body, local, actor in ghost.ghost_actors:
+        m = np.array([actor.GetUserMatrix().GetElement(i, j) for i in range(4) for j in range(4)])
+        assert np.allclose(m.reshape(4, 4), x_a[body] @ local)
+        assert actor.GetProperty().GetOpacity() < 1.0
+    assert sorted({b for b, *_ in ghost.highlight_actors}) == [1, 2]
+    # It is drawn: pixels where A's lower body is change when the ghost is switched off.
+    scene = window.viewport.scene
+    lower = next(a for b, _, a in ghost.ghost_actors if b == 2)
+    cx, cy = scene.world_to_display(np.array(lower.GetBounds()).reshape(3, 2).mean(axis=1))
+    with_ghost = scene.capture()
+    QTest.mouseClick(view.ghost_box, Qt.MouseButton.LeftButton)
+    assert not ghost.visible and not view.ghost_box.isChecked()
+    without = scene.capture()
+    row, col = with_ghost.shape[0] - 1 - round(cy), round(cx)
+    patch = (slice(row - 2, row + 3), slice(col - 2, col + 3))
+    assert np.abs(with_ghost[patch].astype(int) - without[patch].astype(int)).max() > 20
+    QTest.mouseClick(view.ghost_box, Qt.MouseButton.LeftButton)
+    assert ghost.visible
