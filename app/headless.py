@@ -592,8 +592,12 @@ def run_simulate(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     recorder = None
     if args.record is not None:
+        from app.body_puller import ensure_pull_force
         from app.history.command_recording import CommandRecording
 
+        # The States are recorded with the layout the studio gives the model (its mouse
+        # pull force, which exerts nothing here), so that the studio can open them.
+        ensure_pull_force(built)
         recorder = CommandRecording(document)
     from engine.common.exceptions import SimTKError
 

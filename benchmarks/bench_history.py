@@ -99,6 +99,51 @@ def main() -> None:
         f"95th percentile {1e3 * times[int(0.95 * (len(times) - 1))]:.2f} ms, "
         f"max {1e3 * times[-1]:.2f} ms  (target < 50 ms)"
     )
+    print(
+        "  show a recorded State in the studio's session (command to published snapshot, "
+        "with the cache report):"
+    )
+    _session_show(history)
+
+
+def _session_show(history: History) -> None:
+    """Wall-clock time from ``show_recorded(t)`` to the worker's published snapshot of that
+    State (restore, realize, body poses, stage info and cache report), as the timeline asks."""
+    import threading
+
+    from app.simulation.session import SimulationSession
+
+    built = build(BUILDERS["chain50"]())
+    shown = threading.Event()
+    wanted = [None]
+
+    def on_publish(snap) -> None:
+        if wanted[0] is not None and snap.time == wanted[0]:
+            shown.set()
+
+    session = SimulationSession(built, on_publish=on_publish)
+    session.start()
+    try:
+        session.load_history(list(history))
+        times = []
+        records = list(history)
+        for k, record in enumerate(records[:5] + records[::2]):
+            wanted[0] = record.t
+            shown.clear()
+            t0 = time.perf_counter()
+            session.show_recorded(record.t)
+            if not shown.wait(10.0):
+                raise RuntimeError(f"no snapshot of t = {record.t}")
+            if k >= 5:
+                times.append(time.perf_counter() - t0)
+    finally:
+        session.stop()
+    times.sort()
+    print(
+        f"    median {1e3 * statistics.median(times):.2f} ms, 95th percentile "
+        f"{1e3 * times[int(0.95 * (len(times) - 1))]:.2f} ms, max {1e3 * times[-1]:.2f} ms "
+        "(target < 50 ms)"
+    )
 
 
 def _list(values: list[float]) -> str:

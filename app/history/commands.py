@@ -56,7 +56,23 @@ def _rows(recording, a, b):
         return diff_records(a, b)
     q_labels = [c for c in header if c.startswith("q:")]
     u_labels = [c for c in header if c.startswith("u:")]
-    return compare_states(built, built.state, a, b, q_labels, u_labels)
+    from app.body_puller import ensure_pull_force
+    from app.history.state_record import RecordError
+
+    try:
+        return compare_states(built, built.state, a, b, q_labels, u_labels)
+    except RecordError:
+        # Recorded in the studio, whose models carry the mouse's pull force.
+        ensure_pull_force(built)
+    try:
+        return compare_states(built, built.state, a, b, q_labels, u_labels)
+    except RecordError as exc:
+        print(
+            f"{PROG} diff: the recorded States do not fit the recorded model ({exc}); "
+            "comparing the variables only",
+            file=sys.stderr,
+        )
+        return diff_records(a, b)
 
 
 def _cell(value) -> str:

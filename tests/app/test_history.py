@@ -262,7 +262,7 @@ def test_simulate_records_a_file_that_diff_reads_and_that_matches_the_csv(tmp_pa
     from app.cli import main
     from app.document.examples import example_path
 
-    path, table = tmp_path / "run.npz", tmp_path / "run.csv"
+    path, table, plain = tmp_path / "run.npz", tmp_path / "run.csv", tmp_path / "plain.csv"
     model = str(example_path("double_pendulum"))
     args = ["simulate", model, "--until", "0.5", "--dt", "0.05", "--record", str(path)]
     assert main([*args, "--csv", str(table)]) == 0
@@ -272,8 +272,15 @@ def test_simulate_records_a_file_that_diff_reads_and_that_matches_the_csv(tmp_pa
     rows = np.loadtxt(table, delimiter=",", skiprows=1)
     # The recorded q are the CSV's q (the CSV writes them with repr: bit for bit).
     assert np.array_equal(np.array([r.q for r in recording.records]), rows[:, 1:3])
-    # A restored record realizes the energy the run wrote.
+    # Recording does not change the run: the CSV of a run without it is the same.
+    assert main(["simulate", model, "--until", "0.5", "--dt", "0.05", "--csv", str(plain)]) == 0
+    assert plain.read_text() == table.read_text()
+    # A restored record (in a model laid out as the studio lays it out, with the mouse's
+    # pull force) realizes the energy the run wrote.
+    from app.body_puller import ensure_pull_force
+
     built = build(BUILDERS["double_pendulum"]())
+    ensure_pull_force(built)
     restore(recording.records[7], built.state)
     built.system.realize(built.state, Stage.Dynamics)
     assert built.system.calcKineticEnergy(built.state) == rows[7, -3]

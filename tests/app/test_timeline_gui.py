@@ -480,3 +480,22 @@ def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(w
     assert np.abs(with_ghost[patch].astype(int) - without[patch].astype(int)).max() > 20
     QTest.mouseClick(view.ghost_box, Qt.MouseButton.LeftButton)
     assert ghost.visible
+
+
+def test_a_recording_made_by_simulate_opens_in_the_studio(window, qtbot, tmp_path):
+    from app.cli import main
+
+    path = tmp_path / "headless.npz"
+    model = str(example_path("double_pendulum"))
+    assert main(["simulate", model, "--until", "0.3", "--dt", "0.05", "--record", str(path)]) == 0
+    saved = load_recording(path)
+    panel, timeline = window.simulation, window.timeline.timeline
+    assert window.model_editor.open_path(path, modal=False)
+    qtbot.waitUntil(lambda: panel.session.history_span()[2] == len(saved.records), timeout=10000)
+    qtbot.waitUntil(lambda: timeline.end == saved.records[-1].t, timeout=5000)
+    right_end = QPoint(timeline.width() - 1, timeline.height() // 2)
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=right_end)
+    qtbot.waitUntil(lambda: panel.snapshot.time == saved.records[-1].t, timeout=5000)
+    assert np.array_equal(panel.snapshot.q, saved.records[-1].q)
+    assert np.array_equal(panel.snapshot.u, saved.records[-1].u)
+    assert not panel.snapshot.error
