@@ -26,6 +26,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.body_puller import ensure_pull_force  # noqa: E402
 from app.document.builder import build  # noqa: E402
 from app.document.examples import BUILDERS  # noqa: E402
 from app.history import History, restore  # noqa: E402
@@ -40,6 +41,7 @@ def run(until: float, record: bool) -> tuple[float, float, History]:
     """(CPU seconds of the run, CPU seconds inside the recording calls, the history) for the
     chain stepped to ``until`` with a report every 1/60 s."""
     built = build(BUILDERS["chain50"]())
+    ensure_pull_force(built)  # laid out as in the studio, so that its session can show them
     integrator = RungeKuttaMersonIntegrator(built.system)
     integrator.setAccuracy(1e-4)
     stepper = TimeStepper(built.system, integrator)
@@ -84,6 +86,7 @@ def main() -> None:
     print(f"  history held       {len(history)} States, {history.nbytes / 1e6:.2f} MB")
 
     built = build(BUILDERS["chain50"]())
+    ensure_pull_force(built)
     state = built.state
     times = []
     for k, record in enumerate([*list(history)[:5], *history]):

@@ -499,3 +499,34 @@ def test_a_recording_made_by_simulate_opens_in_the_studio(window, qtbot, tmp_pat
     assert np.array_equal(panel.snapshot.q, saved.records[-1].q)
     assert np.array_equal(panel.snapshot.u, saved.records[-1].u)
     assert not panel.snapshot.error
+
+
+def test_going_on_from_a_bookmark_without_an_edit_reproduces_the_old_future_bit_for_bit(
+    window, qtbot
+):
+    panel, timeline = window.simulation, window.timeline.timeline
+    box = panel.pacing_box  # every report sampled: the steps end where the first run's did
+    box.setFocus()
+    QTest.keyClick(box, Qt.Key.Key_End)
+    assert box.currentText() == "sampled"
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    session = panel.session
+    old = {r.t: r for r in session.history_records()}
+    old_end = max(old)
+    x = round(timeline.x_of(0.1))
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    fork = session.recorded_time(timeline.time_at(x))
+    qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
+    QTest.keyClick(timeline, Qt.Key.Key_B)
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > old_end, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    assert [name for name, *_ in session.branches()] == ["Branch 1"]
+    new = {r.t: r for r in session.history_records()}
+    again = [t for t in old if t > fork]
+    assert len(again) > 8 and all(t in new for t in again)
+    assert all(new[t].same_values(old[t]) for t in again)
