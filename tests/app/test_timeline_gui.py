@@ -332,7 +332,7 @@ def test_events_are_marked_and_a_click_on_one_shows_its_state(qtbot, qsettings):
         qtbot.waitUntil(lambda: abs(panel.snapshot.time - 0.25) < 1e-9, timeout=5000)
         assert abs(panel.snapshot.u[0]) > 0.5
         QTest.keyClick(timeline, Qt.Key.Key_Right)
-        qtbot.waitUntil(lambda: panel.snapshot.time > 0.26, timeout=5000)
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0.25 + 1e-9, timeout=5000)
         assert abs(panel.snapshot.u[0]) < 0.2
         # Its cause shows in the tooltip under the pointer.
         assert timeline.mark_at(x) == (0.25, "Scheduled event handled by Stop the link")
