@@ -444,6 +444,9 @@ def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(w
         qtbot.waitUntil(lambda w=wanted: panel.snapshot.time == w, timeout=5000)
         QTest.keyClick(timeline, Qt.Key.Key_B)
     (t_a, _), (t_b, _) = bar.bookmarks
+    # Looking back, the plots mark the displayed moment with a cursor line.
+    plots = panel.plots
+    qtbot.waitUntil(lambda: plots.cursor.isVisible() and plots.cursor.value() == t_b, timeout=5000)
     window.docks["State diff"].raise_()
     qtbot.waitUntil(lambda: view.moment_a.count() == 3, timeout=3000)
     view.moment_a.setFocus()
