@@ -172,7 +172,7 @@ class TimelinePanel(QObject):
         )
         self.branch_box.activated.connect(self._branch_chosen)
         self.branch_box.hide()
-        self._branch_items: list[tuple[str, float, float]] = []
+        self._branch_items: tuple = ()
         layout.addWidget(self.branch_box)
         layout.addWidget(self.timeline, 1)
         return bar
@@ -185,15 +185,15 @@ class TimelinePanel(QObject):
         if session is not None:
             session.set_history_budget(megabytes * 1024 * 1024)
 
-    def _show_branches(self, branches: list[tuple[str, float, float]]) -> None:
-        if branches == self._branch_items:
+    def _show_branches(self, branches: list[tuple[str, float, float]], current: str) -> None:
+        if (branches, current) == self._branch_items:
             return
-        self._branch_items = branches
+        self._branch_items = (branches, current)
         session = self.simulation.session
         if self.simulation._plots is not None and session is not None:
             self.simulation.plots.set_branches(session.branch_samples())
         self.branch_box.clear()
-        self.branch_box.addItem("Current line")
+        self.branch_box.addItem(f"{current} (shown)")
         for name, fork, end in branches:
             self.branch_box.addItem(f"{name} ({fork:.3g}–{end:.3g} s)")
         self.branch_box.setCurrentIndex(0)
@@ -285,7 +285,7 @@ class TimelinePanel(QObject):
             self._events_shown = (id(session), session.events.version)
             marks = session.events.marks()
             self.timeline.set_event_marks([(m.t, m.kind, m.text) for m in marks])
-        self._show_branches(session.branches())
+        self._show_branches(session.branches(), session.current_line())
         if snap.error and snap.error != self._explained:
             self.explainer.show_explanation(explain(snap.error))
         elif not snap.error and self.explainer.isVisible() and self._explained:

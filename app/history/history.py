@@ -64,6 +64,8 @@ class History:
         self._branches_made = 0
         #: The branch the latest append, switch or fork_at made (the caller may reset it).
         self.last_kept: Branch | None = None
+        #: Name of the current line: "Main line", or the branch last switched to.
+        self.current_name = "Main line"
 
     def __len__(self) -> int:
         return len(self._records) - self._head
@@ -91,6 +93,7 @@ class History:
         self._bytes = 0
         self.branches.clear()
         self._branches_made = 0
+        self.current_name = "Main line"
 
     def _cut_from(self, t: float) -> list[StateRecord]:
         """Remove and return the current line's records at time ``t`` or later."""
@@ -125,6 +128,7 @@ class History:
             raise IndexError(f"no branch {index} (there are {len(self.branches)})")
         branch = self.branches.pop(index)
         self._keep_branch(branch.fork_time, self._cut_from(branch.fork_time))
+        self.current_name = branch.name
         for record in branch.records:
             self._records.append(record)
             self._times.append(record.t)

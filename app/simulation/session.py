@@ -397,6 +397,11 @@ class SimulationSession:
                 for b in self.history.branches
             ]
 
+    def current_line(self) -> str:
+        """Name of the line of history being shown and extended (any thread)."""
+        with self._history_lock:
+            return self.history.current_name
+
     def switch_branch(self, index: int) -> None:
         """Bring branch ``index`` back as the current future and show its last State."""
         self.submit("switch_branch", int(index))

@@ -264,6 +264,7 @@ def test_going_on_from_an_earlier_moment_keeps_the_old_future_as_a_branch(window
     assert all(np.array_equal(back[t], q) for t, q in old_future.items() if t > fork)
     qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
     assert bar.branch_box.itemText(1).startswith("Branch 2")  # the newer future is kept too
+    qtbot.waitUntil(lambda: bar.branch_box.itemText(0) == "Branch 1 (shown)", timeout=5000)
 
 
 def test_history_memory_budget_is_typed_in_and_kept(window, qtbot, qsettings):
