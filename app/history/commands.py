@@ -115,6 +115,13 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def configure_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recording", type=Path, metavar="RECORDING", help="recording file (.npz)")
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        default=None,
+        metavar="FILE.png",
+        help="save a screenshot of the window shortly after it opens, then quit",
+    )
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -123,7 +130,9 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.recording.suffix != ".npz":
         print(f"{PROG} replay: {args.recording} is not a recording (.npz)", file=sys.stderr)
         return EXIT_USAGE
-    return run_studio(argparse.Namespace(model=args.recording, reset_layout=False, screenshot=None))
+    return run_studio(
+        argparse.Namespace(model=args.recording, reset_layout=False, screenshot=args.screenshot)
+    )
 
 
 register_command(
