@@ -18,8 +18,9 @@ simulation session's history.
   there) keeps the old future as a branch, and choosing a branch brings it back (the future
   it replaces becomes a branch in turn); the plots overlay the branches' curves, dashed;
 * a status-bar label with the seconds of history held;
-* Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
-  ``app.history.recording_file``), read back by ``mbstudio diff``;
+* Simulation > Save recording… (an ``.npz`` file: the model, every recorded State, the
+  bookmarks and the branches, see ``app.history.recording_file``), read back by File > Open
+  and ``mbstudio diff``;
 * a "State diff" dock: two moments (the displayed one, bookmarks) compared in full by the
   worker (``SimulationSession.compare_recorded``); the other State is drawn as a translucent
   ghost over the 3-D view and the bodies that moved are highlighted (``app.diff_ghost``);
@@ -428,7 +429,7 @@ class TimelinePanel(QObject):
         if session is None:
             editor.report(f"Cannot replay {Path(path).name}: its model does not run", modal)
             return False
-        session.load_history(recording.records)
+        session.load_history(recording.records, recording.branches)
         self.bookmarks = list(recording.bookmarks)
         self._model_serial = None
         self._pending_bookmarks = list(recording.bookmarks)
@@ -444,7 +445,8 @@ class TimelinePanel(QObject):
         if session is None or session.built.data is None:
             raise ValueError("no model is being simulated")
         records = session.history_records()
-        save_recording(path, dumps(session.built.data), records, self.bookmarks)
+        branches = session.history_branches()
+        save_recording(path, dumps(session.built.data), records, self.bookmarks, branches)
 
     def _save_dialog(self) -> None:
         name, _ = QFileDialog.getSaveFileName(

@@ -121,6 +121,16 @@ class History:
         if later:  # the branch holds the records from its first time on
             self._keep_branch(later[0].t, later, note)
 
+    def adopt_branches(self, branches: list[Branch]) -> None:
+        """Keep ``branches`` (of this history's model, e.g. read from a recording file) as
+        futures left behind, after the ones held."""
+        for branch in branches:
+            self.branches.append(branch)
+            self._bytes += branch.nbytes
+            number = branch.name.removeprefix("Branch ")
+            if number.isdigit():
+                self._branches_made = max(self._branches_made, int(number))
+
     def switch(self, index: int) -> Branch:
         """Make branch ``index`` the current line's future from its fork time on; the future
         it replaces becomes a branch. Returns the branch that was brought back."""

@@ -406,10 +406,15 @@ class SimulationSession:
         """Bring branch ``index`` back as the current future and show its last State."""
         self.submit("switch_branch", int(index))
 
-    def load_history(self, records: list) -> None:
+    def load_history(self, records: list, branches=()) -> None:
         """Replace the history with ``records`` (of this model, e.g. from a recording file)
-        and show the first of them."""
-        self.submit("load_history", list(records))
+        and the futures left behind ``branches`` (history.Branch), and show the first record."""
+        self.submit("load_history", list(records), list(branches))
+
+    def history_branches(self) -> list:
+        """A copy of the list of branches (history.Branch) the history keeps (any thread)."""
+        with self._history_lock:
+            return list(self.history.branches)
 
     def assemble(self) -> None:
         """Re-assemble the live State: satisfy every constraint, moving the bodies least."""
@@ -568,7 +573,7 @@ class SimulationSession:
         self._last_sample_time = last
         return self._cmd_show_recorded(last)
 
-    def _cmd_load_history(self, records: list) -> str | None:
+    def _cmd_load_history(self, records: list, branches: list = ()) -> str | None:
         if not records:
             return None
         restore(records[0], State(self._state))  # refuses records of another model first
@@ -576,6 +581,7 @@ class SimulationSession:
             self.history.clear()
             for record in records:
                 self.history.append(record)
+            self.history.adopt_branches(list(branches))
         return self._cmd_show_recorded(records[0].t)
 
     def _cmd_assemble(self) -> str | None:

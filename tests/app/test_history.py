@@ -106,6 +106,11 @@ def test_recording_file_round_trips_bit_for_bit(tmp_path):
     state.setTime(0.35)
     state.updU()[1] = 0.125
     history.append(capture(state))
+    # Going on from 0.3 in another way leaves the State at 0.35 as a branch.
+    state.setTime(0.32)
+    state.updU()[1] = -0.5
+    history.append(capture(state))
+    assert [b.name for b in history.branches] == ["Branch 1"]
     path = tmp_path / "run.npz"
     model_json = dumps(built.data)
     save_recording(path, model_json, history, bookmarks=[(0.3, "start")])
@@ -114,6 +119,17 @@ def test_recording_file_round_trips_bit_for_bit(tmp_path):
     assert len(loaded.records) == 2
     for a, b in zip(history, loaded.records, strict=True):
         assert a.same_values(b)
+    (branch,) = loaded.branches
+    assert (branch.name, branch.fork_time) == ("Branch 1", pytest.approx(0.32))
+    assert branch.records[0].same_values(history.branches[0].records[0])
+    # The branches come back into a history, which numbers its next branch after them.
+    again = History()
+    for record in loaded.records:
+        again.append(record)
+    again.adopt_branches(loaded.branches)
+    again.switch(0)
+    assert again[-1].same_values(branch.records[0])
+    assert [b.name for b in again.branches] == ["Branch 2"]
 
 
 def test_damaged_or_foreign_files_are_refused_with_a_message(tmp_path):

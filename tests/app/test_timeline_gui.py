@@ -370,7 +370,9 @@ def test_a_bookmark_is_renamed_by_double_click_and_the_name_is_saved(window, qtb
     assert load_recording(path).bookmarks == [(t_mark, "lift off")]
 
 
-def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_branch(window, qtbot):
+def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_branch(
+    window, qtbot, tmp_path
+):
     panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
     window.model_editor.interactive = False  # closing the edited model asks nothing
     plots = panel.plots
@@ -426,6 +428,15 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
     qtbot.waitUntil(lambda: session.history_span()[1] == old_end, timeout=5000)
     back = {r.t: r for r in session.history_records()}
     assert all(np.array_equal(back[t].q, old_records[t].q) for t in old_records)
+    # The recording keeps the branch: saved and opened again, it is there.
+    qtbot.waitUntil(lambda: [n for n, *_ in session.branches()] == ["Branch 2"], timeout=5000)
+    path = tmp_path / "forked.npz"
+    bar.save_recording(path)
+    assert window.model_editor.open_path(path, modal=False)
+    qtbot.waitUntil(
+        lambda: [n for n, *_ in panel.session.branches()] == ["Branch 2"], timeout=10000
+    )
+    qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
 
 
 def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(window, qtbot):
