@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import io
 import math
 import os
 import signal
@@ -480,9 +481,17 @@ def configure_simulate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--csv",
         type=Path,
-        required=True,
+        default=None,
         metavar="FILE.csv",
-        help="CSV file to write (t, q, u, energies)",
+        help="CSV file to write (t, q, u, energies); --csv or --record is needed",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="FILE.npz",
+        help="also write a recording (the model and the State at every --dt), which the "
+        f"studio opens and `{PROG} diff` / `{PROG} replay` read",
     )
     parser.add_argument(
         "--dt",
@@ -552,20 +561,44 @@ def _merge_times(*lists: list[float]) -> list[float]:
     return out
 
 
+def _open_csv(path: Path | None):
+    """The CSV file to write, or (no --csv) a sink that keeps nothing."""
+    if path is None:
+        return io.StringIO()
+    return open(path, "w", newline="", encoding="utf-8")  # noqa: SIM115 - a with-block closes it
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     if args.width <= 0 or args.height <= 0:
         _error("--width and --height must be positive")
         return EXIT_USAGE
-    problem = _missing_directory(args.csv) or (
-        _video_problem(args.video) if args.video is not None else None
+    if args.csv is None and args.record is None:
+        _error("give --csv FILE.csv or --record FILE.npz (or both)")
+        return EXIT_USAGE
+    if args.record is not None and args.record.suffix != ".npz":
+        _error(f"--record must name a .npz file, got {args.record}")
+        return EXIT_USAGE
+    problem = (
+        (_missing_directory(args.csv) if args.csv is not None else None)
+        or (_missing_directory(args.record) if args.record is not None else None)
+        or (_video_problem(args.video) if args.video is not None else None)
     )
     if problem:
         _error(problem)
         return EXIT_USAGE
-    _, built, problem = _load_and_build(args.model)
+    document, built, problem = _load_and_build(args.model)
     if problem:
         _error(problem)
         return EXIT_USAGE
+    recorder = None
+    if args.record is not None:
+        from app.body_puller import ensure_pull_force
+        from app.history.command_recording import CommandRecording
+
+        # The States are recorded with the layout the studio gives the model (its mouse
+        # pull force, which exerts nothing here), so that the studio can open them.
+        ensure_pull_force(built)
+        recorder = CommandRecording(document)
     from engine.common.exceptions import SimTKError
 
     writer = renderer = None
@@ -587,7 +620,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     rows = 0
     last_flush = _time.monotonic()
     try:
-        with interruptible(), open(args.csv, "w", newline="", encoding="utf-8") as f:
+        with interruptible(), _open_csv(args.csv) as f:
             out = csv.writer(f)
             out.writerow(csv_header(built))
             f.flush()
@@ -595,6 +628,8 @@ def run_simulate(args: argparse.Namespace) -> int:
             def sample(state) -> None:
                 nonlocal rows, last_flush
                 key = round(state.getTime(), 12)
+                if key in csv_set and recorder is not None:
+                    recorder.capture(state)
                 if key in csv_set:
                     values = csv_row(built, state)
                     if not all(math.isfinite(v) for v in values):
@@ -661,8 +696,15 @@ def run_simulate(args: argparse.Namespace) -> int:
             writer.close()
         if renderer is not None:
             renderer.close()
+        if recorder is not None:
+            recorder.save(args.record)  # what was recorded before a failure is kept too
+    if recorder is not None and recorder.problem:
+        _error(recorder.problem)
+        return EXIT_FAILED
     progress.finish(args.until)
-    done = f"{PROG}: {rows} rows to {args.csv}"
+    done = f"{PROG}: {rows} rows to {args.csv}" if args.csv is not None else f"{PROG}: done"
+    if recorder is not None:
+        done += f", {recorder.count} recorded States to {args.record}"
     if writer is not None:
         done += f", {writer.count} frames to {writer.path}"
     print(done, file=sys.stderr)

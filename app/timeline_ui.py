@@ -6,17 +6,24 @@ simulation session's history.
 * the Timeline below the 3-D view: dragging it shows the recorded State nearest the pointer
   (the worker restores it as the live State: the view, Joints panel, stage and cache
   inspectors all show it, and Play goes on from there); Left/Right step one report;
-  B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment;
+  B (or Simulation > Add bookmark, Ctrl+B) bookmarks the displayed moment; double-clicking a
+  bookmark (or Simulation > Rename bookmark…, for the one nearest the displayed moment) names
+  it; the names are saved in recordings;
+* event marks on the timeline: events handled and reported, assemblies, failures (clicking
+  one shows the State there);
 * replay buttons beside it: play the recording backward or forward at a speed factor,
   optionally looping (the simulation itself does not run meanwhile);
 * a memory budget for the history (megabytes, kept in the settings; default 512);
-* a branch box: going on from an earlier moment keeps the old future as a branch, and
-  choosing a branch brings it back (the future it replaces becomes a branch in turn);
+* a branch box: going on from an earlier moment (also after editing the model's parameters
+  there) keeps the old future as a branch, and choosing a branch brings it back (the future
+  it replaces becomes a branch in turn); the plots overlay the branches' curves, dashed;
 * a status-bar label with the seconds of history held;
-* Simulation > Save recording… (an ``.npz`` file: the model and every recorded State, see
-  ``app.history.recording_file``), read back by ``mbstudio diff``;
+* Simulation > Save recording… (an ``.npz`` file: the model, every recorded State, the
+  bookmarks and the branches, see ``app.history.recording_file``), read back by File > Open
+  and ``mbstudio diff``;
 * a "State diff" dock: two moments (the displayed one, bookmarks) compared in full by the
-  worker (``SimulationSession.compare_recorded``);
+  worker (``SimulationSession.compare_recorded``); the other State is drawn as a translucent
+  ghost over the 3-D view and the bodies that moved are highlighted (``app.diff_ghost``);
 * a failure explainer above the view: when a run stops on an error it says in plain words
   what happened and offers remedies (re-assemble, go back to the last good State, tighten
   the accuracy, the implicit integrator); failures are marked on the timeline.
@@ -36,6 +43,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLayout,
     QMainWindow,
@@ -46,6 +54,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.diff_ghost import DiffGhost
 from app.history.explain import explain
 from app.widgets.failure_explainer import FailureExplainer
 from app.widgets.state_diff import StateDiffView
@@ -66,6 +75,7 @@ class TimelinePanel(QObject):
         self.bookmarks: list[tuple[float, str]] = []
         self._pending_bookmarks: list[tuple[float, str]] = []  # of a recording being opened
         self._model_serial = None
+        self._events_shown = None
         self.timeline = Timeline()
         central = window.centralWidget().layout()
         self.explainer = FailureExplainer()
@@ -87,10 +97,15 @@ class TimelinePanel(QObject):
         window.sim_actions["play"].triggered.connect(lambda: self.replay(0))
         self.timeline.step_requested.connect(self._step)
         self.timeline.bookmark_requested.connect(self.add_bookmark)
+        self.timeline.bookmark_rename_requested.connect(self.rename_bookmark)
+        self.rename_dialog: QInputDialog | None = None
         self.simulation.snapshot_shown.connect(self._snapshot_shown)
         self._add_actions()
         self.diff_view = StateDiffView()
         self.diff_view.compare_requested.connect(self._compare)
+        self.diff_view.ghost_toggled.connect(self._show_ghost)
+        self.ghost = DiffGhost(window.viewport.renderer)
+        self._comparison_poses: tuple | None = None
         self._comparison_serial = 0
         dock = QDockWidget("State diff", window)
         dock.setObjectName("State diff")
@@ -158,7 +173,7 @@ class TimelinePanel(QObject):
         )
         self.branch_box.activated.connect(self._branch_chosen)
         self.branch_box.hide()
-        self._branch_items: list[tuple[str, float, float]] = []
+        self._branch_items: tuple = ()
         layout.addWidget(self.branch_box)
         layout.addWidget(self.timeline, 1)
         return bar
@@ -171,12 +186,15 @@ class TimelinePanel(QObject):
         if session is not None:
             session.set_history_budget(megabytes * 1024 * 1024)
 
-    def _show_branches(self, branches: list[tuple[str, float, float]]) -> None:
-        if branches == self._branch_items:
+    def _show_branches(self, branches: list[tuple[str, float, float]], current: str) -> None:
+        if (branches, current) == self._branch_items:
             return
-        self._branch_items = branches
+        self._branch_items = (branches, current)
+        session = self.simulation.session
+        if self.simulation._plots is not None and session is not None:
+            self.simulation.plots.set_branches(session.branch_samples())
         self.branch_box.clear()
-        self.branch_box.addItem("Current line")
+        self.branch_box.addItem(f"{current} (shown)")
         for name, fork, end in branches:
             self.branch_box.addItem(f"{name} ({fork:.3g}–{end:.3g} s)")
         self.branch_box.setCurrentIndex(0)
@@ -236,6 +254,9 @@ class TimelinePanel(QObject):
                 bookmark = menu.addAction("Add &bookmark", self.add_bookmark)
                 bookmark.setShortcut(QKeySequence("Ctrl+B"))
                 bookmark.setObjectName("addBookmarkAction")
+                rename = menu.addAction("Re&name bookmark…", self._rename_nearest)
+                rename.setShortcut(QKeySequence("Ctrl+Shift+B"))
+                rename.setObjectName("renameBookmarkAction")
                 save = menu.addAction("Save &recording…", self._save_dialog)
                 save.setObjectName("saveRecordingAction")
                 self.save_action = save
@@ -253,11 +274,19 @@ class TimelinePanel(QObject):
         model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
         if model_key != self._model_serial:
             self._model_serial = model_key
-            self.bookmarks, self._pending_bookmarks = self._pending_bookmarks, []
+            self.ghost.clear()  # of another model (or another run of it)
+            self._comparison_poses = None
+            self.diff_view.set_moved(None)
+            if not (session.history_kept and not self._pending_bookmarks):
+                self.bookmarks, self._pending_bookmarks = self._pending_bookmarks, []
             self.timeline.set_bookmarks(self.bookmarks)
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.timeline.set_marks(session.marks())
-        self._show_branches(session.branches())
+        if self._events_shown != (id(session), session.events.version):
+            self._events_shown = (id(session), session.events.version)
+            marks = session.events.marks()
+            self.timeline.set_event_marks([(m.t, m.kind, m.text) for m in marks])
+        self._show_branches(session.branches(), session.current_line())
         if snap.error and snap.error != self._explained:
             self.explainer.show_explanation(explain(snap.error))
         elif not snap.error and self.explainer.isVisible() and self._explained:
@@ -265,8 +294,12 @@ class TimelinePanel(QObject):
         self._explained = snap.error
         comparison = session.comparison()
         if comparison is not None and comparison[0] != self._comparison_serial:
-            self._comparison_serial, t_a, t_b, rows = comparison
+            self._comparison_serial, t_a, t_b, rows, *poses = comparison
             self.diff_view.show_rows(t_a, t_b, rows)
+            self._comparison_poses = (t_a, t_b, *poses)
+            self._show_ghost(self.diff_view.ghost_box.isChecked())
+        elif self.ghost.visible and snap.x_gb is not None:
+            self.ghost.follow(snap.x_gb)
         start, end, count = session.history_span()
         self.timeline.set_span(start, end)
         self.timeline.set_cursor(snap.time)
@@ -301,6 +334,25 @@ class TimelinePanel(QObject):
         elif key == "implicit":
             self.simulation.integrator_box.setCurrentText("CPodes")
 
+    def _show_ghost(self, on: bool) -> None:
+        """Draw (or remove) the ghost of the compared State not displayed (the one farther
+        from the displayed moment) and highlight the bodies that moved between the two."""
+        self.ghost.clear()
+        snap = self.simulation.snapshot
+        if on and self._comparison_poses is not None and snap is not None:
+            t_a, t_b, x_a, x_b = self._comparison_poses
+            if x_a is not None and x_b is not None:
+                near_a = abs(snap.time - t_a) <= abs(snap.time - t_b)
+                other, shown = (x_b, x_a) if near_a else (x_a, x_b)
+                self.ghost.show(snap.geometry, other, shown)
+                if snap.x_gb is not None:
+                    self.ghost.follow(snap.x_gb)
+                names = snap.model.body_names
+                self.diff_view.set_moved([str(names[k]) for k in self.ghost.moved])
+        if not self.ghost.visible and self._comparison_poses is None:
+            self.diff_view.set_moved(None)
+        self.window.viewport.request_render()
+
     def _compare(self, t_a: float, t_b: float) -> None:
         session = self.simulation.session
         if session is not None:
@@ -325,6 +377,38 @@ class TimelinePanel(QObject):
         self.diff_view.set_moments(snap.time, self.bookmarks)
         self.window.statusBar().showMessage(f"{name} at t = {snap.time:.4g} s", 3000)
 
+    def rename_bookmark(self, index: int) -> None:
+        """Ask for a new name of bookmark ``index`` (a dialog; Enter keeps the name typed)."""
+        if not 0 <= index < len(self.bookmarks):
+            return
+        t, name = self.bookmarks[index]
+        dialog = QInputDialog(self.window)
+        dialog.setObjectName("renameBookmarkDialog")
+        dialog.setWindowTitle("Rename bookmark")
+        dialog.setLabelText(f"Name of the bookmark at t = {t:.4g} s:")
+        dialog.setTextValue(name)
+        dialog.textValueSelected.connect(lambda text: self._renamed(t, name, text))
+        dialog.finished.connect(dialog.deleteLater)
+        self.rename_dialog = dialog
+        dialog.open()
+
+    def _renamed(self, t: float, old: str, text: str) -> None:
+        text = " ".join(text.split())
+        if not text or (t, old) not in self.bookmarks:
+            return
+        self.bookmarks[self.bookmarks.index((t, old))] = (t, text)
+        self.timeline.set_bookmarks(self.bookmarks)
+        self.diff_view.set_moments(self.timeline.cursor_time, self.bookmarks)
+        self.window.statusBar().showMessage(f"Bookmark renamed to {text}", 3000)
+
+    def _rename_nearest(self) -> None:
+        if self.bookmarks:
+            cursor = self.timeline.cursor_time
+            nearest = min(
+                range(len(self.bookmarks)), key=lambda i: abs(self.bookmarks[i][0] - cursor)
+            )
+            self.rename_bookmark(nearest)
+
     def open_recording(self, path: Path, modal: bool = True) -> bool:
         """Open a recording file: its model (as a new, untitled model) and its States, shown
         from the first one; False (with the reason reported) if it cannot be read."""
@@ -345,7 +429,7 @@ class TimelinePanel(QObject):
         if session is None:
             editor.report(f"Cannot replay {Path(path).name}: its model does not run", modal)
             return False
-        session.load_history(recording.records)
+        session.load_history(recording.records, recording.branches)
         self.bookmarks = list(recording.bookmarks)
         self._model_serial = None
         self._pending_bookmarks = list(recording.bookmarks)
@@ -361,7 +445,8 @@ class TimelinePanel(QObject):
         if session is None or session.built.data is None:
             raise ValueError("no model is being simulated")
         records = session.history_records()
-        save_recording(path, dumps(session.built.data), records, self.bookmarks)
+        branches = session.history_branches()
+        save_recording(path, dumps(session.built.data), records, self.bookmarks, branches)
 
     def _save_dialog(self) -> None:
         name, _ = QFileDialog.getSaveFileName(

@@ -56,7 +56,23 @@ def _rows(recording, a, b):
         return diff_records(a, b)
     q_labels = [c for c in header if c.startswith("q:")]
     u_labels = [c for c in header if c.startswith("u:")]
-    return compare_states(built, built.state, a, b, q_labels, u_labels)
+    from app.body_puller import ensure_pull_force
+    from app.history.state_record import RecordError
+
+    try:
+        return compare_states(built, built.state, a, b, q_labels, u_labels)
+    except RecordError:
+        # Recorded in the studio, whose models carry the mouse's pull force.
+        ensure_pull_force(built)
+    try:
+        return compare_states(built, built.state, a, b, q_labels, u_labels)
+    except RecordError as exc:
+        print(
+            f"{PROG} diff: the recorded States do not fit the recorded model ({exc}); "
+            "comparing the variables only",
+            file=sys.stderr,
+        )
+        return diff_records(a, b)
 
 
 def _cell(value) -> str:
@@ -99,6 +115,13 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def configure_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recording", type=Path, metavar="RECORDING", help="recording file (.npz)")
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        default=None,
+        metavar="FILE.png",
+        help="save a screenshot of the window shortly after it opens, then quit",
+    )
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -107,7 +130,9 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.recording.suffix != ".npz":
         print(f"{PROG} replay: {args.recording} is not a recording (.npz)", file=sys.stderr)
         return EXIT_USAGE
-    return run_studio(argparse.Namespace(model=args.recording, reset_layout=False, screenshot=None))
+    return run_studio(
+        argparse.Namespace(model=args.recording, reset_layout=False, screenshot=args.screenshot)
+    )
 
 
 register_command(

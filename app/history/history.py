@@ -32,6 +32,10 @@ class Branch:
     name: str
     fork_time: float
     records: list[StateRecord] = field(default_factory=list)
+    #: Why the run left this future, for the user ("before the edit"), or "".
+    note: str = ""
+    #: The plot samples of this future (rows of the session's sample columns), if kept.
+    samples: object = None
 
     @property
     def nbytes(self) -> int:
@@ -58,6 +62,10 @@ class History:
         #: Futures left behind, oldest first (see the module docstring).
         self.branches: list[Branch] = []
         self._branches_made = 0
+        #: The branch the latest append, switch or fork_at made (the caller may reset it).
+        self.last_kept: Branch | None = None
+        #: Name of the current line: "Main line", or the branch last switched to.
+        self.current_name = "Main line"
 
     def __len__(self) -> int:
         return len(self._records) - self._head
@@ -85,6 +93,7 @@ class History:
         self._bytes = 0
         self.branches.clear()
         self._branches_made = 0
+        self.current_name = "Main line"
 
     def _cut_from(self, t: float) -> list[StateRecord]:
         """Remove and return the current line's records at time ``t`` or later."""
@@ -95,10 +104,32 @@ class History:
         cut.reverse()
         return cut
 
-    def _keep_branch(self, fork_time: float, records: list[StateRecord]) -> None:
+    def _keep_branch(self, fork_time: float, records: list[StateRecord], note: str = "") -> None:
         if records:
             self._branches_made += 1
-            self.branches.append(Branch(f"Branch {self._branches_made}", fork_time, records))
+            name = f"Branch {self._branches_made}"
+            self.branches.append(Branch(name, fork_time, records, note))
+            self.last_kept = self.branches[-1]
+
+    def fork_at(self, t: float, note: str = "") -> None:
+        """The run goes on from time ``t`` in another way (after an edit of the model): the
+        records later than ``t`` become a branch (with ``note``), and the record at ``t``
+        itself is dropped (the run records that moment again)."""
+        cut = self._cut_from(t)
+        self._bytes -= sum(_record_bytes(r) for r in cut if r.t <= t)
+        later = [r for r in cut if r.t > t]
+        if later:  # the branch holds the records from its first time on
+            self._keep_branch(later[0].t, later, note)
+
+    def adopt_branches(self, branches: list[Branch]) -> None:
+        """Keep ``branches`` (of this history's model, e.g. read from a recording file) as
+        futures left behind, after the ones held."""
+        for branch in branches:
+            self.branches.append(branch)
+            self._bytes += branch.nbytes
+            number = branch.name.removeprefix("Branch ")
+            if number.isdigit():
+                self._branches_made = max(self._branches_made, int(number))
 
     def switch(self, index: int) -> Branch:
         """Make branch ``index`` the current line's future from its fork time on; the future
@@ -107,6 +138,7 @@ class History:
             raise IndexError(f"no branch {index} (there are {len(self.branches)})")
         branch = self.branches.pop(index)
         self._keep_branch(branch.fork_time, self._cut_from(branch.fork_time))
+        self.current_name = branch.name
         for record in branch.records:
             self._records.append(record)
             self._times.append(record.t)

@@ -1,6 +1,7 @@
 """Recording files: a model and its recorded States in one numpy ``.npz`` archive.
 
-Layout (format version 1), every member a plain array (no pickles):
+Layout (format version 2; version 1 is version 2 without branches), every member a plain array
+(no pickles):
 
 - ``format``: the string ``"mbstudio-recording"``; ``version``: int, 1;
 - ``model``: the model document as JSON text;
@@ -8,7 +9,11 @@ Layout (format version 1), every member a plain array (no pickles):
 - ``discrete_keys`` (m, 2) int: subsystem and index of each discrete variable;
   ``discrete_names`` (m,) str; ``discrete_<k>`` (n,) str: variable k's
   values as ``value_codec`` text;
-- ``bookmark_times`` (b,), ``bookmark_names`` (b,) str.
+- ``bookmark_times`` (b,), ``bookmark_names`` (b,) str;
+- ``branch_names``, ``branch_notes`` (k,) str and ``branch_fork_times`` (k,): the futures the
+  run left (see ``history.Branch``); branch i's States are ``branch<i>_t``, ``branch<i>_q``,
+  ``branch<i>_u``, ``branch<i>_z``, ``branch<i>_stage`` and ``branch<i>_discrete_<k>``, laid out
+  as the current line's.
 
 Event trigger values are not saved: they are cache values, realized again when needed.
 A file that is not such an archive, is truncated, or has another version is refused with
@@ -26,12 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from app.history.history import History
+from app.history.history import Branch, History
 from app.history.state_record import StateRecord
 from app.history.value_codec import ValueCodecError, decode
 
 FORMAT_NAME = "mbstudio-recording"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 class RecordingFileError(ValueError):
@@ -45,40 +51,58 @@ class Recording:
     model_json: str
     records: list[StateRecord]
     bookmarks: list[tuple[float, str]] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
 
 
 def _stack(rows: list[np.ndarray], width: int) -> np.ndarray:
     return np.array(rows, dtype=np.float64).reshape(len(rows), width)
 
 
-def save_recording(
-    path, model_json: str, history: History | list[StateRecord], bookmarks=()
-) -> None:
-    """Write a recording atomically (a temporary file renamed over ``path``)."""
-    records = list(history)
-    if not records:
-        raise RecordingFileError("there is nothing to save: the recording holds no State")
-    first = records[0]
+def _record_arrays(prefix: str, records: list[StateRecord], first: StateRecord) -> dict:
     layout = [(s, i, n) for s, i, n, _ in first.discrete]
     for r in records:
         if [(s, i, n) for s, i, n, _ in r.discrete] != layout or r.q.size != first.q.size:
             raise RecordingFileError("the records do not all belong to the same model")
     arrays = {
+        f"{prefix}t": np.array([r.t for r in records], dtype=np.float64),
+        f"{prefix}q": _stack([r.q for r in records], first.q.size),
+        f"{prefix}u": _stack([r.u for r in records], first.u.size),
+        f"{prefix}z": _stack([r.z for r in records], first.z.size),
+        f"{prefix}stage": np.array([r.stage for r in records], dtype=np.int64),
+    }
+    for k in range(len(layout)):
+        arrays[f"{prefix}discrete_{k}"] = np.array([r.discrete[k][3] for r in records], dtype=str)
+    return arrays
+
+
+def save_recording(
+    path, model_json: str, history: History | list[StateRecord], bookmarks=(), branches=None
+) -> None:
+    """Write a recording atomically (a temporary file renamed over ``path``). ``branches``:
+    the futures left behind (default: those of ``history`` if it is a History)."""
+    records = list(history)
+    if not records:
+        raise RecordingFileError("there is nothing to save: the recording holds no State")
+    if branches is None:
+        branches = history.branches if isinstance(history, History) else []
+    branches = [b for b in branches if b.records]
+    first = records[0]
+    layout = [(s, i, n) for s, i, n, _ in first.discrete]
+    arrays = {
         "format": np.array(FORMAT_NAME),
         "version": np.array(FORMAT_VERSION),
         "model": np.array(model_json),
-        "t": np.array([r.t for r in records], dtype=np.float64),
-        "q": _stack([r.q for r in records], first.q.size),
-        "u": _stack([r.u for r in records], first.u.size),
-        "z": _stack([r.z for r in records], first.z.size),
-        "stage": np.array([r.stage for r in records], dtype=np.int64),
+        **_record_arrays("", records, first),
         "discrete_keys": np.array([(s, i) for s, i, _ in layout], dtype=np.int64).reshape(-1, 2),
         "discrete_names": np.array([n for *_, n in layout], dtype=str),
         "bookmark_times": np.array([t for t, _ in bookmarks], dtype=np.float64),
         "bookmark_names": np.array([n for _, n in bookmarks], dtype=str),
+        "branch_names": np.array([b.name for b in branches], dtype=str),
+        "branch_notes": np.array([b.note for b in branches], dtype=str),
+        "branch_fork_times": np.array([b.fork_time for b in branches], dtype=np.float64),
     }
-    for k in range(len(layout)):
-        arrays[f"discrete_{k}"] = np.array([r.discrete[k][3] for r in records], dtype=str)
+    for i, branch in enumerate(branches):
+        arrays.update(_record_arrays(f"branch{i}_", branch.records, first))
     target = Path(path)
     if not target.parent.is_dir():
         raise RecordingFileError(f"cannot save the recording: no directory {target.parent}")
@@ -103,34 +127,51 @@ def _read_members(data, path) -> tuple:
         if str(_member(data, "format", path)) != FORMAT_NAME:
             raise RecordingFileError(f"{path}: not an mbstudio recording")
         version = int(_member(data, "version", path))
-        if version != FORMAT_VERSION:
+        if version not in READABLE_VERSIONS:
             raise RecordingFileError(
                 f"{path}: recording format version {version}; this mbstudio reads "
                 f"version {FORMAT_VERSION}"
             )
         model_json = str(_member(data, "model", path))
         json.loads(model_json)
-        t = _member(data, "t", path)
-        q, u, z = (_member(data, k, path) for k in ("q", "u", "z"))
-        stage = _member(data, "stage", path)
         keys = _member(data, "discrete_keys", path)
         names = _member(data, "discrete_names", path)
-        values = [_member(data, f"discrete_{k}", path) for k in range(len(keys))]
+        line = _line_members(data, "", len(keys), path)
         marks = zip(
             _member(data, "bookmark_times", path).tolist(),
             _member(data, "bookmark_names", path).tolist(),
             strict=True,
         )
         bookmarks = [(float(bt), str(bn)) for bt, bn in marks]
+        branches = []
+        if version >= 2:
+            heads = zip(
+                _member(data, "branch_names", path).tolist(),
+                _member(data, "branch_notes", path).tolist(),
+                _member(data, "branch_fork_times", path).tolist(),
+                strict=True,
+            )
+            for i, (name, note, fork) in enumerate(heads):
+                branch_line = _line_members(data, f"branch{i}_", len(keys), path)
+                branches.append((str(name), str(note), float(fork), branch_line))
     except RecordingFileError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise RecordingFileError(f"{path}: damaged or truncated recording ({exc})") from exc
-    return t, q, u, z, stage, keys, names, values, model_json, bookmarks
+    return line, keys, names, model_json, bookmarks, branches
+
+
+def _line_members(data, prefix: str, n_discrete: int, path) -> tuple:
+    t = _member(data, f"{prefix}t", path)
+    q, u, z = (_member(data, f"{prefix}{k}", path) for k in ("q", "u", "z"))
+    stage = _member(data, f"{prefix}stage", path)
+    values = [_member(data, f"{prefix}discrete_{k}", path) for k in range(n_discrete)]
+    return t, q, u, z, stage, values
 
 
 def load_recording(path) -> Recording:
-    """Read a recording file; refuse anything that is not a complete version-1 recording."""
+    """Read a recording file; refuse anything that is not a complete recording of a version
+    this mbstudio reads."""
     try:
         f = open(path, "rb")  # noqa: SIM115 - closed below whatever numpy does
     except FileNotFoundError as exc:
@@ -146,10 +187,22 @@ def load_recording(path) -> Recording:
             raise RecordingFileError(f"{path}: not an mbstudio recording (a bare numpy array)")
         with data:
             arrays = _read_members(data, path)
-    t, q, u, z, stage, keys, names, values, model_json, bookmarks = arrays
+    line, keys, names, model_json, bookmarks, branch_lines = arrays
+    if len(names) != len(keys):
+        raise RecordingFileError(f"{path}: damaged recording (inconsistent array sizes)")
+    records = _records(line, keys, names, path)
+    branches = [
+        Branch(name, fork, _records(branch_line, keys, names, path), note)
+        for name, note, fork, branch_line in branch_lines
+    ]
+    return Recording(model_json, records, bookmarks, branches)
+
+
+def _records(line, keys, names, path) -> list[StateRecord]:
+    t, q, u, z, stage, values = line
     n = t.shape[0]
     shapes_ok = t.ndim == 1 and all(a.shape[:1] == (n,) for a in (q, u, z, stage, *values))
-    if not shapes_ok or len(names) != len(keys) or not np.all(np.isfinite(t)):
+    if not shapes_ok or not np.all(np.isfinite(t)):
         raise RecordingFileError(f"{path}: damaged recording (inconsistent array sizes)")
     for a in (q, u, z):
         if a.dtype.kind != "f" or not np.all(np.isfinite(a)):
@@ -176,7 +229,7 @@ def load_recording(path) -> Recording:
                 stage=int(stage[k]),
             )
         )
-    return Recording(model_json=model_json, records=records, bookmarks=bookmarks)
+    return records
 
 
 def _readonly(a) -> np.ndarray:

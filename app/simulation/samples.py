@@ -58,6 +58,22 @@ class SampleBuffer:
                 self.epoch += 1
             return dropped
 
+    def take_from(self, t: float, inclusive: bool = True) -> np.ndarray:
+        """Remove and return the newest rows whose time is ``t`` or later (later only, if not
+        ``inclusive``), oldest first."""
+        with self._lock:
+            n = self._count
+            while n > self._oldest:
+                row_t = self._data[(n - 1) % self.capacity, 0]
+                if not (row_t >= t if inclusive else row_t > t):
+                    break
+                n -= 1
+            rows = self._data[np.arange(n, self._count) % self.capacity].copy()
+            if len(rows):
+                self._count = n
+                self.epoch += 1
+            return rows
+
     def since(self, seen: int, columns: list[int] | None = None) -> tuple[np.ndarray, int]:
         """(rows appended after the first ``seen`` rows and still held, new running count);
         only the given column indices if ``columns`` is given."""

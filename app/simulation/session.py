@@ -38,6 +38,7 @@ import numpy as np
 
 from app.body_puller import BodyPull, ensure_pull_force
 from app.history import History, restore
+from app.history.event_log import ASSEMBLED, EventLog, EventMark
 from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
@@ -168,9 +169,10 @@ class SimulationSession:
         (``same_layout``: an edit that kept the State layout, like renaming a body) whole."""
         old_built = getattr(self, "built", None)
         old_state = getattr(self, "_state", None)
-        with self._history_lock:  # another model: its history starts now
-            self.history.clear()
-            self._marks: list[tuple[float, str]] = []
+        if not hasattr(self, "events"):
+            #: Events handled and reported, and assemblies, as timeline marks.
+            self.events = EventLog()
+        self.events.watch(built.system)
         ensure_pull_force(built)
         self.pull.forget()
         state = State(built.state)
@@ -179,6 +181,8 @@ class SimulationSession:
         if carry and old_built is not None and old_state is not None:
             if not (same_layout and self._copy_layout(old_state, state)):
                 self._carry_state(old_built, old_state, built, state)
+        kept, branch = self._keep_or_clear_history(carry and same_layout, state)
+        old_samples = getattr(self, "samples", None)
         self.built = built
         self.system = system
         self.matter = built.matter
@@ -187,14 +191,51 @@ class SimulationSession:
         self._cost = None
         self._model_serial += 1
         self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
-        self.samples = SampleBuffer(self._columns, self._sample_capacity)
-        self._last_sample_time = -math.inf
+        if kept and old_samples is not None and old_samples.columns == self._columns:
+            # The plots keep the past; the future before the edit stays with its branch.
+            rows = old_samples.take_from(state.getTime(), inclusive=False)
+            if branch is not None:
+                branch.samples = rows
+            self.samples = old_samples
+            self._last_sample_time = state.getTime()
+        else:
+            self.samples = SampleBuffer(self._columns, self._sample_capacity)
+            self._last_sample_time = -math.inf
         self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)
         self._geometry = self._collect_geometry(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         self._record(state)
+
+    def _keep_or_clear_history(self, keep: bool, state: State):
+        """An edit that keeps the State's layout (``keep``) forks the history at the State's
+        time: the recorded past stays, the recorded future becomes a branch. Any other new
+        model starts a new history. Returns (history kept, the branch made or None)."""
+        t = state.getTime()
+        branch = None
+        with self._history_lock:
+            keep = keep and len(self.history) > 0
+            if keep:
+                try:
+                    restore(self.history[-1], State(state))  # the layout is the same
+                except RecordError:
+                    keep = False
+            if keep:
+                self.history.last_kept = None
+                self.history.fork_at(t, "before the edit")
+                branch = self.history.last_kept
+                self._marks = [m for m in self._marks if m[0] <= t]
+            else:
+                self.history.clear()
+                self._marks: list[tuple[float, str]] = []
+        if keep:
+            self.events.drop_after(t)
+        else:
+            self.events.clear()
+        #: Whether the latest model change kept the recorded history (readers keep bookmarks).
+        self.history_kept = keep
+        return keep, branch
 
     @staticmethod
     def _copy_layout(old_state: State, state: State) -> bool:
@@ -336,7 +377,8 @@ class SimulationSession:
         self.submit("compare", t_a, t_b)
 
     def comparison(self) -> tuple | None:
-        """(serial, t_a, t_b, rows) of the latest comparison, or None (any thread)."""
+        """(serial, t_a, t_b, rows, X_GB at a, X_GB at b) of the latest comparison, or None
+        (any thread); a pose stack is None if that State cannot be realized."""
         with self._snap_lock:
             return self._comparison
 
@@ -350,16 +392,29 @@ class SimulationSession:
     def branches(self) -> list[tuple[str, float, float]]:
         """(name, fork time, end time) of each branch the history keeps (any thread)."""
         with self._history_lock:
-            return [(b.name, b.fork_time, b.end_time) for b in self.history.branches]
+            return [
+                (f"{b.name}, {b.note}" if b.note else b.name, b.fork_time, b.end_time)
+                for b in self.history.branches
+            ]
+
+    def current_line(self) -> str:
+        """Name of the line of history being shown and extended (any thread)."""
+        with self._history_lock:
+            return self.history.current_name
 
     def switch_branch(self, index: int) -> None:
         """Bring branch ``index`` back as the current future and show its last State."""
         self.submit("switch_branch", int(index))
 
-    def load_history(self, records: list) -> None:
+    def load_history(self, records: list, branches=()) -> None:
         """Replace the history with ``records`` (of this model, e.g. from a recording file)
-        and show the first of them."""
-        self.submit("load_history", list(records))
+        and the futures left behind ``branches`` (history.Branch), and show the first record."""
+        self.submit("load_history", list(records), list(branches))
+
+    def history_branches(self) -> list:
+        """A copy of the list of branches (history.Branch) the history keeps (any thread)."""
+        with self._history_lock:
+            return list(self.history.branches)
 
     def assemble(self) -> None:
         """Re-assemble the live State: satisfy every constraint, moving the bodies least."""
@@ -501,12 +556,24 @@ class SimulationSession:
 
     def _cmd_switch_branch(self, index: int) -> str | None:
         with self._history_lock:
+            self.history.last_kept = None
             branch = self.history.switch(index)
+            kept = self.history.last_kept
             last = self.history[-1].t
-        self.samples.drop_from(branch.fork_time)  # the plotted future is the one left
+            # The plotted future is the branch's; the one it replaces goes with its branch.
+            rows = self.samples.take_from(branch.fork_time)
+            if kept is not None:
+                kept.samples = rows
+            if branch.samples is not None and branch.samples.shape[1:] == (
+                len(self.samples.columns),
+            ):
+                for row in branch.samples:
+                    self.samples.append(row)
+            branch.samples = None
+        self._last_sample_time = last
         return self._cmd_show_recorded(last)
 
-    def _cmd_load_history(self, records: list) -> str | None:
+    def _cmd_load_history(self, records: list, branches: list = ()) -> str | None:
         if not records:
             return None
         restore(records[0], State(self._state))  # refuses records of another model first
@@ -514,6 +581,7 @@ class SimulationSession:
             self.history.clear()
             for record in records:
                 self.history.append(record)
+            self.history.adopt_branches(list(branches))
         return self._cmd_show_recorded(records[0].t)
 
     def _cmd_assemble(self) -> str | None:
@@ -522,6 +590,7 @@ class SimulationSession:
         self._running = False
         self._error = ""
         Assembler(self.system).assemble(self._state)
+        self.events.add(EventMark(self._state.getTime(), ASSEMBLED, "Assembled"))
         self._stepper = None
         self._status = "Assembled: every constraint is satisfied"
         return "assembly"
@@ -532,9 +601,18 @@ class SimulationSession:
                 return None
             a, b = self.history.at(t_a), self.history.at(t_b)
         rows = compare_states(self.built, self.built.state, a, b, self._q_labels, self._u_labels)
+        poses = []
+        for record in (a, b):  # the body poses of both, for the ghost over the view
+            state = State(self.built.state)
+            restore(record, state)
+            try:
+                self.system.realize(state, Stage.Position)
+                poses.append(body_poses(self.matter, state))
+            except SimTKError:
+                poses.append(None)
         with self._snap_lock:
             serial = 1 if self._comparison is None else self._comparison[0] + 1
-            self._comparison = (serial, a.t, b.t, rows)
+            self._comparison = (serial, a.t, b.t, rows, *poses)
         return None
 
     def _cmd_show_recorded(self, t: float) -> str | None:
@@ -664,6 +742,7 @@ class SimulationSession:
         if self._stepper is None:
             s = self.settings
             integ = make_integrator(s.integrator, self.system, s.accuracy, s.step_size)
+            self.events.drop_after(self._state.getTime())  # the run makes a new future
             stepper = TimeStepper(self.system, integ)
             stepper.initialize(self._state)
             # The integrator's advanced State is the live State from now on.
@@ -810,8 +889,9 @@ class SimulationSession:
 
     def _sample(self, state: State) -> None:
         t = state.getTime()
+        left = None
         if t <= self._last_sample_time:  # going on from an earlier, recorded moment
-            self.samples.drop_from(t)
+            left = self.samples.take_from(t)
         self._last_sample_time = t
         system = self.system
         if state.getSystemStage() < Stage.Acceleration:
@@ -835,16 +915,30 @@ class SimulationSession:
             )
         )
         self.samples.append(row)
-        self._record(state)
+        self._record(state, left)
 
-    def _record(self, state: State) -> None:
-        """Keep the State's variables in the history (worker thread)."""
+    def _record(self, state: State, left_samples=None) -> None:
+        """Keep the State's variables in the history (worker thread); ``left_samples``: the
+        plot rows of the future this record leaves, if it goes on from an earlier moment."""
         try:
             record = self._recorder.capture(state)
         except RecordError:  # a model whose discrete variables cannot be recorded
             return
         with self._history_lock:
+            self.history.last_kept = None
             self.history.append(record)
+            if self.history.last_kept is not None and left_samples is not None:
+                self.history.last_kept.samples = left_samples
+
+    def branch_samples(self) -> list[tuple[str, list[str], np.ndarray]]:
+        """(name, sample columns, plot rows) of each branch whose plot samples are kept
+        (any thread)."""
+        with self._history_lock:
+            return [
+                (b.name, self.samples.columns, b.samples)
+                for b in self.history.branches
+                if b.samples is not None and len(b.samples)
+            ]
 
     def history_span(self) -> tuple[float, float, int]:
         """(first time, last time, number of records) of the history (any thread)."""

@@ -5,6 +5,8 @@ potential / total energy, constraint-error norms, Measures), with a filter box; 
 plotted. Samples come from the session's ring buffer (``SampleBuffer``); the widget keeps its
 own fixed-size ring of the plotted columns, adding only new rows on each refresh. "Export CSV"
 writes the time column and the checked quantities of everything the buffer still holds.
+The futures a run left behind (branches of the recorded history, ``set_branches``) are drawn
+as dashed curves of the same quantities, so that the current run and the branches overlay.
 """
 
 from __future__ import annotations
@@ -96,6 +98,10 @@ class PlotsWidget(QWidget):
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#e74c3c", width=2))
         self.cursor.setVisible(False)
         self.plot.addItem(self.cursor, ignoreBounds=True)
+        #: (branch name, sample columns, rows) per branch; see set_branches.
+        self.branches: list[tuple[str, list[str], np.ndarray]] = []
+        #: Dashed curves of the branches: (quantity, branch name) -> curve.
+        self.branch_curves: dict[tuple[str, str], pg.PlotDataItem] = {}
 
     # -- quantities ----------------------------------------------------------------------------
 
@@ -198,6 +204,27 @@ class PlotsWidget(QWidget):
         rows, self._seen = self.buffer.since(0, cols)
         self._data = rows[-self.capacity :]
         self._draw()
+        self._draw_branches()
+
+    def set_branches(self, branches: list[tuple[str, list[str], np.ndarray]]) -> None:
+        """Overlay the branches: (name, sample columns, rows) each, drawn dashed."""
+        self.branches = list(branches)
+        self._draw_branches()
+
+    def _draw_branches(self) -> None:
+        for curve in self.branch_curves.values():
+            self.plot.removeItem(curve)
+        self.branch_curves.clear()
+        for k, name in enumerate(self._plotted):
+            colour = pg.mkColor(COLORS[k % len(COLORS)])
+            colour.setAlpha(150)
+            pen = pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine)
+            for branch, columns, rows in self.branches:
+                if name in columns and len(rows):
+                    curve = pg.PlotDataItem(rows[:, 0], rows[:, columns.index(name)], pen=pen)
+                    curve.setToolTip(f"{name}, {branch}")
+                    self.plot.addItem(curve)
+                    self.branch_curves[(name, branch)] = curve
 
     def _columns(self) -> list[int]:
         names = self.buffer.columns

@@ -4,7 +4,9 @@ Two combo boxes choose the moments (the displayed moment or a bookmark); Compare
 comparison (``compare_requested(t_a, t_b)``); the table lists every state variable, derived
 quantity and cache entry that differs, largest difference first, and the group box filters
 the rows by where they live (state variables, derived quantities, one subsystem). The rows
-are ``app.history.DiffRow``s computed elsewhere (the studio's worker).
+are ``app.history.DiffRow``s computed elsewhere (the studio's worker). "Ghost" asks for the
+other State drawn over the 3-D view (``ghost_toggled``); ``set_moved`` names the bodies that
+moved between the two States.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QGridLayout,
     QHeaderView,
@@ -35,6 +38,7 @@ class StateDiffView(QWidget):
     """See the module docstring."""
 
     compare_requested = Signal(float, float)
+    ghost_toggled = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,6 +57,17 @@ class StateDiffView(QWidget):
         self.group_box.setObjectName("groupBox")
         self.group_box.addItem(ALL_GROUPS)
         self.group_box.currentTextChanged.connect(lambda _: self._fill())
+        self.ghost_box = QCheckBox("Ghost")
+        self.ghost_box.setObjectName("ghostBox")
+        self.ghost_box.setChecked(True)
+        self.ghost_box.setToolTip(
+            "Draw the other State over the 3-D view, translucent; the bodies that moved "
+            "between the two States are orange"
+        )
+        self.ghost_box.toggled.connect(self.ghost_toggled)
+        self.moved_label = QLabel()
+        self.moved_label.setObjectName("movedBodies")
+        self.moved_label.setWordWrap(True)
         self.summary = QLabel("Bookmark moments on the timeline (B), then compare two.")
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -78,9 +93,11 @@ class StateDiffView(QWidget):
         layout.addWidget(self.moment_b, 0, 3)
         layout.addWidget(self.compare_button, 0, 4)
         layout.addWidget(QLabel("Show"), 1, 0)
-        layout.addWidget(self.group_box, 1, 1, 1, 4)
+        layout.addWidget(self.group_box, 1, 1, 1, 3)
+        layout.addWidget(self.ghost_box, 1, 4)
         layout.addWidget(self.summary, 2, 0, 1, 5)
-        layout.addWidget(self.table, 3, 0, 1, 5)
+        layout.addWidget(self.moved_label, 3, 0, 1, 5)
+        layout.addWidget(self.table, 4, 0, 1, 5)
         self.set_moments(0.0, [])
 
     # -- moments ---------------------------------------------------------------------------
@@ -108,6 +125,15 @@ class StateDiffView(QWidget):
     def _compare(self) -> None:
         self.summary.setText("Comparing…")
         self.compare_requested.emit(self._time_of(self.moment_a), self._time_of(self.moment_b))
+
+    def set_moved(self, names: list[str] | None) -> None:
+        """Name the bodies that moved between the compared States (None: no comparison)."""
+        if names is None:
+            self.moved_label.setText("")
+        elif names:
+            self.moved_label.setText("Moved (orange in the view): " + ", ".join(names))
+        else:
+            self.moved_label.setText("No body moved.")
 
     # -- rows ------------------------------------------------------------------------------
 

@@ -106,6 +106,11 @@ def test_recording_file_round_trips_bit_for_bit(tmp_path):
     state.setTime(0.35)
     state.updU()[1] = 0.125
     history.append(capture(state))
+    # Going on from 0.3 in another way leaves the State at 0.35 as a branch.
+    state.setTime(0.32)
+    state.updU()[1] = -0.5
+    history.append(capture(state))
+    assert [b.name for b in history.branches] == ["Branch 1"]
     path = tmp_path / "run.npz"
     model_json = dumps(built.data)
     save_recording(path, model_json, history, bookmarks=[(0.3, "start")])
@@ -114,6 +119,17 @@ def test_recording_file_round_trips_bit_for_bit(tmp_path):
     assert len(loaded.records) == 2
     for a, b in zip(history, loaded.records, strict=True):
         assert a.same_values(b)
+    (branch,) = loaded.branches
+    assert (branch.name, branch.fork_time) == ("Branch 1", pytest.approx(0.32))
+    assert branch.records[0].same_values(history.branches[0].records[0])
+    # The branches come back into a history, which numbers its next branch after them.
+    again = History()
+    for record in loaded.records:
+        again.append(record)
+    again.adopt_branches(loaded.branches)
+    again.switch(0)
+    assert again[-1].same_values(branch.records[0])
+    assert [b.name for b in again.branches] == ["Branch 2"]
 
 
 def test_damaged_or_foreign_files_are_refused_with_a_message(tmp_path):
@@ -256,3 +272,40 @@ def test_failures_are_explained_in_plain_words_with_remedies():
     assert blown.title == "The simulation blew up"
     other = explain("something else")
     assert other.remedies == ("go_back",) and other.details == "something else"
+
+
+def test_simulate_records_a_file_that_diff_reads_and_that_matches_the_csv(tmp_path, capsys):
+    from app.cli import main
+    from app.document.examples import example_path
+
+    path, table, plain = tmp_path / "run.npz", tmp_path / "run.csv", tmp_path / "plain.csv"
+    model = str(example_path("double_pendulum"))
+    args = ["simulate", model, "--until", "0.5", "--dt", "0.05", "--record", str(path)]
+    assert main([*args, "--csv", str(table)]) == 0
+    assert "11 recorded States" in capsys.readouterr().err
+    recording = load_recording(path)
+    assert [r.t for r in recording.records] == pytest.approx([0.05 * k for k in range(11)])
+    rows = np.loadtxt(table, delimiter=",", skiprows=1)
+    # The recorded q are the CSV's q (the CSV writes them with repr: bit for bit).
+    assert np.array_equal(np.array([r.q for r in recording.records]), rows[:, 1:3])
+    # Recording does not change the run: the CSV of a run without it is the same.
+    assert main(["simulate", model, "--until", "0.5", "--dt", "0.05", "--csv", str(plain)]) == 0
+    assert plain.read_text() == table.read_text()
+    # A restored record (in a model laid out as the studio lays it out, with the mouse's
+    # pull force) realizes the energy the run wrote.
+    from app.body_puller import ensure_pull_force
+
+    built = build(BUILDERS["double_pendulum"]())
+    ensure_pull_force(built)
+    restore(recording.records[7], built.state)
+    built.system.realize(built.state, Stage.Dynamics)
+    assert built.system.calcKineticEnergy(built.state) == rows[7, -3]
+    assert main(["diff", str(path), "--at", "0", "--at", "0.5", "--group", "state"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert set(names) == {"t", "q:upper[0]", "q:lower[0]", "u:upper[0]", "u:lower[0]"}
+    # --record alone (no CSV) is enough; a wrong suffix or neither file is refused.
+    assert main(["simulate", model, "--until", "0.1", "--record", str(tmp_path / "b.npz")]) == 0
+    assert len(load_recording(tmp_path / "b.npz").records) == 11
+    assert main(["simulate", model, "--until", "0.1", "--record", str(tmp_path / "b.h5")]) == 2
+    assert main(["simulate", model, "--until", "0.1"]) == 2
+    assert "--record" in capsys.readouterr().err

@@ -38,3 +38,27 @@ def test_mbstudio_opens_the_default_example(tmp_path):
     light = (np.abs(pixels - (206, 210, 214)).max(axis=2) <= 3).sum()
     dark = (np.abs(pixels - (168, 174, 182)).max(axis=2) <= 3).sum()
     assert light > 2000 and dark > 2000, (light, dark)
+
+
+def test_mbstudio_replay_opens_a_recording_made_by_simulate(tmp_path):
+    from PySide6.QtGui import QImage
+
+    from app.document.examples import example_path
+
+    run, shot = tmp_path / "run.npz", tmp_path / "replay.png"
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    model = str(example_path("double_pendulum"))
+    from app.cli import main
+
+    assert main(["simulate", model, "--until", "0.5", "--record", str(run)]) == 0
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "replay", str(run), "--screenshot", str(shot)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Cannot" not in result.stderr and "screenshot saved" in result.stdout
+    assert not QImage(str(shot)).isNull()

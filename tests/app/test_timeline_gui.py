@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLineEdit
 
 from app.document.examples import example_path
 from app.history import load_recording
@@ -263,6 +264,7 @@ def test_going_on_from_an_earlier_moment_keeps_the_old_future_as_a_branch(window
     assert all(np.array_equal(back[t], q) for t, q in old_future.items() if t > fork)
     qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
     assert bar.branch_box.itemText(1).startswith("Branch 2")  # the newer future is kept too
+    qtbot.waitUntil(lambda: bar.branch_box.itemText(0) == "Branch 1 (shown)", timeout=5000)
 
 
 def test_history_memory_budget_is_typed_in_and_kept(window, qtbot, qsettings):
@@ -276,3 +278,270 @@ def test_history_memory_budget_is_typed_in_and_kept(window, qtbot, qsettings):
     qtbot.waitUntil(
         lambda: window.simulation.session.history.budget_bytes == 64 * 1024 * 1024, timeout=3000
     )
+
+
+def _chain_with_events():
+    """The one-link chain with a reporter every 0.1 s and a handler at t = 0.25 s that stops
+    the link (sets its u to 0)."""
+    from engine import PeriodicEventReporter, ScheduledEventHandler
+    from tests.app.sim_models import chain
+
+    class Every(PeriodicEventReporter):
+        name = "Every tenth"
+
+        def handleEvent(self, state) -> None:  # noqa: N802
+            pass
+
+    class Stop(ScheduledEventHandler):
+        name = "Stop the link"
+
+        def getNextEventTime(self, state, includeCurrentTime):  # noqa: N802, N803
+            t = state.getTime()
+            return 0.25 if t < 0.25 or (includeCurrentTime and t == 0.25) else float("inf")
+
+        def handleEvent(self, state, accuracy):  # noqa: N802
+            state.updU()[0] = 0.0
+            return False
+
+    built = chain(1, q0=0.5)
+    built.system.addEventReporter(Every(0.1))
+    built.system.addEventHandler(Stop())
+    built.state = built.system.realizeTopology()
+    built.system.realizeModel(built.state)
+    return built
+
+
+def test_events_are_marked_and_a_click_on_one_shows_its_state(qtbot, qsettings):
+    window = _bare_window(qtbot, qsettings)
+    panel, timeline = window.simulation, window.timeline.timeline
+    try:
+        panel.load_built(_chain_with_events())
+        qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+        _click_action(window, "play")
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0.45, timeout=15000)
+        _click_action(window, "pause")
+        qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+        qtbot.waitUntil(lambda: len(timeline.event_marks) >= 5, timeout=5000)
+        handled = [(t, text) for t, kind, text in timeline.event_marks if kind == "handled"]
+        reported = [t for t, kind, _ in timeline.event_marks if kind == "reported"]
+        assert handled == [(0.25, "Scheduled event handled by Stop the link")]
+        assert reported[:5] == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
+        # Clicking near the handler's mark shows the State there (reported before the
+        # handler acts); the next report shows what the handler did: the link nearly stopped.
+        x = round(timeline.x_of(0.25)) + 3
+        QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+        qtbot.waitUntil(lambda: abs(panel.snapshot.time - 0.25) < 1e-9, timeout=5000)
+        assert abs(panel.snapshot.u[0]) > 0.5
+        QTest.keyClick(timeline, Qt.Key.Key_Right)
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0.25 + 1e-9, timeout=5000)
+        assert abs(panel.snapshot.u[0]) < 0.2
+        # Its cause shows in the tooltip under the pointer.
+        assert timeline.mark_at(x) == (0.25, "Scheduled event handled by Stop the link")
+    finally:
+        window.close()
+
+
+def test_a_bookmark_is_renamed_by_double_click_and_the_name_is_saved(window, qtbot, tmp_path):
+    panel, timeline = window.simulation, window.timeline.timeline
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.waitUntil(lambda: timeline.end > 0.3, timeout=5000)
+    x = round(timeline.x_of(0.1))
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    qtbot.waitUntil(lambda: abs(panel.snapshot.time - 0.1) < 0.02, timeout=5000)
+    QTest.keyClick(timeline, Qt.Key.Key_B)
+    t_mark = window.timeline.bookmarks[0][0]
+    QTest.mouseDClick(
+        timeline, Qt.MouseButton.LeftButton, pos=QPoint(round(timeline.x_of(t_mark)), 3)
+    )
+    dialog = window.timeline.rename_dialog
+    qtbot.waitUntil(lambda: dialog is not None and dialog.isVisible(), timeout=3000)
+    editor = dialog.findChild(QLineEdit)
+    editor.selectAll()
+    QTest.keyClicks(editor, "  lift  off ")
+    QTest.keyClick(editor, Qt.Key.Key_Return)
+    assert window.timeline.bookmarks == [(t_mark, "lift off")]
+    assert timeline.bookmarks == [(t_mark, "lift off")]
+    assert window.timeline.diff_view.moment_a.itemText(1).startswith("lift off")
+    path = tmp_path / "named.npz"
+    window.timeline.save_recording(path)
+    assert load_recording(path).bookmarks == [(t_mark, "lift off")]
+
+
+def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_branch(
+    window, qtbot, tmp_path
+):
+    panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
+    window.model_editor.interactive = False  # closing the edited model asks nothing
+    plots = panel.plots
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.5, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    session = panel.session
+    old_records = {r.t: r for r in session.history_records()}
+    old_end = max(old_records)
+    x = round(timeline.x_of(0.2))
+    fork = session.recorded_time(timeline.time_at(x))
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
+    QTest.keyClick(timeline, Qt.Key.Key_B)
+    # Click "lower" in the model tree and type a new mass.
+    editor = window.model_editor
+    view = editor.tree.view
+    rect = view.visualRect(editor.tree.model.index_of("body:lower"))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    field = editor.properties.field("mass")
+    field.setFocus()
+    field.selectAll()
+    QTest.keyClicks(field, "3")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: session.branches() != [], timeout=5000)
+    # The new model is simulated (its first snapshot shown) from the fork on.
+    qtbot.waitUntil(lambda: panel.snapshot.model is session.model_info, timeout=5000)
+    ((name, fork_time, end),) = session.branches()
+    assert name == "Branch 1, before the edit" and end == old_end
+    assert fork_time == min(t for t in old_records if t > fork)  # the branch's first State
+    # The past is kept bit for bit; the run goes on from the fork with the new mass.
+    past = session.history_records()
+    assert [r.t for r in past] == [t for t in sorted(old_records) if t <= fork]
+    assert all(np.array_equal(r.q, old_records[r.t].q) for r in past)
+    assert panel.snapshot.time == fork and window.timeline.bookmarks == [(fork, "Bookmark 1")]
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > fork + 0.2, timeout=10000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    new = {r.t: r for r in session.history_records()}
+    later = [t for t in new if fork < t <= old_end and t in old_records]
+    assert later and not any(np.array_equal(new[t].q, old_records[t].q) for t in later)
+    # The plots draw the branch's total energy dashed beside the current run's.
+    qtbot.waitUntil(lambda: ("total energy", "Branch 1") in plots.branch_curves, timeout=5000)
+    t_branch, _ = plots.branch_curves[("total energy", "Branch 1")].getData()
+    assert t_branch[0] > fork and t_branch[-1] == old_end
+    t_now, _ = plots.plotted_data("total energy")
+    assert t_now[0] < 0.05 and np.all(np.diff(t_now) > 0)  # the past was kept
+    # Choosing the branch brings the old future back, bit for bit.
+    bar.branch_box.setFocus()
+    QTest.keyClick(bar.branch_box, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: session.history_span()[1] == old_end, timeout=5000)
+    back = {r.t: r for r in session.history_records()}
+    assert all(np.array_equal(back[t].q, old_records[t].q) for t in old_records)
+    # The recording keeps the branch: saved and opened again, it is there.
+    qtbot.waitUntil(lambda: [n for n, *_ in session.branches()] == ["Branch 2"], timeout=5000)
+    path = tmp_path / "forked.npz"
+    bar.save_recording(path)
+    assert window.model_editor.open_path(path, modal=False)
+    qtbot.waitUntil(
+        lambda: [n for n, *_ in panel.session.branches()] == ["Branch 2"], timeout=10000
+    )
+    qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
+
+
+def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(window, qtbot):
+    from app.simulation.snapshot import body_poses
+
+    panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
+    view, ghost = bar.diff_view, bar.ghost
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.4, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    y = timeline.height() // 2
+    for fraction in (0.1, 0.9):
+        x = round(timeline.x_of(timeline.start + fraction * (timeline.end - timeline.start)))
+        wanted = panel.session.recorded_time(timeline.time_at(x))
+        QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+        qtbot.waitUntil(lambda w=wanted: panel.snapshot.time == w, timeout=5000)
+        QTest.keyClick(timeline, Qt.Key.Key_B)
+    (t_a, _), (t_b, _) = bar.bookmarks
+    # Looking back, the plots mark the displayed moment with a cursor line.
+    plots = panel.plots
+    qtbot.waitUntil(lambda: plots.cursor.isVisible() and plots.cursor.value() == t_b, timeout=5000)
+    window.docks["State diff"].raise_()
+    qtbot.waitUntil(lambda: view.moment_a.count() == 3, timeout=3000)
+    view.moment_a.setFocus()
+    QTest.keyClick(view.moment_a, Qt.Key.Key_Home)
+    QTest.keyClick(view.moment_a, Qt.Key.Key_Down)  # Bookmark 1 (A); B is the displayed one
+    QTest.mouseClick(view.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: ghost.visible, timeout=10000)
+    assert view.moved_label.text() == "Moved (orange in the view): upper, lower"
+    # The ghost is State A (the one not displayed): its actors sit at A's body poses.
+    built = panel.session.built
+    records = {r.t: r for r in panel.session.history_records()}
+    from app.history import restore
+    from engine import Stage, State
+
+    state = State(built.state)
+    restore(records[t_a], state)
+    built.system.realize(state, Stage.Position)
+    x_a = body_poses(built.matter, state)
+    for body, local, actor in ghost.ghost_actors:
+        m = np.array([actor.GetUserMatrix().GetElement(i, j) for i in range(4) for j in range(4)])
+        assert np.allclose(m.reshape(4, 4), x_a[body] @ local)
+        assert actor.GetProperty().GetOpacity() < 1.0
+    assert sorted({b for b, *_ in ghost.highlight_actors}) == [1, 2]
+    # It is drawn: pixels where A's lower body is change when the ghost is switched off.
+    scene = window.viewport.scene
+    lower = next(a for b, _, a in ghost.ghost_actors if b == 2)
+    cx, cy = scene.world_to_display(np.array(lower.GetBounds()).reshape(3, 2).mean(axis=1))
+    with_ghost = scene.capture()
+    QTest.mouseClick(view.ghost_box, Qt.MouseButton.LeftButton)
+    assert not ghost.visible and not view.ghost_box.isChecked()
+    without = scene.capture()
+    row, col = with_ghost.shape[0] - 1 - round(cy), round(cx)
+    patch = (slice(row - 2, row + 3), slice(col - 2, col + 3))
+    assert np.abs(with_ghost[patch].astype(int) - without[patch].astype(int)).max() > 20
+    QTest.mouseClick(view.ghost_box, Qt.MouseButton.LeftButton)
+    assert ghost.visible
+
+
+def test_a_recording_made_by_simulate_opens_in_the_studio(window, qtbot, tmp_path):
+    from app.cli import main
+
+    path = tmp_path / "headless.npz"
+    model = str(example_path("double_pendulum"))
+    assert main(["simulate", model, "--until", "0.3", "--dt", "0.05", "--record", str(path)]) == 0
+    saved = load_recording(path)
+    panel, timeline = window.simulation, window.timeline.timeline
+    assert window.model_editor.open_path(path, modal=False)
+    qtbot.waitUntil(lambda: panel.session.history_span()[2] == len(saved.records), timeout=10000)
+    qtbot.waitUntil(lambda: timeline.end == saved.records[-1].t, timeout=5000)
+    right_end = QPoint(timeline.width() - 1, timeline.height() // 2)
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=right_end)
+    qtbot.waitUntil(lambda: panel.snapshot.time == saved.records[-1].t, timeout=5000)
+    assert np.array_equal(panel.snapshot.q, saved.records[-1].q)
+    assert np.array_equal(panel.snapshot.u, saved.records[-1].u)
+    assert not panel.snapshot.error
+
+
+def test_going_on_from_a_bookmark_without_an_edit_reproduces_the_old_future_bit_for_bit(
+    window, qtbot
+):
+    panel, timeline = window.simulation, window.timeline.timeline
+    box = panel.pacing_box  # every report sampled: the steps end where the first run's did
+    box.setFocus()
+    QTest.keyClick(box, Qt.Key.Key_End)
+    assert box.currentText() == "sampled"
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    session = panel.session
+    old = {r.t: r for r in session.history_records()}
+    old_end = max(old)
+    x = round(timeline.x_of(0.1))
+    QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    fork = session.recorded_time(timeline.time_at(x))
+    qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
+    QTest.keyClick(timeline, Qt.Key.Key_B)
+    _click_action(window, "play")
+    qtbot.waitUntil(lambda: panel.snapshot.time > old_end, timeout=15000)
+    _click_action(window, "pause")
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    assert [name for name, *_ in session.branches()] == ["Branch 1"]
+    new = {r.t: r for r in session.history_records()}
+    again = [t for t in old if t > fork]
+    assert len(again) > 8 and all(t in new for t in again)
+    assert all(new[t].same_values(old[t]) for t in again)
