@@ -48,6 +48,7 @@ from engine.forces import builtins as _force_builtins  # registers Force.<Name>
 # Multibody layer.
 from engine.forces.force import Force
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
+from engine.forces.smooth_sphere_half_space_force import SmoothSphereHalfSpaceForce
 from engine.integrators import (
     CPodes,
     CPodesIntegrator,
