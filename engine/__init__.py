@@ -43,11 +43,13 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
+from engine.contact.general_contact_subsystem import GeneralContactSubsystem
 from engine.forces import builtins as _force_builtins  # registers Force.<Name>
 
 # Multibody layer.
 from engine.forces.force import Force
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
+from engine.forces.hunt_crossley_force import HuntCrossleyForce
 from engine.forces.smooth_sphere_half_space_force import SmoothSphereHalfSpaceForce
 from engine.integrators import (
     CPodes,
