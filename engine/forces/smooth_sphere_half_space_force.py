@@ -293,6 +293,33 @@ class SmoothSphereHalfSpaceForce(Force):
         bodyForces[bh, 0] += np.cross(P - p_GB[bh], force)
         bodyForces[bh, 1] += force
 
+    def _compiled_term(self, state: State, excluded: list[int]):
+        """This element as a SMOOTH_SPHERE_HALF_SPACE force term (compiled_terms)."""
+        from engine.forces.compiled_terms import SMOOTH_SPHERE_HALF_SPACE
+
+        p = self._defaults
+        X = self._half_space_frame
+        floats = (
+            *self._sphere_location,
+            *X.R().asMat33()[:, 0],
+            *X.p(),
+            self._sphere_radius,
+            0.5 * p["stiffness"] ** (2.0 / 3.0),
+            p["dissipation"],
+            p["staticFriction"],
+            p["dynamicFriction"],
+            p["viscousFriction"],
+            p["transitionVelocity"],
+            p["cf"],
+            p["bd"],
+            p["bv"],
+        )
+        ints = (
+            self._sphere_body.getMobilizedBodyIndex(),
+            self._half_space_body.getMobilizedBodyIndex(),
+        )
+        return SMOOTH_SPHERE_HALF_SPACE, ints, tuple(float(f) for f in floats)
+
     def calcPotentialEnergy(self, state: State) -> float:
         """``(2/5) fh x`` (J; Position stage)."""
         stage = state.getSystemStage()

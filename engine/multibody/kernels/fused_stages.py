@@ -61,6 +61,8 @@ def realize_stages_from_table(first, last, with_inertias, euler, a, s):
             f1(a, s, SLOT.u),
             body_forces,
             mobility_forces,
+            f2(a, s, SLOT.p_GB),
+            f2(a, s, SLOT.V_GB),
         )
     if last < ACCELERATION:
         return ke
