@@ -46,3 +46,31 @@ def test_below_position_is_refused_naming_the_stage():
     built.system.realize(state, Stage.Time)
     with pytest.raises(StageTooLowError, match="Position"):
         built.system.calcPotentialEnergy(state)
+
+
+def _compliant_samples():
+    if not reference_available("contact"):
+        return []
+    from tests.engine.contact_models import contact_model
+
+    samples = contact_model("compliant_zoo")["samples"]
+    return [pytest.param(k, id=s["kind"]) for k, s in enumerate(samples)]
+
+
+@pytest.mark.parametrize("k", _compliant_samples())
+def test_position_stage_energy_with_compliant_contact(k):
+    """Gravity (GeneralForceSubsystem) plus CompliantContactSubsystem at Position stage: the
+    system total is Simbody's potential_energy_position_stage."""
+    from tests.engine.contact_models import build_compliant, contact_model
+
+    case = contact_model("compliant_zoo")
+    built = build_compliant(case["model"])
+    sample = case["samples"][k]
+    state = built.ref.new_state(sample["state"])
+    built.ref.system.realize(state, Stage.Position)
+    assert_close(
+        built.ref.system.calcPotentialEnergy(state),
+        sample["outputs"]["potential_energy_position_stage"],
+        "PE at Position",
+        1e-9,
+    )
