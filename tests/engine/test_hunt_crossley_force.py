@@ -337,3 +337,28 @@ def test_sweep_and_prune_finds_exactly_the_touching_pairs():
         (i, j) for i in range(n) for j in range(i + 1, n) if np.linalg.norm(c[i] - c[j]) < 0.16
     ]
     assert found == brute and len(found) == n // 2
+
+
+def test_frictionless_elastic_bounce_conserves_energy():
+    """A ball dropped onto the floor without dissipation or friction (and no gravity) bounces
+    back with its speed, KE + PE constant through the impact."""
+    from engine import RungeKuttaMersonIntegrator, TimeStepper
+
+    system, _, gcs, cs, element, balls, state = _balls([[0, 0.101, 0]], [0.1])
+    balls[0].setUToFitLinearVelocity(state, [0.2, -0.5, 0.0])
+    system.realize(state, Stage.Dynamics)
+    e0 = system.calcEnergy(state)
+    integrator = RungeKuttaMersonIntegrator(system)
+    integrator.setAccuracy(1e-8)
+    stepper = TimeStepper(system, integrator)
+    stepper.initialize(state)
+    touched = False
+    for k in range(1, 9):
+        stepper.stepTo(0.002 * k)
+        s = integrator.getState()
+        system.realize(s, Stage.Dynamics)
+        touched = touched or len(gcs.getContacts(s, cs)) > 0
+        assert system.calcEnergy(s) == pytest.approx(e0, rel=1e-6)
+    assert touched
+    v = balls[0].getBodyOriginVelocity(s)
+    assert v[1] == pytest.approx(0.5, rel=1e-4) and v[0] == pytest.approx(0.2, rel=1e-9)
