@@ -165,6 +165,18 @@ class GeneralContactSubsystem(Subsystem):
             self.markCacheValueRealized(state, entry)
         return self.getCacheEntry(state, entry)[int(set_index)]
 
+    def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
+        """At Topology stage: every surface's shape (``createDecorativeGeometry``) on its
+        body, placed at X_BS."""
+        if Stage(stage) != Stage.Topology:
+            return
+        for surfaces in self._sets:
+            for s in surfaces:
+                drawing = s.geometry.createDecorativeGeometry()
+                drawing.setBodyId(s.mobod.getMobilizedBodyIndex())
+                drawing.setTransform(s.X_BS * drawing.getTransform())
+                geometry.append(drawing)
+
     # ------------------------------------------------------------------ detection
     def _frames(self, state: State, surfaces: list[_Surface]):
         """(R_GS (n, 3, 3), p_GS (n, 3), body index (n,)) of every surface of a set."""

@@ -362,3 +362,13 @@ def test_frictionless_elastic_bounce_conserves_energy():
     assert touched
     v = balls[0].getBodyOriginVelocity(s)
     assert v[1] == pytest.approx(0.5, rel=1e-4) and v[0] == pytest.approx(0.2, rel=1e-9)
+
+
+def test_surfaces_are_drawn_on_their_bodies():
+    system, _, _, _, _, balls, state = _balls([[0, 0.3, 0]], [0.1])
+    drawn = system.calcDecorativeGeometryAndAppend(state, Stage.Topology, [])
+    kinds = sorted((type(d).__name__, d.getBodyId()) for d in drawn)
+    assert ("DecorativeSphere", balls[0].getMobilizedBodyIndex()) in kinds
+    assert any(name == "DecorativeBrick" and body == 0 for name, body in kinds)
+    spheres = [d for d in drawn if type(d).__name__ == "DecorativeSphere"]
+    assert any(d.getRadius() == 0.1 and d.getBodyId() == 1 for d in spheres)
