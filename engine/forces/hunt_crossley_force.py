@@ -8,7 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.exceptions import (
+    IndexOutOfRangeError,
+    InvalidArgumentError,
+    NonPhysicalError,
+    StageTooLowError,
+)
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.forces.force import Force
@@ -112,8 +117,6 @@ class HuntCrossleyForce(Force):
         i = self._surface(bodyIndex)
         stiffness = self._real(stiffness, "stiffness")
         if stiffness <= 0:
-            from engine.common.exceptions import NonPhysicalError
-
             raise NonPhysicalError(f"{self._where()}: stiffness must be > 0, got {stiffness}")
         params = _SurfaceParameters(
             stiffness,
@@ -136,8 +139,6 @@ class HuntCrossleyForce(Force):
         """Slip speed (m/s, > 0) at which friction reaches its static peak (default 0.01)."""
         v = self._real(v, "transition velocity")
         if v <= 0:
-            from engine.common.exceptions import NonPhysicalError
-
             raise NonPhysicalError(f"{self._where()}: transition velocity must be > 0, got {v}")
         self._transition_velocity = v
         self._forces.invalidateSubsystemTopologyCache()
