@@ -59,11 +59,14 @@ from engine.contact.contact_geometry import ContactGeometry
 from engine.contact.contact_material import ContactMaterial
 from engine.contact.contact_surface import ContactCliqueId, ContactSurface, ContactSurfaceIndex
 from engine.contact.contact_tracker_subsystem import ContactSnapshot, ContactTrackerSubsystem
+from engine.contact.general_contact_subsystem import GeneralContactSubsystem
 from engine.forces import builtins as _force_builtins  # registers Force.<Name>
 
 # Multibody layer.
 from engine.forces.force import Force
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
+from engine.forces.hunt_crossley_force import HuntCrossleyForce
+from engine.forces.smooth_sphere_half_space_force import SmoothSphereHalfSpaceForce
 from engine.integrators import (
     CPodes,
     CPodesIntegrator,

@@ -24,7 +24,7 @@ from engine.common.kernel_jit import kernel_jit
 from engine.forces.gravity_kernel import add_gravity_forces
 
 INTS = 4
-FLOATS = 11
+FLOATS = 19
 
 #: gravity: floats (g0, g1, g2) the gravity vector in G (m/s^2); ints (first, count) the
 #: slice of ``excluded`` listing the bodies it does not act on
@@ -50,6 +50,10 @@ STATION_SPRING = 8
 #: R_GT row-major (9), k (N m/rad), c (N m s/rad): torque_b += k theta - c w_GB with theta the
 #: rotation vector of R_GT R_GB^T (``rotation_vector``)
 ORIENTATION_SPRING = 9
+#: SmoothSphereHalfSpaceForce: ints (bs, bh) the sphere's and the half space's bodies;
+#: floats (s0, s1, s2) the sphere centre in bs, (n0, n1, n2) the half-space frame's x axis
+#: and (o0, o1, o2) its origin in bh, r, k = E^(2/3)/2, c, us, ud, uv, vt, cf, bd, bv
+SMOOTH_SPHERE_HALF_SPACE = 10
 
 
 @kernel_jit
@@ -78,6 +82,63 @@ def rotation_vector(r00, r01, r02, r10, r11, r12, r20, r21, r22):
     if nb >= nd:
         return math.pi * b0 / nb, math.pi * b1 / nb, math.pi * b2 / nb
     return math.pi * d0 / nd, math.pi * d1 / nd, math.pi * d2 / nd
+
+
+@kernel_jit
+def _smooth_sphere_half_space(bs, bh, fl, p_GB, R_GB, V_GB, body_forces):
+    """SmoothSphereHalfSpaceForce.calcForce in a kernel (same formulas and order)."""
+    Rs = R_GB[bs]
+    Rh = R_GB[bh]
+    c0 = p_GB[bs, 0] + Rs[0, 0] * fl[0] + Rs[0, 1] * fl[1] + Rs[0, 2] * fl[2]
+    c1 = p_GB[bs, 1] + Rs[1, 0] * fl[0] + Rs[1, 1] * fl[1] + Rs[1, 2] * fl[2]
+    c2 = p_GB[bs, 2] + Rs[2, 0] * fl[0] + Rs[2, 1] * fl[1] + Rs[2, 2] * fl[2]
+    n0 = Rh[0, 0] * fl[3] + Rh[0, 1] * fl[4] + Rh[0, 2] * fl[5]
+    n1 = Rh[1, 0] * fl[3] + Rh[1, 1] * fl[4] + Rh[1, 2] * fl[5]
+    n2 = Rh[2, 0] * fl[3] + Rh[2, 1] * fl[4] + Rh[2, 2] * fl[5]
+    o0 = p_GB[bh, 0] + Rh[0, 0] * fl[6] + Rh[0, 1] * fl[7] + Rh[0, 2] * fl[8]
+    o1 = p_GB[bh, 1] + Rh[1, 0] * fl[6] + Rh[1, 1] * fl[7] + Rh[1, 2] * fl[8]
+    o2 = p_GB[bh, 2] + Rh[2, 0] * fl[6] + Rh[2, 1] * fl[7] + Rh[2, 2] * fl[8]
+    r, k, diss = fl[9], fl[10], fl[11]
+    us, ud, uv, vt, cf, bd, bv = fl[12], fl[13], fl[14], fl[15], fl[16], fl[17], fl[18]
+    x = (c0 - o0) * n0 + (c1 - o1) * n1 + (c2 - o2) * n2 + r
+    shift = r - 0.5 * x
+    P0, P1, P2 = c0 + shift * n0, c1 + shift * n1, c2 + shift * n2
+    # contact point from each body's origin, and the velocity of sphere minus half space there
+    s0, s1, s2 = P0 - p_GB[bs, 0], P1 - p_GB[bs, 1], P2 - p_GB[bs, 2]
+    h0, h1, h2 = P0 - p_GB[bh, 0], P1 - p_GB[bh, 1], P2 - p_GB[bh, 2]
+    Vs = V_GB[bs]
+    Vh = V_GB[bh]
+    v0 = (Vs[3] + Vs[1] * s2 - Vs[2] * s1) - (Vh[3] + Vh[1] * h2 - Vh[2] * h1)
+    v1 = (Vs[4] + Vs[2] * s0 - Vs[0] * s2) - (Vh[4] + Vh[2] * h0 - Vh[0] * h2)
+    v2 = (Vs[5] + Vs[0] * s1 - Vs[1] * s0) - (Vh[5] + Vh[0] * h1 - Vh[1] * h0)
+    vn = v0 * n0 + v1 * n1 + v2 * n2
+    t0, t1, t2 = v0 - vn * n0, v1 - vn * n1, v2 - vn * n2
+    fh = (4.0 / 3.0) * k * math.sqrt(r * k) * math.sqrt(x * x + cf) ** 1.5
+    fh = fh * (0.5 + 0.5 * math.tanh(bd * x))
+    fhc = fh * (1.0 + 1.5 * diss * vn)
+    if diss > 0.0:
+        fhc *= 0.5 + 0.5 * math.tanh(bv * (vn + 2.0 / (3.0 * diss)))
+    elif bv == 0.0:
+        fhc *= 0.5
+    F0, F1, F2 = fhc * n0, fhc * n1, fhc * n2
+    slip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2 + cf)
+    if slip > 0.0:
+        vr = slip / vt
+        mu = min(vr, 1.0) * (ud + 2.0 * (us - ud) / (1.0 + vr * vr)) + uv * slip
+        g = fhc * mu / slip
+        F0, F1, F2 = F0 + g * t0, F1 + g * t1, F2 + g * t2
+    body_forces[bs, 0] -= s1 * F2 - s2 * F1
+    body_forces[bs, 1] -= s2 * F0 - s0 * F2
+    body_forces[bs, 2] -= s0 * F1 - s1 * F0
+    body_forces[bs, 3] -= F0
+    body_forces[bs, 4] -= F1
+    body_forces[bs, 5] -= F2
+    body_forces[bh, 0] += h1 * F2 - h2 * F1
+    body_forces[bh, 1] += h2 * F0 - h0 * F2
+    body_forces[bh, 2] += h0 * F1 - h1 * F0
+    body_forces[bh, 3] += F0
+    body_forces[bh, 4] += F1
+    body_forces[bh, 5] += F2
 
 
 @kernel_jit
@@ -172,6 +233,8 @@ def apply_force_terms(
             body_forces[a, 0] += k * t0 - c * V_GB[a, 0]
             body_forces[a, 1] += k * t1 - c * V_GB[a, 1]
             body_forces[a, 2] += k * t2 - c * V_GB[a, 2]
+        elif op == SMOOTH_SPHERE_HALF_SPACE:
+            _smooth_sphere_half_space(a, b, fl, p_GB, R_GB, V_GB, body_forces)
 
 
 def stack_terms(terms: list[tuple[int, tuple, tuple]], excluded: list[int]):

@@ -208,7 +208,9 @@ class MultibodySystem(System):
         return self.getMatterSubsystem().calcKineticEnergy(state)
 
     def calcPotentialEnergy(self, state: State) -> float:
-        """Sum of every force subsystem's potential energy (Dynamics stage), J."""
+        """Sum of every force subsystem's potential energy, J. Position stage is enough for
+        elements whose energy depends only on positions; an element whose energy needs more
+        (HuntCrossleyForce: Dynamics) refuses with a StageTooLowError naming that stage."""
         return float(sum(f.calcPotentialEnergy(state) for f in self._force_subsystems))
 
     def calcEnergy(self, state: State) -> float:

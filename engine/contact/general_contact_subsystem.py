@@ -1,0 +1,275 @@
+"""GeneralContactSubsystem: Simbody 3.7's contact sets of bodies with contact geometry, and
+the point contacts between them (the input of HuntCrossleyForce)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.stage import Stage
+from engine.common.state import State
+from engine.common.subsystem import Subsystem
+from engine.math.transform import Transform
+
+
+@dataclass
+class _Surface:
+    """One entry of a contact set: geometry on a body at X_BS."""
+
+    mobod: object
+    geometry: object
+    X_BS: Transform
+
+
+def _type_name(geometry) -> str:
+    return geometry.getTypeName()
+
+
+class GeneralContactSubsystem(Subsystem):
+    """GeneralContactSubsystem(system): contact sets, each a list of surfaces (a
+    ContactGeometry at a frame S fixed on a MobilizedBody); ``getContacts(state, set)`` finds
+    the touching pairs of one set at Position stage.
+
+    Every pair of surfaces of a set on different bodies is tested (there are no cliques).
+    HalfSpace-Sphere (the half space is surface 1) and Sphere-Sphere (the lower surface index
+    is surface 1) give a ``PointContact`` whose ``location`` is halfway between the two
+    undeformed surfaces, ``normal`` points from surface 1 into surface 2, ``depth`` > 0 is the
+    overlap and ``effective_radius`` is r (HalfSpace-Sphere) or r1 r2/(r1 + r2). Other pairs of
+    shapes never touch here. Surfaces are numbered per set in the order added.
+
+    Broad phase: a single-axis sweep and prune over the finite surfaces' bounding spheres, on
+    the axis along which their centres spread most (cost about O(N log N) for N surfaces in
+    a set, not O(N^2)); each infinite surface (a half space) is tested against every finite
+    one. The contacts of every set are computed together when first asked for and kept until
+    q changes.
+    """
+
+    def __init__(self, system=None) -> None:
+        super().__init__("GeneralContactSubsystem", "3.7")
+        self._sets: list[list[_Surface]] = []
+        self._contacts_entry = -1
+        if system is not None:
+            system.adoptSubsystem(self)
+
+    # ------------------------------------------------------------------ model building
+    def createContactSet(self) -> int:
+        """A new empty contact set; returns its ContactSetIndex (0, 1, ...)."""
+        self._sets.append([])
+        self.invalidateSubsystemTopologyCache()
+        return len(self._sets) - 1
+
+    def getNumContactSets(self) -> int:
+        return len(self._sets)
+
+    def _set(self, set_index) -> list[_Surface]:
+        try:
+            i = int(set_index)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem: a contact set index must be an int, got {set_index!r}"
+            ) from exc
+        if i != set_index or isinstance(set_index, bool) or not 0 <= i < len(self._sets):
+            raise IndexOutOfRangeError(
+                f"GeneralContactSubsystem: no contact set {set_index!r}; there are "
+                f"{len(self._sets)} (create one with createContactSet())"
+            )
+        return self._sets[i]
+
+    def _entry(self, set_index, index) -> _Surface:
+        surfaces = self._set(set_index)
+        try:
+            i = int(index)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem: a body index must be an int, got {index!r}"
+            ) from exc
+        if i != index or isinstance(index, bool) or not 0 <= i < len(surfaces):
+            raise IndexOutOfRangeError(
+                f"GeneralContactSubsystem: contact set {int(set_index)} has {len(surfaces)} "
+                f"bodies; index {index!r} is out of range"
+            )
+        return surfaces[i]
+
+    def addBody(self, set_index, body, geometry, transform: Transform | None = None) -> int:
+        """Add ``geometry`` (a ContactGeometry) at frame S = ``transform`` (X_BS, default
+        identity) on MobilizedBody ``body`` to contact set ``set_index``; returns the new
+        surface's index within the set."""
+        from engine.contact.contact_geometry import ContactGeometry
+        from engine.multibody.mobilized_body import MobilizedBody
+
+        surfaces = self._set(set_index)
+        if not isinstance(body, MobilizedBody):
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem.addBody: body must be a MobilizedBody, "
+                f"got {type(body).__name__}"
+            )
+        matter = body.getMatterSubsystem()
+        if matter.isInSystem() and self.isInSystem() and not matter.isInSameSystem(self):
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem.addBody: mobilized body "
+                f"{body.getMobilizedBodyIndex()} belongs to a different System"
+            )
+        if not isinstance(geometry, ContactGeometry):
+            raise InvalidArgumentError(
+                "GeneralContactSubsystem.addBody: geometry must be a ContactGeometry "
+                f"(e.g. ContactGeometry.Sphere(0.1)), got {type(geometry).__name__}"
+            )
+        X_BS = Transform() if transform is None else transform
+        if not isinstance(X_BS, Transform):
+            raise InvalidArgumentError(
+                "GeneralContactSubsystem.addBody: the surface frame must be a Transform X_BS, "
+                f"got {type(X_BS).__name__}"
+            )
+        surfaces.append(_Surface(body, geometry, Transform(X_BS)))
+        self.invalidateSubsystemTopologyCache()
+        return len(surfaces) - 1
+
+    def getNumBodies(self, set_index) -> int:
+        return len(self._set(set_index))
+
+    def getBody(self, set_index, index):
+        """The MobilizedBody of surface ``index`` of the set."""
+        return self._entry(set_index, index).mobod
+
+    def getBodyGeometry(self, set_index, index):
+        return self._entry(set_index, index).geometry
+
+    def getBodyTransform(self, set_index, index) -> Transform:
+        """X_BS of surface ``index`` of the set (a copy)."""
+        return Transform(self._entry(set_index, index).X_BS)
+
+    # ------------------------------------------------------------------ realization
+    def realizeSubsystemModelImpl(self, state: State) -> None:
+        self._contacts_entry = self.allocateLazyCacheEntry(
+            state, Stage.Position, [], name="contacts of each contact set"
+        )
+
+    def getContacts(self, state: State, set_index) -> tuple:
+        """The PointContacts of contact set ``set_index`` in ``state`` (Position stage)."""
+        self._set(set_index)
+        current = self.getStage(state)
+        if current < Stage.Position:
+            raise StageTooLowError(
+                "GeneralContactSubsystem.getContacts needs the State realized to Position "
+                f"stage, but it is at {current.getName()}; call "
+                "system.realize(state, Stage.Position)",
+                needed=Stage.Position,
+                current=current,
+            )
+        entry = self._contacts_entry
+        if not self.isCacheValueRealized(state, entry):
+            contacts = [self._find_contacts(state, s) for s in range(len(self._sets))]
+            state.setCacheEntryValue(self.getMySubsystemIndex(), entry, contacts)
+            self.markCacheValueRealized(state, entry)
+        return self.getCacheEntry(state, entry)[int(set_index)]
+
+    def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
+        """At Topology stage: every surface's shape (``createDecorativeGeometry``) on its
+        body, placed at X_BS."""
+        if Stage(stage) != Stage.Topology:
+            return
+        for surfaces in self._sets:
+            for s in surfaces:
+                drawing = s.geometry.createDecorativeGeometry()
+                drawing.setBodyId(s.mobod.getMobilizedBodyIndex())
+                drawing.setTransform(s.X_BS * drawing.getTransform())
+                geometry.append(drawing)
+
+    # ------------------------------------------------------------------ detection
+    def _frames(self, state: State, surfaces: list[_Surface]):
+        """(R_GS (n, 3, 3), p_GS (n, 3), body index (n,)) of every surface of a set."""
+        matter = self.getSystem().getMatterSubsystem()
+        pc = matter._position_cache(state)
+        n = len(surfaces)
+        R_GS = np.empty((n, 3, 3))
+        p_GS = np.empty((n, 3))
+        bodies = np.empty(n, dtype=np.int64)
+        for i, s in enumerate(surfaces):
+            b = s.mobod.getMobilizedBodyIndex()
+            R_GB = pc.R_GB[b]
+            R_GS[i] = R_GB @ s.X_BS.R().asMat33()
+            p_GS[i] = pc.p_GB[b] + R_GB @ s.X_BS.p()
+            bodies[i] = b
+        return R_GS, p_GS, bodies
+
+    def _find_contacts(self, state: State, set_index: int) -> tuple:
+        surfaces = self._sets[set_index]
+        if len(surfaces) < 2:
+            return ()
+        R_GS, p_GS, bodies = self._frames(state, surfaces)
+        kinds = [_type_name(s.geometry) for s in surfaces]
+        infinite = [i for i, s in enumerate(surfaces) if not s.geometry.isFinite()]
+        finite = [i for i, s in enumerate(surfaces) if s.geometry.isFinite()]
+        contacts = []
+        for h in infinite:
+            for j in finite:
+                if bodies[h] != bodies[j]:
+                    self._narrow_phase(h, j, kinds, surfaces, R_GS, p_GS, contacts)
+        for i, j in self._sweep_and_prune(finite, surfaces, p_GS):
+            if bodies[i] != bodies[j]:
+                self._narrow_phase(i, j, kinds, surfaces, R_GS, p_GS, contacts)
+        return tuple(contacts)
+
+    @staticmethod
+    def _bounding_radius(geometry) -> float:
+        kind = _type_name(geometry)
+        if kind == "Sphere":
+            return geometry.getRadius()
+        if kind == "Ellipsoid":
+            return float(np.max(geometry.getRadii()))
+        if kind == "Brick":
+            return float(np.linalg.norm(geometry.getHalfLengths()))
+        return np.inf  # a shape without a known bound is tested against everything
+
+    def _sweep_and_prune(self, finite: list[int], surfaces, p_GS) -> list[tuple[int, int]]:
+        """Candidate pairs (i < j) of finite surfaces whose bounding spheres overlap along
+        the axis of largest spread of their centres."""
+        if len(finite) < 2:
+            return []
+        idx = np.asarray(finite, dtype=np.int64)
+        centres = p_GS[idx]
+        radii = np.array([self._bounding_radius(surfaces[i].geometry) for i in finite])
+        axis = int(np.argmax(np.var(centres, axis=0)))
+        lo = centres[:, axis] - radii
+        hi = centres[:, axis] + radii
+        order = np.argsort(lo, kind="stable")
+        pairs = []
+        active: list[int] = []  # positions into idx whose interval may still overlap
+        for k in order:
+            start = lo[k]
+            active = [a for a in active if hi[a] >= start]
+            for a in active:
+                i, j = int(idx[a]), int(idx[k])
+                pairs.append((i, j) if i < j else (j, i))
+            active.append(int(k))
+        return pairs
+
+    @staticmethod
+    def _narrow_phase(i, j, kinds, surfaces, R_GS, p_GS, contacts: list) -> None:
+        from engine.contact.contact import PointContact
+
+        pair = (kinds[i], kinds[j])
+        if pair == ("Sphere", "HalfSpace"):
+            i, j = j, i
+            pair = ("HalfSpace", "Sphere")
+        if pair == ("HalfSpace", "Sphere"):
+            n = -R_GS[i][:, 0]
+            r = surfaces[j].geometry.getRadius()
+            c = p_GS[j]
+            d = float(np.dot(c - p_GS[i], n))
+            depth = r - d
+            if depth > 0.0:
+                location = c - (d + 0.5 * depth) * n
+                contacts.append(PointContact(i, j, location, n, r, depth))
+        elif pair == ("Sphere", "Sphere"):
+            r1 = surfaces[i].geometry.getRadius()
+            r2 = surfaces[j].geometry.getRadius()
+            delta = p_GS[j] - p_GS[i]
+            dist = float(np.sqrt(np.dot(delta, delta)))
+            depth = r1 + r2 - dist
+            if depth > 0.0 and dist > 0.0:
+                n = delta / dist
+                location = p_GS[i] + (r1 - 0.5 * depth) * n
+                contacts.append(PointContact(i, j, location, n, r1 * r2 / (r1 + r2), depth))
