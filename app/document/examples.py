@@ -75,7 +75,33 @@ EXAMPLES = (
     Example(
         "ragdoll",
         "Humanoid ragdoll",
-        "A free-floating humanoid of 12 bodies falling under gravity.",
+        "A humanoid of 12 bodies with contact ellipsoids, spheres and brick feet, thrown onto "
+        "the floor (a ground contact plane).",
+    ),
+    Example(
+        "bouncing_balls",
+        "Bouncing balls (contact)",
+        "Three balls dropped side by side whose contact dissipation differs: high, middle and "
+        "low restitution.",
+    ),
+    Example(
+        "sliding_to_rolling",
+        "Sliding to rolling (contact)",
+        "A ball launched sliding without spin: friction makes it roll at 5/7 of its launch "
+        "speed (plotted: its speed and spin).",
+        plots=("u ball.u2", "u ball.u3"),
+    ),
+    Example(
+        "tilting_plane",
+        "Box on a tilting plane (contact)",
+        "A box sticks on a slowly tilting plane until the tilt beats static friction "
+        "(tan 27 deg = 0.5), then slides.",
+        plots=("u box.u3", "u box.u4", "q plane.q0"),
+    ),
+    Example(
+        "newtons_cradle",
+        "Newton's cradle (contact)",
+        "Five pendulum balls in elastic sphere-sphere contact: one swings in, one swings out.",
     ),
     Example(
         "molecule",
@@ -589,7 +615,11 @@ def ragdoll() -> ModelData:
                 q=(-0.2,),
             ),
         ]
-    return ModelData("Humanoid ragdoll", bodies, [], [], [gravity()], Hints(time_scale=1.0))
+    from app.document.contact_examples import add_ragdoll_contact
+
+    return add_ragdoll_contact(
+        ModelData("Humanoid ragdoll", bodies, [], [], [gravity()], Hints(time_scale=1.0))
+    )
 
 
 def molecule() -> ModelData:
@@ -689,6 +719,15 @@ BUILDERS = {
     "ragdoll": ragdoll,
     "molecule": molecule,
 }
+
+
+def _contact_builders() -> dict:
+    from app.document.contact_examples import CONTACT_BUILDERS
+
+    return CONTACT_BUILDERS
+
+
+BUILDERS.update(_contact_builders())
 
 
 def write_examples(directory: Path = EXAMPLES_DIR) -> list[Path]:

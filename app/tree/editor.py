@@ -117,6 +117,13 @@ class ModelEditor(QObject):
         redo.setObjectName("redoAction")
         self.actions["undo"] = undo
         self.actions["redo"] = redo
+        make(
+            "ground_plane",
+            "Add &ground contact plane",
+            None,
+            "Add a contact half space on Ground whose surface is the drawn floor",
+            self.add_ground_plane,
+        )
 
     def install_menus(self, window: QMainWindow) -> None:
         """File entries before Quit, an Edit menu after File."""
@@ -141,6 +148,8 @@ class ModelEditor(QObject):
         edit_menu.setObjectName("editMenu")
         edit_menu.addAction(self.actions["undo"])
         edit_menu.addAction(self.actions["redo"])
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.actions["ground_plane"])
         actions = bar.actions()
         after = actions[1] if len(actions) > 1 else None
         bar.insertMenu(after, edit_menu)
@@ -330,6 +339,18 @@ class ModelEditor(QObject):
             return None
         self.tree.show_message("")
         self.tree.select_key(f"{section}:{index}")
+        return index
+
+    def add_ground_plane(self) -> int | None:
+        """Add a ground contact half space aligned with the up direction and the drawn floor
+        (one undoable edit) and show Ground's properties; its index, or None if refused."""
+        try:
+            index = self.edit("Add ground contact plane", lambda d: d.add_ground_plane())
+        except DocumentError as exc:
+            self.tree.show_message(str(exc))
+            return None
+        self.tree.show_message("")
+        self.tree.select_key("ground")
         return index
 
     def rename_body(self, old: str, new: str) -> None:
