@@ -219,6 +219,18 @@ def quat_about(axis, angle: float) -> tuple[float, float, float, float]:
     return (math.cos(angle / 2), a[0] * s, a[1] * s, a[2] * s)
 
 
+def quat_product(a, b) -> tuple[float, float, float, float]:
+    """The quaternion of rotation ``a`` after rotation ``b`` (Hamilton product a b)."""
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return (
+        w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+        w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+        w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+        w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+    )
+
+
 def _pivot_marker(height: float) -> GeometrySpec:
     """A small sphere on Ground marking a pivot ``height`` metres above the origin."""
     return GeometrySpec("sphere", {"radius": 0.04}, FrameSpec((0.0, height, 0.0)), (0.3, 0.3, 0.3))
@@ -542,8 +554,14 @@ def ragdoll() -> ModelData:
         mass=pelvis_m,
         inertia=inertia_about_origin(pelvis_m, (0, 0, 0), (0.1, 0.1, 0.08)),
         geometry=(GeometrySpec("ellipsoid", {"radii": (0.17, 0.1, 0.1)}, color=cloth),),
-        q=(*quat_about((1, 0, 0), 0.2), 0.0, 1.6, 0.0),
-        u=(0.5, 1.0, 0.0, 0.5, 0.0, 0.0),
+        # thrown lying back along x, 0.75 m up, spinning a little: it lands on the floor
+        q=(
+            *quat_product(quat_about((0, 1, 0), math.pi / 2), quat_about((1, 0, 0), -1.35)),
+            0.0,
+            0.75,
+            0.0,
+        ),
+        u=(0.3, 0.6, 0.0, 0.4, 0.8, 0.0),
     )
     torso_m = 25.0
     torso_com = (0.0, 0.25, 0.0)
