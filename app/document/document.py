@@ -388,7 +388,20 @@ class ModelDocument:
             return
         d = self._data.copy()
         d.hints = hints
-        self._commit(d, Change("hints", "hints", tuple(fields)))
+        kind = "hints"
+        if hints.up != self._data.hints.up:
+            # ground planes on the old floor follow it to the new one
+            old_floor = ground_plane_frame(self._data.hints.up)
+            planes = [
+                replace(c, X=ground_plane_frame(hints.up))
+                if c.shape == "halfspace" and c.X == old_floor
+                else c
+                for c in d.ground_contact_surfaces
+            ]
+            if planes != d.ground_contact_surfaces:
+                d.ground_contact_surfaces = planes
+                kind = "parameters"
+        self._commit(d, Change(kind, "hints", tuple(fields)))
 
 
 def _section(section: str) -> str:

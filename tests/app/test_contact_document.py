@@ -150,3 +150,17 @@ def test_contact_surface_spec_from_dict_refuses_wrong_types():
     with pytest.raises(SpecError) as err:
         ContactSurfaceSpec.from_dict({"shape": "sphere", "material": {"stiffness": "hard"}})
     assert err.value.field == "material.stiffness"
+
+
+def test_ground_plane_follows_the_floor_when_the_up_direction_changes():
+    doc = ModelDocument()
+    doc.add_ground_plane()
+    tilted = replace(doc.contact_surfaces_of(GROUND)[0], X=FrameSpec((0, 0, 0), (0.1, 0, 0)))
+    doc.set_contact_surfaces(GROUND, [*doc.contact_surfaces_of(GROUND), tilted])
+    changes = []
+    doc.add_listener(changes.append)
+    doc.set_hints(up="-Z")
+    planes = doc.contact_surfaces_of(GROUND)
+    assert planes[0].X == ground_plane_frame("-Z")  # was on the floor: follows it
+    assert planes[1] == tilted  # placed by hand: stays
+    assert changes[-1].kind == "parameters"  # the System is rebuilt with the moved plane
