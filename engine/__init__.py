@@ -43,6 +43,22 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
+from engine.contact.compliant_contact_subsystem import CompliantContactSubsystem
+from engine.contact.contact import (
+    BrickHalfSpaceContact,
+    BrokenContact,
+    CircularPointContact,
+    Contact,
+    ContactId,
+    EllipticalPointContact,
+    PointContact,
+    UntrackedContact,
+)
+from engine.contact.contact_force import ContactDetail, ContactForce, ContactPatch
+from engine.contact.contact_geometry import ContactGeometry
+from engine.contact.contact_material import ContactMaterial
+from engine.contact.contact_surface import ContactCliqueId, ContactSurface, ContactSurfaceIndex
+from engine.contact.contact_tracker_subsystem import ContactSnapshot, ContactTrackerSubsystem
 from engine.forces import builtins as _force_builtins  # registers Force.<Name>
 
 # Multibody layer.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from engine.common.exceptions import InvalidArgumentError
+import numpy as np
+
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.math.mass_properties import MassProperties
 from engine.math.transform import Transform
 
@@ -17,6 +19,7 @@ class Body:
             )
         self._mass_properties = massProperties or MassProperties(0.0, (0, 0, 0), _zero_inertia())
         self._decorations: list = []
+        self._contact_surfaces: list = []
 
     def getDefaultRigidBodyMassProperties(self) -> MassProperties:
         return self._mass_properties
@@ -45,6 +48,47 @@ class Body:
         """(X_BD, geometry) pairs."""
         return list(self._decorations)
 
+    def addContactSurface(self, X_BS, surface) -> int:
+        """Attach a copy of ``surface`` (a ContactSurface) at X_BS; returns its ordinal here."""
+        from engine.contact.contact_surface import ContactSurface
+
+        if not isinstance(surface, ContactSurface):
+            raise InvalidArgumentError(
+                f"addContactSurface needs a ContactSurface, got {type(surface).__name__}"
+            )
+        X = Transform(X_BS)
+        if not (np.all(np.isfinite(X.R().asMat33())) and np.all(np.isfinite(X.p()))):
+            raise InvalidArgumentError("addContactSurface: X_BS must be finite")
+        self._contact_surfaces.append((X, surface.clone()))
+        return len(self._contact_surfaces) - 1
+
+    def getNumContactSurfaces(self) -> int:
+        return len(self._contact_surfaces)
+
+    def _check_surface_ordinal(self, i) -> int:
+        if isinstance(i, bool) or not hasattr(i, "__index__"):
+            raise InvalidArgumentError(f"a contact surface ordinal must be an int, got {i!r}")
+        k = i.__index__()
+        if not 0 <= k < len(self._contact_surfaces):
+            raise IndexOutOfRangeError(
+                f"contact surface {k} does not exist: this body has {len(self._contact_surfaces)}"
+            )
+        return k
+
+    def getContactSurface(self, i: int):
+        return self._contact_surfaces[self._check_surface_ordinal(i)][1]
+
+    updContactSurface = getContactSurface
+
+    def getContactSurfaceTransform(self, i: int) -> Transform:
+        """X_BS of contact surface ``i`` on this body."""
+        return self._contact_surfaces[self._check_surface_ordinal(i)][0]
+
+    def setContactSurfaceTransform(self, i: int, X_BS) -> Body:
+        k = self._check_surface_ordinal(i)
+        self._contact_surfaces[k] = (Transform(X_BS), self._contact_surfaces[k][1])
+        return self
+
     def clone(self) -> Body:
         """An independent copy: same type and mass properties, its own decoration list.
 
@@ -54,6 +98,10 @@ class Body:
         copy = type(self).__new__(type(self))
         copy.__dict__.update(self.__dict__)
         copy._decorations = [(X_BD, geometry.clone()) for X_BD, geometry in self._decorations]
+        copy._contact_surfaces = [
+            (Transform(X_BS), surface.clone())
+            for X_BS, surface in getattr(self, "_contact_surfaces", [])
+        ]
         return copy
 
 

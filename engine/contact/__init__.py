@@ -1,0 +1,1 @@
+"""Compliant contact (Simbody 3.7's ContactTracker / CompliantContact subsystems)."""
