@@ -636,7 +636,14 @@ def ragdoll() -> ModelData:
     from app.document.contact_examples import add_ragdoll_contact
 
     return add_ragdoll_contact(
-        ModelData("Humanoid ragdoll", bodies, [], [], [gravity()], Hints(time_scale=1.0))
+        ModelData(
+            "Humanoid ragdoll",
+            bodies,
+            [],
+            [],
+            [gravity()],
+            Hints(time_scale=1.0, show_default_geometry=False),
+        )
     )
 
 

@@ -91,7 +91,7 @@ def test_sliding_ball_ends_rolling_at_five_sevenths_of_its_speed():
     from app.document.contact_examples import ROLLING_V0
 
     built = built_example("sliding_to_rolling")
-    state = simulate_to(built, 1.0, 1e-5, None)
+    state = simulate_to(built, 1.0, 1e-4, None)
     ball = built.mobilized_bodies["ball"]
     u = ball.getU(state)
     vx, wz = u[3], u[2]
@@ -103,9 +103,9 @@ def test_newtons_cradle_passes_the_swing_to_the_last_ball():
     built = built_example("newtons_cradle")
     state = simulate_to(built, 0.75, 1e-5, None)
     q = {n: built.mobilized_bodies[n].getQ(state)[0] for n in names(built)}
-    assert q["ball5"] > 0.25  # swung out
+    assert q["ball5"] > 0.4  # swung out, nearly as far as ball 1 was pulled (0.55 rad)
     assert abs(q["ball1"]) < 0.06  # stopped at the row
-    assert all(abs(q[f"ball{k}"]) < 0.06 for k in (2, 3, 4))
+    assert all(abs(q[f"ball{k}"]) < 0.1 for k in (2, 3, 4))
 
 
 def lowest_point(built, state) -> float:
@@ -132,10 +132,11 @@ def lowest_point(built, state) -> float:
     return low
 
 
+@pytest.mark.slow  # about a minute of CPU: the engine's contact path is not compiled yet
 def test_ragdoll_lands_and_lies_on_the_floor_at_one_second():
     built = built_example("ragdoll")
     assert lowest_point(built, built.state) > 0.05  # thrown from above the floor
-    state = simulate_to(built, 1.0, 1e-4, None)
+    state = simulate_to(built, 1.0, 1e-3, None)
     low = lowest_point(built, state)
     assert -0.02 < low < 0.01  # on the floor, with a small penetration at most
     pelvis = built.mobilized_bodies["pelvis"].getBodyOriginLocation(state)
