@@ -12,7 +12,6 @@ from app.document.specs import (
     GROUND,
     BodySpec,
     ContactMaterialSpec,
-    ContactSettings,
     ContactSurfaceSpec,
     FrameSpec,
     GeometrySpec,
@@ -278,7 +277,6 @@ def newtons_cradle(n: int = 5, pulled: float = -0.55) -> ModelData:
         ground_geometry=[frame, *posts],
         forces=[gravity()],
         hints=Hints(time_scale=1.0, length_scale=1.0, show_default_geometry=False),
-        contact=ContactSettings(transition_velocity=0.01),
     )
 
 

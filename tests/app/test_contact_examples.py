@@ -51,8 +51,11 @@ def test_cliques_and_settings_reach_the_engine():
     assert len(cliques) == 1 and len(next(iter(cliques))) == 1  # one shared clique
     plane = built.mobilized_bodies[GROUND].getBody().getContactSurface(0)
     assert plane.getCliques() == () or list(plane.getCliques()) == []
-    cradle = built_example("tilting_plane")
-    assert cradle.contact_forces.getTransitionVelocity() == pytest.approx(1e-3)
+    doc = model_io.load(example_path("bouncing_balls"))
+    doc.set_contact_settings(transition_velocity=0.003, track_dissipated_energy=True)
+    compliant = build(doc).contact_forces
+    assert compliant.getTransitionVelocity() == 0.003
+    assert compliant.getTrackDissipatedEnergy() is True
 
 
 def names(built) -> list[str]:
@@ -78,7 +81,9 @@ def test_bouncing_balls_stay_above_the_floor_and_bounce_by_their_dissipation():
         times=list(np.arange(0.01, 1.2001, 0.01)),
     )
     heights = np.array(heights)
-    assert heights.min() > radius - 0.005  # never through the floor
+    # never through the floor: at most the elastic Hertz indentation of a 1 kg ball hitting
+    # at 4.4 m/s, (5 m v^2 / (16 E sqrt(R)))^(2/5) = 7.8 mm (E = 1e7 Pa)
+    assert heights.min() > radius - 0.0078
     # impact at about t = 0.45 s; the rebound peaks are ordered by dissipation
     after = heights[60:]
     peaks = after.max(axis=0)
