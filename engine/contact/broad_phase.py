@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.contact.kernels.sweep_kernel import sweep_pairs
+
 
 def sweep_and_prune(centers: np.ndarray, radii: np.ndarray) -> list[tuple[int, int]]:
     """Pairs (i, j), i < j, of bounding spheres that overlap (indices into the inputs)."""
@@ -20,20 +22,12 @@ def sweep_and_prune(centers: np.ndarray, radii: np.ndarray) -> list[tuple[int, i
     lo = centers[:, axis] - radii
     hi = centers[:, axis] + radii
     order = np.argsort(lo, kind="stable")
-    lo_sorted = lo[order]
-    hi_sorted = hi[order]
-    # for each interval, the sorted intervals that start before it ends
-    ends = np.searchsorted(lo_sorted, hi_sorted, side="right")
-    pairs = []
-    for a in range(count):
-        end = int(ends[a])
-        if end <= a + 1:
-            continue
-        i = int(order[a])
-        js = order[a + 1 : end]
-        d = centers[js] - centers[i]
-        close = np.einsum("ij,ij->i", d, d) <= (radii[js] + radii[i]) ** 2
-        for j in js[close]:
-            j = int(j)
-            pairs.append((i, j) if i < j else (j, i))
-    return pairs
+    centers = np.ascontiguousarray(centers, dtype=np.float64)
+    radii = np.ascontiguousarray(radii, dtype=np.float64)
+    capacity = 4 * count
+    while True:
+        pairs = np.empty((capacity, 2), dtype=np.int64)
+        found = sweep_pairs(order, lo[order], hi[order], centers, radii, pairs)
+        if found <= capacity:
+            return [(int(i), int(j)) for i, j in pairs[:found]]
+        capacity = found

@@ -12,6 +12,8 @@ realized only to Position it is evaluated with the bodies at rest.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from engine.common.decorations.base import check_real
@@ -19,9 +21,10 @@ from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError,
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
 from engine.contact.contact import (
+    CircularPointContact,
     Condition,
 )
-from engine.contact.contact_force import ContactForce, ContactPatch
+from engine.contact.contact_force import ContactDetail, ContactForce, ContactPatch
 from engine.contact.generators import (
     BrickHalfSpacePenalty,
     ContactForceGenerator,
@@ -30,23 +33,72 @@ from engine.contact.generators import (
     HertzElliptical,
 )
 from engine.contact.generators.base import MaterialKinematics
+from engine.contact.kernels.hertz_circular_kernel import (
+    OUT_COLUMNS,
+    apply_point_forces,
+    hertz_circular_forces,
+)
+from engine.contact.vec3 import cross3
 
 _ZERO3 = np.zeros(3)
 
 
 class _Evaluation:
-    """The forces of one State: per contact (ContactForce or None, details)."""
+    """The forces of one State. Contacts evaluated by the HertzCircular kernel keep their
+    results as rows of ``out`` (layout in ``hertz_circular_kernel``) and become
+    ContactForce objects only when asked for; the others hold (ContactForce, details)."""
 
-    __slots__ = ("contacts", "forces", "details", "by_id", "pe", "power")
+    __slots__ = ("contacts", "forces", "details", "has_force", "rows", "out", "s1", "s2")
 
-    def __init__(self, contacts, forces, details) -> None:
+    def __init__(self, contacts) -> None:
+        n = len(contacts)
         self.contacts = contacts
-        self.forces = forces
-        self.details = details
-        self.by_id = {int(c.getContactId()): k for k, c in enumerate(contacts)}
-        valid = [f for f in forces if f is not None]
-        self.pe = float(sum(f.getPotentialEnergy() for f in valid))
-        self.power = float(sum(f.getPowerDissipation() for f in valid))
+        self.forces: list = [None] * n
+        self.details: list = [()] * n
+        self.has_force = [False] * n
+        self.rows: dict = {}
+        self.out = np.zeros((0, OUT_COLUMNS))
+        self.s1 = np.zeros(0, dtype=np.int64)
+        self.s2 = np.zeros(0, dtype=np.int64)
+
+    def force(self, k: int) -> ContactForce | None:
+        if not self.has_force[k]:
+            return None
+        if self.forces[k] is None:
+            self._build(k)
+        return self.forces[k]
+
+    def patch_details(self, k: int):
+        if self.has_force[k] and self.forces[k] is None:
+            self._build(k)
+        return self.details[k]
+
+    def _build(self, k: int) -> None:
+        row = self.out[self.rows[k]]
+        contact = self.contacts[k]
+        C, F = row[0:3], row[3:6]
+        self.forces[k] = ContactForce(
+            contact.getContactId(), C, np.array([_ZERO3, F]), row[6], row[7]
+        )
+        if row[12] == 0.0:
+            n = contact.getNormalInGround()
+            x = contact.getDepth()
+            self.details[k] = (
+                ContactDetail(C, n, row[9:12], F, x, row[8], math.nan, math.nan, row[6], row[7]),
+            )
+
+    def valid_indices(self) -> list[int]:
+        return [k for k, has in enumerate(self.has_force) if has]
+
+    def totals(self) -> tuple[float, float]:
+        """(potential energy, dissipated power) summed over every ContactForce."""
+        pe = float(np.sum(self.out[:, 6]))
+        power = float(np.sum(self.out[:, 7]))
+        for k, force in enumerate(self.forces):
+            if force is not None and k not in self.rows:
+                pe += force.getPotentialEnergy()
+                power += force.getPowerDissipation()
+        return pe, power
 
 
 class CompliantContactSubsystem(Subsystem):
@@ -152,8 +204,19 @@ class CompliantContactSubsystem(Subsystem):
         body, _ = self.getSystem().getGlobalSubsystem().updForces(state)
         tracker = self._tracker
         pc = self.getSystem().getMatterSubsystem()._position_cache(state)
-        for contact, force in zip(evaluation.contacts, evaluation.forces, strict=True):
-            if force is None:
+        if evaluation.rows:
+            apply_point_forces(
+                evaluation.out,
+                evaluation.s1,
+                evaluation.s2,
+                tracker._body,
+                np.ascontiguousarray(pc.p_GB, dtype=np.float64),
+                body,
+            )
+        for k, (contact, force) in enumerate(
+            zip(evaluation.contacts, evaluation.forces, strict=True)
+        ):
+            if force is None or k in evaluation.rows:
                 continue
             spatial = force.getForceOnSurface2()
             M, F = spatial[0], spatial[1]
@@ -162,14 +225,14 @@ class CompliantContactSubsystem(Subsystem):
             C = force.getContactPoint()
             b1 = tracker._body[int(contact.getSurface1())]
             b2 = tracker._body[int(contact.getSurface2())]
-            body[b2, 0:3] += M + np.cross(C - pc.p_GB[b2], F)
+            body[b2, 0:3] += M + cross3(C - pc.p_GB[b2], F)
             body[b2, 3:6] += F
-            body[b1, 0:3] -= M + np.cross(C - pc.p_GB[b1], F)
+            body[b1, 0:3] -= M + cross3(C - pc.p_GB[b1], F)
             body[b1, 3:6] -= F
 
     def realizeSubsystemAccelerationImpl(self, state) -> None:
         if self._track:
-            state.updZDot(self.getMySubsystemIndex())[0] = self._evaluation(state).power
+            state.updZDot(self.getMySubsystemIndex())[0] = self._evaluation(state).totals()[1]
 
     # ------------------------------------------------------------------ evaluation
     def _require(self, state, needed: Stage, what: str) -> None:
@@ -196,22 +259,24 @@ class CompliantContactSubsystem(Subsystem):
         snapshot = tracker.getActiveContacts(state)
         matter = self.getSystem().getMatterSubsystem()
         pc = matter._position_cache(state)
-        V = None if at_rest else matter._velocity_cache(state).V_GB
-        contacts, forces, details = [], [], []
-        for contact in snapshot:
-            contacts.append(contact)
+        nb = pc.p_GB.shape[0]
+        V = np.zeros((nb, 6)) if at_rest else matter._velocity_cache(state).V_GB.reshape(nb, 6)
+        contacts = list(snapshot)
+        evaluation = _Evaluation(contacts)
+        batch: list[int] = []
+        circular = self._generators.get(CircularPointContact)
+        batched = type(circular) is HertzCircular
+        for k, contact in enumerate(contacts):
             if contact.getCondition() == Condition.Broken:
-                forces.append(None)
-                details.append([])
+                continue
+            if batched and type(contact) is CircularPointContact:
+                batch.append(k)
                 continue
             s1, s2 = int(contact.getSurface1()), int(contact.getSurface2())
             b1, b2 = int(tracker._body[s1]), int(tracker._body[s2])
-            if V is None:
-                kin = MaterialKinematics(pc.p_GB[b1], _ZERO3, _ZERO3, pc.p_GB[b2], _ZERO3, _ZERO3)
-            else:
-                kin = MaterialKinematics(
-                    pc.p_GB[b1], V[b1][0:3], V[b1][3:6], pc.p_GB[b2], V[b2][0:3], V[b2][3:6]
-                )
+            kin = MaterialKinematics(
+                pc.p_GB[b1], V[b1, 0:3], V[b1, 3:6], pc.p_GB[b2], V[b2, 0:3], V[b2, 3:6]
+            )
             generator = self._generators.get(type(contact), self._default)
             force, patch = generator.calcContactForce(
                 contact,
@@ -220,55 +285,94 @@ class CompliantContactSubsystem(Subsystem):
                 kin,
                 self._vt,
             )
-            forces.append(force)
-            details.append(patch)
-        return _Evaluation(contacts, forces, details)
+            if force is not None:
+                evaluation.forces[k] = force
+                evaluation.details[k] = tuple(patch)
+                evaluation.has_force[k] = True
+        if batch:
+            m = len(batch)
+            chosen = [contacts[k] for k in batch]
+            pairs = [c._ground_origin_normal() for c in chosen]
+            origin = np.array([on[0] for on in pairs], dtype=np.float64).reshape(m, 3)
+            normal = np.array([on[1] for on in pairs], dtype=np.float64).reshape(m, 3)
+            depth = np.array([c._depth for c in chosen], dtype=np.float64)
+            radius = np.array([c._radius for c in chosen], dtype=np.float64)
+            s1 = np.array([c._surface1 for c in chosen], dtype=np.int64)
+            s2 = np.array([c._surface2 for c in chosen], dtype=np.int64)
+            evaluation.rows = {k: row for row, k in enumerate(batch)}
+            for k in batch:
+                evaluation.has_force[k] = True
+            out = np.empty((m, OUT_COLUMNS))
+            hertz_circular_forces(
+                origin,
+                normal,
+                depth,
+                radius,
+                s1,
+                s2,
+                tracker._material,
+                tracker._body,
+                np.ascontiguousarray(pc.p_GB, dtype=np.float64),
+                np.ascontiguousarray(V, dtype=np.float64),
+                float(self._vt),
+                out,
+            )
+            evaluation.out, evaluation.s1, evaluation.s2 = out, s1, s2
+        return evaluation
 
     # ------------------------------------------------------------------ results
     def getNumContactForces(self, state) -> int:
         """Number of ContactForces (Velocity stage): one per contact with a force generator
         that produced one (a separating "yanked" Hertz contact still counts, with zero force)."""
         self._require(state, Stage.Velocity, "getNumContactForces")
-        return sum(1 for f in self._evaluation(state).forces if f is not None)
+        return sum(self._evaluation(state).has_force)
 
     def getContactForce(self, state, i: int) -> ContactForce:
         """The i-th ContactForce (Velocity stage)."""
         self._require(state, Stage.Velocity, "getContactForce")
-        valid = [f for f in self._evaluation(state).forces if f is not None]
+        evaluation = self._evaluation(state)
+        valid = evaluation.valid_indices()
         if isinstance(i, bool) or not hasattr(i, "__index__") or not 0 <= i < len(valid):
             raise IndexOutOfRangeError(f"no contact force {i!r}: there are {len(valid)}")
-        return valid[i.__index__()]
+        return evaluation.force(valid[i.__index__()])
 
     def getContactForceById(self, state, contactId) -> ContactForce:
         """The ContactForce of contact ``contactId``; an invalid one if it has none."""
         self._require(state, Stage.Velocity, "getContactForceById")
         evaluation = self._evaluation(state)
-        k = evaluation.by_id.get(int(contactId))
-        if k is None or evaluation.forces[k] is None:
+        k = self._index_of(evaluation, contactId)
+        if k is None or not evaluation.has_force[k]:
             return ContactForce()
-        return evaluation.forces[k]
+        return evaluation.force(k)
 
     def calcContactPatchDetailsById(self, state, contactId) -> ContactPatch:
         """The ContactForce of a contact with its patch details (Velocity stage)."""
         self._require(state, Stage.Velocity, "calcContactPatchDetailsById")
         evaluation = self._evaluation(state)
-        k = evaluation.by_id.get(int(contactId))
-        if k is None or evaluation.forces[k] is None:
+        k = self._index_of(evaluation, contactId)
+        if k is None or not evaluation.has_force[k]:
             return ContactPatch()
-        return ContactPatch(evaluation.forces[k], evaluation.details[k])
+        return ContactPatch(evaluation.force(k), evaluation.patch_details(k))
+
+    def _index_of(self, evaluation: _Evaluation, contactId) -> int | None:
+        target = int(contactId)
+        for k, contact in enumerate(evaluation.contacts):
+            if contact._id == target:
+                return k
+        return None
 
     def getDissipatedPower(self, state) -> float:
         """Sum of the contacts' dissipated power (W, Velocity stage)."""
         self._require(state, Stage.Velocity, "getDissipatedPower")
-        return self._evaluation(state).power
+        return self._evaluation(state).totals()[1]
 
     def calcPotentialEnergy(self, state) -> float:
         """Elastic energy of all contacts (J). From Velocity stage the ContactForces' sum; at
         Position stage the contacts evaluated with the bodies at rest."""
         self._require(state, Stage.Position, "calcPotentialEnergy")
         if self.getStage(state) >= Stage.Velocity:
-            return self._evaluation(state).pe
-        return self._evaluation(state, at_rest=True).pe
+            return self._evaluation(state).totals()[0]
+        return self._evaluation(state, at_rest=True).totals()[0]
 
     def calcDecorativeGeometryAndAppendImpl(self, state, stage, geometry) -> None:
         """Nothing: the studio draws contact points and forces itself."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 import itertools
-import threading
 
 import numpy as np
 
@@ -28,14 +27,22 @@ class ContactId(int):
         return f"ContactId({int(self)})"
 
 
-_id_counter = itertools.count(1)
-_id_lock = threading.Lock()
+_id_counter = itertools.count(1)  # next() on it is atomic under the GIL
 
 
 def createNewContactId() -> ContactId:
     """A process-wide new contact id (as Simbody's ``Contact::createNewContactId``)."""
-    with _id_lock:
-        return ContactId(next(_id_counter))
+    return ContactId(next(_id_counter))
+
+
+def _new_id() -> int:
+    return next(_id_counter)
+
+
+def _transform(R: np.ndarray, p: np.ndarray) -> Transform:
+    from engine.math.rotation import Rotation
+
+    return Transform(Rotation._from_matrix(np.array(R, dtype=float)), np.array(p, dtype=float))
 
 
 class Condition(enum.IntEnum):
@@ -90,27 +97,42 @@ class Contact:
         self._surface1 = ContactSurfaceIndex(surface1.__index__())
         self._surface2 = ContactSurfaceIndex(surface2.__index__())
         self._X_S1S2 = Transform() if X_S1S2 is None else Transform(X_S1S2)
-        self._X_GS1 = Transform()
-        self._X_GS2 = self._X_S1S2
+        self._ground = None  # (R_GS1, p_GS1, R_GS2, p_GS2) arrays, set by the tracker
         self._condition = Condition(condition)
-        self._id = ContactId(0)
+        self._id = 0
+
+    def _init_from_tracker(self, surface1: int, surface2: int, ground: tuple) -> None:
+        """Set the common fields from a tracker's Ground-frame arrays (no checks)."""
+        self._surface1 = surface1  # plain ints here; the accessors return the index types
+        self._surface2 = surface2
+        self._X_S1S2 = None
+        self._ground = ground
+        self._condition = Condition.Unknown
+        self._id = 0
 
     # -- Simbody's Contact interface ---------------------------------------------------------
     def getContactId(self) -> ContactId:
-        return self._id
+        return ContactId(self._id)
 
     def setContactId(self, contactId) -> Contact:
-        self._id = ContactId(int(contactId))
+        self._id = int(contactId)
         return self
 
     def getSurface1(self):
-        return self._surface1
+        from engine.contact.contact_surface import ContactSurfaceIndex
+
+        return ContactSurfaceIndex(self._surface1)
 
     def getSurface2(self):
-        return self._surface2
+        from engine.contact.contact_surface import ContactSurfaceIndex
+
+        return ContactSurfaceIndex(self._surface2)
 
     def getTransform(self) -> Transform:
         """X_S1S2: surface 2's frame in surface 1's frame when the contact was found."""
+        if self._X_S1S2 is None:
+            R1, p1, R2, p2 = self._ground
+            self._X_S1S2 = _transform(R1.T @ R2, R1.T @ (p2 - p1))
         return self._X_S1S2
 
     def getCondition(self) -> Condition:
@@ -145,15 +167,26 @@ class Contact:
     # -- Ground-frame helper (set by the tracker) ----------------------------------------------
     def getSurface1TransformInGround(self) -> Transform:
         """X_GS1 at the State the contact was found in (identity if not set)."""
-        return self._X_GS1
+        if self._ground is None:
+            return Transform()
+        return _transform(self._ground[0], self._ground[1])
 
     def getSurface2TransformInGround(self) -> Transform:
-        """X_GS2 at the State the contact was found in."""
-        return self._X_GS2
+        """X_GS2 at the State the contact was found in (X_S1S2 if not set)."""
+        if self._ground is None:
+            return self.getTransform()
+        return _transform(self._ground[2], self._ground[3])
+
+    def _R1(self) -> np.ndarray:
+        return np.eye(3) if self._ground is None else self._ground[0]
+
+    def _p1(self) -> np.ndarray:
+        return np.zeros(3) if self._ground is None else self._ground[1]
 
     def _set_ground_frame(self, X_GS1: Transform, X_GS2: Transform | None = None) -> None:
-        self._X_GS1 = Transform(X_GS1)
-        self._X_GS2 = Transform(X_GS2) if X_GS2 is not None else self._X_GS1 * self._X_S1S2
+        X1 = Transform(X_GS1)
+        X2 = Transform(X_GS2) if X_GS2 is not None else X1 * self.getTransform()
+        self._ground = (X1.R().asMat33(), np.asarray(X1.p()), X2.R().asMat33(), np.asarray(X2.p()))
 
     def _copy_as(self, condition) -> Contact:
         copy = type(self).__new__(type(self))
@@ -213,6 +246,7 @@ class CircularPointContact(Contact):
         self._depth = _real(depth, "depth")
         self._origin = _vec3(origin_S1, "origin_S1")
         self._normal = _vec3(normal_S1, "normal_S1")
+        self._origin_normal_G = None
 
     def getRadius1(self) -> float:
         return self._radius1
@@ -228,17 +262,29 @@ class CircularPointContact(Contact):
 
     def getOrigin(self) -> np.ndarray:
         """Contact frame origin (halfway point), measured and expressed in S1."""
+        if self._origin is None:
+            origin, _ = self._origin_normal_G
+            self._origin = frozen(self._R1().T @ (origin - self._p1()))
         return self._origin
 
     def getNormal(self) -> np.ndarray:
         """Unit normal from surface 1 into surface 2, in S1."""
+        if self._normal is None:
+            self._normal = frozen(self._R1().T @ self._origin_normal_G[1])
         return self._normal
 
     def getOriginInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1 * self._origin)
+        return frozen(self._ground_origin_normal()[0])
+
+    def _ground_origin_normal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(origin, normal) in G (the tracker records them; else computed from S1's)."""
+        if self._origin_normal_G is None:
+            R1 = self._R1()
+            self._origin_normal_G = (self._p1() + R1 @ self._origin, R1 @ self._normal)
+        return self._origin_normal_G
 
     def getNormalInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1.R() * self._normal)
+        return frozen(self._ground_origin_normal()[1])
 
 
 class EllipticalPointContact(Contact):
@@ -283,13 +329,13 @@ class EllipticalPointContact(Contact):
         return frozen(self._X_S1C.R().asMat33()[:, 2])
 
     def getContactFrameInGround(self) -> Transform:
-        return self._X_GS1 * self._X_S1C
+        return self.getSurface1TransformInGround() * self._X_S1C
 
     def getOriginInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1 * self._X_S1C.p())
+        return frozen(self._p1() + self._R1() @ self._X_S1C.p())
 
     def getNormalInGround(self) -> np.ndarray:
-        return frozen(self._X_GS1.R() * self.getNormal())
+        return frozen(self._R1() @ self.getNormal())
 
 
 class BrickHalfSpaceContact(Contact):
@@ -318,7 +364,7 @@ class BrickHalfSpaceContact(Contact):
         return frozen((-1.0, 0.0, 0.0))
 
     def getNormalInGround(self) -> np.ndarray:
-        return frozen(-self._X_GS1.R().asMat33()[:, 0])
+        return frozen(-self._R1()[:, 0])
 
 
 class PointContact(Contact):

@@ -22,7 +22,7 @@ from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
 from engine.contact import pair_trackers
 from engine.contact.broad_phase import sweep_and_prune
-from engine.contact.contact import BrokenContact, Condition, createNewContactId
+from engine.contact.contact import BrokenContact, Condition, ContactId, _new_id
 from engine.contact.contact_surface import ContactSurfaceIndex
 from engine.math.transform import Transform
 
@@ -35,11 +35,16 @@ class ContactSnapshot:
     def __init__(self, time: float, contacts: list) -> None:
         self._time = float(time)
         self._contacts = list(contacts)
-        self._by_id = {int(c.getContactId()): c for c in self._contacts}
         self._history: dict = {}
-        self._by_pair = {
-            (int(c.getSurface1()), int(c.getSurface2())): c.getContactId() for c in self._contacts
-        }
+        self._by_id: dict | None = None
+        self._by_pair: dict | None = None
+
+    def _index(self) -> None:
+        if self._by_id is None:
+            self._by_id = {int(c._id): c for c in self._contacts}
+            self._by_pair = {
+                (int(c._surface1), int(c._surface2)): ContactId(c._id) for c in self._contacts
+            }
 
     def getTime(self) -> float:
         return self._time
@@ -58,9 +63,11 @@ class ContactSnapshot:
         return self._contacts[k]
 
     def hasContact(self, contactId) -> bool:
+        self._index()
         return int(contactId) in self._by_id
 
     def getContactById(self, contactId):
+        self._index()
         try:
             return self._by_id[int(contactId)]
         except KeyError:
@@ -70,6 +77,7 @@ class ContactSnapshot:
 
     def getContactIdForSurfacePair(self, surf1, surf2):
         """The id of the contact between two surfaces (either order), or None."""
+        self._index()
         a, b = int(surf1), int(surf2)
         return self._by_pair.get((a, b), self._by_pair.get((b, a)))
 
@@ -104,6 +112,19 @@ class ContactTrackerSubsystem(Subsystem):
         self._R_BS = np.array([s[2].R().asMat33() for s in surfaces]).reshape(n, 3, 3)
         self._p_BS = np.array([s[2].p() for s in surfaces], dtype=float).reshape(n, 3)
         self._size = np.array([s[3].getShape().sizes() for s in surfaces]).reshape(n, 3)
+        self._material = np.array(
+            [
+                (
+                    m.getStiffness23(),
+                    m.getDissipation(),
+                    m.getStaticFriction(),
+                    m.getDynamicFriction(),
+                    m.getViscousFriction(),
+                )
+                for m in (s[3].getMaterial() for s in surfaces)
+            ],
+            dtype=np.float64,
+        ).reshape(n, 5)
         self._cliques = [frozenset(int(c) for c in s[3].getCliques()) for s in surfaces]
         self._build_pair_table()
         self._prior_index = self.allocateAutoUpdateDiscreteVariable(
@@ -200,12 +221,12 @@ class ContactTrackerSubsystem(Subsystem):
             contact = found[key]
             previous = prior.get(key)
             if previous is not None and previous[1] != Condition.Broken:
-                contact.setContactId(previous[0])
-                contact.setCondition(Condition.Ongoing)
+                contact._id = previous[0]
+                contact._condition = Condition.Ongoing
             else:
-                contact.setContactId(createNewContactId())
-                contact.setCondition(Condition.NewContact)
-            current[key] = (contact.getContactId(), contact.getCondition())
+                contact._id = _new_id()
+                contact._condition = Condition.NewContact
+            current[key] = (contact._id, contact._condition)
             contacts.append(contact)
         R, p = None, None
         for key, (cid, condition) in sorted(prior.items()):

@@ -15,6 +15,7 @@ from engine.contact.contact import (
     CircularPointContact,
     EllipticalPointContact,
 )
+from engine.contact.vec3 import cross3
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 
@@ -23,17 +24,15 @@ def _transform(R: np.ndarray, p: np.ndarray) -> Transform:
     return Transform(Rotation._from_matrix(np.array(R, dtype=float)), np.array(p, dtype=float))
 
 
-def _in_s1(R1: np.ndarray, p1: np.ndarray, R2: np.ndarray, p2: np.ndarray) -> Transform:
-    """X_S1S2 from X_GS1 and X_GS2."""
-    return _transform(R1.T @ R2, R1.T @ (p2 - p1))
-
-
 def circular(s1, s2, R1, p1, R2, p2, r1, r2, R, depth, origin, normal):
     """A CircularPointContact from Ground quantities."""
-    contact = CircularPointContact(
-        s1, r1, s2, r2, _in_s1(R1, p1, R2, p2), R, depth, R1.T @ (origin - p1), R1.T @ normal
-    )
-    contact._set_ground_frame(_transform(R1, p1), _transform(R2, p2))
+    contact = CircularPointContact.__new__(CircularPointContact)
+    contact._init_from_tracker(s1, s2, (R1, p1, R2, p2))
+    contact._radius1, contact._radius2, contact._radius = float(r1), float(r2), float(R)
+    contact._depth = float(depth)
+    contact._origin = None  # in S1: computed when asked for
+    contact._normal = None
+    contact._origin_normal_G = (origin, normal)
     return contact
 
 
@@ -76,9 +75,9 @@ def half_space_ellipsoid(h, e, R_H, p_H, R_E, p_E, a):
     j = int(np.argmin(np.abs(m)))
     helper = np.zeros(3)
     helper[j] = 1.0
-    t1 = np.cross(m, helper)
+    t1 = cross3(m, helper)
     t1 /= np.linalg.norm(t1)
-    t2 = np.cross(m, t1)
+    t2 = cross3(m, t1)
     inv = 1.0 / a2
     scale = float(Q_E @ m)
     K = scale * np.array([[t1 @ (inv * t1), t1 @ (inv * t2)], [t2 @ (inv * t1), t2 @ (inv * t2)]])
@@ -87,10 +86,13 @@ def half_space_ellipsoid(h, e, R_H, p_H, R_E, p_E, a):
     d_max = R_E @ (vectors[0, 1] * t1 + vectors[1, 1] * t2)
     d_max -= (d_max @ n) * n
     d_max /= np.linalg.norm(d_max)
-    R_GC = np.column_stack((d_max, np.cross(n, d_max), n))
+    R_GC = np.column_stack((d_max, cross3(n, d_max), n))
     X_S1C = _transform(R_H.T @ R_GC, R_H.T @ (origin - p_H))
-    contact = EllipticalPointContact(h, e, _in_s1(R_H, p_H, R_E, p_E), X_S1C, (kmax, kmin), x)
-    contact._set_ground_frame(_transform(R_H, p_H), _transform(R_E, p_E))
+    contact = EllipticalPointContact.__new__(EllipticalPointContact)
+    contact._init_from_tracker(h, e, (R_H, p_H, R_E, p_E))
+    contact._X_S1C = X_S1C
+    contact._k = np.array((kmax, kmin))
+    contact._depth = x
     return contact
 
 
@@ -115,7 +117,9 @@ def half_space_brick(h, b, R_H, p_H, R_B, p_B, half):
     x = -float((v_low - p_H) @ n)
     if x <= 0.0:
         return None
-    contact = BrickHalfSpaceContact(h, b, _in_s1(R_H, p_H, R_B, p_B), k, x)
-    contact._set_ground_frame(_transform(R_H, p_H), _transform(R_B, p_B))
+    contact = BrickHalfSpaceContact.__new__(BrickHalfSpaceContact)
+    contact._init_from_tracker(h, b, (R_H, p_H, R_B, p_B))
+    contact._lowest = k
+    contact._depth = x
     contact._half_lengths = np.array(half, dtype=float)
     return contact

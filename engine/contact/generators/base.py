@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.contact.contact_force import ContactForce
+from engine.contact.vec3 import cross3
 
 
 class MaterialKinematics:
@@ -22,8 +23,8 @@ class MaterialKinematics:
 
     def relative_velocity(self, P: np.ndarray) -> np.ndarray:
         """``v_2(P) - v_1(P)`` (m/s, G)."""
-        va = self.v2 + np.cross(self.w2, P - self.p2)
-        vb = self.v1 + np.cross(self.w1, P - self.p1)
+        va = self.v2 + cross3(self.w2, P - self.p2)
+        vb = self.v1 + cross3(self.w1, P - self.p1)
         return va - vb
 
 

@@ -15,6 +15,7 @@ from engine.contact.contact import BrickHalfSpaceContact
 from engine.contact.contact_force import ContactDetail, ContactForce
 from engine.contact.friction import SIGNIFICANT_REAL, combine_friction, stribeck
 from engine.contact.generators.base import ContactForceGenerator
+from engine.contact.vec3 import cross3
 
 #: vertices of faces -x, -y, -z, +x, +y, +z
 FACE_VERTICES = (
@@ -50,12 +51,8 @@ class BrickHalfSpacePenalty(ContactForceGenerator):
     CONTACT_TYPE = BrickHalfSpaceContact
 
     def calcContactForce(self, contact, material1, material2, kin, vt: float):
-        X_GH = contact.getSurface1TransformInGround()
-        X_GB = contact.getSurface2TransformInGround()
-        o = np.asarray(X_GH.p(), dtype=float)
-        n = -X_GH.R().asMat33()[:, 0]
-        R_GB = X_GB.R().asMat33()
-        p_GB = np.asarray(X_GB.p(), dtype=float)
+        R_GH, o, R_GB, p_GB = contact._ground
+        n = -R_GH[:, 0]
         h = np.asarray(contact._half_lengths, dtype=float)
         kH, kB = material1.getStiffness(), material2.getStiffness()
         sH = kB / (kH + kB)
@@ -100,12 +97,12 @@ class BrickHalfSpacePenalty(ContactForceGenerator):
                     power += mu * fN * slip
                 r = P - o
                 F += force
-                M_o += np.cross(r, force)
-                w = float(np.linalg.norm(np.cross(r, fN * n)))
+                M_o += cross3(r, force)
+                w = float(np.linalg.norm(cross3(r, fN * n)))
                 weighted += w * r
                 weight += w
             power_total += power
             details.append(ContactDetail(P, n, vT, force, x, xdot, math.nan, math.nan, pe, power))
         C = o + weighted / weight if weight > 0.0 else o.copy()
-        spatial = np.array([M_o - np.cross(C - o, F), F])
+        spatial = np.array([M_o - cross3(C - o, F), F])
         return ContactForce(contact.getContactId(), C, spatial, pe_total, power_total), details

@@ -1,0 +1,1 @@
+"""Numba kernels of compliant contact over flat arrays (see docs/contact.md)."""
