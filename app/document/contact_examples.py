@@ -102,9 +102,9 @@ ROLLING_V0 = 2.0
 
 
 def sliding_to_rolling() -> ModelData:
-    """A ball launched along +x at 2 m/s without spin: friction slows it and spins it up
-    until it rolls, at 5/7 of the launch speed (the plots show vx falling to about 1.43 m/s
-    and the spin rate reaching -vx / r)."""
+    """A ball launched along +x at 2 m/s without spin down a lane: friction slows it and
+    spins it up until it rolls, at 5/7 of the launch speed (the plot shows vx falling to
+    about 1.43 m/s; the spin rate reaches -vx / r)."""
     radius, mass = 0.1, 1.0
     material = ContactMaterialSpec(
         stiffness=1e7, dissipation=1.0, static_friction=0.3, dynamic_friction=0.3
@@ -127,9 +127,16 @@ def sliding_to_rolling() -> ModelData:
         for s in (-1.0, 1.0)
     )
     sphere = BodySpec(**{**sphere.__dict__, "geometry": dots})
+    lane = GeometrySpec(
+        "brick",
+        {"half_lengths": (2.6, 0.001, 0.2)},
+        FrameSpec((1.0, 0.001, 0.0)),
+        (0.98, 0.85, 0.65),
+    )
     return ModelData(
         "Sliding to rolling",
         [sphere],
+        ground_geometry=[lane],
         forces=[gravity()],
         hints=Hints(time_scale=1.0, length_scale=1.0, show_default_geometry=False),
         ground_contact_surfaces=[ground_plane(floor)],
@@ -162,7 +169,7 @@ def tilting_plane() -> ModelData:
                 "brick",
                 {"half_lengths": plate_half},
                 FrameSpec((0.0, -plate_half[1], 0.0)),
-                (0.55, 0.6, 0.65),
+                (0.72, 0.76, 0.8),
             ),
         ),
         u=(TILT_RATE,),

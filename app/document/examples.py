@@ -37,6 +37,8 @@ class Example:
     #: Plot quantities ticked when the example opens, as "kind label": "u gimbal_body.u0"
     #: ticks the column "u[<index>] gimbal_body.u0" (see ``plot_columns``).
     plots: tuple[str, ...] = ()
+    #: A body the camera follows when the example opens ("" : none).
+    follow: str = ""
 
     def plot_columns(self, columns) -> list[str]:
         """The sample-buffer ``columns`` named by ``plots``."""
@@ -88,8 +90,9 @@ EXAMPLES = (
         "sliding_to_rolling",
         "Sliding to rolling (contact)",
         "A ball launched sliding without spin: friction makes it roll at 5/7 of its launch "
-        "speed (plotted: its speed and spin).",
-        plots=("u ball.u2", "u ball.u3"),
+        "speed (plotted: its speed, falling from 2 to 1.43 m/s).",
+        plots=("u ball.u3",),
+        follow="ball",
     ),
     Example(
         "tilting_plane",

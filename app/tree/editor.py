@@ -419,9 +419,31 @@ class ModelEditor(QObject):
         example = example_of_path(path)
         simulation = getattr(self.window, "simulation", None)
         session = getattr(simulation, "session", None)
+        if example is not None and example.follow:
+            self._follow_body(example.follow)
         if example is None or not example.plots or session is None:
             return
         simulation.plots.show_quantities(example.plot_columns(session.samples.columns))
+
+    def _follow_body(self, name: str) -> None:
+        """Select body ``name`` and make the camera follow it, once the simulation panel
+        shows a model that has it (View > Follow selected body)."""
+        simulation = getattr(self.window, "simulation", None)
+        controls = getattr(self.window, "view_controls", None)
+        if simulation is None or controls is None or "follow" not in controls.actions:
+            return
+
+        def attempt(_snap=None) -> None:
+            snap = simulation.snapshot
+            if snap is None or snap.model is None:
+                return
+            simulation.snapshot_shown.disconnect(attempt)
+            if name in snap.model.built.body_name_of_index:
+                self.tree.select_body(name)
+                controls.actions["follow"].setChecked(True)
+
+        simulation.snapshot_shown.connect(attempt)
+        attempt()
 
     def open_dialog(self) -> None:
         start = str(self.path.parent) if self.path else ""

@@ -1,5 +1,5 @@
 """ContactPointsOverlay: contact points as dots, with the normal and the friction part of each
-contact force as arrows of two colours, and a legend in the lower-left corner.
+contact force as arrows of two colours, and a legend at the lower left (above the orientation axes).
 
 The arrows start at the contact point; ``|F| * metres_per_newton`` long with a constant shaft
 width (as the force arrows overlay). The dots are drawn on top of the surfaces they lie on
@@ -29,6 +29,7 @@ class ContactPointsOverlay(Overlay):
     arrows (all in Ground; m and N)."""
 
     LINE_HEIGHT = 20
+    BOTTOM = 64  # pixels above the bottom edge (the orientation axes sit below)
 
     def __init__(self) -> None:
         super().__init__()
@@ -87,5 +88,5 @@ class ContactPointsOverlay(Overlay):
             if shown:
                 coord = line.GetPositionCoordinate()
                 coord.SetCoordinateSystemToViewport()
-                coord.SetValue(8, 8 + self.LINE_HEIGHT * row)
+                coord.SetValue(8, self.BOTTOM + self.LINE_HEIGHT * row)
                 row += 1
