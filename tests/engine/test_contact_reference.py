@@ -112,6 +112,13 @@ def _check_geometry(contact, ref: dict, what: str) -> None:
         assert_close(c.getDepth(), ref["depth"], what + " depth", TOL)
         assert_close(c.getOriginInGround(), ref["origin_G"], what + " origin", TOL)
         assert_close(c.getNormalInGround(), ref["normal_G"], what + " normal", TOL)
+        # Simbody's accessors: origin and normal in S1
+        X_GS1 = c.getSurface1TransformInGround()
+        assert_close(X_GS1 * c.getOrigin(), ref["origin_G"], what + " origin in S1", TOL)
+        assert_close(X_GS1.R() * c.getNormal(), ref["normal_G"], what + " normal in S1", TOL)
+        X_S1S2 = c.getTransform()
+        X_GS2 = c.getSurface2TransformInGround()
+        assert_close((X_GS1 * X_S1S2).toMat44(), X_GS2.toMat44(), what + " X_S1S2", TOL)
     elif ref["type"] == "EllipticalPointContact":
         c = EllipticalPointContact.getAs(contact)
         assert_close(c.getDepth(), ref["depth"], what + " depth", TOL)
