@@ -139,10 +139,26 @@ def lowest_point(built, state) -> float:
 
 @pytest.mark.slow  # about a minute of CPU: the engine's contact path is not compiled yet
 def test_ragdoll_lands_and_lies_on_the_floor_at_one_second():
+    import engine
+
     built = built_example("ragdoll")
-    assert lowest_point(built, built.state) > 0.05  # thrown from above the floor
+    start = built.state.copy()
+    built.system.realize(start, engine.Stage.Position)
+    assert lowest_point(built, start) > 0.05  # thrown from above the floor
     state = simulate_to(built, 1.0, 1e-3, None)
     low = lowest_point(built, state)
     assert -0.02 < low < 0.01  # on the floor, with a small penetration at most
     pelvis = built.mobilized_bodies["pelvis"].getBodyOriginLocation(state)
     assert pelvis[1] < 0.35  # lying, not standing
+
+
+def test_render_and_simulate_take_a_bundled_examples_name(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from app.headless import resolve_model_path
+
+    monkeypatch.chdir(tmp_path)
+    assert resolve_model_path(Path("ragdoll")) == example_path("ragdoll")
+    assert resolve_model_path(Path("no_such_model")) == Path("no_such_model")
+    (tmp_path / "ragdoll").write_text("{}")  # a file of that name wins
+    assert resolve_model_path(Path("ragdoll")) == Path("ragdoll")
