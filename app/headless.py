@@ -231,11 +231,25 @@ def _nonneg_float(text: str) -> float:
     return v
 
 
+def resolve_model_path(path: Path) -> Path:
+    """``path``, or the bundled example of that name when no such file exists (``mbstudio
+    render ragdoll``)."""
+    if path.exists() or path.suffix or len(path.parts) != 1:
+        return path
+    from app.document.examples import examples
+
+    for e in examples():
+        if e.key == str(path):
+            return e.path
+    return path
+
+
 def _load_and_build(path: Path):
     """(document, built model) or an error message."""
     from app.document import BuildError, build
     from app.document.model_io import ModelFileError, load
 
+    path = resolve_model_path(path)
     try:
         document = load(path)
     except ModelFileError as exc:
@@ -360,7 +374,12 @@ class FrameRenderer:
 
 # -- render ---------------------------------------------------------------------------------------
 def configure_render(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", type=Path, metavar="MODEL", help="model file (.mbs.json)")
+    parser.add_argument(
+        "model",
+        type=Path,
+        metavar="MODEL",
+        help="model file (.mbs.json) or a bundled example's name (ragdoll)",
+    )
     parser.add_argument(
         "--time",
         type=_nonneg_float,
@@ -474,7 +493,12 @@ def run_render(args: argparse.Namespace) -> int:
 
 # -- simulate -------------------------------------------------------------------------------------
 def configure_simulate(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", type=Path, metavar="MODEL", help="model file (.mbs.json)")
+    parser.add_argument(
+        "model",
+        type=Path,
+        metavar="MODEL",
+        help="model file (.mbs.json) or a bundled example's name (ragdoll)",
+    )
     parser.add_argument(
         "--until", type=_positive_float, required=True, metavar="T", help="final time in seconds"
     )

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu
 from engine.multibody.default_geometry import DEFAULT_GEOMETRY_REF
 from viz.overlays import (
     BodyFramesOverlay,
+    ContactPointsOverlay,
     ForceArrowsOverlay,
     MassCentersOverlay,
     SpringCoilsOverlay,
@@ -44,6 +45,12 @@ OVERLAYS = {
         frozenset({"mass_centers"}),
     ),
     "frames": ("&Body frames", "Red, green and blue x, y, z axes on every body", frozenset()),
+    "contacts": (
+        "&Contact points and forces",
+        "Dots at the active contact points, with the normal (red) and friction (purple) parts "
+        "of each contact force as arrows, to one scale (see the legend, lower left)",
+        frozenset({"contacts"}),
+    ),
 }
 
 
@@ -69,6 +76,7 @@ class OverlayController(QObject):
             "springs": SpringCoilsOverlay(),
             "mass_centers": MassCentersOverlay(),
             "frames": BodyFramesOverlay(),
+            "contacts": ContactPointsOverlay(),
         }
         self.actions: dict[str, QAction] = {}
         self.menu = QMenu("Teaching &overlays", window)
@@ -175,6 +183,8 @@ class OverlayController(QObject):
                 self.overlays["springs"].update(data.springs, 0.06 * scale)
             if "forces" in enabled and data.forces:
                 self._draw_forces(data, scale)
+            if "contacts" in enabled and "contacts" in data.kinds:
+                self._draw_contacts(data, scale)
             if "trail" in enabled:
                 self._extend_trail(snap, data)
         self._last_time = snap.time
@@ -193,6 +203,21 @@ class OverlayController(QObject):
             self._metres_per_newton = 0.5 * scale / reference
         arrows = {k: (a.points, a.forces) for k, a in data.forces.items()}
         self.overlays["forces"].update(arrows, self._metres_per_newton, 0.02 * scale)
+
+    def _draw_contacts(self, data, scale: float) -> None:
+        """Contact arrows to the force arrows' scale (half a length scale for the heaviest
+        body's weight), or, with no gravity, to the largest contact force seen first."""
+        c = data.contacts
+        if self._metres_per_newton is None:
+            reference = data.reference_force
+            if reference <= 0 and len(c.normal):
+                reference = float(np.linalg.norm(c.normal, axis=1).max())
+            if reference > 0:
+                self._metres_per_newton = 0.5 * scale / reference
+        per_newton = self._metres_per_newton or 0.0
+        self.overlays["contacts"].update(
+            c.points, c.normal, c.friction, per_newton, 0.02 * scale, 0.015 * scale
+        )
 
     def trail_body(self, snap) -> int:
         """The body whose mass centre the trail follows: the selected one, else the last."""

@@ -2,7 +2,8 @@
 """Build the engine System a ModelDocument describes.
 
 ``build(document_or_data) -> BuiltModel`` creates MultibodySystem, SimbodyMatterSubsystem and
-GeneralForceSubsystem, adds the bodies parents-first, then the constraints and forces, applies
+GeneralForceSubsystem, adds the bodies parents-first, then the constraints and forces, the
+contact surfaces and (when there are any) the contact subsystems (``contact_builder``), applies
 the hints, realizes Topology and Model and sets the initial q/u. Engine errors while building
 become ``BuildError`` naming the body or element.
 """
@@ -46,6 +47,11 @@ class BuiltModel:
     force_elements: list = field(default_factory=list)  # engine force handles, document order
     data: ModelData | None = None
     measures: dict = field(default_factory=dict)  # engine Measures by name, document order
+    #: ContactTrackerSubsystem and CompliantContactSubsystem (None without contact surfaces)
+    contact_tracker: object = None
+    contact_forces: object = None
+    #: (body name, ordinal on that body) of each contact surface, in document order
+    contact_surfaces: list = field(default_factory=list)
 
     def index_of(self, name: str) -> int:
         return self.mobilized_bodies[name].getMobilizedBodyIndex()
@@ -236,6 +242,11 @@ def _build(model) -> BuiltModel:
         except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
             raise BuildError(f"force {i} ({e.label()})", str(exc)) from exc
 
+    from app.document.contact_builder import add_contact_subsystems, add_contact_surfaces
+
+    contact_surfaces = add_contact_surfaces(data, mobods, data.hints.uniform_background)
+    tracker, compliant = add_contact_subsystems(data, system)
+
     from app.document.measure_builder import build_measures
 
     measures = build_measures(data, system, mobods)
@@ -263,6 +274,9 @@ def _build(model) -> BuiltModel:
         force_elements=built_forces,
         data=data.copy(),
         measures=measures,
+        contact_tracker=tracker,
+        contact_forces=compliant,
+        contact_surfaces=contact_surfaces,
     )
 
 

@@ -21,7 +21,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.document.registry import MOBILIZER_DEFAULT_OPTIONS, element_types
-from app.document.specs import GROUND, BodySpec, ElementSpec, GeometrySpec, Hints, ModelData
+from app.document.specs import (
+    GROUND,
+    BodySpec,
+    ContactSettings,
+    ContactSurfaceSpec,
+    ElementSpec,
+    GeometrySpec,
+    Hints,
+    ModelData,
+    ground_plane_frame,
+)
 from app.document.validation import DocumentError, validate
 
 CHANGE_KINDS = ("topology", "parameters", "hints", "initial_state")
@@ -274,6 +284,54 @@ class ModelDocument:
     def geometry_of(self, body: str) -> list[GeometrySpec]:
         return self.ground_geometry if body == GROUND else list(self.body(body).geometry)
 
+    # -- contact ----------------------------------------------------------------------------------
+    def contact_surfaces_of(self, body: str) -> list[ContactSurfaceSpec]:
+        """The contact surfaces of ``body`` (or of Ground)."""
+        if body != GROUND:
+            self.body(body)  # raises if there is no such body
+        return self._data.contact_surfaces_of(body)
+
+    def set_contact_surfaces(self, body: str, surfaces: Iterable[ContactSurfaceSpec]) -> None:
+        """Replace the contact surfaces of ``body`` (or of Ground). The State layout does not
+        change (a "parameters" change)."""
+        surfaces = list(surfaces)
+        if body == GROUND:
+            d = self._data.copy()
+            d.ground_contact_surfaces = surfaces
+            self._commit(d, Change("parameters", GROUND, ("contact_surfaces",)))
+        else:
+            self.set_body(body, contact_surfaces=tuple(surfaces))
+
+    def add_ground_plane(self, material=None) -> int:
+        """Add a ground half space whose surface is the drawn floor (through the origin,
+        perpendicular to the up direction, filling the space below it); returns its index
+        among Ground's contact surfaces."""
+        plane = ContactSurfaceSpec(
+            "halfspace", {}, ground_plane_frame(self._data.hints.up), cliques=()
+        )
+        if material is not None:
+            plane = replace(plane, material=material)
+        surfaces = [*self._data.ground_contact_surfaces, plane]
+        self.set_contact_surfaces(GROUND, surfaces)
+        return len(surfaces) - 1
+
+    def set_contact_settings(self, **fields) -> None:
+        """Change the System's contact settings (``transition_velocity``,
+        ``track_dissipated_energy``)."""
+        try:
+            settings = replace(self._data.contact, **fields)
+        except TypeError as exc:
+            raise DocumentError(next(iter(fields), "contact"), str(exc), "contact") from None
+        if settings == self._data.contact:
+            return
+        d = self._data.copy()
+        d.contact = settings
+        self._commit(d, Change("parameters", "contact", tuple(fields)))
+
+    @property
+    def contact(self) -> ContactSettings:
+        return self._data.contact
+
     # -- constraints and forces -------------------------------------------------------------------
     def add_element(self, section: str, element: ElementSpec, index: int | None = None) -> int:
         """Add a constraint (``section="constraints"``), force or measure; returns its index."""
@@ -330,7 +388,20 @@ class ModelDocument:
             return
         d = self._data.copy()
         d.hints = hints
-        self._commit(d, Change("hints", "hints", tuple(fields)))
+        kind = "hints"
+        if hints.up != self._data.hints.up:
+            # ground planes on the old floor follow it to the new one
+            old_floor = ground_plane_frame(self._data.hints.up)
+            planes = [
+                replace(c, X=ground_plane_frame(hints.up))
+                if c.shape == "halfspace" and c.X == old_floor
+                else c
+                for c in d.ground_contact_surfaces
+            ]
+            if planes != d.ground_contact_surfaces:
+                d.ground_contact_surfaces = planes
+                kind = "parameters"
+        self._commit(d, Change(kind, "hints", tuple(fields)))
 
 
 def _section(section: str) -> str:

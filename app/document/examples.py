@@ -37,6 +37,8 @@ class Example:
     #: Plot quantities ticked when the example opens, as "kind label": "u gimbal_body.u0"
     #: ticks the column "u[<index>] gimbal_body.u0" (see ``plot_columns``).
     plots: tuple[str, ...] = ()
+    #: A body the camera follows when the example opens ("" : none).
+    follow: str = ""
 
     def plot_columns(self, columns) -> list[str]:
         """The sample-buffer ``columns`` named by ``plots``."""
@@ -75,7 +77,34 @@ EXAMPLES = (
     Example(
         "ragdoll",
         "Humanoid ragdoll",
-        "A free-floating humanoid of 12 bodies falling under gravity.",
+        "A humanoid of 12 bodies with contact ellipsoids, spheres and brick feet, thrown onto "
+        "the floor (a ground contact plane).",
+    ),
+    Example(
+        "bouncing_balls",
+        "Bouncing balls (contact)",
+        "Three balls dropped side by side whose contact dissipation differs: high, middle and "
+        "low restitution.",
+    ),
+    Example(
+        "sliding_to_rolling",
+        "Sliding to rolling (contact)",
+        "A ball launched sliding without spin: friction makes it roll at 5/7 of its launch "
+        "speed (plotted: its speed, falling from 2 to 1.43 m/s).",
+        plots=("u ball.u3",),
+        follow="ball",
+    ),
+    Example(
+        "tilting_plane",
+        "Box on a tilting plane (contact)",
+        "A box sticks on a slowly tilting plane until the tilt beats static friction "
+        "(tan 27 deg = 0.5), then slides.",
+        plots=("u box.u3", "u box.u4", "q plane.q0"),
+    ),
+    Example(
+        "newtons_cradle",
+        "Newton's cradle (contact)",
+        "Five pendulum balls in elastic sphere-sphere contact: one swings in, one swings out.",
     ),
     Example(
         "molecule",
@@ -191,6 +220,18 @@ def quat_about(axis, angle: float) -> tuple[float, float, float, float]:
     a = a / np.linalg.norm(a)
     s = math.sin(angle / 2)
     return (math.cos(angle / 2), a[0] * s, a[1] * s, a[2] * s)
+
+
+def quat_product(a, b) -> tuple[float, float, float, float]:
+    """The quaternion of rotation ``a`` after rotation ``b`` (Hamilton product a b)."""
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return (
+        w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+        w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+        w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+        w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+    )
 
 
 def _pivot_marker(height: float) -> GeometrySpec:
@@ -516,8 +557,14 @@ def ragdoll() -> ModelData:
         mass=pelvis_m,
         inertia=inertia_about_origin(pelvis_m, (0, 0, 0), (0.1, 0.1, 0.08)),
         geometry=(GeometrySpec("ellipsoid", {"radii": (0.17, 0.1, 0.1)}, color=cloth),),
-        q=(*quat_about((1, 0, 0), 0.2), 0.0, 1.6, 0.0),
-        u=(0.5, 1.0, 0.0, 0.5, 0.0, 0.0),
+        # thrown lying back along x, 0.75 m up, spinning a little: it lands on the floor
+        q=(
+            *quat_product(quat_about((0, 1, 0), math.pi / 2), quat_about((1, 0, 0), -1.35)),
+            0.0,
+            0.75,
+            0.0,
+        ),
+        u=(0.3, 0.6, 0.0, 0.4, 0.8, 0.0),
     )
     torso_m = 25.0
     torso_com = (0.0, 0.25, 0.0)
@@ -589,7 +636,18 @@ def ragdoll() -> ModelData:
                 q=(-0.2,),
             ),
         ]
-    return ModelData("Humanoid ragdoll", bodies, [], [], [gravity()], Hints(time_scale=1.0))
+    from app.document.contact_examples import add_ragdoll_contact
+
+    return add_ragdoll_contact(
+        ModelData(
+            "Humanoid ragdoll",
+            bodies,
+            [],
+            [],
+            [gravity()],
+            Hints(time_scale=1.0, show_default_geometry=False),
+        )
+    )
 
 
 def molecule() -> ModelData:
@@ -689,6 +747,15 @@ BUILDERS = {
     "ragdoll": ragdoll,
     "molecule": molecule,
 }
+
+
+def _contact_builders() -> dict:
+    from app.document.contact_examples import CONTACT_BUILDERS
+
+    return CONTACT_BUILDERS
+
+
+BUILDERS.update(_contact_builders())
 
 
 def write_examples(directory: Path = EXAMPLES_DIR) -> list[Path]:

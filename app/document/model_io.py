@@ -2,11 +2,13 @@
 
 ::
 
-    {"schema": "mbstudio.model", "version": 2, "model": {name, hints, ground_geometry, bodies,
-     constraints, forces, measures}}
+    {"schema": "mbstudio.model", "version": 3, "model": {name, hints, ground_geometry, bodies,
+     constraints, forces, measures, ground_contact_surfaces, contact}}
 
-Version 2 added ``measures``; a model without measures is still written as version 1 (so
-older mbstudio versions keep reading it), and version-1 files load unchanged.
+Version 2 added ``measures``; version 3 added contact: ``contact_surfaces`` on bodies,
+``ground_contact_surfaces`` and the ``contact`` settings. A file is written with the oldest
+version that can hold the model (so older mbstudio versions keep reading models that do not
+use the newer parts), and files of every older version load unchanged.
 
 ``load(path)`` returns a ModelDocument or raises ``ModelFileError`` naming the field (a
 malformed file, a different schema, a newer version, an invalid model); nothing else happens.
@@ -28,7 +30,7 @@ from app.document.specs import ModelData, SpecError
 from app.document.validation import DocumentError, validate
 
 SCHEMA = "mbstudio.model"
-VERSION = 2  # the newest version this mbstudio reads and writes
+VERSION = 3  # the newest version this mbstudio reads and writes
 SUFFIX = ".mbs.json"
 
 
@@ -48,7 +50,10 @@ def to_json_dict(document: ModelDocument | ModelData) -> dict:
 
 
 def file_version(data: ModelData) -> int:
-    """The oldest file version that can hold ``data`` (1 unless it has measures)."""
+    """The oldest file version that can hold ``data`` (3 with contact, 2 with measures, else
+    1)."""
+    if data.has_contact():
+        return 3
     return 2 if data.measures else 1
 
 
@@ -167,6 +172,8 @@ def loads(text: str, path="<string>") -> ModelDocument:
         "model.measures",
         "needs file version 2 (this file says version 1)",
     )
+    if version < 3:
+        _check_no_contact(model, version, path)
     try:
         data = ModelData.from_dict(model)
     except SpecError as exc:
@@ -177,6 +184,25 @@ def loads(text: str, path="<string>") -> ModelDocument:
         field = _field_path(data, exc)
         raise ModelFileError(path, field, exc.message) from None
     return ModelDocument(data, validated=True)
+
+
+def _check_no_contact(model: dict, version: int, path) -> None:
+    """Refuse contact fields in a file older than version 3 (they did not exist then)."""
+    for key in ("ground_contact_surfaces", "contact"):
+        _expect(
+            key not in model,
+            path,
+            f"model.{key}",
+            f"needs file version 3 (this file says version {version})",
+        )
+    bodies = model.get("bodies")
+    for i, b in enumerate(bodies if isinstance(bodies, list) else ()):
+        _expect(
+            not (isinstance(b, dict) and "contact_surfaces" in b),
+            path,
+            f"model.bodies[{i}].contact_surfaces",
+            f"needs file version 3 (this file says version {version})",
+        )
 
 
 def _field_path(data: ModelData, exc: DocumentError) -> str:
@@ -197,6 +223,8 @@ def _field_path(data: ModelData, exc: DocumentError) -> str:
             return f"{where}.args.{exc.field}"
     if t == "hints":
         return f"model.hints.{exc.field}"
+    if t == "contact":
+        return f"model.contact.{exc.field}"
     if t == "Ground":
         return f"model.ground_{exc.field}"
     return f"model.{exc.field}"

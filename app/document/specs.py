@@ -17,6 +17,21 @@ Vec3 = tuple[float, float, float]
 
 UP_DIRECTIONS = ("+X", "-X", "+Y", "-Y", "+Z", "-Z")
 
+#: Contact shapes (Simbody's ContactGeometry kinds) and their size parameters.
+CONTACT_SHAPES: dict[str, tuple[str, ...]] = {
+    "halfspace": (),
+    "sphere": ("radius",),
+    "ellipsoid": ("radii",),
+    "brick": ("half_lengths",),
+}
+#: Default size of each contact shape (m).
+CONTACT_SHAPE_DEFAULTS: dict[str, dict] = {
+    "halfspace": {},
+    "sphere": {"radius": 0.1},
+    "ellipsoid": {"radii": (0.1, 0.15, 0.1)},
+    "brick": {"half_lengths": (0.1, 0.1, 0.1)},
+}
+
 
 def vec3(value, default: Vec3 = (0.0, 0.0, 0.0)) -> Vec3:
     if value is None:
@@ -182,6 +197,119 @@ class GeometrySpec:
 
 
 @dataclass(frozen=True)
+class ContactMaterialSpec:
+    """Simbody's ContactMaterial: ``stiffness`` (Pa, a Young's-modulus-like pressure per unit
+    strain), ``dissipation`` (s/m, Hunt-Crossley), friction coefficients (static >= dynamic
+    >= 0) and ``viscous_friction`` (s/m)."""
+
+    stiffness: float = 1e7
+    dissipation: float = 0.5
+    static_friction: float = 0.8
+    dynamic_friction: float = 0.5
+    viscous_friction: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> ContactMaterialSpec:
+        d = d or {}
+        base = cls()
+        return cls(**{f.name: _num(d, f.name, getattr(base, f.name)) for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class ContactSurfaceSpec:
+    """A contact surface fixed to a body (Simbody's ContactSurface): ``shape`` (one of
+    CONTACT_SHAPES), its size ``params`` (``radius``, ``radii`` or ``half_lengths``, m), its
+    frame ``X`` (X_BS in the body frame; a half space is the x > 0 side of S, with its
+    surface the x = 0 plane), its ``material``, the contact ``cliques`` it joins (names;
+    surfaces sharing a clique never touch each other), and how it is drawn (``show``,
+    ``color`` RGB in [0, 1] or None for the default, ``opacity``)."""
+
+    shape: str = "sphere"
+    params: dict = field(default_factory=dict)
+    X: FrameSpec = FrameSpec()
+    material: ContactMaterialSpec = ContactMaterialSpec()
+    cliques: tuple[str, ...] = ()
+    show: bool = True
+    color: Vec3 | None = None
+    opacity: float = 1.0
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"shape": self.shape, "params": _jsonable(self.params)}
+        if not self.X.is_identity():
+            d["X"] = self.X.to_dict()
+        d["material"] = self.material.to_dict()
+        if self.cliques:
+            d["cliques"] = list(self.cliques)
+        if not self.show:
+            d["show"] = False
+        if self.color is not None:
+            d["color"] = list(self.color)
+        if self.opacity != 1.0:
+            d["opacity"] = self.opacity
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ContactSurfaceSpec:
+        cliques = _list(d, "cliques")
+        for i, c in enumerate(cliques):
+            if not isinstance(c, str):
+                raise SpecError(f"cliques[{i}]", f"must be a clique name, got {_short(c)}")
+        return cls(
+            shape=_str(d, "shape", "sphere"),
+            params=_tuplify(dict(_obj(d, "params"))),
+            X=_sub(d, "X", FrameSpec.from_dict),
+            material=_sub(d, "material", ContactMaterialSpec.from_dict),
+            cliques=tuple(cliques),
+            show=_bool(d, "show", True),
+            color=_nums(d, "color", 3, optional=True),
+            opacity=_num(d, "opacity", 1.0),
+        )
+
+
+@dataclass(frozen=True)
+class ContactSettings:
+    """The System's compliant contact settings (CompliantContactSubsystem):
+    ``transition_velocity`` (m/s, the slip speed below which friction is treated as
+    stiction) and whether the dissipated energy is tracked."""
+
+    transition_velocity: float = 0.01
+    track_dissipated_energy: bool = False
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> ContactSettings:
+        d = d or {}
+        base = cls()
+        return cls(
+            transition_velocity=_num(d, "transition_velocity", base.transition_velocity),
+            track_dissipated_energy=_bool(
+                d, "track_dissipated_energy", base.track_dissipated_energy
+            ),
+        )
+
+
+def ground_plane_frame(up: str) -> FrameSpec:
+    """X_GS of a ground half space whose surface is the drawn floor (the plane through the
+    origin perpendicular to ``up``) and which fills the space below it: S's +x (into the
+    half space) points along -up."""
+    quarter = 0.5 * 3.141592653589793
+    rpy = {
+        "+Y": (0.0, 0.0, -quarter),
+        "-Y": (0.0, 0.0, quarter),
+        "+X": (0.0, 0.0, 2.0 * quarter),
+        "-X": (0.0, 0.0, 0.0),
+        "+Z": (0.0, quarter, 0.0),
+        "-Z": (0.0, -quarter, 0.0),
+    }[up]
+    return FrameSpec((0.0, 0.0, 0.0), rpy)
+
+
+@dataclass(frozen=True)
 class BodySpec:
     """A body, its mass properties (kg; mass centre ``com`` in B, m; ``inertia`` about Bo in B
     as (xx, yy, zz, xy, xz, yz), kg m^2), its geometry, and the mobilizer connecting it to
@@ -202,6 +330,8 @@ class BodySpec:
     geometry: tuple[GeometrySpec, ...] = ()
     q: tuple[float, ...] | None = None
     u: tuple[float, ...] | None = None
+    #: contact surfaces (file version 3)
+    contact_surfaces: tuple[ContactSurfaceSpec, ...] = ()
 
     def to_dict(self) -> dict:
         d: dict[str, Any] = {
@@ -221,6 +351,8 @@ class BodySpec:
             d["q"] = list(self.q)
         if self.u is not None:
             d["u"] = list(self.u)
+        if self.contact_surfaces:
+            d["contact_surfaces"] = [c.to_dict() for c in self.contact_surfaces]
         return d
 
     @classmethod
@@ -238,6 +370,7 @@ class BodySpec:
             geometry=tuple(_items(d, "geometry", GeometrySpec.from_dict)),
             q=_nums(d, "q", None, optional=True),
             u=_nums(d, "u", None, optional=True),
+            contact_surfaces=tuple(_items(d, "contact_surfaces", ContactSurfaceSpec.from_dict)),
         )
 
 
@@ -309,6 +442,9 @@ class ModelData:
     #: Measures (file version 2): ElementSpecs whose ``name`` is required and unique; an
     #: operand argument names an earlier measure (see ``app.document.measure_types``).
     measures: list[ElementSpec] = field(default_factory=list)
+    #: Contact (file version 3): surfaces fixed to Ground and the System's contact settings.
+    ground_contact_surfaces: list[ContactSurfaceSpec] = field(default_factory=list)
+    contact: ContactSettings = ContactSettings()
 
     def copy(self) -> ModelData:
         # The specs are immutable, so copying the lists is a full copy.
@@ -320,17 +456,40 @@ class ModelData:
             list(self.forces),
             self.hints,
             list(self.measures),
+            list(self.ground_contact_surfaces),
+            self.contact,
         )
 
+    def has_contact(self) -> bool:
+        """True when the model has contact surfaces or contact settings (file version 3)."""
+        return (
+            bool(self.ground_contact_surfaces)
+            or self.contact != ContactSettings()
+            or any(b.contact_surfaces for b in self.bodies)
+        )
+
+    def contact_surfaces_of(self, body: str) -> list[ContactSurfaceSpec]:
+        """The contact surfaces of ``body`` (or of Ground)."""
+        if body == GROUND:
+            return list(self.ground_contact_surfaces)
+        return list(self.body(body).contact_surfaces)
+
     def to_dict(self) -> dict:
-        return {
+        d = {
             "name": self.name,
             "hints": self.hints.to_dict(),
             "ground_geometry": [g.to_dict() for g in self.ground_geometry],
             "bodies": [b.to_dict() for b in self.bodies],
             "constraints": [c.to_dict() for c in self.constraints],
             "forces": [f.to_dict() for f in self.forces],
-        } | ({"measures": [m.to_dict() for m in self.measures]} if self.measures else {})
+        }
+        if self.measures:
+            d["measures"] = [m.to_dict() for m in self.measures]
+        if self.ground_contact_surfaces:
+            d["ground_contact_surfaces"] = [c.to_dict() for c in self.ground_contact_surfaces]
+        if self.contact != ContactSettings():
+            d["contact"] = self.contact.to_dict()
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> ModelData:
@@ -342,6 +501,10 @@ class ModelData:
             forces=_items(d, "forces", ElementSpec.from_dict),
             hints=_sub(d, "hints", Hints.from_dict),
             measures=_items(d, "measures", ElementSpec.from_dict),
+            ground_contact_surfaces=_items(
+                d, "ground_contact_surfaces", ContactSurfaceSpec.from_dict
+            ),
+            contact=_sub(d, "contact", ContactSettings.from_dict),
         )
 
     def body(self, name: str) -> BodySpec:
@@ -381,6 +544,11 @@ __all__ = [
     "GROUND",
     "UP_DIRECTIONS",
     "BodySpec",
+    "CONTACT_SHAPES",
+    "CONTACT_SHAPE_DEFAULTS",
+    "ContactMaterialSpec",
+    "ContactSettings",
+    "ContactSurfaceSpec",
     "ElementSpec",
     "FrameSpec",
     "GeometrySpec",
@@ -388,5 +556,6 @@ __all__ = [
     "ModelData",
     "SpecError",
     "replace",
+    "ground_plane_frame",
     "vec3",
 ]

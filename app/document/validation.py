@@ -19,7 +19,16 @@ from app.document.registry import (
     Arg,
     positive_vec3_kinds,
 )
-from app.document.specs import GROUND, UP_DIRECTIONS, BodySpec, ElementSpec, GeometrySpec, ModelData
+from app.document.specs import (
+    CONTACT_SHAPES,
+    GROUND,
+    UP_DIRECTIONS,
+    BodySpec,
+    ContactSurfaceSpec,
+    ElementSpec,
+    GeometrySpec,
+    ModelData,
+)
 
 
 class DocumentError(ValueError):
@@ -204,6 +213,77 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
         )
 
 
+def check_contact_surface(c: ContactSurfaceSpec, field: str, target: str = "") -> None:
+    """A known shape with positive finite sizes, a finite frame, a physical material
+    (stiffness > 0, dissipation >= 0, static >= dynamic >= 0 friction, viscous >= 0), clique
+    names that are not empty, and a drawable colour and opacity."""
+    names = CONTACT_SHAPES.get(c.shape)
+    if names is None:
+        raise DocumentError(
+            f"{field}.shape",
+            f"unknown contact shape {_short(c.shape)}; known: {list(CONTACT_SHAPES)}",
+            target,
+        )
+    unknown = set(c.params) - set(names)
+    if unknown:
+        raise DocumentError(
+            f"{field}.params",
+            f"unknown size parameter(s) {sorted(unknown)} for a {c.shape}",
+            target,
+        )
+    for name in names:
+        if name not in c.params:
+            raise DocumentError(f"{field}.{name}", f"a {c.shape} needs its {name}", target)
+        value = c.params[name]
+        values = (
+            (_finite(value, f"{field}.{name}", target),)
+            if name == "radius"
+            else _vector(value, 3, f"{field}.{name}", target)
+        )
+        if min(values) <= 0:
+            raise DocumentError(
+                f"{field}.{name}", f"sizes must be > 0 m, got {_short(value)}", target
+            )
+    check_frame(c.X, f"{field}.X", target)
+    m = c.material
+    stiffness = _finite(m.stiffness, f"{field}.stiffness", target)
+    if stiffness <= 0:
+        raise DocumentError(f"{field}.stiffness", f"must be > 0 Pa, got {stiffness:g}", target)
+    for name in ("dissipation", "static_friction", "dynamic_friction", "viscous_friction"):
+        v = _finite(getattr(m, name), f"{field}.{name}", target)
+        if v < 0:
+            raise DocumentError(f"{field}.{name}", f"must be >= 0, got {v:g}", target)
+    if m.dynamic_friction > m.static_friction:
+        raise DocumentError(
+            f"{field}.dynamic_friction",
+            f"must not exceed the static friction ({m.static_friction:g}), got "
+            f"{m.dynamic_friction:g}",
+            target,
+        )
+    for i, clique in enumerate(c.cliques):
+        if not isinstance(clique, str) or not clique.strip():
+            raise DocumentError(f"{field}.cliques", f"clique {i + 1} has no name", target)
+        _check_text(clique, f"{field}.cliques", target)
+    if c.color is not None:
+        rgb = _vector(c.color, 3, f"{field}.color", target)
+        if min(rgb) < 0 or max(rgb) > 1:
+            raise DocumentError(f"{field}.color", "colour components must be in [0, 1]", target)
+    op = _finite(c.opacity, f"{field}.opacity", target)
+    if not 0 <= op <= 1:
+        raise DocumentError(f"{field}.opacity", "opacity must be in [0, 1]", target)
+    if not isinstance(c.show, bool):
+        raise DocumentError(f"{field}.show", "must be true or false", target)
+
+
+def check_contact_settings(data: ModelData) -> None:
+    s = data.contact
+    v = _finite(s.transition_velocity, "transition_velocity", "contact")
+    if v <= 0:
+        raise DocumentError("transition_velocity", f"must be > 0 m/s, got {v:g}", "contact")
+    if not isinstance(s.track_dissipated_energy, bool):
+        raise DocumentError("track_dissipated_energy", "must be true or false", "contact")
+
+
 def check_body(b: BodySpec, mass_properties_checked: bool = False) -> None:
     t = b.name
     mob = MOBILIZER_TYPES.get(b.mobilizer)
@@ -225,6 +305,8 @@ def check_body(b: BodySpec, mass_properties_checked: bool = False) -> None:
         check_mass_properties(b.mass, b.com, b.inertia, t)
     for k, g in enumerate(b.geometry):
         check_geometry(g, f"geometry[{k}]", t)
+    for k, c in enumerate(b.contact_surfaces):
+        check_contact_surface(c, f"contact_surfaces[{k}]", t)
     if b.q is not None:
         if len(b.q) != mob.nq:
             raise DocumentError("q", f"a {b.mobilizer} mobilizer has {mob.nq} q, got {len(b.q)}", t)
@@ -387,6 +469,9 @@ def validate(data: ModelData) -> None:
         check_body(b, mass_properties_checked=bool(fine))
     for k, g in enumerate(data.ground_geometry):
         check_geometry(g, f"geometry[{k}]", GROUND)
+    for k, c in enumerate(data.ground_contact_surfaces):
+        check_contact_surface(c, f"contact_surfaces[{k}]", GROUND)
+    check_contact_settings(data)
     nus = {GROUND: 0}
     nus.update({b.name: MOBILIZER_TYPES[b.mobilizer].nu for b in data.bodies})
     for section in ("constraints", "forces"):

@@ -7,8 +7,10 @@ Every point and vector is in Ground, in the model's units (m, N).
 
 Kinds: ``"mass_centers"`` (each body's and the system's mass centre), ``"forces"`` (gravity,
 spring, other applied, mobilizer reaction and constraint forces, each as points and force
-vectors), ``"springs"`` (the two stations of each two-point linear spring). Trails use the
-mass centres; body frames use the body poses every snapshot has.
+vectors), ``"springs"`` (the two stations of each two-point linear spring), ``"contacts"``
+(each active contact's points with the normal and friction parts of the force on its second
+surface, from the CompliantContactSubsystem's patch details). Trails use the mass centres;
+body frames use the body poses every snapshot has.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 
 #: Kinds of overlay data the worker can compute.
-KINDS = frozenset({"mass_centers", "forces", "springs"})
+KINDS = frozenset({"mass_centers", "forces", "springs", "contacts"})
 #: Force categories, in drawing order.
 FORCE_KINDS = ("gravity", "spring", "applied", "reaction", "constraint")
 _EMPTY = np.zeros((0, 3))
@@ -37,6 +39,16 @@ class ForceArrows:
 
 
 @dataclass(frozen=True)
+class ContactArrows:
+    """Contact points (n, 3) and, at each, the normal and the friction (tangential) part of
+    the force on the contact's second surface (n, 3), N; all in Ground."""
+
+    points: np.ndarray = field(default_factory=lambda: _EMPTY)
+    normal: np.ndarray = field(default_factory=lambda: _EMPTY)
+    friction: np.ndarray = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True)
 class OverlayData:
     """See the module docstring. Body 0 is Ground (its mass centre row is unused)."""
 
@@ -48,6 +60,7 @@ class OverlayData:
     springs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2, 3)))  # (n, 2, 3)
     #: Weight of the heaviest body (N; 0 without gravity): a steady scale for force arrows.
     reference_force: float = 0.0
+    contacts: ContactArrows = field(default_factory=ContactArrows)
     error: str = ""
 
 
@@ -143,6 +156,41 @@ def _constraint_forces(matter, state: State) -> ForceArrows:
     return _nonzero_rows(origins, body[1:, 1])
 
 
+def contact_arrows(built, state: State) -> ContactArrows:
+    """The active contacts' points and forces (see ContactArrows) of a State realized to
+    Dynamics; empty without contact. A contact whose patch has details (a brick's touching
+    vertices...) gives one point per detail, else one at its ContactForce's point."""
+    compliant = getattr(built, "contact_forces", None)
+    if compliant is None:
+        return ContactArrows()
+    points, normal, friction = [], [], []
+    for i in range(compliant.getNumContactForces(state)):
+        force = compliant.getContactForce(state, i)
+        if not force.isValid():
+            continue
+        patch = compliant.calcContactPatchDetailsById(state, force.getContactId())
+        details = (
+            [patch.getContactDetail(k) for k in range(patch.getNumDetails())]
+            if patch is not None and patch.isValid()
+            else []
+        )
+        for d in details:
+            f = np.asarray(d.getForceOnSurface2(), dtype=float).reshape(3)
+            n = np.asarray(d.getContactNormal(), dtype=float).reshape(3)
+            fn = float(f @ n) * n
+            points.append(np.asarray(d.getContactPoint(), dtype=float).reshape(3))
+            normal.append(fn)
+            friction.append(f - fn)
+        if not details:
+            f = np.asarray(force.getForceOnSurface2(), dtype=float).reshape(2, 3)[1]
+            points.append(np.asarray(force.getContactPoint(), dtype=float).reshape(3))
+            normal.append(f)
+            friction.append(np.zeros(3))
+    if not points:
+        return ContactArrows()
+    return ContactArrows(np.array(points), np.array(normal), np.array(friction))
+
+
 def compute_overlay_data(built, state: State, kinds) -> OverlayData:
     """The overlay data of ``kinds`` (see the module docstring); the caller holds the lock."""
     kinds = frozenset(kinds) & KINDS
@@ -155,7 +203,7 @@ def compute_overlay_data(built, state: State, kinds) -> OverlayData:
             data["system_mass_center"] = np.asarray(
                 matter.calcSystemMassCenterLocationInGround(state), dtype=float
             )
-        if "forces" in kinds or "springs" in kinds:
+        if kinds & {"forces", "springs", "contacts"}:
             forces, data["springs"] = _element_forces(built, state, com)
             weights = forces["gravity"].forces
             data["reference_force"] = (
@@ -165,6 +213,8 @@ def compute_overlay_data(built, state: State, kinds) -> OverlayData:
                 forces["reaction"] = _reactions(matter, state)
                 forces["constraint"] = _constraint_forces(matter, state)
                 data["forces"] = forces
+        if "contacts" in kinds:
+            data["contacts"] = contact_arrows(built, state)
         return OverlayData(kinds=kinds, **data)
-    except (SimTKError, ArithmeticError, ValueError) as exc:
+    except (SimTKError, ArithmeticError, ValueError, AttributeError) as exc:
         return OverlayData(kinds=kinds, error=str(exc))

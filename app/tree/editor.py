@@ -118,6 +118,13 @@ class ModelEditor(QObject):
         redo.setObjectName("redoAction")
         self.actions["undo"] = undo
         self.actions["redo"] = redo
+        make(
+            "ground_plane",
+            "Add &ground contact plane",
+            None,
+            "Add a contact half space on Ground whose surface is the drawn floor",
+            self.add_ground_plane,
+        )
 
     def install_menus(self, window: QMainWindow) -> None:
         """File entries before Quit, an Edit menu after File."""
@@ -142,6 +149,8 @@ class ModelEditor(QObject):
         edit_menu.setObjectName("editMenu")
         edit_menu.addAction(self.actions["undo"])
         edit_menu.addAction(self.actions["redo"])
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.actions["ground_plane"])
         actions = bar.actions()
         after = actions[1] if len(actions) > 1 else None
         bar.insertMenu(after, edit_menu)
@@ -333,6 +342,18 @@ class ModelEditor(QObject):
         self.tree.select_key(f"{section}:{index}")
         return index
 
+    def add_ground_plane(self) -> int | None:
+        """Add a ground contact half space aligned with the up direction and the drawn floor
+        (one undoable edit) and show Ground's properties; its index, or None if refused."""
+        try:
+            index = self.edit("Add ground contact plane", lambda d: d.add_ground_plane())
+        except DocumentError as exc:
+            self.tree.show_message(str(exc))
+            return None
+        self.tree.show_message("")
+        self.tree.select_key("ground")
+        return index
+
     def rename_body(self, old: str, new: str) -> None:
         self.edit(f"Rename {old}", lambda d: d.rename_body(old, new))
         self.tree.select_key(body_key(new))
@@ -399,9 +420,31 @@ class ModelEditor(QObject):
         example = example_of_path(path)
         simulation = getattr(self.window, "simulation", None)
         session = getattr(simulation, "session", None)
+        if example is not None and example.follow:
+            self._follow_body(example.follow)
         if example is None or not example.plots or session is None:
             return
         simulation.plots.show_quantities(example.plot_columns(session.samples.columns))
+
+    def _follow_body(self, name: str) -> None:
+        """Select body ``name`` and make the camera follow it, once the simulation panel
+        shows a model that has it (View > Follow selected body)."""
+        simulation = getattr(self.window, "simulation", None)
+        controls = getattr(self.window, "view_controls", None)
+        if simulation is None or controls is None or "follow" not in controls.actions:
+            return
+
+        def attempt(_snap=None) -> None:
+            snap = simulation.snapshot
+            if snap is None or snap.model is None:
+                return
+            simulation.snapshot_shown.disconnect(attempt)
+            if name in snap.model.built.body_name_of_index:
+                self.tree.select_body(name)
+                controls.actions["follow"].setChecked(True)
+
+        simulation.snapshot_shown.connect(attempt)
+        attempt()
 
     def open_dialog(self) -> None:
         start = str(self.path.parent) if self.path else ""

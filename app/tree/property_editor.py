@@ -40,6 +40,7 @@ from app.document.registry import (
     element_types,
 )
 from app.document.specs import UP_DIRECTIONS, replace
+from app.tree.contact_forms import contact_forms, contact_settings_form
 from app.tree.tree_model import parse_key
 from app.widgets.coordinate_units import from_display, q_kinds, to_display, u_kinds, units_label
 from app.widgets.wheel_guard import guard_wheel
@@ -162,6 +163,7 @@ class PropertyEditor(QWidget):
             elif kind == "ground":
                 self._note("Ground is fixed. Its geometry is drawn in the ground frame.")
                 self._geometry_forms(GROUND)
+                contact_forms(self, GROUND)
             elif kind in ("constraints", "forces", "measures") and int(rest) < len(
                 getattr(doc, kind)
             ):
@@ -427,6 +429,7 @@ class PropertyEditor(QWidget):
         q_edit.setPlaceholderText("default")
         u_edit.setPlaceholderText("zero")
         self._geometry_forms(name)
+        contact_forms(self, name)
 
     def _mass_setter(self, name: str, text: str):
         """Set the mass, scaling the inertia with it (the unit inertia, the body's shape, is
@@ -841,3 +844,4 @@ class PropertyEditor(QWidget):
             lambda t: (lambda v: lambda d: d.set_hints(length_scale=v))(parse_number(t)),
             "Change the length scale",
         )
+        contact_settings_form(self)
