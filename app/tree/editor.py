@@ -73,9 +73,9 @@ class ModelEditor(QObject):
         self.undo_stack.cleanChanged.connect(lambda _clean: self._update_title())
         self.actions: dict[str, QAction] = {}
         self._create_actions()
-        self.recent_menu = QMenu("Open &Recent")
+        self.recent_menu = QMenu("Open &Recent", window)
         self.recent_menu.setObjectName("recentMenu")
-        self.examples_menu = QMenu("&Examples")
+        self.examples_menu = QMenu("&Examples", window)
         self.examples_menu.setObjectName("examplesMenu")
         for e in examples():
             action = self.examples_menu.addAction(e.title)
