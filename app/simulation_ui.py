@@ -313,9 +313,10 @@ class SimulationPanel(QObject):
 
         return build(document)
 
-    def load_document(self, document) -> None:
-        """Simulate a ModelDocument and follow its changes."""
-        built = self._build(document)
+    def load_document(self, document, built=None) -> None:
+        """Simulate a ModelDocument (``built``: its BuiltModel, if already built) and follow its
+        changes."""
+        built = built if built is not None else self._build(document)
         if self.document is not None:
             self.document.remove_listener(self._document_changed)
         self.document = document

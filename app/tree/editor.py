@@ -30,6 +30,7 @@ from app.document import (
     ModelDocument,
     model_io,
 )
+from app.document.background_load import load_and_build
 from app.document.examples import EXAMPLES_DIR, example_of_path, examples
 from app.document.measure_types import MEASURE_TYPES, default_measure_args, measure_args
 from app.document.mesh_cache import mesh_names_for
@@ -74,9 +75,9 @@ class ModelEditor(QObject):
         self.undo_stack.cleanChanged.connect(lambda _clean: self._update_title())
         self.actions: dict[str, QAction] = {}
         self._create_actions()
-        self.recent_menu = QMenu("Open &Recent")
+        self.recent_menu = QMenu("Open &Recent", window)
         self.recent_menu.setObjectName("recentMenu")
-        self.examples_menu = QMenu("&Examples")
+        self.examples_menu = QMenu("&Examples", window)
         self.examples_menu.setObjectName("examplesMenu")
         for e in examples():
             action = self.examples_menu.addAction(e.title)
@@ -159,10 +160,10 @@ class ModelEditor(QObject):
 
     # -- the document
     def set_document(
-        self, document: ModelDocument, path: Path | None, simulate: bool = True
+        self, document: ModelDocument, path: Path | None, simulate: bool = True, built=None
     ) -> None:
         """Edit ``document`` (saved at ``path``); with ``simulate`` hand it to the simulation
-        panel now, else when it is first edited."""
+        panel now (``built``: its BuiltModel if already built), else when it is first edited."""
         if self.document is not None:
             self.document.remove_listener(self._document_changed)
         self.document = document
@@ -174,14 +175,17 @@ class ModelEditor(QObject):
         self._update_title()
         self.document_replaced.emit(document)
         if simulate:
-            self._simulate(document)
+            self._simulate(document, built)
 
-    def _simulate(self, document: ModelDocument) -> None:
+    def _simulate(self, document: ModelDocument, built=None) -> None:
         simulation = getattr(self.window, "simulation", None)
         if simulation is None or not hasattr(simulation, "load_document"):
             return
         try:
-            simulation.load_document(document)
+            if built is not None:
+                simulation.load_document(document, built=built)
+            else:
+                simulation.load_document(document)
         except Exception as exc:  # noqa: BLE001  (the model stays open for editing)
             self.report(f"The model cannot be simulated: {exc}", modal=False)
 
@@ -395,18 +399,23 @@ class ModelEditor(QObject):
         if path.suffix == ".npz" and timeline is not None:
             return timeline.open_recording(path, modal)
         try:
-            document = model_io.load(path)
+            loaded = load_and_build(path, self.window)
         except model_io.ModelFileError as exc:
             self.report(f"Cannot open {path.name}: {exc.field}: {exc.message}", modal)
             return False
         except Exception as exc:  # noqa: BLE001  (never crash on a bad file)
             self.report(f"Cannot open {path.name}: {exc}", modal)
             return False
+        if loaded is None:
+            if self.window is not None:
+                self.window.statusBar().showMessage(f"Opening {path.name} cancelled", 5000)
+            return False
+        document, built, _build_error = loaded  # a build error is reported by _simulate
         if not self.confirm_discard():
             return False
         as_example = as_example or path.resolve().parent == EXAMPLES_DIR.resolve()
         # An example opens as a new untitled model, so Save never overwrites the bundled file.
-        self.set_document(document, None if as_example else path)
+        self.set_document(document, None if as_example else path, built=built)
         if as_example:
             self._show_example_plots(path)
         if not as_example:

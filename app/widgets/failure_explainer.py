@@ -39,7 +39,7 @@ class FailureExplainer(QFrame):
         self.title.setObjectName("explainerTitle")
         self.text = QLabel()
         self.text.setWordWrap(True)
-        self.details_button = QToolButton()
+        self.details_button = QToolButton(self)
         self.details_button.setText("Details")
         self.details_button.setCheckable(True)
         self.details = QLabel()

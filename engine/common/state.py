@@ -45,6 +45,7 @@ from engine.common.exceptions import (
     StateLayoutError,
 )
 from engine.common.finite import all_finite, copy_vector_if_finite
+from engine.common.index_arg import index_value
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest, SharedStage
 
@@ -271,10 +272,7 @@ class State:
                 return self._subs[subsys]
             except IndexError:
                 pass
-        try:
-            i = int(subsys)
-        except (TypeError, ValueError) as exc:
-            raise IndexOutOfRangeError(f"subsystem index must be an int, got {subsys!r}") from exc
+        i = index_value(subsys, "the subsystem index")
         if not 0 <= i < len(self._subs):
             raise IndexOutOfRangeError(
                 f"no subsystem {i}: this State has {len(self._subs)} subsystem(s) "
@@ -1201,12 +1199,12 @@ class State:
         sub = self._sub(subsys)
         if type(index) is int and 0 <= index < len(sub.discrete):  # the common case
             return sub.discrete[index]
-        if not 0 <= int(index) < len(sub.discrete):
+        i = index_value(index, "the discrete variable index")
+        if not 0 <= i < len(sub.discrete):
             raise IndexOutOfRangeError(
-                f"subsystem '{sub.name}' has no discrete variable {int(index)} "
-                f"(it has {len(sub.discrete)})"
+                f"subsystem '{sub.name}' has no discrete variable {i} (it has {len(sub.discrete)})"
             )
-        return sub.discrete[int(index)]
+        return sub.discrete[i]
 
     def getDiscreteVariable(self, subsys: int, index: int) -> Any:
         """The current value of a discrete variable (arrays come back read-only)."""
@@ -1408,11 +1406,12 @@ class State:
         sub = self._sub(subsys)
         if type(index) is int and 0 <= index < len(sub.cache):  # the common case
             return sub.cache[index]
-        if not 0 <= int(index) < len(sub.cache):
+        i = index_value(index, "the cache entry index")
+        if not 0 <= i < len(sub.cache):
             raise IndexOutOfRangeError(
-                f"subsystem '{sub.name}' has no cache entry {int(index)} (it has {len(sub.cache)})"
+                f"subsystem '{sub.name}' has no cache entry {i} (it has {len(sub.cache)})"
             )
-        return sub.cache[int(index)]
+        return sub.cache[i]
 
     @staticmethod
     def _entry_realized(sub: PerSubsystemInfo, ce: CacheEntryInfo) -> bool:

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.common.events import EventTriggerInfo
 from engine.common.exceptions import InvalidArgumentError, SimTKError
+from engine.common.index_arg import index_value
 from engine.common.stage import ALL_STAGES, Stage
 
 if TYPE_CHECKING:
@@ -95,12 +96,12 @@ class Subsystem:
 
     def getMeasure(self, index: int):
         owned = self.__dict__.get("_owned_measures", [])
-        if not 0 <= int(index) < len(owned):
+        i = index_value(index, "the measure index")
+        if not 0 <= i < len(owned):
             raise InvalidArgumentError(
-                f"subsystem '{self._name}' has {len(owned)} measures; there is no measure "
-                f"{int(index)}"
+                f"subsystem '{self._name}' has {len(owned)} measures; there is no measure {i}"
             )
-        return owned[int(index)]
+        return owned[i]
 
     def invalidateSubsystemTopologyCache(self) -> None:
         """Call after any topology change: the System must be realizeTopology()'d again."""

@@ -26,6 +26,7 @@ from engine.common.exceptions import (
     StageTooLowError,
     TopologyMismatchError,
 )
+from engine.common.index_arg import index_value
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
@@ -101,12 +102,12 @@ class System:
         return len(self._subsystems)
 
     def getSubsystem(self, index: int) -> Subsystem:
-        if not 0 <= int(index) < len(self._subsystems):
+        i = index_value(index, "the subsystem index")
+        if not 0 <= i < len(self._subsystems):
             raise IndexOutOfRangeError(
-                f"System '{self._name}' has no subsystem {int(index)} "
-                f"(it has {len(self._subsystems)})"
+                f"System '{self._name}' has no subsystem {i} (it has {len(self._subsystems)})"
             )
-        return self._subsystems[int(index)]
+        return self._subsystems[i]
 
     updSubsystem = getSubsystem
 

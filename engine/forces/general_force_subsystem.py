@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, StageTooLowError
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
@@ -55,25 +56,28 @@ class GeneralForceSubsystem(Subsystem):
         return len(self._forces)
 
     def getForce(self, index: int):
-        if not 0 <= int(index) < len(self._forces):
+        i = index_value(index, "the force index")
+        if not 0 <= i < len(self._forces):
             raise IndexOutOfRangeError(
-                f"no force {int(index)}: this subsystem has {len(self._forces)} forces"
+                f"no force {i}: this subsystem has {len(self._forces)} forces"
             )
-        return self._forces[int(index)]
+        return self._forces[i]
 
     updForce = getForce
 
     # --------------------------------------------------------------- enabling
     def isForceDisabled(self, state: State, index: int) -> bool:
         self.getForce(index)
-        return not self.getDiscreteVariable(state, self._enabled_index)[int(index)]
+        return not self.getDiscreteVariable(state, self._enabled_index)[
+            index_value(index, "the force index")
+        ]
 
     def setForceIsDisabled(self, state: State, index: int, disabled: bool) -> None:
         """Disable or enable one force element (an Instance-stage change: the State goes
         back to Model stage)."""
         self.getForce(index)
         flags = list(self.getDiscreteVariable(state, self._enabled_index))
-        flags[int(index)] = not disabled
+        flags[index_value(index, "the force index")] = not disabled
         self.setDiscreteVariable(state, self._enabled_index, flags)
 
     def _enabled(self, state: State) -> list:

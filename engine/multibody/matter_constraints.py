@@ -34,6 +34,7 @@ from engine.common.exceptions import (
     InvalidArgumentError,
     NonPhysicalError,
 )
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.state_copy import shared_when_copied
@@ -102,11 +103,12 @@ class MatterConstraintsMixin:
 
     def getConstraint(self, index: int):
         lst = self._constraint_list()
-        if not 0 <= int(index) < len(lst):
+        i = index_value(index, "the constraint index")
+        if not 0 <= i < len(lst):
             raise IndexOutOfRangeError(
-                f"there is no constraint {int(index)}; this matter subsystem has {len(lst)}"
+                f"there is no constraint {i}; this matter subsystem has {len(lst)}"
             )
-        return lst[int(index)]
+        return lst[i]
 
     updConstraint = getConstraint
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import as_vec3
@@ -179,12 +180,13 @@ class MobilizedBody(MobilizedBodyExtrasMixin, MobilizedBodyFitMixin, MobilizedBo
         return float(self.getU(state)[self._check_which(which, self.getNumU(state), "u")])
 
     def _check_which(self, which: int, n: int, what: str) -> int:
-        if not 0 <= int(which) < n:
+        i = index_value(which, f"the {what} index (which) of body {self._index}")
+        if not 0 <= i < n:
             raise IndexOutOfRangeError(
                 f"body {self._index} ({self.getMobilizerTypeName()}) has {n} {what}'s; "
                 f"index {which} is out of range"
             )
-        return int(which)
+        return i
 
     def setQ(self, state: State, q) -> None:
         """Set this mobilizer's q (backs the State up to Time stage)."""

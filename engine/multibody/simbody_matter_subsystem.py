@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
@@ -211,12 +212,13 @@ class SimbodyMatterSubsystem(
         return len(self._mobods)
 
     def getMobilizedBody(self, index: int) -> MobilizedBody:
-        if not 0 <= int(index) < len(self._mobods):
+        i = index_value(index, "the mobilized body index")
+        if not 0 <= i < len(self._mobods):
             raise IndexOutOfRangeError(
-                f"there is no mobilized body {int(index)}; this matter subsystem has "
+                f"there is no mobilized body {i}; this matter subsystem has "
                 f"{len(self._mobods)} bodies (0 = Ground)"
             )
-        return self._mobods[int(index)]
+        return self._mobods[i]
 
     updMobilizedBody = getMobilizedBody
 

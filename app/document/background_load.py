@@ -1,0 +1,85 @@
+"""load_and_build(path, parent): read and build a model file in a worker thread while the GUI's
+event loop keeps running (the 3-D view, the running simulation and the timers carry on), with
+a progress dialog and its Cancel button once it takes longer than ``SHOW_AFTER_MS``.
+
+Returns ``(document, built, build_error)``: the ModelDocument, its BuiltModel (None if it cannot
+be built, ``build_error`` then says why: the document still opens for editing), or None if the
+user cancelled. A file that cannot be read raises what ``model_io.load`` raises. The worker is
+a daemon thread that touches neither Qt nor VTK; a cancelled one finishes on its own and its
+result is dropped."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtWidgets import QProgressDialog, QWidget
+
+SHOW_AFTER_MS = 300
+POLL_MS = 15
+
+
+def _work(path: Path, result: dict, done: threading.Event) -> None:
+    from app.document import build, model_io
+
+    try:
+        document = model_io.load(path)
+    except BaseException as exc:  # noqa: BLE001  (handed to the GUI thread, raised there)
+        result["load_error"] = exc
+        done.set()
+        return
+    result["document"] = document
+    try:
+        result["built"] = build(document)
+    except Exception as exc:  # noqa: BLE001  (the model opens for editing; the reason is shown)
+        result["build_error"] = exc
+    done.set()
+
+
+def load_and_build(path, parent: QWidget | None = None):
+    """See the module docstring."""
+    path = Path(path)
+    result: dict = {}
+    done = threading.Event()
+    worker = threading.Thread(
+        target=_work, args=(path, result, done), name="mbstudio-open", daemon=True
+    )
+    worker.start()
+    if not done.wait(0.05):  # a small file is read before any dialog is worth showing
+        cancelled = _wait_with_progress(path, parent, done)
+        if cancelled:
+            return None
+    worker.join()
+    if "load_error" in result:
+        raise result["load_error"]
+    return result["document"], result.get("built"), result.get("build_error")
+
+
+def _wait_with_progress(path: Path, parent: QWidget | None, done: threading.Event) -> bool:
+    """Run the event loop until ``done`` is set (False) or the user cancels (True)."""
+    dialog = QProgressDialog(f"Opening {path.name}…", "Cancel", 0, 0, parent)
+    dialog.setObjectName("openProgress")
+    dialog.setWindowTitle("mbstudio")
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)  # no second open meanwhile
+    dialog.setMinimumDuration(SHOW_AFTER_MS)
+    dialog.setAutoReset(False)
+    dialog.setAutoClose(False)
+    loop = QEventLoop()
+    cancelled = []
+    dialog.canceled.connect(lambda: (cancelled.append(True), loop.quit()))
+    poll = QTimer(dialog)
+    poll.setInterval(POLL_MS)
+    poll.timeout.connect(lambda: loop.quit() if done.is_set() else None)
+    poll.start()
+    show = QTimer(dialog)
+    show.setSingleShot(True)
+    show.timeout.connect(lambda: None if done.is_set() else dialog.show())
+    show.start(SHOW_AFTER_MS)
+    if not done.is_set():
+        loop.exec()
+    poll.stop()
+    show.stop()
+    dialog.hide()
+    dialog.deleteLater()
+    return bool(cancelled) and not done.is_set()
