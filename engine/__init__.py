@@ -80,6 +80,7 @@ from engine.math.mass_properties import MassProperties
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import Vec3
+from engine.math.vector_function import Function_, Vec3Function
 from engine.measures import *  # noqa: F403  (Measure and the Measure_<Kind> aliases)
 from engine.multibody.body import Body
 from engine.multibody.constraints import Constraint
