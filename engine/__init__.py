@@ -8,7 +8,14 @@ Everything a user needs is importable from here, with Simbody's names::
 
 from types import ModuleType as _ModuleType
 
-from engine.assembler import Assembler, AssemblyCondition, Markers, OrientationSensors, QValue
+from engine.assembler import (
+    Assembler,
+    AssemblyCondition,
+    Markers,
+    ObservedPointFitter,
+    OrientationSensors,
+    QValue,
+)
 from engine.common.cache_entry import CacheEntryInfo, CacheEntryKey, DiscreteVarInfo, DiscreteVarKey
 from engine.common.decorative_geometry import *  # noqa: F403  (DecorativeGeometry kinds, colours)
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
