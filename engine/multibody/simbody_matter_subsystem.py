@@ -20,6 +20,7 @@ from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.math.mass_properties import MassProperties
 from engine.multibody import custom_mobilized_body as _custom  # noqa: F401  (MobilizedBody.Custom)
+from engine.multibody import function_based_mobilized_body as _function_based  # noqa: F401
 from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.composite_body import calc_mass_matrix
