@@ -8,7 +8,14 @@ Everything a user needs is importable from here, with Simbody's names::
 
 from types import ModuleType as _ModuleType
 
-from engine.assembler import Assembler, AssemblyCondition, Markers, OrientationSensors, QValue
+from engine.assembler import (
+    Assembler,
+    AssemblyCondition,
+    Markers,
+    ObservedPointFitter,
+    OrientationSensors,
+    QValue,
+)
 from engine.common.cache_entry import CacheEntryInfo, CacheEntryKey, DiscreteVarInfo, DiscreteVarKey
 from engine.common.decorative_geometry import *  # noqa: F403  (DecorativeGeometry kinds, colours)
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
@@ -102,6 +109,7 @@ from engine.math.mass_properties import MassProperties
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import Vec3
+from engine.math.vector_function import Function_, Vec3Function
 from engine.measures import *  # noqa: F403  (Measure and the Measure_<Kind> aliases)
 from engine.multibody.body import Body
 from engine.multibody.constraints import Constraint

@@ -4,6 +4,7 @@ from engine.assembler.assembler import Assembler
 from engine.assembler.assembly_condition import AssemblyCondition
 from engine.assembler.built_in_constraints import BuiltInConstraints
 from engine.assembler.markers import Markers
+from engine.assembler.observed_point_fitter import ObservedPointFitter
 from engine.assembler.orientation_sensors import OrientationSensors
 from engine.assembler.q_value import QValue
 
@@ -12,6 +13,7 @@ __all__ = [
     "AssemblyCondition",
     "BuiltInConstraints",
     "Markers",
+    "ObservedPointFitter",
     "OrientationSensors",
     "QValue",
 ]

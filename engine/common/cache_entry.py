@@ -74,6 +74,11 @@ class CacheEntryInfo:
     def key(self) -> CacheEntryKey:
         return CacheEntryKey(self.subsystem, self.index)
 
+    def getDependents(self) -> tuple[CacheEntryKey, ...]:
+        """The cache entries that named this one as a prerequisite (a new value of this
+        entry makes them stale)."""
+        return tuple(self.dependents)
+
 
 @dataclass
 class DiscreteVarInfo:
@@ -96,6 +101,11 @@ class DiscreteVarInfo:
 
     def getInvalidatedStage(self) -> Stage:
         return self.invalidates
+
+    def getDependents(self) -> tuple[CacheEntryKey, ...]:
+        """The cache entries that named this variable as a prerequisite (a change of its
+        value makes them stale)."""
+        return tuple(self.dependents)
 
     def getAutoUpdateEntry(self) -> int | None:
         return self.auto_update_entry

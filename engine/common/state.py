@@ -212,7 +212,8 @@ class State:
 
     def isConsistent(self, other: State) -> bool:
         """True if both States have the same numbers of subsystems, variables,
-        constraint equations, multipliers and event triggers (both at Instance or later)."""
+        constraint equations, multipliers and event triggers, the triggers distributed
+        over the stages alike (both at Instance or later)."""
         for s in (self, other):
             s._require_system_stage(Stage.Instance, "isConsistent")
         return (
@@ -221,6 +222,7 @@ class State:
             and (self._nqerr, self._nuerr, self._nudoterr)
             == (other._nqerr, other._nuerr, other._nudoterr)
             and self._triggers.size == other._triggers.size
+            and self._trigger_counts == other._trigger_counts
         )
 
     # -------------------------------------------------------------- subsystems
@@ -706,12 +708,38 @@ class State:
         t = float(t)
         if not math.isfinite(t):
             raise InvalidArgumentError(f"setTime: time must be finite, got {t}")
+        self._keep_time_independent_entries()
         self._invalidate(Stage.Time, "setTime")
         self._t = t
+
+    def _keep_time_independent_entries(self) -> None:
+        """Before t changes: a current cache entry that declared what it depends on
+        (prerequisites: q, u, z, discrete variables, other entries) and depends on no stage
+        from Time on keeps its value, as Simbody's kinematics survive ``setTime``: it is
+        marked realized against its ``earliest`` stage, which a change of t leaves alone."""
+        for sub in self._subs:
+            if sub.stage < Stage.Time:
+                continue
+            for ce in sub.cache:
+                if (
+                    ce.earliest < Stage.Time
+                    and Stage.Time <= ce.latest < Stage.Infinity
+                    and (
+                        ce.depends_on_q
+                        or ce.depends_on_u
+                        or ce.depends_on_z
+                        or ce.discrete_prerequisites
+                        or ce.cache_prerequisites
+                    )
+                    and self._entry_realized(sub, ce)
+                ):
+                    ce.realized_version = sub.stage_version(ce.earliest)
+                    ce.not_realized_mark = None
 
     def updTime(self) -> _TimeRef:
         """Writable time handle (``.value``); asking for it backs up to Instance stage."""
         self._require_system_stage(Stage.Topology, "updTime")
+        self._keep_time_independent_entries()
         self._invalidate(Stage.Time, "updTime")
         return _TimeRef(self)
 

@@ -62,23 +62,28 @@ class Gravity(Force):
             return np.array(keep_down, dtype=np.float64), 0.0
         return v / n, n
 
-    def _body_index(self, mobod) -> int:
+    def _body_index(self, mobod, unbuilt_ok: bool = False) -> int:
+        """MobilizedBodyIndex of a handle or an index. With ``unbuilt_ok`` (the default
+        exclusions, as Simbody's) any index >= 0 is accepted, also of a body not added yet;
+        an exclusion past the last body built has no effect."""
         if isinstance(mobod, (int, np.integer)):
             b = int(mobod)
+            if unbuilt_ok and b >= self._matter.getNumBodies():
+                return b
             self._matter.getMobilizedBody(b)
             return b
         return self._check_mobod(mobod).getMobilizedBodyIndex()
 
     # -------------------------------------------------------------- defaults
     def setDefaultBodyIsExcluded(self, mobod, isExcluded: bool) -> Gravity:
-        b = self._body_index(mobod)
+        b = self._body_index(mobod, unbuilt_ok=True)
         excluded = set(self._defaults["excluded"])
         if b != 0:
             (excluded.add if isExcluded else excluded.discard)(b)
         return self._set_default(excluded=frozenset(excluded))
 
     def getDefaultBodyIsExcluded(self, mobod) -> bool:
-        b = self._body_index(mobod)
+        b = self._body_index(mobod, unbuilt_ok=True)
         return b == 0 or b in self._defaults["excluded"]
 
     def setDefaultGravityVector(self, gravity) -> Gravity:

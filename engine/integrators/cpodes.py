@@ -10,8 +10,9 @@ scipy's solvers, wrapped so they respect the SimTK contract:
   BDF history so the multistep method continues from the projected state (as
   CPODES does) instead of restarting.
 * ``CPodes.Adams``: scipy.integrate.LSODA (Adams-Moulton, orders 1-12, switching
-  to BDF on its own if the problem turns stiff); it is restarted whenever
-  projection or an event changes the state.
+  to BDF on its own if the problem turns stiff); the projection correction goes
+  into its Nordsieck history as for BDF; it restarts when an event changes the
+  state.
 
 Accuracy maps onto scipy's mixed tolerance ``|err_i| <= rtol*|y_i| + atol_i``
 with rtol = accuracy and atol_i = accuracy / weight_i (u and z weights from the
@@ -25,6 +26,10 @@ attempts, so attempts are counted as the distinct trial times evaluated in a
 step; every rejection (error test or Newton convergence) is counted as an error
 test failure. scipy's BDF always iterates with Newton's method; requesting
 ``CPodes.Functional`` is recorded but does not change that.
+
+Projection is the System's (``projectQ``/``projectU``, weighted, local) unless
+``setUseCPodesProjection`` asks for CPODES's own: an unweighted least-squares
+(2-norm) projection of [q, u] onto all constraints at once.
 """
 
 from __future__ import annotations
@@ -102,6 +107,27 @@ class CPodesIntegrator(Integrator):
         self._denseSpan = (math.nan, math.nan)
         self._denseCorrection = None
         self._stepTimes: set[float] = set()
+        self._useCPodesProjection = False
+
+    def setUseCPodesProjection(self) -> None:
+        """Project with the integrator's own method instead of the System's (Simbody's
+        ``CPodesIntegrator::setUseCPodesProjection``; call before ``initialize``).
+
+        CPODES's projection treats all constraints c(y) = [qErr(q), uErr(q, u)] as one set
+        and moves y = [q, u] to the nearest point (in the plain 2-norm) where every
+        constraint error, scaled by its weight, is within a tenth of the constraint
+        tolerance: Gauss-Newton iterations with a finite-difference constraint Jacobian,
+        least-squares (so redundant constraints are tolerated). z and prescribed
+        coordinates are not treated specially."""
+        if self._advanced is not None:
+            raise InvalidArgumentError(
+                "setUseCPodesProjection: choose the projection before initialize()"
+            )
+        self._useCPodesProjection = True
+
+    def isUsingCPodesProjection(self) -> bool:
+        """True after ``setUseCPodesProjection``."""
+        return self._useCPodesProjection
 
     def getLinearMultistepMethod(self) -> CPodes.LinearMultistepMethod:
         return self._lmm
@@ -222,23 +248,23 @@ class CPodesIntegrator(Integrator):
         adv = self._advanced
         self._setAdvancedStateAndRealizeKinematics(t1, y1)
         limit = self._projectionLimit()
-        if not self._localProjectQAndQErrEstNoThrow(adv, None, limit):
-            return False
-        self._system.prescribeU(adv)
-        self._system.realize(adv, Stage.Velocity)
-        if not self._localProjectUAndUErrEstNoThrow(adv, None, limit):
-            return False
+        if self._useCPodesProjection:
+            if not self._cpodesProjectNoThrow(limit):
+                return False
+        else:
+            if not self._localProjectQAndQErrEstNoThrow(adv, None, limit):
+                return False
+            self._system.prescribeU(adv)
+            self._system.realize(adv, Stage.Velocity)
+            if not self._localProjectUAndUErrEstNoThrow(adv, None, limit):
+                return False
         yFinal = adv.getY().copy()
         delta = yFinal - y1
         self._dense = solver.dense_output()
         self._denseSpan = (float(solver.t_old), t1)
         self._denseCorrection = delta if np.any(delta) else None
         if self._denseCorrection is not None:
-            if isinstance(solver, BDF):
-                solver.y = yFinal.copy()
-                solver.D[0] = yFinal
-            else:
-                self._solver = None  # LSODA's history is not reachable: restart
+            self._correctHistory(solver, yFinal, delta)
         h = t1 - t0
         if (
             self._userMinStepSize is not None
@@ -256,6 +282,76 @@ class CPodesIntegrator(Integrator):
         predicted = getattr(solver, "h_abs", None)
         self._currentStepSize = float(predicted) if predicted else h
         return True
+
+    def _cpodesProjectNoThrow(self, limit: float) -> bool:
+        """CPODES's own projection of the advanced state (see setUseCPodesProjection);
+        realized through Velocity on return. False (a failed step) if the scaled
+        constraint error exceeds ``limit`` or the iterations do not converge."""
+        adv, system = self._advanced, self._system
+        nc = adv.getNQErr() + adv.getNUErr()
+        if nc == 0:
+            return True
+        nx = adv.getNQ() + adv.getNU()
+        w = np.concatenate([adv.getQErrWeights(), adv.getUErrWeights()])
+        target = 0.1 * self._consTol
+
+        def errors(x: np.ndarray) -> np.ndarray:
+            y = adv.getY().copy()
+            y[:nx] = x
+            adv.setY(y)
+            system.realize(adv, Stage.Velocity)
+            return np.concatenate([adv.getQErr(), adv.getUErr()]) * w
+
+        x0 = adv.getY()[:nx].copy()
+        c = np.concatenate([adv.getQErr(), adv.getUErr()]) * w
+        worst = float(np.max(np.abs(c)))
+        if worst <= target:
+            return True
+        if not worst <= limit:
+            self._statsQProjectionFailures += 1
+            self._failure = (
+                f"CPodes projection: constraint error {worst:.3g} exceeds the projection "
+                f"limit {limit:.3g}"
+            )
+            return False
+        C = np.empty((nc, nx))
+        for j in range(nx):
+            h = math.sqrt(_EPS) * max(1.0, abs(x0[j]))
+            xj = x0.copy()
+            xj[j] += h
+            C[:, j] = (errors(xj) - c) / h
+        x = x0
+        for _ in range(8):
+            x = x - np.linalg.lstsq(C, c, rcond=None)[0]
+            c = errors(x)
+            worst = float(np.max(np.abs(c)))
+            if worst <= target:
+                self._statsQProjections += 1
+                self._statsUProjections += 1
+                return True
+        self._statsQProjectionFailures += 1
+        self._failure = f"CPodes projection did not converge (constraint error {worst:.3g})"
+        return False
+
+    def _correctHistory(self, solver, yFinal: np.ndarray, delta: np.ndarray) -> None:
+        """Move the solver's current point to the projected state, as CPODES does: the
+        multistep history's value column becomes the projected y (BDF's difference array
+        D[0]; LSODA's Nordsieck array, whose first column is y and sits at rwork[20:20+n])
+        and the method continues at its order and step size. A solver whose history is not
+        reachable restarts."""
+        if isinstance(solver, BDF):
+            solver.y = yFinal.copy()
+            solver.D[0] = yFinal
+            return
+        inner = getattr(solver, "_lsoda_solver", None)
+        rwork = getattr(getattr(inner, "_integrator", None), "rwork", None)
+        n = yFinal.size
+        if rwork is None or rwork.size < 20 + n or not np.allclose(rwork[20 : 20 + n], solver.y):
+            self._solver = None
+            return
+        rwork[20 : 20 + n] += delta
+        inner._y = yFinal.copy()
+        solver.y = yFinal.copy()
 
     # --------------------------------------------------------- interpolation
     def _interpolateY(self, t: float) -> np.ndarray:

@@ -97,8 +97,9 @@ class FusedRealization:
                     return False
         ctx = plan.ctx
         matter = self._system._matter
-        # the articulated inertias: with q (from Position), else unless still current
-        with_inertias = last >= ACCELERATION and (first <= POSITION or not matter._abi_current(ctx))
+        # the articulated inertias, unless still current (a change of q makes them stale;
+        # a change of t alone does not)
+        with_inertias = last >= ACCELERATION and not matter._abi_current(ctx)
         fn = plan.fn
         ke = fn(first, last, with_inertias, *plan.args)
         if fn is realize_stages_from_table:  # the entry point, once compiled for these

@@ -452,7 +452,7 @@ class MatterPrescribedMotionMixin:
         """M^-1 v in O(n) (Position stage). With prescribed motion (Motions or locks) this
         is M_ff^-1 on the free mobilities: prescribed entries of v are not read and those
         of the result are 0."""
-        self._require(state, Stage.Position, "multiplyByMInv")
+        self._require_position_kinematics(state, "multiplyByMInv")
         lay = self._prescribed_layout(state)
         if not lay.any_known_udot:
             return super().multiplyByMInv(state, v)
@@ -469,7 +469,7 @@ class MatterPrescribedMotionMixin:
         """(udot, A_GB) from the given forces, ignoring constraints but obeying prescribed
         accelerations (Velocity stage; the prescribed udot need Acceleration-level
         Motion values of this State)."""
-        self._require(state, Stage.Velocity, "calcAccelerationIgnoringConstraints")
+        self._require_velocity_kinematics(state, "calcAccelerationIgnoringConstraints")
         lay = self._prescribed_layout(state)
         if not lay.any_known_udot:
             return super().calcAccelerationIgnoringConstraints(

@@ -23,6 +23,7 @@ from engine.multibody.body import Body
 from engine.multibody.mobilized_body_extras import MobilizedBodyExtrasMixin
 from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
 from engine.multibody.mobilized_body_lock import MobilizedBodyLockMixin
+from engine.multibody.mobilized_body_reactions import MobilizedBodyReactionsMixin
 from engine.multibody.mobilizer_accessors import ACCESSORS
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
 from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
@@ -57,7 +58,12 @@ def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
         raise InvalidArgumentError(f"MobilizedBody.{name}: {exc}") from None
 
 
-class MobilizedBody(MobilizedBodyExtrasMixin, MobilizedBodyFitMixin, MobilizedBodyLockMixin):
+class MobilizedBody(
+    MobilizedBodyExtrasMixin,
+    MobilizedBodyFitMixin,
+    MobilizedBodyLockMixin,
+    MobilizedBodyReactionsMixin,
+):
     """Handle to body ``getMobilizedBodyIndex()`` of a matter subsystem."""
 
     _module = None  # the mobilizer kernel module; None for Ground

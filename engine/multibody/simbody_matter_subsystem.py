@@ -21,9 +21,10 @@ from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.math.mass_properties import MassProperties
 from engine.multibody import custom_mobilized_body as _custom  # noqa: F401  (MobilizedBody.Custom)
+from engine.multibody import function_based_mobilized_body as _function_based  # noqa: F401
 from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels import layout
-from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
+from engine.multibody.kernels.composite_body import calc_mass_matrix
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose,
@@ -458,14 +459,14 @@ class SimbodyMatterSubsystem(
 
     def multiplyByN(self, state: State, transpose: bool, x) -> np.ndarray:
         """N x (u-like in, q-like out) or N^T x (Position stage)."""
-        self._require(state, Stage.Position, "multiplyByN")
+        self._require_position_kinematics(state, "multiplyByN")
         topo = self._topo()
         x = self._vector(x, topo.nq if transpose else topo.nu, "multiplyByN")
         return self._n_times(state, N_OP, transpose, x)
 
     def multiplyByNInv(self, state: State, transpose: bool, x) -> np.ndarray:
         """NInv x (q-like in, u-like out) or its transpose (Position stage)."""
-        self._require(state, Stage.Position, "multiplyByNInv")
+        self._require_position_kinematics(state, "multiplyByNInv")
         topo = self._topo()
         x = self._vector(x, topo.nu if transpose else topo.nq, "multiplyByNInv")
         return self._n_times(state, NINV_OP, transpose, x)
@@ -491,17 +492,13 @@ class SimbodyMatterSubsystem(
 
     # --------------------------------------------------------- mass matrix
     def _composite(self, state: State) -> np.ndarray:
-        sx = self.getMySubsystemIndex()
-        R = state.updCacheEntry(sx, self._ix.composite)
-        if not state.isCacheValueRealized(sx, self._ix.composite):
-            pc = self._position_cache(state)
-            calc_composite_inertias(self._topo().parent, pc.p_GB, pc.Phi_G, R)
-            state.markCacheValueRealized(sx, self._ix.composite)
-        return R
+        """Composite body inertias (nb, 6, 6), from the lazy entry that a change of q makes
+        stale (so position kinematics suffice, as in Simbody)."""
+        return self._cbi_matrices(state, "calcM")
 
     def calcM(self, state: State) -> np.ndarray:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies)."""
-        self._require(state, Stage.Position, "calcM")
+        self._require_position_kinematics(state, "calcM")
         topo = self._topo()
         pc = self._position_cache(state)
         M = np.zeros((topo.nu, topo.nu))
@@ -521,7 +518,7 @@ class SimbodyMatterSubsystem(
     # --------------------------------------------------------------- Jacobians
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
-        self._require(state, Stage.Position, "multiplyBySystemJacobian")
+        self._require_position_kinematics(state, "multiplyBySystemJacobian")
         topo = self._topo()
         u = self._vector(u, topo.nu, "multiplyBySystemJacobian")
         pc = self._position_cache(state)
@@ -531,7 +528,7 @@ class SimbodyMatterSubsystem(
 
     def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
         """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G."""
-        self._require(state, Stage.Position, "multiplyBySystemJacobianTranspose")
+        self._require_position_kinematics(state, "multiplyBySystemJacobianTranspose")
         topo = self._topo()
         F = self._body_forces(F, "multiplyBySystemJacobianTranspose")
         pc = self._position_cache(state)

@@ -4,11 +4,13 @@ magnitude-only constructor, getBodyForce and the force cache queries."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine import (
     Body,
     Force,
     GeneralForceSubsystem,
+    IndexOutOfRangeError,
     Inertia,
     MassProperties,
     MobilizedBody,
@@ -74,3 +76,32 @@ def test_get_body_force_and_the_force_cache():
     np.testing.assert_allclose(
         gravity.getBodyForce(state, pin), [[0, 0, 0], [0, -20, 0]], atol=1e-14
     )
+
+
+def test_default_exclusions_by_index_before_the_bodies_are_built():
+    """Simbody: setDefaultBodyIsExcluded takes any MobilizedBodyIndex, also of a body not
+    added yet; the exclusion applies once it is built (and one past the last body built
+    does nothing). The State setter needs a body that exists."""
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    gravity = Force.Gravity(forces, matter, Vec3(0, -9.81, 0))
+    gravity.setDefaultBodyIsExcluded(2, True)  # before any body exists
+    gravity.setDefaultBodyIsExcluded(7, True)  # never built
+    assert gravity.getDefaultBodyIsExcluded(2) and gravity.getDefaultBodyIsExcluded(7)
+    assert not gravity.getDefaultBodyIsExcluded(3)
+    with pytest.raises(IndexOutOfRangeError):
+        gravity.setDefaultBodyIsExcluded(-1, True)
+    body = Body.Rigid(MassProperties(1.0, Vec3(0), Inertia(1)))
+    first = MobilizedBody.Translation(matter.Ground(), Transform(), body, Transform())
+    second = MobilizedBody.Translation(matter.Ground(), Transform(), body, Transform())
+    state = system.realizeTopology()
+    system.realize(state, Stage.Acceleration)
+    np.testing.assert_allclose(first.getUDot(state), [0, -9.81, 0])
+    np.testing.assert_array_equal(second.getUDot(state), [0, 0, 0])
+    assert gravity.getBodyIsExcluded(state, second) and not gravity.getBodyIsExcluded(state, 1)
+    with pytest.raises(IndexOutOfRangeError):
+        gravity.setBodyIsExcluded(state, 7, False)
+    gravity.setBodyIsExcluded(state, second, False)
+    system.realize(state, Stage.Acceleration)
+    np.testing.assert_allclose(second.getUDot(state), [0, -9.81, 0])

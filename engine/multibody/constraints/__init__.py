@@ -13,6 +13,7 @@ from engine.multibody.constraints.constant_speed import ConstantSpeed
 from engine.multibody.constraints.constraint import Constraint
 from engine.multibody.constraints.coordinate_coupler import CoordinateCoupler
 from engine.multibody.constraints.custom import Custom
+from engine.multibody.constraints.error_getters import install as _install_error_getters
 from engine.multibody.constraints.no_slip_1d import NoSlip1D
 from engine.multibody.constraints.point_in_plane import PointInPlane
 from engine.multibody.constraints.point_on_line import PointOnLine
@@ -39,5 +40,12 @@ Constraint.CoordinateCoupler = CoordinateCoupler
 Constraint.SpeedCoupler = SpeedCoupler
 Constraint.PrescribedMotion = PrescribedMotion
 Constraint.Custom = Custom
+
+_install_error_getters(
+    plural=[Ball, Weld, PointOnLine, ConstantOrientation],
+    singular=[Rod, PointInPlane, ConstantAngle, ConstantCoordinate],
+    nonholonomic=[NoSlip1D, ConstantSpeed],
+    acceleration_only=[ConstantAcceleration],
+)
 
 __all__ = ["Constraint"]

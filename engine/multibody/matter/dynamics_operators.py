@@ -58,7 +58,7 @@ class DynamicsOperatorsMixin:
         """A_GB = J udot + JDot u (nb, 2, 3) at Bo in G; an empty knownUDot means zeros, giving
         only the velocity-dependent part (Velocity stage)."""
         what = "calcBodyAccelerationFromUDot"
-        self._require(state, Stage.Velocity, what)
+        self._require_velocity_kinematics(state, what)
         topo = self._topo()
         udot = optional_vector(knownUDot, topo.nu, f"{what}: knownUDot")
         pc = self._position_cache(state)
@@ -76,7 +76,7 @@ class DynamicsOperatorsMixin:
         """f_residual = M udot + G^T lambda + f_inertial - f_applied (Velocity stage). Empty
         arguments mean zeros; lambda has one entry per constraint equation."""
         what = "calcResidualForce"
-        self._require(state, Stage.Velocity, what)
+        self._require_velocity_kinematics(state, what)
         topo = self._topo()
         m = self._num_constraint_equations(state)
         f = optional_vector(appliedMobilityForces, topo.nu, f"{what}: appliedMobilityForces")
@@ -104,7 +104,7 @@ class DynamicsOperatorsMixin:
 
     # ----------------------------------------------------------- inertial terms
     def _velocity_term(self, state: State, mobod, name: str, what: str) -> np.ndarray:
-        self._require(state, Stage.Velocity, what)
+        self._require_velocity_kinematics(state, what)
         b = body_index(self, mobod, what)
         return getattr(self._velocity_cache(state), name)[b].reshape(2, 3).copy()
 
@@ -127,7 +127,7 @@ class DynamicsOperatorsMixin:
         """Phi (JDot u)_B + b_B: the body's spatial inertia times its total Coriolis
         acceleration plus its gyroscopic force, at Bo in G (2, 3) (Velocity stage)."""
         what = "getTotalCentrifugalForces"
-        self._require(state, Stage.Velocity, what)
+        self._require_velocity_kinematics(state, what)
         b = body_index(self, mobod, what)
         pc = self._position_cache(state)
         vc = self._velocity_cache(state)
@@ -152,7 +152,7 @@ class DynamicsOperatorsMixin:
         """Add a force (in G) applied at a station (in B) to body B's entry of bodyForcesInG
         (nb, 2, 3), as [(R_GB s) x f, f] at Bo (Position stage). Changes nothing else."""
         what = "addInStationForce"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         b = body_index(self, bodyB, what)
         s = finite_array(stationOnB, (3,), f"{what}: stationOnB")
         f = finite_array(forceInG, (3,), f"{what}: forceInG")

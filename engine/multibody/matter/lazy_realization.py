@@ -128,6 +128,19 @@ class LazyRealizationMixin:
                 current=current,
             )
 
+    def _require_velocity_kinematics(self, state: State, what: str) -> None:
+        """Velocity stage, or Instance stage with velocity kinematics realized."""
+        self._require(state, Stage.Instance, what)
+        if not self.isVelocityKinematicsRealized(state):
+            current = self._matter_stage(state)
+            raise StageTooLowError(
+                f"{what} needs velocity kinematics: realize the State to Velocity stage (or "
+                f"call realizeVelocityKinematics) first; the matter subsystem is at "
+                f"{current.getName()}",
+                needed=Stage.Velocity,
+                current=current,
+            )
+
     # -------------------------------------------------------- position kinematics
     def realizePositionKinematics(self, state: State) -> None:
         """Body poses from q (needs Instance stage); does nothing if already current."""

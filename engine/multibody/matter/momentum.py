@@ -31,7 +31,7 @@ class MomentumMixin:
 
     def calcSystemMomentumAboutGroundOrigin(self, state: State) -> np.ndarray:
         """[angular momentum about the Ground origin, linear momentum] (2, 3) (Velocity stage)."""
-        self._require(state, Stage.Velocity, "calcSystemMomentumAboutGroundOrigin")
+        self._require_velocity_kinematics(state, "calcSystemMomentumAboutGroundOrigin")
         pc = self._position_cache(state)
         vc = self._velocity_cache(state)
         return system_momentum_about_ground_origin(pc.p_GB, pc.Phi_G, vc.V_GB).reshape(2, 3)
@@ -39,7 +39,7 @@ class MomentumMixin:
     def calcSystemCentralMomentum(self, state: State) -> np.ndarray:
         """[angular momentum about the system mass center, linear momentum] (2, 3) (Velocity
         stage). A massless system has none: both parts are zero."""
-        self._require(state, Stage.Velocity, "calcSystemCentralMomentum")
+        self._require_velocity_kinematics(state, "calcSystemCentralMomentum")
         h = self.calcSystemMomentumAboutGroundOrigin(state)
         if float(self._topo().mass[1:].sum()) == 0.0:
             return np.zeros((2, 3))
@@ -50,7 +50,7 @@ class MomentumMixin:
     def calcSystemMassCenterVelocityInGround(self, state: State) -> np.ndarray:
         """Velocity of the system mass center in G (m/s) (Velocity stage)."""
         what = "calcSystemMassCenterVelocityInGround"
-        self._require(state, Stage.Velocity, what)
+        self._require_velocity_kinematics(state, what)
         m = self._total_mass(what)
         return self.calcSystemMomentumAboutGroundOrigin(state)[1] / m
 
@@ -68,7 +68,7 @@ class MomentumMixin:
     def calcSystemCentralInertiaInGround(self, state: State) -> Inertia:
         """Inertia of the whole system about its mass center, in G (kg m^2) (Position stage)."""
         what = "calcSystemCentralInertiaInGround"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         m = self._total_mass(what)
         mp = self.calcSystemMassPropertiesInGround(state)
         I_O = mp.getInertia().toMat33()

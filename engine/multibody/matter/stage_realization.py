@@ -374,7 +374,7 @@ class StageRealizationMixin:
     # ------------------------------------------------------------ operators
     def multiplyByMInv(self, state: State, v) -> np.ndarray:
         """M^-1 v in O(n) by the articulated-body method (Position stage)."""
-        self._require(state, _POSITION, "multiplyByMInv")
+        self._require_position_kinematics(state, "multiplyByMInv")
         ctx = self._context(state)
         topo = ctx.topo
         v = _checked(v, ctx.nu, "multiplyByMInv")
@@ -405,7 +405,7 @@ class StageRealizationMixin:
 
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
-        self._require(state, _POSITION, "multiplyByM")
+        self._require_position_kinematics(state, "multiplyByM")
         ctx = self._context(state)
         topo = ctx.topo
         a = _checked(a, ctx.nu, "multiplyByM")
@@ -434,7 +434,7 @@ class StageRealizationMixin:
         self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
     ) -> np.ndarray:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
-        self._require(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
+        self._require_velocity_kinematics(state, "calcResidualForceIgnoringConstraints")
         ctx = self._context(state)
         nu = ctx.nu
         # As Simbody, a zero-length argument means all zeros.
@@ -487,7 +487,7 @@ class StageRealizationMixin:
         self, state: State, appliedMobilityForces, appliedBodyForces
     ):
         """(udot, A_GB) from the given forces, ignoring constraints (Velocity stage)."""
-        self._require(state, _VELOCITY, "calcAccelerationIgnoringConstraints")
+        self._require_velocity_kinematics(state, "calcAccelerationIgnoringConstraints")
         ctx = self._context(state)
         topo = ctx.topo
         nu, nb = ctx.nu, ctx.nb
@@ -519,7 +519,7 @@ class StageRealizationMixin:
 
     def calcSystemJacobian(self, state: State) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
-        self._require(state, _POSITION, "calcSystemJacobian")
+        self._require_position_kinematics(state, "calcSystemJacobian")
         ctx = self._context(state)
         topo = ctx.topo
         J = np.empty((6 * ctx.nb, ctx.nu))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
-from engine.common.stage import Stage
 from engine.common.state import State
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
@@ -93,7 +92,7 @@ class TaskJacobianMixin:
     def calcBiasForSystemJacobian(self, state: State) -> np.ndarray:
         """JDot u: each body's velocity-dependent acceleration (nb, 2, 3), [angular, linear]
         at Bo in G (Velocity stage). ``.reshape(-1)`` gives the 6 nb Vector form."""
-        self._require(state, Stage.Velocity, "calcBiasForSystemJacobian")
+        self._require_velocity_kinematics(state, "calcBiasForSystemJacobian")
         vc = self._velocity_cache(state)
         return vc.total_coriolis.reshape(-1, 2, 3).copy()
 
@@ -102,7 +101,7 @@ class TaskJacobianMixin:
         """JS u: velocities in G of the stations (nt, 3), or (3,) for one body and station
         (Position stage; O(n + nt))."""
         what = "multiplyByStationJacobian"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         u = self._vector(u, self._topo().nu, f"{what}: u")
         single, bodies, r_G, _ = self._tasks(state, onBodyB, stationPInB, what)
         v = self._task_velocities(state, bodies, r_G, u)[:, 3:6]
@@ -114,7 +113,7 @@ class TaskJacobianMixin:
         """JS^T f: generalized forces (nu,) of forces f_GP (in G) applied at the stations
         ((nt, 3), or one Vec3 for the single-task form) (Position stage; O(n + nt))."""
         what = "multiplyByStationJacobianTranspose"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         single, bodies, r_G, _ = self._tasks(state, onBodyB, stationPInB, what)
         shape = (3,) if single else (bodies.shape[0], 3)
         f = finite_array(f_GP, shape, f"{what}: f_GP").reshape(-1, 3)
@@ -126,7 +125,7 @@ class TaskJacobianMixin:
         """The (3 nt) x nu station Jacobian in scalar form (3 x nu for one station), rows
         [vx, vy, vz] of each station in G (Position stage)."""
         what = "calcStationJacobian"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         _, bodies, _, p_GS = self._tasks(state, onBodyB, stationPInB, what)
         nt, nu = bodies.shape[0], self._topo().nu
         J = self._task_jacobian(state, bodies, p_GS).reshape(nt, 2, 3, nu)
@@ -136,7 +135,7 @@ class TaskJacobianMixin:
         """JSDot u: velocity-dependent accelerations in G of the stations (nt, 3), or (3,) for
         one station (Velocity stage). ``.reshape(-1)`` gives the 3 nt Vector form."""
         what = "calcBiasForStationJacobian"
-        self._require(state, Stage.Velocity, what)
+        self._require_velocity_kinematics(state, what)
         single, bodies, r_G, _ = self._tasks(state, onBodyB, stationPInB, what)
         a = self._task_bias(state, bodies, r_G)[:, 3:6]
         return a[0].copy() if single else a.copy()
@@ -146,7 +145,7 @@ class TaskJacobianMixin:
         """JF u: spatial velocities [w, v_Ao] in G of the task frames (nt, 2, 3), or (2, 3)
         for one frame (Position stage; O(n + nt))."""
         what = "multiplyByFrameJacobian"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         u = self._vector(u, self._topo().nu, f"{what}: u")
         single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
         V = self._task_velocities(state, bodies, r_G, u).reshape(-1, 2, 3)
@@ -158,7 +157,7 @@ class TaskJacobianMixin:
         """JF^T F: generalized forces (nu,) of spatial forces [torque, force] in G applied at
         the frame origins Ao ((nt, 2, 3), or (2, 3) for one frame) (Position stage)."""
         what = "multiplyByFrameJacobianTranspose"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
         shape = (2, 3) if single else (bodies.shape[0], 2, 3)
         F = finite_array(F_GAo, shape, f"{what}: F_GAo").reshape(-1, 6)
@@ -168,15 +167,43 @@ class TaskJacobianMixin:
         """The (6 nt) x nu frame Jacobian in scalar form (6 x nu for one frame), rows
         [w; v_Ao] of each frame in G (Position stage)."""
         what = "calcFrameJacobian"
-        self._require(state, Stage.Position, what)
+        self._require_position_kinematics(state, what)
         _, bodies, _, p_GS = self._tasks(state, onBodyB, originAoInB, what)
         return self._task_jacobian(state, bodies, p_GS)
+
+    # ------------------------------------------------ element (Matrix_<...>) forms
+    # Simbody's Matrix_<SpatialVec> / Matrix_<Vec3> (and RowVector_) overloads: the same
+    # numbers as the scalar Matrix forms, with each task's block as its own axes, so that
+    # J[i, :, :, j] (J[i, :, j]) is the element in task row i, mobility column j.
+
+    def calcSystemJacobianAsSpatialVecs(self, state: State) -> np.ndarray:
+        """Simbody's ``calcSystemJacobian(state, Matrix_<SpatialVec>& J_G)``: (nb, 2, 3, nu),
+        J[b, :, :, j] = [w; v] of body b's origin in G per unit u_j (Position stage)."""
+        J = self.calcSystemJacobian(state)
+        return J.reshape(self._topo().nb, 2, 3, J.shape[1])
+
+    def calcFrameJacobianAsSpatialVecs(self, state: State, onBodyB, originAoInB) -> np.ndarray:
+        """Simbody's ``calcFrameJacobian`` into a ``Matrix_<SpatialVec>``: (nt, 2, 3, nu); for
+        one body and origin the ``RowVector_<SpatialVec>`` form (2, 3, nu) (Position
+        stage)."""
+        single = is_single_body(onBodyB)
+        J = self.calcFrameJacobian(state, onBodyB, originAoInB)
+        J = J.reshape(-1, 2, 3, J.shape[1])
+        return J[0] if single else J
+
+    def calcStationJacobianAsVec3s(self, state: State, onBodyB, stationPInB) -> np.ndarray:
+        """Simbody's ``calcStationJacobian`` into a ``Matrix_<Vec3>``: (nt, 3, nu); for one
+        body and station the ``RowVector_<Vec3>`` form (3, nu) (Position stage)."""
+        single = is_single_body(onBodyB)
+        J = self.calcStationJacobian(state, onBodyB, stationPInB)
+        J = J.reshape(-1, 3, J.shape[1])
+        return J[0] if single else J
 
     def calcBiasForFrameJacobian(self, state: State, onBodyB, originAoInB) -> np.ndarray:
         """JFDot u: velocity-dependent spatial accelerations in G of the frames (nt, 2, 3), or
         (2, 3) for one frame (Velocity stage). ``.reshape(-1)`` gives the 6 nt Vector form."""
         what = "calcBiasForFrameJacobian"
-        self._require(state, Stage.Velocity, what)
+        self._require_velocity_kinematics(state, what)
         single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
         A = self._task_bias(state, bodies, r_G).reshape(-1, 2, 3)
         return A[0].copy() if single else A
