@@ -448,7 +448,7 @@ class ModelEditor(QObject):
             if snap is None or snap.model is None:
                 return
             simulation.snapshot_shown.disconnect(attempt)
-            if name in snap.model.built.body_name_of_index:
+            if name in snap.model.body_names:
                 self.tree.select_body(name)
                 controls.actions["follow"].setChecked(True)
 
