@@ -64,6 +64,7 @@ from engine.integrators import (
     TimeStepper,
     VerletIntegrator,
 )
+from engine.integrators.ensemble import EnsembleIntegrator
 from engine.jit_warmup import warm_jit
 from engine.math.coordinate_axis import (
     CoordinateAxis,
