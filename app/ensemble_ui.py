@@ -1,7 +1,8 @@
 """Simulation > Ensemble…: many runs of the open model with one parameter varied, run in the
 background through the Study machinery (``app.studies.Study(ensemble=True)``, the batched
 ``engine.EnsembleIntegrator``), shown as one curve per member in the Ensemble dock and as
-translucent ghosts in the 3-D view, coloured by the parameter; choosing a member in the list
+translucent ghosts (a sphere at each body's mass centre) in the 3-D view at the time the
+dock's slider chooses, coloured by the parameter; choosing a member in the list
 and pressing Open (or double-clicking it) opens that member's model as a normal run.
 
 The dialog chooses a parameter path (``BODY.q0``, ``BODY.mass``, ``gravity.magnitude`` ...,
@@ -345,15 +346,15 @@ class EnsemblePanel(QObject):
 
     # -- ghosts in the 3-D view -----------------------------------------------------------------
     def _draw_ghosts(self) -> None:
-        """Translucent spheres at every member's body origins at the slider's time, coloured
-        by the member's parameter (the base model's kinematics at the member's q)."""
+        """Translucent spheres at every member's body mass centres at the slider's time,
+        coloured by the member's parameter (the base model's kinematics at the member's q)."""
         if self.frame is None or not len(self._times):
             return
         from viz.ensemble_ghosts import EnsembleGhosts
 
         t = self._times[min(self.time_slider.value(), len(self._times) - 1)]
         if self._ghosts is None:
-            self._ghosts = EnsembleGhosts(self.window.viewport.renderer)
+            self._ghosts = EnsembleGhosts(self.window.viewport.renderer, radius=0.09)
             from app.studies.runner import build_model
 
             self._built = build_model(self.study.model)
@@ -371,7 +372,8 @@ class EnsemblePanel(QObject):
             built.system.realize(state, Stage.Position)
             for name in built.body_name_of_index[1:]:  # not Ground
                 mb = built.mobilized_bodies[name]
-                points.append(np.array(mb.getBodyOriginLocation(state)))
+                station = mb.getBodyMassCenterStation(state)
+                points.append(np.array(mb.findStationLocationInGround(state, station)))
                 colours.append(_colour(frac).getRgbF()[:3])
         self._ghosts.update(np.array(points).reshape(-1, 3), np.array(colours).reshape(-1, 3))
         self.window.viewport.request_render()

@@ -54,5 +54,12 @@ class EnsembleGhosts:
         self.poly.Modified()
         self._arrays = (vtk_pts, scalars)
 
+    def points(self) -> np.ndarray:
+        """(n, 3) the sphere centres drawn now."""
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+
+        pts = self.poly.GetPoints()
+        return np.zeros((0, 3)) if pts is None else vtk_to_numpy(pts.GetData()).reshape(-1, 3)
+
     def remove(self) -> None:
         self.renderer.RemoveActor(self.actor)

@@ -88,6 +88,15 @@ def test_double_pendulum_chaos_ensemble_from_the_menu(qtbot, window):
     assert np.ptp(last["q:lower[0]"]) > 1e-4
     # ghosts: one translucent sphere per member and body in the 3-D view
     assert panel._ghosts is not None and panel._ghosts.count == 12 * 2
+    # dragging the time slider to the start puts the ghosts back at the initial pose
+    end = panel._ghosts.points().copy()
+    slider = panel.time_slider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_Home)
+    assert slider.value() == 0
+    start = panel._ghosts.points()
+    assert np.abs(start - end).max() > 0.1
+    assert np.ptp(start[1::2], axis=0).max() < 1e-5  # the lower bobs, 1e-6 rad apart
     # choose member 7 in the list with the mouse and open it as a normal run
     lst = panel.member_list
     item = lst.item(7)
