@@ -97,8 +97,9 @@ class Study:
     progress); ``on_result(spec, result)`` is called in the caller's thread for each finished
     run. ``ensemble=True`` runs everything in this process with ``engine.EnsembleIntegrator``
     (all runs advanced together by one compiled call per sample time; ``app.studies.ensemble``)
-    instead of on Dask: for runs of one small tree model (no constraints), much faster; a model
-    it cannot take raises StudyError saying why. ``on_progress(fraction)`` is called in the
+    instead of on Dask, its members shared between ``workers`` threads (default one per core):
+    for runs of one small tree model (no constraints), much faster; a model it cannot take
+    raises StudyError saying why. ``on_progress(fraction)`` is called in the
     caller's thread as the study advances (fraction of it done, 0..1: runs done, or for an
     ensemble the simulated time over ``until``)."""
 
@@ -321,6 +322,7 @@ class Study:
                 todo,
                 self.settings,
                 lambda spec, result: self._record(spec, result, writer, frames, bar),
+                threads=self.workers or os.cpu_count() or 1,
                 on_time=None
                 if self.on_progress is None
                 else lambda t: self.on_progress(min(1.0, t / self.settings.until)),
