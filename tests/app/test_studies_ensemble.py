@@ -81,3 +81,22 @@ def test_results_as_an_xarray_dataset():
     assert ds["steps_taken"].dims == ("run",)
     with pytest.raises(StudyError, match="as_"):
         study.run(as_="numpy")
+
+
+def test_sweep_command_with_ensemble(tmp_path, capsys):
+    """`mbstudio sweep --ensemble` writes the same table as the Python API."""
+    from app.cli import main
+    from app.studies.output import NONDETERMINISTIC_COLUMNS, read_table
+
+    out = tmp_path / "chaos.parquet"
+    args = ["sweep", str(DOUBLE), "--set", "lower.q0=0.5:0.5001:4", "--until", "0.2"]
+    args += ["--dt", "0.1", "--accuracy", "1e-6", "--out", str(out), "--ensemble"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "4 runs on this process as one ensemble" in err and "4 runs in" in err
+    frame = read_table(out)
+    expected = Study(
+        DOUBLE, sets=["lower.q0=0.5:0.5001:4"], until=0.2, dt=0.1, accuracy=1e-6, ensemble=True
+    ).run()
+    drop = list(NONDETERMINISTIC_COLUMNS)
+    assert frame.drop(columns=drop).equals(expected.drop(columns=drop))
