@@ -159,6 +159,10 @@ class MainWindow(QMainWindow):
         from app.importers.urdf.gui import install_urdf_import
 
         self.urdf_import = install_urdf_import(self)  # File > Import URDF…, .urdf drops
+
+        from app.ensemble_ui import install_ensemble
+
+        self.ensemble = install_ensemble(self)  # Simulation > Ensemble…
         if model_path is not None:
             self.model_editor.open_path(model_path, modal=False)
 
@@ -264,6 +268,7 @@ class MainWindow(QMainWindow):
         self.model_editor.shutdown()
         self.save_layout()
         self.recording.shutdown()
+        self.ensemble.shutdown()
         self.simulation.shutdown()
         self.viewport.close_view()
         super().closeEvent(event)

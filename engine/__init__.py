@@ -90,6 +90,7 @@ from engine.integrators import (
     TimeStepper,
     VerletIntegrator,
 )
+from engine.integrators.ensemble import EnsembleIntegrator
 from engine.integrators.impulse_solver import ImpulseSolver
 from engine.integrators.pgs_impulse_solver import PGSImpulseSolver
 from engine.integrators.semi_explicit_euler_time_stepper import SemiExplicitEulerTimeStepper

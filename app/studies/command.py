@@ -115,6 +115,12 @@ def configure_sweep(parser: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="an existing Dask scheduler, e.g. tcp://host:8786",
     )
+    where.add_argument(
+        "--ensemble",
+        action="store_true",
+        help="advance all runs together in this process with the batched ensemble integrator "
+        "(tree models without constraints; see docs/ensembles.md)",
+    )
 
 
 def _error(message: str) -> None:
@@ -148,6 +154,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             workers=args.workers,
             scheduler=args.scheduler,
             progress=sys.stderr,
+            ensemble=args.ensemble,
         )
     except ModelFileError as exc:
         _error(f"cannot open {exc.path}: {exc.field}: {exc.message}")
@@ -161,6 +168,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     if study.perturbations:
         print(f"{PROG} sweep: seed {study.seed}", file=sys.stderr)
     where = args.scheduler or f"{args.workers or 'one per core'} local worker(s)"
+    if args.ensemble:
+        where = "this process as one ensemble"
     print(f"{PROG} sweep: {len(study.runs)} runs on {where}", file=sys.stderr)
     try:
         study.run()

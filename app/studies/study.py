@@ -95,7 +95,13 @@ class Study:
     random one, kept in ``seed``, when None). ``until`` (s), ``dt`` (s between samples) and
     ``accuracy`` set the simulation. ``progress`` is a stream for the progress line (None: no
     progress); ``on_result(spec, result)`` is called in the caller's thread for each finished
-    run."""
+    run. ``ensemble=True`` runs everything in this process with ``engine.EnsembleIntegrator``
+    (all runs advanced together by one compiled call per sample time; ``app.studies.ensemble``)
+    instead of on Dask, its members shared between ``workers`` threads (default one per core):
+    for runs of one small tree model (no constraints), much faster; a model it cannot take
+    raises StudyError saying why. ``on_progress(fraction)`` is called in the
+    caller's thread as the study advances (fraction of it done, 0..1: runs done, or for an
+    ensemble the simulated time over ``until``)."""
 
     def __init__(
         self,
@@ -115,6 +121,8 @@ class Study:
         client=None,
         progress=None,
         on_result: Callable[[RunSpec, dict], None] | None = None,
+        ensemble: bool = False,
+        on_progress: Callable[[float], None] | None = None,
     ) -> None:
         if not (until > 0 and dt > 0 and accuracy > 0):
             raise StudyError("until, dt and accuracy must be positive")
@@ -145,6 +153,8 @@ class Study:
         self.client = client
         self.progress = progress
         self.on_result = on_result
+        self.ensemble = bool(ensemble)
+        self.on_progress = on_progress
         self.interrupted = False
         self._registered = False
         self.failed = 0
@@ -202,9 +212,21 @@ class Study:
         except OSError as exc:
             raise StudyError(f"cannot reach the Dask scheduler {self.scheduler}: {exc}") from exc
 
-    def run(self):
+    def run(self, as_: str = "pandas"):
         """Run every planned run not already in the output; returns all results as a pandas
-        DataFrame (columns as ``app.studies.output``), sorted by run and time index."""
+        DataFrame (columns as ``app.studies.output``, sorted by run and time index), or with
+        ``as_="xarray"`` as an xarray Dataset over (run, time_index)
+        (``app.studies.dataset``)."""
+        if as_ not in ("pandas", "xarray"):
+            raise StudyError(f'as_ must be "pandas" or "xarray", got {as_!r}')
+        frame = self._run_frame()
+        if as_ == "xarray":
+            from app.studies.dataset import to_dataset
+
+            return to_dataset(frame, self.metadata())
+        return frame
+
+    def _run_frame(self):
         import pandas as pd
         from dask.distributed import as_completed
 
@@ -220,12 +242,14 @@ class Study:
         client = cluster = None
         futures: dict = {}
         try:
-            if todo:
+            if todo and not self.ensemble:
                 client, cluster = self._start_client()
             if self.progress is not None:
                 bar = StudyProgress(len(self.runs), self.skipped, self.progress, "study")
                 bar.update(self.skipped, 0, force=True)
-            if todo:
+            if todo and self.ensemble:
+                self._execute_ensemble(todo, writer, frames, bar)
+            elif todo:
                 self._execute(client, todo, futures, writer, frames, bar, as_completed)
         except KeyboardInterrupt:
             self.interrupted = True
@@ -269,19 +293,42 @@ class Study:
                 result = future.result()
             except Exception as exc:  # e.g. KilledWorker: the run could not be completed
                 result = _failed(spec, f"{type(exc).__name__}: {exc}", self.settings)
-            frame = run_frame(spec, result, self.params, self.deltas, self.settings.columns)
-            if writer is not None:
-                writer.write(frame)
-            else:
-                frames.append(frame)
-            self.completed += 1
-            if result["status"] != "ok":
-                self.failed += 1
-            if self.on_result is not None:
-                self.on_result(spec, result)
-            if bar is not None:
-                bar.update(self.skipped + self.completed, self.failed)
+            self._record(spec, result, writer, frames, bar)
             future.release()
+
+    def _record(self, spec, result, writer, frames, bar) -> None:
+        """One finished run: into the output (or ``frames``), the counts and the progress."""
+        frame = run_frame(spec, result, self.params, self.deltas, self.settings.columns)
+        if writer is not None:
+            writer.write(frame)
+        else:
+            frames.append(frame)
+        self.completed += 1
+        if result["status"] != "ok":
+            self.failed += 1
+        if self.on_result is not None:
+            self.on_result(spec, result)
+        if bar is not None:
+            bar.update(self.skipped + self.completed, self.failed)
+        if self.on_progress is not None and not self.ensemble:
+            self.on_progress((self.skipped + self.completed) / max(1, len(self.runs)))
+
+    def _execute_ensemble(self, todo, writer, frames, bar) -> None:
+        from app.studies.ensemble import EnsembleRefusedError, run_ensemble
+
+        try:
+            run_ensemble(
+                self.model,
+                todo,
+                self.settings,
+                lambda spec, result: self._record(spec, result, writer, frames, bar),
+                threads=self.workers or os.cpu_count() or 1,
+                on_time=None
+                if self.on_progress is None
+                else lambda t: self.on_progress(min(1.0, t / self.settings.until)),
+            )
+        except EnsembleRefusedError as exc:
+            raise StudyError(f"the study cannot run as an ensemble: {exc}") from exc
 
 
 def _failed(spec: RunSpec, reason: str, settings: RunSettings) -> dict:

@@ -171,3 +171,42 @@ def test_scheduler_and_workers_as_processes_survive_a_killed_worker(reference):
             if p.poll() is None:
                 p.kill()
             p.wait(timeout=30)
+
+
+def test_local_cluster_of_two_processes_survives_a_killed_worker(reference):
+    """A LocalCluster of two worker processes (each under its nanny, as `mbstudio sweep`
+    starts them); after the first result the process of a worker that is running a task is
+    killed (SIGKILL). Its task is retried elsewhere, the study completes with every run and
+    the results equal the in-process ones."""
+    from dask.distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        pids = client.run(os.getpid)
+        killed = []
+
+        def kill_a_busy_worker(spec, result):
+            if killed:
+                return
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                busy = [w for w, keys in client.processing().items() if keys]
+                if busy:
+                    os.kill(pids[busy[0]], signal.SIGKILL)
+                    killed.append(pids[busy[0]])
+                    return
+                time.sleep(0.01)
+
+        study = Study(
+            DOUBLE, sets=SETS, until=UNTIL, dt=DT, client=client, on_result=kill_a_busy_worker
+        )
+        frame = study.run()
+        assert killed, "no worker was busy after the first result"
+        assert killed[0] not in client.run(os.getpid).values()  # that process is gone
+        assert study.failed == 0 and study.completed == 10 and not study.interrupted
+        assert sorted(frame["run"].unique()) == list(range(10))
+        assert deterministic(frame).equals(deterministic(reference))

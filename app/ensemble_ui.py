@@ -1,0 +1,408 @@
+"""Simulation > Ensemble…: many runs of the open model with one parameter varied, run in the
+background through the Study machinery (``app.studies.Study(ensemble=True)``, the batched
+``engine.EnsembleIntegrator``), shown as one curve per member in the Ensemble dock and as
+translucent ghosts (a sphere at each body's mass centre) in the 3-D view at the time the
+dock's slider chooses, coloured by the parameter; choosing a member in the list
+and pressing Open (or double-clicking it) opens that member's model as a normal run.
+
+The dialog chooses a parameter path (``BODY.q0``, ``BODY.mass``, ``gravity.magnitude`` ...,
+as ``mbstudio sweep --set``), a variation and N:
+
+- *Sweep*: N values from the current value in steps of the spread (the double pendulum's
+  chaos: ``lower.q0``, spread 1e-6, N = 100);
+- *Perturbation*: the current value plus a normal draw of standard deviation the spread
+  (seed 0, so the ensemble can be repeated).
+
+The study runs in a Python thread (the kernels release the interpreter); a QTimer on the GUI
+thread reads its progress and its result, so Qt and VTK are touched only there.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+MODES = ("Sweep (current value + k × spread)", "Perturbation (normal, σ = spread)")
+
+
+def _colour(fraction: float) -> QColor:
+    """Blue (0) to red (1) through green: the parameter's place in the ensemble's range."""
+    return QColor.fromHsvF(max(0.0, min(1.0, 0.66 * (1.0 - fraction))), 0.9, 0.9)
+
+
+def _fractions(values: np.ndarray) -> np.ndarray:
+    span = float(np.ptp(values)) if len(values) else 0.0
+    return (values - values.min()) / span if span > 0 else np.full(len(values), 0.5)
+
+
+class EnsembleDialog(QDialog):
+    """Parameter, variation, spread, N, duration and sample interval of an ensemble."""
+
+    def __init__(self, parameters: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ensembleDialog")
+        self.setWindowTitle("Ensemble")
+        form = QFormLayout(self)
+        self.parameter_box = QComboBox()
+        self.parameter_box.setEditable(True)
+        self.parameter_box.addItems(parameters)
+        self.mode_box = QComboBox()
+        self.mode_box.addItems(MODES)
+        self.spread_box = QLineEdit("1e-6")
+        self.members_box = QSpinBox()
+        self.members_box.setRange(2, 10000)
+        self.members_box.setValue(100)
+        self.until_box = QLineEdit("10")
+        self.dt_box = QLineEdit("0.02")
+        form.addRow("Parameter", self.parameter_box)
+        form.addRow("Variation", self.mode_box)
+        form.addRow("Spread", self.spread_box)
+        form.addRow("Members (N)", self.members_box)
+        form.addRow("Duration (s)", self.until_box)
+        form.addRow("Sample every (s)", self.dt_box)
+        self.error_label = QLabel("")
+        self.error_label.setStyleSheet("color: #b00020")
+        self.error_label.setWordWrap(True)
+        form.addRow(self.error_label)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
+        buttons.accepted.connect(self._check_and_accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self.values: dict | None = None
+
+    def _check_and_accept(self) -> None:
+        try:
+            spread = float(self.spread_box.text())
+            until = float(self.until_box.text())
+            dt = float(self.dt_box.text())
+        except ValueError:
+            self.error_label.setText("Spread, duration and sample interval must be numbers.")
+            return
+        if not (np.isfinite(spread) and until > 0 and dt > 0 and np.isfinite(until)):
+            self.error_label.setText("The duration and sample interval must be positive.")
+            return
+        self.values = {
+            "path": self.parameter_box.currentText().strip(),
+            "perturb": self.mode_box.currentIndex() == 1,
+            "spread": spread,
+            "members": self.members_box.value(),
+            "until": until,
+            "dt": dt,
+        }
+        self.accept()
+
+
+class EnsemblePanel(QObject):
+    """The Ensemble… action, the background study and the Ensemble dock (see module
+    docstring)."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.action = QAction("&Ensemble…", window)
+        self.action.setObjectName("ensembleAction")
+        self.action.setStatusTip("Run many members of the model with one parameter varied")
+        self.action.triggered.connect(self.open_dialog)
+        for action in window.menuBar().actions():
+            if action.text().replace("&", "") == "Simulation" and action.menu() is not None:
+                action.menu().addSeparator()
+                action.menu().addAction(self.action)
+        self.dialog: EnsembleDialog | None = None
+        self.study = None
+        self.frame = None
+        self.error = ""
+        self._progress = 0.0
+        self._thread: threading.Thread | None = None
+        self._result = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(100)
+        self._timer.timeout.connect(self._poll)
+        self.dock: QDockWidget | None = None
+        self._ghosts = None
+        self._curves: list = []
+
+    # -- starting -------------------------------------------------------------------------------
+    def _parameters(self) -> list[str]:
+        document = self.window.model_editor.document
+        names = [b.name for b in document.bodies] if document is not None else []
+        out = [f"{n}.q0" for n in reversed(names)] + [f"{n}.u0" for n in reversed(names)]
+        out += [f"{n}.mass" for n in names]
+        if document is not None:
+            out += [f"{f.name}.magnitude" for f in document.forces if f.type == "Gravity"]
+        return out
+
+    def open_dialog(self) -> None:
+        if self.running:
+            self.window.statusBar().showMessage("An ensemble is already running", 5000)
+            return
+        self.dialog = EnsembleDialog(self._parameters(), self.window)
+        self.dialog.accepted.connect(lambda: self.start(**self.dialog.values))
+        self.dialog.open()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, path, perturb, spread, members, until, dt) -> None:
+        """Plan the study on the open model and run it in the background."""
+        from app.document.specs import ModelData
+        from app.studies.parameters import ParameterPath, get_value
+        from app.studies.study import Study
+
+        self._ensure_dock()
+        try:
+            base = Study(self.window.model_editor.document, until=until, dt=dt)
+            value = get_value(base.model, ParameterPath.parse(path).resolve(base.model))
+            model = ModelData.from_dict(base.model)  # the open model, defaults filled in
+            if perturb:
+                study = Study(
+                    model, until=until, dt=dt, perturb=[f"{path}~normal(0,{spread!r})"],
+                    samples=members, seed=0, ensemble=True, on_progress=self._set_progress,
+                    accuracy=1e-6,
+                )  # fmt: skip
+            else:
+                values = [value + k * spread for k in range(members)]
+                study = Study(
+                    model, until=until, dt=dt, sets={path: values}, ensemble=True,
+                    on_progress=self._set_progress, accuracy=1e-6,
+                )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001  (a bad path or model is shown, not raised)
+            self.error = f"Cannot start the ensemble: {exc}"
+            self._show_status(self.error)
+            return
+        self.study, self.frame, self.error, self._progress = study, None, "", 0.0
+        self._path = path
+        self._result = None
+        self.member_list.clear()
+        self.open_button.setEnabled(False)
+        self._show_status(f"Running {len(study.runs)} members of {path}…")
+        self._thread = threading.Thread(target=self._work, name="mbstudio-ensemble", daemon=True)
+        self._thread.start()
+        self._timer.start()
+
+    def _set_progress(self, fraction: float) -> None:
+        self._progress = fraction  # the worker thread's; read by _poll
+
+    def _work(self) -> None:
+        try:
+            self._result = ("ok", self.study.run())
+        except Exception as exc:  # noqa: BLE001  (shown in the dock)
+            self._result = ("error", f"{type(exc).__name__}: {exc}")
+
+    # -- the dock -------------------------------------------------------------------------------
+    def _ensure_dock(self) -> None:
+        if self.dock is not None:
+            return
+        import pyqtgraph as pg
+
+        self.dock = QDockWidget("Ensemble", self.window)
+        self.dock.setObjectName("Ensemble")
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        top = QHBoxLayout()
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.status_label = QLabel("")
+        self.quantity_box = QComboBox()
+        self.quantity_box.currentTextChanged.connect(lambda _t: self._draw_curves())
+        top.addWidget(self.progress_bar, 1)
+        top.addWidget(self.quantity_box)
+        layout.addLayout(top)
+        layout.addWidget(self.status_label)
+        row = QHBoxLayout()
+        self.plot = pg.PlotWidget()
+        self.plot.setMinimumHeight(140)
+        self.plot.setLabel("bottom", "t", units="s")
+        row.addWidget(self.plot, 3)
+        side = QVBoxLayout()
+        self.member_list = QListWidget()
+        self.member_list.setObjectName("ensembleMembers")
+        self.member_list.currentRowChanged.connect(self._member_selected)
+        self.member_list.itemDoubleClicked.connect(lambda _item: self.open_member())
+        self.open_button = QPushButton("Open as run")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(self.open_member)
+        side.addWidget(self.member_list, 1)
+        side.addWidget(self.open_button)
+        row.addLayout(side, 1)
+        layout.addLayout(row)
+        self.time_slider = QSlider(Qt.Orientation.Horizontal)
+        self.time_slider.setEnabled(False)
+        self.time_slider.valueChanged.connect(lambda _v: self._draw_ghosts())
+        layout.addWidget(self.time_slider)
+        self.dock.setWidget(body)
+        self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        plots = self.window.docks.get("Plots")
+        if plots is not None:
+            self.window.tabifyDockWidget(plots, self.dock)
+        self.dock.show()
+        self.dock.raise_()
+
+    def _show_status(self, text: str) -> None:
+        if self.dock is not None:
+            self.status_label.setText(text)
+        self.window.statusBar().showMessage(text, 8000)
+
+    def _poll(self) -> None:
+        self.progress_bar.setValue(int(round(1000 * self._progress)))
+        if self._result is None:
+            return
+        self._timer.stop()
+        kind, value = self._result
+        if kind == "error":
+            self.error = value
+            self._show_status(f"The ensemble failed: {value}")
+            return
+        self.frame = value
+        self.progress_bar.setValue(1000)
+        self._show_results()
+
+    def _show_results(self) -> None:
+        frame = self.frame
+        first = frame.groupby("run", sort=True).first()
+        self.params = first[f"param:{self._path}"].to_numpy(dtype=float)
+        self.fractions = _fractions(self.params)
+        self.runs = first.index.to_numpy()
+        failed = int((first["status"] != "ok").sum())
+        self.member_list.clear()
+        for run, value, frac, status in zip(
+            self.runs, self.params, self.fractions, first["status"], strict=True
+        ):
+            item = QListWidgetItem(f"member {run}: {self._path} = {value:.10g}")
+            if status != "ok":
+                item.setText(item.text() + " (failed)")
+            item.setForeground(_colour(frac))
+            self.member_list.addItem(item)
+        names = [c for c in frame.columns if c.startswith(("q:", "u:")) or "energy" in c]
+        self.quantity_box.blockSignals(True)
+        self.quantity_box.clear()
+        self.quantity_box.addItems(names)
+        default = next((n for n in names if n.startswith("q:")), names[0] if names else "")
+        self.quantity_box.setCurrentText(default)
+        self.quantity_box.blockSignals(False)
+        self._times = np.sort(frame["t"].dropna().unique())
+        self.time_slider.setRange(0, max(0, len(self._times) - 1))
+        self.time_slider.setEnabled(True)
+        self._draw_curves()
+        self.time_slider.setValue(len(self._times) - 1)
+        self._draw_ghosts()
+        text = f"{len(self.runs)} members of {self._path}"
+        self._show_status(text + (f", {failed} failed" if failed else "") + " — done")
+
+    def _draw_curves(self) -> None:
+        import pyqtgraph as pg
+
+        if self.frame is None:
+            return
+        name = self.quantity_box.currentText()
+        if name not in self.frame.columns:
+            return
+        self.plot.clear()
+        self._curves = []
+        self.plot.setLabel("left", name)
+        for run, frac in zip(self.runs, self.fractions, strict=True):
+            rows = self.frame[self.frame["run"] == run]
+            colour = _colour(frac)
+            colour.setAlphaF(0.6)
+            curve = self.plot.plot(
+                rows["t"].to_numpy(), rows[name].to_numpy(), pen=pg.mkPen(colour, width=1)
+            )
+            self._curves.append(curve)
+
+    def _member_selected(self, row: int) -> None:
+        import pyqtgraph as pg
+
+        self.open_button.setEnabled(row >= 0 and self.frame is not None)
+        for k, curve in enumerate(self._curves):
+            colour = _colour(self.fractions[k])
+            colour.setAlphaF(1.0 if k == row else 0.35)
+            curve.setPen(pg.mkPen(colour, width=3 if k == row else 1))
+            curve.setZValue(10 if k == row else 0)
+
+    # -- ghosts in the 3-D view -----------------------------------------------------------------
+    def _draw_ghosts(self) -> None:
+        """Translucent spheres at every member's body mass centres at the slider's time,
+        coloured by the member's parameter (the base model's kinematics at the member's q)."""
+        if self.frame is None or not len(self._times):
+            return
+        from viz.ensemble_ghosts import EnsembleGhosts
+
+        t = self._times[min(self.time_slider.value(), len(self._times) - 1)]
+        if self._ghosts is None:
+            self._ghosts = EnsembleGhosts(self.window.viewport.renderer, radius=0.09)
+            from app.studies.runner import build_model
+
+            self._built = build_model(self.study.model)
+            self._scratch = self._built.state.copy()
+        built, state = self._built, self._scratch
+        qcols = [c for c in self.frame.columns if c.startswith("q:")]
+        at = self.frame[np.isclose(self.frame["t"], t, rtol=0, atol=1e-12)].set_index("run")
+        from engine import Stage
+
+        points, colours = [], []
+        for run, frac in zip(self.runs, self.fractions, strict=True):
+            if run not in at.index:
+                continue
+            state.setQ(at.loc[run, qcols].to_numpy(dtype=float))
+            built.system.realize(state, Stage.Position)
+            for name in built.body_name_of_index[1:]:  # not Ground
+                mb = built.mobilized_bodies[name]
+                station = mb.getBodyMassCenterStation(state)
+                points.append(np.array(mb.findStationLocationInGround(state, station)))
+                colours.append(_colour(frac).getRgbF()[:3])
+        self._ghosts.update(np.array(points).reshape(-1, 3), np.array(colours).reshape(-1, 3))
+        self.window.viewport.request_render()
+
+    # -- opening a member -----------------------------------------------------------------------
+    def open_member(self) -> None:
+        """Open the selected member's model (the parameter set to its value) as a normal run;
+        the editor asks first if the open model has unsaved changes."""
+        row = self.member_list.currentRow()
+        if self.frame is None or row < 0:
+            return
+        from app.document.document import ModelDocument
+        from app.document.specs import ModelData
+        from app.studies.parameters import apply_values
+
+        spec = self.study.runs[int(self.runs[row])]
+        editor = self.window.model_editor
+        if not editor.confirm_discard():
+            return
+        data = ModelData.from_dict(apply_values(self.study.model, spec.values))
+        editor.set_document(ModelDocument(data), None)
+        self.window.statusBar().showMessage(f"Opened ensemble member {spec.run}", 5000)
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join(timeout=60)
+
+
+def install_ensemble(window: QMainWindow) -> EnsemblePanel:
+    """Add Simulation > Ensemble… to ``window``."""
+    return EnsemblePanel(window)

@@ -1,0 +1,140 @@
+"""A study's runs advanced together on this machine by ``engine.EnsembleIntegrator``
+(``Study(ensemble=True)``, ``mbstudio sweep --ensemble``).
+
+Each run's model is built from the document with its parameter values, as on a Dask worker
+(``runner.build_model``); runs that cannot be built are failed runs with the reason. The
+others must share the study model's topology (the same state variables) and be trees the
+compiled stepping takes (no constraints, event witnesses or uncompiled forces); then all of
+them advance together, one compiled call per sample time, each with its own Runge-Kutta-
+Merson error control, so each run's steps are those of its single run and its samples equal
+that run's (dense output inside a step, to rounding). Energies and Measures are evaluated per
+sample on a copy of the run's State in Python.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from app.studies.parameters import RunSpec, apply_values
+from app.studies.runner import (
+    STATISTICS,
+    RunSettings,
+    _sample,
+    build_model,
+    sample_columns,
+    sample_times,
+)
+
+
+class EnsembleRefusedError(RuntimeError):
+    """The study's runs cannot be advanced as one ensemble (the message says why)."""
+
+
+def _failed(spec: RunSpec, reason: str, settings: RunSettings) -> dict:
+    stats = {name: 0 for name in STATISTICS} | {"final_time": math.nan, "wall_time_s": 0.0}
+    return {
+        "run": spec.run,
+        "status": "failed",
+        "reason": reason,
+        "data": np.empty((0, len(settings.columns))),
+        "stats": stats,
+    }
+
+
+def run_ensemble(
+    model: dict,
+    specs: list[RunSpec],
+    settings: RunSettings,
+    on_result: Callable[[RunSpec, dict], None],
+    threads: int = 1,
+    on_time: Callable[[float], None] | None = None,
+) -> None:
+    """Run ``specs`` as one ensemble; ``on_result(spec, result)`` (results as
+    ``runner.run_one``'s) for each, failed builds first, then every member once the ensemble
+    reaches ``settings.until``; ``on_time(t)`` after each sample time t (s). Raises
+    EnsembleRefusedError before any run if the built runs cannot be one ensemble."""
+    from engine import EnsembleIntegrator
+    from engine.common.exceptions import InvalidArgumentError
+
+    start = time.perf_counter()
+    members: list[tuple[RunSpec, object]] = []
+    for spec in specs:
+        try:
+            built = build_model(apply_values(model, spec.values))
+            if sample_columns(built) != tuple(settings.columns):
+                raise ValueError("the run's model has other state variables than the study's")
+            if built.constraints:
+                raise EnsembleRefusedError(
+                    "the model has constraints, which the ensemble integrator does not take "
+                    "(run the study without ensemble)"
+                )
+        except EnsembleRefusedError:
+            raise
+        except Exception as exc:  # this run's failure; the study goes on
+            on_result(spec, _failed(spec, f"build: {type(exc).__name__}: {exc}", settings))
+            continue
+        members.append((spec, built))
+    if not members:
+        return
+    try:
+        ensemble = EnsembleIntegrator(
+            [b.system for _, b in members],
+            [b.state for _, b in members],
+            accuracy=settings.accuracy,
+            threads=threads,
+        )
+    except InvalidArgumentError as exc:
+        raise EnsembleRefusedError(str(exc)) from exc
+    scratch = [b.state.copy() for _, b in members]
+    rows: list[list[list[float]]] = [[] for _ in members]
+    for t in sample_times(settings.until, settings.dt):
+        times, q, u = ensemble.advanceTo(t)
+        status = ensemble.getStatus()
+        for k, (_, built) in enumerate(members):
+            if status[k] and times[k] < t:
+                continue  # stopped before this sample
+            s = scratch[k]
+            s.setTime(float(times[k]))
+            s.setQ(q[k])
+            s.setU(u[k])
+            rows[k].append(_sample(built, s))
+        if on_time is not None:
+            on_time(t)
+    wall = (time.perf_counter() - start) / len(members)
+    steps = ensemble.getNumStepsTaken()
+    attempts = ensemble.getNumStepsAttempted()
+    failures = ensemble.getNumErrorTestFailures()
+    realizations = ensemble.getNumRealizations()
+    final = ensemble.getTime()
+    status = ensemble.getStatus()
+    for k, (spec, _) in enumerate(members):
+        stats = {
+            "steps_taken": int(steps[k]),
+            "steps_attempted": int(attempts[k]),
+            "realizations": int(realizations[k]),
+            "error_test_failures": int(failures[k]),
+            "projections": 0,
+            "final_time": float(final[k]),
+            "wall_time_s": wall,
+        }
+        ok = status[k] == 0
+        reason = (
+            ""
+            if ok
+            else f"simulate at t = {final[k]:.6g} s: StepFailedError: {ensemble.getStatusText(k)}"
+        )
+        data = np.asarray(rows[k], dtype=np.float64).reshape(len(rows[k]), len(settings.columns))
+        on_result(
+            spec,
+            {
+                "run": spec.run,
+                "status": "ok" if ok else "failed",
+                "reason": reason,
+                "data": data,
+                "stats": stats,
+            },
+        )
