@@ -277,7 +277,10 @@ class CompliantContactSubsystem(Subsystem):
         circular = self._generators.get(CircularPointContact)
         batched = type(circular) is HertzCircular
         m = snapshot._rows()
-        if batched:
+        if batched and not snapshot._any_objects:
+            batch = None if m else np.zeros(0, dtype=np.int64)  # None: every row
+            singles = []
+        elif batched:
             batch = np.flatnonzero(snapshot._circular)
             singles = np.flatnonzero(~snapshot._circular).tolist()
         else:
@@ -306,7 +309,27 @@ class CompliantContactSubsystem(Subsystem):
                 evaluation.details[k] = tuple(patch)
                 evaluation.has_force[k] = True
                 evaluation.others.append(k)
-        if batch.shape[0]:
+        if batch is None:
+            s1, s2 = snapshot._s1, snapshot._s2
+            evaluation.row_of[:m] = np.arange(m)
+            evaluation.has_force[:m] = True
+            out = np.empty((m, OUT_COLUMNS))
+            hertz_circular_forces(
+                snapshot._origin,
+                snapshot._normal,
+                snapshot._depth,
+                snapshot._radius,
+                s1,
+                s2,
+                tracker._material,
+                tracker._body,
+                np.ascontiguousarray(pc.p_GB, dtype=np.float64),
+                np.ascontiguousarray(V, dtype=np.float64),
+                float(self._vt),
+                out,
+            )
+            evaluation.out, evaluation.s1, evaluation.s2 = out, s1, s2
+        elif batch.shape[0]:
             s1 = snapshot._s1[batch]
             s2 = snapshot._s2[batch]
             evaluation.row_of[batch] = np.arange(batch.shape[0])

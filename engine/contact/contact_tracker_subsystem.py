@@ -29,6 +29,20 @@ from engine.math.transform import Transform
 HALF_SPACE, SPHERE, ELLIPSOID, BRICK, CYLINDER = 0, 1, 2, 3, 4
 
 
+def _empty(shape, dtype) -> np.ndarray:
+    a = np.zeros(shape, dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+_EMPTY_I = _empty(0, np.int64)
+_EMPTY_C = _empty(0, np.int8)
+_EMPTY_B = _empty(0, bool)
+_EMPTY_F = _empty(0, np.float64)
+_EMPTY_3 = _empty((0, 3), np.float64)
+_EMPTY_HISTORY = (_EMPTY_I, _EMPTY_I, _EMPTY_C)
+
+
 class ContactSnapshot:
     """The active contacts of one State (Simbody's ContactSnapshot).
 
@@ -41,24 +55,17 @@ class ContactSnapshot:
 
     def __init__(self, time: float, contacts: list) -> None:
         self._time = float(time)
-        empty_i = np.zeros(0, dtype=np.int64)
         self._ns = 0
-        self._keys = empty_i
-        self._s1 = empty_i
-        self._s2 = empty_i
-        self._ids = empty_i
-        self._cond = np.zeros(0, dtype=np.int8)
-        self._circular = np.zeros(0, dtype=bool)
-        self._depth = np.zeros(0)
-        self._radius = np.zeros(0)
-        self._radius1 = np.zeros(0)
-        self._radius2 = np.zeros(0)
-        self._origin = np.zeros((0, 3))
-        self._normal = np.zeros((0, 3))
+        self._keys = self._s1 = self._s2 = self._ids = _EMPTY_I
+        self._cond = _EMPTY_C
+        self._circular = _EMPTY_B
+        self._depth = self._radius = self._radius1 = self._radius2 = _EMPTY_F
+        self._origin = self._normal = _EMPTY_3
         self._objects: list = []  # one per row: the Contact once built (or given), else None
         self._extra = list(contacts)  # contacts after the rows (broken ones, or given ones)
         self._R = self._p = None  # surfaces' frames in G, for building circular contacts
-        self._history = (empty_i, empty_i, np.zeros(0, dtype=np.int8))
+        self._history = _EMPTY_HISTORY
+        self._any_objects = False  # some row holds an object from the start
 
     def _rows(self) -> int:
         return self._keys.shape[0]
@@ -187,7 +194,7 @@ class ContactTrackerSubsystem(Subsystem):
         self._prior_index = self.allocateAutoUpdateDiscreteVariable(
             state,
             Stage.Position,
-            (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8)),
+            _EMPTY_HISTORY,
             Stage.Position,
             name="contacts active at the last step (pair keys, ids, conditions)",
         )
@@ -287,25 +294,39 @@ class ContactTrackerSubsystem(Subsystem):
         prior_keys, prior_ids, prior_cond = self.getDiscreteVariable(state, self._prior_index)
         keys = snapshot._keys
         m = keys.shape[0]
-        ids = np.empty(m, dtype=np.int64)
+        np_ = prior_keys.shape[0]
+        if np_ == 0 and m == 0:
+            return self._store(state, snapshot)
         cond = np.full(m, int(Condition.NewContact), dtype=np.int8)
-        hit = np.zeros(m, dtype=bool)
-        if prior_keys.shape[0] and m:
-            pos = np.minimum(np.searchsorted(prior_keys, keys), prior_keys.shape[0] - 1)
-            hit = (prior_keys[pos] == keys) & (prior_cond[pos] != int(Condition.Broken))
-            ids[hit] = prior_ids[pos[hit]]
-            cond[hit] = int(Condition.Ongoing)
-        fresh = np.flatnonzero(~hit)
-        ids[fresh] = _new_ids(fresh.shape[0])
+        if np_ == 0:
+            ids = _new_ids(m)
+        else:
+            ids = np.empty(m, dtype=np.int64)
+            hit = np.zeros(m, dtype=bool)
+            if m:
+                pos = np.minimum(np.searchsorted(prior_keys, keys), np_ - 1)
+                hit = (prior_keys[pos] == keys) & (prior_cond[pos] != int(Condition.Broken))
+                ids[hit] = prior_ids[pos[hit]]
+                cond[hit] = int(Condition.Ongoing)
+            fresh = np.flatnonzero(~hit)
+            ids[fresh] = _new_ids(fresh.shape[0])
         snapshot._ids, snapshot._cond = ids, cond
-        for k, contact in enumerate(snapshot._objects):
-            if contact is not None:
-                contact._id = int(ids[k])
-                contact._condition = Condition(int(cond[k]))
+        if snapshot._any_objects:
+            for k, contact in enumerate(snapshot._objects):
+                if contact is not None:
+                    contact._id = int(ids[k])
+                    contact._condition = Condition(int(cond[k]))
+        if np_ == 0:
+            snapshot._history = (keys, ids, cond)
+            return self._store(state, snapshot)
         # contacts active at the last step and separated now: one BrokenContact each
         gone = prior_cond != int(Condition.Broken)
         if m:
-            gone &= ~np.isin(prior_keys, keys)
+            pos = np.minimum(np.searchsorted(keys, prior_keys), m - 1)
+            gone &= keys[pos] != prior_keys
+        if not gone.any():
+            snapshot._history = (keys, ids, cond)
+            return self._store(state, snapshot)
         broken_keys = prior_keys[gone]
         broken_ids = prior_ids[gone]
         for key, cid in zip(broken_keys.tolist(), broken_ids.tolist(), strict=True):
@@ -323,6 +344,9 @@ class ContactTrackerSubsystem(Subsystem):
         )
         order = np.argsort(all_keys, kind="stable")
         snapshot._history = (all_keys[order], all_ids[order], all_cond[order])
+        return self._store(state, snapshot)
+
+    def _store(self, state, snapshot: ContactSnapshot) -> None:
         sx = self.getMySubsystemIndex()
         state.setCacheEntryValue(sx, self._snapshot_entry, snapshot)
 
@@ -373,7 +397,7 @@ class ContactTrackerSubsystem(Subsystem):
                     c_r1.append(np.full(k, np.inf))
                     c_r2.append(r)
                     c_o.append(origin[mask])
-                    c_n.append(np.broadcast_to(n, (k, 3)))
+                    c_n.append(np.tile(n, (k, 1)))
             for e in lists[ELLIPSOID]:
                 e = int(e)
                 c = pair_trackers.half_space_ellipsoid(h, e, R[h], p[h], R[e], p[e], size[e])
@@ -418,6 +442,19 @@ class ContactTrackerSubsystem(Subsystem):
                     c_r2.append(rj)
                     c_o.append(p[i] + (ri - 0.5 * x)[:, None] * n)
                     c_n.append(n)
+        if not others and not c_s1:
+            return
+        if not others and len(c_s1) == 1 and c_r1[0].shape[0] and np.isinf(c_r1[0][0]):
+            # one half space's spheres: already in pair order, used as they are
+            m = c_s1[0].shape[0]
+            snapshot._keys = c_s1[0] * ns + c_s2[0]
+            snapshot._s1, snapshot._s2 = c_s1[0], c_s2[0]
+            snapshot._circular = np.ones(m, dtype=bool)
+            snapshot._depth, snapshot._radius = c_x[0], c_R[0]
+            snapshot._radius1, snapshot._radius2 = c_r1[0], c_r2[0]
+            snapshot._origin, snapshot._normal = c_o[0], c_n[0]
+            snapshot._objects = [None] * m
+            return
         nc = sum(a.shape[0] for a in c_s1)
         m = nc + len(others)
         s1 = np.empty(m, dtype=np.int64)
@@ -450,6 +487,7 @@ class ContactTrackerSubsystem(Subsystem):
         snapshot._radius1, snapshot._radius2 = radius1[order], radius2[order]
         snapshot._origin, snapshot._normal = origin[order], normal[order]
         snapshot._objects = [objects[k] for k in order.tolist()] if others else objects
+        snapshot._any_objects = bool(others)
 
     def getActiveContacts(self, state) -> ContactSnapshot:
         """The contacts of this State (Position stage)."""
