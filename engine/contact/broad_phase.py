@@ -15,9 +15,14 @@ from engine.contact.kernels.sweep_kernel import sweep_pairs
 
 def sweep_and_prune(centers: np.ndarray, radii: np.ndarray) -> list[tuple[int, int]]:
     """Pairs (i, j), i < j, of bounding spheres that overlap (indices into the inputs)."""
+    return [(int(i), int(j)) for i, j in sweep_and_prune_array(centers, radii)]
+
+
+def sweep_and_prune_array(centers: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """The pairs of ``sweep_and_prune`` as an (m, 2) int64 array."""
     count = len(radii)
     if count < 2:
-        return []
+        return np.zeros((0, 2), dtype=np.int64)
     axis = int(np.argmax(np.ptp(centers, axis=0)))
     lo = centers[:, axis] - radii
     hi = centers[:, axis] + radii
@@ -29,5 +34,5 @@ def sweep_and_prune(centers: np.ndarray, radii: np.ndarray) -> list[tuple[int, i
         pairs = np.empty((capacity, 2), dtype=np.int64)
         found = sweep_pairs(order, lo[order], hi[order], centers, radii, pairs)
         if found <= capacity:
-            return [(int(i), int(j)) for i, j in pairs[:found]]
+            return pairs[:found]
         capacity = found

@@ -45,18 +45,30 @@ _ZERO3 = np.zeros(3)
 
 class _Evaluation:
     """The forces of one State. Contacts evaluated by the HertzCircular kernel keep their
-    results as rows of ``out`` (layout in ``hertz_circular_kernel``) and become
-    ContactForce objects only when asked for; the others hold (ContactForce, details)."""
+    results as rows of ``out`` (layout in ``hertz_circular_kernel``; ``row_of[k]`` is
+    contact k's row, -1 if none) and become ContactForce objects only when asked for; the
+    others (``others``: their contact numbers) hold (ContactForce, details)."""
 
-    __slots__ = ("contacts", "forces", "details", "has_force", "rows", "out", "s1", "s2")
+    __slots__ = (
+        "contacts",
+        "forces",
+        "details",
+        "has_force",
+        "row_of",
+        "others",
+        "out",
+        "s1",
+        "s2",
+    )
 
     def __init__(self, contacts) -> None:
-        n = len(contacts)
+        n = contacts.getNumContacts()
         self.contacts = contacts
         self.forces: list = [None] * n
         self.details: list = [()] * n
-        self.has_force = [False] * n
-        self.rows: dict = {}
+        self.has_force = np.zeros(n, dtype=bool)
+        self.row_of = np.full(n, -1, dtype=np.int64)
+        self.others: list[int] = []
         self.out = np.zeros((0, OUT_COLUMNS))
         self.s1 = np.zeros(0, dtype=np.int64)
         self.s2 = np.zeros(0, dtype=np.int64)
@@ -74,9 +86,9 @@ class _Evaluation:
         return self.details[k]
 
     def _build(self, k: int) -> None:
-        row = self.out[self.rows[k]]
-        contact = self.contacts[k]
-        C, F = row[0:3], row[3:6]
+        row = self.out[self.row_of[k]]
+        contact = self.contacts.getContact(k)
+        C, F = row[0:3].copy(), row[3:6].copy()
         self.forces[k] = ContactForce(
             contact.getContactId(), C, np.array([_ZERO3, F]), row[6], row[7]
         )
@@ -84,20 +96,22 @@ class _Evaluation:
             n = contact.getNormalInGround()
             x = contact.getDepth()
             self.details[k] = (
-                ContactDetail(C, n, row[9:12], F, x, row[8], math.nan, math.nan, row[6], row[7]),
+                ContactDetail(
+                    C, n, row[9:12].copy(), F, x, row[8], math.nan, math.nan, row[6], row[7]
+                ),
             )
 
-    def valid_indices(self) -> list[int]:
-        return [k for k, has in enumerate(self.has_force) if has]
+    def valid_indices(self) -> np.ndarray:
+        return np.flatnonzero(self.has_force)
 
     def totals(self) -> tuple[float, float]:
         """(potential energy, dissipated power) summed over every ContactForce."""
         pe = float(np.sum(self.out[:, 6]))
         power = float(np.sum(self.out[:, 7]))
-        for k, force in enumerate(self.forces):
-            if force is not None and k not in self.rows:
-                pe += force.getPotentialEnergy()
-                power += force.getPowerDissipation()
+        for k in self.others:
+            force = self.forces[k]
+            pe += force.getPotentialEnergy()
+            power += force.getPowerDissipation()
         return pe, power
 
 
@@ -204,7 +218,7 @@ class CompliantContactSubsystem(Subsystem):
         body, _ = self.getSystem().getGlobalSubsystem().updForces(state)
         tracker = self._tracker
         pc = self.getSystem().getMatterSubsystem()._position_cache(state)
-        if evaluation.rows:
+        if evaluation.out.shape[0]:
             apply_point_forces(
                 evaluation.out,
                 evaluation.s1,
@@ -213,11 +227,9 @@ class CompliantContactSubsystem(Subsystem):
                 np.ascontiguousarray(pc.p_GB, dtype=np.float64),
                 body,
             )
-        for k, (contact, force) in enumerate(
-            zip(evaluation.contacts, evaluation.forces, strict=True)
-        ):
-            if force is None or k in evaluation.rows:
-                continue
+        for k in evaluation.others:
+            force = evaluation.forces[k]
+            contact = evaluation.contacts.getContact(k)
             spatial = force.getForceOnSurface2()
             M, F = spatial[0], spatial[1]
             if not (F.any() or M.any()):
@@ -261,16 +273,23 @@ class CompliantContactSubsystem(Subsystem):
         pc = matter._position_cache(state)
         nb = pc.p_GB.shape[0]
         V = np.zeros((nb, 6)) if at_rest else matter._velocity_cache(state).V_GB.reshape(nb, 6)
-        contacts = list(snapshot)
-        evaluation = _Evaluation(contacts)
-        batch: list[int] = []
+        evaluation = _Evaluation(snapshot)
         circular = self._generators.get(CircularPointContact)
         batched = type(circular) is HertzCircular
-        for k, contact in enumerate(contacts):
+        m = snapshot._rows()
+        if batched and not snapshot._any_objects:
+            batch = None if m else np.zeros(0, dtype=np.int64)  # None: every row
+            singles = []
+        elif batched:
+            batch = np.flatnonzero(snapshot._circular)
+            singles = np.flatnonzero(~snapshot._circular).tolist()
+        else:
+            batch = np.zeros(0, dtype=np.int64)
+            singles = list(range(m))
+        singles += range(m, snapshot.getNumContacts())
+        for k in singles:
+            contact = snapshot.getContact(k)
             if contact.getCondition() == Condition.Broken:
-                continue
-            if batched and type(contact) is CircularPointContact:
-                batch.append(k)
                 continue
             s1, s2 = int(contact.getSurface1()), int(contact.getSurface2())
             b1, b2 = int(tracker._body[s1]), int(tracker._body[s2])
@@ -289,25 +308,38 @@ class CompliantContactSubsystem(Subsystem):
                 evaluation.forces[k] = force
                 evaluation.details[k] = tuple(patch)
                 evaluation.has_force[k] = True
-        if batch:
-            m = len(batch)
-            chosen = [contacts[k] for k in batch]
-            pairs = [c._ground_origin_normal() for c in chosen]
-            origin = np.array([on[0] for on in pairs], dtype=np.float64).reshape(m, 3)
-            normal = np.array([on[1] for on in pairs], dtype=np.float64).reshape(m, 3)
-            depth = np.array([c._depth for c in chosen], dtype=np.float64)
-            radius = np.array([c._radius for c in chosen], dtype=np.float64)
-            s1 = np.array([c._surface1 for c in chosen], dtype=np.int64)
-            s2 = np.array([c._surface2 for c in chosen], dtype=np.int64)
-            evaluation.rows = {k: row for row, k in enumerate(batch)}
-            for k in batch:
-                evaluation.has_force[k] = True
+                evaluation.others.append(k)
+        if batch is None:
+            s1, s2 = snapshot._s1, snapshot._s2
+            evaluation.row_of[:m] = np.arange(m)
+            evaluation.has_force[:m] = True
             out = np.empty((m, OUT_COLUMNS))
             hertz_circular_forces(
-                origin,
-                normal,
-                depth,
-                radius,
+                snapshot._origin,
+                snapshot._normal,
+                snapshot._depth,
+                snapshot._radius,
+                s1,
+                s2,
+                tracker._material,
+                tracker._body,
+                np.ascontiguousarray(pc.p_GB, dtype=np.float64),
+                np.ascontiguousarray(V, dtype=np.float64),
+                float(self._vt),
+                out,
+            )
+            evaluation.out, evaluation.s1, evaluation.s2 = out, s1, s2
+        elif batch.shape[0]:
+            s1 = snapshot._s1[batch]
+            s2 = snapshot._s2[batch]
+            evaluation.row_of[batch] = np.arange(batch.shape[0])
+            evaluation.has_force[batch] = True
+            out = np.empty((batch.shape[0], OUT_COLUMNS))
+            hertz_circular_forces(
+                snapshot._origin[batch],
+                snapshot._normal[batch],
+                snapshot._depth[batch],
+                snapshot._radius[batch],
                 s1,
                 s2,
                 tracker._material,
@@ -325,7 +357,7 @@ class CompliantContactSubsystem(Subsystem):
         """Number of ContactForces (Velocity stage): one per contact with a force generator
         that produced one (a separating "yanked" Hertz contact still counts, with zero force)."""
         self._require(state, Stage.Velocity, "getNumContactForces")
-        return sum(self._evaluation(state).has_force)
+        return int(np.count_nonzero(self._evaluation(state).has_force))
 
     def getContactForce(self, state, i: int) -> ContactForce:
         """The i-th ContactForce (Velocity stage)."""
@@ -334,7 +366,7 @@ class CompliantContactSubsystem(Subsystem):
         valid = evaluation.valid_indices()
         if isinstance(i, bool) or not hasattr(i, "__index__") or not 0 <= i < len(valid):
             raise IndexOutOfRangeError(f"no contact force {i!r}: there are {len(valid)}")
-        return evaluation.force(valid[i.__index__()])
+        return evaluation.force(int(valid[i.__index__()]))
 
     def getContactForceById(self, state, contactId) -> ContactForce:
         """The ContactForce of contact ``contactId``; an invalid one if it has none."""
@@ -355,11 +387,7 @@ class CompliantContactSubsystem(Subsystem):
         return ContactPatch(evaluation.force(k), evaluation.patch_details(k))
 
     def _index_of(self, evaluation: _Evaluation, contactId) -> int | None:
-        target = int(contactId)
-        for k, contact in enumerate(evaluation.contacts):
-            if contact._id == target:
-                return k
-        return None
+        return evaluation.contacts._index_of_id(contactId)
 
     def getDissipatedPower(self, state) -> float:
         """Sum of the contacts' dissipated power (W, Velocity stage)."""

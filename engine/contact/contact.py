@@ -39,6 +39,11 @@ def _new_id() -> int:
     return next(_id_counter)
 
 
+def _new_ids(count: int) -> np.ndarray:
+    """``count`` new ids in increasing order (int64 array)."""
+    return np.fromiter(itertools.islice(_id_counter, count), dtype=np.int64, count=count)
+
+
 def _transform(R: np.ndarray, p: np.ndarray) -> Transform:
     from engine.math.rotation import Rotation
 

@@ -21,68 +21,132 @@ from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError,
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
 from engine.contact import pair_trackers
-from engine.contact.broad_phase import sweep_and_prune
-from engine.contact.contact import BrokenContact, Condition, ContactId, _new_id
+from engine.contact.broad_phase import sweep_and_prune_array
+from engine.contact.contact import BrokenContact, Condition, ContactId, _new_ids
 from engine.contact.contact_surface import ContactSurfaceIndex
 from engine.math.transform import Transform
 
 HALF_SPACE, SPHERE, ELLIPSOID, BRICK, CYLINDER = 0, 1, 2, 3, 4
 
 
+def _empty(shape, dtype) -> np.ndarray:
+    a = np.zeros(shape, dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+_EMPTY_I = _empty(0, np.int64)
+_EMPTY_C = _empty(0, np.int8)
+_EMPTY_B = _empty(0, bool)
+_EMPTY_F = _empty(0, np.float64)
+_EMPTY_3 = _empty((0, 3), np.float64)
+_EMPTY_HISTORY = (_EMPTY_I, _EMPTY_I, _EMPTY_C)
+
+
 class ContactSnapshot:
-    """The active contacts of one State (Simbody's ContactSnapshot)."""
+    """The active contacts of one State (Simbody's ContactSnapshot).
+
+    The tracker fills it with flat arrays, one row per contact found (sorted by surface
+    pair): surfaces, id, condition and, for CircularPointContacts, depth, radii, origin and
+    normal in Ground. A Contact object is built only when asked for (``getContact``,
+    iteration); the few other kinds (elliptical, brick, broken contacts) are held as
+    objects. ``ContactSnapshot(time, contacts)`` makes one from a list of Contacts.
+    """
 
     def __init__(self, time: float, contacts: list) -> None:
         self._time = float(time)
-        self._contacts = list(contacts)
-        self._history: dict = {}
-        self._by_id: dict | None = None
-        self._by_pair: dict | None = None
+        self._ns = 0
+        self._keys = self._s1 = self._s2 = self._ids = _EMPTY_I
+        self._cond = _EMPTY_C
+        self._circular = _EMPTY_B
+        self._depth = self._radius = self._radius1 = self._radius2 = _EMPTY_F
+        self._origin = self._normal = _EMPTY_3
+        self._objects: list = []  # one per row: the Contact once built (or given), else None
+        self._extra = list(contacts)  # contacts after the rows (broken ones, or given ones)
+        self._R = self._p = None  # surfaces' frames in G, for building circular contacts
+        self._history = _EMPTY_HISTORY
+        self._any_objects = False  # some row holds an object from the start
 
-    def _index(self) -> None:
-        if self._by_id is None:
-            self._by_id = {int(c._id): c for c in self._contacts}
-            self._by_pair = {
-                (int(c._surface1), int(c._surface2)): ContactId(c._id) for c in self._contacts
-            }
+    def _rows(self) -> int:
+        return self._keys.shape[0]
 
     def getTime(self) -> float:
         return self._time
 
     def getNumContacts(self) -> int:
-        return len(self._contacts)
+        return self._rows() + len(self._extra)
 
     def getContact(self, i: int):
         if isinstance(i, bool) or not hasattr(i, "__index__"):
             raise InvalidArgumentError(f"a contact number must be an int, got {i!r}")
         k = i.__index__()
-        if not 0 <= k < len(self._contacts):
-            raise IndexOutOfRangeError(
-                f"no contact {k}: the snapshot has {len(self._contacts)} contacts"
+        n = self.getNumContacts()
+        if not 0 <= k < n:
+            raise IndexOutOfRangeError(f"no contact {k}: the snapshot has {n} contacts")
+        return self._contact(k)
+
+    def _contact(self, k: int):
+        m = self._rows()
+        if k >= m:
+            return self._extra[k - m]
+        contact = self._objects[k]
+        if contact is None:
+            s1, s2 = int(self._s1[k]), int(self._s2[k])
+            R, p = self._R, self._p
+            contact = pair_trackers.circular(
+                s1,
+                s2,
+                R[s1],
+                p[s1],
+                R[s2],
+                p[s2],
+                float(self._radius1[k]),
+                float(self._radius2[k]),
+                float(self._radius[k]),
+                float(self._depth[k]),
+                self._origin[k].copy(),
+                self._normal[k].copy(),
             )
-        return self._contacts[k]
+            contact._id = int(self._ids[k])
+            contact._condition = Condition(int(self._cond[k]))
+            self._objects[k] = contact
+        return contact
+
+    def _index_of_id(self, contactId) -> int | None:
+        """The number of the contact with this id, or None."""
+        target = int(contactId)
+        hits = np.flatnonzero(self._ids == target)
+        if hits.size:
+            return int(hits[0])
+        for k, c in enumerate(self._extra):
+            if int(c._id) == target:
+                return self._rows() + k
+        return None
 
     def hasContact(self, contactId) -> bool:
-        self._index()
-        return int(contactId) in self._by_id
+        return self._index_of_id(contactId) is not None
 
     def getContactById(self, contactId):
-        self._index()
-        try:
-            return self._by_id[int(contactId)]
-        except KeyError:
-            raise IndexOutOfRangeError(
-                f"no contact with id {int(contactId)} in this snapshot"
-            ) from None
+        k = self._index_of_id(contactId)
+        if k is None:
+            raise IndexOutOfRangeError(f"no contact with id {int(contactId)} in this snapshot")
+        return self._contact(k)
 
     def getContactIdForSurfacePair(self, surf1, surf2):
         """The id of the contact between two surfaces (either order), or None."""
-        self._index()
         a, b = int(surf1), int(surf2)
-        return self._by_pair.get((a, b), self._by_pair.get((b, a)))
+        for x, y in ((a, b), (b, a)):
+            hits = np.flatnonzero((self._s1 == x) & (self._s2 == y))
+            if hits.size:
+                return ContactId(int(self._ids[hits[0]]))
+        for x, y in ((a, b), (b, a)):
+            for c in self._extra:
+                if int(c._surface1) == x and int(c._surface2) == y:
+                    return ContactId(c._id)
+        return None
 
     def __iter__(self):
-        return iter(self._contacts)
+        return (self._contact(k) for k in range(self.getNumContacts()))
 
 
 class ContactTrackerSubsystem(Subsystem):
@@ -128,7 +192,11 @@ class ContactTrackerSubsystem(Subsystem):
         self._cliques = [frozenset(int(c) for c in s[3].getCliques()) for s in surfaces]
         self._build_pair_table()
         self._prior_index = self.allocateAutoUpdateDiscreteVariable(
-            state, Stage.Position, {}, Stage.Position, name="contacts active at the last step"
+            state,
+            Stage.Position,
+            _EMPTY_HISTORY,
+            Stage.Position,
+            name="contacts active at the last step (pair keys, ids, conditions)",
         )
 
     def _may_interact(self, i: int, j: int) -> bool:
@@ -146,6 +214,7 @@ class ContactTrackerSubsystem(Subsystem):
                 lists[other] = np.array(cand, dtype=np.int64)
             self._half_space_pairs.append((int(h), lists))
         self._spheres = np.flatnonzero(kind == SPHERE)
+        self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
 
     # ------------------------------------------------------------------ accessors
     def getNumSurfaces(self) -> int:
@@ -213,38 +282,72 @@ class ContactTrackerSubsystem(Subsystem):
         )
 
     def realizeSubsystemPositionImpl(self, state) -> None:
-        found = self._find_contacts(state)
-        prior = self.getDiscreteVariable(state, self._prior_index)
-        contacts = []
-        current = {}
-        for key in sorted(found):
-            contact = found[key]
-            previous = prior.get(key)
-            if previous is not None and previous[1] != Condition.Broken:
-                contact._id = previous[0]
-                contact._condition = Condition.Ongoing
-            else:
-                contact._id = _new_id()
-                contact._condition = Condition.NewContact
-            current[key] = (contact._id, contact._condition)
-            contacts.append(contact)
-        R, p = None, None
-        for key, (cid, condition) in sorted(prior.items()):
-            if condition == Condition.Broken or key in found:
-                continue
-            if R is None:
-                R, p = self.surfaceTransformsInGround(state)
-            s1, s2 = key
+        ns = len(self._surfaces)
+        if ns:
+            R, p = self.surfaceTransformsInGround(state)
+        else:
+            R, p = np.zeros((0, 3, 3)), np.zeros((0, 3))
+        snapshot = ContactSnapshot(state.getTime(), [])
+        snapshot._ns = ns
+        snapshot._R, snapshot._p = R, p
+        self._find_contacts(R, p, snapshot)
+        prior_keys, prior_ids, prior_cond = self.getDiscreteVariable(state, self._prior_index)
+        keys = snapshot._keys
+        m = keys.shape[0]
+        np_ = prior_keys.shape[0]
+        if np_ == 0 and m == 0:
+            return self._store(state, snapshot)
+        cond = np.full(m, int(Condition.NewContact), dtype=np.int8)
+        if np_ == 0:
+            ids = _new_ids(m)
+        else:
+            ids = np.empty(m, dtype=np.int64)
+            hit = np.zeros(m, dtype=bool)
+            if m:
+                pos = np.minimum(np.searchsorted(prior_keys, keys), np_ - 1)
+                hit = (prior_keys[pos] == keys) & (prior_cond[pos] != int(Condition.Broken))
+                ids[hit] = prior_ids[pos[hit]]
+                cond[hit] = int(Condition.Ongoing)
+            fresh = np.flatnonzero(~hit)
+            ids[fresh] = _new_ids(fresh.shape[0])
+        snapshot._ids, snapshot._cond = ids, cond
+        if snapshot._any_objects:
+            for k, contact in enumerate(snapshot._objects):
+                if contact is not None:
+                    contact._id = int(ids[k])
+                    contact._condition = Condition(int(cond[k]))
+        if np_ == 0:
+            snapshot._history = (keys, ids, cond)
+            return self._store(state, snapshot)
+        # contacts active at the last step and separated now: one BrokenContact each
+        gone = prior_cond != int(Condition.Broken)
+        if m:
+            pos = np.minimum(np.searchsorted(keys, prior_keys), m - 1)
+            gone &= keys[pos] != prior_keys
+        if not gone.any():
+            snapshot._history = (keys, ids, cond)
+            return self._store(state, snapshot)
+        broken_keys = prior_keys[gone]
+        broken_ids = prior_ids[gone]
+        for key, cid in zip(broken_keys.tolist(), broken_ids.tolist(), strict=True):
+            s1, s2 = divmod(key, ns)
             X1 = pair_trackers._transform(R[s1], p[s1])
             X2 = pair_trackers._transform(R[s2], p[s2])
             broken = BrokenContact(s1, s2, ~X1 * X2, self._separation(s1, s2, R, p))
             broken.setContactId(cid)
             broken._set_ground_frame(X1, X2)
-            current[key] = (cid, Condition.Broken)
-            contacts.append(broken)
+            snapshot._extra.append(broken)
+        all_keys = np.concatenate((keys, broken_keys))
+        all_ids = np.concatenate((ids, broken_ids))
+        all_cond = np.concatenate(
+            (cond, np.full(broken_keys.shape[0], int(Condition.Broken), dtype=np.int8))
+        )
+        order = np.argsort(all_keys, kind="stable")
+        snapshot._history = (all_keys[order], all_ids[order], all_cond[order])
+        return self._store(state, snapshot)
+
+    def _store(self, state, snapshot: ContactSnapshot) -> None:
         sx = self.getMySubsystemIndex()
-        snapshot = ContactSnapshot(state.getTime(), contacts)
-        snapshot._history = current
         state.setCacheEntryValue(sx, self._snapshot_entry, snapshot)
 
     def realizeSubsystemVelocityImpl(self, state) -> None:
@@ -267,49 +370,124 @@ class ContactTrackerSubsystem(Subsystem):
             return max(gap, 0.0)
         return 0.0
 
-    def _find_contacts(self, state) -> dict:
-        """{(surface1, surface2): Contact} of every overlapping pair in the table."""
-        found: dict = {}
-        if not self._surfaces:
-            return found
-        R, p = self.surfaceTransformsInGround(state)
+    def _find_contacts(self, R, p, snapshot: ContactSnapshot) -> None:
+        """Fill the snapshot's rows with every overlapping pair of the table, sorted by
+        (surface 1, surface 2): circular contacts as arrays, the other kinds as objects."""
+        ns = len(self._surfaces)
+        if not ns:
+            return
         size = self._size
+        # circular rows: lists of arrays, concatenated once
+        c_s1, c_s2, c_x, c_R, c_r1, c_r2, c_o, c_n = ([] for _ in range(8))
+        others: list = []  # (s1, s2, Contact)
         for h, lists in self._half_space_pairs:
             spheres = lists[SPHERE]
             if spheres.size:
                 mask, x, origin, n = pair_trackers.half_space_spheres(
                     h, R[h], p[h], spheres, p[spheres], size[spheres, 0]
                 )
-                for a in np.flatnonzero(mask):
-                    s = int(spheres[a])
-                    r = float(size[s, 0])
-                    found[(h, s)] = pair_trackers.circular(
-                        h, s, R[h], p[h], R[s], p[s], np.inf, r, r, float(x[a]), origin[a], n
-                    )
+                chosen = spheres[mask]
+                k = chosen.shape[0]
+                if k:
+                    r = size[chosen, 0]
+                    c_s1.append(np.full(k, h, dtype=np.int64))
+                    c_s2.append(chosen)
+                    c_x.append(x[mask])
+                    c_R.append(r)
+                    c_r1.append(np.full(k, np.inf))
+                    c_r2.append(r)
+                    c_o.append(origin[mask])
+                    c_n.append(np.tile(n, (k, 1)))
             for e in lists[ELLIPSOID]:
                 e = int(e)
                 c = pair_trackers.half_space_ellipsoid(h, e, R[h], p[h], R[e], p[e], size[e])
                 if c is not None:
-                    found[(h, e)] = c
+                    others.append((h, e, c))
             for b in lists[BRICK]:
                 b = int(b)
                 c = pair_trackers.half_space_brick(h, b, R[h], p[h], R[b], p[b], size[b])
                 if c is not None:
-                    found[(h, b)] = c
+                    others.append((h, b, c))
         spheres = self._spheres
         if spheres.size > 1:
-            for a, b in sweep_and_prune(p[spheres], size[spheres, 0]):
-                i, j = int(spheres[a]), int(spheres[b])
-                if i > j:
-                    i, j = j, i
-                if not self._may_interact(i, j):
-                    continue
-                c = pair_trackers.sphere_sphere(
-                    i, j, R[i], p[i], float(size[i, 0]), R[j], p[j], float(size[j, 0])
-                )
-                if c is not None:
-                    found[(i, j)] = c
-        return found
+            pairs = sweep_and_prune_array(p[spheres], size[spheres, 0])
+            if pairs.shape[0]:
+                i = spheres[pairs[:, 0]]
+                j = spheres[pairs[:, 1]]
+                i, j = np.minimum(i, j), np.maximum(i, j)
+                keep = self._body[i] != self._body[j]
+                if self._sphere_cliques:
+                    cliques = self._cliques
+                    keep &= np.array(
+                        [
+                            not (cliques[a] & cliques[b])
+                            for a, b in zip(i.tolist(), j.tolist(), strict=True)
+                        ],
+                        dtype=bool,
+                    )
+                i, j = i[keep], j[keep]
+                d = p[j] - p[i]
+                dist = np.sqrt(np.einsum("ki,ki->k", d, d))
+                ri, rj = size[i, 0], size[j, 0]
+                x = ri + rj - dist
+                touch = (x > 0.0) & (dist != 0.0)
+                if touch.any():
+                    i, j, d, dist, ri, rj, x = (a[touch] for a in (i, j, d, dist, ri, rj, x))
+                    n = d / dist[:, None]
+                    c_s1.append(i)
+                    c_s2.append(j)
+                    c_x.append(x)
+                    c_R.append(ri * rj / (ri + rj))
+                    c_r1.append(ri)
+                    c_r2.append(rj)
+                    c_o.append(p[i] + (ri - 0.5 * x)[:, None] * n)
+                    c_n.append(n)
+        if not others and not c_s1:
+            return
+        if not others and len(c_s1) == 1 and c_r1[0].shape[0] and np.isinf(c_r1[0][0]):
+            # one half space's spheres: already in pair order, used as they are
+            m = c_s1[0].shape[0]
+            snapshot._keys = c_s1[0] * ns + c_s2[0]
+            snapshot._s1, snapshot._s2 = c_s1[0], c_s2[0]
+            snapshot._circular = np.ones(m, dtype=bool)
+            snapshot._depth, snapshot._radius = c_x[0], c_R[0]
+            snapshot._radius1, snapshot._radius2 = c_r1[0], c_r2[0]
+            snapshot._origin, snapshot._normal = c_o[0], c_n[0]
+            snapshot._objects = [None] * m
+            return
+        nc = sum(a.shape[0] for a in c_s1)
+        m = nc + len(others)
+        s1 = np.empty(m, dtype=np.int64)
+        s2 = np.empty(m, dtype=np.int64)
+        circular = np.zeros(m, dtype=bool)
+        depth, radius = np.zeros(m), np.zeros(m)
+        radius1, radius2 = np.zeros(m), np.zeros(m)
+        origin, normal = np.zeros((m, 3)), np.zeros((m, 3))
+        if nc:
+            s1[:nc] = np.concatenate(c_s1)
+            s2[:nc] = np.concatenate(c_s2)
+            circular[:nc] = True
+            depth[:nc] = np.concatenate(c_x)
+            radius[:nc] = np.concatenate(c_R)
+            radius1[:nc] = np.concatenate(c_r1)
+            radius2[:nc] = np.concatenate(c_r2)
+            origin[:nc] = np.concatenate(c_o)
+            normal[:nc] = np.concatenate(c_n)
+        objects: list = [None] * m
+        for k, (a, b, c) in enumerate(others):
+            s1[nc + k], s2[nc + k] = a, b
+            depth[nc + k] = c._depth
+            objects[nc + k] = c
+        keys = s1 * ns + s2
+        order = np.argsort(keys, kind="stable")
+        snapshot._keys = keys[order]
+        snapshot._s1, snapshot._s2 = s1[order], s2[order]
+        snapshot._circular = circular[order]
+        snapshot._depth, snapshot._radius = depth[order], radius[order]
+        snapshot._radius1, snapshot._radius2 = radius1[order], radius2[order]
+        snapshot._origin, snapshot._normal = origin[order], normal[order]
+        snapshot._objects = [objects[k] for k in order.tolist()] if others else objects
+        snapshot._any_objects = bool(others)
 
     def getActiveContacts(self, state) -> ContactSnapshot:
         """The contacts of this State (Position stage)."""
