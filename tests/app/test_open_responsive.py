@@ -16,6 +16,9 @@ from PySide6.QtWidgets import QProgressDialog, QPushButton
 from app.document.examples import example_path
 
 BODIES = 600
+#: the model whose open is cancelled: large enough that reading and building it outlasts the
+#: progress dialog's 0.3 s delay on an idle machine
+CANCELLED_BODIES = 4000
 MAX_STALL_S = 0.5  # the event loop's longest pause while the file is read and built
 
 
@@ -135,7 +138,7 @@ def test_cancelling_an_open_keeps_the_open_model(main_window, qtbot, tmp_path):
     editor.open_path(example_path("pendulum"), as_example=True, modal=False)
     before = editor.document
     session = window.simulation.session
-    path = _chain_file(tmp_path, BODIES)
+    path = _chain_file(tmp_path, CANCELLED_BODIES)
     editor.add_recent(path)
     stalls = _Stalls(window)
 
