@@ -11,6 +11,7 @@ without importing Qt or VTK.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import socket
@@ -48,6 +49,28 @@ def register_command(
         raise ValueError(f"command name {name!r} could be mistaken for an option or a model file")
     COMMANDS[name] = cmd = Command(name, help, configure, run)
     return cmd
+
+
+def positive_float(text: str) -> float:
+    """argparse type of the subcommands' times, intervals and accuracies: a finite number > 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return v
+
+
+def nonnegative_float(text: str) -> float:
+    """argparse type of a finite number >= 0 (a time from the start, say)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
+    return v
 
 
 def _version() -> str:

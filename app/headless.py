@@ -23,7 +23,7 @@ import sys
 import time as _time
 from pathlib import Path
 
-from app.cli import PROG, register_command
+from app.cli import PROG, nonnegative_float, positive_float, register_command
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -211,26 +211,6 @@ def _video_problem(path: Path) -> str | None:
     return None if path.is_dir() else _missing_directory(path)
 
 
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return v
-
-
-def _nonneg_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (math.isfinite(v) and v >= 0):
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
-    return v
-
-
 def resolve_model_path(path: Path) -> Path:
     """``path``, or the bundled example of that name when no such file exists (``mbstudio
     render ragdoll``)."""
@@ -382,7 +362,7 @@ def configure_render(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--time",
-        type=_nonneg_float,
+        type=nonnegative_float,
         default=0.0,
         metavar="T",
         help="simulate to T seconds first (default 0)",
@@ -397,7 +377,7 @@ def configure_render(parser: argparse.ArgumentParser) -> None:
         "--height", type=int, default=600, help="image height in pixels (default 600)"
     )
     parser.add_argument(
-        "--accuracy", type=_positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
+        "--accuracy", type=positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
     )
     parser.add_argument(
         "--camera",
@@ -500,7 +480,7 @@ def configure_simulate(parser: argparse.ArgumentParser) -> None:
         help="model file (.mbs.json) or a bundled example's name (ragdoll)",
     )
     parser.add_argument(
-        "--until", type=_positive_float, required=True, metavar="T", help="final time in seconds"
+        "--until", type=positive_float, required=True, metavar="T", help="final time in seconds"
     )
     parser.add_argument(
         "--csv",
@@ -519,7 +499,7 @@ def configure_simulate(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--dt",
-        type=_positive_float,
+        type=positive_float,
         default=0.01,
         help="CSV sampling interval in seconds (default 0.01)",
     )
@@ -533,14 +513,14 @@ def configure_simulate(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--fps",
-        type=_positive_float,
+        type=positive_float,
         default=30.0,
         help="video frames per second of simulated time (default 30)",
     )
     parser.add_argument("--width", type=int, default=640, help="video width (default 640)")
     parser.add_argument("--height", type=int, default=480, help="video height (default 480)")
     parser.add_argument(
-        "--accuracy", type=_positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
+        "--accuracy", type=positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
     )
 
 

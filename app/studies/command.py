@@ -15,23 +15,12 @@ with ``--resume``).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
-from app.cli import PROG, register_command
+from app.cli import PROG, positive_float, register_command
 
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return v
 
 
 def _positive_int(text: str) -> int:
@@ -83,13 +72,13 @@ def configure_sweep(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=None, help="random seed of --perturb (default: random, printed)"
     )
     parser.add_argument(
-        "--until", type=_positive_float, required=True, metavar="T", help="final time (s)"
+        "--until", type=positive_float, required=True, metavar="T", help="final time (s)"
     )
     parser.add_argument(
-        "--dt", type=_positive_float, default=0.01, help="sample interval in s (default 0.01)"
+        "--dt", type=positive_float, default=0.01, help="sample interval in s (default 0.01)"
     )
     parser.add_argument(
-        "--accuracy", type=_positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
+        "--accuracy", type=positive_float, default=1e-4, help="integrator accuracy (default 1e-4)"
     )
     parser.add_argument(
         "--out",
