@@ -13,49 +13,24 @@ import numpy as np
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.multibody.unilateral.unilateral_contact import _finite, check_friction, mobod_of
+from engine.multibody.unilateral.unilateral_contact import (
+    ConditionalConstraint,
+    _finite,
+    check_friction,
+    mobod_of,
+)
 
 
-class StateLimitedFriction:
-    """Base class: ``getNormalForceMagnitude(state)`` and ``calcSlipRow(state)`` define it."""
+class StateLimitedFriction(ConditionalConstraint):
+    """Base class: ``getNormalForceMagnitude(state)`` and ``calcSlipRow(state)`` define it.
+    On unless switched off in the State."""
+
+    _SWITCH = "friction_enabled"
+    _ADOPT = "adoptStateLimitedFriction"
 
     def __init__(self, mu_s: float, mu_d: float, mu_v: float) -> None:
+        super().__init__()
         self._mu = check_friction(mu_s, mu_d, mu_v, type(self).__name__)
-        self._index = -1
-        self._matter = None
-
-    def getMyIndex(self) -> int:
-        return self._index
-
-    def _adopted(self, matter, index: int) -> None:
-        self._matter = matter
-        self._index = index
-
-    def _bodies(self) -> list:
-        raise NotImplementedError
-
-    def getMatterSubsystem(self):
-        if self._matter is None:
-            raise InvalidArgumentError(
-                f"{type(self).__name__}: not adopted yet; call matter.adoptStateLimitedFriction"
-            )
-        return self._matter
-
-    def isEnabled(self, state: State) -> bool:
-        """Whether this friction acts in ``state`` (a State variable; on by default)."""
-        return self.getMatterSubsystem()._conditional_flag(state, "friction_enabled", self._index)
-
-    def enable(self, state: State) -> bool:
-        """Switch the friction on in ``state`` (an Instance-stage change)."""
-        matter = self.getMatterSubsystem()
-        matter._set_conditional_flag(state, "friction_enabled", self._index, True)
-        return True
-
-    def disable(self, state: State) -> None:
-        """Switch the friction off in ``state`` (an Instance-stage change)."""
-        self.getMatterSubsystem()._set_conditional_flag(
-            state, "friction_enabled", self._index, False
-        )
 
     def getStaticFrictionCoef(self) -> float:
         return self._mu[0]

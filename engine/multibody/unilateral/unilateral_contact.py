@@ -95,25 +95,23 @@ class ContactRows:
     point: np.ndarray
 
 
-class UnilateralContact:
-    """Simbody's ``UnilateralContact``: a one-sided constraint the time stepper switches on
-    (enables) while it is proximal and off when it separates. ``sign`` is Simbody's sign
-    convention (+1: perr >= 0 is allowed)."""
+class ConditionalConstraint:
+    """What Simbody's conditional constraints share: the index and matter subsystem given
+    when adopted, the bodies they connect, and a switch in the State (the matter
+    subsystem's discrete variable ``_SWITCH``; flipping it is an Instance-stage change, and
+    copies of the State keep it)."""
 
-    def __init__(self, sign: float = 1.0, minCOR: float = 0.0) -> None:  # noqa: N803
-        if sign not in (1, -1, 1.0, -1.0):
-            raise InvalidArgumentError(f"UnilateralContact: sign must be +1 or -1, got {sign}")
-        self._sign = float(sign)
-        self._minCOR = check_cor(minCOR, f"{type(self).__name__}: minCOR")
+    #: the matter subsystem's switch variable of this kind of conditional constraint
+    _SWITCH = ""
+    #: the SimbodyMatterSubsystem method that adopts this kind
+    _ADOPT = ""
+
+    def __init__(self) -> None:
         self._index = -1
         self._matter = None
 
-    # --------------------------------------------------------------- identity
-    def getSignConvention(self) -> float:
-        return self._sign
-
     def getMyIndex(self) -> int:
-        """The UnilateralContactIndex given by adoptUnilateralContact (-1 before)."""
+        """The index the adopting method gave (-1 before)."""
         return self._index
 
     def _adopted(self, matter, index: int) -> None:
@@ -121,34 +119,47 @@ class UnilateralContact:
         self._index = index
 
     def _bodies(self) -> list:
-        """The MobilizedBodies this contact connects."""
+        """The MobilizedBodies this constraint connects."""
         raise NotImplementedError
 
     def getMatterSubsystem(self):
         if self._matter is None:
             raise InvalidArgumentError(
-                f"{type(self).__name__}: not adopted yet; call matter.adoptUnilateralContact first"
+                f"{type(self).__name__}: not adopted yet; call matter.{self._ADOPT} first"
             )
         return self._matter
 
-    # ------------------------------------------------------- enable / disable
     def isEnabled(self, state: State) -> bool:
-        """Whether the stepper has this contact's constraint switched on in ``state`` (a
-        State variable, so copies of the State keep it)."""
-        return self.getMatterSubsystem()._conditional_flag(state, "unilateral_enabled", self._index)
+        """Whether this constraint is switched on in ``state``."""
+        return self.getMatterSubsystem()._conditional_flag(state, self._SWITCH, self._index)
 
     def enable(self, state: State) -> bool:
-        """Switch the contact's constraint on in ``state`` (an Instance-stage change)."""
-        self.getMatterSubsystem()._set_conditional_flag(
-            state, "unilateral_enabled", self._index, True
-        )
+        """Switch it on in ``state`` (an Instance-stage change)."""
+        self.getMatterSubsystem()._set_conditional_flag(state, self._SWITCH, self._index, True)
         return True
 
     def disable(self, state: State) -> None:
-        """Switch the contact's constraint off in ``state`` (an Instance-stage change)."""
-        self.getMatterSubsystem()._set_conditional_flag(
-            state, "unilateral_enabled", self._index, False
-        )
+        """Switch it off in ``state`` (an Instance-stage change)."""
+        self.getMatterSubsystem()._set_conditional_flag(state, self._SWITCH, self._index, False)
+
+
+class UnilateralContact(ConditionalConstraint):
+    """Simbody's ``UnilateralContact``: a one-sided constraint the time stepper switches on
+    (enables) while it is proximal and off when it separates (off at first). ``sign`` is
+    Simbody's sign convention (+1: perr >= 0 is allowed)."""
+
+    _SWITCH = "unilateral_enabled"
+    _ADOPT = "adoptUnilateralContact"
+
+    def __init__(self, sign: float = 1.0, minCOR: float = 0.0) -> None:  # noqa: N803
+        super().__init__()
+        if sign not in (1, -1, 1.0, -1.0):
+            raise InvalidArgumentError(f"UnilateralContact: sign must be +1 or -1, got {sign}")
+        self._sign = float(sign)
+        self._minCOR = check_cor(minCOR, f"{type(self).__name__}: minCOR")
+
+    def getSignConvention(self) -> float:
+        return self._sign
 
     # ------------------------------------------------------------- properties
     def getMinCOR(self) -> float:
