@@ -30,6 +30,7 @@ import numpy as np
 from engine.common.exceptions import SimTKError
 from engine.common.stage import Stage
 from engine.forces.compiled_terms import ORIENTATION_SPRING, STATION_SPRING
+from engine.forces.compiled_terms import rotation_vector as compiled_rotation_vector
 from engine.forces.force import Force
 
 #: Natural frequency (Hz) of a pulled subtree on the pull spring.
@@ -150,19 +151,9 @@ class PullForce(Force):
 
 
 def rotation_vector(R: np.ndarray) -> np.ndarray:
-    """The rotation vector (axis times angle, rad) of rotation matrix ``R``."""
-    c = max(-1.0, min(1.0, 0.5 * (np.trace(R) - 1.0)))
-    angle = math.acos(c)
-    w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
-    s = math.sin(angle)
-    if s > 1e-9:
-        return w * (angle / s)
-    if c > 0.0:  # near identity: R ~ I + [theta]x
-        return w
-    # near a half turn: the axis is the column of R + I with the largest norm
-    M = R + np.eye(3)
-    col = M[:, int(np.argmax(np.linalg.norm(M, axis=0)))]
-    return math.pi * col / np.linalg.norm(col)
+    """The rotation vector (axis times angle, rad) of rotation matrix ``R``: the compiled
+    force term's ``rotation_vector``, so the pull's Python and compiled paths agree."""
+    return np.array(compiled_rotation_vector(*np.asarray(R, dtype=np.float64).reshape(9)))
 
 
 def rotation_from_vector(theta) -> np.ndarray:
