@@ -218,9 +218,19 @@ def test_session_samples_measures_as_the_engine_computes_them():
     # integral
     h0 = PIVOT - math.cos(math.radians(60))
     highest = np.maximum.accumulate(np.concatenate(([h0], height)))[1:]
-    lowest = np.minimum.accumulate(np.concatenate(([h0], height)))[1:]
     np.testing.assert_allclose(samples.column("measure highest"), highest, rtol=1e-12)
-    np.testing.assert_allclose(samples.column("measure lowest"), lowest, rtol=1e-12)
+    # The Minimum sees every accepted step, the samples only some of them (a busy session
+    # thins its plot samples), so between samples it may find a lower height than any sample
+    # shows, but never below the bottom of the swing. While the bob is still falling (q > 0,
+    # released from 60 degrees) the height only decreases, so the minimum is the current height.
+    lowest = samples.column("measure lowest")
+    sampled_lowest = np.minimum.accumulate(np.concatenate(([h0], height)))[1:]
+    assert np.all(np.diff(lowest) <= 0.0)
+    assert np.all(lowest <= sampled_lowest + 1e-12)
+    assert np.all(lowest >= PIVOT - 1.0 - 1e-12)
+    falling = q > 0.0
+    assert falling.sum() >= 5
+    np.testing.assert_allclose(lowest[falling], height[falling], rtol=1e-12)
     np.testing.assert_allclose(samples.column("measure ramp"), 1.0 + 0.25 * t, rtol=1e-9)
 
 

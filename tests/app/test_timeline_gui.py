@@ -141,8 +141,8 @@ def test_replay_buttons_play_the_recording_forward_and_backward(window, qtbot):
     assert len(seen) >= 3 and seen == sorted(seen)  # shown in order, not a jump
     assert not panel.snapshot.running  # replaying does not run the simulation
     QTest.mouseClick(bar.reverse_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: panel.snapshot.time == start, timeout=10000)
-    assert not bar.reverse_button.isChecked()
+    qtbot.waitUntil(lambda: not bar.reverse_button.isChecked(), timeout=10000)
+    qtbot.waitUntil(lambda: panel.snapshot.time == start, timeout=5000)
 
 
 def _bare_window(qtbot, qsettings):
