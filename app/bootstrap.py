@@ -204,18 +204,53 @@ def install_project(force: bool = False) -> None:
 
 
 WARM_JIT_CODE = """\
+import sys
 import time
 import engine
 hook = getattr(engine, "warm_jit", None)
 if callable(hook):
     t0 = time.perf_counter()
-    hook()
-    print(f"[setup] numba cache warm ({time.perf_counter() - t0:.1f} s)", flush=True)
+    part = sys.argv[1] if len(sys.argv) > 1 else None
+    hook(part) if part else hook()
+    seconds = time.perf_counter() - t0
+    print(f"[setup] numba cache warm: {part or 'all'} ({seconds:.1f} s)", flush=True)
 """
 
 
 def warm_jit() -> None:
-    _run([VENV_PYTHON, "-c", WARM_JIT_CODE], cwd=ROOT, stdin=subprocess.DEVNULL)
+    """Fill numba's on-disk cache: the engine's warm-up parts in parallel processes (the
+    compiler is single-threaded), or the whole warm-up in one if the engine has no parts."""
+    parts_code = "import engine.jit_warmup as w; print(' '.join(getattr(w, 'PARTS', ())))"
+    listed = subprocess.run(
+        [VENV_PYTHON, "-c", parts_code],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    parts = listed.stdout.split() if listed.returncode == 0 else []
+    if not parts:
+        _run([VENV_PYTHON, "-c", WARM_JIT_CODE], cwd=ROOT, stdin=subprocess.DEVNULL)
+        return
+    # stale machine code is forgotten once, before the parts start writing the cache
+    _run(
+        [VENV_PYTHON, "-c", "from engine.jit_warmup import forget_stale_kernels as f; f()"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+    )
+    t0 = time.perf_counter()
+    workers = [
+        subprocess.Popen(
+            [VENV_PYTHON, "-c", WARM_JIT_CODE, part], cwd=ROOT, stdin=subprocess.DEVNULL
+        )
+        for part in parts
+    ]
+    codes = [worker.wait() for worker in workers]
+    failed = [part for part, code in zip(parts, codes, strict=True) if code != 0]
+    if failed:
+        raise SetupError(f"warming numba's cache failed in part(s) {', '.join(failed)}")
+    log(f"numba cache warm ({time.perf_counter() - t0:.1f} s)")
 
 
 @contextlib.contextmanager
@@ -250,6 +285,17 @@ def run_studio(args: Sequence[str]) -> int:
     return 0  # not reached
 
 
+def parallel_args(pytest_args: Sequence[str]) -> list[str]:
+    """pytest-xdist options for the test run: one worker per core (two at least, four at most),
+    tests that drive Qt widgets grouped in one worker (``tests/conftest.py``). None when the
+    caller chose the workers (``-n``) or turned pytest-xdist off (``-p no:xdist``)."""
+    chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in pytest_args)
+    if chosen or "no:xdist" in pytest_args:
+        return []
+    workers = max(2, min(4, os.cpu_count() or 1))
+    return ["-n", str(workers), "--dist", "loadgroup"]
+
+
 def check_steps(pytest_args: Sequence[str], xauth_file: Path) -> list[tuple[str, list[str]]]:
     """The test command's steps as (name, argv) pairs; pytest last so its summary ends the log.
 
@@ -257,7 +303,7 @@ def check_steps(pytest_args: Sequence[str], xauth_file: Path) -> list[tuple[str,
     /tmp and exits 5, hiding pytest's exit code, if that directory is gone at clean-up.
     """
     ruff = os.fspath(VENV_BIN / "ruff")
-    pytest = [os.fspath(VENV_PYTHON), "-m", "pytest", *pytest_args]
+    pytest = [os.fspath(VENV_PYTHON), "-m", "pytest", *parallel_args(pytest_args), *pytest_args]
     if shutil.which("xvfb-run"):
         pytest = ["xvfb-run", "-a", "-f", os.fspath(xauth_file), "-s", XVFB_SERVER_ARGS, *pytest]
     elif os.environ.get("DISPLAY"):

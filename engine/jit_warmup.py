@@ -152,51 +152,71 @@ def forget_stale_kernels(root: Path = ENGINE_ROOT) -> int:
     return removed
 
 
-def warm_jit() -> dict:
-    """Compile or load every kernel, after forgetting a cache made from other sources
-    (``forget_stale_kernels``); returns ``{"mobilizers": [...], "operators": [...],
-    "failed": {operator: message}}`` describing what was exercised."""
-    from engine.common.stage import Stage
+#: warm_jit's parts: separate processes can run them at once (the set-up runs one process per
+#: part); each compiles different kernels, so together they take about half the time
+PARTS = ("realization", "operators")
 
+
+def warm_jit(part: str | None = None) -> dict:
+    """Compile or load every kernel (or those of one of ``PARTS``), after forgetting a cache
+    made from other sources (``forget_stale_kernels``); returns ``{"mobilizers": [...],
+    "operators": [...], "failed": {operator: message}}`` describing what was exercised.
+
+    "realization": the fused one-call realization (with quaternions and with Euler angles),
+    prescribed motion and the single-run integrators; "operators": the stage-by-stage
+    kernels, every matter operator and the ensemble integrator."""
+    if part is not None and part not in PARTS:
+        raise ValueError(f"warm_jit: part must be one of {PARTS} or None, got {part!r}")
     forget_stale_kernels()
-
     system, matter, names = _tiny_model()
     done: list[str] = []
     failed: dict[str, str] = {}
+    if part in (None, "realization"):
+        _warm_realization(system, matter, done, failed)
+    if part in (None, "operators"):
+        _warm_operators(system, matter, done, failed)
+    return {"mobilizers": names, "operators": done, "failed": failed}
+
+
+def _moved_state(system, matter, use_euler: bool):
+    """A State of the tiny model with every q and u moved off zero (seeded)."""
+    state = system.realizeTopology()
+    matter.setUseEulerAngles(state, use_euler)
+    system.realizeModel(state)
+    rng = np.random.default_rng(0)
+    state.updQ()[:] += 0.1 * rng.standard_normal(state.getNQ())
+    state.updU()[:] = 0.3 * rng.standard_normal(state.getNU())
+    return state
+
+
+def _attempt(name: str, call: Callable[[], object], done: list, failed: dict) -> None:
+    """Run ``call``; record ``name`` as done or its failure (see the module docstring)."""
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
+        failed[name] = f"{type(exc).__name__}: {exc}"
+    else:
+        if name not in done:
+            done.append(name)
+
+
+def _warm_realization(system, matter, done: list, failed: dict) -> None:
+    """The fused one-call realization, prescribed motion and the single-run integrators."""
+    from engine.common.stage import Stage
+
     for use_euler in (False, True):
-        state = system.realizeTopology()
-        matter.setUseEulerAngles(state, use_euler)
-        system.realizeModel(state)
-        rng = np.random.default_rng(0)
-        state.updQ()[:] += 0.1 * rng.standard_normal(state.getNQ())
-        state.updU()[:] = 0.3 * rng.standard_normal(state.getNU())
+        state = _moved_state(system, matter, use_euler)
         system.realize(state, Stage.Report)  # Position..Acceleration in one fused kernel
-        staged = state.copy()  # and the per-stage kernels the fused call cannot replace
-        fused, system._fused_realization = system._fused_realization, None
-        try:
-            system.realize(staged, Stage.Report)
-        finally:
-            system._fused_realization = fused
-        nu, nb = state.getNU(), matter.getNumBodies()
-        for name, fn in _operators(matter, state, nu, nb):
-            try:
-                fn()
-            except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
-                failed[name] = f"{type(exc).__name__}: {exc}"
-            else:
-                if name not in done:
-                    done.append(name)
     # prescribed motion: the hybrid free/prescribed articulated-body kernels (a lock)
     state = system.realizeTopology()
     system.realizeModel(state)
     matter.getMobilizedBody(1).lock(state)
-    try:
+
+    def prescribed() -> None:
         system.realize(state, Stage.Acceleration)
         matter.multiplyByMInv(state, np.ones(state.getNU()))
-    except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
-        failed["prescribed motion"] = f"{type(exc).__name__}: {exc}"
-    else:
-        done.append("prescribed motion")
+
+    _attempt("prescribed motion", prescribed, done, failed)
     # the integrators' kernels: a few RungeKuttaMerson steps, in one stepping-kernel call
     # and then one step per call (its compiled attempts: trial stages, error norm and
     # quaternion projection), and a few RungeKuttaFeldberg steps (the same pieces called
@@ -210,26 +230,38 @@ def warm_jit() -> dict:
         ("RungeKuttaMerson single steps", RungeKuttaMersonIntegrator, True),
         ("RungeKuttaFeldberg steps", RungeKuttaFeldbergIntegrator, False),
     ):
-        try:
+
+        def steps(integrator_class=integrator_class, one_step_per_call=one_step_per_call):
             integrator = integrator_class(system)
             integrator.setAccuracy(1e-3)
             integrator.setReturnEveryInternalStep(one_step_per_call)
             stepper = TimeStepper(system, integrator)
             stepper.initialize(system.realizeTopology())
             stepper.stepTo(0.01)
-        except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
-            failed[name] = f"{type(exc).__name__}: {exc}"
-        else:
-            done.append(name)
+
+        _attempt(name, steps, done, failed)
+
+
+def _warm_operators(system, matter, done: list, failed: dict) -> None:
+    """The stage-by-stage kernels (the fused call cannot replace them everywhere), every
+    matter operator on States realized that way, and the ensemble integrator."""
+    from engine.common.stage import Stage
+
+    fused, system._fused_realization = system._fused_realization, None
+    try:
+        for use_euler in (False, True):
+            state = _moved_state(system, matter, use_euler)
+            system.realize(state, Stage.Report)
+            nu, nb = state.getNU(), matter.getNumBodies()
+            for name, fn in _operators(matter, state, nu, nb):
+                _attempt(name, fn, done, failed)
+    finally:
+        system._fused_realization = fused
     # the ensemble kernels (engine.integrators.ensemble): stepping and dense output
     from engine.integrators.ensemble import EnsembleIntegrator
 
-    try:
+    def ensemble() -> None:
         start = system.realizeTopology()
-        ensemble = EnsembleIntegrator(system, [start, start], accuracy=1e-3, interpolate=True)
-        ensemble.advanceTo(0.005)
-    except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
-        failed["ensemble"] = f"{type(exc).__name__}: {exc}"
-    else:
-        done.append("ensemble")
-    return {"mobilizers": names, "operators": done, "failed": failed}
+        EnsembleIntegrator(system, [start, start], accuracy=1e-3, interpolate=True).advanceTo(0.005)
+
+    _attempt("ensemble", ensemble, done, failed)

@@ -58,3 +58,18 @@ def read_render_window():
         return pixels[::-1, :, :3].copy()
 
     return read
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``--dist loadgroup``) every test that drives Qt widgets runs in one
+    worker, one after another: windows of two processes on one X display would take each
+    other's keyboard focus. The engine's tests share out over the other workers."""
+    for item in items:
+        path = str(item.path)
+        if (
+            "qtbot" in getattr(item, "fixturenames", ())
+            or item.get_closest_marker("gui") is not None
+            or "/tests/app/" in path
+            or "/tests/viz/" in path
+        ):
+            item.add_marker(pytest.mark.xdist_group("gui"))

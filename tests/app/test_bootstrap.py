@@ -101,7 +101,16 @@ def test_check_steps_run_ruff_then_pytest_under_xvfb(monkeypatch):
         "-s",
         "-screen 0 1280x1024x24",
     ]
-    assert pytest_cmd[-4:] == ["-m", "pytest", "-x", "tests/app"]
+    assert pytest_cmd[-2:] == ["-x", "tests/app"]
+    run = pytest_cmd[pytest_cmd.index("pytest") + 1 : -2]
+    assert run[0] == "-n" and int(run[1]) >= 2 and run[2:] == ["--dist", "loadgroup"]
+
+
+def test_the_caller_chooses_the_test_workers():
+    assert bootstrap.parallel_args(["-n", "1"]) == []
+    assert bootstrap.parallel_args(["-n3"]) == []
+    assert bootstrap.parallel_args(["-p", "no:xdist", "tests/engine"]) == []
+    assert bootstrap.parallel_args(["-x"])[0] == "-n"
 
 
 def test_check_steps_without_xvfb_or_display_fail(monkeypatch):

@@ -71,3 +71,18 @@ def test_a_cache_made_from_other_sources_is_forgotten(tmp_path) -> None:
     (package / "new.py").write_text("")  # a file added
     (package / "sub" / "__pycache__" / "k.nbi").write_bytes(b"")
     assert forget_stale_kernels(package) == 1
+
+
+def test_the_parts_together_warm_what_the_whole_warms() -> None:
+    import pytest
+
+    from engine.jit_warmup import PARTS
+
+    whole = engine.warm_jit()["operators"]
+    parts = [engine.warm_jit(part) for part in PARTS]
+    assert all(part["failed"] == {} for part in parts)
+    assert sorted(parts[0]["operators"] + parts[1]["operators"]) == sorted(whole)
+    assert "RungeKuttaMerson steps" in parts[0]["operators"]
+    assert "calcM" in parts[1]["operators"] and "ensemble" in parts[1]["operators"]
+    with pytest.raises(ValueError, match="part"):
+        engine.warm_jit("everything")
