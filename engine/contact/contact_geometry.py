@@ -246,3 +246,6 @@ ContactGeometry.Brick = _Brick  # type: ignore[attr-defined]
 ContactGeometry.Cylinder = _Cylinder  # type: ignore[attr-defined]
 for _cls in (_HalfSpace, _Sphere, _Ellipsoid, _Brick, _Cylinder):
     _cls.__qualname__ = f"ContactGeometry.{_cls.TYPE_NAME}"
+
+# the TriangleMesh kind lives in its own module; importing it registers ContactGeometry.TriangleMesh
+from engine.contact import triangle_mesh as _triangle_mesh  # noqa: E402, F401

@@ -20,7 +20,7 @@ import numpy as np
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
-from engine.contact import pair_trackers
+from engine.contact import mesh_trackers, pair_trackers
 from engine.contact.broad_phase import sweep_and_prune_array
 from engine.contact.contact import BrokenContact, Condition, ContactId, _new_ids
 from engine.contact.contact_surface import ContactSurfaceIndex
@@ -214,6 +214,7 @@ class ContactTrackerSubsystem(Subsystem):
                 lists[other] = np.array(cand, dtype=np.int64)
             self._half_space_pairs.append((int(h), lists))
         self._spheres = np.flatnonzero(kind == SPHERE)
+        self._mesh_pairs = mesh_trackers.tracked_pairs(kind, self._may_interact)
         self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
 
     # ------------------------------------------------------------------ accessors
@@ -408,6 +409,11 @@ class ContactTrackerSubsystem(Subsystem):
                 c = pair_trackers.half_space_brick(h, b, R[h], p[h], R[b], p[b], size[b])
                 if c is not None:
                     others.append((h, b, c))
+        for a, b, track in self._mesh_pairs:
+            shape_a, shape_b = self._surfaces[a][3].getShape(), self._surfaces[b][3].getShape()
+            c = track(a, b, R[a], p[a], R[b], p[b], shape_a, shape_b)
+            if c is not None:
+                others.append((a, b, c))
         spheres = self._spheres
         if spheres.size > 1:
             pairs = sweep_and_prune_array(p[spheres], size[spheres, 0])
