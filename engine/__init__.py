@@ -70,6 +70,7 @@ from engine.contact.general_contact_subsystem import GeneralContactSubsystem
 from engine.contact.generators.elastic_foundation import ElasticFoundation
 from engine.contact.triangle_mesh_contact import TriangleMeshContact
 from engine.forces import builtins as _force_builtins  # registers Force.<Name>
+from engine.forces.elastic_foundation_force import ElasticFoundationForce
 
 # Multibody layer.
 from engine.forces.force import Force

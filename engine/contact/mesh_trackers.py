@@ -164,3 +164,15 @@ def tracked_pairs(kinds, may_interact) -> list:
                 pairs.append((j, m, track))
     pairs.sort(key=lambda t: (t[0], t[1]))
     return pairs
+
+
+def track_pair(i: int, j: int, shape_i, shape_j, R_GS, p_GS):
+    """The TriangleMeshContact of surfaces i and j (either order) if a tracker handles the
+    pair, else None; surface 1 is the one with the lower type id (lower index if equal)."""
+    ki, kj = shape_i.getTypeId(), shape_j.getTypeId()
+    if (ki, kj) > (kj, ki) or (ki == kj and i > j):
+        i, j, shape_i, shape_j, ki, kj = j, i, shape_j, shape_i, kj, ki
+    track = TRACKERS.get((ki, kj))
+    if track is None:
+        return None
+    return track(i, j, R_GS[i], p_GS[i], R_GS[j], p_GS[j], shape_i, shape_j)

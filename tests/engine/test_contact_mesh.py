@@ -15,16 +15,21 @@ from engine import (
     ContactMaterial,
     ContactSurface,
     ContactTrackerSubsystem,
+    ElasticFoundationForce,
     Force,
+    GeneralContactSubsystem,
     GeneralForceSubsystem,
+    IndexOutOfRangeError,
     Inertia,
     InvalidArgumentError,
     MassProperties,
     MobilizedBody,
     MultibodySystem,
+    NonPhysicalError,
     Rotation,
     SimbodyMatterSubsystem,
     Stage,
+    StageTooLowError,
     Transform,
     TriangleMeshContact,
 )
@@ -285,3 +290,71 @@ def test_mesh_sphere_force_matches_the_analytic_foundation(case):
     expected = _analytic(0.5 * k)
     assert F[1] == pytest.approx(expected, rel=0.06)
     assert abs(F[0]) < 0.05 * F[1] and abs(F[2]) < 0.05 * F[1]
+
+
+# ------------------------------------------------------------------ ElasticFoundationForce
+def _ef_world(shapes, floor=True, gravity=True):
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    if gravity:
+        Force.UniformGravity(forces, matter, (0, -9.81, 0))
+    gcs = GeneralContactSubsystem(system)
+    contact_set = gcs.createContactSet()
+    if floor:
+        gcs.addBody(contact_set, matter.Ground(), ContactGeometry.HalfSpace(), FLOOR)
+    bodies = []
+    for shape in shapes:
+        b = _free_body(matter)
+        gcs.addBody(contact_set, b, shape, Transform())
+        bodies.append(b)
+    ef = ElasticFoundationForce(forces, gcs, contact_set)
+    return system, gcs, ef, bodies
+
+
+def test_elastic_foundation_force_carries_a_mesh_cube():
+    k = 1e7
+    system, gcs, ef, (cube,) = _ef_world([_cube_mesh()])
+    ef.setBodyParameters(1, k, 0.5, 0.8, 0.5, 0.0)
+    assert ef.getBodyParameters(1) == (k, 0.5, 0.8, 0.5, 0.0)
+    state = system.realizeTopology()
+    x = 2.0 * 9.81 / (k * (2 * HALF) ** 2)  # k A x = m g (the mesh's own stiffness)
+    _place(state, cube, (0, HALF - x, 0))
+    system.realize(state, Stage.Position)
+    (contact,) = gcs.getContacts(state, 0)
+    assert TriangleMeshContact.isInstance(contact)
+    assert (contact.getSurface1(), contact.getSurface2()) == (0, 1)
+    with pytest.raises(StageTooLowError, match="Dynamics"):
+        ef.calcPotentialEnergy(state)
+    system.realize(state, Stage.Acceleration)
+    assert np.allclose(cube.getBodyAcceleration(state), 0, atol=1e-9)
+    assert ef.calcPotentialEnergy(state) == pytest.approx(0.5 * 2.0 * 9.81 * x)
+
+
+def test_elastic_foundation_force_mesh_pair_third_law_and_refusals():
+    system, gcs, ef, (a, b) = _ef_world(
+        [_cube_mesh(1), _sphere_mesh(0.08, 2)], floor=False, gravity=False
+    )
+    with pytest.raises(IndexOutOfRangeError):
+        ef.setBodyParameters(2, 1e6, 0, 0, 0, 0)
+    with pytest.raises(NonPhysicalError):
+        ef.setBodyParameters(0, 0.0, 0, 0, 0, 0)
+    with pytest.raises(NonPhysicalError):
+        ef.setTransitionVelocity(-1.0)
+    ef.setBodyParameters(0, 1e6, 0.5, 0.6, 0.4, 0.05)
+    ef.setBodyParameters(1, 2e6, 0.2, 0.6, 0.4, 0.05)
+    state = system.realizeTopology()
+    _place(state, a, (0, 0, 0), Rotation(0.2, 1), v=(1, 0, 0.2), w=(0, 3, 1))
+    _place(state, b, (0.02, 0.17, 0.01), v=(-1, -0.1, 0), w=(2, 0, 0))
+    system.realize(state, Stage.Dynamics)
+    body = system.getRigidBodyForces(state)
+    ia, ib = a.getMobilizedBodyIndex(), b.getMobilizedBodyIndex()
+    assert body[ib][1][1] > 0
+    assert np.allclose(body[ia][1], -body[ib][1], atol=1e-12)
+    pa, pb = a.getBodyOriginLocation(state), b.getBodyOriginLocation(state)
+    total = body[ia][0] + np.cross(pa, body[ia][1]) + body[ib][0] + np.cross(pb, body[ib][1])
+    assert np.allclose(total, 0, atol=1e-10)
+
+    system, gcs, ef, _ = _ef_world([ContactGeometry.Sphere(0.1)])
+    with pytest.raises(InvalidArgumentError, match="not a triangle mesh"):
+        ef.setBodyParameters(1, 1e6, 0, 0, 0, 0)
