@@ -149,21 +149,23 @@ TRACKERS = {
 
 
 def tracked_pairs(kinds, may_interact) -> list:
-    """(surface 1, surface 2, tracker) for every pair of surfaces a tracker of ``TRACKERS``
-    handles and ``may_interact(i, j)`` allows; surface 1 has the lower type id (the lower
-    index for two meshes)."""
+    """(surface 1, surface 2, tracker) for every pair of surfaces a tracker of
+    ``PAIR_TRACKERS`` handles and ``may_interact(i, j)`` allows; surface 1 has the lower
+    type id (the lower index for two surfaces of one kind)."""
+    from engine.contact.implicit_pair_tracker import ELLIPSOID
+
     kinds = [int(k) for k in kinds]
-    meshes = [i for i, k in enumerate(kinds) if k == TRIANGLE_MESH]
-    pairs = []
-    for m in meshes:
+    special = [i for i, k in enumerate(kinds) if k in (TRIANGLE_MESH, ELLIPSOID)]
+    pairs = set()
+    for s in special:
         for j, kind in enumerate(kinds):
-            if j == m or (kind == TRIANGLE_MESH and j > m):
+            if j == s:
                 continue
-            track = TRACKERS.get((kind, TRIANGLE_MESH))
-            if track is not None and may_interact(j, m):
-                pairs.append((j, m, track))
-    pairs.sort(key=lambda t: (t[0], t[1]))
-    return pairs
+            a, b = (j, s) if (kind, j) < (kinds[s], s) else (s, j)
+            track = PAIR_TRACKERS.get((kinds[a], kinds[b]))
+            if track is not None and may_interact(a, b):
+                pairs.add((a, b, track))
+    return sorted(pairs, key=lambda t: (t[0], t[1]))
 
 
 def track_pair(i: int, j: int, shape_i, shape_j, R_GS, p_GS):
@@ -176,3 +178,16 @@ def track_pair(i: int, j: int, shape_i, shape_j, R_GS, p_GS):
     if track is None:
         return None
     return track(i, j, R_GS[i], p_GS[i], R_GS[j], p_GS[j], shape_i, shape_j)
+
+
+def _pair_trackers() -> dict:
+    from engine.contact.implicit_pair_tracker import ELLIPSOID, SPHERE, convex_implicit_pair
+
+    table = dict(TRACKERS)
+    table[(SPHERE, ELLIPSOID)] = convex_implicit_pair
+    table[(ELLIPSOID, ELLIPSOID)] = convex_implicit_pair
+    return table
+
+
+#: every tracker the ContactTrackerSubsystem consults besides its built-in pairs
+PAIR_TRACKERS = _pair_trackers()
