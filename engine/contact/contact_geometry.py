@@ -74,6 +74,19 @@ class ContactGeometry:
         """A DecorativeGeometry drawing this shape in the surface frame S."""
         raise NotImplementedError
 
+    def findNearestPoint(self, position):
+        """(nearest surface point in S, whether ``position`` is inside, outward unit normal
+        there) for a point given in S; HalfSpace, Sphere and TriangleMesh answer it."""
+        from engine.contact.triangle_mesh import nearest_points
+
+        p = np.asarray(position, dtype=np.float64)
+        if p.shape != (3,) or not np.all(np.isfinite(p)):
+            from engine.common.exceptions import InvalidArgumentError
+
+            raise InvalidArgumentError(f"position must be 3 finite numbers, got {position!r}")
+        near, inside, normal = nearest_points(self, p[None])
+        return frozen(near[0]), bool(inside[0]), frozen(normal[0])
+
     def clone(self) -> ContactGeometry:
         copy = type(self).__new__(type(self))
         copy.__dict__.update(self.__dict__)

@@ -97,7 +97,9 @@ class ElasticFoundation(ContactForceGenerator):
             (R2, p2),
             contact.getSurface2Faces(),
             material_parameters(material1, material2),
-            kin.relative_velocity,
+            lambda P: (
+                (kin.v2 + np.cross(kin.w2, P - kin.p2)) - (kin.v1 + np.cross(kin.w1, P - kin.p1))
+            ),
             vt,
         )
 
@@ -118,7 +120,7 @@ def elastic_foundation_force(
     cid, shape1, X1, faces1, shape2, X2, faces2, params, relative_velocity, vt
 ):
     """(ContactForce, details) of one mesh contact; ``relative_velocity(P)`` is the velocity
-    of surface 2's material relative to surface 1's at a point P (G)."""
+    of surface 2's material relative to surface 1's at the points P (k, 3) (G)."""
     s1, k, c, us, ud, uv = params
     (R1, p1), (R2, p2) = X1, X2
     mesh1 = isinstance(shape1, _TriangleMesh) and len(faces1) > 0
@@ -142,7 +144,7 @@ def elastic_foundation_force(
         return ContactForce(cid, np.zeros(3), np.zeros((2, 3)), 0.0, 0.0), []
 
     def vel(P):
-        return np.array([relative_velocity(q) for q in P]).reshape(-1, 3)
+        return np.asarray(relative_velocity(P), dtype=np.float64).reshape(-1, 3)
 
     parts = []
     if mesh1:  # M = surface 1, O = surface 2: force on O is the force on surface 2
