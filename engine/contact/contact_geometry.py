@@ -51,6 +51,11 @@ class ContactGeometry:
         return self.TYPE_ID
 
     @classmethod
+    def classTypeId(cls) -> int:
+        """The type id of this kind (``ContactGeometry.Sphere.classTypeId()``)."""
+        return cls.TYPE_ID
+
+    @classmethod
     def isInstance(cls, geometry) -> bool:
         return isinstance(geometry, cls)
 

@@ -218,6 +218,18 @@ class ContactTrackerSubsystem(Subsystem):
         self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
 
     # ------------------------------------------------------------------ accessors
+    def hasContactTracker(self, surface1, surface2) -> bool:
+        """Whether a tracker handles the pair of ContactGeometry type ids (either order);
+        pairs without one are ignored, as in Simbody."""
+        pair = tuple(sorted((int(surface1), int(surface2))))
+        builtin = {
+            (HALF_SPACE, SPHERE),
+            (SPHERE, SPHERE),
+            (HALF_SPACE, ELLIPSOID),
+            (HALF_SPACE, BRICK),
+        }
+        return pair in builtin or pair in mesh_trackers.PAIR_TRACKERS
+
     def getNumSurfaces(self) -> int:
         self._require_topology()
         return len(self._surfaces)

@@ -176,3 +176,14 @@ def test_pairs_without_a_tracker_never_interact():
         system.realize(state, Stage.Dynamics)
         assert tracker.getActiveContacts(state).getNumContacts() == 0
         assert not system.getRigidBodyForces(state).any()
+        assert not tracker.hasContactTracker(shapes[0].getTypeId(), shapes[1].getTypeId())
+    G = ContactGeometry
+    for a, b in [
+        (G.Sphere, G.HalfSpace),
+        (G.Ellipsoid, G.Sphere),
+        (G.Ellipsoid, G.Ellipsoid),
+        (G.TriangleMesh, G.TriangleMesh),
+        (G.HalfSpace, G.Brick),
+    ]:
+        assert tracker.hasContactTracker(a.classTypeId(), b.classTypeId())
+    assert not tracker.hasContactTracker(G.Cylinder.classTypeId(), G.HalfSpace.classTypeId())
