@@ -151,11 +151,12 @@ class _TriangleMesh(ContactGeometry):
 
     @classmethod
     def loadFile(cls, path, smooth: bool = False) -> _TriangleMesh:
-        """A TriangleMesh read by trimesh from a mesh file (.obj, .stl, .ply, ...)."""
+        """A TriangleMesh read by trimesh from a mesh file (.obj, .stl, .ply, ...); coincident
+        vertices are merged (an STL file stores each triangle's corners separately)."""
         import trimesh
 
         try:
-            loaded = trimesh.load(str(path), force="mesh", process=False)
+            loaded = trimesh.load(str(path), force="mesh", process=True)
         except Exception as exc:  # trimesh raises many kinds for unreadable files
             raise InvalidArgumentError(f"cannot read a mesh from {path!r}: {exc}") from exc
         return cls(loaded, smooth=smooth)

@@ -392,3 +392,20 @@ def test_dropped_mesh_cube_lands_and_energy_balances():
         assert balance == pytest.approx(e0, rel=1e-3)
     assert touched and ccs.getDissipatedEnergy(s) > 0
     assert cube.getBodyOriginLocation(s)[1] > 0.08  # resting on an edge, not fallen through
+
+
+def test_mesh_file_loading_and_the_convex_hull_of_an_open_mesh(tmp_path):
+    closed = tmp_path / "box.stl"
+    trimesh.creation.box(extents=(0.2, 0.3, 0.4)).export(closed)
+    mesh = ContactGeometry.TriangleMesh.loadFile(closed)
+    assert mesh.getVolume() == pytest.approx(0.2 * 0.3 * 0.4)
+    opened = trimesh.creation.box(extents=(0.2, 0.3, 0.4))
+    opened.update_faces(np.arange(len(opened.faces)) != 0)  # drop one triangle
+    path = tmp_path / "open.stl"
+    opened.export(path)
+    with pytest.raises(InvalidArgumentError, match="not closed"):
+        ContactGeometry.TriangleMesh.loadFile(path)
+    hull = ContactGeometry.TriangleMesh(trimesh.load(path).convex_hull)
+    assert hull.getVolume() == pytest.approx(0.2 * 0.3 * 0.4)
+    with pytest.raises(InvalidArgumentError, match="cannot read"):
+        ContactGeometry.TriangleMesh.loadFile(tmp_path / "missing.stl")
