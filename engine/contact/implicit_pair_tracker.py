@@ -12,10 +12,12 @@ point of surface 2 with normal -m; their overlap along m is
 The contact is where d is least over unit m (its gradient there is the tangential part of
 P - Q, so P - Q is along the common normal: Simbody's condition for the contact points);
 the least d is the depth, and the shapes touch only if it is > 0. The minimum is found by
-Newton's method on the unit sphere, started from the centre-to-centre direction, to
-machine precision. The contact frame has its origin halfway between P and Q, z = m, and x
-along the direction of largest curvature of the combined paraboloid (the sum of the two
-surfaces' curvature tensors in the tangent plane), whose principal curvatures
+Newton's method on the unit sphere to machine precision, started from the best of 256
+evenly spread directions and the centre-to-centre one (d can have several local minima
+for elongated shapes; Simbody's MPR start may settle in another one). The contact frame
+has its origin halfway between P and Q, z = m, and x along the direction of largest
+curvature of the combined paraboloid (the sum of the two surfaces' curvature tensors in
+the tangent plane), whose principal curvatures
 (kmax, kmin) the EllipticalPointContact carries; HertzElliptical makes its force.
 """
 
@@ -31,6 +33,18 @@ from engine.contact.vec3 import cross3
 
 SPHERE, ELLIPSOID = 1, 2
 _MAX_ITERATIONS = 60
+
+
+def _fibonacci_directions(count: int) -> np.ndarray:
+    """``count`` unit vectors spread evenly over the sphere."""
+    k = np.arange(count) + 0.5
+    z = 1.0 - 2.0 * k / count
+    phi = np.pi * (3.0 - math.sqrt(5.0)) * k
+    r = np.sqrt(1.0 - z * z)
+    return np.column_stack((r * np.cos(phi), r * np.sin(phi), z))
+
+
+_DIRECTIONS = _fibonacci_directions(256)
 
 
 def _shape_matrix(shape, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -110,8 +124,17 @@ def convex_implicit_pair(s1, s2, R1, p1, R2, p2, shape1, shape2):
     dist = float(np.linalg.norm(d_centres))
     if dist >= big1 + big2:
         return None
-    m0 = d_centres / dist if dist > 0.0 else np.array((1.0, 0.0, 0.0))
-    m, depth = _least_overlap_direction(m0, p1 - p2, A1, A2, big1 + big2)
+    dc = p1 - p2
+    # start from the best of the centre-to-centre direction and a fixed spread of
+    # directions (d can have several local minima for elongated shapes)
+    starts = _DIRECTIONS if dist == 0.0 else np.vstack((_DIRECTIONS, d_centres / dist))
+    values = (
+        starts @ dc
+        + np.sqrt(np.einsum("ki,ij,kj->k", starts, A1, starts))
+        + np.sqrt(np.einsum("ki,ij,kj->k", starts, A2, starts))
+    )
+    m0 = starts[int(np.argmin(values))]
+    m, depth = _least_overlap_direction(m0, dc, A1, A2, big1 + big2)
     if depth <= 0.0:
         return None
     P = p1 + A1 @ m / math.sqrt(float(m @ A1 @ m))

@@ -187,3 +187,34 @@ def test_pairs_without_a_tracker_never_interact():
     ]:
         assert tracker.hasContactTracker(a.classTypeId(), b.classTypeId())
     assert not tracker.hasContactTracker(G.Cylinder.classTypeId(), G.HalfSpace.classTypeId())
+
+
+def test_least_overlap_is_found_for_random_elongated_ellipsoids():
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(50_000, 3))
+    m /= np.linalg.norm(m, axis=1)[:, None]
+    checked = 0
+    for _ in range(60):
+        a1, a2 = rng.uniform(0.02, 0.3, 3), rng.uniform(0.02, 0.3, 3)
+        R1 = (Rotation(rng.uniform(0, 6), 0) * Rotation(rng.uniform(0, 6), 1)).asMat33()
+        R2 = (Rotation(rng.uniform(0, 6), 2) * Rotation(rng.uniform(0, 6), 0)).asMat33()
+        p2 = rng.normal(size=3) * 0.2
+        contact = convex_implicit_pair(
+            0,
+            1,
+            R1,
+            np.zeros(3),
+            R2,
+            p2,
+            ContactGeometry.Ellipsoid(a1),
+            ContactGeometry.Ellipsoid(a2),
+        )
+        A1, A2 = (R1 * a1**2) @ R1.T, (R2 * a2**2) @ R2.T
+        sampled = float(_support_overlap(m, np.zeros(3), A1, p2, A2).min())
+        if sampled > 1e-4:
+            assert contact is not None
+            assert sampled - 2e-4 <= contact.getDepth() <= sampled  # sampling: coarser
+            checked += 1
+        elif contact is not None:
+            assert contact.getDepth() <= sampled + 1e-12
+    assert checked > 10
