@@ -3,7 +3,9 @@
 At Topology stage it collects every ContactSurface on the matter subsystem's bodies
 (``ContactSurfaceIndex`` = by MobilizedBodyIndex, then in the order added to the body) and
 builds the pair table: pairs on different bodies, sharing no clique, with a tracker
-(HalfSpace-Sphere, Sphere-Sphere, HalfSpace-Ellipsoid, HalfSpace-Brick). Half-space pairs
+(HalfSpace-Sphere, Sphere-Sphere, HalfSpace-Ellipsoid, HalfSpace-Brick, and those of
+``mesh_trackers.PAIR_TRACKERS``: the TriangleMesh pairs, Sphere-Ellipsoid and
+Ellipsoid-Ellipsoid, listed in ``_mesh_pairs`` and run in Python). Half-space pairs
 are listed once there (O(N) per half space); Sphere-Sphere pairs are found at each
 Position realization by a sweep-and-prune broad phase (``broad_phase``).
 
