@@ -258,7 +258,21 @@ def test_mesh_mesh_newtons_third_law_and_friction():
     assert np.allclose(total, 0, atol=1e-10)
     patch = ccs.calcContactPatchDetailsById(state, contact.getContactId())
     assert patch.getNumDetails() > 0
-    assert ccs.getContactForce(state, 0).getPowerDissipation() > 0
+    force = ccs.getContactForce(state, 0)
+    assert force.getPowerDissipation() > 0
+    # the resultant at the centre of pressure C is the sum of the face springs' forces
+    C = force.getContactPoint()
+    details = [patch.getContactDetail(k) for k in range(patch.getNumDetails())]
+    total = sum(d.getForceOnSurface2() for d in details)
+    moment = sum(np.cross(d.getContactPoint() - C, d.getForceOnSurface2()) for d in details)
+    assert np.allclose(force.getForceOnSurface2()[1], total, atol=1e-12)
+    assert np.allclose(force.getForceOnSurface2()[0], moment, atol=1e-12)
+    assert sum(d.getPotentialEnergy() for d in details) == pytest.approx(
+        force.getPotentialEnergy(), rel=1e-12
+    )
+    assert sum(d.getPowerLoss() for d in details) == pytest.approx(
+        force.getPowerDissipation(), rel=1e-12
+    )
 
 
 # ---------------------------------------------------------------------------- against analytic
