@@ -67,7 +67,10 @@ from engine.contact.contact_material import ContactMaterial
 from engine.contact.contact_surface import ContactCliqueId, ContactSurface, ContactSurfaceIndex
 from engine.contact.contact_tracker_subsystem import ContactSnapshot, ContactTrackerSubsystem
 from engine.contact.general_contact_subsystem import GeneralContactSubsystem
+from engine.contact.generators.elastic_foundation import ElasticFoundation
+from engine.contact.triangle_mesh_contact import TriangleMeshContact
 from engine.forces import builtins as _force_builtins  # registers Force.<Name>
+from engine.forces.elastic_foundation_force import ElasticFoundationForce
 
 # Multibody layer.
 from engine.forces.force import Force

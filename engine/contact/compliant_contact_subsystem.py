@@ -33,11 +33,13 @@ from engine.contact.generators import (
     HertzElliptical,
 )
 from engine.contact.generators.base import MaterialKinematics
+from engine.contact.generators.elastic_foundation import ElasticFoundation
 from engine.contact.kernels.hertz_circular_kernel import (
     OUT_COLUMNS,
     apply_point_forces,
     hertz_circular_forces,
 )
+from engine.contact.triangle_mesh_contact import TriangleMeshContact
 from engine.contact.vec3 import cross3
 
 _ZERO3 = np.zeros(3)
@@ -134,6 +136,7 @@ class CompliantContactSubsystem(Subsystem):
         self._default = DoNothing(self)
         for generator in (HertzCircular(self), HertzElliptical(self), BrickHalfSpacePenalty(self)):
             self._generators[generator.CONTACT_TYPE] = generator
+        self._generators[TriangleMeshContact] = ElasticFoundation(self)
         self._forces_entry = -1
         self._rest_entry = -1
         system.addForceSubsystem(self)

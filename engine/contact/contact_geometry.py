@@ -51,6 +51,11 @@ class ContactGeometry:
         return self.TYPE_ID
 
     @classmethod
+    def classTypeId(cls) -> int:
+        """The type id of this kind (``ContactGeometry.Sphere.classTypeId()``)."""
+        return cls.TYPE_ID
+
+    @classmethod
     def isInstance(cls, geometry) -> bool:
         return isinstance(geometry, cls)
 
@@ -73,6 +78,19 @@ class ContactGeometry:
     def createDecorativeGeometry(self):
         """A DecorativeGeometry drawing this shape in the surface frame S."""
         raise NotImplementedError
+
+    def findNearestPoint(self, position):
+        """(nearest surface point in S, whether ``position`` is inside, outward unit normal
+        there) for a point given in S; HalfSpace, Sphere and TriangleMesh answer it."""
+        from engine.contact.triangle_mesh import nearest_points
+
+        p = np.asarray(position, dtype=np.float64)
+        if p.shape != (3,) or not np.all(np.isfinite(p)):
+            from engine.common.exceptions import InvalidArgumentError
+
+            raise InvalidArgumentError(f"position must be 3 finite numbers, got {position!r}")
+        near, inside, normal = nearest_points(self, p[None])
+        return frozen(near[0]), bool(inside[0]), frozen(normal[0])
 
     def clone(self) -> ContactGeometry:
         copy = type(self).__new__(type(self))
@@ -246,3 +264,6 @@ ContactGeometry.Brick = _Brick  # type: ignore[attr-defined]
 ContactGeometry.Cylinder = _Cylinder  # type: ignore[attr-defined]
 for _cls in (_HalfSpace, _Sphere, _Ellipsoid, _Brick, _Cylinder):
     _cls.__qualname__ = f"ContactGeometry.{_cls.TYPE_NAME}"
+
+# the TriangleMesh kind lives in its own module; importing it registers ContactGeometry.TriangleMesh
+from engine.contact import triangle_mesh as _triangle_mesh  # noqa: E402, F401

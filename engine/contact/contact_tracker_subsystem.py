@@ -3,7 +3,9 @@
 At Topology stage it collects every ContactSurface on the matter subsystem's bodies
 (``ContactSurfaceIndex`` = by MobilizedBodyIndex, then in the order added to the body) and
 builds the pair table: pairs on different bodies, sharing no clique, with a tracker
-(HalfSpace-Sphere, Sphere-Sphere, HalfSpace-Ellipsoid, HalfSpace-Brick). Half-space pairs
+(HalfSpace-Sphere, Sphere-Sphere, HalfSpace-Ellipsoid, HalfSpace-Brick, and those of
+``mesh_trackers.PAIR_TRACKERS``: the TriangleMesh pairs, Sphere-Ellipsoid and
+Ellipsoid-Ellipsoid, listed in ``_mesh_pairs`` and run in Python). Half-space pairs
 are listed once there (O(N) per half space); Sphere-Sphere pairs are found at each
 Position realization by a sweep-and-prune broad phase (``broad_phase``).
 
@@ -20,7 +22,7 @@ import numpy as np
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
-from engine.contact import pair_trackers
+from engine.contact import mesh_trackers, pair_trackers
 from engine.contact.broad_phase import sweep_and_prune_array
 from engine.contact.contact import BrokenContact, Condition, ContactId, _new_ids
 from engine.contact.contact_surface import ContactSurfaceIndex
@@ -214,9 +216,22 @@ class ContactTrackerSubsystem(Subsystem):
                 lists[other] = np.array(cand, dtype=np.int64)
             self._half_space_pairs.append((int(h), lists))
         self._spheres = np.flatnonzero(kind == SPHERE)
+        self._mesh_pairs = mesh_trackers.tracked_pairs(kind, self._may_interact)
         self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
 
     # ------------------------------------------------------------------ accessors
+    def hasContactTracker(self, surface1, surface2) -> bool:
+        """Whether a tracker handles the pair of ContactGeometry type ids (either order);
+        pairs without one are ignored, as in Simbody."""
+        pair = tuple(sorted((int(surface1), int(surface2))))
+        builtin = {
+            (HALF_SPACE, SPHERE),
+            (SPHERE, SPHERE),
+            (HALF_SPACE, ELLIPSOID),
+            (HALF_SPACE, BRICK),
+        }
+        return pair in builtin or pair in mesh_trackers.PAIR_TRACKERS
+
     def getNumSurfaces(self) -> int:
         self._require_topology()
         return len(self._surfaces)
@@ -408,6 +423,11 @@ class ContactTrackerSubsystem(Subsystem):
                 c = pair_trackers.half_space_brick(h, b, R[h], p[h], R[b], p[b], size[b])
                 if c is not None:
                     others.append((h, b, c))
+        for a, b, track in self._mesh_pairs:
+            shape_a, shape_b = self._surfaces[a][3].getShape(), self._surfaces[b][3].getShape()
+            c = track(a, b, R[a], p[a], R[b], p[b], shape_a, shape_b)
+            if c is not None:
+                others.append((a, b, c))
         spheres = self._spheres
         if spheres.size > 1:
             pairs = sweep_and_prune_array(p[spheres], size[spheres, 0])

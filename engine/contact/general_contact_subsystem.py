@@ -221,6 +221,9 @@ class GeneralContactSubsystem(Subsystem):
             return float(np.max(geometry.getRadii()))
         if kind == "Brick":
             return float(np.linalg.norm(geometry.getHalfLengths()))
+        if kind == "TriangleMesh":
+            centre, radius = geometry.getBoundingSphere()
+            return float(np.linalg.norm(centre)) + radius
         return np.inf  # a shape without a known bound is tested against everything
 
     def _sweep_and_prune(self, finite: list[int], surfaces, p_GS) -> list[tuple[int, int]]:
@@ -273,3 +276,9 @@ class GeneralContactSubsystem(Subsystem):
                 n = delta / dist
                 location = p_GS[i] + (r1 - 0.5 * depth) * n
                 contacts.append(PointContact(i, j, location, n, r1 * r2 / (r1 + r2), depth))
+        elif "TriangleMesh" in pair:
+            from engine.contact.mesh_trackers import track_pair
+
+            contact = track_pair(i, j, surfaces[i].geometry, surfaces[j].geometry, R_GS, p_GS)
+            if contact is not None:
+                contacts.append(contact)
