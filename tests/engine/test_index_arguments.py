@@ -65,7 +65,7 @@ def _calls(model):
     }
 
 
-@pytest.mark.parametrize("bad", BAD, ids=repr)
+@pytest.mark.parametrize("bad", BAD, ids=lambda v: "object()" if type(v) is object else repr(v))
 def test_non_integer_indices_are_refused_with_a_typed_error(model, bad):
     for name, call in _calls(model).items():
         if bad is None and name == "State.getQ":
