@@ -55,8 +55,11 @@ def run_ensemble(
 ) -> None:
     """Run ``specs`` as one ensemble; ``on_result(spec, result)`` (results as
     ``runner.run_one``'s) for each, failed builds first, then every member once the ensemble
-    reaches ``settings.until``; ``on_time(t)`` after each sample time t (s). Raises
-    EnsembleRefusedError before any run if the built runs cannot be one ensemble."""
+    reaches ``settings.until``; ``on_time(t)`` with the simulated time t (s) the ensemble has
+    covered, during each sample interval about every
+    ``ensemble_integrator.PROGRESS_INTERVAL`` s (t between the interval's ends by the fraction
+    of members that reached its end) and after it. Raises EnsembleRefusedError before any run
+    if the built runs cannot be one ensemble."""
     from engine import EnsembleIntegrator
     from engine.common.exceptions import InvalidArgumentError
 
@@ -91,8 +94,15 @@ def run_ensemble(
         raise EnsembleRefusedError(str(exc)) from exc
     scratch = [b.state.copy() for _, b in members]
     rows: list[list[list[float]]] = [[] for _ in members]
+    previous = 0.0
     for t in sample_times(settings.until, settings.dt):
-        times, q, u = ensemble.advanceTo(t)
+        if on_time is None:
+            times, q, u = ensemble.advanceTo(t)
+        else:
+            times, q, u = ensemble.advanceTo(
+                t, progress=lambda f, t0=previous, t1=t: on_time(t0 + f * (t1 - t0))
+            )
+        previous = t
         status = ensemble.getStatus()
         for k, (_, built) in enumerate(members):
             if status[k] and times[k] < t:
@@ -102,8 +112,6 @@ def run_ensemble(
             s.setQ(q[k])
             s.setU(u[k])
             rows[k].append(_sample(built, s))
-        if on_time is not None:
-            on_time(t)
     wall = (time.perf_counter() - start) / len(members)
     steps = ensemble.getNumStepsTaken()
     attempts = ensemble.getNumStepsAttempted()

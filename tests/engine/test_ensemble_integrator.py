@@ -162,3 +162,22 @@ def test_refusals_say_why():
     csys.realize(cstate, Stage.Instance)
     with pytest.raises(InvalidArgumentError, match="member 0 cannot be stepped"):
         EnsembleIntegrator(csys, [cstate])
+
+
+def test_progress_is_reported_while_the_members_advance(monkeypatch):
+    """With a progress callback, advanceTo reports the fraction of members at the time as
+    they get there (here after every member: PROGRESS_INTERVAL 0), and the members take the
+    same steps as without it."""
+    from engine.integrators.ensemble import ensemble_integrator
+
+    monkeypatch.setattr(ensemble_integrator, "PROGRESS_INTERVAL", 0.0)
+    system, states = members(6, spacing=0.05)
+    plain = EnsembleIntegrator(system, states, accuracy=1e-5)
+    reported = EnsembleIntegrator(system, states, accuracy=1e-5)
+    seen = []
+    for t in (0.3, 0.6):
+        a = plain.advanceTo(t)
+        b = reported.advanceTo(t, progress=seen.append)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert seen == [k / 6 for k in range(1, 7)] * 2
+    assert np.array_equal(plain.getNumStepsTaken(), reported.getNumStepsTaken())

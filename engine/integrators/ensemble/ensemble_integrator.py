@@ -20,6 +20,8 @@ are all compiled); the constructor refuses others and says why.
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -55,6 +57,9 @@ from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
 _OVERSHOOT = ProjectOptions().getOvershootFactor()
 _CUBIC, _QUARTIC = hermite_inverses()
 _THIRD = 1.0 / 3.0
+
+#: with a progress callback, ``advanceTo`` reports about this often (s of wall time)
+PROGRESS_INTERVAL = 0.25
 
 #: what a member's nonzero status means
 STATUS_TEXT = {
@@ -216,14 +221,15 @@ class EnsembleIntegrator:
         self._run[:, FIRST_STEP_SIZE] = math.nan
         self._started = True
 
-    def _chunks(self):
-        m = len(self._members)
-        n = min(self._threads, m)
-        bounds = [round(i * m / n) for i in range(n + 1)]
+    def _chunks(self, first: int = 0, last: int | None = None):
+        last = len(self._members) if last is None else last
+        m = last - first
+        n = max(1, min(self._threads, m))
+        bounds = [first + round(i * m / n) for i in range(n + 1)]
         return [(bounds[i], bounds[i + 1], i) for i in range(n)]
 
-    def _parallel(self, fn) -> None:
-        chunks = self._chunks()
+    def _parallel(self, fn, first: int = 0, last: int | None = None) -> None:
+        chunks = self._chunks(first, last)
         if len(chunks) == 1:
             fn(*chunks[0])
             return
@@ -231,11 +237,16 @@ class EnsembleIntegrator:
             for f in [pool.submit(fn, *c) for c in chunks]:
                 f.result()
 
-    def advanceTo(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def advanceTo(
+        self, t: float, progress: Callable[[float], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Advance every member to time ``t`` (s) and return ``(time, q, u)``: (M,), (M, nq)
         and (M, nu) arrays of each member at ``t`` (the end of its last step, or with
         ``interpolate`` from the dense output inside it). A member that failed
-        (``getStatus``) stays where it failed and reports that time and its State there."""
+        (``getStatus``) stays where it failed and reports that time and its State there.
+        ``progress(fraction)``, if given, is called about every ``PROGRESS_INTERVAL`` s of
+        wall time and at the end with the fraction (0..1] of the members already at ``t``
+        (the members then advance in blocks, which changes none of their steps)."""
         t = float(t)
         if not math.isfinite(t):
             raise InvalidArgumentError(f"advanceTo: the time must be finite, got {t}")
@@ -259,7 +270,10 @@ class EnsembleIntegrator:
                 self._run, self._counts, self._status, self._need,
             )  # fmt: skip
 
-        self._parallel(step)
+        if progress is None:
+            self._parallel(step)
+        else:
+            self._advance_in_blocks(step, progress)
         out = np.empty((len(self._members), self._nq + self._nu))
 
         def report(first, last, k):
@@ -274,6 +288,21 @@ class EnsembleIntegrator:
         self._lastReport = t
         reported = np.where(self._status == 0, t, np.minimum(self._run[:, TIME], t))
         return reported, out[:, : self._nq], out[:, self._nq :]
+
+    def _advance_in_blocks(self, step, progress: Callable[[float], None]) -> None:
+        """``step`` over consecutive blocks of members, each sized to take about
+        ``PROGRESS_INTERVAL`` s by the time per member measured so far, and
+        ``progress(fraction of members done)`` after each."""
+        m = len(self._members)
+        first, block = 0, max(1, self._threads)
+        while first < m:
+            last = min(m, first + block)
+            start = time.perf_counter()
+            self._parallel(step, first, last)
+            per_member = (time.perf_counter() - start) / (last - first)
+            progress(last / m)
+            first = last
+            block = max(self._threads, int(PROGRESS_INTERVAL / max(per_member, 1e-9)))
 
     # -- results ----------------------------------------------------------------------------
     def getTime(self) -> np.ndarray:
