@@ -4,7 +4,8 @@ On a terminal one line is redrawn in place at most ~10 times a second; elsewhere
 a plain line is printed at every 10% and at the end, so logs stay readable.
 
 A study whose runs all finish together (an ensemble, ``Study(ensemble=True)``) reports the
-fraction of its work done in between (``advance``, the simulated time over the final time):
+fraction of its work done in between (``advance``, the fraction of members that have finished
+their integration):
 the bar, a percentage and the ETA then follow that fraction while the run count stays 0.
 """
 

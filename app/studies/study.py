@@ -317,8 +317,7 @@ class Study:
     def _execute_ensemble(self, todo, writer, frames, bar) -> None:
         from app.studies.ensemble import EnsembleRefusedError, run_ensemble
 
-        def on_time(t: float) -> None:
-            fraction = min(1.0, t / self.settings.until)
+        def on_progress(fraction: float) -> None:
             if bar is not None:
                 bar.advance(fraction)
             if self.on_progress is not None:
@@ -331,7 +330,7 @@ class Study:
                 self.settings,
                 lambda spec, result: self._record(spec, result, writer, frames, bar),
                 threads=self.workers or os.cpu_count() or 1,
-                on_time=None if bar is None and self.on_progress is None else on_time,
+                on_progress=None if bar is None and self.on_progress is None else on_progress,
             )
         except EnsembleRefusedError as exc:
             raise StudyError(f"the study cannot run as an ensemble: {exc}") from exc

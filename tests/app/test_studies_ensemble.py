@@ -104,7 +104,8 @@ def test_sweep_command_with_ensemble(tmp_path, capsys):
 
 def test_sweep_command_with_ensemble_shows_progress_while_it_runs(tmp_path, capsys, monkeypatch):
     """The progress line of `mbstudio sweep --ensemble` advances while the members advance
-    (inside one sample interval, as the batched integrator reports), before any run ends."""
+    (as the batched integrator reports the members it has done), before any run is
+    recorded."""
     from app.cli import main
     from engine.integrators.ensemble import ensemble_integrator
 
@@ -115,7 +116,7 @@ def test_sweep_command_with_ensemble_shows_progress_while_it_runs(tmp_path, caps
     assert main(args) == 0
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("study [")]
     during = [ln for ln in lines if " 0/5 runs, " in ln]
-    # one sample interval (0 to 0.2 s), reported as the members (one per thread) get there
+    # reported as the members (a block of one per thread) reach the end
     percents = [int(ln.split(" 0/5 runs, ")[1].split("%")[0]) for ln in during]
     assert percents == sorted(percents) and percents[-1] == 100
     assert len([p for p in percents if 0 < p < 100]) >= 2

@@ -37,6 +37,7 @@ from engine.integrators.ensemble.ensemble_kernel import (
     C_STEPS,
     COUNTS,
     advance_members,
+    advance_members_through,
     hermite_inverses,
     interpolate_members,
     read_members,
@@ -288,6 +289,55 @@ class EnsembleIntegrator:
         self._lastReport = t
         reported = np.where(self._status == 0, t, np.minimum(self._run[:, TIME], t))
         return reported, out[:, : self._nq], out[:, self._nq :]
+
+    def advanceThrough(
+        self, times, progress: Callable[[float], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Advance every member through the report ``times`` (s, ascending, none earlier
+        than a time already reported) and return ``(time, q, u)``: (T, M), (T, M, nq) and
+        (T, M, nu) arrays, row j what ``advanceTo(times[j])`` returns, bit for bit. Each
+        member goes through all the times before the next one starts (one pass over the
+        members, each member's arrays in the cache for its whole run), so this is the fast
+        way to sample a whole run. ``progress(fraction)``: the fraction of the members done,
+        about every ``PROGRESS_INTERVAL`` s of wall time and at the end."""
+        times = np.ascontiguousarray(times, dtype=np.float64).reshape(-1)
+        if not np.isfinite(times).all():
+            raise InvalidArgumentError("advanceThrough: the times must be finite")
+        if len(times) and (np.diff(times) < 0).any():
+            raise InvalidArgumentError("advanceThrough: the times must be ascending")
+        m = len(self._members)
+        out = np.empty((len(times), m, self._nq + self._nu))
+        if not len(times):
+            return np.empty((0, m)), out[:, :, : self._nq], out[:, :, self._nq :]
+        if times[0] < self._lastReport:
+            raise InvalidArgumentError(
+                f"advanceThrough: {times[0]} s is earlier than the time already reported; an "
+                "integrator can only go forward"
+            )
+        if not self._started:
+            self._start()
+        target = self._accuracy / 10 * _OVERSHOOT
+
+        def step(first, last, k):
+            rows, coef, ym, fm = self._scratch[k]
+            advance_members_through(
+                times, self._interpolate, first, last, self._accuracy, self._yPrev,
+                self._fPrev, self._qddPrev, self._uScale, np.zeros(0), self._work, self._euler,
+                self._addresses, self._shapes, self._wu, self._quaternions, target, self._info,
+                self._run, self._counts, self._status, self._need, _CUBIC, _QUARTIC, _THIRD,
+                rows, coef, ym, fm, out,
+            )  # fmt: skip
+
+        if progress is None:
+            self._parallel(step)
+        else:
+            self._advance_in_blocks(step, progress)
+        self._lastReport = float(times[-1])
+        failed = self._status != 0
+        reported = np.where(
+            failed[None, :], np.minimum(self._run[None, :, TIME], times[:, None]), times[:, None]
+        )
+        return reported, out[:, :, : self._nq], out[:, :, self._nq :]
 
     def _advance_in_blocks(self, step, progress: Callable[[float], None]) -> None:
         """``step`` over consecutive blocks of members, each sized to take about
