@@ -221,13 +221,15 @@ def warm_jit() -> dict:
             failed[name] = f"{type(exc).__name__}: {exc}"
         else:
             done.append(name)
-    # the ensemble kernels (engine.integrators.ensemble): stepping and dense output
+    # the ensemble kernels (engine.integrators.ensemble): stepping, dense output, a pass
+    # through many report times
     from engine.integrators.ensemble import EnsembleIntegrator
 
     try:
         start = system.realizeTopology()
         ensemble = EnsembleIntegrator(system, [start, start], accuracy=1e-3, interpolate=True)
         ensemble.advanceTo(0.005)
+        ensemble.advanceThrough([0.01])
     except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
         failed["ensemble"] = f"{type(exc).__name__}: {exc}"
     else:
