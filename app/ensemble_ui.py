@@ -2,8 +2,10 @@
 background through the Study machinery (``app.studies.Study(ensemble=True)``, the batched
 ``engine.EnsembleIntegrator``), shown as one curve per member in the Ensemble dock and as
 translucent ghosts (a sphere at each body's mass centre) in the 3-D view at the time the
-dock's slider chooses, coloured by the parameter; choosing a member in the list
-and pressing Open (or double-clicking it) opens that member's model as a normal run.
+dock's slider chooses, coloured by the parameter. The plot's Display box switches between every
+member's curve and a band of the members: min to max, or the 5th to the 95th percentile, with
+the median, at each sample time. Clicking a ghost in the 3-D view, or choosing a member in the
+list and pressing Open (or double-clicking it), opens that member's model as a normal run.
 
 The dialog chooses a parameter path (``BODY.q0``, ``BODY.mass``, ``gravity.magnitude`` ...,
 as ``mbstudio sweep --set``), a variation and N:
@@ -22,7 +24,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -45,6 +47,37 @@ from PySide6.QtWidgets import (
 )
 
 MODES = ("Sweep (current value + k × spread)", "Perturbation (normal, σ = spread)")
+
+#: what the plot shows: every member's curve, or a band with its lower and upper percentiles
+DISPLAYS = {
+    "Every member": None,
+    "Band: min–max": (0.0, 100.0),
+    "Band: 5–95 %": (5.0, 95.0),
+}
+
+#: a press and release at most this many pixels apart is a click on a ghost
+CLICK_TOLERANCE_PX = 3
+
+
+def member_table(frame, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The sample times (s, (T,)) and the values of column ``name`` of every run at them
+    ((T, M), runs in order; NaN where a failed run has no sample)."""
+    table = frame.pivot_table(index="time_index", columns="run", values=name, dropna=False)
+    times = frame.groupby("time_index")["t"].first().reindex(table.index)
+    return times.to_numpy(dtype=float), table.sort_index(axis=1).to_numpy(dtype=float)
+
+
+def band(values: np.ndarray, low: float, high: float) -> tuple[np.ndarray, ...]:
+    """The ``low`` and ``high`` percentiles (0-100) and the median of each row of ``values``
+    ((T, M)) over the members, NaNs (missing samples) left out: three (T,) arrays."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a time no member reached: NaN
+        lower = np.nanpercentile(values, low, axis=1)
+        upper = np.nanpercentile(values, high, axis=1)
+        median = np.nanmedian(values, axis=1)
+    return lower, upper, median
 
 
 def _colour(fraction: float) -> QColor:
@@ -144,7 +177,13 @@ class EnsemblePanel(QObject):
         self._timer.timeout.connect(self._poll)
         self.dock: QDockWidget | None = None
         self._ghosts = None
+        self._ghost_rows = np.zeros(0, dtype=np.int64)
         self._curves: list = []
+        self._band_items: list = []
+        self.band_data: tuple[np.ndarray, ...] | None = None
+        self._highlight = None
+        self._press: tuple[int, int] | None = None
+        window.viewport.interactor_widget.installEventFilter(self)
 
     # -- starting -------------------------------------------------------------------------------
     def _parameters(self) -> list[str]:
@@ -230,8 +269,14 @@ class EnsemblePanel(QObject):
         self.status_label = QLabel("")
         self.quantity_box = QComboBox()
         self.quantity_box.currentTextChanged.connect(lambda _t: self._draw_curves())
+        self.display_box = QComboBox()
+        self.display_box.setObjectName("ensembleDisplay")
+        self.display_box.setToolTip("Every member's curve, or the band the members span")
+        self.display_box.addItems(list(DISPLAYS))
+        self.display_box.currentTextChanged.connect(lambda _t: self._draw_curves())
         top.addWidget(self.progress_bar, 1)
         top.addWidget(self.quantity_box)
+        top.addWidget(self.display_box)
         layout.addLayout(top)
         layout.addWidget(self.status_label)
         row = QHBoxLayout()
@@ -323,8 +368,13 @@ class EnsemblePanel(QObject):
         if name not in self.frame.columns:
             return
         self.plot.clear()
-        self._curves = []
+        self._curves, self._band_items, self.band_data, self._highlight = [], [], None, None
         self.plot.setLabel("left", name)
+        percentiles = DISPLAYS.get(self.display_box.currentText())
+        if percentiles is not None:
+            self._draw_band(name, *percentiles)
+            self._member_selected(self.member_list.currentRow())
+            return
         for run, frac in zip(self.runs, self.fractions, strict=True):
             rows = self.frame[self.frame["run"] == run]
             colour = _colour(frac)
@@ -333,6 +383,23 @@ class EnsemblePanel(QObject):
                 rows["t"].to_numpy(), rows[name].to_numpy(), pen=pg.mkPen(colour, width=1)
             )
             self._curves.append(curve)
+        self._member_selected(self.member_list.currentRow())
+
+    def _draw_band(self, name: str, low: float, high: float) -> None:
+        """The band between the members' ``low`` and ``high`` percentiles of column ``name``
+        at each sample time, shaded, with the median as a line."""
+        import pyqtgraph as pg
+
+        times, values = member_table(self.frame, name)
+        lower, upper, median = band(values, low, high)
+        self.band_data = (times, lower, upper, median)
+        edge = pg.mkPen(QColor(40, 90, 200), width=1)
+        lower_item = self.plot.plot(times, lower, pen=edge)
+        upper_item = self.plot.plot(times, upper, pen=edge)
+        fill = pg.FillBetweenItem(lower_item, upper_item, brush=pg.mkBrush(40, 90, 200, 70))
+        self.plot.addItem(fill)
+        median_item = self.plot.plot(times, median, pen=pg.mkPen(QColor(20, 40, 120), width=2))
+        self._band_items = [lower_item, upper_item, fill, median_item]
 
     def _member_selected(self, row: int) -> None:
         import pyqtgraph as pg
@@ -343,6 +410,18 @@ class EnsemblePanel(QObject):
             colour.setAlphaF(1.0 if k == row else 0.35)
             curve.setPen(pg.mkPen(colour, width=3 if k == row else 1))
             curve.setZValue(10 if k == row else 0)
+        if self._band_items:  # the band: the chosen member's curve over it
+            if self._highlight is not None:
+                self.plot.removeItem(self._highlight)
+                self._highlight = None
+            name = self.quantity_box.currentText()
+            if 0 <= row < len(self.runs) and name in self.frame.columns:
+                rows = self.frame[self.frame["run"] == self.runs[row]]
+                pen = pg.mkPen(_colour(self.fractions[row]), width=2)
+                self._highlight = self.plot.plot(
+                    rows["t"].to_numpy(), rows[name].to_numpy(), pen=pen
+                )
+                self._highlight.setZValue(10)
 
     # -- ghosts in the 3-D view -----------------------------------------------------------------
     def _draw_ghosts(self) -> None:
@@ -364,8 +443,8 @@ class EnsemblePanel(QObject):
         at = self.frame[np.isclose(self.frame["t"], t, rtol=0, atol=1e-12)].set_index("run")
         from engine import Stage
 
-        points, colours = [], []
-        for run, frac in zip(self.runs, self.fractions, strict=True):
+        points, colours, rows = [], [], []
+        for row, (run, frac) in enumerate(zip(self.runs, self.fractions, strict=True)):
             if run not in at.index:
                 continue
             state.setQ(at.loc[run, qcols].to_numpy(dtype=float))
@@ -375,8 +454,41 @@ class EnsemblePanel(QObject):
                 station = mb.getBodyMassCenterStation(state)
                 points.append(np.array(mb.findStationLocationInGround(state, station)))
                 colours.append(_colour(frac).getRgbF()[:3])
+                rows.append(row)
         self._ghosts.update(np.array(points).reshape(-1, 3), np.array(colours).reshape(-1, 3))
+        self._ghost_rows = np.array(rows, dtype=np.int64)
         self.window.viewport.request_render()
+
+    def ghost_member(self, x: float, y: float) -> int | None:
+        """The row (in the member list) of the member whose ghost is drawn at VTK display
+        point (x, y), or None."""
+        if self._ghosts is None or self.frame is None:
+            return None
+        k = self._ghosts.hit(x, y)
+        return None if k is None or k >= len(self._ghost_rows) else int(self._ghost_rows[k])
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802  (Qt's name)
+        """A left click (press and release in one place, no modifier) on a ghost in the 3-D
+        view opens that member; the view still gets every event (the camera's drag)."""
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonPress:
+            plain = event.modifiers() == Qt.KeyboardModifier.NoModifier
+            left = event.button() == Qt.MouseButton.LeftButton
+            self._press = (event.position().x(), event.position().y()) if plain and left else None
+        elif kind == QEvent.Type.MouseButtonRelease and self._press is not None:
+            (x0, y0), self._press = self._press, None
+            x, y = event.position().x(), event.position().y()
+            if max(abs(x - x0), abs(y - y0)) <= CLICK_TOLERANCE_PX:
+                ratio = watched.devicePixelRatioF()
+                height = self.window.viewport.render_window.GetSize()[1]
+                row = self.ghost_member(x * ratio, height - 1 - y * ratio)
+                if row is not None:  # after the view has handled the release
+                    QTimer.singleShot(0, lambda: self._open_row(row))
+        return False
+
+    def _open_row(self, row: int) -> None:
+        self.member_list.setCurrentRow(row)
+        self.open_member()
 
     # -- opening a member -----------------------------------------------------------------------
     def open_member(self) -> None:

@@ -2,7 +2,7 @@
 against the same runs one after another in one process.
 
 Run: ``.venv/bin/python benchmarks/bench_ensemble.py [--members 1000] [--until 10]
-[--accuracy 1e-6] [--report 0.01] [--baseline-members 20] [--threads 1]``
+[--accuracy 1e-6] [--report 0.01] [--baseline-members 20] [--threads 1] [--per-time]``
 
 Members: the double pendulum of ``resources/examples/double_pendulum.mbs.json``, its lower
 angle 1e-6 rad apart from member to member (a chaotic ensemble). Each is integrated to
@@ -13,8 +13,9 @@ s (0: only at the end).
   initialized on its State and stepped to every report time, as a study's run does. Timed on
   the first ``--baseline-members`` members (a run takes the same time whichever member it
   is), and scaled to ``--members``;
-* ensemble: ``EnsembleIntegrator`` over all members, ``advanceTo`` every report time
-  (set-up included).
+* ensemble: ``EnsembleIntegrator`` over all members, ``advanceThrough`` all report times
+  (each member through all of them in one pass; with ``--per-time``, one ``advanceTo`` per
+  report time for all members instead), set-up included.
 
 Printed: member-steps per second (steps taken by all members over the wall time) of each,
 the time per member and the ratio. Both take the same steps (the ensemble's are the single
@@ -72,12 +73,15 @@ def one_after_another(system, states, times, accuracy):
     return steps, np.array(finals)
 
 
-def ensemble_run(system, states, times, accuracy, threads):
+def ensemble_run(system, states, times, accuracy, threads, per_time=False):
     from engine import EnsembleIntegrator
 
     ensemble = EnsembleIntegrator(system, states, accuracy=accuracy, threads=threads)
-    for t in times:
-        ensemble.advanceTo(t)
+    if per_time:
+        for t in times:
+            ensemble.advanceTo(t)
+    else:
+        ensemble.advanceThrough(times)
     assert (ensemble.getStatus() == 0).all()
     return int(ensemble.getNumStepsTaken().sum()), ensemble.getAdvancedY()
 
@@ -90,6 +94,9 @@ def main(argv=None) -> int:
     parser.add_argument("--report", type=float, default=0.01, help="report interval (s); 0: end")
     parser.add_argument("--baseline-members", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--per-time", action="store_true", help="ensemble: one advanceTo per report time"
+    )
     args = parser.parse_args(argv)
     if args.report > 0:
         n = int(round(args.until / args.report))
@@ -99,14 +106,16 @@ def main(argv=None) -> int:
     system, states = members(args.members)
     # warm the kernels (numba's cache) on one short run of each kind
     one_after_another(system, states[:1], [0.01], args.accuracy)
-    ensemble_run(system, states[:2], [0.01], args.accuracy, args.threads)
+    ensemble_run(system, states[:2], [0.01], args.accuracy, args.threads, args.per_time)
 
     nb = min(args.baseline_members, args.members)
     start = time.perf_counter()
     base_steps, base_final = one_after_another(system, states[:nb], times, args.accuracy)
     base_wall = time.perf_counter() - start
     start = time.perf_counter()
-    ens_steps, ens_final = ensemble_run(system, states, times, args.accuracy, args.threads)
+    ens_steps, ens_final = ensemble_run(
+        system, states, times, args.accuracy, args.threads, args.per_time
+    )
     ens_wall = time.perf_counter() - start
     assert np.array_equal(ens_final[:nb], base_final), "the ensemble took other steps"
 
@@ -115,7 +124,8 @@ def main(argv=None) -> int:
     print(machine_line())
     print(
         f"{args.members} double pendulums, {args.until} s, accuracy {args.accuracy:g}, "
-        f"reports every {args.report or args.until} s ({len(times)}), threads {args.threads}"
+        f"reports every {args.report or args.until} s ({len(times)}), threads {args.threads}, "
+        f"{'advanceTo per time' if args.per_time else 'advanceThrough'}"
     )
     print(
         f"one after another ({nb} timed): {base_wall / nb * 1e3:8.2f} ms/member, "

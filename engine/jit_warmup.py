@@ -257,11 +257,14 @@ def _warm_operators(system, matter, done: list, failed: dict) -> None:
                 _attempt(name, fn, done, failed)
     finally:
         system._fused_realization = fused
-    # the ensemble kernels (engine.integrators.ensemble): stepping and dense output
+    # the ensemble kernels (engine.integrators.ensemble): stepping, dense output, a pass
+    # through many report times
     from engine.integrators.ensemble import EnsembleIntegrator
 
     def ensemble() -> None:
         start = system.realizeTopology()
-        EnsembleIntegrator(system, [start, start], accuracy=1e-3, interpolate=True).advanceTo(0.005)
+        ensemble = EnsembleIntegrator(system, [start, start], accuracy=1e-3, interpolate=True)
+        ensemble.advanceTo(0.005)
+        ensemble.advanceThrough([0.01])
 
     _attempt("ensemble", ensemble, done, failed)

@@ -61,5 +61,38 @@ class EnsembleGhosts:
         pts = self.poly.GetPoints()
         return np.zeros((0, 3)) if pts is None else vtk_to_numpy(pts.GetData()).reshape(-1, 3)
 
+    def hit(self, x: float, y: float) -> int | None:
+        """The index of the sphere drawn under display point (x, y) (VTK display pixels from
+        the bottom left of the render window), the one nearest the camera where several
+        overlap; None if the point is on none of them."""
+        centres = self.points()
+        if not len(centres) or not self.actor.GetVisibility():
+            return None
+        display, depth = self.display_points(centres)
+        renderer = self.renderer
+        camera = renderer.GetActiveCamera()
+        up = np.asarray(camera.GetViewUp(), dtype=np.float64)
+        rim, _ = self.display_points(centres + self.sphere.GetRadius() * up)
+        radius_px = np.linalg.norm(rim - display, axis=1)
+        inside = np.nonzero(np.linalg.norm(display - (x, y), axis=1) <= radius_px)[0]
+        if not len(inside):
+            return None
+        return int(inside[np.argmin(depth[inside])])
+
+    def display_points(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(n, 2) VTK display pixels of the (n, 3) Ground points for the renderer's camera,
+        and (n,) their depths (the normalized z, smaller nearer the camera)."""
+        renderer = self.renderer
+        camera = renderer.GetActiveCamera()
+        m = camera.GetCompositeProjectionTransformMatrix(renderer.GetTiledAspectRatio(), -1, 1)
+        matrix = np.array([[m.GetElement(i, j) for j in range(4)] for i in range(4)])
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        clip = np.c_[pts, np.ones(len(pts))] @ matrix.T
+        ndc = clip[:, :3] / clip[:, 3:4]
+        width, height = self.renderer.GetSize()
+        x0, y0 = self.renderer.GetOrigin()
+        display = np.c_[x0 + (ndc[:, 0] + 1) * width / 2, y0 + (ndc[:, 1] + 1) * height / 2]
+        return display, ndc[:, 2]
+
     def remove(self) -> None:
         self.renderer.RemoveActor(self.actor)

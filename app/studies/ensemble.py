@@ -5,10 +5,10 @@ Each run's model is built from the document with its parameter values, as on a D
 (``runner.build_model``); runs that cannot be built are failed runs with the reason. The
 others must share the study model's topology (the same state variables) and be trees the
 compiled stepping takes (no constraints, event witnesses or uncompiled forces); then all of
-them advance together, one compiled call per sample time, each with its own Runge-Kutta-
-Merson error control, so each run's steps are those of its single run and its samples equal
-that run's (dense output inside a step, to rounding). Energies and Measures are evaluated per
-sample on a copy of the run's State in Python.
+them advance together, each member through all sample times in one compiled pass
+(``EnsembleIntegrator.advanceThrough``), each with its own Runge-Kutta-Merson error control,
+so each run's steps are those of its single run and its samples equal that run's. Energies
+and Measures are evaluated per sample on a copy of the run's State in Python.
 """
 
 from __future__ import annotations
@@ -51,11 +51,13 @@ def run_ensemble(
     settings: RunSettings,
     on_result: Callable[[RunSpec, dict], None],
     threads: int = 1,
-    on_time: Callable[[float], None] | None = None,
+    on_progress: Callable[[float], None] | None = None,
 ) -> None:
     """Run ``specs`` as one ensemble; ``on_result(spec, result)`` (results as
     ``runner.run_one``'s) for each, failed builds first, then every member once the ensemble
-    reaches ``settings.until``; ``on_time(t)`` after each sample time t (s). Raises
+    reaches ``settings.until``; ``on_progress(fraction)`` with the fraction (0..1] of the
+    members that have reached ``settings.until``, about every
+    ``ensemble_integrator.PROGRESS_INTERVAL`` s of wall time while they advance. Raises
     EnsembleRefusedError before any run if the built runs cannot be one ensemble."""
     from engine import EnsembleIntegrator
     from engine.common.exceptions import InvalidArgumentError
@@ -91,19 +93,18 @@ def run_ensemble(
         raise EnsembleRefusedError(str(exc)) from exc
     scratch = [b.state.copy() for _, b in members]
     rows: list[list[list[float]]] = [[] for _ in members]
-    for t in sample_times(settings.until, settings.dt):
-        times, q, u = ensemble.advanceTo(t)
-        status = ensemble.getStatus()
+    sampled = sample_times(settings.until, settings.dt)
+    times, q, u = ensemble.advanceThrough(sampled, progress=on_progress)
+    status = ensemble.getStatus()
+    for j, t in enumerate(sampled):
         for k, (_, built) in enumerate(members):
-            if status[k] and times[k] < t:
+            if status[k] and times[j, k] < t:
                 continue  # stopped before this sample
             s = scratch[k]
-            s.setTime(float(times[k]))
-            s.setQ(q[k])
-            s.setU(u[k])
+            s.setTime(float(times[j, k]))
+            s.setQ(q[j, k])
+            s.setU(u[j, k])
             rows[k].append(_sample(built, s))
-        if on_time is not None:
-            on_time(t)
     wall = (time.perf_counter() - start) / len(members)
     steps = ensemble.getNumStepsTaken()
     attempts = ensemble.getNumStepsAttempted()

@@ -2,6 +2,11 @@
 
 On a terminal one line is redrawn in place at most ~10 times a second; elsewhere (a log, a pipe)
 a plain line is printed at every 10% and at the end, so logs stay readable.
+
+A study whose runs all finish together (an ensemble, ``Study(ensemble=True)``) reports the
+fraction of its work done in between (``advance``, the fraction of members that have finished
+their integration):
+the bar, a percentage and the ETA then follow that fraction while the run count stays 0.
 """
 
 from __future__ import annotations
@@ -33,10 +38,14 @@ class StudyProgress:
         self.done = skipped
         self.failed = 0
         self._first: float | None = None  # when the first run of this session finished
-        self._printed: tuple[int, int] | None = None
+        self._printed: tuple[int, int, int] | None = None
+        #: the fraction of the work done, given by ``advance`` (None: runs done / total)
+        self.work: float | None = None
 
     def line(self) -> str:
         fraction = 1.0 if self.total == 0 else self.done / self.total
+        if self.work is not None and fraction < 1.0:
+            fraction = max(fraction, self.work)
         width = 30
         filled = int(round(fraction * width))
         bar = "#" * filled + "-" * (width - filled)
@@ -45,6 +54,8 @@ class StudyProgress:
         remaining = self.total - self.done
         if remaining == 0:
             eta = "done"
+        elif self.work is not None and 0 < self.work < 1 and new == 0:
+            eta = f"ETA {_duration(elapsed * (1 - self.work) / self.work)}"
         elif new >= 2 and self._first is not None:
             # the rate since the first result: worker start-up and warm-up are not repeated
             rate = (new - 1) / max(time.monotonic() - self._first, 1e-9)
@@ -52,6 +63,8 @@ class StudyProgress:
         else:
             eta = "ETA --"
         failed = f", {self.failed} failed" if self.failed else ""
+        if self.work is not None and remaining:
+            failed += f", {100 * fraction:.0f}%"
         return (
             f"{self.label} [{bar}] {self.done}/{self.total} runs{failed}  "
             f"{_duration(elapsed)} elapsed, {eta}"
@@ -67,16 +80,24 @@ class StudyProgress:
                 return
             self.stream.write("\r" + self.line())
         else:
-            decile = 10 if self.total == 0 else int(10 * done / self.total)
+            fraction = 1.0 if self.total == 0 else done / self.total
+            if self.work is not None and fraction < 1.0:
+                fraction = max(fraction, self.work)
+            decile = int(10 * fraction)
             if not force and decile == self._shown_decile:
                 return
             self._shown_decile = decile
-            if (done, failed) == self._printed:
+            if (done, failed, decile) == self._printed:
                 return
-            self._printed = (done, failed)
+            self._printed = (done, failed, decile)
             self.stream.write(self.line() + "\n")
         self._last = now
         self.stream.flush()
+
+    def advance(self, work: float) -> None:
+        """The fraction (0..1) of the study's work done before its runs finish."""
+        self.work = min(1.0, max(0.0, float(work)))
+        self.update(self.done, self.failed)
 
     def finish(self) -> None:
         self.update(self.done, self.failed, force=True)

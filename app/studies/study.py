@@ -228,7 +228,6 @@ class Study:
 
     def _run_frame(self):
         import pandas as pd
-        from dask.distributed import as_completed
 
         writer = None
         if self.out is not None:
@@ -250,6 +249,8 @@ class Study:
             if todo and self.ensemble:
                 self._execute_ensemble(todo, writer, frames, bar)
             elif todo:
+                from dask.distributed import as_completed  # not imported for an ensemble
+
                 self._execute(client, todo, futures, writer, frames, bar, as_completed)
         except KeyboardInterrupt:
             self.interrupted = True
@@ -316,6 +317,12 @@ class Study:
     def _execute_ensemble(self, todo, writer, frames, bar) -> None:
         from app.studies.ensemble import EnsembleRefusedError, run_ensemble
 
+        def on_progress(fraction: float) -> None:
+            if bar is not None:
+                bar.advance(fraction)
+            if self.on_progress is not None:
+                self.on_progress(fraction)
+
         try:
             run_ensemble(
                 self.model,
@@ -323,9 +330,7 @@ class Study:
                 self.settings,
                 lambda spec, result: self._record(spec, result, writer, frames, bar),
                 threads=self.workers or os.cpu_count() or 1,
-                on_time=None
-                if self.on_progress is None
-                else lambda t: self.on_progress(min(1.0, t / self.settings.until)),
+                on_progress=None if bar is None and self.on_progress is None else on_progress,
             )
         except EnsembleRefusedError as exc:
             raise StudyError(f"the study cannot run as an ensemble: {exc}") from exc

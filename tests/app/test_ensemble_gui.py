@@ -1,7 +1,8 @@
 """Simulation > Ensemble… in the real window under Xvfb, driven by real input: the menu is
 clicked, the dialog filled with key clicks and run; the ensemble runs in the background with
-progress, the plot shows one curve per member, the 3-D view draws the ghosts, and a member
-chosen in the list opens as a normal run."""
+progress, the plot shows one curve per member or the band the members span, the 3-D view draws
+the ghosts, and a member chosen in the list, or clicked as a ghost in the 3-D view, opens as a
+normal run."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from app.document.examples import example_path
@@ -63,17 +64,44 @@ def type_into(qtbot, box, text: str) -> None:
     qtbot.keyClicks(box, text)
 
 
+def run_ensemble(qtbot, window, members, until, dt, spread, parameter=None):
+    """Simulation > Ensemble…, the dialog filled by key clicks, Return; waits for the result."""
+    dialog = open_ensemble_dialog(qtbot, window)
+    if parameter is not None:
+        type_into(qtbot, dialog.parameter_box.lineEdit(), parameter)
+    type_into(qtbot, dialog.spread_box, spread)
+    type_into(qtbot, dialog.members_box, members)
+    type_into(qtbot, dialog.until_box, until)
+    type_into(qtbot, dialog.dt_box, dt)
+    qtbot.keyClick(dialog.dt_box, Qt.Key.Key_Return)
+    panel = window.ensemble
+    qtbot.waitUntil(lambda: panel.frame is not None or bool(panel.error), timeout=60000)
+    assert not panel.error
+    return panel
+
+
+def read_view(window) -> np.ndarray:
+    """The 3-D view's pixels, (h, w, 3), row 0 at the bottom (VTK display rows)."""
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    from vtkmodules.vtkRenderingCore import vtkWindowToImageFilter
+
+    window.viewport.render_window.Render()
+    grabber = vtkWindowToImageFilter()
+    grabber.SetInput(window.viewport.render_window)
+    grabber.ReadFrontBufferOff()
+    grabber.SetInputBufferTypeToRGB()
+    grabber.Update()
+    image = grabber.GetOutput()
+    w, h, _ = image.GetDimensions()
+    return vtk_to_numpy(image.GetPointData().GetScalars()).reshape(h, w, -1)[:, :, :3].copy()
+
+
 def test_double_pendulum_chaos_ensemble_from_the_menu(qtbot, window):
     dialog = open_ensemble_dialog(qtbot, window)
     assert dialog.parameter_box.currentText() == "lower.q0"
-    type_into(qtbot, dialog.spread_box, "1e-6")
-    type_into(qtbot, dialog.members_box, "12")
-    type_into(qtbot, dialog.until_box, "3")
-    type_into(qtbot, dialog.dt_box, "0.05")
-    qtbot.keyClick(dialog.dt_box, Qt.Key.Key_Return)
-    panel = window.ensemble
-    qtbot.waitUntil(lambda: panel.frame is not None or bool(panel.error), timeout=120000)
-    assert not panel.error
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
+    panel = run_ensemble(qtbot, window, "12", "3", "0.05", "1e-6")
     assert panel.progress_bar.value() == 1000
     frame = panel.frame
     first = frame.groupby("run").first()
@@ -86,6 +114,32 @@ def test_double_pendulum_chaos_ensemble_from_the_menu(qtbot, window):
     # chaos: 1e-6 rad apart at the start, visibly apart after 3 s
     last = frame[frame["time_index"] == frame["time_index"].max()]
     assert np.ptp(last["q:lower[0]"]) > 1e-4
+    # the band instead of the curves: chosen with the keyboard in the Display box
+    shown = panel.quantity_box.currentText()
+    values = np.stack(
+        [frame[frame["run"] == run][shown].to_numpy() for run in sorted(first.index)], axis=1
+    )
+    box = panel.display_box
+    box.setFocus()
+    qtbot.keyClick(box, Qt.Key.Key_Down)
+    assert box.currentText() == "Band: min–max" and not panel._curves
+    times, lower, upper, median = panel.band_data
+    assert np.array_equal(times, np.sort(frame["t"].unique()))
+    assert np.array_equal(lower, values.min(axis=1)) and np.array_equal(upper, values.max(axis=1))
+    assert np.array_equal(median, np.median(values, axis=1))
+    assert np.ptp(upper - lower) > 1e-4  # the band opens up as the members diverge
+    drawn = [item for item in panel.plot.listDataItems() if item.yData is not None]
+    assert any(np.array_equal(item.yData, upper) for item in drawn)
+    assert any(np.array_equal(item.yData, lower) for item in drawn)
+    qtbot.keyClick(box, Qt.Key.Key_Down)
+    assert box.currentText() == "Band: 5–95 %"
+    _, lower, upper, _ = panel.band_data
+    assert np.allclose(lower, np.percentile(values, 5, axis=1), rtol=0, atol=1e-15)
+    assert np.allclose(upper, np.percentile(values, 95, axis=1), rtol=0, atol=1e-15)
+    assert (lower > values.min(axis=1)).any() and (upper < values.max(axis=1)).any()
+    qtbot.keyClick(box, Qt.Key.Key_Home)
+    assert box.currentText() == "Every member" and len(panel._curves) == 12
+    assert panel.band_data is None
     # ghosts: one translucent sphere per member and body in the 3-D view
     assert panel._ghosts is not None and panel._ghosts.count == 12 * 2
     # dragging the time slider to the start puts the ghosts back at the initial pose
@@ -109,4 +163,42 @@ def test_double_pendulum_chaos_ensemble_from_the_menu(qtbot, window):
     doc = window.model_editor.document
     lower = next(b for b in doc.bodies if b.name == "lower")
     assert lower.q[0] == q0[7]
+    qtbot.waitUntil(lambda: window.simulation.document is doc, timeout=20000)
+
+
+def test_clicking_a_ghost_opens_that_member(qtbot, window):
+    """Three members of the upper angle 0.6 rad apart: a real click on the pixel where member
+    2's lower ghost is drawn opens member 2; a click on empty background opens nothing."""
+    panel = run_ensemble(qtbot, window, "3", "0.1", "0.05", "0.6", parameter="upper.q0")
+    first = panel.frame.groupby("run").first()
+    q0 = first["param:upper.q0"].to_numpy()
+    assert np.allclose(np.diff(q0), 0.6)
+    ghosts = panel._ghosts
+    assert ghosts.count == 6  # member k: its upper body at 2k, its lower at 2k + 1
+    widget = window.viewport.interactor_widget
+    renderer = window.viewport.renderer
+    height = window.viewport.render_window.GetSize()[1]
+    before = window.model_editor.document
+    # empty background (a corner of the view): nothing opens
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
+    qtbot.wait(100)
+    assert window.model_editor.document is before
+    # where VTK draws member 2's lower ghost: the pixel changes when the ghosts are hidden
+    renderer.SetWorldPoint(*ghosts.points()[5], 1.0)
+    renderer.WorldToDisplay()
+    x, y, _ = renderer.GetDisplayPoint()
+    x, y = int(round(x)), int(round(y))
+    assert 0 < x < widget.width() and 0 < y < widget.height()
+    shown = read_view(window)[y, x].astype(int)
+    ghosts.actor.VisibilityOff()
+    hidden = read_view(window)[y, x].astype(int)
+    ghosts.actor.VisibilityOn()
+    read_view(window)
+    assert np.abs(shown - hidden).max() > 20
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton, pos=QPoint(x, height - 1 - y))
+    qtbot.waitUntil(lambda: window.model_editor.document is not before, timeout=5000)
+    doc = window.model_editor.document
+    upper = next(b for b in doc.bodies if b.name == "upper")
+    assert upper.q[0] == q0[2]
+    assert panel.member_list.currentRow() == 2
     qtbot.waitUntil(lambda: window.simulation.document is doc, timeout=20000)

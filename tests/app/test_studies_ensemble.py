@@ -100,3 +100,26 @@ def test_sweep_command_with_ensemble(tmp_path, capsys):
     ).run()
     drop = list(NONDETERMINISTIC_COLUMNS)
     assert frame.drop(columns=drop).equals(expected.drop(columns=drop))
+
+
+def test_sweep_command_with_ensemble_shows_progress_while_it_runs(tmp_path, capsys, monkeypatch):
+    """The progress line of `mbstudio sweep --ensemble` advances while the members advance
+    (as the batched integrator reports the members it has done), before any run is
+    recorded."""
+    from app.cli import main
+    from engine.integrators.ensemble import ensemble_integrator
+
+    monkeypatch.setattr(ensemble_integrator, "PROGRESS_INTERVAL", 0.0)  # after every member
+    out = tmp_path / "chaos.csv"
+    args = ["sweep", str(DOUBLE), "--set", "lower.q0=0.5:0.5001:5", "--until", "0.2"]
+    args += ["--dt", "0.2", "--out", str(out), "--ensemble"]
+    assert main(args) == 0
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("study [")]
+    during = [ln for ln in lines if " 0/5 runs, " in ln]
+    # reported as the members (a block of one per thread) reach the end
+    percents = [int(ln.split(" 0/5 runs, ")[1].split("%")[0]) for ln in during]
+    assert percents == sorted(percents) and percents[-1] == 100
+    assert len([p for p in percents if 0 < p < 100]) >= 2
+    first = during[0]
+    assert "ETA" in first and "#" * round(30 * percents[0] / 100) + "-" in first
+    assert lines[-1].startswith("study [" + "#" * 30 + "] 5/5 runs")

@@ -162,3 +162,50 @@ def test_refusals_say_why():
     csys.realize(cstate, Stage.Instance)
     with pytest.raises(InvalidArgumentError, match="member 0 cannot be stepped"):
         EnsembleIntegrator(csys, [cstate])
+
+
+def test_progress_is_reported_while_the_members_advance(monkeypatch):
+    """With a progress callback, advanceTo reports the fraction of members at the time as
+    they get there (here after every member: PROGRESS_INTERVAL 0), and the members take the
+    same steps as without it."""
+    from engine.integrators.ensemble import ensemble_integrator
+
+    monkeypatch.setattr(ensemble_integrator, "PROGRESS_INTERVAL", 0.0)
+    system, states = members(6, spacing=0.05)
+    plain = EnsembleIntegrator(system, states, accuracy=1e-5)
+    reported = EnsembleIntegrator(system, states, accuracy=1e-5)
+    seen = []
+    for t in (0.3, 0.6):
+        a = plain.advanceTo(t)
+        b = reported.advanceTo(t, progress=seen.append)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert seen == [k / 6 for k in range(1, 7)] * 2
+    assert np.array_equal(plain.getNumStepsTaken(), reported.getNumStepsTaken())
+
+
+@pytest.mark.parametrize("interpolate", [False, True])
+def test_advance_through_all_times_equals_one_advance_per_time(interpolate):
+    """advanceThrough (each member through every report time in one pass) returns what one
+    advanceTo per time returns, bit for bit, failing member included, and leaves the
+    ensemble where advanceTo leaves it."""
+    system, states = members(4, spacing=0.05)
+    states[2].setU([1e300, -1e300])  # fails at once
+    times = [0.05 * k for k in range(1, 9)]
+    one = EnsembleIntegrator(system, states, accuracy=1e-5, interpolate=interpolate)
+    each = [one.advanceTo(t) for t in times]
+    through = EnsembleIntegrator(system, states, accuracy=1e-5, interpolate=interpolate)
+    seen = []
+    t_all, q_all, u_all = through.advanceThrough(times[:5], progress=seen.append)
+    t_rest, q_rest, u_rest = through.advanceThrough(times[5:])
+    assert seen[-1] == 1.0 and seen == sorted(seen)
+    t_all, q_all = np.concatenate([t_all, t_rest]), np.concatenate([q_all, q_rest])
+    u_all = np.concatenate([u_all, u_rest])
+    assert q_all.shape == (8, 4, 2) and u_all.shape == (8, 4, 2) and t_all.shape == (8, 4)
+    for j, (tt, q, u) in enumerate(each):
+        assert np.array_equal(t_all[j], tt)
+        assert np.array_equal(q_all[j], q) and np.array_equal(u_all[j], u)
+    assert np.array_equal(through.getStatus(), one.getStatus()) and one.getStatus()[2] != 0
+    assert np.array_equal(through.getAdvancedY(), one.getAdvancedY())
+    assert np.array_equal(through.getNumStepsTaken(), one.getNumStepsTaken())
+    with pytest.raises(InvalidArgumentError, match="earlier"):
+        through.advanceThrough([0.1])

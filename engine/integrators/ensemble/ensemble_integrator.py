@@ -20,6 +20,8 @@ are all compiled); the constructor refuses others and says why.
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -35,6 +37,7 @@ from engine.integrators.ensemble.ensemble_kernel import (
     C_STEPS,
     COUNTS,
     advance_members,
+    advance_members_through,
     hermite_inverses,
     interpolate_members,
     read_members,
@@ -55,6 +58,9 @@ from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
 _OVERSHOOT = ProjectOptions().getOvershootFactor()
 _CUBIC, _QUARTIC = hermite_inverses()
 _THIRD = 1.0 / 3.0
+
+#: with a progress callback, ``advanceTo`` reports about this often (s of wall time)
+PROGRESS_INTERVAL = 0.25
 
 #: what a member's nonzero status means
 STATUS_TEXT = {
@@ -216,14 +222,15 @@ class EnsembleIntegrator:
         self._run[:, FIRST_STEP_SIZE] = math.nan
         self._started = True
 
-    def _chunks(self):
-        m = len(self._members)
-        n = min(self._threads, m)
-        bounds = [round(i * m / n) for i in range(n + 1)]
+    def _chunks(self, first: int = 0, last: int | None = None):
+        last = len(self._members) if last is None else last
+        m = last - first
+        n = max(1, min(self._threads, m))
+        bounds = [first + round(i * m / n) for i in range(n + 1)]
         return [(bounds[i], bounds[i + 1], i) for i in range(n)]
 
-    def _parallel(self, fn) -> None:
-        chunks = self._chunks()
+    def _parallel(self, fn, first: int = 0, last: int | None = None) -> None:
+        chunks = self._chunks(first, last)
         if len(chunks) == 1:
             fn(*chunks[0])
             return
@@ -231,11 +238,16 @@ class EnsembleIntegrator:
             for f in [pool.submit(fn, *c) for c in chunks]:
                 f.result()
 
-    def advanceTo(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def advanceTo(
+        self, t: float, progress: Callable[[float], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Advance every member to time ``t`` (s) and return ``(time, q, u)``: (M,), (M, nq)
         and (M, nu) arrays of each member at ``t`` (the end of its last step, or with
         ``interpolate`` from the dense output inside it). A member that failed
-        (``getStatus``) stays where it failed and reports that time and its State there."""
+        (``getStatus``) stays where it failed and reports that time and its State there.
+        ``progress(fraction)``, if given, is called about every ``PROGRESS_INTERVAL`` s of
+        wall time and at the end with the fraction (0..1] of the members already at ``t``
+        (the members then advance in blocks, which changes none of their steps)."""
         t = float(t)
         if not math.isfinite(t):
             raise InvalidArgumentError(f"advanceTo: the time must be finite, got {t}")
@@ -259,7 +271,10 @@ class EnsembleIntegrator:
                 self._run, self._counts, self._status, self._need,
             )  # fmt: skip
 
-        self._parallel(step)
+        if progress is None:
+            self._parallel(step)
+        else:
+            self._advance_in_blocks(step, progress)
         out = np.empty((len(self._members), self._nq + self._nu))
 
         def report(first, last, k):
@@ -274,6 +289,70 @@ class EnsembleIntegrator:
         self._lastReport = t
         reported = np.where(self._status == 0, t, np.minimum(self._run[:, TIME], t))
         return reported, out[:, : self._nq], out[:, self._nq :]
+
+    def advanceThrough(
+        self, times, progress: Callable[[float], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Advance every member through the report ``times`` (s, ascending, none earlier
+        than a time already reported) and return ``(time, q, u)``: (T, M), (T, M, nq) and
+        (T, M, nu) arrays, row j what ``advanceTo(times[j])`` returns, bit for bit. Each
+        member goes through all the times before the next one starts (one pass over the
+        members, each member's arrays in the cache for its whole run), so this is the fast
+        way to sample a whole run. ``progress(fraction)``: the fraction of the members done,
+        about every ``PROGRESS_INTERVAL`` s of wall time and at the end."""
+        times = np.ascontiguousarray(times, dtype=np.float64).reshape(-1)
+        if not np.isfinite(times).all():
+            raise InvalidArgumentError("advanceThrough: the times must be finite")
+        if len(times) and (np.diff(times) < 0).any():
+            raise InvalidArgumentError("advanceThrough: the times must be ascending")
+        m = len(self._members)
+        out = np.empty((len(times), m, self._nq + self._nu))
+        if not len(times):
+            return np.empty((0, m)), out[:, :, : self._nq], out[:, :, self._nq :]
+        if times[0] < self._lastReport:
+            raise InvalidArgumentError(
+                f"advanceThrough: {times[0]} s is earlier than the time already reported; an "
+                "integrator can only go forward"
+            )
+        if not self._started:
+            self._start()
+        target = self._accuracy / 10 * _OVERSHOOT
+
+        def step(first, last, k):
+            rows, coef, ym, fm = self._scratch[k]
+            advance_members_through(
+                times, self._interpolate, first, last, self._accuracy, self._yPrev,
+                self._fPrev, self._qddPrev, self._uScale, np.zeros(0), self._work, self._euler,
+                self._addresses, self._shapes, self._wu, self._quaternions, target, self._info,
+                self._run, self._counts, self._status, self._need, _CUBIC, _QUARTIC, _THIRD,
+                rows, coef, ym, fm, out,
+            )  # fmt: skip
+
+        if progress is None:
+            self._parallel(step)
+        else:
+            self._advance_in_blocks(step, progress)
+        self._lastReport = float(times[-1])
+        failed = self._status != 0
+        reported = np.where(
+            failed[None, :], np.minimum(self._run[None, :, TIME], times[:, None]), times[:, None]
+        )
+        return reported, out[:, :, : self._nq], out[:, :, self._nq :]
+
+    def _advance_in_blocks(self, step, progress: Callable[[float], None]) -> None:
+        """``step`` over consecutive blocks of members, each sized to take about
+        ``PROGRESS_INTERVAL`` s by the time per member measured so far, and
+        ``progress(fraction of members done)`` after each."""
+        m = len(self._members)
+        first, block = 0, max(1, self._threads)
+        while first < m:
+            last = min(m, first + block)
+            start = time.perf_counter()
+            self._parallel(step, first, last)
+            per_member = (time.perf_counter() - start) / (last - first)
+            progress(last / m)
+            first = last
+            block = max(self._threads, int(PROGRESS_INTERVAL / max(per_member, 1e-9)))
 
     # -- results ----------------------------------------------------------------------------
     def getTime(self) -> np.ndarray:

@@ -228,3 +228,31 @@ def hermite_inverses(third: float = 1.0 / 3.0) -> tuple[np.ndarray, np.ndarray]:
             A[4 + i, 1:] = powers[1:] * th ** (powers[1:] - 1)
         out.append(np.linalg.inv(A))
     return out[0], out[1]
+
+
+@njit(cache=True, nogil=True)
+def advance_members_through(
+    times, interpolate, first, last, accuracy, y_prev, f_prev, qdd_prev, u_scale, z_scale,
+    work, euler, addresses, shapes, w_u, quaternions, target, info, run, counts, status,
+    need, cubic, quartic, third, rows, coef, ym, fm, out,
+):  # fmt: skip
+    """Members ``first..last-1`` each advanced through all the report ``times`` (s,
+    ascending) before the next member starts: out[j, m] = member m's y (q then u) at
+    times[j]. Each member does exactly what ``advance_members`` then ``interpolate_members``
+    do for it at each time in turn (its steps depend on its own State only), so the results
+    equal one ``advanceTo`` per time bit for bit; one pass over the members keeps each
+    member's arrays in the cache for its whole run. ``interpolate``: the steps go past a
+    report time (dense output) instead of ending at it."""
+    for m in range(first, last):
+        for j in range(times.shape[0]):
+            t = times[j]
+            t_max = np.inf if interpolate else t
+            advance_members(
+                t_max, t, m, m + 1, accuracy, 0.0, np.inf, y_prev, f_prev, qdd_prev, u_scale,
+                z_scale, work, euler, addresses, shapes, w_u, False, quaternions, target, info,
+                run, counts, status, need,
+            )  # fmt: skip
+            interpolate_members(
+                t, m, m + 1, euler, addresses, shapes, y_prev, f_prev, run, need, cubic,
+                quartic, third, rows, coef, ym, fm, out[j],
+            )  # fmt: skip
