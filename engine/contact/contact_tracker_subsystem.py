@@ -286,6 +286,7 @@ class ContactTrackerSubsystem(Subsystem):
             "contact_normal": np.zeros((capacity, 3)),
             "contact_out": np.zeros((capacity, 13)),
             "contact_counts": np.zeros(2, dtype=i64),
+            "contact_power": np.zeros(1),
         }
 
     # ------------------------------------------------------------------ accessors

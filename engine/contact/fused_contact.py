@@ -8,7 +8,8 @@ CompliantContactSubsystem on it, where
 
 * no half space may touch an ellipsoid or a brick (their generators are Python);
 * the CircularPointContact generator is the built-in HertzCircular;
-* the dissipated energy is not tracked (no z).
+* the dissipated energy, if tracked, is the CompliantContactSubsystem's only z (its
+  derivative, the kernel's ``contact_power``, is written after the kernel call).
 
 Anything else realizes stage by stage (docs/contact.md). The kernel applies the forces
 without a snapshot: the tracker makes the ContactSnapshot (ids, conditions) from the
@@ -45,20 +46,22 @@ def contact_obstacle(sub, hook: str) -> str:
     if len(trackers) != 1 or len(compliant) != 1 or compliant[0]._tracker is not trackers[0]:
         return "contact needs one ContactTrackerSubsystem and one CompliantContactSubsystem on it"
     ccs = compliant[0]
-    if ccs._track:
-        return "the dissipated contact energy is tracked (a z the kernel does not integrate)"
     if type(ccs._generators.get(CircularPointContact)) is not HertzCircular:
         return "circular contacts have a generator other than HertzCircular"
     return trackers[0]._fused_obstacle()
 
 
 def contact_home(system) -> tuple[dict | None, tuple | None]:
-    """(the ``contact_*`` arrays of the kernel table, (tracker, its snapshot entry)) of a
-    System whose contact the fused kernel does (see ``contact_obstacle``); (None, None)
-    for a System without contact subsystems."""
+    """(the ``contact_*`` arrays of the kernel table, (the tracker's subsystem index, its
+    snapshot entry, the CompliantContactSubsystem's index if it tracks the dissipated
+    energy else -1, the kernel's ``contact_power`` array)) of a System whose contact the
+    fused kernel does (see ``contact_obstacle``); (None, None) for a System without
+    contact subsystems."""
     trackers, compliant = _contact_subsystems(system)
     if not trackers:
         return None, None
-    tracker = trackers[0]
-    home = tracker._kernel_arrays(compliant[0].getTransitionVelocity())
-    return home, (tracker.getMySubsystemIndex(), tracker._snapshot_entry)
+    tracker, ccs = trackers[0], compliant[0]
+    home = tracker._kernel_arrays(ccs.getTransitionVelocity())
+    z_owner = ccs.getMySubsystemIndex() if ccs._track else -1
+    info = (tracker.getMySubsystemIndex(), tracker._snapshot_entry, z_owner, home["contact_power"])
+    return home, info

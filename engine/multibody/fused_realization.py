@@ -12,7 +12,8 @@ For a MultibodySystem whose stage hooks between Position and Acceleration are on
   constant torques and forces, the global damper);
 * one ContactTrackerSubsystem and one CompliantContactSubsystem whose contacts the
   kernel's contact stage can find and apply (``engine.contact.fused_contact``: half
-  space-sphere and sphere-sphere, HertzCircular, no dissipated-energy z);
+  space-sphere and sphere-sphere, HertzCircular; the dissipated energy's zdot is written
+  after the call);
 * a DefaultSystemSubsystem whose Measures have no work at those stages (they compute
   their values when asked; Integrate, Differentiate and the extremes do have);
 
@@ -115,8 +116,12 @@ class FusedRealization:
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
             matter._mark_abi(state, ctx)
-        if plan.contact is not None and first <= POSITION:
-            state.markCacheValueNotRealized(*plan.contact)  # made on request
+        contact = plan.contact
+        if contact is not None:
+            if first <= POSITION:
+                state.markCacheValueNotRealized(contact[0], contact[1])  # made on request
+            if contact[2] >= 0 and last >= ACCELERATION:  # the dissipated energy's zdot
+                state.updZDot(contact[2])[0] = contact[3][0]
         return True
 
     def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
@@ -130,7 +135,7 @@ class FusedRealization:
             plan.ctx.vc.kinetic_energy = ke
         state._enter_lockstep(ALL_STAGES[last])
         if plan.contact is not None and first <= POSITION:
-            state.markCacheValueNotRealized(*plan.contact)  # made on request
+            state.markCacheValueNotRealized(plan.contact[0], plan.contact[1])  # on request
 
     def countStages(self, first: int, last: int, n: int) -> None:
         """Count ``n`` realizations of each stage ``first..last`` (ints) that kernels did

@@ -21,7 +21,8 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
 order of summation then differs from the stage-by-stage path's, by rounding only).
-``contact_counts[0]`` is the number of contacts of the last call.
+``contact_counts[0]`` is the number of contacts of the last call, ``contact_power[0]`` their
+dissipated power (W), the derivative of the dissipated energy when it is tracked.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def _share_clique(starts, cliques, i, j):
 
 @kernel_jit
 def _flush(m, ns, a, s, p_GB, V_GB, body_forces):
-    """Apply the m contacts in the found buffers, in pair-key order."""
+    """Apply the m contacts in the found buffers, in pair-key order; adds their dissipated
+    power to ``contact_power[0]``."""
     if m == 0:
         return
     found = i2(a, s, SLOT.contact_found)
@@ -124,6 +126,9 @@ def _flush(m, ns, a, s, p_GB, V_GB, body_forces):
         out[:m],
     )
     apply_point_forces(out[:m], s1[:m], s2[:m], body, p_GB, body_forces)
+    power = f1(a, s, SLOT.contact_power)
+    for k in range(m):
+        power[0] += out[k, 7]
 
 
 @kernel_jit
@@ -153,6 +158,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
     counts = i1(a, s, SLOT.contact_counts)
     if ns == 0:
         return 0
+    f1(a, s, SLOT.contact_power)[0] = 0.0
     R_BS = f3(a, s, SLOT.contact_R_BS)
     p_BS = f2(a, s, SLOT.contact_p_BS)
     radii = f1(a, s, SLOT.contact_radius)

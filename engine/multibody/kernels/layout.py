@@ -139,6 +139,7 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_normal", "f", ("*", 3), CONTACT, "Dynamics", "normals 1 into 2 in G"),
     _A("contact_out", "f", ("*", 13), CONTACT, "Dynamics", "HertzCircular rows"),
     _A("contact_counts", "i", ("*",), CONTACT, "Dynamics", "contacts found at the last call"),
+    _A("contact_power", "f", ("*",), CONTACT, "Dynamics", "their dissipated power (W)"),
 )
 del _A
 
