@@ -142,6 +142,66 @@ def time_ball_drop(track: bool = True) -> tuple[float, int, str]:
     return time.process_time() - t0, integ.getNumStepsTaken(), integ.whyNotCompiledSteps()
 
 
+def simbody_ball_drop(track: bool, repeats: int = 3) -> tuple[dict | None, str]:
+    """Simbody 3.7 Release on the same ball drop (``simbody_contact_bench.cpp``):
+    ({"cpu", "wall", "steps", "q"}, "") or (None, why not)."""
+    import subprocess
+    import tempfile
+
+    from benchmarks.common import release_simbody_program
+    from tests.engine.contact_models import contact_model
+
+    notes: list[str] = []
+    exe = release_simbody_program("simbody_contact_bench", notes)
+    if exe is None:
+        return None, "; ".join(notes)
+    model = contact_model("ball_drop")
+    spec, run = model["model"], model["runs"][0]
+    body = spec["bodies"][1]
+    lines = ["gravity " + " ".join(repr(g) for g in spec["gravity"])]
+    lines.append(
+        "body "
+        + " ".join(repr(x) for x in [body["mass"], *body["mass_center"]])
+        + " "
+        + " ".join(repr(x) for x in body["inertia_about_body_origin"])
+    )
+    for surface in spec["contact"]["surfaces"]:
+        g, m = surface["geometry"], surface["material"]
+        kind = {"HalfSpace": 0, "Sphere": 1}[g["type"]]
+        values = [
+            *surface["X_BS"]["R"],
+            *surface["X_BS"]["p"],
+            g.get("radius", 0.0),
+            m["stiffness"],
+            m["dissipation"],
+            m["static_friction"],
+            m["dynamic_friction"],
+            m["viscous_friction"],
+            surface["thickness"],
+        ]
+        lines.append(f"surface {surface['body']} {kind} " + " ".join(repr(v) for v in values))
+    lines.append(f"transition {spec['contact']['transition_velocity']!r}")
+    lines.append(f"track {int(track)}")
+    lines.append("q " + " ".join(repr(v) for v in model["initial_state"]["q"]))
+    lines.append("u " + " ".join(repr(v) for v in model["initial_state"]["u"]))
+    lines.append(
+        f"run {run['accuracy']!r} {run['report_interval']!r} {run['final_time']!r} {repeats}"
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+    out = subprocess.run([str(exe), f.name], capture_output=True, text=True, check=True).stdout
+    result: dict = {}
+    for row in out.splitlines():
+        key, *vals = row.split()
+        if key == "steps":
+            result["steps"] = int(vals[0])
+        elif key in ("cpu", "wall"):
+            result[key] = float(vals[0])
+        elif key == "q":
+            result["q"] = [float(v) for v in vals]
+    return result, ""
+
+
 EXAMPLES = ("bouncing_balls", "newtons_cradle", "sliding_to_rolling", "ragdoll")
 
 
@@ -193,6 +253,14 @@ def main() -> None:
             label = "z tracked" if track else "no z"
             how = why or "compiled steps"
             print(f"ball_drop (1e-8, 2 s, {label}): {cpu:.3f} CPU s, {steps} steps; {how}")
+            simbody, why_not = simbody_ball_drop(track)
+            if simbody is None:
+                print(f"  Simbody 3.7 Release: {why_not}")
+            else:
+                print(
+                    f"  Simbody 3.7 Release: {simbody['cpu']:.3f} CPU s, {simbody['steps']} "
+                    f"steps; ours / Simbody = {cpu / simbody['cpu']:.2f}"
+                )
     for key in filter(None, args.examples.split(",")):
         rate, why = time_example(key, args.sim_time)
         print(f"{key}: {rate:.3f} CPU s per simulated s; {why or 'fused'}")
