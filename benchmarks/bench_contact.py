@@ -11,7 +11,13 @@ Run: ``.venv/bin/python benchmarks/bench_contact.py [--sizes 100,1000] [--repeat
 * ``ball_drop``: the reference model's accuracy-1e-8 run (RungeKuttaMerson, 2 s, no
   interpolation, stepTo every 25 ms), wall time in seconds and the steps taken.
 
-Simbody 3.7 Release is not built on this machine, so no ratio against it is printed.
+* ``examples``: CPU seconds per simulated second of the contact examples (bouncing balls,
+  Newton's cradle, sliding to rolling, ragdoll; RungeKuttaMerson accuracy 1e-3, a report
+  every 1/60 s, over ``--sim-time`` seconds).
+
+``--stage-by-stage`` runs everything with the fused one-call realization switched off (the
+path every contact model took before contact was in the fused kernel), for comparison.
+The ball drop against Simbody 3.7 Release is ``simbody_contact_bench.cpp``.
 """
 
 from __future__ import annotations
@@ -90,8 +96,17 @@ def box_of_spheres(count: int):
     return system, state, tracker, ccs
 
 
+STAGE_BY_STAGE = False  # --stage-by-stage: the fused realization switched off
+
+
+def _unfuse(system) -> None:
+    if STAGE_BY_STAGE:
+        system._fused_realization = None
+
+
 def time_dynamics(count: int, repeats: int) -> float:
     system, state, _, _ = box_of_spheres(count)
+    _unfuse(system)
     best = math.inf
     for _ in range(repeats):
         state.updQ()  # invalidates Position stage
@@ -101,22 +116,117 @@ def time_dynamics(count: int, repeats: int) -> float:
     return best * 1e3
 
 
-def time_ball_drop() -> tuple[float, int]:
+def time_ball_drop(track: bool = True) -> tuple[float, int, str]:
+    """(CPU seconds, steps, why not compiled steps) of the reference ball drop, with the
+    dissipated energy tracked (a z, as the reference) or not."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.engine.contact_models import build_compliant, contact_model
 
     model = contact_model("ball_drop")
     run = model["runs"][0]
-    built = build_compliant(model["model"])
+    spec = dict(model["model"])
+    spec["contact"] = dict(spec["contact"], track_dissipated_energy=track)
+    built = build_compliant(spec)
+    _unfuse(built.ref.system)
     integ = RungeKuttaMersonIntegrator(built.ref.system)
     integ.setAccuracy(run["accuracy"])
     integ.setAllowInterpolation(False)
     stepper = TimeStepper(built.ref.system, integ)
-    stepper.initialize(built.ref.new_state(model["initial_state"]))
-    t0 = time.perf_counter()
+    initial = dict(model["initial_state"])
+    if not track:
+        initial["z"] = []
+    stepper.initialize(built.ref.new_state(initial))
+    t0 = time.process_time()
     for report in run["reports"][1:]:
         stepper.stepTo(report["t"])
-    return time.perf_counter() - t0, integ.getNumStepsTaken()
+    return time.process_time() - t0, integ.getNumStepsTaken(), integ.whyNotCompiledSteps()
+
+
+def simbody_ball_drop(track: bool, repeats: int = 3) -> tuple[dict | None, str]:
+    """Simbody 3.7 Release on the same ball drop (``simbody_contact_bench.cpp``):
+    ({"cpu", "wall", "steps", "q"}, "") or (None, why not)."""
+    import subprocess
+    import tempfile
+
+    from benchmarks.common import release_simbody_program
+    from tests.engine.contact_models import contact_model
+
+    notes: list[str] = []
+    exe = release_simbody_program("simbody_contact_bench", notes)
+    if exe is None:
+        return None, "; ".join(notes)
+    model = contact_model("ball_drop")
+    spec, run = model["model"], model["runs"][0]
+    body = spec["bodies"][1]
+    lines = ["gravity " + " ".join(repr(g) for g in spec["gravity"])]
+    lines.append(
+        "body "
+        + " ".join(repr(x) for x in [body["mass"], *body["mass_center"]])
+        + " "
+        + " ".join(repr(x) for x in body["inertia_about_body_origin"])
+    )
+    for surface in spec["contact"]["surfaces"]:
+        g, m = surface["geometry"], surface["material"]
+        kind = {"HalfSpace": 0, "Sphere": 1}[g["type"]]
+        values = [
+            *surface["X_BS"]["R"],
+            *surface["X_BS"]["p"],
+            g.get("radius", 0.0),
+            m["stiffness"],
+            m["dissipation"],
+            m["static_friction"],
+            m["dynamic_friction"],
+            m["viscous_friction"],
+            surface["thickness"],
+        ]
+        lines.append(f"surface {surface['body']} {kind} " + " ".join(repr(v) for v in values))
+    lines.append(f"transition {spec['contact']['transition_velocity']!r}")
+    lines.append(f"track {int(track)}")
+    lines.append("q " + " ".join(repr(v) for v in model["initial_state"]["q"]))
+    lines.append("u " + " ".join(repr(v) for v in model["initial_state"]["u"]))
+    lines.append(
+        f"run {run['accuracy']!r} {run['report_interval']!r} {run['final_time']!r} {repeats}"
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+    out = subprocess.run([str(exe), f.name], capture_output=True, text=True, check=True).stdout
+    result: dict = {}
+    for row in out.splitlines():
+        key, *vals = row.split()
+        if key == "steps":
+            result["steps"] = int(vals[0])
+        elif key in ("cpu", "wall"):
+            result[key] = float(vals[0])
+        elif key == "q":
+            result["q"] = [float(v) for v in vals]
+    return result, ""
+
+
+EXAMPLES = ("bouncing_balls", "newtons_cradle", "sliding_to_rolling", "ragdoll")
+
+
+def time_example(key: str, sim_time: float) -> tuple[float, str]:
+    """(CPU seconds per simulated second, why not fused) of a contact example."""
+    from app.document import build, model_io
+    from app.document.examples import example_path
+
+    built = build(model_io.load(example_path(key)))
+    system = built.system
+    _unfuse(system)
+    state = built.state
+    system.realize(state, Stage.Acceleration)
+    why = system.whyNotFused(state)
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.setAccuracy(1e-3)
+    stepper = TimeStepper(system, integ)
+    stepper.initialize(state)
+    stepper.stepTo(1 / 60)  # compile and warm up
+    t, t0 = stepper.getTime(), time.process_time()
+    end = t + sim_time
+    while t < end - 1e-12:
+        t = min(end, t + 1 / 60)
+        stepper.stepTo(t)
+    return (time.process_time() - t0) / sim_time, why
 
 
 def main() -> None:
@@ -124,7 +234,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000")
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--no-trajectory", action="store_true")
+    parser.add_argument("--stage-by-stage", action="store_true")
+    parser.add_argument("--examples", default=",".join(EXAMPLES))
+    parser.add_argument("--sim-time", type=float, default=0.5)
     args = parser.parse_args()
+    global STAGE_BY_STAGE
+    STAGE_BY_STAGE = args.stage_by_stage
     sizes = [int(s) for s in args.sizes.split(",")]
     times = {}
     for n in sizes:
@@ -133,8 +248,22 @@ def main() -> None:
     if len(sizes) > 1:
         print(f"ratio {sizes[-1]}/{sizes[0]}: {times[sizes[-1]] / times[sizes[0]]:.2f}x")
     if not args.no_trajectory:
-        wall, steps = time_ball_drop()
-        print(f"ball_drop (1e-8, 2 s): {wall:.2f} s wall, {steps} steps")
+        for track in (True, False):
+            cpu, steps, why = time_ball_drop(track)
+            label = "z tracked" if track else "no z"
+            how = why or "compiled steps"
+            print(f"ball_drop (1e-8, 2 s, {label}): {cpu:.3f} CPU s, {steps} steps; {how}")
+            simbody, why_not = simbody_ball_drop(track)
+            if simbody is None:
+                print(f"  Simbody 3.7 Release: {why_not}")
+            else:
+                print(
+                    f"  Simbody 3.7 Release: {simbody['cpu']:.3f} CPU s, {simbody['steps']} "
+                    f"steps; ours / Simbody = {cpu / simbody['cpu']:.2f}"
+                )
+    for key in filter(None, args.examples.split(",")):
+        rate, why = time_example(key, args.sim_time)
+        print(f"{key}: {rate:.3f} CPU s per simulated s; {why or 'fused'}")
 
 
 if __name__ == "__main__":

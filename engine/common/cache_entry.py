@@ -93,6 +93,9 @@ class DiscreteVarInfo:
     last_update_time: float = float("nan")
     #: Cache entry index of the update value, for auto-update variables.
     auto_update_entry: int | None = None
+    #: An auto-update variable whose update value its owner realizes when asked for it
+    #: rather than at every step (an integrator need not stop at each step to swap it).
+    updated_on_request: bool = False
     #: Cache entries that named this variable as a prerequisite.
     dependents: list[CacheEntryKey] = field(default_factory=list)
 

@@ -1317,8 +1317,12 @@ class State:
 
     def _hasAutoUpdateVariables(self) -> bool:
         """True if any subsystem has an auto-update discrete variable (one that
-        autoUpdateDiscreteVariables may swap)."""
-        return any(dv.auto_update_entry is not None for sub in self._subs for dv in sub.discrete)
+        autoUpdateDiscreteVariables may swap) realized at every step (not only on request)."""
+        return any(
+            dv.auto_update_entry is not None and not dv.updated_on_request
+            for sub in self._subs
+            for dv in sub.discrete
+        )
 
     def hasDiscreteVar(self, key: DiscreteVarKey) -> bool:
         return 0 <= key.subsystem < len(self._subs) and 0 <= key.index < len(

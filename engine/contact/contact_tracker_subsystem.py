@@ -45,6 +45,16 @@ _EMPTY_3 = _empty((0, 3), np.float64)
 _EMPTY_HISTORY = (_EMPTY_I, _EMPTY_I, _EMPTY_C)
 
 
+def _found_capacity(half_space_pairs: int, spheres: int) -> int:
+    """Rows of the fused kernel's found-contact buffers: every half space-sphere pair and
+    four contacts per sphere (more are applied in chunks)."""
+    return half_space_pairs + 4 * spheres + 16
+
+
+def _i0() -> np.ndarray:
+    return np.zeros(0, dtype=np.int64)
+
+
 class ContactSnapshot:
     """The active contacts of one State (Simbody's ContactSnapshot).
 
@@ -200,6 +210,9 @@ class ContactTrackerSubsystem(Subsystem):
             Stage.Position,
             name="contacts active at the last step (pair keys, ids, conditions)",
         )
+        # realized at every step when the System realizes stage by stage; on request (from
+        # the snapshot) when the fused realization does the contact forces in its kernel
+        state._dv(self.getMySubsystemIndex(), self._prior_index).updated_on_request = True
 
     def _may_interact(self, i: int, j: int) -> bool:
         return self._body[i] != self._body[j] and not (self._cliques[i] & self._cliques[j])
@@ -218,6 +231,66 @@ class ContactTrackerSubsystem(Subsystem):
         self._spheres = np.flatnonzero(kind == SPHERE)
         self._mesh_pairs = mesh_trackers.tracked_pairs(kind, self._may_interact)
         self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
+
+    # ------------------------------------------------------------------ fused realization
+    def _fused_obstacle(self) -> str:
+        """Why the fused kernel cannot find this tracker's contacts ("" if it can: only
+        half space-sphere and sphere-sphere pairs may touch)."""
+        for _, lists in self._half_space_pairs:
+            if lists[ELLIPSOID].size:
+                return "a half space may touch an ellipsoid (HertzElliptical is Python)"
+            if lists[BRICK].size:
+                return "a half space may touch a brick (BrickHalfSpacePenalty is Python)"
+        return ""
+
+    def _kernel_arrays(self, transition_velocity: float) -> dict[str, np.ndarray]:
+        """The ``contact_*`` arrays of the fused kernel's table (layout CONTACT home): the
+        surfaces, the half spaces' candidate spheres, the cliques, and fresh scratch sized
+        for the contacts this model can have (see ``contact_stage_kernel``)."""
+        ns = len(self._surfaces)
+        kind = self._kind
+        radius = np.where(kind == SPHERE, self._size[:, 0], 0.0) if ns else np.zeros(0)
+        halves = [h for h, _ in self._half_space_pairs]
+        lists = [lists[SPHERE] for _, lists in self._half_space_pairs]
+        starts = np.zeros(len(halves) + 1, dtype=np.int64)
+        starts[1:] = np.cumsum([c.shape[0] for c in lists], dtype=np.int64)
+        clique_starts = np.zeros(ns + 1, dtype=np.int64)
+        clique_starts[1:] = np.cumsum([len(c) for c in self._cliques], dtype=np.int64)
+        cliques = [sorted(c) for c in self._cliques]
+        nsph = self._spheres.shape[0]
+        capacity = _found_capacity(int(starts[-1]), nsph)
+        i64, f64 = np.int64, np.float64
+        return {
+            "contact_body": np.ascontiguousarray(self._body, dtype=i64),
+            "contact_R_BS": np.ascontiguousarray(self._R_BS, dtype=f64).reshape(ns, 3, 3),
+            "contact_p_BS": np.ascontiguousarray(self._p_BS, dtype=f64).reshape(ns, 3),
+            "contact_radius": np.ascontiguousarray(radius, dtype=f64),
+            "contact_material": np.ascontiguousarray(self._material, dtype=f64).reshape(ns, 5),
+            "contact_halves": np.array(halves, dtype=i64),
+            "contact_half_starts": starts,
+            "contact_half_spheres": np.concatenate(lists).astype(i64) if lists else _i0(),
+            "contact_spheres": np.ascontiguousarray(self._spheres, dtype=i64),
+            "contact_clique_starts": clique_starts,
+            "contact_cliques": np.array([c for cs in cliques for c in cs], dtype=i64),
+            "contact_settings": np.array([transition_velocity], dtype=f64),
+            "contact_R_GS": np.zeros((ns, 3, 3)),
+            "contact_p_GS": np.zeros((ns, 3)),
+            "contact_order": np.arange(nsph, dtype=i64),
+            "contact_lo": np.zeros(nsph),
+            "contact_found": np.zeros((capacity, 2), dtype=i64),
+            "contact_found_geometry": np.zeros((capacity, 8)),
+            "contact_keys": np.zeros(capacity, dtype=i64),
+            "contact_perm": np.zeros(capacity, dtype=i64),
+            "contact_s1": np.zeros(capacity, dtype=i64),
+            "contact_s2": np.zeros(capacity, dtype=i64),
+            "contact_depth": np.zeros(capacity),
+            "contact_eff_radius": np.zeros(capacity),
+            "contact_origin": np.zeros((capacity, 3)),
+            "contact_normal": np.zeros((capacity, 3)),
+            "contact_out": np.zeros((capacity, 13)),
+            "contact_counts": np.zeros(2, dtype=i64),
+            "contact_power": np.zeros(1),
+        }
 
     # ------------------------------------------------------------------ accessors
     def hasContactTracker(self, surface1, surface2) -> bool:
@@ -297,6 +370,11 @@ class ContactTrackerSubsystem(Subsystem):
         )
 
     def realizeSubsystemPositionImpl(self, state) -> None:
+        self._realize_snapshot(state)
+
+    def _realize_snapshot(self, state) -> ContactSnapshot:
+        """Find this State's contacts, match them against the history and store the
+        snapshot (marked realized); returns it."""
         ns = len(self._surfaces)
         if ns:
             R, p = self.surfaceTransformsInGround(state)
@@ -361,9 +439,10 @@ class ContactTrackerSubsystem(Subsystem):
         snapshot._history = (all_keys[order], all_ids[order], all_cond[order])
         return self._store(state, snapshot)
 
-    def _store(self, state, snapshot: ContactSnapshot) -> None:
+    def _store(self, state, snapshot: ContactSnapshot) -> ContactSnapshot:
         sx = self.getMySubsystemIndex()
         state.setCacheEntryValue(sx, self._snapshot_entry, snapshot)
+        return snapshot
 
     def realizeSubsystemVelocityImpl(self, state) -> None:
         """Record this State's contacts as the history the next step starts from (the
@@ -519,4 +598,15 @@ class ContactTrackerSubsystem(Subsystem):
                 needed=Stage.Position,
                 current=current,
             )
-        return self.getCacheEntry(state, self._snapshot_entry)
+        if self.isCacheValueRealized(state, self._snapshot_entry):
+            return self.getCacheEntry(state, self._snapshot_entry)
+        # realized by the fused kernel, which applies the forces without a snapshot: the
+        # snapshot is made now from the positions, and becomes the history the next step
+        # starts from (the update value of the history variable)
+        snapshot = self._realize_snapshot(state)
+        self.markCacheValueRealized(state, self._snapshot_entry)
+        sx = self.getMySubsystemIndex()
+        entry = state.getDiscreteVarUpdateIndex(sx, self._prior_index)
+        state.setCacheEntryValue(sx, entry, snapshot._history)
+        self.markDiscreteVarUpdateValueRealized(state, self._prior_index)
+        return snapshot

@@ -197,6 +197,7 @@ class RungeKuttaMersonIntegrator(Integrator):
         stage = adv.getSystemStage()
         if stage < Stage.Velocity:
             return 0
+        adv.autoUpdateDiscreteVariables()  # those updated on request, at the run's start
         fused = system._fused_realization
         compiled = fused.compiledDerivatives(adv)
         ny, nq = adv.getNY(), adv.getNQ()

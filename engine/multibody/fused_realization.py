@@ -10,6 +10,10 @@ For a MultibodySystem whose stage hooks between Position and Acceleration are on
 * GeneralForceSubsystems whose enabled elements all have compiled force terms
   (``engine.forces.compiled_terms``: gravity, mobility springs, dampers and forces,
   constant torques and forces, the global damper);
+* one ContactTrackerSubsystem and one CompliantContactSubsystem whose contacts the
+  kernel's contact stage can find and apply (``engine.contact.fused_contact``: half
+  space-sphere and sphere-sphere, HertzCircular; the dissipated energy's zdot is written
+  after the call);
 * a DefaultSystemSubsystem whose Measures have no work at those stages (they compute
   their values when asked; Integrate, Differentiate and the extremes do have);
 
@@ -33,6 +37,7 @@ from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
+from engine.contact.fused_contact import CONTACT_SUBSYSTEMS, contact_home, contact_obstacle
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.measures.measure import Measure
@@ -71,6 +76,7 @@ class _Plan:
         "table",
         "derivatives",
         "triggers",
+        "contact",
     )
 
 
@@ -110,6 +116,12 @@ class FusedRealization:
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
             matter._mark_abi(state, ctx)
+        contact = plan.contact
+        if contact is not None:
+            if first <= POSITION:
+                state.markCacheValueNotRealized(contact[0], contact[1])  # made on request
+            if contact[2] >= 0 and last >= ACCELERATION:  # the dissipated energy's zdot
+                state.updZDot(contact[2])[0] = contact[3][0]
         return True
 
     def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
@@ -118,9 +130,12 @@ class FusedRealization:
         ``state``, which is at stage ``first - 1``, with kinetic energy ``ke`` (J): the
         State reads as after ``realize`` (Time stage has nothing to do for such a State).
         The counters are the caller's to count (``countStages``, ``countProjectQCalls``)."""
+        plan = self._current_plan(state)
         if first <= VELOCITY <= last:
-            self._current_plan(state).ctx.vc.kinetic_energy = ke
+            plan.ctx.vc.kinetic_energy = ke
         state._enter_lockstep(ALL_STAGES[last])
+        if plan.contact is not None and first <= POSITION:
+            state.markCacheValueNotRealized(plan.contact[0], plan.contact[1])  # on request
 
     def countStages(self, first: int, last: int, n: int) -> None:
         """Count ``n`` realizations of each stage ``first..last`` (ints) that kernels did
@@ -206,7 +221,7 @@ class FusedRealization:
         plan.serial = state._discrete_serial
         plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
         plan.yerr = state._yerr
-        plan.args = plan.fn = plan.ctx = plan.table = None
+        plan.args = plan.fn = plan.ctx = plan.table = plan.contact = None
         plan.derivatives = False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
@@ -230,6 +245,7 @@ class FusedRealization:
             "term_floats": term_floats,
             "excluded": excluded_bodies,
         }
+        homes[layout.CONTACT], plan.contact = contact_home(self._system)
         plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
         plan.fn = realize_stages_from_table
         plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
@@ -292,6 +308,8 @@ class FusedRealization:
             if impl is not getattr(DefaultSystemSubsystem, name):
                 return label
             return FusedRealization._measure_disqualification(sub, name)
+        if isinstance(sub, CONTACT_SUBSYSTEMS):
+            return contact_obstacle(sub, name)
         if isinstance(sub, GeneralForceSubsystem):
             if impl is not getattr(GeneralForceSubsystem, name):
                 return label

@@ -4,7 +4,8 @@ whose stage work is all compiled (see ``engine.multibody.fused_realization``).
 It runs, for the stages ``first..last`` (Stage ints 5..8), exactly the kernels the
 ordinary per-subsystem realization runs: ``position_stage`` and the quaternion norm
 errors; ``velocity_stage``; the applied-force accumulators zeroed and filled by the
-compiled force terms; ``acceleration_stage`` (with the articulated-body inertias first if
+compiled force terms and the compliant contacts (``contact_stage``, nothing for a
+model without contact surfaces); ``acceleration_stage`` (with the articulated-body inertias first if
 ``with_inertias``). One call from Python instead of one per stage and subsystem: the
 per-call cost of a Python hook and of unboxing a kernel's arrays is what dominates a
 small system's realization.
@@ -18,6 +19,7 @@ slots it uses by name. The caller keeps every array of the table alive and unmov
 from __future__ import annotations
 
 from engine.common.numba_internals import f1, f2, f3, i1, i2, kernel_jit
+from engine.contact.kernels.contact_stage_kernel import contact_stage
 from engine.forces.compiled_terms import apply_force_terms
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.stage_kernels import (
@@ -64,6 +66,8 @@ def realize_stages_from_table(first, last, with_inertias, euler, a, s):
             body_forces,
             mobility_forces,
         )
+        p_GB, R_GB, V_GB = f2(a, s, SLOT.p_GB), f3(a, s, SLOT.R_GB), f2(a, s, SLOT.V_GB)
+        contact_stage(a, s, p_GB, R_GB, V_GB, body_forces)
     if last < ACCELERATION:
         return ke
     acceleration_stage(with_inertias, euler, a, s)

@@ -51,6 +51,7 @@ ACCELERATION = "acceleration"  # AccelerationCache (the articulated inertias too
 FORCES = "forces"  # the applied-force accumulators of the global subsystem
 INSTANCE = "instance"  # fixed while Instance stage stays valid: qErr and the force terms
 SCRATCH = "scratch"  # kernel scratch, owned by the matter context
+CONTACT = "contact"  # compliant contact: the tracker's surfaces and the contact scratch
 
 _A = KernelArray
 LAYOUT: tuple[KernelArray, ...] = (
@@ -109,6 +110,36 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("A", "f", ("nb", 6), SCRATCH, "", "an operator's body accelerations"),
     _A("F", "f", ("nb", 6), SCRATCH, "", "an operator's body forces"),
     _A("applied", "f", ("nb", 6), SCRATCH, "", "an operator's applied body forces"),
+    # compliant contact (engine.contact.kernels.contact_stage_kernel); all empty without it
+    _A("contact_body", "i", ("*",), CONTACT, "", "each surface's body"),
+    _A("contact_R_BS", "f", ("*", 3, 3), CONTACT, "", "each surface's frame in its body"),
+    _A("contact_p_BS", "f", ("*", 3), CONTACT, "", "each surface's origin in its body (m)"),
+    _A("contact_radius", "f", ("*",), CONTACT, "", "sphere radius per surface (m)"),
+    _A("contact_material", "f", ("*", 5), CONTACT, "", "k^(2/3), c, us, ud, uv per surface"),
+    _A("contact_halves", "i", ("*",), CONTACT, "", "the half-space surfaces"),
+    _A("contact_half_starts", "i", ("*",), CONTACT, "", "each half space's first sphere"),
+    _A("contact_half_spheres", "i", ("*",), CONTACT, "", "spheres each half space may touch"),
+    _A("contact_spheres", "i", ("*",), CONTACT, "", "the sphere surfaces, ascending"),
+    _A("contact_clique_starts", "i", ("*",), CONTACT, "", "each surface's first clique"),
+    _A("contact_cliques", "i", ("*",), CONTACT, "", "clique ids per surface, ascending"),
+    _A("contact_settings", "f", ("*",), CONTACT, "", "transition velocity (m/s)"),
+    _A("contact_R_GS", "f", ("*", 3, 3), CONTACT, "Dynamics", "surface frames in G"),
+    _A("contact_p_GS", "f", ("*", 3), CONTACT, "Dynamics", "surface origins in G (m)"),
+    _A("contact_order", "i", ("*",), CONTACT, "Dynamics", "spheres by lower interval end"),
+    _A("contact_lo", "f", ("*",), CONTACT, "Dynamics", "spheres' lower interval ends (m)"),
+    _A("contact_found", "i", ("*", 2), CONTACT, "Dynamics", "contacts found: s1, s2"),
+    _A("contact_found_geometry", "f", ("*", 8), CONTACT, "Dynamics", "x, R, origin, normal"),
+    _A("contact_keys", "i", ("*",), CONTACT, "Dynamics", "pair keys s1 ns + s2"),
+    _A("contact_perm", "i", ("*",), CONTACT, "Dynamics", "contacts in pair-key order"),
+    _A("contact_s1", "i", ("*",), CONTACT, "Dynamics", "surface 1, in pair-key order"),
+    _A("contact_s2", "i", ("*",), CONTACT, "Dynamics", "surface 2, in pair-key order"),
+    _A("contact_depth", "f", ("*",), CONTACT, "Dynamics", "depth x (m), in pair-key order"),
+    _A("contact_eff_radius", "f", ("*",), CONTACT, "Dynamics", "effective radius (m)"),
+    _A("contact_origin", "f", ("*", 3), CONTACT, "Dynamics", "halfway points in G (m)"),
+    _A("contact_normal", "f", ("*", 3), CONTACT, "Dynamics", "normals 1 into 2 in G"),
+    _A("contact_out", "f", ("*", 13), CONTACT, "Dynamics", "HertzCircular rows"),
+    _A("contact_counts", "i", ("*",), CONTACT, "Dynamics", "contacts found at the last call"),
+    _A("contact_power", "f", ("*",), CONTACT, "Dynamics", "their dissipated power (W)"),
 )
 del _A
 
