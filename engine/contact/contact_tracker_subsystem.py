@@ -241,6 +241,8 @@ class ContactTrackerSubsystem(Subsystem):
                 return "a half space may touch an ellipsoid (HertzElliptical is Python)"
             if lists[BRICK].size:
                 return "a half space may touch a brick (BrickHalfSpacePenalty is Python)"
+        if self._mesh_pairs:
+            return "a triangle mesh or an ellipsoid may touch another surface (Python trackers)"
         return ""
 
     def _kernel_arrays(self, transition_velocity: float) -> dict[str, np.ndarray]:

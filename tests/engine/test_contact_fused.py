@@ -233,3 +233,31 @@ def test_models_the_kernel_cannot_take_realize_stage_by_stage():
         state = built.ref.new_state(_initial(model))
         built.ref.system.realize(state, Stage.Acceleration)
         assert word in built.ref.system.whyNotFused(state)
+
+
+def test_a_mesh_or_an_ellipsoid_pair_keeps_contact_stage_by_stage():
+    """TriangleMesh surfaces and the Sphere-Ellipsoid pair have Python trackers only: the
+    fused kernel refuses such models and the stage-by-stage path finds their contacts."""
+    for other in (
+        ContactGeometry.TriangleMesh(
+            [(0, 0, 0), (0.2, 0, 0), (0, 0.2, 0), (0, 0, 0.2)],
+            [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)],
+        ),
+        ContactGeometry.Ellipsoid((0.1, 0.2, 0.15)),
+    ):
+        system = MultibodySystem()
+        matter = SimbodyMatterSubsystem(system)
+        material = ContactMaterial(1e6, 0.1, 0.5, 0.4, 0.0)
+        matter.Ground().updBody().addContactSurface(
+            Transform(), ContactSurface(ContactGeometry.Sphere(0.1), material)
+        )
+        body = Body.Rigid(MassProperties(1.0, (0, 0, 0), Inertia(0.01)))
+        mobod = MobilizedBody.Free(matter.Ground(), Transform(), body, Transform())
+        mobod.updBody().addContactSurface(Transform(), ContactSurface(other, material))
+        tracker = ContactTrackerSubsystem(system)
+        CompliantContactSubsystem(system, tracker)
+        state = system.realizeTopology()
+        mobod.setQToFitTranslation(state, (0.05, 0.05, 0.05))
+        system.realize(state, Stage.Acceleration)
+        assert "Python trackers" in system.whyNotFused(state)
+        assert tracker.getActiveContacts(state).getNumContacts() == 1
