@@ -450,6 +450,15 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
         lambda: [n for n, *_ in panel.session.branches()] == ["Branch 2"], timeout=10000
     )
     qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
+    # The branch was run with mass 3 (the file's model has the mass before the edit): it
+    # comes back with that mass.
+    mass = window.model_editor.document.data.body("lower").mass
+    assert mass != 3.0
+    _choose_branch(bar, qtbot)
+    qtbot.waitUntil(
+        lambda: window.model_editor.document.data.body("lower").mass == 3.0, timeout=5000
+    )
+    assert panel.session.built.data.body("lower").mass == 3.0
 
 
 def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(window, qtbot):
