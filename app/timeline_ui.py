@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpinBox,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -122,10 +123,16 @@ class TimelinePanel(QObject):
     def _replay_bar(self) -> QWidget:
         bar = QWidget()
         bar.setObjectName("replayBar")
-        layout = QHBoxLayout(bar)
-        layout.setContentsMargins(4, 0, 4, 0)
+        # The timeline has the view's whole width; the replay controls are on a row below it.
+        rows = QVBoxLayout(bar)
+        rows.setContentsMargins(4, 0, 4, 0)
+        rows.setSpacing(2)
         # The bar never sets the window's minimum width (it shrinks with the view).
-        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        rows.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        rows.addWidget(self.timeline)
+        layout = QHBoxLayout()
+        layout.setContentsMargins(0, 0, 0, 0)
+        rows.addLayout(layout)
         bar.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.reverse_button = QToolButton()
         self.reverse_button.setObjectName("replayBackward")
@@ -175,10 +182,14 @@ class TimelinePanel(QObject):
             "bring it back"
         )
         self.branch_box.activated.connect(self._branch_chosen)
+        self.branch_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.branch_box.setMinimumContentsLength(14)
         self.branch_box.hide()
         self._branch_items: tuple = ()
-        layout.addWidget(self.branch_box)
-        layout.addWidget(self.timeline, 1)
+        layout.addWidget(self.branch_box, 1)
+        layout.addStretch(0)
         return bar
 
     def _budget_changed(self, megabytes: int) -> None:
