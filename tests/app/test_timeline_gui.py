@@ -118,7 +118,8 @@ def test_state_diff_dock_compares_two_bookmarks_chosen_with_keyboard_and_mouse(w
     index = view.group_box.findText("derived")
     while view.group_box.currentIndex() != index:
         QTest.keyClick(view.group_box, Qt.Key.Key_Down)
-    groups = {view.table.item(i, 1).text() for i in range(view.table.rowCount())}
+    groups = {view.table.item(i, 4).text() for i in range(view.table.rowCount())}
+    assert view.table.horizontalHeaderItem(1).text() == "B − A"  # beside the name
     assert groups == {"derived"} and view.table.rowCount() < len(names)
 
 
