@@ -609,6 +609,7 @@ class SimulationSession:
         if model is not None and model is not self.built:
             # The branch was run with other parameters: simulate its model again.
             self._install(model, carry=True, same_layout=True, keep_history=True)
+            self._cascade = None  # the last edit's cascade was of the other model's State
             with self._snap_lock:
                 self._branch_model = (self._branch_model[0] + 1, getattr(model, "data", None))
         self._last_sample_time = last
