@@ -16,7 +16,9 @@ simulation session's history.
 * a memory budget for the history (megabytes, kept in the settings; default 512);
 * a branch box: going on from an earlier moment (also after editing the model's parameters
   there) keeps the old future as a branch, and choosing a branch brings it back (the future
-  it replaces becomes a branch in turn); the plots overlay the branches' curves, dashed;
+  it replaces becomes a branch in turn, with its model: the model tree and Properties then
+  show the parameters that branch was run with); the plots overlay the branches' curves,
+  dashed, and each branch keeps its event and failure marks;
 * a status-bar label with the seconds of history held;
 * Simulation > Save recording… (an ``.npz`` file: the model, every recorded State, the
   bookmarks and the branches, see ``app.history.recording_file``), read back by File > Open
@@ -51,6 +53,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpinBox,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -76,6 +79,7 @@ class TimelinePanel(QObject):
         self._pending_bookmarks: list[tuple[float, str]] = []  # of a recording being opened
         self._model_serial = None
         self._events_shown = None
+        self._branch_model_seen: tuple = (None, 0)
         self.timeline = Timeline()
         central = window.centralWidget().layout()
         self.explainer = FailureExplainer()
@@ -119,10 +123,16 @@ class TimelinePanel(QObject):
     def _replay_bar(self) -> QWidget:
         bar = QWidget()
         bar.setObjectName("replayBar")
-        layout = QHBoxLayout(bar)
-        layout.setContentsMargins(4, 0, 4, 0)
+        # The timeline has the view's whole width; the replay controls are on a row below it.
+        rows = QVBoxLayout(bar)
+        rows.setContentsMargins(4, 0, 4, 0)
+        rows.setSpacing(2)
         # The bar never sets the window's minimum width (it shrinks with the view).
-        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        rows.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        rows.addWidget(self.timeline)
+        layout = QHBoxLayout()
+        layout.setContentsMargins(0, 0, 0, 0)
+        rows.addLayout(layout)
         bar.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.reverse_button = QToolButton()
         self.reverse_button.setObjectName("replayBackward")
@@ -172,10 +182,14 @@ class TimelinePanel(QObject):
             "bring it back"
         )
         self.branch_box.activated.connect(self._branch_chosen)
+        self.branch_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.branch_box.setMinimumContentsLength(14)
         self.branch_box.hide()
         self._branch_items: tuple = ()
-        layout.addWidget(self.branch_box)
-        layout.addWidget(self.timeline, 1)
+        layout.addWidget(self.branch_box, 1)
+        layout.addStretch(0)
         return bar
 
     def _budget_changed(self, megabytes: int) -> None:
@@ -199,6 +213,28 @@ class TimelinePanel(QObject):
             self.branch_box.addItem(f"{name} ({fork:.3g}–{end:.3g} s)")
         self.branch_box.setCurrentIndex(0)
         self.branch_box.setVisible(bool(branches))
+
+    def _follow_branch_model(self, session) -> None:
+        """After a switch to a branch run with another model, show that model's parameters
+        in the document (the tree and Properties) without forking the history again."""
+        count, data = session.branch_model()
+        if self._branch_model_seen == (id(session), count):
+            return
+        first = self._branch_model_seen[0] != id(session)
+        self._branch_model_seen = (id(session), count)
+        panel = self.simulation
+        document = panel.document
+        if first or data is None or document is None or document.data == data:
+            return
+        listener = panel._document_changed  # the session runs that model already
+        document.remove_listener(listener)
+        try:
+            document.restore(data, kind="parameters")
+        finally:
+            document.add_listener(listener)
+        self.window.statusBar().showMessage(
+            "The model's parameters are those this branch was run with", 5000
+        )
 
     def _branch_chosen(self, index: int) -> None:
         session = self.simulation.session
@@ -286,6 +322,7 @@ class TimelinePanel(QObject):
             self._events_shown = (id(session), session.events.version)
             marks = session.events.marks()
             self.timeline.set_event_marks([(m.t, m.kind, m.text) for m in marks])
+        self._follow_branch_model(session)
         self._show_branches(session.branches(), session.current_line())
         if snap.error and snap.error != self._explained:
             self.explainer.show_explanation(explain(snap.error))
@@ -429,15 +466,31 @@ class TimelinePanel(QObject):
         if session is None:
             editor.report(f"Cannot replay {Path(path).name}: its model does not run", modal)
             return False
-        session.load_history(recording.records, recording.branches)
+        for branch in recording.branches:  # a branch run with other parameters: its model
+            if isinstance(branch.model, str):
+                branch.model = self._branch_built(branch.model, path)
+        samples = (recording.sample_columns, recording.samples)
+        session.load_history(recording.records, recording.branches, samples, recording.events)
         self.bookmarks = list(recording.bookmarks)
         self._model_serial = None
         self._pending_bookmarks = list(recording.bookmarks)
         self.window.statusBar().showMessage(f"Opened the recording {path}", 5000)
         return True
 
+    @staticmethod
+    def _branch_built(model_json: str, path: Path):
+        """The BuiltModel of a branch's model JSON text, or None (the recording's model is
+        used) if it cannot be built."""
+        from app.document import build, model_io
+
+        try:
+            return build(model_io.loads(model_json, path))
+        except Exception:  # noqa: BLE001  (a branch's model that does not build is not fatal)
+            return None
+
     def save_recording(self, path: Path) -> None:
-        """Write the model and the recorded States to ``path`` (.npz)."""
+        """Write the model, the recorded States, the bookmarks, the branches, the plot
+        samples and the event marks to ``path`` (.npz)."""
         from app.document.model_io import dumps
         from app.history import save_recording
 
@@ -446,7 +499,16 @@ class TimelinePanel(QObject):
             raise ValueError("no model is being simulated")
         records = session.history_records()
         branches = session.history_branches()
-        save_recording(path, dumps(session.built.data), records, self.bookmarks, branches)
+        samples = (session.samples.columns, session.samples.all())
+        save_recording(
+            path,
+            dumps(session.built.data),
+            records,
+            self.bookmarks,
+            branches,
+            samples=samples,
+            events=session.events.marks(),
+        )
 
     def _save_dialog(self) -> None:
         name, _ = QFileDialog.getSaveFileName(

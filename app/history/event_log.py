@@ -54,6 +54,8 @@ class EventLog:
     def watch(self, system) -> None:
         """Note the events ``system`` handles and reports from now on."""
         if getattr(system, "_mbstudio_event_log", None) is self:
+            self._system = system  # names are looked up in the System being run
+            self._names = {}
             return  # already watched (a reset installs the same System again)
         self._system = system
         handle, report = system.handleEvents, system.reportEvents
@@ -95,6 +97,24 @@ class EventLog:
             kept = [m for m in self._marks if m.t <= t]
             if len(kept) != len(self._marks):
                 self._marks = deque(kept, maxlen=MAX_MARKS)
+                self.version += 1
+
+    def take_after(self, t: float) -> list[EventMark]:
+        """Remove and return the marks later than ``t``, oldest first (the future a run
+        going on from ``t`` leaves, kept with its branch)."""
+        with self._lock:
+            taken = [m for m in self._marks if m.t > t]
+            if taken:
+                self._marks = deque((m for m in self._marks if m.t <= t), maxlen=MAX_MARKS)
+                self.version += 1
+            return taken
+
+    def extend(self, marks) -> None:
+        """Add ``marks`` (a branch's, brought back), after the ones held."""
+        marks = list(marks)
+        if marks:
+            with self._lock:
+                self._marks.extend(marks)
                 self.version += 1
 
     def clear(self) -> None:

@@ -4,6 +4,9 @@ branches a run left behind when it went on from an earlier moment.
 Records are appended in time order. A record earlier than the newest one starts a new
 future: the records from its time on are kept as a ``Branch`` (the old future), and
 ``switch(i)`` brings a branch back, keeping the future it replaces as a branch in turn.
+Each branch keeps the model it was run with (``model``, whatever the caller sets as the
+history's ``model``: the session keeps its BuiltModel there), so that a future run before a
+parameter edit comes back with the parameters it had.
 Once the memory passes the budget, the oldest branch goes first, then the oldest records.
 ``seconds_held`` is the span of simulated time the current line covers.
 """
@@ -36,6 +39,12 @@ class Branch:
     note: str = ""
     #: The plot samples of this future (rows of the session's sample columns), if kept.
     samples: object = None
+    #: The model this future was run with (the history's ``model`` when it was left).
+    model: object = None
+    #: The event marks (event_log.EventMark) of this future, oldest first.
+    events: list = field(default_factory=list)
+    #: The failure marks (time, message) of this future.
+    failures: list = field(default_factory=list)
 
     @property
     def nbytes(self) -> int:
@@ -66,6 +75,8 @@ class History:
         self.last_kept: Branch | None = None
         #: Name of the current line: "Main line", or the branch last switched to.
         self.current_name = "Main line"
+        #: The model the current line runs (kept with each branch the line leaves).
+        self.model: object = None
 
     def __len__(self) -> int:
         return len(self._records) - self._head
@@ -108,7 +119,7 @@ class History:
         if records:
             self._branches_made += 1
             name = f"Branch {self._branches_made}"
-            self.branches.append(Branch(name, fork_time, records, note))
+            self.branches.append(Branch(name, fork_time, records, note, model=self.model))
             self.last_kept = self.branches[-1]
 
     def fork_at(self, t: float, note: str = "") -> None:
@@ -125,6 +136,8 @@ class History:
         """Keep ``branches`` (of this history's model, e.g. read from a recording file) as
         futures left behind, after the ones held."""
         for branch in branches:
+            if branch.model is None:
+                branch.model = self.model
             self.branches.append(branch)
             self._bytes += branch.nbytes
             number = branch.name.removeprefix("Branch ")
@@ -133,12 +146,15 @@ class History:
 
     def switch(self, index: int) -> Branch:
         """Make branch ``index`` the current line's future from its fork time on; the future
-        it replaces becomes a branch. Returns the branch that was brought back."""
+        it replaces becomes a branch, and the branch's model becomes the current line's.
+        Returns the branch that was brought back."""
         if not 0 <= index < len(self.branches):
             raise IndexError(f"no branch {index} (there are {len(self.branches)})")
         branch = self.branches.pop(index)
         self._keep_branch(branch.fork_time, self._cut_from(branch.fork_time))
         self.current_name = branch.name
+        if branch.model is not None:
+            self.model = branch.model
         for record in branch.records:
             self._records.append(record)
             self._times.append(record.t)

@@ -1,9 +1,10 @@
 """Recording files: a model and its recorded States in one numpy ``.npz`` archive.
 
-Layout (format version 2; version 1 is version 2 without branches), every member a plain array
-(no pickles):
+Layout (format version 3; version 2 is version 3 without plot samples, event marks and branch
+models, version 1 also without branches; both are still read), every member a plain array (no
+pickles):
 
-- ``format``: the string ``"mbstudio-recording"``; ``version``: int, 1;
+- ``format``: the string ``"mbstudio-recording"``; ``version``: int, 3;
 - ``model``: the model document as JSON text;
 - ``t`` (n,), ``q`` (n, nq), ``u`` (n, nu), ``z`` (n, nz), ``stage`` (n,): one row per record;
 - ``discrete_keys`` (m, 2) int: subsystem and index of each discrete variable;
@@ -13,7 +14,14 @@ Layout (format version 2; version 1 is version 2 without branches), every member
 - ``branch_names``, ``branch_notes`` (k,) str and ``branch_fork_times`` (k,): the futures the
   run left (see ``history.Branch``); branch i's States are ``branch<i>_t``, ``branch<i>_q``,
   ``branch<i>_u``, ``branch<i>_z``, ``branch<i>_stage`` and ``branch<i>_discrete_<k>``, laid out
-  as the current line's.
+  as the current line's;
+- ``sample_columns`` (c,) str: the names of the plotted quantities (``t`` first, see
+  ``app.simulation.samples``); ``samples`` (s, c): the current line's plot samples, one row per
+  sample time; ``branch<i>_samples`` (s_i, c): branch i's (no rows if none were kept);
+- ``event_times`` (e,), ``event_kinds``, ``event_texts`` (e,) str: the event marks of the
+  current line (``event_log.EventMark``); ``branch<i>_event_times`` ... the same for branch i;
+- ``branch_models`` (k,) str: the model JSON text branch i was run with, or "" if it is the
+  file's model (a branch left by a parameter edit has its own).
 
 Event trigger values are not saved: they are cache values, realized again when needed.
 A file that is not such an archive, is truncated, or has another version is refused with
@@ -31,13 +39,14 @@ from pathlib import Path
 
 import numpy as np
 
+from app.history.event_log import EventMark
 from app.history.history import Branch, History
 from app.history.state_record import StateRecord
 from app.history.value_codec import ValueCodecError, decode
 
 FORMAT_NAME = "mbstudio-recording"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 
 class RecordingFileError(ValueError):
@@ -46,12 +55,18 @@ class RecordingFileError(ValueError):
 
 @dataclass
 class Recording:
-    """What a recording file holds: the model (JSON text), the records, the bookmarks."""
+    """What a recording file holds: the model (JSON text), the records, the bookmarks, the
+    branches (a branch's ``model`` is its model's JSON text, or None for the file's model),
+    the plot samples (``sample_columns`` and ``samples`` rows, None if the file has none) and
+    the event marks."""
 
     model_json: str
     records: list[StateRecord]
     bookmarks: list[tuple[float, str]] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
+    sample_columns: list[str] = field(default_factory=list)
+    samples: np.ndarray | None = None
+    events: list[EventMark] = field(default_factory=list)
 
 
 def _stack(rows: list[np.ndarray], width: int) -> np.ndarray:
@@ -75,11 +90,51 @@ def _record_arrays(prefix: str, records: list[StateRecord], first: StateRecord) 
     return arrays
 
 
+def _event_arrays(prefix: str, events) -> dict:
+    events = list(events or ())
+    return {
+        f"{prefix}event_times": np.array([m.t for m in events], dtype=np.float64),
+        f"{prefix}event_kinds": np.array([m.kind for m in events], dtype=str),
+        f"{prefix}event_texts": np.array([m.text for m in events], dtype=str),
+    }
+
+
+def _sample_rows(rows, width: int) -> np.ndarray:
+    if rows is None or width == 0:
+        return np.zeros((0, width))
+    rows = np.asarray(rows, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[1] != width:
+        raise RecordingFileError("the plot samples do not match their column names")
+    return rows
+
+
+def _model_text(model, model_json: str) -> str:
+    """JSON text of a branch's model if it is not the file's (""otherwise)."""
+    if model is None:
+        return ""
+    if not isinstance(model, str):
+        data = getattr(model, "data", None)
+        if data is None:
+            return ""
+        from app.document.model_io import dumps
+
+        model = dumps(data)
+    return "" if model == model_json else model
+
+
 def save_recording(
-    path, model_json: str, history: History | list[StateRecord], bookmarks=(), branches=None
+    path,
+    model_json: str,
+    history: History | list[StateRecord],
+    bookmarks=(),
+    branches=None,
+    samples: tuple[list[str], np.ndarray] | None = None,
+    events=(),
 ) -> None:
     """Write a recording atomically (a temporary file renamed over ``path``). ``branches``:
-    the futures left behind (default: those of ``history`` if it is a History)."""
+    the futures left behind (default: those of ``history`` if it is a History), with their
+    plot samples, event marks and models; ``samples``: (column names, rows) of the current
+    line's plot samples; ``events``: its event marks."""
     records = list(history)
     if not records:
         raise RecordingFileError("there is nothing to save: the recording holds no State")
@@ -88,6 +143,8 @@ def save_recording(
     branches = [b for b in branches if b.records]
     first = records[0]
     layout = [(s, i, n) for s, i, n, _ in first.discrete]
+    columns, rows = samples if samples is not None else ([], None)
+    columns = [str(c) for c in columns]
     arrays = {
         "format": np.array(FORMAT_NAME),
         "version": np.array(FORMAT_VERSION),
@@ -100,9 +157,18 @@ def save_recording(
         "branch_names": np.array([b.name for b in branches], dtype=str),
         "branch_notes": np.array([b.note for b in branches], dtype=str),
         "branch_fork_times": np.array([b.fork_time for b in branches], dtype=np.float64),
+        "branch_models": np.array([_model_text(b.model, model_json) for b in branches], dtype=str),
+        "sample_columns": np.array(columns, dtype=str),
+        "samples": _sample_rows(rows, len(columns)),
+        **_event_arrays("", events),
     }
     for i, branch in enumerate(branches):
         arrays.update(_record_arrays(f"branch{i}_", branch.records, first))
+        branch_rows = branch.samples
+        if branch_rows is None or np.shape(branch_rows)[1:] != (len(columns),):
+            branch_rows = None  # none kept, or of other columns: the branch has no curves
+        arrays[f"branch{i}_samples"] = _sample_rows(branch_rows, len(columns))
+        arrays.update(_event_arrays(f"branch{i}_", branch.events))
     target = Path(path)
     if not target.parent.is_dir():
         raise RecordingFileError(f"cannot save the recording: no directory {target.parent}")
@@ -144,21 +210,59 @@ def _read_members(data, path) -> tuple:
         )
         bookmarks = [(float(bt), str(bn)) for bt, bn in marks]
         branches = []
+        columns, samples, events = [], None, []
+        if version >= 3:
+            columns = [str(c) for c in _member(data, "sample_columns", path).tolist()]
+            samples = _samples_member(data, "samples", len(columns), path)
+            events = _event_members(data, "", path)
         if version >= 2:
+            names_ = _member(data, "branch_names", path).tolist()
+            models = (
+                _member(data, "branch_models", path).tolist()
+                if version >= 3
+                else [""] * len(names_)
+            )
             heads = zip(
-                _member(data, "branch_names", path).tolist(),
+                names_,
                 _member(data, "branch_notes", path).tolist(),
                 _member(data, "branch_fork_times", path).tolist(),
+                models,
                 strict=True,
             )
-            for i, (name, note, fork) in enumerate(heads):
+            for i, (name, note, fork, model) in enumerate(heads):
                 branch_line = _line_members(data, f"branch{i}_", len(keys), path)
-                branches.append((str(name), str(note), float(fork), branch_line))
+                extra = (None, [])
+                if version >= 3:
+                    extra = (
+                        _samples_member(data, f"branch{i}_samples", len(columns), path),
+                        _event_members(data, f"branch{i}_", path),
+                    )
+                model = str(model) or None
+                if model is not None:
+                    json.loads(model)
+                branches.append((str(name), str(note), float(fork), branch_line, model, extra))
     except RecordingFileError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise RecordingFileError(f"{path}: damaged or truncated recording ({exc})") from exc
-    return line, keys, names, model_json, bookmarks, branches
+    return line, keys, names, model_json, bookmarks, branches, (columns, samples, events)
+
+
+def _samples_member(data, name: str, width: int, path) -> np.ndarray | None:
+    rows = _member(data, name, path)
+    if rows.ndim != 2 or rows.shape[1] != width or rows.dtype.kind != "f":
+        raise RecordingFileError(f"{path}: damaged recording (plot samples of the wrong shape)")
+    return np.array(rows, dtype=np.float64) if len(rows) else None
+
+
+def _event_members(data, prefix: str, path) -> list[EventMark]:
+    marks = zip(
+        _member(data, f"{prefix}event_times", path).tolist(),
+        _member(data, f"{prefix}event_kinds", path).tolist(),
+        _member(data, f"{prefix}event_texts", path).tolist(),
+        strict=True,
+    )
+    return [EventMark(float(t), str(kind), str(text)) for t, kind, text in marks]
 
 
 def _line_members(data, prefix: str, n_discrete: int, path) -> tuple:
@@ -187,15 +291,24 @@ def load_recording(path) -> Recording:
             raise RecordingFileError(f"{path}: not an mbstudio recording (a bare numpy array)")
         with data:
             arrays = _read_members(data, path)
-    line, keys, names, model_json, bookmarks, branch_lines = arrays
+    line, keys, names, model_json, bookmarks, branch_lines, plots = arrays
     if len(names) != len(keys):
         raise RecordingFileError(f"{path}: damaged recording (inconsistent array sizes)")
     records = _records(line, keys, names, path)
     branches = [
-        Branch(name, fork, _records(branch_line, keys, names, path), note)
-        for name, note, fork, branch_line in branch_lines
+        Branch(
+            name,
+            fork,
+            _records(branch_line, keys, names, path),
+            note,
+            samples=samples,
+            model=model,
+            events=events,
+        )
+        for name, note, fork, branch_line, model, (samples, events) in branch_lines
     ]
-    return Recording(model_json, records, bookmarks, branches)
+    columns, samples, events = plots
+    return Recording(model_json, records, bookmarks, branches, columns, samples, events)
 
 
 def _records(line, keys, names, path) -> list[StateRecord]:

@@ -40,17 +40,16 @@ class StateRecord:
     discrete: tuple[tuple[int, int, str, str], ...]
     triggers: np.ndarray
     stage: int
+    #: Characters of the discrete variables' texts, if known (records share them).
+    text_bytes: int | None = None
 
     @property
     def nbytes(self) -> int:
         """Memory the record's arrays take, in bytes."""
-        return (
-            self.q.nbytes
-            + self.u.nbytes
-            + self.z.nbytes
-            + self.triggers.nbytes
-            + sum(len(text) for *_, text in self.discrete)
-        )
+        text = self.text_bytes
+        if text is None:
+            text = sum(len(t) for *_, t in self.discrete)
+        return self.q.nbytes + self.u.nbytes + self.z.nbytes + self.triggers.nbytes + text
 
     def same_values(self, other: StateRecord) -> bool:
         """True if every variable is bit-identical (NaN never occurs in a record)."""
@@ -86,20 +85,38 @@ def _discrete_texts(state: State) -> tuple[tuple[int, int, str, str], ...]:
 
 class Recorder:
     """``capture`` for a sequence of moments of one (or a few) States: the discrete
-    variables' text is made again only when the State's discrete value version changed
-    (they are parameters and switches, which rarely change during a run)."""
+    variables' text (and the q/u sizes) are found again only when the State's discrete value
+    version or its number of variables changed (they are parameters and switches, which
+    rarely change during a run)."""
 
     def __init__(self) -> None:
         self._state: State | None = None  # kept alive so that its identity stays unique
-        self._version = -1
+        self._key: tuple = ()
         self._discrete: tuple[tuple[int, int, str, str], ...] = ()
+        self._layout: tuple[int, int, int] = (0, 0, 0)  # nq, nu, characters of the texts
 
     def capture(self, state: State) -> StateRecord:
-        version = state.getDiscreteValueVersion()
-        if state is not self._state or version != self._version:
+        y = state.getY()
+        key = (state.getDiscreteValueVersion(), y.size)
+        if state is not self._state or key != self._key:
             self._discrete = _discrete_texts(state)
-            self._state, self._version = state, version
-        return capture(state, self._discrete)
+            text = sum(len(t) for *_, t in self._discrete)
+            self._layout = (state.getNQ(), state.getNU(), text)
+            self._state, self._key = state, key
+        nq, nu, text = self._layout
+        stage = state.getSystemStage()
+        triggers = _frozen(state.getEventTriggers()) if stage >= Stage.Acceleration else _NONE
+        y = _frozen(y)  # one copy; q, u and z are read-only views of it
+        return StateRecord(
+            t=float(state.getTime()),
+            q=y[:nq],
+            u=y[nq : nq + nu],
+            z=y[nq + nu :],
+            discrete=self._discrete,
+            triggers=triggers,
+            stage=int(stage),
+            text_bytes=text,
+        )
 
 
 def capture(

@@ -155,6 +155,7 @@ class SimulationSession:
         self.history = History(history_budget)
         self._recorder = Recorder()
         self._comparison: tuple | None = None
+        self._branch_model: tuple[int, object] = (0, None)
         self._history_lock = threading.Lock()
         #: The mouse's pull on a body (see app.body_puller): ``pull_body(request)`` posts.
         self.pull = BodyPull()
@@ -164,9 +165,13 @@ class SimulationSession:
 
     # -- model --------------------------------------------------------------------------------
 
-    def _install(self, built, carry: bool, same_layout: bool = False) -> None:
+    def _install(
+        self, built, carry: bool, same_layout: bool = False, keep_history: bool = False
+    ) -> None:
         """Adopt ``built`` (worker thread, or before start); carry q/u/t over by body name, or
-        (``same_layout``: an edit that kept the State layout, like renaming a body) whole."""
+        (``same_layout``: an edit that kept the State layout, like renaming a body) whole.
+        ``keep_history``: the model of a branch switched to (the history, plot samples and
+        marks stay as they are, nothing is recorded)."""
         old_built = getattr(self, "built", None)
         old_state = getattr(self, "_state", None)
         if not hasattr(self, "events"):
@@ -181,7 +186,10 @@ class SimulationSession:
         if carry and old_built is not None and old_state is not None:
             if not (same_layout and self._copy_layout(old_state, state)):
                 self._carry_state(old_built, old_state, built, state)
-        kept, branch = self._keep_or_clear_history(carry and same_layout, state)
+        if keep_history:
+            kept, branch = True, None
+        else:
+            kept, branch = self._keep_or_clear_history(carry and same_layout, state)
         old_samples = getattr(self, "samples", None)
         self.built = built
         self.system = system
@@ -190,14 +198,18 @@ class SimulationSession:
         self._stepper: TimeStepper | None = None
         self._cost = None
         self._model_serial += 1
+        self._left_marks: tuple = ((), ())
+        with self._history_lock:
+            self.history.model = built
         self._columns, self._q_labels, self._u_labels = self._column_names(built, state)
         if kept and old_samples is not None and old_samples.columns == self._columns:
             # The plots keep the past; the future before the edit stays with its branch.
-            rows = old_samples.take_from(state.getTime(), inclusive=False)
-            if branch is not None:
-                branch.samples = rows
+            if not keep_history:
+                rows = old_samples.take_from(state.getTime(), inclusive=False)
+                if branch is not None:
+                    branch.samples = rows
+                self._last_sample_time = state.getTime()
             self.samples = old_samples
-            self._last_sample_time = state.getTime()
         else:
             self.samples = SampleBuffer(self._columns, self._sample_capacity)
             self._last_sample_time = -math.inf
@@ -206,7 +218,8 @@ class SimulationSession:
         self._geometry = self._collect_geometry(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
-        self._record(state)
+        if not keep_history:
+            self._record(state)
 
     def _keep_or_clear_history(self, keep: bool, state: State):
         """An edit that keeps the State's layout (``keep``) forks the history at the State's
@@ -225,12 +238,15 @@ class SimulationSession:
                 self.history.last_kept = None
                 self.history.fork_at(t, "before the edit")
                 branch = self.history.last_kept
+                failures = [m for m in self._marks if m[0] > t]
                 self._marks = [m for m in self._marks if m[0] <= t]
             else:
                 self.history.clear()
                 self._marks: list[tuple[float, str]] = []
         if keep:
-            self.events.drop_after(t)
+            events = self.events.take_after(t)
+            if branch is not None:  # the marks of the future before the edit go with it
+                branch.events, branch.failures = events, failures
         else:
             self.events.clear()
         #: Whether the latest model change kept the recorded history (readers keep bookmarks).
@@ -397,6 +413,12 @@ class SimulationSession:
                 for b in self.history.branches
             ]
 
+    def branch_model(self) -> tuple[int, object]:
+        """(number of switches to a branch run with another model, that model's document
+        data or None): the editor shows the data of the branch switched to (any thread)."""
+        with self._snap_lock:
+            return self._branch_model
+
     def current_line(self) -> str:
         """Name of the line of history being shown and extended (any thread)."""
         with self._history_lock:
@@ -406,10 +428,12 @@ class SimulationSession:
         """Bring branch ``index`` back as the current future and show its last State."""
         self.submit("switch_branch", int(index))
 
-    def load_history(self, records: list, branches=()) -> None:
+    def load_history(self, records: list, branches=(), samples=None, events=()) -> None:
         """Replace the history with ``records`` (of this model, e.g. from a recording file)
-        and the futures left behind ``branches`` (history.Branch), and show the first record."""
-        self.submit("load_history", list(records), list(branches))
+        and the futures left behind ``branches`` (history.Branch), and show the first record.
+        ``samples``: (column names, rows) of the plot samples of the records, if known (else
+        they are computed from the records); ``events``: their event marks."""
+        self.submit("load_history", list(records), list(branches), samples, list(events))
 
     def history_branches(self) -> list:
         """A copy of the list of branches (history.Branch) the history keeps (any thread)."""
@@ -560,6 +584,17 @@ class SimulationSession:
             branch = self.history.switch(index)
             kept = self.history.last_kept
             last = self.history[-1].t
+            n = len(branch.records)
+            base = self.history[-n - 1].t if len(self.history) > n else -math.inf
+            # The marks after the common past go with the future replaced; the branch's
+            # come back.
+            failures = [m for m in self._marks if m[0] > base]
+            self._marks = [m for m in self._marks if m[0] <= base] + list(branch.failures)
+            events = self.events.take_after(base)
+            self.events.extend(branch.events)
+            if kept is not None:
+                kept.events, kept.failures = events, failures
+            branch.events, branch.failures = [], []
             # The plotted future is the branch's; the one it replaces goes with its branch.
             rows = self.samples.take_from(branch.fork_time)
             if kept is not None:
@@ -570,10 +605,19 @@ class SimulationSession:
                 for row in branch.samples:
                     self.samples.append(row)
             branch.samples = None
+        model = branch.model
+        if model is not None and model is not self.built:
+            # The branch was run with other parameters: simulate its model again.
+            self._install(model, carry=True, same_layout=True, keep_history=True)
+            self._cascade = None  # the last edit's cascade was of the other model's State
+            with self._snap_lock:
+                self._branch_model = (self._branch_model[0] + 1, getattr(model, "data", None))
         self._last_sample_time = last
         return self._cmd_show_recorded(last)
 
-    def _cmd_load_history(self, records: list, branches: list = ()) -> str | None:
+    def _cmd_load_history(
+        self, records: list, branches: list = (), samples=None, events=()
+    ) -> str | None:
         if not records:
             return None
         restore(records[0], State(self._state))  # refuses records of another model first
@@ -582,7 +626,28 @@ class SimulationSession:
             for record in records:
                 self.history.append(record)
             self.history.adopt_branches(list(branches))
+        self.events.clear()
+        self.events.extend(events)
+        self._load_samples(records, samples)
         return self._cmd_show_recorded(records[0].t)
+
+    def _load_samples(self, records: list, samples) -> None:
+        """The plot samples of loaded ``records``: ``samples`` (columns, rows) if they are
+        this model's, else computed from the last records the buffer holds."""
+        columns, rows = samples if samples is not None else ([], None)
+        self.samples.take_from(-math.inf)
+        if rows is None or list(columns) != self.samples.columns:
+            rows = []
+            state = State(self._state)
+            for record in records[-self.samples.capacity :]:
+                restore(record, state)
+                try:
+                    rows.append(self._sample_row(state))
+                except SimTKError:
+                    continue
+        for row in rows:
+            self.samples.append(row)
+        self._last_sample_time = records[-1].t
 
     def _cmd_assemble(self) -> str | None:
         from engine import Assembler
@@ -742,8 +807,13 @@ class SimulationSession:
         if self._stepper is None:
             s = self.settings
             integ = make_integrator(s.integrator, self.system, s.accuracy, s.step_size)
-            self.events.drop_after(self._state.getTime())  # the run makes a new future
             stepper = TimeStepper(self.system, integ)
+            # The marks of the future this run replaces go with its branch (see _record).
+            t = self._state.getTime()
+            with self._history_lock:
+                failures = [m for m in self._marks if m[0] > t]
+                self._marks = [m for m in self._marks if m[0] <= t]
+            self._left_marks = (self.events.take_after(t), failures)
             stepper.initialize(self._state)
             # The integrator's advanced State is the live State from now on.
             self._state = integ.getAdvancedState()
@@ -893,6 +963,11 @@ class SimulationSession:
         if t <= self._last_sample_time:  # going on from an earlier, recorded moment
             left = self.samples.take_from(t)
         self._last_sample_time = t
+        self.samples.append(self._sample_row(state))
+        self._record(state, left)
+
+    def _sample_row(self, state: State) -> np.ndarray:
+        """The plot sample of ``state`` (realized to Acceleration here if it is not yet)."""
         system = self.system
         if state.getSystemStage() < Stage.Acceleration:
             system.realize(state, Stage.Acceleration)
@@ -904,7 +979,7 @@ class SimulationSession:
             float(np.asarray(m.getValue(state), dtype=float).reshape(-1)[0])
             for m in self._measures(self.built).values()
         ]
-        row = np.concatenate(
+        return np.concatenate(
             (
                 [state.getTime()],
                 state.getQ(),
@@ -914,8 +989,6 @@ class SimulationSession:
                 measures,
             )
         )
-        self.samples.append(row)
-        self._record(state, left)
 
     def _record(self, state: State, left_samples=None) -> None:
         """Keep the State's variables in the history (worker thread); ``left_samples``: the
@@ -927,8 +1000,12 @@ class SimulationSession:
         with self._history_lock:
             self.history.last_kept = None
             self.history.append(record)
-            if self.history.last_kept is not None and left_samples is not None:
-                self.history.last_kept.samples = left_samples
+            kept = self.history.last_kept
+            if kept is not None and left_samples is not None:
+                kept.samples = left_samples
+            if kept is not None:
+                kept.events, kept.failures = (list(m) for m in self._left_marks)
+            self._left_marks = ((), ())
 
     def branch_samples(self) -> list[tuple[str, list[str], np.ndarray]]:
         """(name, sample columns, plot rows) of each branch whose plot samples are kept

@@ -27,7 +27,9 @@ from PySide6.QtWidgets import (
 
 ALL_GROUPS = "All groups"
 DISPLAYED = "Displayed moment"
-COLUMNS = ("Quantity", "Group", "A", "B", "B − A")
+#: The difference (what the rows are sorted by) comes right after the name, so that it shows
+#: in a narrow dock without scrolling.
+COLUMNS = ("Quantity", "B − A", "A", "B", "Group")
 
 
 def _text(value) -> str:
@@ -79,8 +81,8 @@ class StateDiffView(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        self.table.setColumnWidth(0, 260)
-        self.table.setColumnWidth(1, 110)
+        self.table.setColumnWidth(0, 200)
+        self.table.setColumnWidth(1, 80)
         for box in (self.moment_a, self.moment_b, self.group_box):
             box.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -148,7 +150,7 @@ class StateDiffView(QWidget):
         self.group_box.setCurrentText(current if current in groups else ALL_GROUPS)
         self.group_box.blockSignals(False)
         self.table.setHorizontalHeaderLabels(
-            ["Quantity", "Group", f"A (t = {t_a:.4g})", f"B (t = {t_b:.4g})", "B − A"]
+            ["Quantity", "B − A", f"A (t = {t_a:.4g})", f"B (t = {t_b:.4g})", "Group"]
         )
         self._fill()
 
@@ -160,14 +162,14 @@ class StateDiffView(QWidget):
             d = r.difference
             cells = (
                 r.name,
-                r.group,
+                "" if d is None else f"{d:.4g}",
                 _text(r.value_a),
                 _text(r.value_b),
-                "" if d is None else f"{d:.4g}",
+                r.group,
             )
             for k, cell in enumerate(cells):
                 item = QTableWidgetItem(cell)
-                if k >= 2:
+                if 1 <= k <= 3:
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )

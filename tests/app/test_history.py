@@ -132,6 +132,68 @@ def test_recording_file_round_trips_bit_for_bit(tmp_path):
     assert [b.name for b in again.branches] == ["Branch 2"]
 
 
+def test_recording_file_keeps_plot_samples_event_marks_and_branch_models(tmp_path):
+    import zipfile
+
+    from app.history.event_log import EventMark
+
+    built, state = _run_double_pendulum(0.3)
+    history = History()
+    history.model = "the file's model"
+    history.append(capture(state))
+    state.setTime(0.35)
+    history.append(capture(state))
+    state.setTime(0.32)
+    history.append(capture(state))
+    history.model = "the edited model"  # the line goes on with another model
+    (branch,) = history.branches
+    assert branch.model == "the file's model"
+    columns = ["t", "total energy"]
+    rows = np.array([[0.3, 1.5], [0.32, 1.25]])
+    branch.samples = np.array([[0.35, 2.0]])
+    branch.events = [EventMark(0.34, "handled", "Triggered event handled by Bounce")]
+    from dataclasses import replace
+
+    edited = built.data.copy()
+    edited.bodies[1] = replace(edited.bodies[1], mass=3.0)
+    branch.model = dumps(edited)
+    marks = [EventMark(0.31, "reported", "Scheduled event reported by Every tenth")]
+    path = tmp_path / "v3.npz"
+    model_json = dumps(built.data)
+    save_recording(path, model_json, history, samples=(columns, rows), events=marks)
+    loaded = load_recording(path)
+    assert loaded.sample_columns == columns and np.array_equal(loaded.samples, rows)
+    assert loaded.events == marks
+    (back,) = loaded.branches
+    assert np.array_equal(back.samples, branch.samples) and back.events == branch.events
+    assert back.model == dumps(edited)
+    # A branch run with the file's own model stores no second copy of it.
+    branch.model = model_json
+    save_recording(path, model_json, history, samples=(columns, rows))
+    assert load_recording(path).branches[0].model is None
+
+    # A version-2 file (no samples, marks or branch models) is still read.
+    with np.load(path) as data:
+        old = {k: data[k] for k in data.files}
+    for key in list(old):
+        if "sample" in key or "event_" in key or key == "branch_models":
+            del old[key]
+    old["version"] = np.array(2)
+    v2 = tmp_path / "v2.npz"
+    np.savez_compressed(v2, **old)
+    loaded = load_recording(v2)
+    assert loaded.samples is None and loaded.events == [] and loaded.sample_columns == []
+    assert len(loaded.records) == 2 and loaded.branches[0].samples is None
+    assert all(a.same_values(b) for a, b in zip(history, loaded.records, strict=True))
+    # A version-3 file that lost its samples is refused, naming what is missing.
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(tmp_path / "cut.npz", "w") as cut:
+        for item in source.infolist():
+            if item.filename != "samples.npy":
+                cut.writestr(item, source.read(item))
+    with pytest.raises(RecordingFileError, match="no 'samples'"):
+        load_recording(tmp_path / "cut.npz")
+
+
 def test_damaged_or_foreign_files_are_refused_with_a_message(tmp_path):
     built, state = _run_double_pendulum(0.1)
     good = tmp_path / "run.npz"

@@ -118,7 +118,8 @@ def test_state_diff_dock_compares_two_bookmarks_chosen_with_keyboard_and_mouse(w
     index = view.group_box.findText("derived")
     while view.group_box.currentIndex() != index:
         QTest.keyClick(view.group_box, Qt.Key.Key_Down)
-    groups = {view.table.item(i, 1).text() for i in range(view.table.rowCount())}
+    groups = {view.table.item(i, 4).text() for i in range(view.table.rowCount())}
+    assert view.table.horizontalHeaderItem(1).text() == "B − A"  # beside the name
     assert groups == {"derived"} and view.table.rowCount() < len(names)
 
 
@@ -221,10 +222,23 @@ def test_a_saved_recording_opens_again_with_its_states_and_bookmarks(window, qtb
     qtbot.waitUntil(lambda: panel.snapshot.time == saved.records[0].t, timeout=5000)
     assert window.timeline.bookmarks == saved.bookmarks
     qtbot.waitUntil(lambda: timeline.bookmarks == saved.bookmarks, timeout=5000)
+    # The plots show the recorded curves again.
+    energy = saved.sample_columns.index("total energy")
+    assert len(saved.samples) >= len(saved.records) - 1
+
+    def plotted() -> bool:
+        panel.plots.refresh()
+        t, y = panel.plots.plotted_data("total energy")
+        return np.array_equal(t, saved.samples[:, 0]) and np.array_equal(
+            y, saved.samples[:, energy]
+        )
+
+    qtbot.waitUntil(plotted, timeout=5000)
     # Scrubbing to the end shows the last recorded State exactly.
+    last = saved.records[-1]
+    qtbot.waitUntil(lambda: timeline.end == last.t, timeout=5000)
     right_end = QPoint(timeline.width() - 1, timeline.height() // 2)
     QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=right_end)
-    last = saved.records[-1]
     qtbot.waitUntil(lambda: panel.snapshot.time == last.t, timeout=5000)
     assert np.array_equal(panel.snapshot.q, last.q)
 
@@ -437,6 +451,15 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
         lambda: [n for n, *_ in panel.session.branches()] == ["Branch 2"], timeout=10000
     )
     qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
+    # The branch was run with mass 3 (the file's model has the mass before the edit): it
+    # comes back with that mass.
+    mass = window.model_editor.document.data.body("lower").mass
+    assert mass != 3.0
+    _choose_branch(bar, qtbot)
+    qtbot.waitUntil(
+        lambda: window.model_editor.document.data.body("lower").mass == 3.0, timeout=5000
+    )
+    assert panel.session.built.data.body("lower").mass == 3.0
 
 
 def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(window, qtbot):
@@ -508,6 +531,16 @@ def test_a_recording_made_by_simulate_opens_in_the_studio(window, qtbot, tmp_pat
     assert window.model_editor.open_path(path, modal=False)
     qtbot.waitUntil(lambda: panel.session.history_span()[2] == len(saved.records), timeout=10000)
     qtbot.waitUntil(lambda: timeline.end == saved.records[-1].t, timeout=5000)
+    # The file holds no plot samples: they are computed from its States.
+    assert saved.samples is None
+
+    def plotted() -> bool:
+        panel.plots.refresh()
+        return np.array_equal(
+            panel.plots.plotted_data("total energy")[0], [r.t for r in saved.records]
+        )
+
+    qtbot.waitUntil(plotted, timeout=5000)
     right_end = QPoint(timeline.width() - 1, timeline.height() // 2)
     QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=right_end)
     qtbot.waitUntil(lambda: panel.snapshot.time == saved.records[-1].t, timeout=5000)
@@ -545,3 +578,150 @@ def test_going_on_from_a_bookmark_without_an_edit_reproduces_the_old_future_bit_
     again = [t for t in old if t > fork]
     assert len(again) > 8 and all(t in new for t in again)
     assert all(new[t].same_values(old[t]) for t in again)
+
+
+def _choose_branch(bar, qtbot) -> None:
+    """Open the branch switcher with a mouse click and choose the (one) branch in its list."""
+    box = bar.branch_box
+    assert box.count() == 2  # the line shown, and one branch
+    QTest.mouseClick(box, Qt.MouseButton.LeftButton)
+    view = box.view()
+    qtbot.waitUntil(view.isVisible, timeout=3000)
+    QTest.keyClick(view, Qt.Key.Key_Down)  # from the line shown to the branch in the list
+    QTest.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not view.isVisible(), timeout=3000)
+
+
+def _poses_of(built, record):
+    """The body poses (nbodies, 4, 4) ``record`` has in ``built``'s model."""
+    from app.history import restore
+    from app.simulation.snapshot import body_poses
+    from engine import Stage, State
+
+    state = State(built.state)
+    restore(record, state)
+    built.system.realize(state, Stage.Position)
+    return body_poses(built.matter, state)
+
+
+def test_switching_to_a_branch_shows_the_model_it_was_run_with(qtbot, qsettings):
+    from app.document import model_io
+
+    window = MainWindow(model_path=example_path("double_pendulum"), settings=qsettings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
+    panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
+    window.model_editor.interactive = False
+    try:
+        _click_action(window, "play")
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0.5, timeout=15000)
+        _click_action(window, "pause")
+        qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+        session = panel.session
+        old_built = session.built
+        old_end = session.history_span()[1]
+        x = round(timeline.x_of(0.2))
+        fork = session.recorded_time(timeline.time_at(x))
+        QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+        qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
+        # Type a new mass for "lower" in Properties: the run forks there.
+        editor = window.model_editor
+        view = editor.tree.view
+        rect = view.visualRect(editor.tree.model.index_of("body:lower"))
+        QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        field = editor.properties.field("mass")
+        old_mass = float(field.text())
+        field.setFocus()
+        field.selectAll()
+        QTest.keyClicks(field, "3")
+        QTest.keyClick(field, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: session.branches() != [], timeout=5000)
+        new_built = session.built
+        assert new_built is not old_built and new_built.data.body("lower").mass == 3.0
+        _click_action(window, "play")
+        qtbot.waitUntil(lambda: panel.snapshot.time > old_end + 0.05, timeout=10000)
+        _click_action(window, "pause")
+        qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+        new_end = session.history_span()[1]
+        new_last = session.history_records()[-1]
+        qtbot.waitUntil(bar.branch_box.isVisible, timeout=5000)
+
+        # Switch to the branch left by the edit: its model, its marks, its last pose.
+        _choose_branch(bar, qtbot)
+        qtbot.waitUntil(lambda: session.history_span()[1] == old_end, timeout=5000)
+        qtbot.waitUntil(lambda: panel.snapshot.time == old_end, timeout=5000)
+        assert session.built is old_built
+        qtbot.waitUntil(lambda: editor.document.data.body("lower").mass == old_mass, timeout=5000)
+        qtbot.waitUntil(
+            lambda: float(editor.properties.field("mass").text()) == old_mass, timeout=5000
+        )
+        qtbot.waitUntil(lambda: panel.snapshot.model is session.model_info, timeout=5000)
+        expected = _poses_of(old_built, session.history_records()[-1])
+        other = min(session.history_branches()[0].records, key=lambda r: abs(r.t - old_end))
+        assert not np.allclose(_poses_of(new_built, other), expected)  # the poses differ
+        qtbot.waitUntil(
+            lambda: np.allclose(window.viewport.scene._poses, expected, atol=1e-12),
+            timeout=5000,
+        )
+        assert [n for n, *_ in session.branches()] == ["Branch 2"]  # nothing forked again
+        qtbot.waitUntil(lambda: bar.branch_box.itemText(1).startswith("Branch 2"), timeout=5000)
+        # Back to the edited future: mass 3 again, no marks, its own last pose.
+        _choose_branch(bar, qtbot)
+        qtbot.waitUntil(lambda: session.history_span()[1] == new_end, timeout=5000)
+        qtbot.waitUntil(lambda: editor.document.data.body("lower").mass == 3.0, timeout=5000)
+        assert session.built is new_built
+        qtbot.waitUntil(lambda: float(editor.properties.field("mass").text()) == 3.0, timeout=5000)
+        expected = _poses_of(new_built, new_last)
+        qtbot.waitUntil(
+            lambda: np.allclose(window.viewport.scene._poses, expected, atol=1e-12),
+            timeout=5000,
+        )
+        assert model_io.dumps(editor.document.data) == model_io.dumps(new_built.data)
+        qtbot.waitUntil(lambda: bar.branch_box.itemText(1).startswith("Branch 3"), timeout=5000)
+        _choose_branch(bar, qtbot)  # and back once more
+        qtbot.waitUntil(lambda: editor.document.data.body("lower").mass == old_mass, timeout=5000)
+        qtbot.waitUntil(
+            lambda: float(editor.properties.field("mass").text()) == old_mass, timeout=5000
+        )
+    finally:
+        window.close()
+
+
+def test_a_branch_keeps_its_event_marks_when_switched_to_and_back(qtbot, qsettings):
+    window = _bare_window(qtbot, qsettings)
+    panel, timeline, bar = window.simulation, window.timeline.timeline, window.timeline
+    try:
+        panel.load_built(_chain_with_events())
+        qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+        _click_action(window, "play")
+        qtbot.waitUntil(lambda: panel.snapshot.time > 0.45, timeout=15000)
+        _click_action(window, "pause")
+        qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+        qtbot.waitUntil(lambda: len(timeline.event_marks) >= 6, timeout=5000)
+        old_marks = list(timeline.event_marks)
+        assert (0.25, "handled", "Scheduled event handled by Stop the link") in old_marks
+        # Go on from t = 0.15 with another integrator, a little way only.
+        x = round(timeline.x_of(0.15))
+        QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+        fork = panel.session.recorded_time(timeline.time_at(x))
+        qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
+        panel.integrator_box.setCurrentText("RungeKutta3")
+        _click_action(window, "play")
+        qtbot.waitUntil(lambda: panel.snapshot.time > fork + 0.02, timeout=10000)
+        _click_action(window, "pause")
+        qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+        qtbot.waitUntil(bar.branch_box.isVisible, timeout=5000)
+        new_end = panel.session.history_span()[1]
+        qtbot.waitUntil(lambda: all(t <= new_end for t, *_ in timeline.event_marks), timeout=5000)
+        new_marks = list(timeline.event_marks)
+        assert new_marks[:2] == old_marks[:2]  # the common past (reports at 0 and 0.1)
+        for _ in range(2):  # to the branch and back, twice: each keeps its own marks
+            _choose_branch(bar, qtbot)
+            qtbot.waitUntil(lambda: timeline.event_marks == old_marks, timeout=5000)
+            qtbot.waitUntil(lambda: "(shown)" in bar.branch_box.itemText(0), timeout=5000)
+            _choose_branch(bar, qtbot)
+            qtbot.waitUntil(lambda: timeline.event_marks == new_marks, timeout=5000)
+    finally:
+        window.close()
