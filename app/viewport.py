@@ -199,6 +199,12 @@ class ViewportWidget(QWidget):
             self._kept_box = None
         return super().eventFilter(watched, event)
 
+    def reaim_if_kept(self) -> None:
+        """A reset: while the view still keeps the bodies in it (the user has not taken the
+        camera), aim it again at the next frame, as when the model was opened."""
+        if self._kept_box is not None:
+            self._aim_camera = True
+
     def _camera_pose(self) -> tuple:
         camera = self.scene.renderer.GetActiveCamera()
         return (
