@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QMenu
 
+from app.trail_station_dialog import TrailStationDialog, station_in_body, station_in_ground
 from engine.multibody.default_geometry import DEFAULT_GEOMETRY_REF
 from viz.overlays import (
     BodyFramesOverlay,
@@ -27,8 +28,9 @@ from viz.overlays import (
 # key: (menu text, tooltip, overlay data the worker must compute)
 OVERLAYS = {
     "trail": (
-        "&Trail of selected body",
-        "Draw the path of the selected body's mass centre (the last body when none is selected)",
+        "&Trail of selected body or station",
+        "Draw the path of the selected body's mass centre (the last body when none is "
+        "selected), or of the station chosen with Trail station…",
         frozenset({"mass_centers"}),
     ),
     "forces": (
@@ -90,6 +92,22 @@ class OverlayController(QObject):
             action.toggled.connect(lambda on, k=key: self._toggled(k, on))
             self.menu.addAction(action)
             self.actions[key] = action
+        station = QAction("Trail &station…", window)
+        station.setObjectName("overlay_trailStationAction")
+        station.setToolTip(
+            "Choose the point the trail follows: the selected body's mass centre, or a station "
+            "fixed on a body (typed in, or the point last clicked in the view)"
+        )
+        station.setStatusTip(station.toolTip())
+        station.triggered.connect(self.choose_trail_station)
+        self.menu.insertAction(self.actions["forces"], station)
+        self.trail_station_action = station
+        #: (body name, p_BS) the trail follows, or None: the selected body's mass centre.
+        self.trail_station: tuple[str, np.ndarray] | None = None
+        #: (body name, p_BS) of the last left click on a body in the view, or None.
+        self.last_click: tuple[str, np.ndarray] | None = None
+        self.station_dialog: TrailStationDialog | None = None
+        self.viewport.picked.connect(self._picked)
         self.menu.addSeparator()
         sketch = QAction("Default &sketch", window)
         sketch.setObjectName("overlay_sketchAction")
@@ -185,8 +203,10 @@ class OverlayController(QObject):
                 self._draw_forces(data, scale)
             if "contacts" in enabled and "contacts" in data.kinds:
                 self._draw_contacts(data, scale)
-            if "trail" in enabled:
+            if "trail" in enabled and self.trail_station is None:
                 self._extend_trail(snap, data)
+        if "trail" in enabled and self.trail_station is not None:
+            self._extend_trail(snap, data)
         self._last_time = snap.time
         self.viewport.request_render()
 
@@ -229,14 +249,66 @@ class OverlayController(QObject):
 
     def _extend_trail(self, snap, data) -> None:
         trail = self.overlays["trail"]
-        body = self.trail_body(snap)
-        key = (id(snap.model), body)
+        station = self.trail_station
+        if station is not None:
+            names = list(snap.model.body_names)
+            body = names.index(station[0]) if station[0] in names else -1
+            key = (id(snap.model), body, tuple(station[1]))
+        else:
+            body = self.trail_body(snap)
+            key = (id(snap.model), body)
         went_back = self._last_time is not None and snap.time < self._last_time
         if key != self._trail_key or went_back:
             trail.clear()
             self._trail_key = key
-        if 0 < body < len(data.mass_centers):
+        if station is not None:
+            if snap.x_gb is not None and 0 < body < len(snap.x_gb):
+                trail.add(station_in_ground(snap.x_gb[body], station[1]))
+        elif 0 < body < len(data.mass_centers):
             trail.add(data.mass_centers[body])
+
+    # -- the trail's station ----------------------------------------------------------------------
+
+    def _picked(self, result) -> None:
+        """Remember the surface point of a click on a body, in that body's frame."""
+        snap = self.panel.snapshot
+        point = self.viewport.scene.last_pick_position
+        if result is None or snap is None or snap.model is None or snap.x_gb is None:
+            return
+        names = list(snap.model.body_names)
+        b = int(result.body_id)
+        if point is None or not 0 < b < min(len(names), len(snap.x_gb)):
+            return
+        self.last_click = (str(names[b]), station_in_body(snap.x_gb[b], point))
+
+    def choose_trail_station(self) -> None:
+        """Open the Trail station dialog (non-blocking); OK sets the station and shows the
+        trail."""
+        snap = self.panel.snapshot
+        bodies = [] if snap is None or snap.model is None else list(snap.model.body_names)[1:]
+        dialog = TrailStationDialog(bodies, self.trail_station, self.last_click, parent=self.window)
+        dialog.accepted.connect(lambda: self._station_chosen(dialog.station()))
+        dialog.finished.connect(dialog.deleteLater)
+        self.station_dialog = dialog
+        dialog.open()
+
+    def _station_chosen(self, station: tuple[str, np.ndarray] | None) -> None:
+        self.trail_station = station
+        self._trail_key = None
+        trail = self.actions["trail"]
+        if trail.isChecked():
+            self.overlays["trail"].clear()
+            snap = self.panel.snapshot
+            if snap is not None:
+                self._show(snap)
+        else:
+            trail.setChecked(True)
+        where = (
+            "the selected body's mass centre"
+            if station is None
+            else (f"{station[0]} at ({', '.join(f'{v:.4g}' for v in station[1])})")
+        )
+        self.window.statusBar().showMessage(f"Trail follows {where}", 4000)
 
 
 def install_overlays(window: QMainWindow, panel) -> OverlayController:

@@ -359,6 +359,7 @@ class SimulationPanel(QObject):
     def reset(self) -> None:
         if self.session is not None:
             self.session.reset()
+            self._reaim_at_reset = True  # with the first snapshot of the reset State
             self._update_actions(running=False, loaded=True)
 
     def _cache_shown(self, visible: bool) -> None:
@@ -545,6 +546,9 @@ class SimulationPanel(QObject):
                 self._plots.set_buffer(snap.model.samples)
             else:
                 QTimer.singleShot(100, self._ensure_plots)  # after this first frame
+        if getattr(self, "_reaim_at_reset", False) and snap.time == 0.0 and not snap.running:
+            self._reaim_at_reset = False
+            window.viewport.reaim_if_kept()
         window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))
         window.set_time(snap.time)
         now = time.perf_counter()

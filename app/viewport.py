@@ -11,23 +11,28 @@ display).
 The camera is aimed (front view, raised, zoomed to fit the bodies) when the first model is
 shown, when a new model replaces the old one (``expect_new_model()`` before it is shown: File >
 Open, an example, File > New) and when a model with bodies follows one without any (Add body
-after File > New); edits of the same model keep the user's camera.
+after File > New); edits of the same model keep the user's camera. Until the user presses a
+mouse button or turns the wheel in the view (or a preset or following moves the camera), the
+view zooms out whenever the bodies move beyond what it frames, so a swinging model stays in it.
 Only the GUI thread may call any of it.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 # PySide6 is imported before vtkmodules.qt (through viz.qt_view), which picks the Qt binding
 # already imported. These imports register VTK's rendering and interaction back-ends.
 import vtkmodules.vtkInteractionStyle  # noqa: F401
 import vtkmodules.vtkRenderingFreeType  # noqa: F401
 import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
+from viz.camera import zoom_to_fit
 from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
 from viz.qt_view import SceneView
 from viz.scene import Scene
@@ -70,6 +75,11 @@ class ViewportWidget(QWidget):
         self._new_model = False
         self._had_bodies = False
         self._aim_camera = False
+        #: The box the camera frames while it keeps the bodies in view (see
+        #: _keep_bodies_in_view), and the camera pose it left; None once the user moved it.
+        self._kept_box = None
+        self._kept_camera = None
+        self._view.interactor_widget.installEventFilter(self)
         self._has_dynamic = False
         self._render_window: vtkRenderWindow = self._view.render_window
         self._render_window.AddObserver("EndEvent", self._count_frame)
@@ -176,7 +186,58 @@ class ViewportWidget(QWidget):
             if self._aim_camera:
                 self._aim_camera = False
                 self.scene.reset_camera(bodies_only=True)
+                self._kept_box = self.scene.body_bounds()
+                self._kept_camera = self._camera_pose()
+            elif self._kept_box is not None:
+                self._keep_bodies_in_view()
         self.request_render()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802  (Qt's name)
+        """A press or the wheel in the view: the user takes over the camera (and a drag of
+        the pose must not see the view zoom out under the mouse)."""
+        if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
+            self._kept_box = None
+        return super().eventFilter(watched, event)
+
+    def reaim_if_kept(self) -> None:
+        """A reset: while the view still keeps the bodies in it (the user has not taken the
+        camera), aim it again at the next frame, as when the model was opened."""
+        if self._kept_box is not None:
+            self._aim_camera = True
+
+    def _camera_pose(self) -> tuple:
+        camera = self.scene.renderer.GetActiveCamera()
+        return (
+            camera.GetPosition(),
+            camera.GetFocalPoint(),
+            camera.GetViewUp(),
+            camera.GetViewAngle(),
+            camera.GetParallelScale(),
+        )
+
+    def _keep_bodies_in_view(self) -> None:
+        """After the camera was aimed at a new model, and until the user presses a mouse button
+        or turns the wheel in the view or anything else moves the camera (a preset, following
+        a body), zoom out whenever the bodies move beyond the
+        box last framed, to the box that holds both (a chain released from the horizontal
+        swings below it): the view never loses the bodies while the user has not chosen it."""
+        if self._camera_pose() != self._kept_camera:
+            self._kept_box = None  # the user has taken over the camera
+            return
+        box = self.scene.body_bounds()
+        if box is None:
+            return
+        kept = np.array(self._kept_box, dtype=np.float64).reshape(3, 2)
+        now = np.array(box, dtype=np.float64).reshape(3, 2)
+        margin = 0.02 * max(float(np.ptp(kept, axis=1).max()), 1e-9)
+        if np.all(now[:, 0] >= kept[:, 0] - margin) and np.all(now[:, 1] <= kept[:, 1] + margin):
+            return
+        grown = np.column_stack(
+            [np.minimum(now[:, 0], kept[:, 0]), np.maximum(now[:, 1], kept[:, 1])]
+        )
+        self._kept_box = tuple(grown.reshape(-1))
+        zoom_to_fit(self.scene.renderer, self._kept_box)
+        self._kept_camera = self._camera_pose()
 
     def close_view(self) -> None:
         """Release the OpenGL resources (idempotent); call before the window goes away."""

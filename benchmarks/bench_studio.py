@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import time
@@ -67,6 +68,24 @@ def start_to_first_frame() -> float:
         raise RuntimeError(f"the child did not draw a frame:\n{child.stderr.read()}")
     finally:
         child.wait(60)
+
+
+def thread_cpu(labels: dict[int, str]) -> dict[str, float]:
+    """CPU seconds used so far by each thread of this process, summed by thread label
+    (``labels``: native thread id -> label) or else by the kernel's thread name with its
+    number stripped (Linux: /proc/self/task; llvmpipe's rasterizer threads are "llvmpipe-N")."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for task in pathlib.Path("/proc/self/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        name = labels.get(int(task.name)) or re.sub(r"[-:]?\d+$", "", name) or name
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def run_event_loop(ms: int) -> None:
@@ -118,6 +137,12 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     gui_cpu0 = time.thread_time()
     worker_cpu0 = time.clock_gettime(worker_clock) if worker_clock is not None else 0.0
     sim0 = panel.snapshot.time
+    labels = {os.getpid(): "GUI thread"}
+    if worker is not None:
+        labels[worker.native_id] = "worker"
+    threads0 = thread_cpu(labels)
+    integrator = panel.session._stepper.getIntegrator() if panel.session._stepper else None
+    steps0 = integrator.getNumStepsTaken() if integrator is not None else 0
     wall0 = time.perf_counter()
     probe.start(10)
     t_end = wall0 + seconds
@@ -128,6 +153,14 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     worker_cpu = time.clock_gettime(worker_clock) - worker_cpu0 if worker_clock is not None else 0.0
     frames = window.viewport.frames_rendered - frames0
     sim = panel.snapshot.time - sim0
+    threads1 = thread_cpu(labels)
+    by_thread = {k: v - threads0.get(k, 0.0) for k, v in threads1.items()}
+    stepper = panel.session._stepper
+    steps = (
+        stepper.getIntegrator().getNumStepsTaken() - steps0
+        if stepper is not None and stepper.getIntegrator() is integrator
+        else 0
+    )
     error = panel.snapshot.error
     window.close()
     late = np.diff(np.array(stamps)) - 0.010
@@ -140,6 +173,10 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
         "gui_cpu_share": gui_cpu / wall,
         "worker_cpu_per_sim_second": worker_cpu / sim if sim > 0 else float("nan"),
         "error": error,
+        "cpu_by_thread": by_thread,
+        "sim_seconds": sim,
+        "wall_seconds": wall,
+        "steps": steps,
     }
 
 
@@ -178,6 +215,16 @@ def main() -> int:
         f"frame ({100 * r['gui_cpu_share']:.0f}% of a core); worker "
         f"{r['worker_cpu_per_sim_second']:.2f} CPU s per simulated s"
     )
+    sim = r["sim_seconds"]
+    if sim > 0:
+        busy = sorted(r["cpu_by_thread"].items(), key=lambda kv: -kv[1])
+        total = sum(v for _, v in busy)
+        parts = ", ".join(f"{name} {v / sim:.3f}" for name, v in busy if v >= 0.005 * total)
+        print(
+            f"  process CPU per simulated s: {total / sim:.3f} s ({parts}); "
+            f"{total / r['wall_seconds']:.2f} cores busy; "
+            f"{r['steps'] / sim:.0f} integrator steps per simulated s"
+        )
     if r["error"]:
         print(f"  the run stopped: {r['error']}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")

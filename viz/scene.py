@@ -115,6 +115,8 @@ class Scene:
         self._camera_initialized = False
         self._follower: cam.BodyFollower | None = None
         self._picker = vtkPropPicker()
+        #: The point (ground, model units) on the surface the last successful pick hit.
+        self.last_pick_position: np.ndarray | None = None
         self._overlay = vtkTextActor()
         self._overlay.PickableOff()
         self._overlay.VisibilityOff()
@@ -400,6 +402,7 @@ class Scene:
             owner = owner.pick_instance(self._picker.GetPickPosition())
             if owner is None:
                 return None
+        self.last_pick_position = np.array(self._picker.GetPickPosition(), dtype=np.float64)
         return PickResult(owner.body_id, owner.index_on_body, owner.user_ref)
 
     def pick_point(self, x: float, y: float) -> tuple[PickResult | None, np.ndarray | None]:

@@ -95,7 +95,11 @@ YIELD_FRACTION = 0.2
 #: second (the sampling interval grows by powers of two of the reporting interval to stay
 #: under it; each sample ends a run of compiled steps and realizes the State).
 FAST_BATCH_BUDGET = 0.04
-FAST_MAX_SAMPLES_PER_SECOND = 120.0
+FAST_MAX_SAMPLES_PER_SECOND = 60.0
+#: "As fast as possible": the longest stepTo, in reporting intervals (a power of two), and the
+#: most wall-clock seconds one may take at the measured cost (see _fast_chunk).
+FAST_MAX_CHUNK_INTERVALS = 16
+FAST_CHUNK_BUDGET = 0.02
 
 
 def _body_name(names, b: int) -> str:
@@ -855,6 +859,26 @@ class SimulationSession:
             interval *= 2.0
         return interval
 
+    def _fast_chunk(self, interval: float) -> float:
+        """Simulated time each stepTo covers running as fast as possible: the reporting
+        interval times the largest power of two that divides the sampling ``interval``, is at
+        most FAST_MAX_CHUNK_INTERVALS reporting intervals and, at the measured stepping cost,
+        takes at most FAST_CHUNK_BUDGET of wall-clock time. Every stepTo ends a run of
+        compiled steps (and the integrator stops exactly at its end), so longer chunks take
+        fewer steps; the caps keep the integrator's steps bounded (a model at rest would
+        otherwise take ever longer ones) and commands answered within a batch."""
+        report = self.settings.report_interval
+        cost = self._cost
+        chunk = report
+        for _ in range(FAST_MAX_CHUNK_INTERVALS.bit_length() - 1):
+            longer = 2.0 * chunk
+            if longer > interval * (1 + 1e-9):
+                break
+            if cost is None or cost <= 0 or longer * cost > FAST_CHUNK_BUDGET:
+                break
+            chunk = longer
+        return chunk
+
     def _advance(self, target: float, deadline: float, interval: float | None = None) -> bool:
         """Step toward ``target`` in reporting intervals, sampling each; stop at the wall-clock
         ``deadline``. False (and paused) if a step failed. Caller holds the State lock."""
@@ -869,11 +893,10 @@ class SimulationSession:
             # costs a whole time slice); the wait for a frame being drawn stays (VTK's render
             # takes the interpreter back many times per frame, each time waiting for it).
             polite = self.settings.pacing is not Pacing.FAST
-            # Stepping always returns at reporting intervals; as fast as possible, only every
-            # ``interval`` (a power-of-two multiple of it) is sampled. Letting the steps grow
-            # with the thinned interval would feed back (longer steps, a higher rate, longer
-            # intervals) until a model at rest ran time away.
-            step = self.settings.report_interval if not polite else interval
+            # As fast as possible, only every ``interval`` (a power-of-two multiple of the
+            # reporting interval) is sampled, and each stepTo covers ``_fast_chunk`` of it, so
+            # that the compiled steps run in long uninterrupted runs.
+            step = self._fast_chunk(interval) if not polite else interval
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:

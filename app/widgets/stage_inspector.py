@@ -28,6 +28,26 @@ from PySide6.QtWidgets import (
 
 from engine.common.stage import Stage
 
+
+def compact_version(version: int) -> str:
+    """A stage version short enough for the table's narrow columns (three or four narrow
+    characters, rounded down: 999, 1.2k, 12k, .1M, 12M, .1G, 12G); the cell's tooltip has
+    the exact number."""
+    v = int(version)
+    if v < 1000:
+        return str(v)
+    if v < 10_000:
+        return f"{v // 1000}.{v // 100 % 10}k"
+    if v < 100_000:
+        return f"{v // 1000}k"
+    for unit, size in (("M", 10**6), ("G", 10**9)):
+        if v < size:
+            return f".{v // (size // 10)}{unit}"
+        if v < 100 * size:
+            return f"{v // size}{unit}"
+    return f"{v // 10**12}T"
+
+
 STAGES = tuple(Stage(k) for k in range(Stage.Topology, Stage.Report + 1))
 SHORT = {
     "Topology": "Top",
@@ -90,6 +110,9 @@ class StageInspector(QWidget):
         self.table.setHorizontalHeaderLabels([SHORT.get(s.getName(), s.getName()) for s in STAGES])
         for col, stage in enumerate(STAGES):
             self.table.horizontalHeaderItem(col).setToolTip(stage.getName())
+        font = self.table.font()  # a little smaller, so that compact versions fit the columns
+        font.setPointSizeF(0.9 * font.pointSizeF())
+        self.table.setFont(font)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setMinimumSectionSize(26)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -172,10 +195,12 @@ class StageInspector(QWidget):
             bumped = set(cascade.get(sub, ()))
             for col, st in enumerate(STAGES):
                 version = versions[st] if st < len(versions) else None
-                text = "" if version is None else str(version)
+                text = "" if version is None else compact_version(version)
                 realized = st <= stage
                 color = VALID if realized else (CASCADE if st in bumped else INVALID)
                 tip = f"{st.getName()}: {'realized' if realized else 'not realized'}"
+                if version is not None:
+                    tip += f", version {version}"
                 if st in bumped:
                     tip += f"; invalidated by {snap.cascade.cause}"
                 if sub is None and info.causes[st] and not realized:

@@ -1,0 +1,52 @@
+"""The stage inspector's version numbers stay readable after long runs: shown compactly
+(1.2k, 12k, .1M, 12M) so they fit the table's narrow columns; the tooltip has the exact one."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QFontMetrics
+
+from app.main_window import MainWindow
+from app.widgets.stage_inspector import compact_version
+from tests.app.sim_models import chain
+
+pytestmark = pytest.mark.gui
+
+
+def test_compact_versions_are_at_most_four_characters():
+    values = (0, 999, 1000, 1299, 9999, 12345, 99_999, 100_000, 999_999, 1_234_567, 99_999_999)
+    assert [compact_version(v) for v in values] == [
+        "0",
+        "999",
+        "1.0k",
+        "1.2k",
+        "9.9k",
+        "12k",
+        "99k",
+        ".1M",
+        ".9M",
+        "1M",
+        "99M",
+    ]
+    assert all(len(compact_version(10**k - 1)) <= 4 for k in range(1, 13))
+
+
+def test_long_run_versions_fit_the_stage_table_columns(qtbot, qsettings):
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1280, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.simulation.load_built(chain(1))
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+    table = panel.stage_inspector.table
+    qtbot.waitUntil(lambda: table.item(0, 0) is not None, timeout=5000)
+    metrics = QFontMetrics(table.font())
+    widest = max(
+        metrics.horizontalAdvance(compact_version(v))
+        for v in (8888, 88_888, 888_888, 88_888_888, 888_888_888, 88_888_888_888)
+    )
+    for col in range(table.columnCount()):
+        assert widest + 6 <= table.columnWidth(col), (col, table.columnWidth(col), widest)
+    window.close()
