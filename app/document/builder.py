@@ -244,7 +244,7 @@ def _build(model) -> BuiltModel:
 
     from app.document.contact_builder import add_contact_subsystems, add_contact_surfaces
 
-    contact_surfaces = add_contact_surfaces(data, mobods, data.hints.uniform_background)
+    contact_surfaces = add_contact_surfaces(data, mobods, data.hints.uniform_background, base_dir)
     tracker, compliant = add_contact_subsystems(data, system)
 
     from app.document.measure_builder import build_measures

@@ -12,6 +12,8 @@ the body and surface.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from app.document.specs import GROUND, ContactSurfaceSpec, ModelData
@@ -34,9 +36,99 @@ def contact_api_missing() -> str:
     return ", ".join(n for n in needed if not hasattr(engine, n))
 
 
-def contact_geometry(c: ContactSurfaceSpec):
+_meshes: dict[tuple, tuple] = {}
+_mesh_lock = threading.Lock()
+
+#: what a mesh contact surface that is not closed is told
+NOT_CLOSED = "is not closed; use its convex hull"
+
+
+class ContactMeshError(ValueError):
+    """A mesh contact surface's file cannot be used: ``field`` is "file" (missing,
+    unreadable, no file chosen) or "convex_hull" (the mesh is not closed)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(message)
+
+
+def contact_mesh(c: ContactSurfaceSpec, base_dir=None):
+    """The ContactGeometry.TriangleMesh of mesh surface ``c``: its file (relative names start
+    at ``base_dir``) read with trimesh (coincident vertices merged), scaled (a mirroring scale
+    turns the faces back outward), or its convex hull when ``convex_hull`` is set. Cached per
+    file version, scale and hull flag; raises ContactMeshError saying why it cannot."""
+    from app.document.mesh_cache import resolve
+    from engine import ContactGeometry
+
+    file = str(c.params.get("file", ""))
+    if not file.strip():
+        raise ContactMeshError("file", "no mesh file chosen")
+    path = resolve(file, base_dir)
+    try:
+        st = path.stat()
+    except OSError:
+        raise ContactMeshError("file", f"{file}: no such file") from None
+    scale = tuple(float(v) for v in c.params.get("scale", (1.0, 1.0, 1.0)))
+    hull = bool(c.params.get("convex_hull", False))
+    key = (str(path), st.st_mtime_ns, st.st_size, scale, hull)
+    with _mesh_lock:
+        cached = _meshes.get(key)
+    if cached is None:
+        cached = _read_mesh(path, file, np.asarray(scale), hull)
+        with _mesh_lock:
+            _meshes[key] = cached
+    vertices, faces = cached
+    return ContactGeometry.TriangleMesh(vertices, faces)
+
+
+def _read_mesh(path, file: str, scale: np.ndarray, hull: bool) -> tuple:
+    import trimesh
+
+    try:
+        mesh = trimesh.load(str(path), force="mesh", process=True)
+    except Exception as exc:  # noqa: BLE001  (every reader failure means: cannot be read)
+        raise ContactMeshError("file", f"{file}: cannot be read as a mesh ({exc})") from None
+    if len(getattr(mesh, "faces", ())) == 0:
+        raise ContactMeshError("file", f"{file}: has no triangles")
+    vertices = np.asarray(mesh.vertices, dtype=np.float64) * scale
+    faces = np.asarray(mesh.faces, dtype=np.int64)
+    if np.prod(np.sign(scale)) < 0:  # a reflection turns faces inside out
+        faces = faces[:, ::-1]
+    if hull:
+        try:
+            h = trimesh.Trimesh(vertices, faces, process=True).convex_hull
+        except Exception as exc:  # noqa: BLE001  (qhull refuses flat or tiny point sets)
+            raise ContactMeshError("convex_hull", f"no convex hull: {exc}") from None
+        return np.asarray(h.vertices, dtype=np.float64), np.asarray(h.faces, dtype=np.int64)
+    if not trimesh.Trimesh(vertices, faces, process=False).is_watertight:
+        raise ContactMeshError("convex_hull", f"{file} {NOT_CLOSED}")
+    return vertices, faces
+
+
+def check_contact_mesh(c: ContactSurfaceSpec, field: str, target: str, base_dir=None) -> None:
+    """Refuse (DocumentError on ``field``.file or .convex_hull) a mesh surface whose file is
+    missing, unreadable or not closed (unless its convex hull is used)."""
+    from app.document.validation import DocumentError
+    from engine.common.exceptions import SimTKError
+
+    try:
+        contact_mesh(c, base_dir)
+    except ContactMeshError as exc:
+        raise DocumentError(f"{field}.{exc.field}", exc.message, target) from None
+    except SimTKError as exc:
+        name = "convex_hull" if "not closed" in str(exc) else "file"
+        raise DocumentError(f"{field}.{name}", str(exc), target) from None
+
+
+def contact_geometry(c: ContactSurfaceSpec, base_dir=None):
     """The engine ContactGeometry of a surface spec (in its frame S)."""
     from engine import ContactGeometry
+
+    if c.shape == "mesh":
+        return contact_mesh(c, base_dir)
+    if c.shape == "cylinder":
+        return ContactGeometry.Cylinder(float(c.params["radius"]))
 
     if c.shape == "halfspace":
         return ContactGeometry.HalfSpace()
@@ -81,10 +173,13 @@ def _owners(data: ModelData):
         yield b.name, b.contact_surfaces
 
 
-def add_contact_surfaces(data: ModelData, mobods: dict, draw_ground_half_spaces: bool) -> list:
+def add_contact_surfaces(
+    data: ModelData, mobods: dict, draw_ground_half_spaces: bool, base_dir=None
+) -> list:
     """Add the document's contact surfaces to the bodies in ``mobods`` (names ->
-    MobilizedBody) and draw the shown ones (a half space on Ground only with
-    ``draw_ground_half_spaces``: the floor is drawn otherwise). Returns (body name, ordinal
+    MobilizedBody; relative mesh file names start at ``base_dir``) and draw the shown ones (a
+    half space on Ground only with ``draw_ground_half_spaces``: the floor is drawn
+    otherwise). Returns (body name, ordinal
     on that body) per surface, in document order."""
     from app.document.builder import BuildError, transform
     from engine.common.exceptions import SimTKError
@@ -102,7 +197,7 @@ def add_contact_surfaces(data: ModelData, mobods: dict, draw_ground_half_spaces:
         body = mobods[name].updBody()
         for k, c in enumerate(surfaces):
             try:
-                geometry = contact_geometry(c)
+                geometry = contact_geometry(c, base_dir)
                 surface = ContactSurface(geometry, contact_material(c))
                 for clique in c.cliques:
                     if clique not in cliques:

@@ -295,6 +295,12 @@ class ModelDocument:
         """Replace the contact surfaces of ``body`` (or of Ground). The State layout does not
         change (a "parameters" change)."""
         surfaces = list(surfaces)
+        old = self.contact_surfaces_of(body)
+        for k, c in enumerate(surfaces):
+            if c.shape == "mesh" and c.params.get("file") and c not in old:
+                from app.document.contact_builder import check_contact_mesh
+
+                check_contact_mesh(c, f"contact_surfaces[{k}]", body, self.base_dir)
         if body == GROUND:
             d = self._data.copy()
             d.ground_contact_surfaces = surfaces

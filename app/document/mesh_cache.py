@@ -44,10 +44,8 @@ def mesh_names_for(data, target_dir, base_dir=None):
 
     target = os.path.abspath(target_dir)
 
-    def rename(g):
-        if g.kind != "mesh":
-            return g
-        path = str(resolve(g.params.get("file", ""), base_dir))
+    def renamed(params: dict) -> dict:
+        path = str(resolve(params.get("file", ""), base_dir))
         try:
             name = os.path.relpath(path, target)
         except ValueError:  # another drive (Windows)
@@ -55,11 +53,27 @@ def mesh_names_for(data, target_dir, base_dir=None):
         if name.split(os.sep).count("..") > MAX_UP:
             name = path
         name = name.replace(os.sep, "/")
-        return g if name == g.params.get("file") else replace(g, params={**g.params, "file": name})
+        return params if name == params.get("file") else {**params, "file": name}
+
+    def rename(g):
+        return g if g.kind != "mesh" else replace(g, params=renamed(g.params))
+
+    def rename_surface(c):  # a mesh contact surface's file is renamed like a mesh's
+        if c.shape != "mesh" or not c.params.get("file"):
+            return c
+        return replace(c, params=renamed(c.params))
 
     out = data.copy()
-    out.bodies = [replace(b, geometry=tuple(rename(g) for g in b.geometry)) for b in out.bodies]
+    out.bodies = [
+        replace(
+            b,
+            geometry=tuple(rename(g) for g in b.geometry),
+            contact_surfaces=tuple(rename_surface(c) for c in b.contact_surfaces),
+        )
+        for b in out.bodies
+    ]
     out.ground_geometry = [rename(g) for g in out.ground_geometry]
+    out.ground_contact_surfaces = [rename_surface(c) for c in out.ground_contact_surfaces]
     return out
 
 

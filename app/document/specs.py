@@ -23,6 +23,8 @@ CONTACT_SHAPES: dict[str, tuple[str, ...]] = {
     "sphere": ("radius",),
     "ellipsoid": ("radii",),
     "brick": ("half_lengths",),
+    "mesh": ("file", "scale", "convex_hull"),
+    "cylinder": ("radius",),
 }
 #: Default size of each contact shape (m).
 CONTACT_SHAPE_DEFAULTS: dict[str, dict] = {
@@ -30,6 +32,8 @@ CONTACT_SHAPE_DEFAULTS: dict[str, dict] = {
     "sphere": {"radius": 0.1},
     "ellipsoid": {"radii": (0.1, 0.15, 0.1)},
     "brick": {"half_lengths": (0.1, 0.1, 0.1)},
+    "mesh": {"file": "", "scale": (1.0, 1.0, 1.0), "convex_hull": False},
+    "cylinder": {"radius": 0.1},
 }
 
 

@@ -213,6 +213,19 @@ def check_geometry(g: GeometrySpec, field: str, target: str = "") -> None:
         )
 
 
+def _check_mesh_params(params: dict, field: str, target: str) -> None:
+    """A mesh contact surface: ``file`` a string ("" while none is chosen: the build refuses
+    it), ``scale`` three non-zero factors, ``convex_hull`` true or false. Whether the file
+    exists and is closed is checked when it is set (``contact_builder.check_contact_mesh``)."""
+    if not isinstance(params.get("file", ""), str):
+        raise DocumentError(f"{field}.file", "must be a mesh file name", target)
+    scale = _vector(params.get("scale", (1.0, 1.0, 1.0)), 3, f"{field}.scale", target)
+    if min(abs(v) for v in scale) == 0:
+        raise DocumentError(f"{field}.scale", "scale factors must not be 0", target)
+    if not isinstance(params.get("convex_hull", False), bool):
+        raise DocumentError(f"{field}.convex_hull", "must be true or false", target)
+
+
 def check_contact_surface(c: ContactSurfaceSpec, field: str, target: str = "") -> None:
     """A known shape with positive finite sizes, a finite frame, a physical material
     (stiffness > 0, dissipation >= 0, static >= dynamic >= 0 friction, viscous >= 0), clique
@@ -231,7 +244,9 @@ def check_contact_surface(c: ContactSurfaceSpec, field: str, target: str = "") -
             f"unknown size parameter(s) {sorted(unknown)} for a {c.shape}",
             target,
         )
-    for name in names:
+    if c.shape == "mesh":
+        _check_mesh_params(c.params, field, target)
+    for name in () if c.shape == "mesh" else names:
         if name not in c.params:
             raise DocumentError(f"{field}.{name}", f"a {c.shape} needs its {name}", target)
         value = c.params[name]

@@ -28,12 +28,17 @@ SHAPE_TITLES = {
     "sphere": "Sphere",
     "ellipsoid": "Ellipsoid",
     "brick": "Brick",
+    "mesh": "Mesh",
+    "cylinder": "Cylinder",
 }
 SIZE_LABELS = {
     "radius": "Radius (m)",
     "radii": "Radii (m, x y z)",
     "half_lengths": "Half lengths (m, x y z)",
 }
+MESH_FILE_TIP = (
+    "a closed triangle mesh file (.obj, .stl, .ply...); saved relative to the model file"
+)
 MATERIAL_FIELDS = (
     ("stiffness", "Stiffness (Pa)", "Young's-modulus-like stiffness of the material, > 0"),
     ("dissipation", "Dissipation (s/m)", "Hunt-Crossley dissipation, >= 0 (0: elastic)"),
@@ -71,7 +76,9 @@ def contact_forms(pe, body: str) -> None:
             lambda t, setter=setter: setter(_with_shape(_shape_of(t))),
             f"Change {body}'s contact shape",
         )
-        for name in CONTACT_SHAPES[c.shape]:
+        if c.shape == "mesh":
+            _mesh_fields(pe, form, body, prefix, c, setter)
+        for name in () if c.shape == "mesh" else CONTACT_SHAPES[c.shape]:
             n = 1 if name == "radius" else 3
 
             def apply(text, name=name, n=n, setter=setter):
@@ -195,6 +202,46 @@ def contact_forms(pe, body: str) -> None:
         )
         plane.clicked.connect(lambda: pe.editor.add_ground_plane())
         pe._vbox.addWidget(plane)
+
+
+def _mesh_fields(pe, form, body: str, prefix: str, c, setter) -> None:
+    """A mesh surface's file, scale and "use convex hull" box. Ticking the box applies the
+    file name in the file field too (so a refused open mesh can be taken as its hull)."""
+    from app.tree.property_editor import fmt, parse_numbers
+
+    def set_params(**changes):
+        return setter(lambda old: replace(old, params={**old.params, **changes}))
+
+    file_edit = pe._text_field(
+        form,
+        "Mesh file",
+        f"{prefix}.file",
+        str(c.params.get("file", "")),
+        lambda t: set_params(file=t.strip()),
+        f"Change {body}'s contact mesh file",
+        MESH_FILE_TIP,
+    )
+    file_edit.setPlaceholderText("choose a mesh file")
+    pe._text_field(
+        form,
+        "Scale (x y z)",
+        f"{prefix}.scale",
+        fmt(c.params.get("scale", (1.0, 1.0, 1.0))),
+        lambda t: set_params(scale=parse_numbers(t, 3)),
+        f"Scale {body}'s contact mesh",
+        "factors applied to the file's coordinates (non-zero)",
+    )
+    hull = pe._check_field(
+        form,
+        "Use convex hull",
+        f"{prefix}.convex_hull",
+        bool(c.params.get("convex_hull", False)),
+        lambda on: set_params(
+            convex_hull=on, file=file_edit.text().strip() or c.params.get("file", "")
+        ),
+        f"Toggle the convex hull of {body}'s contact mesh",
+    )
+    hull.setToolTip("contact needs a closed mesh: use the convex hull of one that is not")
 
 
 def contact_settings_form(pe) -> None:

@@ -60,6 +60,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="with --copy-meshes: keep about this fraction of each mesh's triangles "
         "(written as STL)",
     )
+    parser.add_argument(
+        "--contact",
+        action="store_true",
+        help="turn each link's <collision> geometry into contact surfaces (one clique: the "
+        "robot does not collide with itself) and add a ground contact plane",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite an existing model file")
 
 
@@ -104,12 +110,23 @@ def run(args: argparse.Namespace) -> int:
         from app.importers.urdf.bundle import bundle_meshes
 
         bundle_meshes(result, out.parent, reduce=args.reduce)
+    if args.contact:
+        from app.importers.urdf.contact import add_collision_contact
+
+        result.data, notes = add_collision_contact(result.data)
+        for f in notes:
+            print(f"contact: {f}", file=sys.stderr)
     model_io.save(relative_to(result.data, out.parent), out)
     data = result.data
     dofs = sum(1 for b in data.bodies if b.mobilizer != "Weld")
     print(
         f"{PROG} import: wrote {out}: {len(data.bodies)} bodies ({dofs} moving), "
         f"{len(result.meshes)} mesh files, {len(result.warnings)} warnings"
+        + (
+            f", {sum(len(b.contact_surfaces) for b in data.bodies)} contact surfaces"
+            if args.contact
+            else ""
+        )
     )
     return 0
 

@@ -34,6 +34,7 @@ class UrdfImport(QObject):
         self.window = window
         self.dialog: QFileDialog | None = None
         self.floating_box: QCheckBox | None = None
+        self.contact_box: QCheckBox | None = None
         self.action = QAction("&Import URDF…", self)
         self.action.setObjectName("importUrdfAction")
         self.action.setShortcut(QKeySequence("Ctrl+I"))
@@ -70,7 +71,18 @@ class UrdfImport(QObject):
         if isinstance(layout, QGridLayout):
             layout.addWidget(box, layout.rowCount(), 0, 1, layout.columnCount())
         self.floating_box = box
-        dialog.fileSelected.connect(lambda name: self.import_path(name, floating=box.isChecked()))
+        contact = QCheckBox(
+            "Contact surfaces from the collision geometry, and a ground contact plane"
+        )
+        contact.setObjectName("contactFromCollisionCheck")
+        if isinstance(layout, QGridLayout):
+            layout.addWidget(contact, layout.rowCount(), 0, 1, layout.columnCount())
+        self.contact_box = contact
+        dialog.fileSelected.connect(
+            lambda name: self.import_path(
+                name, floating=box.isChecked(), contact=contact.isChecked()
+            )
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialog = dialog
         dialog.open()
@@ -115,8 +127,12 @@ class UrdfImport(QObject):
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def import_path(self, path, floating: bool = False, fix_inertias: bool = False) -> bool:
-        """Import the URDF at ``path`` as the edited document; False when nothing changed."""
+    def import_path(
+        self, path, floating: bool = False, fix_inertias: bool = False, contact: bool = False
+    ) -> bool:
+        """Import the URDF at ``path`` as the edited document (with ``contact``: contact
+        surfaces from its collision geometry and a ground plane); False when nothing
+        changed."""
         from app.document import ModelDocument
         from app.importers.urdf import UrdfImportError, import_urdf
 
@@ -135,7 +151,7 @@ class UrdfImport(QObject):
                 f"{path.name} has non-physical inertias:\n{lines}\n\n"
                 "Import it with the nearest physical inertias instead?",
             ):
-                return self.import_path(path, floating, fix_inertias=True)
+                return self.import_path(path, floating, fix_inertias=True, contact=contact)
             editor.report(f"Cannot import {path.name}:\n{lines}")
             return False
         except Exception as exc:  # noqa: BLE001  (a bad file never takes the studio down)
@@ -151,13 +167,18 @@ class UrdfImport(QObject):
                 f"be simulated as it is:\n{lines}\n\nGive them a small mass "
                 "(1 g) instead?",
             ):
-                return self.import_path(path, floating, fix_inertias=True)
+                return self.import_path(path, floating, fix_inertias=True, contact=contact)
+        notes = []
+        if contact:
+            from app.importers.urdf.contact import add_collision_contact
+
+            result.data, notes = add_collision_contact(result.data)
         viewport = getattr(self.window, "viewport", None)
         if viewport is not None and hasattr(viewport, "aim_camera_on_next_frame"):
             viewport.aim_camera_on_next_frame()  # the camera frames the robot
         editor.set_document(ModelDocument(result.data), None)
         editor.undo_stack.resetClean()  # not saved yet: the title says so, closing asks
-        others = [f for f in result.warnings if not f.fixable or fix_inertias]
+        others = [f for f in result.warnings if not f.fixable or fix_inertias] + notes
         if others:
             lines = "\n".join(f"• {f}" for f in others[:12])
             more = f"\n… and {len(others) - 12} more" if len(others) > 12 else ""
