@@ -17,7 +17,7 @@ controls the step size. This is Simbody's default-quality general-purpose method
 Where a kernel can evaluate the State's derivatives
 (``FusedRealization.compiledDerivatives``), a whole attempt (trial stages, kinematics,
 error estimate and norm, quaternion projection) runs in one kernel call
-(``merson_attempt_kernel.merson_attempt``: the same operations in the same order, so the
+(``merson_compiled.attempt.merson_attempt``: the same operations in the same order, so the
 same steps); otherwise, or if anything in it is not finite, stage by stage through the
 State, which names what failed.
 """
@@ -32,7 +32,7 @@ from engine.common.numba_internals import compiled_entry_point as _compiled
 from engine.common.project_options import ProjectOptions
 from engine.common.stage import Stage
 from engine.integrators.integrator import Integrator
-from engine.integrators.merson_attempt_kernel import (
+from engine.integrators.merson_compiled.attempt import (
     INFO_SIZE,
     KE,
     NORM,
@@ -43,24 +43,8 @@ from engine.integrators.merson_attempt_kernel import (
     YERR,
     merson_attempt,
 )
-from engine.integrators.merson_steps_kernel import (
-    ATTEMPTS,
-    DERIVATIVE_REALIZATIONS,
-    ERROR_TEST_FAILURES,
-    FIRST_STEP_SIZE,
-    KINETIC_ENERGY,
-    LAST_STEP_SIZE,
-    NORMALIZATIONS,
-    PREVIOUS_TIME,
-    PROJECTIONS,
-    RUN_SIZE,
-    STEP_SIZE,
-    STEPS,
-    TIME,
-    TINY_STEPS,
-    WORST_STATE,
-    merson_steps,
-)
+from engine.integrators.merson_compiled.run_record import new_run_records
+from engine.integrators.merson_compiled.steps import merson_steps
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
 
 _TIME_STAGE = POSITION - 1
@@ -98,7 +82,7 @@ class RungeKuttaMersonIntegrator(Integrator):
         if work is None or work.shape[1] != n:
             work = self._rkWork = np.empty((WORK_ROWS, n))
             self._rkInfo = np.zeros(INFO_SIZE)
-            self._runInfo = np.zeros(RUN_SIZE)
+            self._runRecord = new_run_records(1)
             self._mersonEntry = (None, merson_attempt)
         return work
 
@@ -167,7 +151,7 @@ class RungeKuttaMersonIntegrator(Integrator):
 
     def _compiledStepsObstacle(self, adv) -> str:
         """Integrator._compiledStepsObstacle: what keeps ``merson_steps`` from stepping
-        ``adv`` (see merson_steps_kernel)."""
+        ``adv`` (see merson_compiled.steps)."""
         system = self._system
         fused = system._fused_realization
         if fused is None:
@@ -190,7 +174,7 @@ class RungeKuttaMersonIntegrator(Integrator):
     def _takeCompiledSteps(self, tMax: float, tStop: float, maxSteps: float) -> int:
         """Integrator._takeCompiledSteps with ``merson_steps``, where a kernel can
         evaluate the derivatives and nothing needs Python between steps (see
-        ``merson_steps_kernel``)."""
+        ``merson_compiled.steps``)."""
         system, adv = self._system, self._advanced
         if self._compiledStepsStopped == self._stepSerial or self._compiledStepsObstacle(adv):
             return 0
@@ -202,11 +186,12 @@ class RungeKuttaMersonIntegrator(Integrator):
         compiled = fused.compiledDerivatives(adv)
         ny, nq = adv.getNY(), adv.getNQ()
         work = self._workMatrix(ny)
-        run = self._runInfo
-        run[TIME] = adv.getTime()
-        run[STEP_SIZE] = self._currentStepSize
-        run[FIRST_STEP_SIZE] = self._actualInitialStepSizeTaken
-        run[TINY_STEPS] = self._tinySteps
+        runRecord = self._runRecord
+        run = runRecord[0]  # a view of the record the kernel writes
+        run["time"] = adv.getTime()
+        run["step_size"] = self._currentStepSize
+        run["first_step_size"] = self._actualInitialStepSizeTaken
+        run["tiny_steps"] = self._tinySteps
         needDerivatives = stage < Stage.Acceleration
         withInertias = needDerivatives and not system._matter._abi_current(
             fused._current_plan(adv).ctx
@@ -235,39 +220,40 @@ class RungeKuttaMersonIntegrator(Integrator):
             self._consTol * _OVERSHOOT,
             bool(self._userProjectEveryStep),
             self._rkInfo,
-            run,
+            runRecord,
         )
         status = merson_steps(*args)  # once per stepTo: the dispatcher will do
-        steps = int(run[STEPS])
+        steps = int(run["steps"])
         if not status and not steps:  # the time was already at tStop: nothing done
             return 0
         adv._note_y_change("setY")  # the kernel wrote q and u (and realized from them)
-        adv.setTime(run[TIME])
+        adv.setTime(run["time"])
         if status:  # q and u are back at the start of the step Python takes next
             self._compiledStepsStopped = self._stepSerial + steps
         if steps == 0:
             return 0
         if not status:  # realized through Velocity at the last step's end
-            fused.recordKernelRealization(adv, _TIME_STAGE, VELOCITY, run[KINETIC_ENERGY])
+            fused.recordKernelRealization(adv, _TIME_STAGE, VELOCITY, run["kinetic_energy"])
         # the previous-step data and statistics, as the Python loop leaves them
-        self._tPrev = float(run[PREVIOUS_TIME])
+        self._tPrev = float(run["previous_time"])
         self._yPrev, self._ydotPrev, self._qdotdotPrev = yPrev, fPrev, qddPrev
         self._uScalePrev, self._zScalePrev = uScale, _NO_Z.copy()
         self._triggersPrev = np.zeros(0)
-        self._currentStepSize = float(run[STEP_SIZE])
-        self._lastStepSize = float(run[LAST_STEP_SIZE])
-        self._actualInitialStepSizeTaken = float(run[FIRST_STEP_SIZE])
-        self._tinySteps = int(run[TINY_STEPS])
-        self._lastWorstState = int(run[WORST_STATE])
+        self._currentStepSize = float(run["step_size"])
+        self._lastStepSize = float(run["last_step_size"])
+        self._actualInitialStepSizeTaken = float(run["first_step_size"])
+        self._tinySteps = int(run["tiny_steps"])
+        self._lastWorstState = int(run["worst_state"])
         self._failure, self._failureExc, self._knownErrorNorm = "", None, None
-        attempts = int(run[ATTEMPTS])
-        realizations = int(run[DERIVATIVE_REALIZATIONS])
+        attempts = int(run["attempts"])
+        realizations = int(run["derivative_realizations"])
         self._statsRealizations += realizations
         fused.countStages(DYNAMICS, ACCELERATION, realizations)
-        self._countKernelAttempts(fused, attempts, int(run[PROJECTIONS]), int(run[NORMALIZATIONS]))
+        projections, normalizations = int(run["projections"]), int(run["normalizations"])
+        self._countKernelAttempts(fused, attempts, projections, normalizations)
         self._statsStepsAttempted += attempts
         self._statsConvergentIterations += attempts
-        self._statsErrorTestFailures += int(run[ERROR_TEST_FAILURES])
+        self._statsErrorTestFailures += int(run["error_test_failures"])
         self._statsStepsTaken += steps
         self._stepSerial += steps
         return steps

@@ -1,7 +1,7 @@
 """The step-size arithmetic of the error-controlled integrators (Simbody's
 AbstractIntegratorRep::takeOneStep and adjustStepSize), as compiled functions that both
 ``Integrator._advanceOneStep`` and the compiled stepping loop
-(``merson_steps_kernel.merson_steps``) call, so both choose the same steps, bit for bit.
+(``merson_compiled.steps.merson_steps``) call, so both choose the same steps, bit for bit.
 
 Times and step sizes are in seconds.
 """

@@ -1,4 +1,4 @@
-"""RungeKuttaMersonIntegrator's compiled attempts (engine.integrators.merson_attempt_kernel)
+"""RungeKuttaMersonIntegrator's compiled attempts (engine.integrators.merson_compiled.attempt)
 on random trees of every dynamic mobilizer type take bit-for-bit the steps of its
 stage-by-stage evaluation, count the same realizations, and leave failures to the
 stage-by-stage path, which words them."""

@@ -1,4 +1,4 @@
-"""RungeKuttaMersonIntegrator's whole-attempt kernel (engine.integrators.merson_attempt_kernel)
+"""RungeKuttaMersonIntegrator's whole-attempt kernel (engine.integrators.merson_compiled.attempt)
 and the compiled pieces it is built from: it takes bit for bit the steps of the
 stage-by-stage Python path through the State (trial stages, kinematics, error norm,
 quaternion projection, error test) and counts the same work (stage realizations, steps,

@@ -26,8 +26,8 @@ def test_warm_jit_covers_every_mobilizer_and_the_core_operators() -> None:
 
 def test_warm_jit_compiles_the_fused_and_integrator_kernels() -> None:
     from engine.integrators.error_norm import _relative_scaling
-    from engine.integrators.merson_attempt_kernel import merson_attempt
-    from engine.integrators.merson_steps_kernel import merson_steps
+    from engine.integrators.merson_compiled.attempt import merson_attempt
+    from engine.integrators.merson_compiled.steps import merson_steps
     from engine.integrators.step_control import adjusted_step_size, trial_step_end
     from engine.multibody.kernels.checked_residual import residual_forces_from_table
     from engine.multibody.kernels.fused_stages import realize_stages_from_table

@@ -42,16 +42,12 @@ from engine.integrators.ensemble.ensemble_kernel import (
     interpolate_members,
     read_members,
 )
-from engine.integrators.merson_attempt_kernel import INFO_SIZE, WORK_ROWS
-from engine.integrators.merson_steps_kernel import (
+from engine.integrators.merson_compiled.attempt import INFO_SIZE, WORK_ROWS
+from engine.integrators.merson_compiled.run_record import new_run_records
+from engine.integrators.merson_compiled.steps import (
     CRAWLING,
     DERIVATIVES_NOT_FINITE,
-    FIRST_STEP_SIZE,
-    PREVIOUS_TIME,
-    RUN_SIZE,
-    STEP_SIZE,
     STEP_UNDERFLOW,
-    TIME,
 )
 from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
 
@@ -176,7 +172,7 @@ class EnsembleIntegrator:
         self._uScale = np.empty((m, nu))
         self._work = np.empty((m, WORK_ROWS, ny))
         self._info = np.zeros((m, INFO_SIZE))
-        self._run = np.zeros((m, RUN_SIZE))
+        self._run = new_run_records(m)
         self._counts = np.zeros((m, COUNTS))
         self._status = np.zeros(m, dtype=np.int64)
         self._need = np.zeros(m, dtype=np.int64)
@@ -186,11 +182,11 @@ class EnsembleIntegrator:
         ]
         self._started = False
         for k, adv in enumerate(self._members):
-            self._run[k, TIME] = adv.getTime()
+            self._run[k]["time"] = adv.getTime()
             y = np.asarray(adv.getY())
             self._yPrev[k] = y
             self._fPrev[k] = np.asarray(adv.getYDot())
-            self._run[k, PREVIOUS_TIME] = adv.getTime()
+            self._run[k]["previous_time"] = adv.getTime()
         self._lastReport = -math.inf
 
     # -- settings ---------------------------------------------------------------------------
@@ -218,8 +214,8 @@ class EnsembleIntegrator:
 
     # -- stepping ---------------------------------------------------------------------------
     def _start(self) -> None:
-        self._run[:, STEP_SIZE] = self._timeScales / 10  # as Integrator._methodInitialize
-        self._run[:, FIRST_STEP_SIZE] = math.nan
+        self._run["step_size"] = self._timeScales / 10  # as Integrator._methodInitialize
+        self._run["first_step_size"] = math.nan
         self._started = True
 
     def _chunks(self, first: int = 0, last: int | None = None):
@@ -287,7 +283,7 @@ class EnsembleIntegrator:
 
         self._parallel(report)
         self._lastReport = t
-        reported = np.where(self._status == 0, t, np.minimum(self._run[:, TIME], t))
+        reported = np.where(self._status == 0, t, np.minimum(self._run["time"], t))
         return reported, out[:, : self._nq], out[:, self._nq :]
 
     def advanceThrough(
@@ -357,7 +353,7 @@ class EnsembleIntegrator:
     # -- results ----------------------------------------------------------------------------
     def getTime(self) -> np.ndarray:
         """Each member's advanced time (s): the end of its last step."""
-        return self._run[:, TIME].copy()
+        return self._run["time"].copy()
 
     def getStatus(self) -> np.ndarray:
         """0 for each member that advances, else the kernel status that stopped it
@@ -384,7 +380,7 @@ class EnsembleIntegrator:
             )
         y = self.getAdvancedY()[member]
         copy = State(self._members[member])  # of the member's System
-        copy.setTime(float(self._run[member, TIME]))
+        copy.setTime(float(self._run[member]["time"]))
         copy.setY(y)
         return copy
 

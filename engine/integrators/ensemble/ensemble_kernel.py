@@ -5,7 +5,7 @@ Each member is a State whose derivatives a kernel evaluates
 (``FusedRealization.compiledDerivatives``), given by its own kernel table (row ``m`` of the
 stacked ``addresses`` and ``shapes``). ``advance_members`` takes, for each member in turn,
 exactly the Runge-Kutta-Merson steps its own ``RungeKuttaMersonIntegrator`` would take
-(``merson_steps_kernel.merson_steps``, the same kernels in the same order, each member with
+(``merson_compiled.steps.merson_steps``, the same kernels in the same order, each member with
 its own step size and error control), so every member's trajectory is bit-identical to its
 single run. ``interpolate_members`` evaluates each member at a report time inside its last
 step with the integrator's dense output: the cubic Hermite interpolant of the step's end
@@ -14,8 +14,9 @@ values and slopes raised to 4th order by one derivative evaluation at a third of
 
 Per-member arrays (``M`` members, ``ny = nq + nu``): ``y_prev``, ``f_prev`` (M, ny) the start
 of each member's last step and its derivatives; ``qdd_prev`` (M, nq); ``u_scale`` and ``w_u``
-(M, nu); ``work`` (M, WORK_ROWS, ny); ``info`` (M, INFO_SIZE); ``run`` (M, RUN_SIZE) as
-``merson_steps``' run vector; ``counts`` (M, COUNTS) the statistics summed over calls;
+(M, nu); ``work`` (M, WORK_ROWS, ny); ``info`` (M, INFO_SIZE); ``run`` (M,) run records
+(``merson_compiled.run_record.RUN_DTYPE``), each member's as ``merson_steps`` reads and
+writes it; ``counts`` (M, COUNTS) the statistics summed over calls;
 ``status`` (M,) 0 while a member advances, else why its compiled step stopped; ``need``
 (M,) 1 where the member's State is realized through Velocity only (its derivatives must be
 realized before a step), 0 where it is at Acceleration.
@@ -26,17 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.integrators.merson_kernel import _evaluate, write_q_and_u
-from engine.integrators.merson_steps_kernel import (
-    ATTEMPTS,
-    DERIVATIVE_REALIZATIONS,
-    ERROR_TEST_FAILURES,
-    PREVIOUS_TIME,
-    PROJECTIONS,
-    STEPS,
-    TIME,
-    merson_steps,
-)
+from engine.integrators.merson_compiled.steps import merson_steps
+from engine.integrators.merson_compiled.trial_stages import _evaluate, write_q_and_u
 from engine.multibody.kernels.array_table import f1 as table_f1
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
@@ -96,21 +88,23 @@ def advance_members(
     for m in range(first, last):
         if status[m] != 0:
             continue
-        a, s, r = addresses[m], shapes[m], run[m]
-        while r[TIME] < t_stop:
+        a, s = addresses[m], shapes[m]
+        member_run = run[m : m + 1]
+        r = member_run[0]
+        while r.time < t_stop:
             nd = need[m] != 0
             st = merson_steps(
                 t_max, t_stop, _STEPS_PER_CALL, nd, nd, accuracy, min_step, max_step,
                 y_prev[m], f_prev[m], qdd_prev[m], u_scale[m], z_scale, work[m], euler[m],
-                a, s, w_u[m], infinity, project, target, False, info[m], r,
+                a, s, w_u[m], infinity, project, target, False, info[m], member_run,
             )  # fmt: skip
             c = counts[m]
-            c[C_STEPS] += r[STEPS]
-            c[C_ATTEMPTS] += r[ATTEMPTS]
-            c[C_FAILURES] += r[ERROR_TEST_FAILURES]
-            c[C_PROJECTIONS] += r[PROJECTIONS]
-            c[C_REALIZATIONS] += r[DERIVATIVE_REALIZATIONS]
-            if r[STEPS] > 0:
+            c[C_STEPS] += r.steps
+            c[C_ATTEMPTS] += r.attempts
+            c[C_FAILURES] += r.error_test_failures
+            c[C_PROJECTIONS] += r.projections
+            c[C_REALIZATIONS] += r.derivative_realizations
+            if r.steps > 0:
                 need[m] = 1  # realized through Velocity at the last step's end
             if st != 0:
                 status[m] = st
@@ -147,7 +141,7 @@ def interpolate_members(
     quartic, third, rows, coef, ym, fm, out,
 ):  # fmt: skip
     """out[m] = y (q then u) of members ``first..last-1`` at ``t_report`` (s), which lies in
-    their last step (``run[m, PREVIOUS_TIME]`` .. ``run[m, TIME]``); a member whose time is
+    their last step (``run[m].previous_time`` .. ``run[m].time``); a member whose time is
     at or before ``t_report`` reports its current y. ``cubic`` (4 x 4) and ``quartic`` (5 x 5)
     are the inverses of the interpolation conditions (values and slopes at both ends, and
     the slope at ``third`` of the step for the quartic); ``rows`` (5, ny), ``coef`` (5, ny),
@@ -157,7 +151,7 @@ def interpolate_members(
         a, s = addresses[m], shapes[m]
         nq, nu = s[_Q, 0], s[_U, 0]
         q, u = table_f1(a, s, _Q), table_f1(a, s, _U)
-        t0, t1 = run[m, PREVIOUS_TIME], run[m, TIME]
+        t0, t1 = run[m].previous_time, run[m].time
         if t_report >= t1 or not t1 > t0:
             for i in range(nq):
                 out[m, i] = q[i]

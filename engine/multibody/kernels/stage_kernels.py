@@ -19,6 +19,35 @@ import numpy as np
 
 from engine.common.numba_internals import f1, f2, f3, i1, kernel_jit
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.spatial_inline import (
+    accumulate6,
+    add3,
+    add6,
+    add_h_times,
+    add_scaled6,
+    column_dot6,
+    cross3,
+    dot3,
+    frame_point,
+    h_times,
+    inline,
+    join6,
+    load3,
+    load6,
+    mat6_vec,
+    mat33_mul,
+    mat33_mul_transpose,
+    mat33_vec,
+    rotate6,
+    row_sub,
+    scale3,
+    shift_force,
+    shift_motion,
+    shift_motion_columns,
+    store3,
+    store6,
+    sub3,
+)
 from engine.multibody.mobilizers import ball, free, pin, slider, translation, weld
 from engine.multibody.mobilizers.dispatch import (
     h_fm_any,
@@ -64,11 +93,68 @@ def _add_quat_rate(q, q0, w, w0, out, o0, scale):
 
 
 # ----------------------------------------------------------------- Position stage
+@inline
+def _mobilizer_transform(t, custom, qb, params_b, euler, R_FM_b, p_FM_b, H_FM_b):
+    """The mobilizer's X_FM = (R_FM, p_FM) and joint map H_FM (in F) from its q block;
+    untouched for a Custom body (``custom``: its Python kinematics wrote them)."""
+    if t == _PIN:  # the commonest type, without the dispatch: R_FM = Rz(q), p_FM = 0
+        c, s_ = np.cos(qb[0]), np.sin(qb[0])
+        R_FM_b[0, 0], R_FM_b[0, 1], R_FM_b[0, 2] = c, -s_, 0.0
+        R_FM_b[1, 0], R_FM_b[1, 1], R_FM_b[1, 2] = s_, c, 0.0
+        R_FM_b[2, 0], R_FM_b[2, 1], R_FM_b[2, 2] = 0.0, 0.0, 1.0
+        p_FM_b[0] = p_FM_b[1] = p_FM_b[2] = 0.0
+        for i in range(6):  # H_FM = [z; 0]
+            H_FM_b[i, 0] = 0.0
+        H_FM_b[2, 0] = 1.0
+    elif not custom:
+        x_fm_any(t, qb, params_b, euler, R_FM_b, p_FM_b)
+        H_FM_b[:, :] = 0.0
+        h_fm_any(t, qb, params_b, euler, R_FM_b, p_FM_b, H_FM_b)
+
+
+@inline
+def _body_pose(R_GP, p_GP, R_PF, p_PF, R_FM, p_FM, R_BM, p_BM, R_GF, R_GB, p_GB, R_GM):
+    """X_GB = X_GP X_PF X_FM X_BM^-1 into (R_GB, p_GB), R_GF on the way (R_GM: a 3 x 3
+    scratch); returns p_MB_G, the vector from the mobilizer's M origin to the body
+    origin, in Ground."""
+    mat33_mul(R_GP, R_PF, R_GF)
+    p_GF = frame_point(load3(p_GP), R_GP, load3(p_PF))
+    mat33_mul(R_GF, R_FM, R_GM)
+    p_GM = frame_point(p_GF, R_GF, load3(p_FM))
+    mat33_mul_transpose(R_GM, R_BM, R_GB)
+    p_GBo = sub3(p_GM, mat33_vec(R_GB, load3(p_BM)))
+    store3(p_GB, p_GBo)
+    return sub3(p_GBo, p_GM)
+
+
+@inline
+def _spatial_inertia_in_ground(R_GB, m, com_B, I_B, RI, com_G, Phi):
+    """Phi = [[I_G, m [c_G]x], [-m [c_G]x, m 1]] about Bo in Ground, with c_G = R_GB c_B
+    (into com_G) and I_G = R_GB I_B R_GB^T (RI: a 3 x 3 scratch for R_GB I_B)."""
+    c = mat33_vec(R_GB, load3(com_B))
+    store3(com_G, c)
+    mat33_mul(R_GB, I_B, RI)
+    for i in range(3):
+        for j in range(3):
+            Phi[i, j] = RI[i, 0] * R_GB[j, 0] + RI[i, 1] * R_GB[j, 1] + RI[i, 2] * R_GB[j, 2]
+            Phi[i, 3 + j] = 0.0
+            Phi[3 + i, j] = 0.0
+            Phi[3 + i, 3 + j] = m if i == j else 0.0
+    mc0, mc1, mc2 = scale3(m, c)
+    Phi[0, 4], Phi[0, 5] = -mc2, mc1
+    Phi[1, 3], Phi[1, 5] = mc2, -mc0
+    Phi[2, 3], Phi[2, 4] = -mc1, mc0
+    Phi[4, 0], Phi[5, 0] = -mc2, mc1
+    Phi[3, 1], Phi[5, 1] = mc2, -mc0
+    Phi[3, 2], Phi[4, 2] = -mc1, mc0
+
+
 @kernel_jit
 def position_stage(euler, custom_type, a, s):
     """The Position stage from the table (a, s) (``layout.SLOT``): body poses, mobilizer
-    transforms, H_G and spatial inertias from q, Ground outward. For bodies of type
-    ``custom_type`` (Python kinematics) R_FM, p_FM and H_FM are inputs."""
+    transforms, H_G and spatial inertias from q, Ground outward, one forward step per
+    body. For bodies of type ``custom_type`` (Python kinematics) R_FM, p_FM and H_FM are
+    inputs."""
     mtype, parent, qs = i1(a, s, SLOT.mtype), i1(a, s, SLOT.parent), i1(a, s, SLOT.qs)
     nqs, nus, params = i1(a, s, SLOT.nqs), i1(a, s, SLOT.nus), f2(a, s, SLOT.params)
     R_PF, p_PF = f3(a, s, SLOT.R_PF), f2(a, s, SLOT.p_PF)
@@ -80,104 +166,19 @@ def position_stage(euler, custom_type, a, s):
     R_GB, p_GB, H_G = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.H_G)
     Phi_G, com_G = f3(a, s, SLOT.Phi_G), f2(a, s, SLOT.com_G)
     work = f2(a, s, SLOT.work)
-    nb = parent.shape[0]
-    for b in range(1, nb):
+    R_GM, RI = work[0:3, 0:3], work[0:3, 3:6]
+    for b in range(1, parent.shape[0]):
         P = parent[b]
-        nu = nus[b]
-        qb = q[qs[b] : qs[b] + nqs[b]]
-        Rfm = R_FM[b]
-        pfm = p_FM[b]
         t = mtype[b]
-        custom = t == custom_type
-        if t == _PIN:  # the commonest type, without the dispatch: R_FM = Rz(q), p_FM = 0
-            c, s_ = np.cos(qb[0]), np.sin(qb[0])
-            Rfm[0, 0], Rfm[0, 1], Rfm[0, 2] = c, -s_, 0.0
-            Rfm[1, 0], Rfm[1, 1], Rfm[1, 2] = s_, c, 0.0
-            Rfm[2, 0], Rfm[2, 1], Rfm[2, 2] = 0.0, 0.0, 1.0
-            pfm[0] = pfm[1] = pfm[2] = 0.0
-        elif not custom:
-            x_fm_any(t, qb, params[b], euler, Rfm, pfm)
-        RGP = R_GB[P]
-        Rpf = R_PF[b]
-        Rgf = R_GF[b]
-        # R_GF = R_GP R_PF ; p_GF = p_GP + R_GP p_PF
-        for i in range(3):
-            for j in range(3):
-                Rgf[i, j] = RGP[i, 0] * Rpf[0, j] + RGP[i, 1] * Rpf[1, j] + RGP[i, 2] * Rpf[2, j]
-        pGF0 = p_GB[P, 0] + RGP[0, 0] * p_PF[b, 0] + RGP[0, 1] * p_PF[b, 1] + RGP[0, 2] * p_PF[b, 2]
-        pGF1 = p_GB[P, 1] + RGP[1, 0] * p_PF[b, 0] + RGP[1, 1] * p_PF[b, 1] + RGP[1, 2] * p_PF[b, 2]
-        pGF2 = p_GB[P, 2] + RGP[2, 0] * p_PF[b, 0] + RGP[2, 1] * p_PF[b, 1] + RGP[2, 2] * p_PF[b, 2]
-        # R_GM = R_GF R_FM (in work[0:3, 0:3]); p_GM = p_GF + R_GF p_FM
-        for i in range(3):
-            for j in range(3):
-                work[i, j] = Rgf[i, 0] * Rfm[0, j] + Rgf[i, 1] * Rfm[1, j] + Rgf[i, 2] * Rfm[2, j]
-        pGM0 = pGF0 + Rgf[0, 0] * pfm[0] + Rgf[0, 1] * pfm[1] + Rgf[0, 2] * pfm[2]
-        pGM1 = pGF1 + Rgf[1, 0] * pfm[0] + Rgf[1, 1] * pfm[1] + Rgf[1, 2] * pfm[2]
-        pGM2 = pGF2 + Rgf[2, 0] * pfm[0] + Rgf[2, 1] * pfm[1] + Rgf[2, 2] * pfm[2]
-        # R_GB = R_GM R_BM^T ; p_GB = p_GM - R_GB p_BM
-        Rbm = R_BM[b]
-        Rgb = R_GB[b]
-        for i in range(3):
-            for j in range(3):
-                Rgb[i, j] = work[i, 0] * Rbm[j, 0] + work[i, 1] * Rbm[j, 1] + work[i, 2] * Rbm[j, 2]
-        pbm = p_BM[b]
-        p_GB[b, 0] = pGM0 - (Rgb[0, 0] * pbm[0] + Rgb[0, 1] * pbm[1] + Rgb[0, 2] * pbm[2])
-        p_GB[b, 1] = pGM1 - (Rgb[1, 0] * pbm[0] + Rgb[1, 1] * pbm[1] + Rgb[1, 2] * pbm[2])
-        p_GB[b, 2] = pGM2 - (Rgb[2, 0] * pbm[0] + Rgb[2, 1] * pbm[1] + Rgb[2, 2] * pbm[2])
-        pm0 = p_GB[b, 0] - pGM0
-        pm1 = p_GB[b, 1] - pGM1
-        pm2 = p_GB[b, 2] - pGM2
-        p_MB_G[b, 0], p_MB_G[b, 1], p_MB_G[b, 2] = pm0, pm1, pm2
-        Hfm = H_FM[b]
-        if t == _PIN:  # H_FM = [z; 0]
-            for i in range(6):
-                Hfm[i, 0] = 0.0
-            Hfm[2, 0] = 1.0
-        elif not custom:
-            Hfm[:, :] = 0.0
-            h_fm_any(t, qb, params[b], euler, Rfm, pfm, Hfm)
-        Hg = H_G[b]
-        for k in range(nu):
-            hw0 = Rgf[0, 0] * Hfm[0, k] + Rgf[0, 1] * Hfm[1, k] + Rgf[0, 2] * Hfm[2, k]
-            hw1 = Rgf[1, 0] * Hfm[0, k] + Rgf[1, 1] * Hfm[1, k] + Rgf[1, 2] * Hfm[2, k]
-            hw2 = Rgf[2, 0] * Hfm[0, k] + Rgf[2, 1] * Hfm[1, k] + Rgf[2, 2] * Hfm[2, k]
-            hv0 = Rgf[0, 0] * Hfm[3, k] + Rgf[0, 1] * Hfm[4, k] + Rgf[0, 2] * Hfm[5, k]
-            hv1 = Rgf[1, 0] * Hfm[3, k] + Rgf[1, 1] * Hfm[4, k] + Rgf[1, 2] * Hfm[5, k]
-            hv2 = Rgf[2, 0] * Hfm[3, k] + Rgf[2, 1] * Hfm[4, k] + Rgf[2, 2] * Hfm[5, k]
-            Hg[0, k] = hw0
-            Hg[1, k] = hw1
-            Hg[2, k] = hw2
-            Hg[3, k] = hv0 + hw1 * pm2 - hw2 * pm1
-            Hg[4, k] = hv1 + hw2 * pm0 - hw0 * pm2
-            Hg[5, k] = hv2 + hw0 * pm1 - hw1 * pm0
-        for k in range(nu, 6):
-            for i in range(6):
-                Hg[i, k] = 0.0
-        # c_G = R_GB c_B ; I_G = R_GB I_B R_GB^T (work[0:3, 3:6] = R_GB I_B)
-        cB = com_B[b]
-        c0 = Rgb[0, 0] * cB[0] + Rgb[0, 1] * cB[1] + Rgb[0, 2] * cB[2]
-        c1 = Rgb[1, 0] * cB[0] + Rgb[1, 1] * cB[1] + Rgb[1, 2] * cB[2]
-        c2 = Rgb[2, 0] * cB[0] + Rgb[2, 1] * cB[1] + Rgb[2, 2] * cB[2]
-        com_G[b, 0], com_G[b, 1], com_G[b, 2] = c0, c1, c2
-        IB = I_B[b]
-        for i in range(3):
-            for j in range(3):
-                work[i, 3 + j] = Rgb[i, 0] * IB[0, j] + Rgb[i, 1] * IB[1, j] + Rgb[i, 2] * IB[2, j]
-        Phi = Phi_G[b]
-        for i in range(3):
-            for j in range(3):
-                Phi[i, j] = work[i, 3] * Rgb[j, 0] + work[i, 4] * Rgb[j, 1] + work[i, 5] * Rgb[j, 2]
-                Phi[i, 3 + j] = 0.0
-                Phi[3 + i, j] = 0.0
-                Phi[3 + i, 3 + j] = mass[b] if i == j else 0.0
-        m = mass[b]
-        mc0, mc1, mc2 = m * c0, m * c1, m * c2
-        Phi[0, 4], Phi[0, 5] = -mc2, mc1
-        Phi[1, 3], Phi[1, 5] = mc2, -mc0
-        Phi[2, 3], Phi[2, 4] = -mc1, mc0
-        Phi[4, 0], Phi[5, 0] = -mc2, mc1
-        Phi[3, 1], Phi[5, 1] = mc2, -mc0
-        Phi[3, 2], Phi[4, 2] = -mc1, mc0
+        qb = q[qs[b] : qs[b] + nqs[b]]
+        _mobilizer_transform(t, t == custom_type, qb, params[b], euler, R_FM[b], p_FM[b], H_FM[b])
+        p_MB = _body_pose(
+            R_GB[P], p_GB[P], R_PF[b], p_PF[b], R_FM[b], p_FM[b], R_BM[b], p_BM[b],
+            R_GF[b], R_GB[b], p_GB[b], R_GM,
+        )  # fmt: skip
+        store3(p_MB_G[b], p_MB)
+        shift_motion_columns(H_FM[b], R_GF[b], p_MB, H_G[b], nus[b])
+        _spatial_inertia_in_ground(R_GB[b], mass[b], com_B[b], I_B[b], RI, com_G[b], Phi_G[b])
 
 
 @kernel_jit
@@ -192,11 +193,63 @@ def quaternion_errors(q, quat_starts, qerr, offset):
 
 
 # ----------------------------------------------------------------- Velocity stage
+@inline
+def _mobilizer_qdot(t, euler, q, u, qdot, qsb, u0, nq, nu, params_b, R_FM_b, Nbuf):
+    """qdot[qsb:qsb+nq] = N(q) u[u0:u0+nu] for one mobilizer (Nbuf: (7, 6) scratch)."""
+    if _identity_n(t):
+        for i in range(nq):
+            qdot[qsb + i] = u[u0 + i]
+    elif _quaternion_n(t, euler):
+        for i in range(4):
+            qdot[qsb + i] = 0.0
+        _add_quat_rate(q, qsb, u, u0, qdot, qsb, 1.0)
+        for i in range(4, nq):  # Free: p' = v
+            qdot[qsb + i] = u[u0 + i - 1]
+    elif nq > 0:
+        N = Nbuf[:nq, :nu]
+        for i in range(nq):
+            for k in range(nu):
+                N[i, k] = 0.0
+        n_matrix_any(t, q[qsb : qsb + nq], params_b, euler, R_FM_b, N)
+        for i in range(nq):
+            acc = 0.0
+            for k in range(nu):
+                acc += N[i, k] * u[u0 + k]
+            qdot[qsb + i] = acc
+
+
+@inline
+def _coriolis(w_P, r, V_rel, Hdot_u, p_MB):
+    """The body's velocity-dependent spatial acceleration (about Bo, in Ground) for zero
+    udot and a resting parent acceleration: [w_P x w_rel + Hdot_w;
+    w_P x (w_P x r) + 2 w_P x v_rel + Hdot_v + Hdot_w x p_MB + w_rel x (w_rel x p_MB)],
+    with V_rel = H u = [w_rel; v_rel] and Hdot_u = (d/dt H) u = [Hdot_w; Hdot_v]."""
+    w_rel, v_rel = (V_rel[0], V_rel[1], V_rel[2]), (V_rel[3], V_rel[4], V_rel[5])
+    hd_w, hd_v = (Hdot_u[0], Hdot_u[1], Hdot_u[2]), (Hdot_u[3], Hdot_u[4], Hdot_u[5])
+    c_w = add3(cross3(w_P, w_rel), hd_w)
+    c_v = cross3(w_P, cross3(w_P, r))
+    c_v = add3(c_v, add3(add3(scale3(2.0, cross3(w_P, v_rel)), hd_v), cross3(hd_w, p_MB)))
+    c_v = add3(c_v, cross3(w_rel, cross3(w_rel, p_MB)))
+    return join6(c_w, c_v)
+
+
+@inline
+def _gyroscopic_and_kinetic_energy(V, Phi, m, c):
+    """The gyroscopic force [w x (I w); m w x (w x c)] of a body with spatial velocity
+    V = [w; v], spatial inertia Phi about Bo, mass m and mass centre c (from Bo), all in
+    Ground; and its kinetic energy 0.5 V^T Phi V = 0.5 (w.Iw + 2 m w.(c x v) + m v.v)."""
+    w, v = (V[0], V[1], V[2]), (V[3], V[4], V[5])
+    Iw = mat33_vec(Phi, w)
+    gyro = join6(cross3(w, Iw), scale3(m, cross3(w, cross3(w, c))))
+    ke = 0.5 * (dot3(w, Iw) + 2.0 * m * dot3(w, cross3(c, v)) + m * dot3(v, v))
+    return gyro, ke
+
+
 @kernel_jit
 def velocity_stage(euler, a, s):
     """The Velocity stage from the table (a, s) (``layout.SLOT``): body and mobilizer
-    velocities, qdot = N u, Coriolis terms and gyroscopic forces; returns the kinetic
-    energy."""
+    velocities, qdot = N u, Coriolis terms and gyroscopic forces, one forward step per
+    body; returns the kinetic energy."""
     mtype, parent, qs = i1(a, s, SLOT.mtype), i1(a, s, SLOT.parent), i1(a, s, SLOT.qs)
     nqs, us, nus = i1(a, s, SLOT.nqs), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     params, mass = f2(a, s, SLOT.params), f1(a, s, SLOT.mass)
@@ -206,135 +259,32 @@ def velocity_stage(euler, a, s):
     H_G, Phi_G, com_G = f3(a, s, SLOT.H_G), f3(a, s, SLOT.Phi_G), f2(a, s, SLOT.com_G)
     V_GB, V_FM = f2(a, s, SLOT.V_GB), f2(a, s, SLOT.V_FM)
     coriolis, total_coriolis = f2(a, s, SLOT.coriolis), f2(a, s, SLOT.total_coriolis)
-    gyro = f2(a, s, SLOT.gyroscopic)
+    gyroscopic = f2(a, s, SLOT.gyroscopic)
     Nbuf, hd = f2(a, s, SLOT.Nbuf), f1(a, s, SLOT.hd)
-    nb = parent.shape[0]
     ke = 0.0
-    for b in range(1, nb):
+    for b in range(1, parent.shape[0]):
         P = parent[b]
-        nu = nus[b]
-        nq = nqs[b]
-        u0 = us[b]
-        qsb = qs[b]
-        r0 = p_GB[b, 0] - p_GB[P, 0]
-        r1 = p_GB[b, 1] - p_GB[P, 1]
-        r2 = p_GB[b, 2] - p_GB[P, 2]
-        Hg = H_G[b]
-        rel0 = rel1 = rel2 = rel3 = rel4 = rel5 = 0.0
-        for k in range(nu):
-            uk = u[u0 + k]
-            rel0 += Hg[0, k] * uk
-            rel1 += Hg[1, k] * uk
-            rel2 += Hg[2, k] * uk
-            rel3 += Hg[3, k] * uk
-            rel4 += Hg[4, k] * uk
-            rel5 += Hg[5, k] * uk
-        wP0, wP1, wP2 = V_GB[P, 0], V_GB[P, 1], V_GB[P, 2]
-        w0, w1, w2 = wP0 + rel0, wP1 + rel1, wP2 + rel2
-        V_GB[b, 0], V_GB[b, 1], V_GB[b, 2] = w0, w1, w2
-        V_GB[b, 3] = V_GB[P, 3] + wP1 * r2 - wP2 * r1 + rel3
-        V_GB[b, 4] = V_GB[P, 4] + wP2 * r0 - wP0 * r2 + rel4
-        V_GB[b, 5] = V_GB[P, 5] + wP0 * r1 - wP1 * r0 + rel5
-        Hfm = H_FM[b]
-        for i in range(6):
-            acc = 0.0
-            for k in range(nu):
-                acc += Hfm[i, k] * u[u0 + k]
-            V_FM[b, i] = acc
-        qb = q[qsb : qsb + nq]
-        ub = u[u0 : u0 + nu]
         t = mtype[b]
-        if _identity_n(t):
-            for i in range(nq):
-                qdot[qsb + i] = u[u0 + i]
-        elif _quaternion_n(t, euler):
-            for i in range(4):
-                qdot[qsb + i] = 0.0
-            _add_quat_rate(q, qsb, u, u0, qdot, qsb, 1.0)
-            for i in range(4, nq):  # Free: p' = v
-                qdot[qsb + i] = u[u0 + i - 1]
-        elif nq > 0:
-            N = Nbuf[:nq, :nu]
-            for i in range(nq):
-                for k in range(nu):
-                    N[i, k] = 0.0
-            n_matrix_any(mtype[b], qb, params[b], euler, R_FM[b], N)
-            for i in range(nq):
-                acc = 0.0
-                for k in range(nu):
-                    acc += N[i, k] * u[u0 + k]
-                qdot[qsb + i] = acc
-        for i in range(6):
-            hd[i] = 0.0
+        nu, u0, nq, qsb = nus[b], us[b], nqs[b], qs[b]
+        r = row_sub(p_GB, b, p_GB, P)
+        V_P = load6(V_GB[P])
+        V_rel = h_times(H_G[b], nu, u, u0)
+        V = add6(shift_motion(V_P, r), V_rel)
+        store6(V_GB[b], V)
+        store6(V_FM[b], h_times(H_FM[b], nu, u, u0))
+        _mobilizer_qdot(t, euler, q, u, qdot, qsb, u0, nq, nu, params[b], R_FM[b], Nbuf)
+        hd[:] = 0.0
         if not _constant_h(t):
-            hdot_u_any(t, qb, ub, params[b], euler, R_FM[b], p_FM[b], hd)
-        Rgf = R_GF[b]
-        hw0 = Rgf[0, 0] * hd[0] + Rgf[0, 1] * hd[1] + Rgf[0, 2] * hd[2]
-        hw1 = Rgf[1, 0] * hd[0] + Rgf[1, 1] * hd[1] + Rgf[1, 2] * hd[2]
-        hw2 = Rgf[2, 0] * hd[0] + Rgf[2, 1] * hd[1] + Rgf[2, 2] * hd[2]
-        hv0 = Rgf[0, 0] * hd[3] + Rgf[0, 1] * hd[4] + Rgf[0, 2] * hd[5]
-        hv1 = Rgf[1, 0] * hd[3] + Rgf[1, 1] * hd[4] + Rgf[1, 2] * hd[5]
-        hv2 = Rgf[2, 0] * hd[3] + Rgf[2, 1] * hd[4] + Rgf[2, 2] * hd[5]
-        pm0, pm1, pm2 = p_MB_G[b, 0], p_MB_G[b, 1], p_MB_G[b, 2]
-        # cw = wP x w_rel + hdw
-        cw0 = wP1 * rel2 - wP2 * rel1 + hw0
-        cw1 = wP2 * rel0 - wP0 * rel2 + hw1
-        cw2 = wP0 * rel1 - wP1 * rel0 + hw2
-        # wP x (wP x r)
-        a0 = wP1 * r2 - wP2 * r1
-        a1 = wP2 * r0 - wP0 * r2
-        a2 = wP0 * r1 - wP1 * r0
-        cv0 = wP1 * a2 - wP2 * a1
-        cv1 = wP2 * a0 - wP0 * a2
-        cv2 = wP0 * a1 - wP1 * a0
-        # + 2 wP x v_rel + hdv + hdw x pmb
-        cv0 += 2.0 * (wP1 * rel5 - wP2 * rel4) + hv0 + (hw1 * pm2 - hw2 * pm1)
-        cv1 += 2.0 * (wP2 * rel3 - wP0 * rel5) + hv1 + (hw2 * pm0 - hw0 * pm2)
-        cv2 += 2.0 * (wP0 * rel4 - wP1 * rel3) + hv2 + (hw0 * pm1 - hw1 * pm0)
-        # + w_rel x (w_rel x pmb)
-        a0 = rel1 * pm2 - rel2 * pm1
-        a1 = rel2 * pm0 - rel0 * pm2
-        a2 = rel0 * pm1 - rel1 * pm0
-        cv0 += rel1 * a2 - rel2 * a1
-        cv1 += rel2 * a0 - rel0 * a2
-        cv2 += rel0 * a1 - rel1 * a0
-        cor = coriolis[b]
-        cor[0], cor[1], cor[2], cor[3], cor[4], cor[5] = cw0, cw1, cw2, cv0, cv1, cv2
-        tP = total_coriolis[P]
-        tc = total_coriolis[b]
-        tc[0] = tP[0] + cw0
-        tc[1] = tP[1] + cw1
-        tc[2] = tP[2] + cw2
-        tc[3] = tP[3] + tP[1] * r2 - tP[2] * r1 + cv0
-        tc[4] = tP[4] + tP[2] * r0 - tP[0] * r2 + cv1
-        tc[5] = tP[5] + tP[0] * r1 - tP[1] * r0 + cv2
-        # gyroscopic force [w x (I w), m w x (w x c)]
-        Phi = Phi_G[b]
-        Iw0 = Phi[0, 0] * w0 + Phi[0, 1] * w1 + Phi[0, 2] * w2
-        Iw1 = Phi[1, 0] * w0 + Phi[1, 1] * w1 + Phi[1, 2] * w2
-        Iw2 = Phi[2, 0] * w0 + Phi[2, 1] * w1 + Phi[2, 2] * w2
-        g = gyro[b]
-        g[0] = w1 * Iw2 - w2 * Iw1
-        g[1] = w2 * Iw0 - w0 * Iw2
-        g[2] = w0 * Iw1 - w1 * Iw0
-        c0, c1, c2 = com_G[b, 0], com_G[b, 1], com_G[b, 2]
-        a0 = w1 * c2 - w2 * c1
-        a1 = w2 * c0 - w0 * c2
-        a2 = w0 * c1 - w1 * c0
-        m = mass[b]
-        g[3] = m * (w1 * a2 - w2 * a1)
-        g[4] = m * (w2 * a0 - w0 * a2)
-        g[5] = m * (w0 * a1 - w1 * a0)
-        # kinetic energy 0.5 V^T Phi V = 0.5 (w.Iw + 2 m w.(c x v) + m v.v)
-        v0, v1, v2 = V_GB[b, 3], V_GB[b, 4], V_GB[b, 5]
-        cv0 = c1 * v2 - c2 * v1
-        cv1 = c2 * v0 - c0 * v2
-        cv2 = c0 * v1 - c1 * v0
-        ke += 0.5 * (
-            w0 * Iw0 + w1 * Iw1 + w2 * Iw2
-            + 2.0 * m * (w0 * cv0 + w1 * cv1 + w2 * cv2)
-            + m * (v0 * v0 + v1 * v1 + v2 * v2)
-        )  # fmt: skip
+            hdot_u_any(
+                t, q[qsb : qsb + nq], u[u0 : u0 + nu], params[b], euler, R_FM[b], p_FM[b], hd
+            )
+        Hdot_u = rotate6(R_GF[b], load6(hd))  # (d/dt H_FM) u from F to Ground
+        cor = _coriolis((V_P[0], V_P[1], V_P[2]), r, V_rel, Hdot_u, load3(p_MB_G[b]))
+        store6(coriolis[b], cor)
+        store6(total_coriolis[b], add6(shift_motion(load6(total_coriolis[P]), r), cor))
+        gyro, ke_b = _gyroscopic_and_kinetic_energy(V, Phi_G[b], mass[b], load3(com_G[b]))
+        store6(gyroscopic[b], gyro)
+        ke += ke_b
     return ke
 
 
@@ -514,6 +464,60 @@ def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_c
 
 
 # ----------------------------------------------------- articulated-body solve
+@inline
+def _solve_backward_step(s, nu, known_b, H, P_b, D_inv_b, U, cor, z_b, f, udot, eps, g):
+    """Body b's articulated force about Bo, in Ground, as its parent receives it before
+    the shift: z_b + P c, plus U D^-1 (eps - U^T c) with eps = f - H^T z_b for a free
+    mobilizer (eps into ``eps``), or plus P H udot for a ``known_b`` one (udot given).
+    ``g`` is scratch of at least nu entries."""
+    za = add6(z_b, mat6_vec(P_b, cor))
+    if known_b:
+        for k in range(nu):
+            ud = udot[s + k]
+            if ud != 0.0:
+                for j in range(6):
+                    za = add_scaled6(za, P_b, j, H[j, k] * ud)
+    elif nu == 1:
+        e = f[s] - column_dot6(H, 0, z_b)
+        eps[s] = e
+        za = add_scaled6(za, U, 0, D_inv_b[0, 0] * (e - column_dot6(U, 0, cor)))
+    elif nu > 0:
+        for k in range(nu):
+            eps[s + k] = f[s + k] - column_dot6(H, k, z_b)
+        for l in range(nu):
+            g[l] = eps[s + l] - column_dot6(U, l, cor)
+        for k in range(nu):
+            acc = 0.0
+            for l in range(nu):
+                acc += D_inv_b[k, l] * g[l]
+            za = add_scaled6(za, U, k, acc)
+    return za
+
+
+@inline
+def _solve_forward_step(s, nu, known_b, H, D_inv_b, U, A_P, r, cor, eps, udot, g):
+    """Body b's udot (unless ``known_b``) and spatial acceleration about Bo, in Ground,
+    from its parent's A_P: a = A_P shifted by r plus c, then udot = D^-1 (eps - U^T a)
+    and A = a + H udot. ``g`` is scratch of at least nu entries."""
+    A = add6(shift_motion(A_P, r), cor)
+    if known_b:
+        A = add_h_times(A, H, nu, udot, s)
+    elif nu == 1:
+        ud = D_inv_b[0, 0] * (eps[s] - column_dot6(U, 0, A))
+        udot[s] = ud
+        A = add_scaled6(A, H, 0, ud)
+    elif nu > 0:
+        for l in range(nu):
+            g[l] = eps[s + l] - column_dot6(U, l, A)
+        for k in range(nu):
+            acc = 0.0
+            for l in range(nu):
+                acc += D_inv_b[k, l] * g[l]
+            udot[s + k] = acc
+        A = add_h_times(A, H, nu, udot, s)
+    return A
+
+
 @kernel_jit
 def articulated_solve(
     parent,
@@ -535,193 +539,32 @@ def articulated_solve(
     eps,
 ):
     """udot and A_GB from the articulated inertias, applied forces and velocity terms
-    (zeros for ``coriolis``/``bias_force`` give udot = M^-1 f). ``z`` (nb, 6) and ``eps``
-    (nu,) are scratch. For bodies with ``known[b]`` != 0 (inertias from
-    ``articulated_inertias`` with the same ``known``) udot is an input, used as given;
-    mobility forces of those bodies are not read."""
+    (zeros for ``coriolis``/``bias_force`` give udot = M^-1 f): a backward step per body,
+    tip to base, accumulating the articulated forces ``z`` (nb, 6), then a forward step
+    per body, base to tip. ``z`` and ``eps`` (nu,) are scratch. For bodies with
+    ``known[b]`` != 0 (inertias from ``articulated_inertias`` with the same ``known``)
+    udot is an input, used as given; mobility forces of those bodies are not read."""
     nb = parent.shape[0]
     for b in range(nb):
         for i in range(6):
             z[b, i] = bias_force[b, i] - body_forces[b, i]
     for b in range(nb - 1, 0, -1):
-        nu = nus[b]
-        s = us[b]
-        Pb = P_abi[b]
-        cor = coriolis[b]
-        zb = z[b]
-        za0 = za1 = za2 = za3 = za4 = za5 = 0.0
-        # za = z + P c
-        pc = (
-            Pb[0, 0] * cor[0] + Pb[0, 1] * cor[1] + Pb[0, 2] * cor[2]
-            + Pb[0, 3] * cor[3] + Pb[0, 4] * cor[4] + Pb[0, 5] * cor[5]
+        za = _solve_backward_step(
+            us[b], nus[b], known[b] != 0, H_G[b], P_abi[b], D_inv[b], U_cols[b],
+            load6(coriolis[b]), load6(z[b]), mobility_forces, udot, eps,
+            A_GB[b],  # scratch: the forward steps write A_GB[b] afterwards
         )  # fmt: skip
-        za0 = zb[0] + pc
-        pc = (
-            Pb[1, 0] * cor[0] + Pb[1, 1] * cor[1] + Pb[1, 2] * cor[2]
-            + Pb[1, 3] * cor[3] + Pb[1, 4] * cor[4] + Pb[1, 5] * cor[5]
-        )  # fmt: skip
-        za1 = zb[1] + pc
-        pc = (
-            Pb[2, 0] * cor[0] + Pb[2, 1] * cor[1] + Pb[2, 2] * cor[2]
-            + Pb[2, 3] * cor[3] + Pb[2, 4] * cor[4] + Pb[2, 5] * cor[5]
-        )  # fmt: skip
-        za2 = zb[2] + pc
-        pc = (
-            Pb[3, 0] * cor[0] + Pb[3, 1] * cor[1] + Pb[3, 2] * cor[2]
-            + Pb[3, 3] * cor[3] + Pb[3, 4] * cor[4] + Pb[3, 5] * cor[5]
-        )  # fmt: skip
-        za3 = zb[3] + pc
-        pc = (
-            Pb[4, 0] * cor[0] + Pb[4, 1] * cor[1] + Pb[4, 2] * cor[2]
-            + Pb[4, 3] * cor[3] + Pb[4, 4] * cor[4] + Pb[4, 5] * cor[5]
-        )  # fmt: skip
-        za4 = zb[4] + pc
-        pc = (
-            Pb[5, 0] * cor[0] + Pb[5, 1] * cor[1] + Pb[5, 2] * cor[2]
-            + Pb[5, 3] * cor[3] + Pb[5, 4] * cor[4] + Pb[5, 5] * cor[5]
-        )  # fmt: skip
-        za5 = zb[5] + pc
-        if known[b] != 0:  # za += P H udot_known
-            H = H_G[b]
-            for k in range(nu):
-                ud = udot[s + k]
-                if ud != 0.0:
-                    for j in range(6):
-                        hj = H[j, k] * ud
-                        za0 += Pb[0, j] * hj
-                        za1 += Pb[1, j] * hj
-                        za2 += Pb[2, j] * hj
-                        za3 += Pb[3, j] * hj
-                        za4 += Pb[4, j] * hj
-                        za5 += Pb[5, j] * hj
-        elif nu == 1:
-            H = H_G[b]
-            U = U_cols[b]
-            e = mobility_forces[s] - (
-                H[0, 0] * zb[0] + H[1, 0] * zb[1] + H[2, 0] * zb[2]
-                + H[3, 0] * zb[3] + H[4, 0] * zb[4] + H[5, 0] * zb[5]
-            )  # fmt: skip
-            eps[s] = e
-            k1 = D_inv[b, 0, 0] * (
-                e
-                - (
-                    U[0, 0] * cor[0] + U[1, 0] * cor[1] + U[2, 0] * cor[2]
-                    + U[3, 0] * cor[3] + U[4, 0] * cor[4] + U[5, 0] * cor[5]
-                )
-            )  # fmt: skip
-            za0 += U[0, 0] * k1
-            za1 += U[1, 0] * k1
-            za2 += U[2, 0] * k1
-            za3 += U[3, 0] * k1
-            za4 += U[4, 0] * k1
-            za5 += U[5, 0] * k1
-        elif nu > 0:
-            H = H_G[b]
-            U = U_cols[b]
-            Di = D_inv[b]
-            g = A_GB[b]  # scratch here: the outward pass writes A_GB[b] afterwards
-            # e = f - H^T z ; g = e - U^T c ; za += U (Di g)
-            for k in range(nu):
-                e = mobility_forces[s + k] - (
-                    H[0, k] * zb[0] + H[1, k] * zb[1] + H[2, k] * zb[2]
-                    + H[3, k] * zb[3] + H[4, k] * zb[4] + H[5, k] * zb[5]
-                )  # fmt: skip
-                eps[s + k] = e
-            for l in range(nu):
-                g[l] = eps[s + l] - (
-                    U[0, l] * cor[0] + U[1, l] * cor[1] + U[2, l] * cor[2]
-                    + U[3, l] * cor[3] + U[4, l] * cor[4] + U[5, l] * cor[5]
-                )  # fmt: skip
-            for k in range(nu):
-                acc = 0.0
-                for l in range(nu):
-                    acc += Di[k, l] * g[l]
-                za0 += U[0, k] * acc
-                za1 += U[1, k] * acc
-                za2 += U[2, k] * acc
-                za3 += U[3, k] * acc
-                za4 += U[4, k] * acc
-                za5 += U[5, k] * acc
         P = parent[b]
-        r0 = p_GB[b, 0] - p_GB[P, 0]
-        r1 = p_GB[b, 1] - p_GB[P, 1]
-        r2 = p_GB[b, 2] - p_GB[P, 2]
-        zP = z[P]
-        zP[0] += za0 + r1 * za5 - r2 * za4
-        zP[1] += za1 + r2 * za3 - r0 * za5
-        zP[2] += za2 + r0 * za4 - r1 * za3
-        zP[3] += za3
-        zP[4] += za4
-        zP[5] += za5
-    for i in range(6):
-        A_GB[0, i] = 0.0
+        accumulate6(z[P], shift_force(za, row_sub(p_GB, b, p_GB, P)))
+    A_GB[0, :] = 0.0
     for b in range(1, nb):
-        nu = nus[b]
-        s = us[b]
         P = parent[b]
-        r0 = p_GB[b, 0] - p_GB[P, 0]
-        r1 = p_GB[b, 1] - p_GB[P, 1]
-        r2 = p_GB[b, 2] - p_GB[P, 2]
-        AP = A_GB[P]
-        cor = coriolis[b]
-        a0 = AP[0] + cor[0]
-        a1 = AP[1] + cor[1]
-        a2 = AP[2] + cor[2]
-        a3 = AP[3] + AP[1] * r2 - AP[2] * r1 + cor[3]
-        a4 = AP[4] + AP[2] * r0 - AP[0] * r2 + cor[4]
-        a5 = AP[5] + AP[0] * r1 - AP[1] * r0 + cor[5]
-        if known[b] != 0:
-            H = H_G[b]
-            for k in range(nu):
-                ud = udot[s + k]
-                a0 += H[0, k] * ud
-                a1 += H[1, k] * ud
-                a2 += H[2, k] * ud
-                a3 += H[3, k] * ud
-                a4 += H[4, k] * ud
-                a5 += H[5, k] * ud
-        elif nu == 1:
-            H = H_G[b]
-            U = U_cols[b]
-            ud = D_inv[b, 0, 0] * (
-                eps[s]
-                - (
-                    U[0, 0] * a0 + U[1, 0] * a1 + U[2, 0] * a2
-                    + U[3, 0] * a3 + U[4, 0] * a4 + U[5, 0] * a5
-                )
-            )  # fmt: skip
-            udot[s] = ud
-            a0 += H[0, 0] * ud
-            a1 += H[1, 0] * ud
-            a2 += H[2, 0] * ud
-            a3 += H[3, 0] * ud
-            a4 += H[4, 0] * ud
-            a5 += H[5, 0] * ud
-        elif nu > 0:
-            H = H_G[b]
-            U = U_cols[b]
-            Di = D_inv[b]
-            g = A_GB[b]  # scratch until a0..a5 are stored in it below
-            for l in range(nu):
-                g[l] = eps[s + l] - (
-                    U[0, l] * a0 + U[1, l] * a1 + U[2, l] * a2
-                    + U[3, l] * a3 + U[4, l] * a4 + U[5, l] * a5
-                )  # fmt: skip
-            for k in range(nu):
-                acc = 0.0
-                for l in range(nu):
-                    acc += Di[k, l] * g[l]
-                udot[s + k] = acc
-            for k in range(nu):
-                ud = udot[s + k]
-                a0 += H[0, k] * ud
-                a1 += H[1, k] * ud
-                a2 += H[2, k] * ud
-                a3 += H[3, k] * ud
-                a4 += H[4, k] * ud
-                a5 += H[5, k] * ud
-        Ab = A_GB[b]
-        Ab[0], Ab[1], Ab[2], Ab[3], Ab[4], Ab[5] = a0, a1, a2, a3, a4, a5
+        A = _solve_forward_step(
+            us[b], nus[b], known[b] != 0, H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
+            row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
+            A_GB[b],  # scratch until A is stored in it
+        )  # fmt: skip
+        store6(A_GB[b], A)
 
 
 @kernel_jit

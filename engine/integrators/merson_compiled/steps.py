@@ -10,7 +10,7 @@ the final state and every counter are bit-identical to the Python path:
 1. the advanced state's derivatives (Dynamics and Acceleration realized, unless the
    State already was at Acceleration), checked finite, saved with y, qdotdot and the
    relative u scaling as the previous step's;
-2. attempts (``merson_attempt_kernel.merson_attempt``) with the step sizes of
+2. attempts (``merson_compiled.attempt.merson_attempt``) with the step sizes of
    ``step_control`` until one passes the error test;
 3. the step counted, unless the integration then makes no progress.
 
@@ -28,7 +28,7 @@ import math
 from numba import njit
 
 from engine.integrators.error_norm import _relative_scaling
-from engine.integrators.merson_attempt_kernel import (
+from engine.integrators.merson_compiled.attempt import (
     KE,
     NORM,
     NORMALIZED,
@@ -36,7 +36,7 @@ from engine.integrators.merson_attempt_kernel import (
     WORST,
     merson_attempt,
 )
-from engine.integrators.merson_kernel import write_q_and_u
+from engine.integrators.merson_compiled.trial_stages import write_q_and_u
 from engine.integrators.step_control import (
     MAX_TINY_STEPS,
     adjusted_step_size,
@@ -54,27 +54,6 @@ from engine.multibody.kernels.layout import SLOT
 
 _Q, _U, _QDOT, _UDOT = SLOT.q, SLOT.u, SLOT.qdot, SLOT.udot
 _QDOTDOT = SLOT.qdotdot
-
-#: entries of the run vector: in, the time (s) of the advanced state, the step size to
-#: try next (s), the first step size taken (s, NaN if none yet) and the count of tiny
-#: steps; out, the same after the steps, and what they did
-(
-    TIME,
-    PREVIOUS_TIME,
-    STEP_SIZE,
-    LAST_STEP_SIZE,
-    FIRST_STEP_SIZE,
-    TINY_STEPS,
-    WORST_STATE,
-    KINETIC_ENERGY,
-    STEPS,
-    ATTEMPTS,
-    ERROR_TEST_FAILURES,
-    PROJECTIONS,
-    NORMALIZATIONS,
-    DERIVATIVE_REALIZATIONS,
-) = range(14)
-RUN_SIZE = 14
 
 #: statuses besides merson_attempt's (1-7): 0 stopped at t_stop or max_steps; the
 #: derivatives at a step's start were not finite; the step size underflowed; the
@@ -141,16 +120,18 @@ def merson_steps(
     run,
 ):
     """Steps from the advanced state (q and u of the State in table a, s; time
-    ``run[TIME]``) toward ``t_max`` while the time is before ``t_stop``, at most
+    ``run[0].time``) toward ``t_max`` while the time is before ``t_stop``, at most
     ``max_steps`` of them; see the module docstring. ``y_prev``, ``f_prev``, ``qdd_prev``
     and ``u_scale`` get the previous-step data of the last step (of the step it stopped
-    before, if it stopped at its derivatives); ``run`` the counts. ``need_derivatives``
+    before, if it stopped at its derivatives); ``run`` (one record of
+    ``run_record.RUN_DTYPE``) the step-size control's state and the counts. ``need_derivatives``
     and ``with_inertias`` say whether the first step must realize Dynamics and
     Acceleration and whether that includes the articulated inertias. Returns the status
     (0, or why it stopped early)."""
-    t = run[TIME]
-    h = run[STEP_SIZE]
-    tiny = int(run[TINY_STEPS])
+    r = run[0]
+    t = r.time
+    h = r.step_size
+    tiny = r.tiny_steps
     hopeless = 2.0**_ORDER * accuracy
     steps = attempts = failures = projections = normalizations = realizations = 0
     status = 0
@@ -193,12 +174,12 @@ def merson_steps(
             h = h_start
             break
         tiny = tiny_after
-        run[PREVIOUS_TIME] = t0
-        run[LAST_STEP_SIZE] = t1 - t0
-        if math.isnan(run[FIRST_STEP_SIZE]):
-            run[FIRST_STEP_SIZE] = t1 - t0
-        run[WORST_STATE] = info[WORST]
-        run[KINETIC_ENERGY] = info[KE]
+        r.previous_time = t0
+        r.last_step_size = t1 - t0
+        if math.isnan(r.first_step_size):
+            r.first_step_size = t1 - t0
+        r.worst_state = int(info[WORST])
+        r.kinetic_energy = info[KE]
         t = t1
         steps += 1
         attempts += step_attempts
@@ -206,13 +187,13 @@ def merson_steps(
         projections += step_projections
         normalizations += step_normalizations
         realizations += step_realizations
-    run[TIME] = t
-    run[STEP_SIZE] = h
-    run[TINY_STEPS] = tiny
-    run[STEPS] = steps
-    run[ATTEMPTS] = attempts
-    run[ERROR_TEST_FAILURES] = failures
-    run[PROJECTIONS] = projections
-    run[NORMALIZATIONS] = normalizations
-    run[DERIVATIVE_REALIZATIONS] = realizations
+    r.time = t
+    r.step_size = h
+    r.tiny_steps = tiny
+    r.steps = steps
+    r.attempts = attempts
+    r.error_test_failures = failures
+    r.projections = projections
+    r.normalizations = normalizations
+    r.derivative_realizations = realizations
     return status

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.integrators.merson_kernel import merson_trial_stages, write_q_and_u
+from engine.integrators.merson_compiled.trial_stages import merson_trial_stages, write_q_and_u
 from engine.multibody.kernels.array_table import f1 as table_f1
 from engine.multibody.kernels.array_table import f2 as table_f2
 from engine.multibody.kernels.array_table import f3 as table_f3
