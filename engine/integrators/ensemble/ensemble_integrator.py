@@ -331,7 +331,7 @@ class EnsembleIntegrator:
         self._lastReport = float(times[-1])
         failed = self._status != 0
         reported = np.where(
-            failed[None, :], np.minimum(self._run[None, :, TIME], times[:, None]), times[:, None]
+            failed[None, :], np.minimum(self._run["time"][None, :], times[:, None]), times[:, None]
         )
         return reported, out[:, :, : self._nq], out[:, :, self._nq :]
 
