@@ -286,6 +286,13 @@ class Custom(MobilizedBody):
     Implementation = CustomImplementation
 
     def __init__(self, parent: MobilizedBody, *args) -> None:
+        if args and isinstance(args[-1], MobilizedBody.Direction):
+            if args[-1] == MobilizedBody.Reverse:
+                raise InvalidArgumentError(
+                    "MobilizedBody.Custom: a reversed Custom mobilizer is not supported; write "
+                    "the Implementation for the forward direction (parent to child)"
+                )
+            args = args[:-1]
         if not args or not isinstance(args[-1], CustomImplementation):
             raise InvalidArgumentError(
                 "MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation) or "

@@ -42,6 +42,7 @@ from engine.multibody.matter_model_stage import MatterModelStageMixin
 from engine.multibody.matter_prescribed_motion import MatterPrescribedMotionMixin
 from engine.multibody.matter_projection import MatterProjectionMixin
 from engine.multibody.mobilized_body import MobilizedBody
+from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
 from engine.multibody.unilateral.matter_unilateral import MatterUnilateralMixin
 
 
@@ -246,7 +247,7 @@ class SimbodyMatterSubsystem(
         arrays["parent"][0] = -1
         for b, mobod in enumerate(self._mobods[1:], start=1):
             module = mobod._module
-            arrays["mtype"][b] = module.TYPE_ID
+            arrays["mtype"][b] = module.TYPE_ID + (REVERSED_OFFSET if mobod._reversed else 0)
             arrays["parent"][b] = mobod._parent_index
             arrays["nqs"][b], arrays["nus"][b] = module.NQ_SLOTS, module.NU
             uses_quat[b] = module.USES_QUATERNION
