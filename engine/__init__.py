@@ -44,6 +44,7 @@ from engine.common.exceptions import (
     StateLayoutError,
     StepFailedError,
     TopologyMismatchError,
+    UnsupportedOperationError,
 )
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
