@@ -108,6 +108,7 @@ from engine.math.coordinate_axis import (
 from engine.math.function import Function
 from engine.math.inertia import Inertia, UnitInertia
 from engine.math.mass_properties import MassProperties
+from engine.math.quaternion import Quaternion
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import Vec3

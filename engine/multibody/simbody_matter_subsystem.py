@@ -38,7 +38,7 @@ from engine.multibody.matter.stage_realization import StageRealizationMixin
 from engine.multibody.matter.task_jacobians import TaskJacobianMixin
 from engine.multibody.matter_constraints import MatterConstraintsMixin
 from engine.multibody.matter_custom_support import MatterCustomSupportMixin
-from engine.multibody.matter_model_stage import MatterModelStageMixin
+from engine.multibody.matter_model_stage import MatterModelStageMixin, custom_default_in_euler_mode
 from engine.multibody.matter_prescribed_motion import MatterPrescribedMotionMixin
 from engine.multibody.matter_projection import MatterProjectionMixin
 from engine.multibody.mobilized_body import MobilizedBody
@@ -304,7 +304,9 @@ class SimbodyMatterSubsystem(
             default = mobod._default_q
             if default is None:
                 default = mobod._module.DEFAULT_Q.copy()
-                if euler and topo.uses_quaternion[b]:
+                if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
+                    default = custom_default_in_euler_mode(default)
+                elif euler and topo.uses_quaternion[b]:
                     default[0:4] = 0.0
             q0.append(default)
         q_init = np.concatenate(q0) if q0 else np.zeros(0)
