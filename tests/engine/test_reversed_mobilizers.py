@@ -236,3 +236,26 @@ def test_reversed_fits_reproduce_the_pose_and_velocity(typ, extra):
     rev.setUToFitAngularVelocity(state, V_FM[0])
     rev.setUToFitLinearVelocity(state, V_FM[1])
     np.testing.assert_allclose(rev.getU(state), u, atol=1e-10)
+
+
+def test_custom_and_function_based_take_the_direction_argument():
+    """Simbody's Custom and FunctionBased constructors take a Direction too: Forward is
+    accepted; Reverse is refused with a message (the Python kinematics are forward only)."""
+    from engine import Function
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    linear = Function.Linear([1.0, 0.0])
+    zero = Function.Constant(0.0, 1)
+    functions = [zero, zero, linear, zero, zero, zero]
+    coords = [[0]] * 6
+    args = (matter.Ground(), Transform(), _body(), Transform(), 1, functions, coords)
+    fb = MobilizedBody.FunctionBased(*args, MobilizedBody.Forward)
+    assert not fb.isReversed()
+    with pytest.raises(InvalidArgumentError, match="reversed FunctionBased"):
+        MobilizedBody.FunctionBased(*args, MobilizedBody.Reverse)
+    with pytest.raises(InvalidArgumentError, match="reversed FunctionBased"):
+        MobilizedBody.FunctionBased(*args, direction=MobilizedBody.Reverse)
+    impl = fb.getImplementation()
+    with pytest.raises(InvalidArgumentError, match="reversed Custom"):
+        MobilizedBody.Custom(matter.Ground(), _body(), impl, MobilizedBody.Reverse)
