@@ -44,6 +44,7 @@ from engine.common.exceptions import (
     StateLayoutError,
     StepFailedError,
     TopologyMismatchError,
+    UnsupportedOperationError,
 )
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
@@ -110,6 +111,7 @@ from engine.math.coordinate_axis import (
 from engine.math.function import Function
 from engine.math.inertia import Inertia, UnitInertia
 from engine.math.mass_properties import MassProperties
+from engine.math.quaternion import Quaternion
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 from engine.math.vec import Vec3

@@ -63,3 +63,8 @@ class ProjectionFailedError(SimTKError, RuntimeError):
 
 class AssembleFailedError(SimTKError, RuntimeError):
     """The Assembler could not satisfy its requirements."""
+
+
+class UnsupportedOperationError(SimTKError, NotImplementedError):
+    """A Simbody call that Simbody itself declares but does not implement (so a ported
+    program learns it did nothing instead of going on as if it had)."""

@@ -718,21 +718,12 @@ class State:
         from Time on keeps its value, as Simbody's kinematics survive ``setTime``: it is
         marked realized against its ``earliest`` stage, which a change of t leaves alone."""
         for sub in self._subs:
-            if sub.stage < Stage.Time:
+            if not sub.time_kept or sub.stage < Stage.Time:
                 continue
-            for ce in sub.cache:
-                if (
-                    ce.earliest < Stage.Time
-                    and Stage.Time <= ce.latest < Stage.Infinity
-                    and (
-                        ce.depends_on_q
-                        or ce.depends_on_u
-                        or ce.depends_on_z
-                        or ce.discrete_prerequisites
-                        or ce.cache_prerequisites
-                    )
-                    and self._entry_realized(sub, ce)
-                ):
+            cache = sub.cache
+            for i in sub.time_kept:
+                ce = cache[i]
+                if self._entry_realized(sub, ce):
                     ce.realized_version = sub.stage_version(ce.earliest)
                     ce.not_realized_mark = None
 
@@ -1406,6 +1397,12 @@ class State:
             self._ce(ck.subsystem, ck.index).dependents.append(key)
         ce.discrete_prerequisites = dkeys
         ce.cache_prerequisites = ckeys
+        if (
+            earliest < Stage.Time
+            and Stage.Time <= latest < Stage.Infinity
+            and (q or u or z or dkeys or ckeys)
+        ):
+            self._sub(subsys).time_kept.append(index)
         self._dep_plans = {}
         return index
 

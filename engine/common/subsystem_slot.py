@@ -79,6 +79,9 @@ class PerSubsystemInfo:
     )
     discrete: list[DiscreteVarInfo] = field(default_factory=list)
     cache: list[CacheEntryInfo] = field(default_factory=list)
+    #: indices into ``cache`` of the entries that keep their value when t changes: declared
+    #: prerequisites, earliest stage before Time, latest stage from Time on (finite)
+    time_kept: list[int] = field(default_factory=list)
     # Partition starts in the global arrays (valid from Model / Instance).
     q_start: int = 0
     u_start: int = 0
@@ -161,6 +164,8 @@ class PerSubsystemInfo:
             pool[:] = [r for r in pool if r.allocation_stage < stage]
         self.discrete[:] = _prefix_before(self.discrete, stage)
         self.cache[:] = _prefix_before(self.cache, stage)
+        n = len(self.cache)
+        self.time_kept[:] = [i for i in self.time_kept if i < n]
 
     def copy(self) -> PerSubsystemInfo:
         """A deep copy of variables and bookkeeping; cache values are copied too. Pool
@@ -174,6 +179,7 @@ class PerSubsystemInfo:
         d["own_versions"] = list(self.own_versions)
         d["trigger_requests"] = [list(r) for r in self.trigger_requests]
         d["trigger_starts"] = list(self.trigger_starts)
+        d["time_kept"] = list(self.time_kept)
         d["discrete"] = [copy_discrete_variable(dv, memo) for dv in self.discrete]
         d["cache"] = [copy_cache_entry(ce, memo) for ce in self.cache]
         out.__dict__.update(d)

@@ -205,10 +205,27 @@ class Rotation:
             seqs.BodyRotationSequence, a[0], XAxis, a[1], YAxis
         )
 
-    def setRotationToBodyFixedXYZ(self, v) -> Rotation:
-        """Set to ``Rx(v[0]) Ry(v[1]) Rz(v[2])`` (body-fixed 1-2-3); returns self."""
-        a = as_vec3(v, "body-fixed XYZ angles")
-        return self._set(seqs.matrix_from_sequence(seqs.BodyRotationSequence, a, (0, 1, 2)))
+    def setRotationToBodyFixedXYZ(self, v, sinxyz=None) -> Rotation:
+        """Set to ``Rx(v[0]) Ry(v[1]) Rz(v[2])`` (body-fixed 1-2-3); returns self. As in
+        Simbody, ``(cosxyz, sinxyz)`` gives the angles by their cosines and sines instead."""
+        if sinxyz is None:
+            a = as_vec3(v, "body-fixed XYZ angles")
+            return self._set(seqs.matrix_from_sequence(seqs.BodyRotationSequence, a, (0, 1, 2)))
+        c0, c1, c2 = as_vec3(v, "cosines of the body-fixed XYZ angles")
+        s0, s1, s2 = as_vec3(sinxyz, "sines of the body-fixed XYZ angles")
+        if not np.allclose([c0 * c0 + s0 * s0, c1 * c1 + s1 * s1, c2 * c2 + s2 * s2], 1.0):
+            raise InvalidArgumentError(
+                "setRotationToBodyFixedXYZ(cosxyz, sinxyz): each cosine and sine pair must "
+                f"satisfy c^2 + s^2 = 1, got cos {[c0, c1, c2]}, sin {[s0, s1, s2]}"
+            )
+        m = np.array(
+            [
+                [c1 * c2, -c1 * s2, s1],
+                [s0 * s1 * c2 + c0 * s2, c0 * c2 - s0 * s1 * s2, -s0 * c1],
+                [s0 * s2 - c0 * s1 * c2, s0 * c2 + c0 * s1 * s2, c0 * c1],
+            ]
+        )
+        return self._set(m)
 
     def setRotationFromOneAxis(self, uvec, axis) -> Rotation:
         """Make B's ``axis`` point along ``uvec`` (in A); the other axes are perpendicular."""

@@ -19,8 +19,15 @@ kinematic operators default to N = NInv = I and NDot = 0, which requires nq == n
 with nq != nu must override ``multiplyByN``, ``multiplyByNInv`` and ``multiplyByNDot``. The
 setQToFit* / setUToFit* methods default to a numerical best fit (Levenberg-Marquardt on the
 pose from the current q, least squares on H from the current u). H^T and HDot^T default to the
-transposes of the columns of H and HDot. Quaternion Custom mobilizers (nAngles = 4) are not
-supported.
+transposes of the columns of H and HDot.
+
+With ``nAngles = 4`` the first four q are a quaternion [w, x, y, z], as in Simbody: the matter
+subsystem counts it among the quaternions in use (its normalization error is a qErr entry,
+``normalizeQuaternions`` and projection keep it unit length), and with
+``matter.setUseEulerAngles(state, True)`` the mobilizer has nq - 1 coordinates, three x-y-z
+angles in place of the quaternion, so the implementation's methods receive q of the length in
+use (``getUseEulerAngles(state)`` tells which). Such a mobilizer has qdot != u, so it must
+define ``multiplyByN``, ``multiplyByNInv`` and ``multiplyByNDot`` for both modes.
 """
 
 from __future__ import annotations
@@ -66,13 +73,15 @@ class CustomImplementation:
                 f"Custom mobilizer: need 0 <= nu <= 6 and nu <= nq <= 7, got nu={nu}, nq={nq}"
             )
         if nAngles == 4:
+            if nq < 4 or nu < 3:
+                raise InvalidArgumentError(
+                    "Custom mobilizer: a quaternion (nAngles = 4) needs nq >= 4 and nu >= 3, "
+                    f"got nq={nq}, nu={nu}"
+                )
+        elif not 0 <= nAngles <= min(3, nq):
             raise InvalidArgumentError(
-                "Custom mobilizer: quaternion Custom mobilizers (nAngles = 4) are not supported; "
-                "use up to 3 angles"
-            )
-        if not 0 <= nAngles <= min(3, nq):
-            raise InvalidArgumentError(
-                f"Custom mobilizer: nAngles must be between 0 and min(3, nq), got {nAngles}"
+                f"Custom mobilizer: nAngles must be 4 (a quaternion) or between 0 and "
+                f"min(3, nq), got {nAngles}"
             )
         self._matter = matter
         self._nu, self._nq, self._nangles = nu, nq, nAngles
@@ -89,9 +98,17 @@ class CustomImplementation:
         return self._nangles
 
     def getDefaultQ(self) -> np.ndarray:
-        """This mobilizer's default q (override; 0 unless overridden). The MobilizedBody's
+        """This mobilizer's default q in quaternion mode (override; 0 unless overridden, with
+        the identity quaternion [1, 0, 0, 0] first if nAngles = 4). The MobilizedBody's
         setDefaultQ takes precedence."""
-        return np.zeros(self._nq)
+        q = np.zeros(self._nq)
+        if self._nangles == 4:
+            q[0] = 1.0
+        return q
+
+    def usesQuaternion(self) -> bool:
+        """True if the first four q are a quaternion (nAngles = 4)."""
+        return self._nangles == 4
 
     def getMatterSubsystem(self):
         return self._matter
@@ -110,7 +127,7 @@ class CustomImplementation:
         topo = self._matter._topo(state)
         b = self.getMobilizedBody().getMobilizedBodyIndex()
         s = int(topo.qs[b])
-        return slice(s, s + self._nq)
+        return slice(s, s + self._matter._num_q_in_use(state, b))
 
     def getQ(self, state: State) -> np.ndarray:
         """This mobilizer's q (read-only view)."""
@@ -203,11 +220,11 @@ class CustomImplementation:
                 parts.append(np.asarray(X.p(), dtype=np.float64) - p_target)
             return np.concatenate(parts)
 
-        if self._nq == 0:
+        if q.shape[0] == 0:
             return q
         best_q, best_e = self._gauss_newton(error, q)
         offsets = (0.0, 0.5 * np.pi, -0.5 * np.pi, np.pi)
-        n_angles = self._nangles
+        n_angles = self._nangles if self._nangles < 4 else 0
         if best_e > 1e-12 and n_angles > 0:
             grids = np.meshgrid(*([offsets] * n_angles), indexing="ij")
             for combo in np.stack([g.reshape(-1) for g in grids], axis=1)[1:]:
@@ -218,6 +235,8 @@ class CustomImplementation:
                     best_q, best_e = q_try, e_try
                 if best_e <= 1e-12:
                     break
+        if self._nangles == 4 and not self.getUseEulerAngles(state):
+            best_q[0:4] /= np.linalg.norm(best_q[0:4])
         return best_q
 
     def _gauss_newton(self, error, q: np.ndarray) -> tuple[np.ndarray, float]:
@@ -229,16 +248,17 @@ class CustomImplementation:
         for _ in range(200):
             if float(np.max(np.abs(e))) < 1e-15:
                 break
-            J = np.empty((e.shape[0], self._nq))
-            for j in range(self._nq):
-                dq = np.zeros(self._nq)
+            n = q.shape[0]
+            J = np.empty((e.shape[0], n))
+            for j in range(n):
+                dq = np.zeros(n)
                 dq[j] = h
                 J[:, j] = (error(q + dq) - error(q - dq)) / (2 * h)
             JtJ, Jte = J.T @ J, J.T @ e
             if lam < 0.0:
                 lam = 1e-3 * max(float(np.max(np.diag(JtJ))), 1e-12)
             for _ in range(40):
-                step = np.linalg.solve(JtJ + lam * np.eye(self._nq), -Jte)
+                step = np.linalg.solve(JtJ + lam * np.eye(n), -Jte)
                 e_new = error(q + step)
                 cost_new = float(e_new @ e_new)
                 if cost_new < cost:
@@ -286,6 +306,13 @@ class Custom(MobilizedBody):
     Implementation = CustomImplementation
 
     def __init__(self, parent: MobilizedBody, *args) -> None:
+        if args and isinstance(args[-1], MobilizedBody.Direction):
+            if args[-1] == MobilizedBody.Reverse:
+                raise InvalidArgumentError(
+                    "MobilizedBody.Custom: a reversed Custom mobilizer is not supported; write "
+                    "the Implementation for the forward direction (parent to child)"
+                )
+            args = args[:-1]
         if not args or not isinstance(args[-1], CustomImplementation):
             raise InvalidArgumentError(
                 "MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation) or "

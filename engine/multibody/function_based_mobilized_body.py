@@ -131,9 +131,25 @@ class FunctionBased(Custom):
     [, axes])``: see the module docstring."""
 
     def __init__(
-        self, parent, X_PF, body, X_BM, nmobilities, functions, coordIndices, axes=None
+        self,
+        parent,
+        X_PF,
+        body,
+        X_BM,
+        nmobilities,
+        functions,
+        coordIndices,
+        axes=None,
+        direction=None,
     ) -> None:
         what = "MobilizedBody.FunctionBased"
+        if isinstance(axes, MobilizedBody.Direction):  # (..., coordIndices, direction)
+            axes, direction = None, axes
+        if direction is not None and int(direction) == int(MobilizedBody.Reverse):
+            raise InvalidArgumentError(
+                f"{what}: a reversed FunctionBased mobilizer is not supported; define the "
+                "functions for the forward direction (parent to child)"
+            )
         n = int(nmobilities)
         if not 1 <= n <= 6:
             raise InvalidArgumentError(f"{what}: nmobilities must be 1..6, got {nmobilities}")

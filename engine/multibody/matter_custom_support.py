@@ -47,7 +47,7 @@ class MatterCustomSupportMixin:
         topo = self._topology
         for b, mobod in self._custom_bodies():
             impl = mobod._impl
-            s, nq, nu = int(topo.qs[b]), int(topo.nqs[b]), int(topo.nus[b])
+            s, nq, nu = int(topo.qs[b]), self._num_q_in_use(state, b), int(topo.nus[b])
             X = impl.calcMobilizerTransformFromQ(state, np.array(q_all[s : s + nq]))
             R = np.asarray(X.R().asMat33(), dtype=np.float64)
             p = np.asarray(X.p(), dtype=np.float64)
@@ -74,8 +74,9 @@ class MatterCustomSupportMixin:
         qdot = state.updQDot(sx)
         u_all = self.getU(state)
         for b, mobod in customs:
-            s, nq = int(topo.qs[b]), int(topo.nqs[b])
+            s, nq = int(topo.qs[b]), self._num_q_in_use(state, b)
             us, nu = int(topo.us[b]), int(topo.nus[b])
+            qdot[s : s + int(topo.nqs[b])] = 0.0  # (an unused slot in Euler-angle mode)
             qdot[s : s + nq] = self._custom_block(
                 mobod, state, "multiplyByN", False, u_all[us : us + nu], nq
             )
@@ -119,9 +120,10 @@ class MatterCustomSupportMixin:
         method = _N_METHOD[op]
         rows_are_q = (op != 1) != transpose
         for b, mobod in self._custom_bodies():
-            s, nq = int(topo.qs[b]), int(topo.nqs[b])
+            s, nq = int(topo.qs[b]), self._num_q_in_use(state, b)
             us, nu = int(topo.us[b]), int(topo.nus[b])
             if rows_are_q:
+                out[s : s + int(topo.nqs[b])] = 0.0
                 out[s : s + nq] = self._custom_block(
                     mobod, state, method, transpose, x[us : us + nu], nq
                 )

@@ -25,6 +25,16 @@ _TRANSLATING = ("Free", "FreeLine")
 _COPIES_NEXT_Q = ("LineOrientation",)
 
 
+def custom_default_in_euler_mode(q: np.ndarray) -> np.ndarray:
+    """A quaternion Custom mobilizer's q slots in Euler-angle mode from its quaternion-mode
+    q: the x-y-z angles of the quaternion, then the q that followed it, then an unused 0."""
+    out = np.zeros_like(q)
+    R = Rotation(Quaternion(q[0:4] / np.linalg.norm(q[0:4])))
+    out[0:3] = R.convertRotationToBodyFixedXYZ()
+    out[3 : q.shape[0] - 1] = q[4:]
+    return out
+
+
 class MatterModelStageMixin:
     """convertToEulerAngles, convertToQuaternions, normalizeQuaternions."""
 
@@ -62,7 +72,10 @@ class MatterModelStageMixin:
             R = Rotation(Quaternion(quat / norm))
             q[s : s + 3] = R.convertRotationToBodyFixedXYZ()
             name = mobod.getMobilizerTypeName()
-            if name in _TRANSLATING:
+            if name == "Custom":  # the q after the quaternion move up one slot
+                q[s + 3 : s + n - 1] = q_in[s + 4 : s + n]
+                q[s + n - 1] = 0.0
+            elif name in _TRANSLATING:
                 q[s + 3 : s + 6] = q_in[s + 4 : s + 7]
                 q[s + 6] = 0.0
             elif name in _COPIES_NEXT_Q and s + 4 < q_in.shape[0]:
@@ -86,7 +99,9 @@ class MatterModelStageMixin:
                 continue
             R = Rotation().setRotationToBodyFixedXYZ(q_in[s : s + 3])
             q[s : s + 4] = np.asarray(R.convertRotationToQuaternion(), dtype=np.float64)
-            if mobod.getMobilizerTypeName() in _TRANSLATING:
+            if mobod.getMobilizerTypeName() == "Custom":
+                q[s + 4 : s + n] = q_in[s + 3 : s + n - 1]
+            elif mobod.getMobilizerTypeName() in _TRANSLATING:
                 q[s + 4 : s + 7] = q_in[s + 3 : s + 6]
         return out
 

@@ -3,13 +3,18 @@
 ``MobilizedBody.Pin(parent, X_PF, body, X_BM)`` (or ``(parent, body)`` with
 identity frames) adds a body connected to ``parent`` by a pin mobilizer whose
 inboard frame F is fixed on the parent at X_PF and whose outboard frame M is
-fixed on the body at X_BM. Every mobilizer type in
+fixed on the body at X_BM. A last argument ``MobilizedBody.Reverse`` (or ``direction=``)
+reverses the mobilizer as Simbody does: F stays on the parent and M on the body, but q and u
+mean what they would for the mobilizer defined from the body to the parent, i.e. the type's
+kinematics give X_MF(q) and V_MF(u) (Fo's velocity in M, expressed in M), and X_FM = ~X_MF
+(a reversed Pin at angle q is the forward Pin at -q). Every mobilizer type in
 ``engine.multibody.mobilizers.dispatch.MOBILIZER_MODULES`` is available as
 ``MobilizedBody.<Name>``. Accessors take the State and check its stage.
 """
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,6 +36,29 @@ from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
 if TYPE_CHECKING:
     from engine.common.state import State
     from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
+
+
+class Direction(IntEnum):
+    """Simbody's MobilizedBody::Direction: a mobilizer defined from parent to child
+    (Forward) or from child to parent (Reverse)."""
+
+    Forward = 0
+    Reverse = 1
+
+
+def _pop_direction(args: tuple, kwargs: dict) -> tuple[tuple, bool]:
+    """The constructor arguments without a trailing Direction, and whether it reverses."""
+    direction = Direction.Forward
+    if args and isinstance(args[-1], Direction):
+        direction, args = args[-1], args[:-1]
+    if "direction" in kwargs:
+        value = kwargs.pop("direction")
+        if not isinstance(value, (Direction, bool, int)) or int(value) not in (0, 1):
+            raise InvalidArgumentError(
+                f"direction must be MobilizedBody.Forward or MobilizedBody.Reverse, got {value!r}"
+            )
+        direction = Direction(int(value))
+    return args, direction == Direction.Reverse
 
 
 def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
@@ -74,6 +102,7 @@ class MobilizedBody(
                 f"the first argument of MobilizedBody.{type(self).__name__} is the parent "
                 f"MobilizedBody (e.g. matter.Ground()), got {type(parent).__name__}"
             )
+        args, reversed_ = _pop_direction(args, kwargs)
         if len(args) >= 3 and isinstance(args[1], Body):
             X_PF, body, X_BM, extra = args[0], args[1], args[2], args[3:]
         elif len(args) >= 1 and isinstance(args[0], Body):
@@ -88,6 +117,7 @@ class MobilizedBody(
         self._body = body.clone()  # each mobilized body owns its copy (as Simbody)
         self._params = _pack_params(self._module, tuple(extra), kwargs)
         self._default_q: np.ndarray | None = None
+        self._reversed = bool(reversed_)
         self._parent_index = parent.getMobilizedBodyIndex()
         self._matter: SimbodyMatterSubsystem = parent._matter
         self._index = self._matter.adoptMobilizedBody(self)
@@ -100,6 +130,7 @@ class MobilizedBody(
         g._body = Body.Ground()
         g._params = np.zeros(8)
         g._default_q = None
+        g._reversed = False
         g._parent_index = -1
         g._matter = matter
         g._index = 0
@@ -122,6 +153,10 @@ class MobilizedBody(
 
     def getMobilizerTypeName(self) -> str:
         return "Ground" if self._module is None else self._module.NAME
+
+    def isReversed(self) -> bool:
+        """True if this mobilizer was defined in the Reverse direction (child to parent)."""
+        return self._reversed
 
     def getBody(self) -> Body:
         return self._body
@@ -334,6 +369,11 @@ _ALIASES = {
     "Translation": ("Cartesian",),
     "BendStretch": ("PolarCoords",),
 }
+
+
+MobilizedBody.Direction = Direction
+MobilizedBody.Forward = Direction.Forward
+MobilizedBody.Reverse = Direction.Reverse
 
 
 def _install_types() -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.common.exceptions import IndexOutOfRangeError
+from engine.common.exceptions import IndexOutOfRangeError, UnsupportedOperationError
 from engine.math.spatial_inertia import SpatialInertia
 from engine.math.transform import Transform
 
@@ -34,14 +34,30 @@ class MobilizedBodyReactionsMixin:
 
     # ---------------------------------------------------------------- frames
     def getInboardFrame(self, state: State) -> Transform:
-        """X_PF in this State (the mobilizer frames are topology here: the default)."""
+        """X_PF in this State. As in Simbody 3.7 the mobilizer frames are not State variables:
+        this is the default frame (setDefaultInboardFrame), realized at Topology stage."""
         self._matter._topo(state)
         return self.getDefaultInboardFrame()
 
     def getOutboardFrame(self, state: State) -> Transform:
-        """X_BM in this State (the mobilizer frames are topology here: the default)."""
+        """X_BM in this State: the default frame (setDefaultOutboardFrame), as in Simbody."""
         self._matter._topo(state)
         return self.getDefaultOutboardFrame()
+
+    def setInboardFrame(self, state: State, X_PF) -> None:
+        """Simbody declares this but does not implement it (its MobilizedBody asserts "not
+        implemented yet"): refused, with the State left alone."""
+        raise UnsupportedOperationError(
+            "MobilizedBody.setInboardFrame(state, X_PF): Simbody 3.7 does not implement "
+            "per-State mobilizer frames; use setDefaultInboardFrame(X_PF) and realizeTopology"
+        )
+
+    def setOutboardFrame(self, state: State, X_BM) -> None:
+        """Simbody declares this but does not implement it: refused, the State left alone."""
+        raise UnsupportedOperationError(
+            "MobilizedBody.setOutboardFrame(state, X_BM): Simbody 3.7 does not implement "
+            "per-State mobilizer frames; use setDefaultOutboardFrame(X_BM) and realizeTopology"
+        )
 
     def _frame_origins_in_ground(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         """(p_GFo, p_GMo): the origins of F and M in Ground (Position stage)."""

@@ -1,5 +1,6 @@
 """Mobilizer-specific accessors of Simbody's MobilizedBody subclasses: Pin's angle,
-Slider's length and Translation's translation, by their Simbody names.
+Slider's length, Translation's translation and Ellipsoid's default radii, by their Simbody
+names.
 
 Each is the generic q/u accessor of the mobilizer written in its own terms (angle in rad,
 length in m, rates in rad/s or m/s, translation p_FM in F).
@@ -8,6 +9,10 @@ length in m, rates in rad/s or m/s, translation p_FM in F).
 from __future__ import annotations
 
 import numpy as np
+
+from engine.common.exceptions import InvalidArgumentError
+from engine.math.vec import as_vec3
+from engine.multibody.mobilizers.params import ELLIPSOID_RADII
 
 
 def _one_coordinate(noun: str) -> dict:
@@ -79,9 +84,28 @@ def _translation() -> dict:
     }
 
 
+def _ellipsoid() -> dict:
+    def set_default_radii(self, radii):
+        """Semi-axes (a, b, c) along Fx, Fy, Fz (m), positive; a topology change."""
+        r = as_vec3(radii, "radii")
+        if not np.all(r > 0):
+            raise InvalidArgumentError(
+                f"MobilizedBody.Ellipsoid.setDefaultRadii: radii must be positive, got {r}"
+            )
+        self._params[ELLIPSOID_RADII] = r
+        self._matter.invalidateSubsystemTopologyCache()
+        return self
+
+    def get_default_radii(self) -> np.ndarray:
+        return np.array(self._params[ELLIPSOID_RADII])
+
+    return {"setDefaultRadii": set_default_radii, "getDefaultRadii": get_default_radii}
+
+
 #: mobilizer type name -> the accessors its MobilizedBody subclass gets
 ACCESSORS = {
     "Pin": _one_coordinate("Angle"),
     "Slider": _one_coordinate("Length"),
     "Translation": _translation(),
+    "Ellipsoid": _ellipsoid(),
 }

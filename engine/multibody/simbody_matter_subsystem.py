@@ -38,10 +38,11 @@ from engine.multibody.matter.stage_realization import StageRealizationMixin
 from engine.multibody.matter.task_jacobians import TaskJacobianMixin
 from engine.multibody.matter_constraints import MatterConstraintsMixin
 from engine.multibody.matter_custom_support import MatterCustomSupportMixin
-from engine.multibody.matter_model_stage import MatterModelStageMixin
+from engine.multibody.matter_model_stage import MatterModelStageMixin, custom_default_in_euler_mode
 from engine.multibody.matter_prescribed_motion import MatterPrescribedMotionMixin
 from engine.multibody.matter_projection import MatterProjectionMixin
 from engine.multibody.mobilized_body import MobilizedBody
+from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
 from engine.multibody.unilateral.matter_unilateral import MatterUnilateralMixin
 
 
@@ -246,7 +247,7 @@ class SimbodyMatterSubsystem(
         arrays["parent"][0] = -1
         for b, mobod in enumerate(self._mobods[1:], start=1):
             module = mobod._module
-            arrays["mtype"][b] = module.TYPE_ID
+            arrays["mtype"][b] = module.TYPE_ID + (REVERSED_OFFSET if mobod._reversed else 0)
             arrays["parent"][b] = mobod._parent_index
             arrays["nqs"][b], arrays["nus"][b] = module.NQ_SLOTS, module.NU
             uses_quat[b] = module.USES_QUATERNION
@@ -303,7 +304,9 @@ class SimbodyMatterSubsystem(
             default = mobod._default_q
             if default is None:
                 default = mobod._module.DEFAULT_Q.copy()
-                if euler and topo.uses_quaternion[b]:
+                if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
+                    default = custom_default_in_euler_mode(default)
+                elif euler and topo.uses_quaternion[b]:
                     default[0:4] = 0.0
             q0.append(default)
         q_init = np.concatenate(q0) if q0 else np.zeros(0)

@@ -630,9 +630,10 @@ def test_params_layouts():
     np.testing.assert_array_equal(mparams.params_for("SphericalCoords", {}), np.zeros(8))
     np.testing.assert_array_equal(mparams.spherical_coords_params(radial_axis="ZAxis"), np.zeros(8))
     np.testing.assert_array_equal(mparams.params_for("Pin", {}), np.zeros(8))
+    # Simbody's MobilizedBody::Ellipsoid default semi-axes when no radii are given
+    np.testing.assert_array_equal(mparams.params_for("Ellipsoid", {})[:3], [0.5, 1.0 / 3.0, 0.25])
     for bad in (
         lambda: mparams.params_for("Screw", {}),
-        lambda: mparams.params_for("Ellipsoid", {}),
         lambda: mparams.params_for("Pin", {"pitch": 1.0}),
         lambda: mparams.spherical_coords_params(radial_axis="y"),
         lambda: mparams.ellipsoid_params([1.0, 2.0]),

@@ -400,7 +400,7 @@ def test_custom_with_nq_not_nu_must_define_n():
     with pytest.raises(NotImplementedError):
         Incomplete().multiplyByN(None, False, np.zeros(2))
     with pytest.raises(InvalidArgumentError):
-        MobilizedBody.Custom.Implementation(matter, 3, 4, 4)  # quaternion Custom
+        MobilizedBody.Custom.Implementation(matter, 3, 3, 4)  # a quaternion needs nq >= 4
     with pytest.raises(InvalidArgumentError):
         MobilizedBody.Custom(matter.Ground(), Body.Rigid(MassProperties(1, Vec3(0), Inertia(1))))
 

@@ -83,3 +83,14 @@ def test_energy_of_a_state_at_position_or_velocity_stage():
     assert system.calcEnergy(state) == pytest.approx(pe + 0.5 * 2.0 * 4.0, rel=1e-14)
     system.realize(state, Stage.Dynamics)
     assert system.calcEnergy(state) == pytest.approx(pe + 4.0, rel=1e-14)
+
+
+def test_set_rotation_to_body_fixed_xyz_from_cosines_and_sines():
+    """Simbody: ``R.setRotationToBodyFixedXYZ(Vec3(cos q), Vec3(sin q))`` is the angle form."""
+    q = np.array([0.3, -1.1, 2.4])
+    R = Rotation().setRotationToBodyFixedXYZ(Vec3(*np.cos(q)), Vec3(*np.sin(q)))
+    expected = Rotation(q[0], XAxis) * Rotation(q[1], YAxis) * Rotation(q[2], ZAxis)
+    assert R.getMaxAbsDifference(expected) < 1e-15
+    assert R.getMaxAbsDifference(Rotation().setRotationToBodyFixedXYZ(Vec3(*q))) < 1e-15
+    with pytest.raises(ValueError, match="c\\^2 \\+ s\\^2"):
+        Rotation().setRotationToBodyFixedXYZ(Vec3(1, 1, 1), Vec3(1, 0, 0))

@@ -38,6 +38,22 @@ def _qdot_is_u(mobod) -> bool:
     return not module.USES_QUATERNION and module.NQ_SLOTS == module.NU
 
 
+def n_row_and_ndot_u(matter, state, pc, b: int, i: int) -> tuple[np.ndarray, float]:
+    """Row i of body b's N (qdot_i = row . u_b) and (NDot u_b)_i, from the State's q and u and
+    the position cache ``pc`` (its R_FM)."""
+    topo = matter._topo(state)
+    euler = bool(matter.getUseEulerAngles(state))
+    q = matter.getQ(state)
+    u = matter.getU(state)
+    q0, nq, u0, nu = int(topo.qs[b]), int(topo.nqs[b]), int(topo.us[b]), int(topo.nus[b])
+    qb = np.ascontiguousarray(q[q0 : q0 + nq])
+    params, R = topo.params[b], np.ascontiguousarray(pc.R_FM[b])
+    N = _block(N_OP, topo.mtype[b], qb, qb, params, euler, R, nq, nu)
+    qdot = np.ascontiguousarray(N @ u[u0 : u0 + nu])
+    NDot = _block(NDOT_OP, topo.mtype[b], qb, qdot, params, euler, R, nq, nu)
+    return N[i].copy(), float(NDot[i] @ u[u0 : u0 + nu])
+
+
 class CoordinateCoupler(Constraint):
     """``CoordinateCoupler(matter, function, coordBody[], coordIndex[])``."""
 
@@ -101,11 +117,7 @@ class CoordinateCoupler(Constraint):
     def _prepare(self, state) -> None:
         """Rows of N (and NDot u) for the coordinates on mobilizers with qdot != u."""
         matter = self._matter
-        topo = matter._topo(state)
-        euler = bool(matter.getUseEulerAngles(state))
         pc = None
-        q = matter.getQ(state)
-        u = matter.getU(state)
         for n, (mobod, i) in enumerate(self._coords):
             if _qdot_is_u(mobod):
                 continue
@@ -117,14 +129,7 @@ class CoordinateCoupler(Constraint):
                 )
             if pc is None:  # (read while the Position stage is being realized, too)
                 pc = state.updCacheEntry(matter.getMySubsystemIndex(), matter._ix.position)
-            q0, nq, u0, nu = int(topo.qs[b]), int(topo.nqs[b]), int(topo.us[b]), int(topo.nus[b])
-            qb = np.ascontiguousarray(q[q0 : q0 + nq])
-            params, R = topo.params[b], np.ascontiguousarray(pc.R_FM[b])
-            N = _block(N_OP, topo.mtype[b], qb, qb, params, euler, R, nq, nu)
-            qdot = np.ascontiguousarray(N @ u[u0 : u0 + nu])
-            NDot = _block(NDOT_OP, topo.mtype[b], qb, qdot, params, euler, R, nq, nu)
-            self._n_rows[n] = N[i].copy()
-            self._ndot_u[n] = float(NDot[i] @ u[u0 : u0 + nu])
+            self._n_rows[n], self._ndot_u[n] = n_row_and_ndot_u(matter, state, pc, b, i)
 
     def _xdot(self, uvec: np.ndarray) -> np.ndarray:
         """Coordinate rates from the u-like vector (full) ``uvec``."""

@@ -9,7 +9,8 @@ acceleration term (d/dt H) u after the kernels have run (``matter_custom_support
 without Custom bodies never take that path.
 
 ``CustomMobilizerType`` stands in for a mobilizer module (TYPE_ID, NAME, NQ_SLOTS, NU,
-USES_QUATERNION, DEFAULT_Q) for one Custom body, since each Custom body has its own sizes.
+USES_QUATERNION, DEFAULT_Q) for one Custom body, since each Custom body has its own sizes (and
+uses a quaternion if its Implementation has nAngles = 4).
 """
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ class CustomMobilizerType:
         self.implementation = implementation
         self.NQ_SLOTS = int(implementation.getNumQ())
         self.NU = int(implementation.getNumU())
+        self.USES_QUATERNION = int(implementation.getNumAngles()) == 4
         default = np.asarray(implementation.getDefaultQ(), dtype=np.float64).reshape(-1)
         if default.shape != (self.NQ_SLOTS,) or not np.all(np.isfinite(default)):
             raise ValueError(
                 f"Custom mobilizer: getDefaultQ must return {self.NQ_SLOTS} finite values, "
                 f"got {default.tolist()}"
             )
+        if self.USES_QUATERNION and not np.linalg.norm(default[0:4]) > 0:
+            raise ValueError("Custom mobilizer: the default quaternion (q[0:4]) is all zero")
         self.DEFAULT_Q = default
         self.__doc__ = f"Custom mobilizer with nq={self.NQ_SLOTS}, nu={self.NU}"

@@ -1,4 +1,4 @@
-"""Select a mobilizer type's kernel by TYPE_ID inside compiled code.
+"""Select a mobilizer type's kernel by TYPE_ID inside compiled code; reversed mobilizers.
 
 ``MOBILIZER_MODULES`` maps TYPE_ID to the type's module (for its Python-level
 constants). The ``*_any`` functions are the numba-compiled switch used by the
@@ -6,6 +6,8 @@ O(n) algorithms; a new mobilizer type is added here in both places.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from engine.common.numba_internals import runtime_jit
 from engine.multibody.mobilizers import (
@@ -29,6 +31,13 @@ from engine.multibody.mobilizers import (
 )
 
 GROUND_TYPE_ID = 0
+
+#: A reversed mobilizer (MobilizedBody.Reverse) of type t has the type id t + REVERSED_OFFSET in
+#: the compiled kernels. Its q and u mean what they mean for the forward mobilizer with the
+#: frames swapped: the type's kinematics give X_MF(q) and V_MF = H_MF u (of Fo in M, in M), and
+#: the kernels below turn them into X_FM = ~X_MF, H_FM, (d/dt H_FM) u; N, NInv and NDot are the
+#: forward type's (taking R_MF = ~R_FM).
+REVERSED_OFFSET = 32
 
 MOBILIZER_MODULES = {
     m.TYPE_ID: m
@@ -60,7 +69,7 @@ MOBILIZER_BY_NAME = {m.NAME: m for m in MOBILIZER_MODULES.values()}
 
 
 @runtime_jit
-def x_fm_any(t, q, params, euler, R, p):
+def _x_fm_forward(t, q, params, euler, R, p):
     """R_FM, p_FM for mobilizer type ``t``."""
     if t == pin.TYPE_ID:
         pin.x_fm(q, params, euler, R, p)
@@ -99,7 +108,7 @@ def x_fm_any(t, q, params, euler, R, p):
 
 
 @runtime_jit
-def h_fm_any(t, q, params, euler, R, p, H):
+def _h_fm_forward(t, q, params, euler, R, p, H):
     """H_FM (6 x nu) for mobilizer type ``t``."""
     if t == pin.TYPE_ID:
         pin.h_fm(q, params, euler, R, p, H)
@@ -136,7 +145,7 @@ def h_fm_any(t, q, params, euler, R, p, H):
 
 
 @runtime_jit
-def hdot_u_any(t, q, u, params, euler, R, p, out):
+def _hdot_u_forward(t, q, u, params, euler, R, p, out):
     """(d/dt H_FM) u for mobilizer type ``t``."""
     if t == pin.TYPE_ID:
         pin.hdot_u(q, u, params, euler, R, p, out)
@@ -175,7 +184,7 @@ def hdot_u_any(t, q, u, params, euler, R, p, out):
 
 
 @runtime_jit
-def n_matrix_any(t, q, params, euler, R, N):
+def _n_matrix_forward(t, q, params, euler, R, N):
     """N (nq_slots x nu) for mobilizer type ``t`` (N must be zeroed by the caller)."""
     if t == pin.TYPE_ID:
         pin.n_matrix(q, params, euler, R, N)
@@ -212,7 +221,7 @@ def n_matrix_any(t, q, params, euler, R, N):
 
 
 @runtime_jit
-def ninv_matrix_any(t, q, params, euler, R, NInv):
+def _ninv_matrix_forward(t, q, params, euler, R, NInv):
     """NInv (nu x nq_slots) for mobilizer type ``t`` (zeroed by the caller)."""
     if t == pin.TYPE_ID:
         pin.ninv_matrix(q, params, euler, R, NInv)
@@ -249,7 +258,7 @@ def ninv_matrix_any(t, q, params, euler, R, NInv):
 
 
 @runtime_jit
-def ndot_matrix_any(t, q, qdot, params, euler, R, NDot):
+def _ndot_matrix_forward(t, q, qdot, params, euler, R, NDot):
     """NDot (nq_slots x nu) for mobilizer type ``t`` (zeroed by the caller)."""
     if t == pin.TYPE_ID:
         pin.ndot_matrix(q, qdot, params, euler, R, NDot)
@@ -283,3 +292,121 @@ def ndot_matrix_any(t, q, qdot, params, euler, R, NDot):
         line_orientation.ndot_matrix(q, qdot, params, euler, R, NDot)
     elif t == free_line.TYPE_ID:
         free_line.ndot_matrix(q, qdot, params, euler, R, NDot)
+
+
+# ------------------------------------------------------------ reversed mobilizers
+@runtime_jit
+def _transpose3(R, out):
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = R[j, i]
+
+
+@runtime_jit
+def _reversed_frames(R_FM, p_FM, R_MF, p_MF):
+    """R_MF = ~R_FM and p_MF = -R_MF p_FM (Fo seen from Mo, in M)."""
+    _transpose3(R_FM, R_MF)
+    for i in range(3):
+        p_MF[i] = -(R_MF[i, 0] * p_FM[0] + R_MF[i, 1] * p_FM[1] + R_MF[i, 2] * p_FM[2])
+
+
+@runtime_jit
+def x_fm_any(t, q, params, euler, R, p):
+    """R_FM, p_FM for mobilizer type ``t`` (a reversed type: the inverse of its X_MF(q))."""
+    if t < REVERSED_OFFSET:
+        _x_fm_forward(t, q, params, euler, R, p)
+        return
+    R_MF = np.empty((3, 3))
+    p_MF = np.empty(3)
+    _x_fm_forward(t - REVERSED_OFFSET, q, params, euler, R_MF, p_MF)
+    _reversed_frames(R_MF, p_MF, R, p)
+
+
+@runtime_jit
+def h_fm_any(t, q, params, euler, R, p, H):
+    """H_FM (6 x nu) for mobilizer type ``t``. Reversed: V_FM = -R_FM [w_MF; v_MF - w_MF x p_MF]
+    with V_MF = H_MF u, column by column."""
+    if t < REVERSED_OFFSET:
+        _h_fm_forward(t, q, params, euler, R, p, H)
+        return
+    R_MF = np.empty((3, 3))
+    p_MF = np.empty(3)
+    _reversed_frames(R, p, R_MF, p_MF)
+    _h_fm_forward(t - REVERSED_OFFSET, q, params, euler, R_MF, p_MF, H)
+    y = np.empty(6)
+    for k in range(H.shape[1]):
+        w0, w1, w2 = H[0, k], H[1, k], H[2, k]
+        y[0], y[1], y[2] = w0, w1, w2
+        y[3] = H[3, k] - (w1 * p_MF[2] - w2 * p_MF[1])
+        y[4] = H[4, k] - (w2 * p_MF[0] - w0 * p_MF[2])
+        y[5] = H[5, k] - (w0 * p_MF[1] - w1 * p_MF[0])
+        for i in range(3):
+            H[i, k] = -(R[i, 0] * y[0] + R[i, 1] * y[1] + R[i, 2] * y[2])
+            H[3 + i, k] = -(R[i, 0] * y[3] + R[i, 1] * y[4] + R[i, 2] * y[5])
+
+
+@runtime_jit
+def _cross(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@runtime_jit
+def hdot_u_any(t, q, u, params, euler, R, p, out):
+    """(d/dt H_FM) u for mobilizer type ``t``. Reversed, with (w, v) = V_MF, (a_w, a_v) the
+    forward (d/dt H_MF) u and p = p_MF (all in M):
+    R_FM [-a_w; 2 w x v - w x (w x p) - a_v + a_w x p]."""
+    if t < REVERSED_OFFSET:
+        _hdot_u_forward(t, q, u, params, euler, R, p, out)
+        return
+    tf = t - REVERSED_OFFSET
+    nu = u.shape[0]
+    R_MF = np.empty((3, 3))
+    p_MF = np.empty(3)
+    _reversed_frames(R, p, R_MF, p_MF)
+    H = np.zeros((6, nu))
+    _h_fm_forward(tf, q, params, euler, R_MF, p_MF, H)
+    V = H @ u
+    a = np.zeros(6)
+    _hdot_u_forward(tf, q, u, params, euler, R_MF, p_MF, a)
+    w, v, aw, av = V[0:3], V[3:6], a[0:3], a[3:6]
+    wxv = np.empty(3)
+    wxp = np.empty(3)
+    wxwxp = np.empty(3)
+    awxp = np.empty(3)
+    _cross(w, v, wxv)
+    _cross(w, p_MF, wxp)
+    _cross(w, wxp, wxwxp)
+    _cross(aw, p_MF, awxp)
+    lin = 2.0 * wxv - wxwxp - av + awxp
+    for i in range(3):
+        out[i] = -(R[i, 0] * aw[0] + R[i, 1] * aw[1] + R[i, 2] * aw[2])
+        out[3 + i] = R[i, 0] * lin[0] + R[i, 1] * lin[1] + R[i, 2] * lin[2]
+
+
+@runtime_jit
+def n_matrix_any(t, q, params, euler, R, N):
+    """N (nq_slots x nu) for mobilizer type ``t`` (N must be zeroed by the caller)."""
+    if t < REVERSED_OFFSET:
+        _n_matrix_forward(t, q, params, euler, R, N)
+    else:
+        _n_matrix_forward(t - REVERSED_OFFSET, q, params, euler, R.T.copy(), N)
+
+
+@runtime_jit
+def ninv_matrix_any(t, q, params, euler, R, NInv):
+    """NInv (nu x nq_slots) for mobilizer type ``t`` (zeroed by the caller)."""
+    if t < REVERSED_OFFSET:
+        _ninv_matrix_forward(t, q, params, euler, R, NInv)
+    else:
+        _ninv_matrix_forward(t - REVERSED_OFFSET, q, params, euler, R.T.copy(), NInv)
+
+
+@runtime_jit
+def ndot_matrix_any(t, q, qdot, params, euler, R, NDot):
+    """NDot (nq_slots x nu) for mobilizer type ``t`` (zeroed by the caller)."""
+    if t < REVERSED_OFFSET:
+        _ndot_matrix_forward(t, q, qdot, params, euler, R, NDot)
+    else:
+        _ndot_matrix_forward(t - REVERSED_OFFSET, q, qdot, params, euler, R.T.copy(), NDot)

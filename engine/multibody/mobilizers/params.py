@@ -37,6 +37,8 @@ SPHERICAL_ZENITH_NEGATED = 3
 SPHERICAL_RADIAL_AXIS_IS_X = 4
 SPHERICAL_RADIAL_NEGATED = 5
 ELLIPSOID_RADII = slice(0, 3)
+#: Simbody's default semi-axes of MobilizedBody::Ellipsoid when no radii are given
+DEFAULT_ELLIPSOID_RADII = (0.5, 1.0 / 3.0, 0.25)
 
 
 def empty_params() -> np.ndarray:
@@ -123,7 +125,7 @@ def params_for(name: str, options: Mapping | None = None) -> np.ndarray:
 
     ``options`` uses the keyword names of the helpers above (the reference JSON's
     ``mobilizer_params``); a type without options accepts only an empty mapping. Screw needs
-    ``pitch`` and Ellipsoid ``radii``; SphericalCoords options default to Simbody's.
+    ``pitch``; Ellipsoid ``radii`` and the SphericalCoords options default to Simbody's.
     """
     options = dict(options or {})
     allowed = OPTION_NAMES.get(name, ())
@@ -137,7 +139,5 @@ def params_for(name: str, options: Mapping | None = None) -> np.ndarray:
     if name == "SphericalCoords":
         return spherical_coords_params(**options)
     if name == "Ellipsoid":
-        if "radii" not in options:
-            raise ValueError("Ellipsoid needs radii")
-        return ellipsoid_params(options["radii"])
+        return ellipsoid_params(options.get("radii", DEFAULT_ELLIPSOID_RADII))
     return empty_params()
