@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
 import time
 
 from PySide6.QtCore import Qt, QTimer
@@ -179,3 +180,8 @@ def test_cancelling_an_open_keeps_the_open_model(main_window, qtbot, tmp_path):
     assert editor.document is before
     assert window.simulation.session is session and session.is_alive
     assert "cancelled" in window.statusBar().currentMessage()
+    # the cancelled open's worker finishes on its own; the next test starts without it
+    qtbot.waitUntil(
+        lambda: not any(t.name == "mbstudio-open" for t in threading.enumerate()),
+        timeout=180000,
+    )
