@@ -59,6 +59,17 @@ ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
 
 
+class _ModelVersion:
+    """One version of a ModelDocument's content (``data``, ``base_dir``), as ``build`` takes
+    it: the document replaces its data on every edit and never changes it in place."""
+
+    __slots__ = ("data", "base_dir")
+
+    def __init__(self, document) -> None:
+        self.data = document.data
+        self.base_dir = getattr(document, "base_dir", None)
+
+
 def format_rate(rate: float) -> str:
     return "rate –" if math.isnan(rate) else f"rate {rate:.2f}×"
 
@@ -325,20 +336,13 @@ class SimulationPanel(QObject):
         self.document_loaded.emit(document)
 
     def _document_changed(self, change) -> None:
+        """The document was edited: the worker rebuilds the System from this version of its
+        content between batches (the GUI thread never builds; see SimulationSession.rebuild)."""
         if self.session is None or self.document is None:
             return
-        try:
-            built = self._build(self.document)
-        except Exception as exc:  # noqa: BLE001  (an unbuildable document keeps the old model)
-            self.show_error(f"The edited model cannot be built: {exc}")
-            return
-        kind = getattr(change, "kind", "topology")
-        if kind == "initial_state":
-            self.session.set_initial_state(built)
-        else:
-            # A "parameters" edit (renaming a body...) keeps the State layout: q and u carry
-            # over whole, whatever the bodies are called now.
-            self.session.replace_model(built, carry=True, same_layout=kind == "parameters")
+        document = self.document
+        model = document if hasattr(document, "build") else _ModelVersion(document)
+        self.session.rebuild(model, getattr(change, "kind", "topology"))
 
     # -- commands -------------------------------------------------------------------------------
 

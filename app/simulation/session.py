@@ -98,6 +98,26 @@ FAST_BATCH_BUDGET = 0.04
 FAST_MAX_SAMPLES_PER_SECOND = 120.0
 
 
+REBUILD_FAILED = "The edited model cannot be built"
+
+
+def _coalesce_rebuilds(commands: list[tuple]) -> list[tuple]:
+    """Replace the queued ("rebuild", model, kind) commands by one at the place of the last,
+    building its model and carrying the kinds of them all (``_cmd_rebuild``)."""
+    rebuilds = [i for i, c in enumerate(commands) if c[0] == "rebuild"]
+    if not rebuilds:
+        return commands
+    kinds = frozenset(commands[i][2] for i in rebuilds)
+    last = rebuilds[-1]
+    out = []
+    for i, c in enumerate(commands):
+        if i == last:
+            out.append(("rebuild", c[1], kinds))
+        elif c[0] != "rebuild":
+            out.append(c)
+    return out
+
+
 def _body_name(names, b: int) -> str:
     """Name of body ``b`` from a list (index -> name) or a mapping."""
     if isinstance(names, dict):
@@ -446,6 +466,16 @@ class SimulationSession:
         """``built`` differs only in its initial q/u (see _cmd_initial_state)."""
         self.submit("initial_state", built)
 
+    def rebuild(self, model, kind: str = "topology") -> None:
+        """Build ``model`` (a ModelDocument's content: anything ``app.document.build`` takes)
+        in the worker and simulate it from then on, as an edit of ``kind`` (a document
+        Change kind) asks: "initial_state" as ``set_initial_state``, "parameters" and
+        "hints" keeping the State layout, "topology" carrying q/u over by body name. Of
+        several rebuilds queued before the worker gets to them only the last is built (it
+        holds every earlier edit). A model that cannot be built keeps the current one; the
+        snapshot's ``error`` says why."""
+        self.submit("rebuild", model, kind)
+
     def request_cache_report(self) -> None:
         self.submit("_wake")
 
@@ -499,7 +529,10 @@ class SimulationSession:
     def _apply_commands(self, commands: list[tuple]) -> None:
         cascade = None
         publish = False
+        commands = _coalesce_rebuilds(commands)
         for name, *args in commands:
+            if self._stopping:  # a closed window does not wait for the rest
+                return
             if name == "_wake":
                 publish = publish or not self._running
                 continue
@@ -712,6 +745,23 @@ class SimulationSession:
         self._reset_built = None
         self._install(built, carry=carry, same_layout=same_layout)
         return "model rebuilt"
+
+    def _cmd_rebuild(self, model, kinds: frozenset) -> str | None:
+        from app.document import BuildError, build
+
+        try:
+            built = model.build() if hasattr(model, "build") else build(model)
+        except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
+            reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
+            self._error = f"{REBUILD_FAILED}: {reason}"
+            return None
+        if self._error.startswith(REBUILD_FAILED):
+            self._error = ""
+        if kinds <= {"initial_state"}:
+            return self._cmd_initial_state(built)
+        # "parameters" and "hints" edits (renaming a body...) keep the State layout: q and u
+        # carry over whole, whatever the bodies are called now.
+        return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
 
     def _cmd_initial_state(self, built) -> str | None:
         """New initial q/u: shown at once if the run has not started, else used by reset."""
