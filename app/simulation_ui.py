@@ -55,6 +55,7 @@ PLOT_INTERVAL = 0.25  # s between plot refreshes while running (pyqtgraph paints
 SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
 STAGE_INTERVAL = 0.2  # s between stage-table refreshes while running
 CACHE_INTERVAL = 0.1  # s between cache-inspector refreshes while running (>= 5 Hz)
+CLOSE_WAIT = 0.5  # s the closing window waits for the simulation worker
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
 
@@ -599,9 +600,9 @@ class SimulationPanel(QObject):
 
     # -- shutdown -------------------------------------------------------------------------------
 
-    def _stop_session(self) -> None:
+    def _stop_session(self, wait: float = 5.0) -> None:
         if self.session is not None:
-            self.session.stop()
+            self.session.stop(wait)
             self.session = None
 
     def shutdown(self) -> None:
@@ -611,7 +612,9 @@ class SimulationPanel(QObject):
         if self.document is not None:
             self.document.remove_listener(self._document_changed)
             self.document = None
-        self._stop_session()
+        # The window closes at once: a worker busy in one long call (a cold compile of the
+        # stepping kernels, a rebuild) is left to end by itself; it never touches Qt.
+        self._stop_session(wait=CLOSE_WAIT)
 
 
 def install_simulation(window: QMainWindow) -> SimulationPanel:

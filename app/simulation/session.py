@@ -99,6 +99,22 @@ FAST_MAX_SAMPLES_PER_SECOND = 120.0
 
 
 REBUILD_FAILED = "The edited model cannot be built"
+#: Workers that were still busy when their session was stopped (see ``stop``).
+_ABANDONED: list[threading.Thread] = []
+
+
+def join_abandoned(timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds in all for stopped sessions' workers still finishing a
+    long call; True if none is left. The process calls it before exiting, so that no worker is
+    inside a compiler while the interpreter shuts down."""
+    deadline = time.monotonic() + timeout
+    while _ABANDONED:
+        thread = _ABANDONED[0]
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            return False
+        _ABANDONED.pop(0)
+    return True
 
 
 def _coalesce_rebuilds(commands: list[tuple]) -> list[tuple]:
@@ -347,14 +363,21 @@ class SimulationSession:
         self._thread = threading.Thread(target=self._run, name="mbstudio-simulation", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the worker and wait for it (idempotent)."""
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop the worker and wait for it at most ``timeout`` seconds (idempotent). True if
+        it has ended; False if it is still busy in one long call (a first compile of the
+        stepping kernels, a large model's rebuild): it ends by itself when that returns,
+        touching nothing but this session (see ``join_abandoned``)."""
         self._stopping = True
         self._queue.put(("_wake",))
         self._consumed.set()
         thread = self._thread
         if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             thread.join(timeout)
+            if thread.is_alive():
+                _ABANDONED.append(thread)
+                return False
+        return True
 
     @property
     def is_alive(self) -> bool:
