@@ -93,6 +93,7 @@ class SimulationPanel(QObject):
         self.selected_body: str | None = None
         self._model_serial = None
         self._last_serial = None
+        self._drawn = None  # (geometry tuple, hints) the 3-D view shows
         self._last_plot = 0.0
         self._last_cache = 0.0
         self._last_sliders = 0.0
@@ -298,6 +299,7 @@ class SimulationPanel(QObject):
         self._stop_session()
         self._model_serial = None
         self._last_serial = None
+        self._drawn = None
         self.window.viewport.expect_new_model()  # a different model: aim the camera at it
         self.session = SimulationSession(built, settings=self._settings())
         self.session.start()
@@ -544,10 +546,14 @@ class SimulationPanel(QObject):
                 "uniform_background": model.uniform_background,
                 "length_scale": model.length_scale,
             }
-            window.viewport.show_model(snap.geometry, hints)
+            drawn = self._drawn
+            if drawn is None or snap.geometry is not drawn[0] or hints != drawn[1]:
+                self._drawn = (snap.geometry, hints)
+                window.viewport.show_model(snap.geometry, hints)
             self.sliders.set_model(model.mobilizer_types, model.q_index, model.length_scale)
             if self._plots is not None:
-                self._plots.set_buffer(snap.model.samples)
+                if snap.model.samples is not self._plots.buffer:  # not an edit that kept it
+                    self._plots.set_buffer(snap.model.samples)
             else:
                 QTimer.singleShot(100, self._ensure_plots)  # after this first frame
         window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))

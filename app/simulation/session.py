@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import enum
 import math
+import pickle
 import queue
 import threading
 import time
@@ -115,6 +116,16 @@ def join_abandoned(timeout: float) -> bool:
             return False
         _ABANDONED.pop(0)
     return True
+
+
+def _same_geometry(old, new) -> bool:
+    """Whether two tuples of DecorativeGeometry draw the same (equal pickles)."""
+    if old is None or len(old) != len(new):
+        return False
+    try:
+        return pickle.dumps(old, protocol=5) == pickle.dumps(new, protocol=5)
+    except Exception:  # noqa: BLE001  (a decoration that cannot be pickled: redraw)
+        return False
 
 
 def _coalesce_rebuilds(commands: list[tuple]) -> list[tuple]:
@@ -239,7 +250,12 @@ class SimulationSession:
             self._last_sample_time = -math.inf
         self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)
+        old_geometry = getattr(self, "_geometry", None)
         self._geometry = self._collect_geometry(state)
+        if _same_geometry(old_geometry, self._geometry):
+            # the very tuple the view drew: an edit that leaves the drawing alone (a mass, a
+            # joint's frame...) is not redrawn (see SimulationPanel.show_snapshot)
+            self._geometry = old_geometry
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         self._record(state)

@@ -161,7 +161,12 @@ class JointSliders(QWidget):
         length_scale: float,
     ) -> None:
         """Rebuild the sliders for a model whose bodies have ``mobilizer_types`` (body name ->
-        mobilizer type name); ``q_index`` maps (body, which) to global q index."""
+        mobilizer type name); ``q_index`` maps (body, which) to global q index. The same
+        joints again (an edit of masses or geometry) keep the sliders they have."""
+        key = (dict(mobilizer_types), dict(q_index), float(length_scale))
+        if key == getattr(self, "_model_key", None):
+            return
+        self._model_key = key
         while self._layout.count() > 1:
             widget = self._layout.takeAt(0).widget()
             if widget is not None:
