@@ -26,6 +26,7 @@ Readers call ``latest()`` (a short mutex, never the State lock) and ``samples.si
 from __future__ import annotations
 
 import enum
+import gc
 import math
 import pickle
 import queue
@@ -788,12 +789,17 @@ class SimulationSession:
     def _cmd_rebuild(self, model, kinds: frozenset) -> str | None:
         from app.document import BuildError, build
 
+        collecting = gc.isenabled()
+        gc.disable()  # a large model's build would set off full collections (see background_load)
         try:
             built = model.build() if hasattr(model, "build") else build(model)
         except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
             reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
             self._error = f"{REBUILD_FAILED}: {reason}"
             return None
+        finally:
+            if collecting:
+                gc.enable()
         if self._error.startswith(REBUILD_FAILED):
             self._error = ""
         if kinds <= {"initial_state"}:
