@@ -200,7 +200,11 @@ def run_studio(args: argparse.Namespace) -> int:
             window.close()
 
         QTimer.singleShot(1000, shoot)
-    return qapp.exec()
+    status = qapp.exec()
+    from app.simulation.session import join_abandoned
+
+    join_abandoned(timeout=120.0)  # a worker still compiling when the window closed
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

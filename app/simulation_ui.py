@@ -55,8 +55,20 @@ PLOT_INTERVAL = 0.25  # s between plot refreshes while running (pyqtgraph paints
 SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
 STAGE_INTERVAL = 0.2  # s between stage-table refreshes while running
 CACHE_INTERVAL = 0.1  # s between cache-inspector refreshes while running (>= 5 Hz)
+CLOSE_WAIT = 0.5  # s the closing window waits for the simulation worker
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
+
+
+class _ModelVersion:
+    """One version of a ModelDocument's content (``data``, ``base_dir``), as ``build`` takes
+    it: the document replaces its data on every edit and never changes it in place."""
+
+    __slots__ = ("data", "base_dir")
+
+    def __init__(self, document) -> None:
+        self.data = document.data
+        self.base_dir = getattr(document, "base_dir", None)
 
 
 def format_rate(rate: float) -> str:
@@ -81,6 +93,7 @@ class SimulationPanel(QObject):
         self.selected_body: str | None = None
         self._model_serial = None
         self._last_serial = None
+        self._drawn = None  # (geometry tuple, hints) the 3-D view shows
         self._last_plot = 0.0
         self._last_cache = 0.0
         self._last_sliders = 0.0
@@ -286,6 +299,7 @@ class SimulationPanel(QObject):
         self._stop_session()
         self._model_serial = None
         self._last_serial = None
+        self._drawn = None
         self.window.viewport.expect_new_model()  # a different model: aim the camera at it
         self.session = SimulationSession(built, settings=self._settings())
         self.session.start()
@@ -325,20 +339,13 @@ class SimulationPanel(QObject):
         self.document_loaded.emit(document)
 
     def _document_changed(self, change) -> None:
+        """The document was edited: the worker rebuilds the System from this version of its
+        content between batches (the GUI thread never builds; see SimulationSession.rebuild)."""
         if self.session is None or self.document is None:
             return
-        try:
-            built = self._build(self.document)
-        except Exception as exc:  # noqa: BLE001  (an unbuildable document keeps the old model)
-            self.show_error(f"The edited model cannot be built: {exc}")
-            return
-        kind = getattr(change, "kind", "topology")
-        if kind == "initial_state":
-            self.session.set_initial_state(built)
-        else:
-            # A "parameters" edit (renaming a body...) keeps the State layout: q and u carry
-            # over whole, whatever the bodies are called now.
-            self.session.replace_model(built, carry=True, same_layout=kind == "parameters")
+        document = self.document
+        model = document if hasattr(document, "build") else _ModelVersion(document)
+        self.session.rebuild(model, getattr(change, "kind", "topology"))
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -540,10 +547,14 @@ class SimulationPanel(QObject):
                 "uniform_background": model.uniform_background,
                 "length_scale": model.length_scale,
             }
-            window.viewport.show_model(snap.geometry, hints)
+            drawn = self._drawn
+            if drawn is None or snap.geometry is not drawn[0] or hints != drawn[1]:
+                self._drawn = (snap.geometry, hints)
+                window.viewport.show_model(snap.geometry, hints)
             self.sliders.set_model(model.mobilizer_types, model.q_index, model.length_scale)
             if self._plots is not None:
-                self._plots.set_buffer(snap.model.samples)
+                if snap.model.samples is not self._plots.buffer:  # not an edit that kept it
+                    self._plots.set_buffer(snap.model.samples)
             else:
                 QTimer.singleShot(100, self._ensure_plots)  # after this first frame
         if getattr(self, "_reaim_at_reset", False) and snap.time == 0.0 and not snap.running:
@@ -599,9 +610,9 @@ class SimulationPanel(QObject):
 
     # -- shutdown -------------------------------------------------------------------------------
 
-    def _stop_session(self) -> None:
+    def _stop_session(self, wait: float = 5.0) -> None:
         if self.session is not None:
-            self.session.stop()
+            self.session.stop(wait)
             self.session = None
 
     def shutdown(self) -> None:
@@ -611,7 +622,9 @@ class SimulationPanel(QObject):
         if self.document is not None:
             self.document.remove_listener(self._document_changed)
             self.document = None
-        self._stop_session()
+        # The window closes at once: a worker busy in one long call (a cold compile of the
+        # stepping kernels, a rebuild) is left to end by itself; it never touches Qt.
+        self._stop_session(wait=CLOSE_WAIT)
 
 
 def install_simulation(window: QMainWindow) -> SimulationPanel:

@@ -10,6 +10,7 @@ result is dropped."""
 
 from __future__ import annotations
 
+import gc
 import threading
 from pathlib import Path
 
@@ -21,6 +22,19 @@ POLL_MS = 15
 
 
 def _work(path: Path, result: dict, done: threading.Event) -> None:
+    # No cyclic garbage collection while the model's objects are made: each full collection
+    # of a growing heap holds the interpreter (every thread, the GUI's too) for up to a
+    # second, and a large model's build would set off several.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _read_and_build(path, result, done)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_and_build(path: Path, result: dict, done: threading.Event) -> None:
     from app.document import build, model_io
 
     try:

@@ -16,6 +16,7 @@ Listeners are called as ``fn(change)`` with ``change.kind``:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -129,12 +130,16 @@ class ModelDocument:
         return [b.name for b in self._data.bodies if b.parent == name]
 
     def descendants(self, name: str) -> list[str]:
+        """The bodies outboard of ``name``, breadth first (O(n))."""
+        children: dict[str, list[str]] = {}
+        for b in self._data.bodies:
+            children.setdefault(b.parent, []).append(b.name)
         out: list[str] = []
-        stack = self.children(name)
-        while stack:
-            n = stack.pop(0)
+        queue = deque(children.get(name, ()))
+        while queue:
+            n = queue.popleft()
             out.append(n)
-            stack.extend(self.children(n))
+            queue.extend(children.get(n, ()))
         return out
 
     def to_dict(self) -> dict:
@@ -157,7 +162,7 @@ class ModelDocument:
             self._listeners.remove(fn)
 
     def _commit(self, candidate: ModelData, change: Change) -> None:
-        validate(candidate)
+        validate(candidate, previous=self._data)
         self._data = candidate
         self.revision += 1
         for fn in list(self._listeners):

@@ -80,6 +80,9 @@ def _short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_FLOAT = {float}
+
+
 def _nums(d: dict, key: str, n: int | None, default=None, optional: bool = False):
     value = d.get(key, default)
     if value is None and optional:
@@ -87,6 +90,8 @@ def _nums(d: dict, key: str, n: int | None, default=None, optional: bool = False
     if not isinstance(value, (list, tuple)) or (n is not None and len(value) != n):
         what = f"a list of {n} numbers" if n is not None else "a list of numbers"
         raise SpecError(key, f"must be {what}, got {_short(value)}")
+    if set(map(type, value)) <= _FLOAT:  # the usual case, checked at C speed
+        return tuple(value)
     for v in value:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise SpecError(key, f"must contain only numbers, got {_short(v)}")

@@ -26,7 +26,9 @@ Readers call ``latest()`` (a short mutex, never the State lock) and ``samples.si
 from __future__ import annotations
 
 import enum
+import gc
 import math
+import pickle
 import queue
 import threading
 import time
@@ -100,6 +102,52 @@ FAST_MAX_SAMPLES_PER_SECOND = 60.0
 #: most wall-clock seconds one may take at the measured cost (see _fast_chunk).
 FAST_MAX_CHUNK_INTERVALS = 16
 FAST_CHUNK_BUDGET = 0.02
+
+
+REBUILD_FAILED = "The edited model cannot be built"
+#: Workers that were still busy when their session was stopped (see ``stop``).
+_ABANDONED: list[threading.Thread] = []
+
+
+def join_abandoned(timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds in all for stopped sessions' workers still finishing a
+    long call; True if none is left. The process calls it before exiting, so that no worker is
+    inside a compiler while the interpreter shuts down."""
+    deadline = time.monotonic() + timeout
+    while _ABANDONED:
+        thread = _ABANDONED[0]
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            return False
+        _ABANDONED.pop(0)
+    return True
+
+
+def _same_geometry(old, new) -> bool:
+    """Whether two tuples of DecorativeGeometry draw the same (equal pickles)."""
+    if old is None or len(old) != len(new):
+        return False
+    try:
+        return pickle.dumps(old, protocol=5) == pickle.dumps(new, protocol=5)
+    except Exception:  # noqa: BLE001  (a decoration that cannot be pickled: redraw)
+        return False
+
+
+def _coalesce_rebuilds(commands: list[tuple]) -> list[tuple]:
+    """Replace the queued ("rebuild", model, kind) commands by one at the place of the last,
+    building its model and carrying the kinds of them all (``_cmd_rebuild``)."""
+    rebuilds = [i for i, c in enumerate(commands) if c[0] == "rebuild"]
+    if not rebuilds:
+        return commands
+    kinds = frozenset(commands[i][2] for i in rebuilds)
+    last = rebuilds[-1]
+    out = []
+    for i, c in enumerate(commands):
+        if i == last:
+            out.append(("rebuild", c[1], kinds))
+        elif c[0] != "rebuild":
+            out.append(c)
+    return out
 
 
 def _body_name(names, b: int) -> str:
@@ -219,7 +267,12 @@ class SimulationSession:
             self._last_sample_time = -math.inf
         self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)
+        old_geometry = getattr(self, "_geometry", None)
         self._geometry = self._collect_geometry(state)
+        if _same_geometry(old_geometry, self._geometry):
+            # the very tuple the view drew: an edit that leaves the drawing alone (a mass, a
+            # joint's frame...) is not redrawn (see SimulationPanel.show_snapshot)
+            self._geometry = old_geometry
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         if not keep_history:
@@ -347,14 +400,21 @@ class SimulationSession:
         self._thread = threading.Thread(target=self._run, name="mbstudio-simulation", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the worker and wait for it (idempotent)."""
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop the worker and wait for it at most ``timeout`` seconds (idempotent). True if
+        it has ended; False if it is still busy in one long call (a first compile of the
+        stepping kernels, a large model's rebuild): it ends by itself when that returns,
+        touching nothing but this session (see ``join_abandoned``)."""
         self._stopping = True
         self._queue.put(("_wake",))
         self._consumed.set()
         thread = self._thread
         if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             thread.join(timeout)
+            if thread.is_alive():
+                _ABANDONED.append(thread)
+                return False
+        return True
 
     @property
     def is_alive(self) -> bool:
@@ -474,6 +534,16 @@ class SimulationSession:
         """``built`` differs only in its initial q/u (see _cmd_initial_state)."""
         self.submit("initial_state", built)
 
+    def rebuild(self, model, kind: str = "topology") -> None:
+        """Build ``model`` (a ModelDocument's content: anything ``app.document.build`` takes)
+        in the worker and simulate it from then on, as an edit of ``kind`` (a document
+        Change kind) asks: "initial_state" as ``set_initial_state``, "parameters" and
+        "hints" keeping the State layout, "topology" carrying q/u over by body name. Of
+        several rebuilds queued before the worker gets to them only the last is built (it
+        holds every earlier edit). A model that cannot be built keeps the current one; the
+        snapshot's ``error`` says why."""
+        self.submit("rebuild", model, kind)
+
     def request_cache_report(self) -> None:
         self.submit("_wake")
 
@@ -527,7 +597,10 @@ class SimulationSession:
     def _apply_commands(self, commands: list[tuple]) -> None:
         cascade = None
         publish = False
+        commands = _coalesce_rebuilds(commands)
         for name, *args in commands:
+            if self._stopping:  # a closed window does not wait for the rest
+                return
             if name == "_wake":
                 publish = publish or not self._running
                 continue
@@ -781,6 +854,28 @@ class SimulationSession:
         self._reset_built = None
         self._install(built, carry=carry, same_layout=same_layout)
         return "model rebuilt"
+
+    def _cmd_rebuild(self, model, kinds: frozenset) -> str | None:
+        from app.document import BuildError, build
+
+        collecting = gc.isenabled()
+        gc.disable()  # a large model's build would set off full collections (see background_load)
+        try:
+            built = model.build() if hasattr(model, "build") else build(model)
+        except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
+            reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
+            self._error = f"{REBUILD_FAILED}: {reason}"
+            return None
+        finally:
+            if collecting:
+                gc.enable()
+        if self._error.startswith(REBUILD_FAILED):
+            self._error = ""
+        if kinds <= {"initial_state"}:
+            return self._cmd_initial_state(built)
+        # "parameters" and "hints" edits (renaming a body...) keep the State layout: q and u
+        # carry over whole, whatever the bodies are called now.
+        return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
 
     def _cmd_initial_state(self, built) -> str | None:
         """New initial q/u: shown at once if the run has not started, else used by reset."""

@@ -40,12 +40,17 @@ def _item(text: str, key: str, tooltip: str = "") -> QStandardItem:
     return item
 
 
+def _body_tooltip(b) -> str:
+    return f"{b.name}: {b.mobilizer} mobilizer, {b.mass:g} kg"
+
+
 class ModelTreeModel(QStandardItemModel):
     def __init__(self, document: ModelDocument | None = None, parent=None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels(["Model", "Type"])
         self.document: ModelDocument | None = None
         self.last_change = None
+        self._body_items: dict = {}  # body name (and "Ground") -> its row's first item
         # Called as rename_handler(old, new) after a body's name is edited in place; the
         # document is the only store (the tree is rebuilt from it when it accepts).
         self.rename_handler = None
@@ -69,14 +74,32 @@ class ModelTreeModel(QStandardItemModel):
 
     def _changed(self, change) -> None:
         self.last_change = change
-        self.rebuild()
+        if not self._update_body_row(change):
+            self.rebuild()
         self.last_change = None
+
+    def _update_body_row(self, change) -> bool:
+        """Bring one body's row up to date after an edit of its own fields that leaves the
+        tree's shape and names alone (mass, frames, geometry, initial q/u); False if the edit
+        needs a rebuild."""
+        if change.kind not in ("parameters", "initial_state") or "name" in change.fields:
+            return False
+        item = self._body_items.get(change.target)
+        if item is None or self.document is None:
+            return False
+        try:
+            b = self.document.body(change.target)
+        except ValueError:
+            return False
+        item.setToolTip(_body_tooltip(b))
+        return True
 
     def rebuild(self) -> None:
         self.beginResetModel()
         self.blockSignals(True)
         try:
             self.removeRows(0, self.rowCount())
+            self._body_items = {}
             doc = self.document
             if doc is None:
                 return
@@ -84,11 +107,10 @@ class ModelTreeModel(QStandardItemModel):
             ground = _item(GROUND, "ground", "The fixed ground body")
             ground.setDropEnabled(True)
             items = {GROUND: ground}
+            self._body_items = items
             root.appendRow([ground, _item("", "ground")])
             for b in doc.bodies:
-                item = _item(
-                    b.name, f"body:{b.name}", f"{b.name}: {b.mobilizer} mobilizer, {b.mass:g} kg"
-                )
+                item = _item(b.name, f"body:{b.name}", _body_tooltip(b))
                 item.setEditable(True)
                 item.setDragEnabled(True)
                 item.setDropEnabled(True)

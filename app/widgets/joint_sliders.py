@@ -140,6 +140,7 @@ class JointSliders(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._inner)
+        self._scroll = scroll
         self.hint = QLabel("Pause to pose the model with the sliders.")
         self.hint.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -161,12 +162,18 @@ class JointSliders(QWidget):
         length_scale: float,
     ) -> None:
         """Rebuild the sliders for a model whose bodies have ``mobilizer_types`` (body name ->
-        mobilizer type name); ``q_index`` maps (body, which) to global q index."""
-        while self._layout.count() > 1:
-            widget = self._layout.takeAt(0).widget()
-            if widget is not None:
-                widget.setParent(None)
-                widget.deleteLater()
+        mobilizer type name); ``q_index`` maps (body, which) to global q index. The same
+        joints again (an edit of masses or geometry) keep the sliders they have."""
+        key = (dict(mobilizer_types), dict(q_index), float(length_scale))
+        if key == getattr(self, "_model_key", None):
+            return
+        self._model_key = key
+        # A new inner widget: the scroll area deletes the old one with all its rows at once
+        # (taking thousands of rows out one by one costs seconds).
+        self._inner = QWidget()
+        self._layout = QVBoxLayout(self._inner)
+        self._layout.addStretch(1)
+        self._scroll.setWidget(self._inner)
         self.rows.clear()
         self.euler_rows.clear()
         self._kinds.clear()

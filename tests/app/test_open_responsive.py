@@ -132,8 +132,7 @@ def test_a_large_model_opens_without_freezing_the_window(main_window, qtbot, tmp
     finally:
         stalls.stop()
     assert replaced, "the model was not opened"
-    # up to the moment the new document replaced the old one; a full garbage collection of the
-    # interpreter's heap (in whichever thread) pauses every thread and is allowed for
+    # up to the moment the new document replaced the old one
     longest, collecting = replaced[0]
     # the dialog shows once reading and building have taken SHOW_AFTER_MS
     reading = worker_seconds[-1]
@@ -142,7 +141,9 @@ def test_a_large_model_opens_without_freezing_the_window(main_window, qtbot, tmp
         assert stalls.dialog_seen, (
             f"no progress dialog while the model was read and built ({reading:.2f} s)"
         )
-    assert longest < MAX_STALL_S + collecting, (
+    # no full garbage collection pauses the open: the worker reads and builds with the cyclic
+    # collector off (each full collection of the growing heap held every thread ~1 s)
+    assert longest < MAX_STALL_S, (
         f"the event loop stalled {longest:.2f} s while opening (longest full garbage "
         f"collection {collecting:.2f} s)"
     )
