@@ -137,8 +137,9 @@ def test_opening_example_after_example_keeps_memory_flat(main_window, qtbot):
             _activate(qtbot, window)
             qtbot.keyClick(window, Qt.Key.Key_F5)
             qtbot.waitUntil(lambda: panel.snapshot.time > 0.05, timeout=10000)
+            _activate(qtbot, window)
             qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
-            qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+            qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=15000)
         _settle(qtbot)
         assert _live(SimulationSession) == 1
         assert len([t for t in threading.enumerate() if t.name == "mbstudio-simulation"]) == 1
