@@ -66,6 +66,9 @@ SUBSYSTEM_LABELS = {
     "SimbodyMatterSubsystem": "Matter",
     "GeneralForceSubsystem": "Forces",
     "DecorationSubsystem": "Decorations",
+    "ContactTrackerSubsystem": "Tracker",
+    "CompliantContactSubsystem": "Contact",
+    "GeneralContactSubsystem": "GenContact",
 }
 
 
@@ -115,6 +118,8 @@ class StageInspector(QWidget):
         self.table.setFont(font)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setMinimumSectionSize(26)
+        # a version is never shown cut ("3..."): compact_version keeps it short enough
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setToolTip(

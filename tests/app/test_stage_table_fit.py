@@ -50,3 +50,29 @@ def test_long_run_versions_fit_the_stage_table_columns(qtbot, qsettings):
     for col in range(table.columnCount()):
         assert widest + 6 <= table.columnWidth(col), (col, table.columnWidth(col), widest)
     window.close()
+
+
+def test_versions_fit_with_the_contact_subsystems_rows(qtbot, qsettings):
+    """A model with contact has two more rows (the tracker and the compliant contact
+    subsystem); their labels stay short, so the version columns keep their width."""
+    from pathlib import Path
+
+    model = Path(__file__).resolve().parents[2] / "resources/examples/bouncing_balls.mbs.json"
+    window = MainWindow(model_path=model, settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1280, 1000)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=60000)
+    table = panel.stage_inspector.table
+    qtbot.waitUntil(lambda: table.rowCount() >= 7, timeout=5000)
+    labels = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
+    assert "Tracker" in labels and "Contact" in labels, labels
+    metrics = QFontMetrics(table.font())
+    widest = max(metrics.horizontalAdvance(compact_version(v)) for v in (888, 8888, 88_888_888))
+    for col in range(table.columnCount()):
+        assert widest + 6 <= table.columnWidth(col), (col, table.columnWidth(col), widest)
+    assert not table.horizontalScrollBar().isVisible()
+    window.model_editor.undo_stack.setClean()
+    window.close()
