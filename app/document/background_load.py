@@ -94,6 +94,7 @@ def _wait_with_progress(path: Path, parent: QWidget | None, done: threading.Even
         loop.exec()
     poll.stop()
     show.stop()
+    dialog.reset()  # stops the dialog's own minimum-duration timer, which would show it later
     dialog.hide()
     dialog.deleteLater()
     return bool(cancelled) and not done.is_set()

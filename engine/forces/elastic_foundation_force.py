@@ -8,14 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.common.exceptions import (
-    IndexOutOfRangeError,
     InvalidArgumentError,
     NonPhysicalError,
     StageTooLowError,
 )
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.forces.force import Force
+from engine.forces.contact_set_force import ContactSetForce
 from engine.forces.hollars_friction import hollars_friction_coefficient
 
 
@@ -31,7 +30,7 @@ class _MeshParameters:
     viscousFriction: float
 
 
-class ElasticFoundationForce(Force):
+class ElasticFoundationForce(ContactSetForce):
     """ElasticFoundationForce(forces, generalContact, contactSet): one spring per face of
     each mesh surface that has parameters (``setBodyParameters``), acting on the
     TriangleMeshContacts that ``generalContact.getContacts(state, contactSet)`` reports.
@@ -48,41 +47,7 @@ class ElasticFoundationForce(Force):
     forces. Surfaces without parameters contribute no springs.
     """
 
-    def __init__(self, forces, generalContact, contactSet) -> None:
-        from engine.contact.general_contact_subsystem import GeneralContactSubsystem
-
-        self._bind(forces)
-        if not isinstance(generalContact, GeneralContactSubsystem):
-            raise InvalidArgumentError(
-                f"{self._where()}: the second argument is the GeneralContactSubsystem, "
-                f"got {type(generalContact).__name__}"
-            )
-        generalContact._set(contactSet)  # refuses an unknown set
-        self._contacts = generalContact
-        self._set_index = int(contactSet)
-        self._body_params: dict[int, _MeshParameters] = {}
-        self._transition_velocity = 0.01
-        super().__init__(forces)
-
-    def getContactSetIndex(self) -> int:
-        return self._set_index
-
-    def getGeneralContactSubsystem(self):
-        return self._contacts
-
-    def _surface(self, bodyIndex) -> int:
-        n = self._contacts.getNumBodies(self._set_index)
-        if isinstance(bodyIndex, bool) or not hasattr(bodyIndex, "__index__"):
-            raise InvalidArgumentError(
-                f"{self._where()}: a body index must be an int, got {bodyIndex!r}"
-            )
-        i = bodyIndex.__index__()
-        if not 0 <= i < n:
-            raise IndexOutOfRangeError(
-                f"{self._where()}: contact set {self._set_index} has {n} bodies; body index "
-                f"{i} is out of range"
-            )
-        return i
+    _body_params: dict[int, _MeshParameters]
 
     def setBodyParameters(
         self,
@@ -124,17 +89,6 @@ class ElasticFoundationForce(Force):
                 f"{self._where()}: body {i} has no parameters; call setBodyParameters first"
             )
         return (p.stiffness, p.dissipation, p.staticFriction, p.dynamicFriction, p.viscousFriction)
-
-    def setTransitionVelocity(self, v: float) -> None:
-        """Slip speed (m/s, > 0) at which friction reaches its static peak (default 0.01)."""
-        v = self._real(v, "transition velocity")
-        if v <= 0:
-            raise NonPhysicalError(f"{self._where()}: transition velocity must be > 0, got {v}")
-        self._transition_velocity = v
-        self._forces.invalidateSubsystemTopologyCache()
-
-    def getTransitionVelocity(self) -> float:
-        return self._transition_velocity
 
     # ------------------------------------------------------------------ computation
     def _evaluate(self, state: State, bodyForces) -> float:

@@ -9,14 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.common.exceptions import (
-    IndexOutOfRangeError,
-    InvalidArgumentError,
     NonPhysicalError,
     StageTooLowError,
 )
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.forces.force import Force
+from engine.forces.contact_set_force import ContactSetForce
 from engine.forces.hollars_friction import hollars_friction_coefficient
 
 
@@ -41,7 +39,7 @@ def _combined(u1: float, u2: float) -> float:
     return 0.0 if u1 == 0.0 or u2 == 0.0 else 2.0 * u1 * u2 / (u1 + u2)
 
 
-class HuntCrossleyForce(Force):
+class HuntCrossleyForce(ContactSetForce):
     """HuntCrossleyForce(forces, generalContact, contactSet): compliant contact forces for
     every PointContact that ``generalContact.getContacts(state, contactSet)`` reports.
 
@@ -64,43 +62,7 @@ class HuntCrossleyForce(Force):
     everything else 0).
     """
 
-    def __init__(self, forces, generalContact, contactSet) -> None:
-        from engine.contact.general_contact_subsystem import GeneralContactSubsystem
-
-        self._bind(forces)
-        if not isinstance(generalContact, GeneralContactSubsystem):
-            raise InvalidArgumentError(
-                f"{self._where()}: the second argument is the GeneralContactSubsystem, "
-                f"got {type(generalContact).__name__}"
-            )
-        generalContact._set(contactSet)  # refuses an unknown set
-        self._contacts = generalContact
-        self._set_index = int(contactSet)
-        self._body_params: dict[int, _SurfaceParameters] = {}
-        self._transition_velocity = 0.01
-        super().__init__(forces)
-
-    # ------------------------------------------------------------------ parameters
-    def getContactSetIndex(self) -> int:
-        return self._set_index
-
-    def getGeneralContactSubsystem(self):
-        return self._contacts
-
-    def _surface(self, bodyIndex) -> int:
-        n = self._contacts.getNumBodies(self._set_index)
-        try:
-            i = int(bodyIndex)
-        except (TypeError, ValueError) as exc:
-            raise InvalidArgumentError(
-                f"{self._where()}: a body index must be an int, got {bodyIndex!r}"
-            ) from exc
-        if i != bodyIndex or isinstance(bodyIndex, bool) or not 0 <= i < n:
-            raise IndexOutOfRangeError(
-                f"{self._where()}: contact set {self._set_index} has {n} bodies; body index "
-                f"{bodyIndex!r} is out of range"
-            )
-        return i
+    _body_params: dict[int, _SurfaceParameters]
 
     def setBodyParameters(
         self,
@@ -134,17 +96,6 @@ class HuntCrossleyForce(Force):
         ``bodyIndex`` as given to setBodyParameters (Simbody's defaults if never set)."""
         p = self._body_params.get(self._surface(bodyIndex), _DEFAULT)
         return (p.stiffness, p.dissipation, p.staticFriction, p.dynamicFriction, p.viscousFriction)
-
-    def setTransitionVelocity(self, v: float) -> None:
-        """Slip speed (m/s, > 0) at which friction reaches its static peak (default 0.01)."""
-        v = self._real(v, "transition velocity")
-        if v <= 0:
-            raise NonPhysicalError(f"{self._where()}: transition velocity must be > 0, got {v}")
-        self._transition_velocity = v
-        self._forces.invalidateSubsystemTopologyCache()
-
-    def getTransitionVelocity(self) -> float:
-        return self._transition_velocity
 
     # ------------------------------------------------------------------ computation
     def _evaluate(self, state: State, bodyForces) -> float:

@@ -294,6 +294,12 @@ def test_parameters_stored_and_refused():
         element.setTransitionVelocity(0.0)
     assert element.getBodyParameters(1) == (2e6, 0.5, 0.9, 0.6, 0.05)
     assert element.getTransitionVelocity() == 0.02
+    # a surface is an int or an index type (numpy's too), never a float or a bool
+    assert element.getBodyParameters(np.int64(1)) == (2e6, 0.5, 0.9, 0.6, 0.05)
+    for bad in (1.0, True, "1"):
+        with pytest.raises(InvalidArgumentError, match="must be an int"):
+            element.setBodyParameters(bad, 1e6, 0.5, 0.9, 0.6, 0.05)
+    assert element.getBodyParameters(1) == (2e6, 0.5, 0.9, 0.6, 0.05)
 
 
 def test_general_contact_subsystem_refusals():
