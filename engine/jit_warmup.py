@@ -17,6 +17,7 @@ fails because one operator is broken (the tests are where that shows).
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -163,8 +164,8 @@ def warm_jit(part: str | None = None) -> dict:
     "operators": [...], "failed": {operator: message}}`` describing what was exercised.
 
     "realization": the fused one-call realization (with quaternions and with Euler angles),
-    prescribed motion and the single-run integrators; "operators": the stage-by-stage
-    kernels, every matter operator and the ensemble integrator."""
+    prescribed motion, the single-run integrators and compliant contact; "operators": the
+    stage-by-stage kernels, every matter operator and the ensemble integrator."""
     if part is not None and part not in PARTS:
         raise ValueError(f"warm_jit: part must be one of {PARTS} or None, got {part!r}")
     forget_stale_kernels()
@@ -173,6 +174,7 @@ def warm_jit(part: str | None = None) -> dict:
     failed: dict[str, str] = {}
     if part in (None, "realization"):
         _warm_realization(system, matter, done, failed)
+        _warm_contact(done, failed)
     if part in (None, "operators"):
         _warm_operators(system, matter, done, failed)
     return {"mobilizers": names, "operators": done, "failed": failed}
@@ -237,6 +239,81 @@ def _warm_realization(system, matter, done: list, failed: dict) -> None:
             integrator.setReturnEveryInternalStep(one_step_per_call)
             stepper = TimeStepper(system, integrator)
             stepper.initialize(system.realizeTopology())
+            stepper.stepTo(0.01)
+
+        _attempt(name, steps, done, failed)
+
+
+def _contact_model(shapes):
+    """A System of free bodies over a floor half space (normal +y), one body per contact
+    geometry in ``shapes`` (made by ``ContactGeometry``), each resting 1 mm deep, with
+    gravity, a ContactTrackerSubsystem and a CompliantContactSubsystem."""
+    from engine.contact.compliant_contact_subsystem import CompliantContactSubsystem
+    from engine.contact.contact_geometry import ContactGeometry
+    from engine.contact.contact_material import ContactMaterial
+    from engine.contact.contact_surface import ContactSurface
+    from engine.contact.contact_tracker_subsystem import ContactTrackerSubsystem
+    from engine.forces.force import Force
+    from engine.forces.general_force_subsystem import GeneralForceSubsystem
+    from engine.math.inertia import Inertia
+    from engine.math.mass_properties import MassProperties
+    from engine.math.rotation import Rotation
+    from engine.math.transform import Transform
+    from engine.multibody.body import Body
+    from engine.multibody.mobilized_body import MobilizedBody
+    from engine.multibody.multibody_system import MultibodySystem
+    from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.UniformGravity(forces, matter, (0.0, -9.81, 0.0))
+    CompliantContactSubsystem(system, ContactTrackerSubsystem(system))
+    material = ContactMaterial(1e6, 0.5, 0.6, 0.4, 0.1)
+    floor = ContactSurface(ContactGeometry.HalfSpace(), material)
+    matter.Ground().updBody().addContactSurface(Transform(Rotation(-math.pi / 2, 2)), floor)
+    bodies = []
+    for k, geometry in enumerate(shapes):
+        body = Body.Rigid(MassProperties(1.0, (0.0, 0.0, 0.0), Inertia(0.01)))
+        body.addContactSurface(Transform(), ContactSurface(geometry, material))
+        bodies.append((MobilizedBody.Free(matter.Ground(), body), 0.3 * k, geometry))
+    state = system.realizeTopology()
+    for mobod, x, geometry in bodies:
+        low = {"Sphere": lambda g: g.getRadius(), "Ellipsoid": lambda g: g.getRadii()[1]}
+        height = low.get(geometry.getTypeName(), lambda g: g.getHalfLengths()[1])(geometry)
+        mobod.setQToFitTranslation(state, (x, height - 0.001, 0.0))
+    return system, state
+
+
+def _warm_contact(done: list, failed: dict) -> None:
+    """Compliant contact: realization and RungeKuttaMerson steps of spheres on a floor and
+    against each other, and of an ellipsoid and a brick on it (the shapes of the contact
+    examples)."""
+    from engine.common.stage import Stage
+    from engine.contact.contact_geometry import ContactGeometry
+    from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
+    from engine.integrators.time_stepper import TimeStepper
+
+    models = {
+        "contact: spheres": lambda: (
+            ContactGeometry.Sphere(0.1),
+            ContactGeometry.Sphere(0.1),
+            ContactGeometry.Sphere(0.2),
+        ),
+        "contact: ellipsoid and brick": lambda: (
+            ContactGeometry.Ellipsoid((0.1, 0.05, 0.08)),
+            ContactGeometry.Brick((0.1, 0.05, 0.1)),
+        ),
+    }
+    for name, shapes in models.items():
+
+        def steps(shapes=shapes) -> None:
+            system, state = _contact_model(shapes())
+            system.realize(state, Stage.Acceleration)
+            integrator = RungeKuttaMersonIntegrator(system)
+            integrator.setAccuracy(1e-3)
+            stepper = TimeStepper(system, integrator)
+            stepper.initialize(state)
             stepper.stepTo(0.01)
 
         _attempt(name, steps, done, failed)
