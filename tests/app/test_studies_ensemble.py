@@ -123,3 +123,42 @@ def test_sweep_command_with_ensemble_shows_progress_while_it_runs(tmp_path, caps
     first = during[0]
     assert "ETA" in first and "#" * round(30 * percents[0] / 100) + "-" in first
     assert lines[-1].startswith("study [" + "#" * 30 + "] 5/5 runs")
+
+
+def test_a_set_cancel_event_stops_an_ensemble_as_it_advances():
+    """The cancel event, set once the members advance, stops the study at the next block of
+    members: interrupted, nothing recorded, long before the members would have finished."""
+    import threading
+    import time
+
+    cancel = threading.Event()
+    seen = []
+
+    def progress(fraction):
+        seen.append(fraction)
+        cancel.set()
+
+    study = Study(
+        DOUBLE, sets={"lower.q0": [0.1 + 1e-6 * k for k in range(40)]}, until=60.0, dt=0.1,
+        ensemble=True, workers=1, on_progress=progress, cancel=cancel,
+    )  # fmt: skip
+    start = time.process_time()
+    frame = study.run()
+    assert study.interrupted and len(frame) == 0 and study.completed == 0
+    assert len(seen) == 1 and 0 < seen[0] < 0.5
+    assert time.process_time() - start < 3.0  # 40 members for 60 s take several times that
+
+
+def test_a_set_cancel_event_stops_a_dask_study_between_runs(client):
+    """On Dask the study looks at the event while runs compute: set after the first result,
+    it cancels the rest and keeps what finished."""
+    import threading
+
+    cancel = threading.Event()
+    study = Study(
+        DOUBLE, sets={"lower.q0": [0.1 * k for k in range(30)]}, until=1.0, dt=0.1,
+        client=client, on_result=lambda spec, result: cancel.set(), cancel=cancel,
+    )  # fmt: skip
+    frame = study.run()
+    assert study.interrupted and 1 <= study.completed < 30
+    assert frame["run"].nunique() == study.completed
