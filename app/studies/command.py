@@ -117,6 +117,16 @@ def _error(message: str) -> None:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
+    """``mbstudio sweep``; Ctrl-C while it starts (imports, the model's build) exits with a
+    message and writes nothing, and once the study runs keeps what finished."""
+    try:
+        return _run_sweep(args)
+    except KeyboardInterrupt:
+        _error("interrupted before the study started; nothing was written")
+        return EXIT_INTERRUPTED
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
     from app.document.model_io import ModelFileError
     from app.studies.output import OutputError
     from app.studies.parameters import ParameterError

@@ -28,10 +28,12 @@ finished run (in ``out`` when given) and sets ``interrupted``; with ``out`` and
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -53,7 +55,7 @@ from app.studies.runner import (
     sample_columns,
 )
 
-#: how often (s) a study on Dask with a ``cancel`` event looks at it while runs are computing
+#: how often (s) a study on Dask looks at its ``cancel`` event while runs are computing
 CANCEL_POLL = 0.1
 
 
@@ -278,13 +280,14 @@ class Study:
                     client.unregister_worker_plugin(self.key)
                 except Exception:  # a worker that is gone has nothing to remove
                     pass
-            if cluster is not None or (client is not None and client is not self.client):
-                client.close()
-            if cluster is not None:
-                cluster.close()
-        if writer is not None:
+            with _quiet_teardown(self.interrupted):
+                if cluster is not None or (client is not None and client is not self.client):
+                    client.close()
+                if cluster is not None:
+                    cluster.close()
+        if writer is not None and self.out.exists():
             return read_table(self.out)
-        if not frames:
+        if not frames:  # (with ``out``: nothing was written, e.g. stopped before any run)
             return pd.DataFrame({c: [] for c in self.columns})
         frame = pd.concat(frames, ignore_index=True)
         return frame.sort_values(["run", "time_index"], kind="stable", ignore_index=True)
@@ -298,18 +301,18 @@ class Study:
             future = client.submit(run_task, self.key, spec, self.settings, pure=False)
             futures[future] = spec
         finished = as_completed(list(futures))
-        if self.cancel is None:
-            for future in finished:
-                self._finished(futures, future, writer, frames, bar)
-            return
-        while not finished.is_empty():  # polled, so that a set ``cancel`` is seen
-            if self.cancel.is_set():
+        ticked = time.monotonic()
+        while not finished.is_empty():  # polled: a set ``cancel`` is seen, the clock ticks
+            if self.cancel is not None and self.cancel.is_set():
                 raise StudyCancelledError("the study was cancelled")
             if finished.has_ready():
                 for future in finished.next_batch(block=False):
                     self._finished(futures, future, writer, frames, bar)
-            else:
-                self.cancel.wait(CANCEL_POLL)
+                continue
+            time.sleep(CANCEL_POLL)
+            if bar is not None and time.monotonic() - ticked >= 1.0:  # elapsed time shown
+                bar.update(bar.done, bar.failed)
+                ticked = time.monotonic()
 
     def _finished(self, futures, future, writer, frames, bar) -> None:
         spec = futures[future]
@@ -358,6 +361,26 @@ class Study:
             )
         except EnsembleRefusedError as exc:
             raise StudyError(f"the study cannot run as an ensemble: {exc}") from exc
+
+
+@contextlib.contextmanager
+def _quiet_teardown(interrupted: bool):
+    """Closing a Dask client and cluster that Ctrl-C interrupted mid-call (a plugin being
+    registered, runs being cancelled) makes Dask and asyncio log the connections it drops as
+    errors; they say nothing to the user, whose message is the study's, so they are silenced
+    for the teardown."""
+    if not interrupted:
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in ("distributed", "asyncio", "tornado")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def _failed(spec: RunSpec, reason: str, settings: RunSettings) -> dict:

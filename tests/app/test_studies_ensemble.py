@@ -162,3 +162,30 @@ def test_a_set_cancel_event_stops_a_dask_study_between_runs(client):
     frame = study.run()
     assert study.interrupted and 1 <= study.completed < 30
     assert frame["run"].nunique() == study.completed
+
+
+def test_a_study_stopped_before_any_run_writes_nothing_and_says_so(tmp_path, capsys, monkeypatch):
+    """Cancelled before its first run, a study with an output returns an empty table and
+    leaves no file; Ctrl-C while ``mbstudio sweep`` starts exits 130 with a message, not a
+    traceback."""
+    import threading
+
+    from app.cli import main
+    from app.studies.command import EXIT_INTERRUPTED
+
+    cancel = threading.Event()
+    cancel.set()
+    out = tmp_path / "stopped.parquet"
+    study = Study(DOUBLE, sets=SETS, until=UNTIL, dt=DT, ensemble=True, out=out, cancel=cancel)
+    frame = study.run()
+    assert study.interrupted and len(frame) == 0 and not out.exists()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("app.studies.study.Study", interrupted)  # Ctrl-C while it starts
+    args = ["sweep", str(DOUBLE), "--set", "lower.q0=0.1,0.2", "--until", "1", "--out", str(out)]
+    assert main(args) == EXIT_INTERRUPTED
+    err = capsys.readouterr().err
+    assert "interrupted before the study started" in err and "Traceback" not in err
+    assert not out.exists()
