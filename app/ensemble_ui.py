@@ -195,6 +195,8 @@ class EnsemblePanel(QObject):
         self._highlight = None
         self._press: tuple[int, int] | None = None
         self._built = None
+        self._time_line = None
+        self._times = np.zeros(0)
         window.viewport.interactor_widget.installEventFilter(self)
         window.model_editor.document_replaced.connect(self._document_replaced)
 
@@ -336,8 +338,14 @@ class EnsemblePanel(QObject):
         layout.addLayout(row)
         self.time_slider = QSlider(Qt.Orientation.Horizontal)
         self.time_slider.setEnabled(False)
-        self.time_slider.valueChanged.connect(lambda _v: self._draw_ghosts())
-        layout.addWidget(self.time_slider)
+        self.time_slider.setToolTip("The time at which the ghosts are drawn")
+        self.time_slider.valueChanged.connect(self._slider_moved)
+        self.time_label = QLabel("")
+        self.time_label.setObjectName("ensembleTime")
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(self.time_slider, 1)
+        slider_row.addWidget(self.time_label)
+        layout.addLayout(slider_row)
         self.dock.setWidget(body)
         self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         plots = self.window.docks.get("Plots")
@@ -405,6 +413,33 @@ class EnsemblePanel(QObject):
     def _clear_plot(self) -> None:
         self.plot.clear()
         self._curves, self._band_items, self.band_data, self._highlight = [], [], None, None
+        self._time_line = None
+        if hasattr(self, "time_label"):
+            self.time_label.setText("")
+
+    def _slider_moved(self, _value: int) -> None:
+        self._show_time()
+        self._draw_ghosts()
+
+    def shown_time(self) -> float | None:
+        """The time (s) the slider chooses: where the ghosts are drawn (None before results)."""
+        if self.frame is None or not len(self._times):
+            return None
+        return float(self._times[min(self.time_slider.value(), len(self._times) - 1)])
+
+    def _show_time(self) -> None:
+        """The slider's time in its label and as a dashed vertical line in the plot."""
+        import pyqtgraph as pg
+
+        t = self.shown_time()
+        if t is None:
+            return
+        self.time_label.setText(f"t = {t:.4g} s")
+        if self._time_line is None:
+            pen = pg.mkPen(QColor(200, 200, 200), style=Qt.PenStyle.DashLine)
+            self._time_line = pg.InfiniteLine(angle=90, movable=False, pen=pen)
+            self.plot.addItem(self._time_line)
+        self._time_line.setPos(t)
 
     def _draw_curves(self) -> None:
         import pyqtgraph as pg
@@ -420,6 +455,7 @@ class EnsemblePanel(QObject):
         if percentiles is not None:
             self._draw_band(name, *percentiles)
             self._member_selected(self.member_list.currentRow())
+            self._show_time()
             return
         for run, frac in zip(self.runs, self.fractions, strict=True):
             rows = self.frame[self.frame["run"] == run]
@@ -430,6 +466,7 @@ class EnsemblePanel(QObject):
             )
             self._curves.append(curve)
         self._member_selected(self.member_list.currentRow())
+        self._show_time()
 
     def _draw_band(self, name: str, low: float, high: float) -> None:
         """The band between the members' ``low`` and ``high`` percentiles of column ``name``
@@ -507,7 +544,7 @@ class EnsemblePanel(QObject):
             return
         from viz.ensemble_ghosts import EnsembleGhosts
 
-        t = self._times[min(self.time_slider.value(), len(self._times) - 1)]
+        t = self.shown_time()
         if self._ghosts is None:
             self._ghosts = EnsembleGhosts(self.window.viewport.renderer, radius=0.09)
             self._ghosts.actor.VisibilityOff()

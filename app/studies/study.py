@@ -33,7 +33,6 @@ import hashlib
 import json
 import logging
 import os
-import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -301,18 +300,18 @@ class Study:
             future = client.submit(run_task, self.key, spec, self.settings, pure=False)
             futures[future] = spec
         finished = as_completed(list(futures))
-        ticked = time.monotonic()
-        while not finished.is_empty():  # polled: a set ``cancel`` is seen, the clock ticks
-            if self.cancel is not None and self.cancel.is_set():
+        if self.cancel is None:
+            for future in finished:
+                self._finished(futures, future, writer, frames, bar)
+            return
+        while not finished.is_empty():  # polled, so that a set ``cancel`` is seen
+            if self.cancel.is_set():
                 raise StudyCancelledError("the study was cancelled")
             if finished.has_ready():
                 for future in finished.next_batch(block=False):
                     self._finished(futures, future, writer, frames, bar)
-                continue
-            time.sleep(CANCEL_POLL)
-            if bar is not None and time.monotonic() - ticked >= 1.0:  # elapsed time shown
-                bar.update(bar.done, bar.failed)
-                ticked = time.monotonic()
+            else:
+                self.cancel.wait(CANCEL_POLL)
 
     def _finished(self, futures, future, writer, frames, bar) -> None:
         spec = futures[future]

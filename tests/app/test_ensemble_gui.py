@@ -164,6 +164,7 @@ def test_double_pendulum_chaos_ensemble_from_the_menu(qtbot, window):
     slider.setFocus()
     qtbot.keyClick(slider, Qt.Key.Key_Home)
     assert slider.value() == 0
+    assert panel.time_label.text() == "t = 0 s" and panel._time_line.value() == 0.0
     start = panel._ghosts.points()
     assert np.abs(start - end).max() > 0.1
     assert np.ptp(start[1::2], axis=0).max() < 1e-5  # the lower bobs, 1e-6 rad apart
