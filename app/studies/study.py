@@ -107,9 +107,9 @@ class Study:
     for runs of one small tree model (no constraints), much faster; a model it cannot take
     raises StudyError saying why. ``on_progress(fraction)`` is called in the
     caller's thread as the study advances (fraction of it done, 0..1: runs done, or for an
-    ensemble the simulated time over ``until``). ``cancel``: a ``threading.Event`` another
-    thread may set to stop the study as Ctrl-C does (an ensemble within about a quarter of a
-    second; on Dask once the next run finishes or within ``CANCEL_POLL`` s)."""
+    ensemble its members built, advanced and sampled: ``ensemble.run_ensemble``).
+    ``cancel``: a ``threading.Event`` another thread may set to stop the study as Ctrl-C does
+    (an ensemble within about a quarter of a second; on Dask within ``CANCEL_POLL`` s)."""
 
     def __init__(
         self,

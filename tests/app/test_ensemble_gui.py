@@ -236,10 +236,13 @@ def test_clicking_a_ghost_opens_that_member(qtbot, window):
 
 
 def test_stop_and_closing_end_a_running_ensemble_at_once(qtbot, qsettings):
-    """A long ensemble (100 members for 60 s): Stop (a real click) ends it within 2 s with a
-    message and nothing drawn; a second one is still advancing when Ctrl+Q closes the window,
-    which takes less than 2 s and leaves no thread or child process behind."""
+    """A long ensemble (100 members for 60 s): Stop (a real click) while its members are
+    built ends it within 2 s with a message and nothing drawn; a second one is advancing when
+    Ctrl+Q closes the window, which takes less than 2 s and leaves no thread or child process
+    behind."""
     import psutil
+
+    from app.studies.ensemble import BUILD_SHARE
 
     before = set(threading.enumerate())
     win = MainWindow(
@@ -251,7 +254,7 @@ def test_stop_and_closing_end_a_running_ensemble_at_once(qtbot, qsettings):
     qtbot.waitUntil(lambda: win.simulation.snapshot is not None, timeout=60000)
     activate(qtbot, win)
     panel = run_ensemble(qtbot, win, "100", "60", "0.1", "1e-6", wait=False)
-    qtbot.waitUntil(lambda: panel._progress > 0, timeout=60000)  # advancing
+    qtbot.waitUntil(lambda: panel._progress > 0, timeout=60000)  # building the members
     thread = panel._thread
     qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
     thread.join(timeout=2.0)
@@ -260,7 +263,7 @@ def test_stop_and_closing_end_a_running_ensemble_at_once(qtbot, qsettings):
     assert panel.frame is None and not panel.ghosts_shown and not panel.stop_button.isEnabled()
     activate(qtbot, win)
     panel = run_ensemble(qtbot, win, "100", "60", "0.1", "1e-6", wait=False)
-    qtbot.waitUntil(lambda: panel._progress > 0, timeout=60000)
+    qtbot.waitUntil(lambda: panel._progress > BUILD_SHARE, timeout=60000)  # advancing
     thread = panel._thread
     assert thread.is_alive()
     activate(qtbot, win)

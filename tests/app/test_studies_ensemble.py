@@ -131,12 +131,15 @@ def test_a_set_cancel_event_stops_an_ensemble_as_it_advances():
     import threading
     import time
 
+    from app.studies.ensemble import ADVANCE_SHARE, BUILD_SHARE
+
     cancel = threading.Event()
     seen = []
 
     def progress(fraction):
         seen.append(fraction)
-        cancel.set()
+        if fraction > BUILD_SHARE:  # the members advance
+            cancel.set()
 
     study = Study(
         DOUBLE, sets={"lower.q0": [0.1 + 1e-6 * k for k in range(40)]}, until=60.0, dt=0.1,
@@ -145,7 +148,8 @@ def test_a_set_cancel_event_stops_an_ensemble_as_it_advances():
     start = time.process_time()
     frame = study.run()
     assert study.interrupted and len(frame) == 0 and study.completed == 0
-    assert len(seen) == 1 and 0 < seen[0] < 0.5
+    assert all(f <= BUILD_SHARE for f in seen[:-1])
+    assert BUILD_SHARE < seen[-1] < BUILD_SHARE + ADVANCE_SHARE / 2
     assert time.process_time() - start < 3.0  # 40 members for 60 s take several times that
 
 
