@@ -177,6 +177,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     kept = study.skipped + study.completed
     if study.interrupted:
+        if kept == 0:
+            _error("interrupted before any run finished; nothing was written")
+            return EXIT_INTERRUPTED
         _error(
             f"interrupted: {kept} of {len(study.runs)} runs kept in {args.out}; "
             "rerun the same command with --resume to finish"

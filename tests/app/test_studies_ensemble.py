@@ -187,8 +187,14 @@ def test_a_study_stopped_before_any_run_writes_nothing_and_says_so(tmp_path, cap
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("app.studies.study.Study", interrupted)  # Ctrl-C while it starts
     args = ["sweep", str(DOUBLE), "--set", "lower.q0=0.1,0.2", "--until", "1", "--out", str(out)]
+    with monkeypatch.context() as patch:  # Ctrl-C while the members advance
+        patch.setattr("app.studies.ensemble.run_ensemble", interrupted)
+        assert main([*args, "--ensemble"]) == EXIT_INTERRUPTED
+    err = capsys.readouterr().err
+    assert "interrupted before any run finished; nothing was written" in err
+    assert "Traceback" not in err and not out.exists()
+    monkeypatch.setattr("app.studies.study.Study", interrupted)  # Ctrl-C while it starts
     assert main(args) == EXIT_INTERRUPTED
     err = capsys.readouterr().err
     assert "interrupted before the study started" in err and "Traceback" not in err
