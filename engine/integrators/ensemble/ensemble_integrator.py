@@ -125,7 +125,8 @@ class EnsembleIntegrator:
         nq = nu = None
         reported = time.perf_counter()
         for k, given in enumerate(states):
-            if progress is not None and time.perf_counter() - reported >= PROGRESS_INTERVAL:
+            due = time.perf_counter() - reported >= PROGRESS_INTERVAL
+            if progress is not None and k > 0 and due:
                 progress(k / len(states))
                 reported = time.perf_counter()
             if not isinstance(given, State):
