@@ -7,6 +7,12 @@ member's curve and a band of the members: min to max, or the 5th to the 95th per
 the median, at each sample time. Clicking a ghost in the 3-D view, or choosing a member in the
 list and pressing Open (or double-clicking it), opens that member's model as a normal run.
 
+The ghosts belong to the study shown in the dock, and are drawn only while its Ghosts box is
+ticked: once another model is opened in the editor (a member opened as a run, or any other
+file) the 3-D view shows that model and the ghosts are hidden, the box unticked; the dock keeps
+the study (curves, members, Open) and ticking Ghosts overlays it again. Stop (or closing the
+window) cancels a running study within about a quarter of a second.
+
 The dialog chooses a parameter path (``BODY.q0``, ``BODY.mass``, ``gravity.magnitude`` ...,
 as ``mbstudio sweep --set``), a variation and N:
 
@@ -27,6 +33,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -54,6 +61,9 @@ DISPLAYS = {
     "Band: min–max": (0.0, 100.0),
     "Band: 5–95 %": (5.0, 95.0),
 }
+
+#: the longest the window's closing waits for a cancelled study's thread (s)
+SHUTDOWN_WAIT_S = 1.5
 
 #: a press and release at most this many pixels apart is a click on a ghost
 CLICK_TOLERANCE_PX = 3
@@ -171,6 +181,7 @@ class EnsemblePanel(QObject):
         self.error = ""
         self._progress = 0.0
         self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
         self._result = None
         self._timer = QTimer(self)
         self._timer.setInterval(100)
@@ -183,7 +194,11 @@ class EnsemblePanel(QObject):
         self.band_data: tuple[np.ndarray, ...] | None = None
         self._highlight = None
         self._press: tuple[int, int] | None = None
+        self._built = None
+        self._time_line = None
+        self._times = np.zeros(0)
         window.viewport.interactor_widget.installEventFilter(self)
+        window.model_editor.document_replaced.connect(self._document_replaced)
 
     # -- starting -------------------------------------------------------------------------------
     def _parameters(self) -> list[str]:
@@ -214,6 +229,7 @@ class EnsemblePanel(QObject):
         from app.studies.study import Study
 
         self._ensure_dock()
+        cancel = threading.Event()
         try:
             base = Study(self.window.model_editor.document, until=until, dt=dt)
             value = get_value(base.model, ParameterPath.parse(path).resolve(base.model))
@@ -222,13 +238,13 @@ class EnsemblePanel(QObject):
                 study = Study(
                     model, until=until, dt=dt, perturb=[f"{path}~normal(0,{spread!r})"],
                     samples=members, seed=0, ensemble=True, on_progress=self._set_progress,
-                    accuracy=1e-6,
+                    accuracy=1e-6, cancel=cancel,
                 )  # fmt: skip
             else:
                 values = [value + k * spread for k in range(members)]
                 study = Study(
                     model, until=until, dt=dt, sets={path: values}, ensemble=True,
-                    on_progress=self._set_progress, accuracy=1e-6,
+                    on_progress=self._set_progress, accuracy=1e-6, cancel=cancel,
                 )  # fmt: skip
         except Exception as exc:  # noqa: BLE001  (a bad path or model is shown, not raised)
             self.error = f"Cannot start the ensemble: {exc}"
@@ -237,8 +253,15 @@ class EnsemblePanel(QObject):
         self.study, self.frame, self.error, self._progress = study, None, "", 0.0
         self._path = path
         self._result = None
+        self._cancel = cancel
+        self._built = None  # the ghosts' model: this study's
+        self._set_ghosts_shown(False)
+        self.ghosts_box.setEnabled(False)
         self.member_list.clear()
+        self._clear_plot()
+        self.time_slider.setEnabled(False)
         self.open_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
         self._show_status(f"Running {len(study.runs)} members of {path}…")
         self._thread = threading.Thread(target=self._work, name="mbstudio-ensemble", daemon=True)
         self._thread.start()
@@ -249,9 +272,14 @@ class EnsemblePanel(QObject):
 
     def _work(self) -> None:
         try:
-            self._result = ("ok", self.study.run())
+            frame = self.study.run()
+            self._result = ("stopped", None) if self.study.interrupted else ("ok", frame)
         except Exception as exc:  # noqa: BLE001  (shown in the dock)
             self._result = ("error", f"{type(exc).__name__}: {exc}")
+
+    def stop(self) -> None:
+        """Cancel the running study (it stops within about a quarter of a second)."""
+        self._cancel.set()
 
     # -- the dock -------------------------------------------------------------------------------
     def _ensure_dock(self) -> None:
@@ -274,9 +302,21 @@ class EnsemblePanel(QObject):
         self.display_box.setToolTip("Every member's curve, or the band the members span")
         self.display_box.addItems(list(DISPLAYS))
         self.display_box.currentTextChanged.connect(lambda _t: self._draw_curves())
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("ensembleStop")
+        self.stop_button.setToolTip("Cancel the running ensemble")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.ghosts_box = QCheckBox("Ghosts")
+        self.ghosts_box.setObjectName("ensembleGhosts")
+        self.ghosts_box.setToolTip("Overlay the members as translucent ghosts in the 3-D view")
+        self.ghosts_box.setEnabled(False)
+        self.ghosts_box.toggled.connect(self._ghosts_toggled)
         top.addWidget(self.progress_bar, 1)
+        top.addWidget(self.stop_button)
         top.addWidget(self.quantity_box)
         top.addWidget(self.display_box)
+        top.addWidget(self.ghosts_box)
         layout.addLayout(top)
         layout.addWidget(self.status_label)
         row = QHBoxLayout()
@@ -298,8 +338,14 @@ class EnsemblePanel(QObject):
         layout.addLayout(row)
         self.time_slider = QSlider(Qt.Orientation.Horizontal)
         self.time_slider.setEnabled(False)
-        self.time_slider.valueChanged.connect(lambda _v: self._draw_ghosts())
-        layout.addWidget(self.time_slider)
+        self.time_slider.setToolTip("The time at which the ghosts are drawn")
+        self.time_slider.valueChanged.connect(self._slider_moved)
+        self.time_label = QLabel("")
+        self.time_label.setObjectName("ensembleTime")
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(self.time_slider, 1)
+        slider_row.addWidget(self.time_label)
+        layout.addLayout(slider_row)
         self.dock.setWidget(body)
         self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         plots = self.window.docks.get("Plots")
@@ -318,10 +364,14 @@ class EnsemblePanel(QObject):
         if self._result is None:
             return
         self._timer.stop()
+        self.stop_button.setEnabled(False)
         kind, value = self._result
         if kind == "error":
             self.error = value
             self._show_status(f"The ensemble failed: {value}")
+            return
+        if kind == "stopped":
+            self._show_status("The ensemble was stopped; nothing is kept")
             return
         self.frame = value
         self.progress_bar.setValue(1000)
@@ -355,9 +405,41 @@ class EnsemblePanel(QObject):
         self.time_slider.setEnabled(True)
         self._draw_curves()
         self.time_slider.setValue(len(self._times) - 1)
-        self._draw_ghosts()
+        self.ghosts_box.setEnabled(True)
+        self._set_ghosts_shown(True)
         text = f"{len(self.runs)} members of {self._path}"
         self._show_status(text + (f", {failed} failed" if failed else "") + " — done")
+
+    def _clear_plot(self) -> None:
+        self.plot.clear()
+        self._curves, self._band_items, self.band_data, self._highlight = [], [], None, None
+        self._time_line = None
+        if hasattr(self, "time_label"):
+            self.time_label.setText("")
+
+    def _slider_moved(self, _value: int) -> None:
+        self._show_time()
+        self._draw_ghosts()
+
+    def shown_time(self) -> float | None:
+        """The time (s) the slider chooses: where the ghosts are drawn (None before results)."""
+        if self.frame is None or not len(self._times):
+            return None
+        return float(self._times[min(self.time_slider.value(), len(self._times) - 1)])
+
+    def _show_time(self) -> None:
+        """The slider's time in its label and as a dashed vertical line in the plot."""
+        import pyqtgraph as pg
+
+        t = self.shown_time()
+        if t is None:
+            return
+        self.time_label.setText(f"t = {t:.4g} s")
+        if self._time_line is None:
+            pen = pg.mkPen(QColor(200, 200, 200), style=Qt.PenStyle.DashLine)
+            self._time_line = pg.InfiniteLine(angle=90, movable=False, pen=pen)
+            self.plot.addItem(self._time_line)
+        self._time_line.setPos(t)
 
     def _draw_curves(self) -> None:
         import pyqtgraph as pg
@@ -367,13 +449,13 @@ class EnsemblePanel(QObject):
         name = self.quantity_box.currentText()
         if name not in self.frame.columns:
             return
-        self.plot.clear()
-        self._curves, self._band_items, self.band_data, self._highlight = [], [], None, None
+        self._clear_plot()
         self.plot.setLabel("left", name)
         percentiles = DISPLAYS.get(self.display_box.currentText())
         if percentiles is not None:
             self._draw_band(name, *percentiles)
             self._member_selected(self.member_list.currentRow())
+            self._show_time()
             return
         for run, frac in zip(self.runs, self.fractions, strict=True):
             rows = self.frame[self.frame["run"] == run]
@@ -384,6 +466,7 @@ class EnsemblePanel(QObject):
             )
             self._curves.append(curve)
         self._member_selected(self.member_list.currentRow())
+        self._show_time()
 
     def _draw_band(self, name: str, low: float, high: float) -> None:
         """The band between the members' ``low`` and ``high`` percentiles of column ``name``
@@ -424,16 +507,48 @@ class EnsemblePanel(QObject):
                 self._highlight.setZValue(10)
 
     # -- ghosts in the 3-D view -----------------------------------------------------------------
+    @property
+    def ghosts_shown(self) -> bool:
+        """Whether the ghosts are drawn in the 3-D view now."""
+        return self._ghosts is not None and bool(self._ghosts.actor.GetVisibility())
+
+    def _set_ghosts_shown(self, shown: bool) -> None:
+        """Tick or untick the Ghosts box (without its signal) and draw or hide the ghosts."""
+        self.ghosts_box.blockSignals(True)
+        self.ghosts_box.setChecked(shown)
+        self.ghosts_box.blockSignals(False)
+        self._ghosts_toggled(shown)
+
+    def _ghosts_toggled(self, shown: bool) -> None:
+        if shown and self.frame is not None:
+            self._draw_ghosts()
+            self._ghosts.actor.VisibilityOn()
+        elif self._ghosts is not None:
+            self._ghosts.actor.VisibilityOff()
+        self.window.viewport.request_render()
+
+    def _document_replaced(self, _document) -> None:
+        """Another model is open in the editor (a member opened as a run, or another file):
+        the 3-D view shows it, so the study's ghosts go; the dock keeps the study."""
+        if self.ghosts_shown:
+            self._set_ghosts_shown(False)
+            self._show_status(
+                "The ensemble's ghosts are hidden while another model is open; tick Ghosts in "
+                "the Ensemble dock to overlay them again"
+            )
+
     def _draw_ghosts(self) -> None:
         """Translucent spheres at every member's body mass centres at the slider's time,
-        coloured by the member's parameter (the base model's kinematics at the member's q)."""
+        coloured by the member's parameter (the study model's kinematics at the member's q)."""
         if self.frame is None or not len(self._times):
             return
         from viz.ensemble_ghosts import EnsembleGhosts
 
-        t = self._times[min(self.time_slider.value(), len(self._times) - 1)]
+        t = self.shown_time()
         if self._ghosts is None:
             self._ghosts = EnsembleGhosts(self.window.viewport.renderer, radius=0.09)
+            self._ghosts.actor.VisibilityOff()
+        if self._built is None:
             from app.studies.runner import build_model
 
             self._built = build_model(self.study.model)
@@ -510,9 +625,12 @@ class EnsemblePanel(QObject):
         self.window.statusBar().showMessage(f"Opened ensemble member {spec.run}", 5000)
 
     def shutdown(self) -> None:
+        """The window closes: cancel a running study and wait for its thread (it stops
+        within about a quarter of a second; the wait is bounded)."""
         self._timer.stop()
+        self._cancel.set()
         if self._thread is not None and self._thread.is_alive():
-            self._thread.join(timeout=60)
+            self._thread.join(timeout=SHUTDOWN_WAIT_S)
 
 
 def install_ensemble(window: QMainWindow) -> EnsemblePanel:

@@ -2,7 +2,8 @@
 against the same runs one after another in one process.
 
 Run: ``.venv/bin/python benchmarks/bench_ensemble.py [--members 1000] [--until 10]
-[--accuracy 1e-6] [--report 0.01] [--baseline-members 20] [--threads 1] [--per-time]``
+[--accuracy 1e-6] [--report 0.01] [--baseline-members 10] [--rounds 3] [--threads 1]
+[--per-time]``
 
 Members: the double pendulum of ``resources/examples/double_pendulum.mbs.json``, its lower
 angle 1e-6 rad apart from member to member (a chaotic ensemble). Each is integrated to
@@ -10,16 +11,20 @@ angle 1e-6 rad apart from member to member (a chaotic ensemble). Each is integra
 s (0: only at the end).
 
 * one after another: for each member a ``RungeKuttaMersonIntegrator`` and ``TimeStepper``,
-  initialized on its State and stepped to every report time, as a study's run does. Timed on
-  the first ``--baseline-members`` members (a run takes the same time whichever member it
-  is), and scaled to ``--members``;
+  initialized on its State and stepped to every report time, as a study's run does. Each
+  round times ``--baseline-members`` members (the next ones each round; a run costs about
+  the same whichever member it is);
 * ensemble: ``EnsembleIntegrator`` over all members, ``advanceThrough`` all report times
   (each member through all of them in one pass; with ``--per-time``, one ``advanceTo`` per
   report time for all members instead), set-up included.
 
-Printed: member-steps per second (steps taken by all members over the wall time) of each,
-the time per member and the ratio. Both take the same steps (the ensemble's are the single
-runs' bit for bit; checked on the timed baseline members).
+Robust to a loaded machine: each run is timed by the process's CPU time
+(``time.process_time``: what other processes take is not counted; with ``--threads`` > 1
+it sums the threads) as well as by the wall clock; the two kinds of run alternate in
+``--rounds`` rounds (their order swapped every round), and the figures are medians over
+the rounds. Printed per round and as medians: member-steps per second (steps taken by all
+members over the time) of each and their ratio. Both take the same steps (the ensemble's
+are the single runs' bit for bit; checked on every timed member).
 """
 
 from __future__ import annotations
@@ -86,13 +91,23 @@ def ensemble_run(system, states, times, accuracy, threads, per_time=False):
     return int(ensemble.getNumStepsTaken().sum()), ensemble.getAdvancedY()
 
 
+def timed(fn, *args):
+    """(result, process CPU s, wall s) of ``fn(*args)``."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    out = fn(*args)
+    return out, time.process_time() - cpu, time.perf_counter() - wall
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--members", type=int, default=1000)
     parser.add_argument("--until", type=float, default=10.0)
     parser.add_argument("--accuracy", type=float, default=1e-6)
     parser.add_argument("--report", type=float, default=0.01, help="report interval (s); 0: end")
-    parser.add_argument("--baseline-members", type=int, default=20)
+    parser.add_argument(
+        "--baseline-members", type=int, default=10, help="members run one after another per round"
+    )
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument(
         "--per-time", action="store_true", help="ensemble: one advanceTo per report time"
@@ -109,34 +124,48 @@ def main(argv=None) -> int:
     ensemble_run(system, states[:2], [0.01], args.accuracy, args.threads, args.per_time)
 
     nb = min(args.baseline_members, args.members)
-    start = time.perf_counter()
-    base_steps, base_final = one_after_another(system, states[:nb], times, args.accuracy)
-    base_wall = time.perf_counter() - start
-    start = time.perf_counter()
-    ens_steps, ens_final = ensemble_run(
-        system, states, times, args.accuracy, args.threads, args.per_time
-    )
-    ens_wall = time.perf_counter() - start
-    assert np.array_equal(ens_final[:nb], base_final), "the ensemble took other steps"
-
-    base_rate = base_steps / base_wall
-    ens_rate = ens_steps / ens_wall
     print(machine_line())
     print(
         f"{args.members} double pendulums, {args.until} s, accuracy {args.accuracy:g}, "
         f"reports every {args.report or args.until} s ({len(times)}), threads {args.threads}, "
-        f"{'advanceTo per time' if args.per_time else 'advanceThrough'}"
+        f"{'advanceTo per time' if args.per_time else 'advanceThrough'}, {args.rounds} rounds "
+        f"({nb} members one after another per round)"
+    )
+    rows = []  # per round: (base cpu/member, base wall/member, ens cpu/member, ens wall/member)
+    for r in range(args.rounds):
+        first = (r * nb) % args.members
+        picked = [(first + k) % args.members for k in range(nb)]
+
+        base = (one_after_another, system, [states[k] for k in picked], times, args.accuracy)
+        ens = (ensemble_run, system, states, times, args.accuracy, args.threads, args.per_time)
+        if r % 2 == 0:  # alternate the order, so neither run always follows the other
+            (b_steps, b_final), b_cpu, b_wall = timed(*base)
+            (e_steps, e_final), e_cpu, e_wall = timed(*ens)
+        else:
+            (e_steps, e_final), e_cpu, e_wall = timed(*ens)
+            (b_steps, b_final), b_cpu, b_wall = timed(*base)
+        assert np.array_equal(e_final[picked], b_final), "the ensemble took other steps"
+        # member-steps per CPU second; the members take different numbers of steps, so the
+        # ratio is of rates (member-steps/s), not of times per member
+        rows.append((b_steps / b_cpu, b_steps / b_wall, e_steps / e_cpu, e_steps / e_wall))
+        print(
+            f"round {r + 1}: one after another {b_cpu / nb * 1e3:7.1f} ms CPU/member "
+            f"({b_wall / nb * 1e3:7.1f} wall), ensemble {e_cpu / args.members * 1e3:6.1f} ms "
+            f"CPU/member ({e_wall / args.members * 1e3:6.1f} wall); ratio CPU "
+            f"{rows[-1][2] / rows[-1][0]:.2f}x, wall {rows[-1][3] / rows[-1][1]:.2f}x"
+        )
+    rates = np.array(rows)
+    med = np.median(rates, axis=0)
+    ratios_cpu = rates[:, 2] / rates[:, 0]
+    print(
+        f"median member-steps per CPU s: one after another {med[0]:10.0f}, ensemble "
+        f"{med[2]:10.0f}; ratio of medians {med[2] / med[0]:.2f}x (rounds "
+        f"{ratios_cpu.min():.2f}-{ratios_cpu.max():.2f}x)"
     )
     print(
-        f"one after another ({nb} timed): {base_wall / nb * 1e3:8.2f} ms/member, "
-        f"{base_rate:12.0f} member-steps/s, {args.members} members ~ "
-        f"{base_wall / nb * args.members:.1f} s"
+        f"median member-steps per wall s: one after another {med[1]:10.0f}, ensemble "
+        f"{med[3]:10.0f}; ratio of medians {med[3] / med[1]:.2f}x"
     )
-    print(
-        f"ensemble ({args.members}):       {ens_wall / args.members * 1e3:8.2f} ms/member, "
-        f"{ens_rate:12.0f} member-steps/s, {ens_wall:.1f} s"
-    )
-    print(f"ratio (ensemble / one after another, member-steps/s): {ens_rate / base_rate:.2f}x")
     return 0
 
 

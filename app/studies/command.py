@@ -117,6 +117,16 @@ def _error(message: str) -> None:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
+    """``mbstudio sweep``; Ctrl-C while it starts (imports, the model's build) exits with a
+    message and writes nothing, and once the study runs keeps what finished."""
+    try:
+        return _run_sweep(args)
+    except KeyboardInterrupt:
+        _error("interrupted before the study started; nothing was written")
+        return EXIT_INTERRUPTED
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
     from app.document.model_io import ModelFileError
     from app.studies.output import OutputError
     from app.studies.parameters import ParameterError
@@ -167,6 +177,9 @@ def run_sweep(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     kept = study.skipped + study.completed
     if study.interrupted:
+        if kept == 0:
+            _error("interrupted before any run finished; nothing was written")
+            return EXIT_INTERRUPTED
         _error(
             f"interrupted: {kept} of {len(study.runs)} runs kept in {args.out}; "
             "rerun the same command with --resume to finish"

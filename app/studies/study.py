@@ -20,13 +20,15 @@ whatever the number or location of the workers: a run depends only on the model,
 values and the settings, and its perturbation draws only on the seed and the run index.
 
 A failed run is recorded (status ``failed``, its reason) and the study goes on; a worker that
-dies has its runs retried elsewhere by Dask. Ctrl-C (KeyboardInterrupt) cancels what is left,
-keeps every finished run (in ``out`` when given) and sets ``interrupted``; with ``out`` and
+dies has its runs retried elsewhere by Dask. Ctrl-C (KeyboardInterrupt), or setting the
+study's ``cancel`` event from another thread (a GUI closing), cancels what is left, keeps every
+finished run (in ``out`` when given) and sets ``interrupted``; with ``out`` and
 ``resume=True`` a later study skips the runs the file already holds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -34,6 +36,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from app.studies.ensemble import StudyCancelledError
 from app.studies.output import ResultWriter, read_table, run_frame, table_columns
 from app.studies.parameters import (
     Perturbation,
@@ -50,6 +53,9 @@ from app.studies.runner import (
     load_model,
     sample_columns,
 )
+
+#: how often (s) a study on Dask looks at its ``cancel`` event while runs are computing
+CANCEL_POLL = 0.1
 
 
 class StudyError(RuntimeError):
@@ -101,7 +107,9 @@ class Study:
     for runs of one small tree model (no constraints), much faster; a model it cannot take
     raises StudyError saying why. ``on_progress(fraction)`` is called in the
     caller's thread as the study advances (fraction of it done, 0..1: runs done, or for an
-    ensemble the simulated time over ``until``)."""
+    ensemble its members built, advanced and sampled: ``ensemble.run_ensemble``).
+    ``cancel``: a ``threading.Event`` another thread may set to stop the study as Ctrl-C does
+    (an ensemble within about a quarter of a second; on Dask within ``CANCEL_POLL`` s)."""
 
     def __init__(
         self,
@@ -123,6 +131,7 @@ class Study:
         on_result: Callable[[RunSpec, dict], None] | None = None,
         ensemble: bool = False,
         on_progress: Callable[[float], None] | None = None,
+        cancel=None,
     ) -> None:
         if not (until > 0 and dt > 0 and accuracy > 0):
             raise StudyError("until, dt and accuracy must be positive")
@@ -155,6 +164,7 @@ class Study:
         self.on_result = on_result
         self.ensemble = bool(ensemble)
         self.on_progress = on_progress
+        self.cancel = cancel
         self.interrupted = False
         self._registered = False
         self.failed = 0
@@ -252,7 +262,7 @@ class Study:
                 from dask.distributed import as_completed  # not imported for an ensemble
 
                 self._execute(client, todo, futures, writer, frames, bar, as_completed)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, StudyCancelledError):
             self.interrupted = True
             if client is not None and futures:
                 try:
@@ -269,13 +279,14 @@ class Study:
                     client.unregister_worker_plugin(self.key)
                 except Exception:  # a worker that is gone has nothing to remove
                     pass
-            if cluster is not None or (client is not None and client is not self.client):
-                client.close()
-            if cluster is not None:
-                cluster.close()
-        if writer is not None:
+            with _quiet_teardown(self.interrupted):
+                if cluster is not None or (client is not None and client is not self.client):
+                    client.close()
+                if cluster is not None:
+                    cluster.close()
+        if writer is not None and self.out.exists():
             return read_table(self.out)
-        if not frames:
+        if not frames:  # (with ``out``: nothing was written, e.g. stopped before any run)
             return pd.DataFrame({c: [] for c in self.columns})
         frame = pd.concat(frames, ignore_index=True)
         return frame.sort_values(["run", "time_index"], kind="stable", ignore_index=True)
@@ -288,14 +299,28 @@ class Study:
         for spec in todo:
             future = client.submit(run_task, self.key, spec, self.settings, pure=False)
             futures[future] = spec
-        for future in as_completed(list(futures)):
-            spec = futures[future]
-            try:
-                result = future.result()
-            except Exception as exc:  # e.g. KilledWorker: the run could not be completed
-                result = _failed(spec, f"{type(exc).__name__}: {exc}", self.settings)
-            self._record(spec, result, writer, frames, bar)
-            future.release()
+        finished = as_completed(list(futures))
+        if self.cancel is None:
+            for future in finished:
+                self._finished(futures, future, writer, frames, bar)
+            return
+        while not finished.is_empty():  # polled, so that a set ``cancel`` is seen
+            if self.cancel.is_set():
+                raise StudyCancelledError("the study was cancelled")
+            if finished.has_ready():
+                for future in finished.next_batch(block=False):
+                    self._finished(futures, future, writer, frames, bar)
+            else:
+                self.cancel.wait(CANCEL_POLL)
+
+    def _finished(self, futures, future, writer, frames, bar) -> None:
+        spec = futures[future]
+        try:
+            result = future.result()
+        except Exception as exc:  # e.g. KilledWorker: the run could not be completed
+            result = _failed(spec, f"{type(exc).__name__}: {exc}", self.settings)
+        self._record(spec, result, writer, frames, bar)
+        future.release()
 
     def _record(self, spec, result, writer, frames, bar) -> None:
         """One finished run: into the output (or ``frames``), the counts and the progress."""
@@ -331,9 +356,30 @@ class Study:
                 lambda spec, result: self._record(spec, result, writer, frames, bar),
                 threads=self.workers or os.cpu_count() or 1,
                 on_progress=None if bar is None and self.on_progress is None else on_progress,
+                cancel=self.cancel,
             )
         except EnsembleRefusedError as exc:
             raise StudyError(f"the study cannot run as an ensemble: {exc}") from exc
+
+
+@contextlib.contextmanager
+def _quiet_teardown(interrupted: bool):
+    """Closing a Dask client and cluster that Ctrl-C interrupted mid-call (a plugin being
+    registered, runs being cancelled) makes Dask and asyncio log the connections it drops as
+    errors; they say nothing to the user, whose message is the study's, so they are silenced
+    for the teardown."""
+    if not interrupted:
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in ("distributed", "asyncio", "tornado")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def _failed(spec: RunSpec, reason: str, settings: RunSettings) -> dict:

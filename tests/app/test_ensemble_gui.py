@@ -2,11 +2,13 @@
 clicked, the dialog filled with key clicks and run; the ensemble runs in the background with
 progress, the plot shows one curve per member or the band the members span, the 3-D view draws
 the ghosts, and a member chosen in the list, or clicked as a ghost in the 3-D view, opens as a
-normal run."""
+normal run; the ghosts go when another model is opened and come back with the Ghosts box; Stop
+and closing the window end a running ensemble at once."""
 
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -38,9 +40,20 @@ def window(qtbot, qsettings):
     qtbot.wait(200)
     yield win
     win.model_editor.undo_stack.setClean()
+    start = time.perf_counter()
     win.close()
+    assert time.perf_counter() - start < 2.0  # closing after an ensemble is prompt
     alive = [t for t in threading.enumerate() if t.name.startswith("mbstudio-") and t.is_alive()]
     assert not alive
+
+
+def activate(qtbot, window) -> None:
+    window.activateWindow()
+    if QApplication.activeWindow() is not window:  # no window manager under Xvfb
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            QApplication.setActiveWindow(window)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def open_ensemble_dialog(qtbot, window):
@@ -64,8 +77,9 @@ def type_into(qtbot, box, text: str) -> None:
     qtbot.keyClicks(box, text)
 
 
-def run_ensemble(qtbot, window, members, until, dt, spread, parameter=None):
-    """Simulation > Ensemble…, the dialog filled by key clicks, Return; waits for the result."""
+def run_ensemble(qtbot, window, members, until, dt, spread, parameter=None, wait=True):
+    """Simulation > Ensemble…, the dialog filled by key clicks, Return; waits for the result
+    (with ``wait``)."""
     dialog = open_ensemble_dialog(qtbot, window)
     if parameter is not None:
         type_into(qtbot, dialog.parameter_box.lineEdit(), parameter)
@@ -75,6 +89,8 @@ def run_ensemble(qtbot, window, members, until, dt, spread, parameter=None):
     type_into(qtbot, dialog.dt_box, dt)
     qtbot.keyClick(dialog.dt_box, Qt.Key.Key_Return)
     panel = window.ensemble
+    if not wait:
+        return panel
     qtbot.waitUntil(lambda: panel.frame is not None or bool(panel.error), timeout=60000)
     assert not panel.error
     return panel
@@ -148,6 +164,7 @@ def test_double_pendulum_chaos_ensemble_from_the_menu(qtbot, window):
     slider.setFocus()
     qtbot.keyClick(slider, Qt.Key.Key_Home)
     assert slider.value() == 0
+    assert panel.time_label.text() == "t = 0 s" and panel._time_line.value() == 0.0
     start = panel._ghosts.points()
     assert np.abs(start - end).max() > 0.1
     assert np.ptp(start[1::2], axis=0).max() < 1e-5  # the lower bobs, 1e-6 rad apart
@@ -164,6 +181,13 @@ def test_double_pendulum_chaos_ensemble_from_the_menu(qtbot, window):
     lower = next(b for b in doc.bodies if b.name == "lower")
     assert lower.q[0] == q0[7]
     qtbot.waitUntil(lambda: window.simulation.document is doc, timeout=20000)
+    # the 3-D view shows the opened run: the study's ghosts are gone, the dock keeps the study
+    assert not panel.ghosts_shown and not panel.ghosts_box.isChecked()
+    assert panel.member_list.count() == 12 and len(panel._curves) == 12
+    # ticking Ghosts (a real click) overlays the study again
+    box = panel.ghosts_box
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=box.rect().center())
+    assert box.isChecked() and panel.ghosts_shown and panel._ghosts.count == 12 * 2
 
 
 def test_clicking_a_ghost_opens_that_member(qtbot, window):
@@ -202,3 +226,54 @@ def test_clicking_a_ghost_opens_that_member(qtbot, window):
     assert upper.q[0] == q0[2]
     assert panel.member_list.currentRow() == 2
     qtbot.waitUntil(lambda: window.simulation.document is doc, timeout=20000)
+    # the opened run replaces the ghosts in the view: they are no longer drawn there, and a
+    # click where member 2's ghost was opens nothing more
+    assert not panel.ghosts_shown and not panel.ghosts_box.isChecked()
+    assert np.abs(read_view(window)[y, x].astype(int) - shown).max() > 20
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton, pos=QPoint(x, height - 1 - y))
+    qtbot.wait(100)
+    assert window.model_editor.document is doc
+
+
+def test_stop_and_closing_end_a_running_ensemble_at_once(qtbot, qsettings):
+    """A long ensemble (100 members for 60 s): Stop (a real click) while its members are
+    built ends it within 2 s with a message and nothing drawn; a second one is advancing when
+    Ctrl+Q closes the window, which takes less than 2 s and leaves no thread or child process
+    behind."""
+    import psutil
+
+    from app.studies.ensemble import BUILD_SHARE
+
+    before = set(threading.enumerate())
+    win = MainWindow(
+        model_path=example_path("double_pendulum"), settings=qsettings, restore_layout=False
+    )
+    win.resize(1100, 760)
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(lambda: win.simulation.snapshot is not None, timeout=60000)
+    activate(qtbot, win)
+    panel = run_ensemble(qtbot, win, "100", "60", "0.1", "1e-6", wait=False)
+    qtbot.waitUntil(lambda: panel._progress > 0, timeout=60000)  # building the members
+    thread = panel._thread
+    qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
+    thread.join(timeout=2.0)
+    assert not thread.is_alive()
+    qtbot.waitUntil(lambda: "stopped" in panel.status_label.text(), timeout=2000)
+    assert panel.frame is None and not panel.ghosts_shown and not panel.stop_button.isEnabled()
+    activate(qtbot, win)
+    panel = run_ensemble(qtbot, win, "100", "60", "0.1", "1e-6", wait=False)
+    qtbot.waitUntil(lambda: panel._progress > BUILD_SHARE, timeout=60000)  # advancing
+    thread = panel._thread
+    assert thread.is_alive()
+    activate(qtbot, win)
+    start = time.perf_counter()
+    qtbot.keyClick(win, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)  # Quit
+    closed_after = time.perf_counter() - start
+    assert not win.isVisible(), "Ctrl+Q did not close the window"
+    assert closed_after < 2.0, f"closing took {closed_after:.2f} s"
+    assert not thread.is_alive()
+    left = [t for t in set(threading.enumerate()) - before if t.is_alive()]
+    assert not left, left
+    assert not psutil.Process().children(recursive=True)
+    win.deleteLater()

@@ -123,3 +123,79 @@ def test_sweep_command_with_ensemble_shows_progress_while_it_runs(tmp_path, caps
     first = during[0]
     assert "ETA" in first and "#" * round(30 * percents[0] / 100) + "-" in first
     assert lines[-1].startswith("study [" + "#" * 30 + "] 5/5 runs")
+
+
+def test_a_set_cancel_event_stops_an_ensemble_as_it_advances():
+    """The cancel event, set once the members advance, stops the study at the next block of
+    members: interrupted, nothing recorded, long before the members would have finished."""
+    import threading
+    import time
+
+    from app.studies.ensemble import ADVANCE_SHARE, BUILD_SHARE
+
+    cancel = threading.Event()
+    seen = []
+
+    def progress(fraction):
+        seen.append(fraction)
+        if fraction > BUILD_SHARE:  # the members advance
+            cancel.set()
+
+    study = Study(
+        DOUBLE, sets={"lower.q0": [0.1 + 1e-6 * k for k in range(40)]}, until=60.0, dt=0.1,
+        ensemble=True, workers=1, on_progress=progress, cancel=cancel,
+    )  # fmt: skip
+    start = time.process_time()
+    frame = study.run()
+    assert study.interrupted and len(frame) == 0 and study.completed == 0
+    assert all(f <= BUILD_SHARE for f in seen[:-1])
+    assert BUILD_SHARE < seen[-1] < BUILD_SHARE + ADVANCE_SHARE / 2
+    assert time.process_time() - start < 3.0  # 40 members for 60 s take several times that
+
+
+def test_a_set_cancel_event_stops_a_dask_study_between_runs(client):
+    """On Dask the study looks at the event while runs compute: set after the first result,
+    it cancels the rest and keeps what finished."""
+    import threading
+
+    cancel = threading.Event()
+    study = Study(
+        DOUBLE, sets={"lower.q0": [0.1 * k for k in range(30)]}, until=1.0, dt=0.1,
+        client=client, on_result=lambda spec, result: cancel.set(), cancel=cancel,
+    )  # fmt: skip
+    frame = study.run()
+    assert study.interrupted and 1 <= study.completed < 30
+    assert frame["run"].nunique() == study.completed
+
+
+def test_a_study_stopped_before_any_run_writes_nothing_and_says_so(tmp_path, capsys, monkeypatch):
+    """Cancelled before its first run, a study with an output returns an empty table and
+    leaves no file; Ctrl-C while ``mbstudio sweep`` starts exits 130 with a message, not a
+    traceback."""
+    import threading
+
+    from app.cli import main
+    from app.studies.command import EXIT_INTERRUPTED
+
+    cancel = threading.Event()
+    cancel.set()
+    out = tmp_path / "stopped.parquet"
+    study = Study(DOUBLE, sets=SETS, until=UNTIL, dt=DT, ensemble=True, out=out, cancel=cancel)
+    frame = study.run()
+    assert study.interrupted and len(frame) == 0 and not out.exists()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    args = ["sweep", str(DOUBLE), "--set", "lower.q0=0.1,0.2", "--until", "1", "--out", str(out)]
+    with monkeypatch.context() as patch:  # Ctrl-C while the members advance
+        patch.setattr("app.studies.ensemble.run_ensemble", interrupted)
+        assert main([*args, "--ensemble"]) == EXIT_INTERRUPTED
+    err = capsys.readouterr().err
+    assert "interrupted before any run finished; nothing was written" in err
+    assert "Traceback" not in err and not out.exists()
+    monkeypatch.setattr("app.studies.study.Study", interrupted)  # Ctrl-C while it starts
+    assert main(args) == EXIT_INTERRUPTED
+    err = capsys.readouterr().err
+    assert "interrupted before the study started" in err and "Traceback" not in err
+    assert not out.exists()

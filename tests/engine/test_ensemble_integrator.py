@@ -209,3 +209,21 @@ def test_advance_through_all_times_equals_one_advance_per_time(interpolate):
     assert np.array_equal(through.getNumStepsTaken(), one.getNumStepsTaken())
     with pytest.raises(InvalidArgumentError, match="earlier"):
         through.advanceThrough([0.1])
+
+
+def test_set_up_reports_progress_and_a_raising_callback_stops_it(monkeypatch):
+    """The constructor reports the fraction of members set up; an exception raised by the
+    callback (a caller's cancellation) stops the construction and propagates."""
+    from engine.integrators.ensemble import ensemble_integrator
+
+    monkeypatch.setattr(ensemble_integrator, "PROGRESS_INTERVAL", 0.0)  # after every member
+    system, states = members(4)
+    seen = []
+    EnsembleIntegrator(system, states, progress=seen.append)
+    assert seen == [0.25, 0.5, 0.75]
+
+    def cancel(fraction):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        EnsembleIntegrator(system, states, progress=cancel)

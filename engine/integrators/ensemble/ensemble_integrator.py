@@ -86,7 +86,10 @@ class EnsembleIntegrator:
     steps end at each time given to ``advanceTo`` (as ``TimeStepper.stepTo`` steps, which
     never integrates past the time it is asked for); True, the steps go on past it and the
     report comes from the dense output (as ``Integrator.stepTo``), so the trajectory does not
-    depend on the report times."""
+    depend on the report times. ``progress(fraction)``, if given, is called about every
+    ``PROGRESS_INTERVAL`` s of wall time while the members are set up (realized and their
+    kernel tables made, a few ms each) with the fraction of them done; an exception it raises
+    (a caller's cancellation) stops the construction and propagates."""
 
     def __init__(
         self,
@@ -95,6 +98,7 @@ class EnsembleIntegrator:
         accuracy: float | None = None,
         threads: int = 1,
         interpolate: bool = False,
+        progress: Callable[[float], None] | None = None,
     ) -> None:
         states = list(states)
         if not states:
@@ -119,7 +123,12 @@ class EnsembleIntegrator:
         tables = []
         time_scales: list[float] = []
         nq = nu = None
+        reported = time.perf_counter()
         for k, given in enumerate(states):
+            due = time.perf_counter() - reported >= PROGRESS_INTERVAL
+            if progress is not None and k > 0 and due:
+                progress(k / len(states))
+                reported = time.perf_counter()
             if not isinstance(given, State):
                 raise InvalidArgumentError(
                     f"EnsembleIntegrator: member {k} is a {type(given).__name__}, not a State"
