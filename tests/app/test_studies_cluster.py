@@ -5,6 +5,7 @@ of which is killed mid-study. Results must equal an in-process study bit for bit
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -21,6 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 DOUBLE = ROOT / "resources" / "examples" / "double_pendulum.mbs.json"
 SETS = ["gravity.magnitude=9:10:2", "lower.q0=0.1:0.6:5"]  # 10 runs
 UNTIL, DT = 1.0, 0.1
+# The Ctrl-C test's study: 40 runs of 4 s, so that after the first progress line past three
+# runs the rest keep two workers busy for seconds and the interrupt always lands mid-study.
+SETS_LONG = ["gravity.magnitude=9:10:2", "lower.q0=0.1:0.6:20"]
+UNTIL_LONG = 4.0
 
 pytestmark = pytest.mark.slow
 
@@ -43,20 +48,34 @@ def reference():
         return Study(DOUBLE, sets=SETS, until=UNTIL, dt=DT, client=client).run()
 
 
+@pytest.fixture(scope="module")
+def long_reference():
+    """The Ctrl-C test's study from an in-process cluster of one worker."""
+    from dask.distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        return Study(DOUBLE, sets=SETS_LONG, until=UNTIL_LONG, dt=DT, client=client).run()
+
+
 def _env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
-def test_local_cluster_of_two_processes_ctrl_c_and_resume(tmp_path, reference):
+def test_local_cluster_of_two_processes_ctrl_c_and_resume(tmp_path, long_reference):
     """`mbstudio sweep --workers 2` in its own session gets SIGINT on its whole process group
     (what Ctrl-C in a terminal does) after a few runs: it exits 130 without tracebacks and
     keeps the finished runs, which equal the in-process ones; --resume completes the study."""
     out = tmp_path / "study.parquet"
-    cmd = [sys.executable, "-m", "app", "sweep", str(DOUBLE), "--until", str(UNTIL)]
+    cmd = [sys.executable, "-m", "app", "sweep", str(DOUBLE), "--until", str(UNTIL_LONG)]
     cmd += ["--dt", str(DT), "--out", str(out), "--workers", "2"]
-    for s in SETS:
+    for s in SETS_LONG:
         cmd += ["--set", s]
     proc = subprocess.Popen(
         cmd,
@@ -71,7 +90,8 @@ def test_local_cluster_of_two_processes_ctrl_c_and_resume(tmp_path, reference):
     try:
         for line in proc.stderr:
             lines.append(line)
-            if " 3/10 runs" in line:
+            done = re.search(r" (\d+)/40 runs", line)  # printed every 10 % of the runs
+            if done and int(done.group(1)) >= 3:
                 os.killpg(proc.pid, signal.SIGINT)
                 break
         lines += proc.stderr.readlines()
@@ -84,8 +104,8 @@ def test_local_cluster_of_two_processes_ctrl_c_and_resume(tmp_path, reference):
     assert "Traceback" not in err and "interrupted:" in err and "--resume" in err
     kept = read_table(out)
     runs = sorted(kept["run"].unique())
-    assert 3 <= len(runs) < 10
-    expected = reference[reference["run"].isin(runs)].reset_index(drop=True)
+    assert 3 <= len(runs) < 40
+    expected = long_reference[long_reference["run"].isin(runs)].reset_index(drop=True)
     assert deterministic(kept).equals(deterministic(expected))
 
     # the rest, on an in-process cluster: the whole table equals the reference
@@ -95,10 +115,12 @@ def test_local_cluster_of_two_processes_ctrl_c_and_resume(tmp_path, reference):
         LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):
-        study = Study(DOUBLE, sets=SETS, until=UNTIL, dt=DT, client=client, out=out, resume=True)
+        study = Study(
+            DOUBLE, sets=SETS_LONG, until=UNTIL_LONG, dt=DT, client=client, out=out, resume=True
+        )
         frame = study.run()
     assert study.skipped == len(runs)
-    assert deterministic(frame).equals(deterministic(reference))
+    assert deterministic(frame).equals(deterministic(long_reference))
 
 
 def _free_port() -> int:
