@@ -88,3 +88,36 @@ def test_quaternion_queries_take_a_mobilized_body_index():
     assert not matter.isUsingQuaternion(state, pin1.getMobilizedBodyIndex())
     assert matter.getQuaternionPoolIndex(state, 1) == 0
     assert matter.getQuaternionPoolIndex(state, 2) == -1
+
+
+def test_simbody_index_types_port_unchanged():
+    """Ported code names Simbody's index types; they are ints, and a default-constructed
+    one is invalid and refused."""
+    from engine import (
+        BodyRotationSequence,
+        Force,
+        GeneralForceSubsystem,
+        IndexOutOfRangeError,
+        MobilizedBodyIndex,
+        MobilizerQIndex,
+        MobilizerUIndex,
+        Rotation,
+        UnitVec3,
+    )
+
+    system, matter, free, pin1, pin2 = _chain()
+    forces = GeneralForceSubsystem(system)
+    Force.MobilityLinearSpring(forces, pin1, MobilizerQIndex(0), 10.0, 0.25)
+    assert matter.getMobilizedBody(MobilizedBodyIndex(2)) is pin1
+    state = system.realizeTopology()
+    pin2.setOneU(state, MobilizerUIndex(0), 1.5)
+    assert matter.isUsingQuaternion(state, MobilizedBodyIndex(1))
+    assert pin2.getOneU(state, MobilizerUIndex(0)) == 1.5
+    assert not MobilizedBodyIndex().isValid() and MobilizedBodyIndex(0).isValid()
+    with pytest.raises(IndexOutOfRangeError):
+        matter.getMobilizedBody(MobilizedBodyIndex())
+    np.testing.assert_array_equal(UnitVec3(XAxis), [1, 0, 0])
+    angles = Rotation(0.5, XAxis).convertTwoAxesRotationToTwoAngles(
+        BodyRotationSequence, XAxis, XAxis
+    )
+    np.testing.assert_allclose(angles, [0.25, 0.25])
