@@ -176,6 +176,7 @@ class FunctionBased(Custom):
             raise InvalidArgumentError(f"{what}: needs 6 axes, got {len(axes)}")
         unit = []
         for a in axes:
+            a = a.asVec3() if hasattr(a, "asVec3") else a  # (a CoordinateAxis or -Direction)
             a = np.asarray(a, dtype=np.float64).reshape(3)
             norm = float(np.linalg.norm(a))
             if not np.isfinite(norm) or norm == 0:

@@ -35,6 +35,7 @@ from engine import (
     Vec3,
     XAxis,
     YAxis,
+    ZAxis,
 )
 from engine.math import reverseRelativeVelocity
 from tests.engine.custom_mobilizer_examples import (
@@ -348,7 +349,9 @@ def test_function_based_constructor_forms_take_the_direction():
     g = matter.Ground()
     a = MobilizedBody.FunctionBased(g, _body(), 1, funcs, ix)
     b = MobilizedBody.FunctionBased(a, _body(), 1, funcs, ix, MobilizedBody.Reverse)
-    c = MobilizedBody.FunctionBased(b, _body(), 1, funcs, ix, axes, MobilizedBody.Reverse)
+    c = MobilizedBody.FunctionBased(  # (axes given as CoordinateAxis too)
+        b, _body(), 1, funcs, ix, [XAxis, YAxis, ZAxis, XAxis, YAxis, -ZAxis], MobilizedBody.Reverse
+    )
     d = MobilizedBody.FunctionBased(c, X_PF, _body(), X_BM, 1, funcs, ix, axes)
     e = MobilizedBody.FunctionBased(d, X_PF, _body(), X_BM, 1, funcs, ix, MobilizedBody.Forward)
     assert [m.isReversed() for m in (a, b, c, d, e)] == [False, True, True, False, False]

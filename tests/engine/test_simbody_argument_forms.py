@@ -121,3 +121,30 @@ def test_simbody_index_types_port_unchanged():
         BodyRotationSequence, XAxis, XAxis
     )
     np.testing.assert_allclose(angles, [0.25, 0.25])
+
+
+def test_coordinate_axis_and_direction_members():
+    """SimTK::CoordinateAxis / CoordinateDirection members as Simbody's tests use them."""
+    from engine import CoordinateAxis, YAxis
+
+    assert XAxis.getThirdAxis(YAxis) == ZAxis and ZAxis.getThirdAxis(XAxis) == YAxis
+    assert XAxis.isXAxis() and YAxis.isYAxis() and ZAxis.isZAxis() and not XAxis.isZAxis()
+    assert XAxis.isForwardCyclical(YAxis) and ZAxis.isForwardCyclical(XAxis)
+    assert XAxis.isReverseCyclical(ZAxis) and not XAxis.isReverseCyclical(YAxis)
+    assert XAxis.areAllDifferentAxes(YAxis, ZAxis) and not XAxis.areAllDifferentAxes(YAxis, XAxis)
+    assert YAxis.areAllSameAxes(YAxis, CoordinateAxis(1)) and XAxis.isDifferentAxis(ZAxis)
+    for a in (XAxis, YAxis, ZAxis):
+        for b in (XAxis, YAxis, ZAxis):
+            sign, axis = a.crossProduct(b)
+            cross = np.cross(a.asVec3(), b.asVec3())
+            np.testing.assert_array_equal(cross, sign * axis.asVec3())
+            assert a.dotProduct(b) == a.asVec3() @ b.asVec3()
+            for da in (+a, -a):  # CoordinateDirections
+                for db in (+b, -b):
+                    sign, axis = da.crossProduct(db)
+                    cross = np.cross(da.asVec3(), db.asVec3())
+                    np.testing.assert_array_equal(cross, sign * axis.asVec3())
+                    assert da.dotProduct(db) == da.asVec3() @ db.asVec3()
+    assert CoordinateAxis.getCoordinateAxis(2) == ZAxis
+    assert CoordinateAxis.isIndexInRange(1) and not CoordinateAxis.isIndexInRange(3)
+    assert (-YAxis).hasSameAxis(YAxis) and not (-YAxis).isSameAxisAndDirection(YAxis)
