@@ -368,3 +368,31 @@ def test_function_based_constructor_forms_take_the_direction():
         np.asarray(Rotation(-0.4, Vec3(0, 0, 1)).asMat33()),
         atol=1e-14,
     )
+
+
+@pytest.mark.parametrize("euler", [False, True])
+def test_reversed_quaternion_custom_is_the_reversed_ball(euler):
+    """A Custom mobilizer with a quaternion (nAngles = 4), reversed, in quaternion and in
+    Euler-angle mode: the same motion and mobilizer reaction as the reversed Ball."""
+    from tests.engine.test_simbody_custom_quaternion import QuaternionBall
+
+    results = []
+    for custom in (False, True):
+
+        def make(p, X, b, Y, custom=custom):
+            if custom:
+                impl = QuaternionBall(p.getMatterSubsystem())
+                return MobilizedBody.Custom(p, X, b, Y, impl, MobilizedBody.Reverse)
+            return MobilizedBody.Ball(p, X, b, Y, MobilizedBody.Reverse)
+
+        system, matter, mobod, tip, state = _model(make)
+        matter.setUseEulerAngles(state, euler)
+        system.realizeModel(state)
+        q = np.array([0.9, 0.3, -0.2, 0.1])
+        mobod.setQ(state, [0.3, -0.2, 0.5] if euler else q / np.linalg.norm(q))
+        mobod.setU(state, [0.5, -1.0, 2.0])
+        tip.setOneU(state, 0, 0.7)
+        results.append(_motion(system, matter, state))
+        results[-1].append(mobod.findMobilizerReactionOnBodyAtMInGround(state))
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
