@@ -46,6 +46,7 @@ from engine.common.exceptions import (
     TopologyMismatchError,
     UnsupportedOperationError,
 )
+from engine.common.index_types import *  # noqa: F403  (Simbody's index types)
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.state import State
@@ -99,6 +100,11 @@ from engine.integrators.impulse_solver import ImpulseSolver
 from engine.integrators.pgs_impulse_solver import PGSImpulseSolver
 from engine.integrators.semi_explicit_euler_time_stepper import SemiExplicitEulerTimeStepper
 from engine.jit_warmup import warm_jit
+from engine.math.angle_sequences import (
+    BodyOrSpaceType,
+    BodyRotationSequence,
+    SpaceRotationSequence,
+)
 from engine.math.coordinate_axis import (
     CoordinateAxis,
     CoordinateDirection,
@@ -113,7 +119,23 @@ from engine.math.inertia import Inertia, UnitInertia
 from engine.math.mass_properties import MassProperties
 from engine.math.quaternion import Quaternion
 from engine.math.rotation import Rotation
+from engine.math.spatial import (
+    PhiMatrix,
+    SpatialMat,
+    SpatialVec,
+    findRelativeAcceleration,
+    findRelativeVelocity,
+    reverseRelativeVelocity,
+    shiftAccelerationBy,
+    shiftAccelerationFromTo,
+    shiftForceBy,
+    shiftForceFromTo,
+    shiftVelocityBy,
+    shiftVelocityFromTo,
+)
+from engine.math.spatial_inertia import ArticulatedInertia, SpatialInertia
 from engine.math.transform import Transform
+from engine.math.unit_vec import UnitVec3
 from engine.math.vec import Vec3
 from engine.math.vector_function import Function_, Vec3Function
 from engine.measures import *  # noqa: F403  (Measure and the Measure_<Kind> aliases)

@@ -420,7 +420,7 @@ class State:
                 sub.own_versions[first:] = [serial] * (11 - first)
                 sub.own_stage = to
                 if first <= 3:  # to < Instance
-                    sub.forget_allocations_from(to)
+                    sub.forget_allocations_from(ALL_STAGES[first])
                     forgot = True
         if forgot:
             self._prune_dependents()
@@ -438,12 +438,14 @@ class State:
 
     # ------------------------------------------------------- pool allocations
     def _allocation_stage(self, sub: PerSubsystemInfo, limit: Stage, what: str) -> Stage:
+        """The allocation stage of an entry made now: as Simbody's, the stage the subsystem
+        is being realized to (its current stage's next: Topology during realizeTopology)."""
         if sub.stage >= limit:
             raise StateLayoutError(
                 f"{what}: subsystem '{sub.name}' is already at {sub.stage.getName()} stage; "
                 f"this can only be allocated before the subsystem reaches {limit.getName()}"
             )
-        return sub.stage
+        return sub.stage.next()
 
     def _pool_allocate(self, subsys, values, pool: str, limit: Stage, what: str) -> int:
         sub = self._sub(subsys)
@@ -1167,7 +1169,7 @@ class State:
             )
         sub = self._sub(subsys)
         alloc = self._allocation_stage(sub, Stage.Model, "allocateDiscreteVariable")
-        if invalidates <= Stage.Model and alloc > Stage.Empty:
+        if invalidates <= Stage.Model and alloc > Stage.Topology:
             # Changing it would forget it: Model-stage variables belong to construction.
             raise StateLayoutError(
                 f"allocateDiscreteVariable: a variable that invalidates Model stage must be "

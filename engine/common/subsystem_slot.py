@@ -151,7 +151,7 @@ class PerSubsystemInfo:
         return [self.stage_version(k) for k in range(11)]
 
     def forget_allocations_from(self, stage: Stage) -> None:
-        """Drop everything allocated while this subsystem was at ``stage`` or later."""
+        """Drop everything allocated at ``stage`` or later (allocated while realizing it)."""
         for pool in (
             self.q_requests,
             self.u_requests,

@@ -37,6 +37,29 @@ class CoordinateDirection:
         v[int(self._axis)] = float(self._direction)
         return v
 
+    def hasSameAxis(self, dir2: CoordinateDirection) -> bool:  # noqa: N802
+        return self._axis == _direction(dir2)._axis
+
+    def isSameAxisAndDirection(self, dir2: CoordinateDirection) -> bool:  # noqa: N802
+        return self == _direction(dir2)
+
+    def dotProduct(self, dir2: CoordinateDirection) -> int:  # noqa: N802
+        """+1 or -1 along the same axis (same or opposite direction), 0 otherwise."""
+        dir2 = _direction(dir2)
+        return self._direction * dir2._direction if self._axis == dir2._axis else 0
+
+    def crossProductSign(self, dir2: CoordinateDirection) -> int:  # noqa: N802
+        """The sign of this x dir2 along crossProductAxis(dir2) (0 along the same axis)."""
+        dir2 = _direction(dir2)
+        return self._axis.crossProductSign(dir2._axis) * self._direction * dir2._direction
+
+    def crossProductAxis(self, dir2: CoordinateDirection) -> CoordinateAxis:  # noqa: N802
+        return self._axis.crossProductAxis(_direction(dir2)._axis)
+
+    def crossProduct(self, dir2: CoordinateDirection) -> tuple[int, CoordinateAxis]:  # noqa: N802
+        """(sign, axis) of this x dir2 (Simbody returns the sign and sets the axis)."""
+        return self.crossProductSign(dir2), self.crossProductAxis(dir2)
+
     def __neg__(self) -> CoordinateDirection:
         return CoordinateDirection(self._axis, -self._direction)
 
@@ -84,6 +107,74 @@ class CoordinateAxis:
     def getPreviousAxis(self) -> CoordinateAxis:  # noqa: N802
         return CoordinateAxis((self._index + 2) % 3)
 
+    def getThirdAxis(self, axis2: CoordinateAxis) -> CoordinateAxis:  # noqa: N802
+        """The axis that is neither this one nor ``axis2`` (which must differ from it)."""
+        j = _axis(axis2)._index
+        if j == self._index:
+            raise InvalidArgumentError(f"getThirdAxis: {self!r} and {axis2!r} are the same axis")
+        return CoordinateAxis(3 - self._index - j)
+
+    def isXAxis(self) -> bool:  # noqa: N802
+        return self._index == 0
+
+    def isYAxis(self) -> bool:  # noqa: N802
+        return self._index == 1
+
+    def isZAxis(self) -> bool:  # noqa: N802
+        return self._index == 2
+
+    def isForwardCyclical(self, axis2: CoordinateAxis) -> bool:  # noqa: N802
+        """True for X then Y, Y then Z, Z then X."""
+        return _axis(axis2)._index == (self._index + 1) % 3
+
+    def isReverseCyclical(self, axis2: CoordinateAxis) -> bool:  # noqa: N802
+        """True for X then Z, Z then Y, Y then X."""
+        return _axis(axis2)._index == (self._index + 2) % 3
+
+    def isSameAxis(self, axis2: CoordinateAxis) -> bool:  # noqa: N802
+        return _axis(axis2)._index == self._index
+
+    def areAllSameAxes(self, axis2: CoordinateAxis, axis3: CoordinateAxis) -> bool:  # noqa: N802
+        return self.isSameAxis(axis2) and self.isSameAxis(axis3)
+
+    def isDifferentAxis(self, axis2: CoordinateAxis) -> bool:  # noqa: N802
+        return not self.isSameAxis(axis2)
+
+    def areAllDifferentAxes(self, axis2: CoordinateAxis, axis3: CoordinateAxis) -> bool:  # noqa: N802
+        return (
+            self.isDifferentAxis(axis2)
+            and self.isDifferentAxis(axis3)
+            and (_axis(axis2).isDifferentAxis(axis3))
+        )
+
+    def dotProduct(self, axis2: CoordinateAxis) -> int:  # noqa: N802
+        """1 for the same axis, 0 otherwise (unit vectors)."""
+        return 1 if self.isSameAxis(axis2) else 0
+
+    def crossProductSign(self, axis2: CoordinateAxis) -> int:  # noqa: N802
+        """+1 if this x axis2 is the third axis (forward cyclical), -1 if its negative, 0 for
+        the same axis."""
+        if self.isSameAxis(axis2):
+            return 0
+        return 1 if self.isForwardCyclical(axis2) else -1
+
+    def crossProductAxis(self, axis2: CoordinateAxis) -> CoordinateAxis:  # noqa: N802
+        """The axis of this x axis2 (this axis itself when they are the same: a zero
+        product)."""
+        return CoordinateAxis(self._index) if self.isSameAxis(axis2) else self.getThirdAxis(axis2)
+
+    def crossProduct(self, axis2: CoordinateAxis) -> tuple[int, CoordinateAxis]:  # noqa: N802
+        """(sign, axis) of this x axis2 (Simbody returns the sign and sets the axis)."""
+        return self.crossProductSign(axis2), self.crossProductAxis(axis2)
+
+    @staticmethod
+    def getCoordinateAxis(i: int) -> CoordinateAxis:  # noqa: N802
+        return (XAxis, YAxis, ZAxis)[CoordinateAxis(i)._index]
+
+    @staticmethod
+    def isIndexInRange(i: int) -> bool:  # noqa: N802
+        return int(i) in (0, 1, 2)
+
     def __neg__(self) -> CoordinateDirection:
         return CoordinateDirection(self, -1)
 
@@ -102,6 +193,14 @@ class CoordinateAxis:
 
     def __repr__(self) -> str:
         return f"{'XYZ'[self._index]}Axis"
+
+
+def _axis(value) -> CoordinateAxis:
+    return value if isinstance(value, CoordinateAxis) else CoordinateAxis(value)
+
+
+def _direction(value) -> CoordinateDirection:
+    return value if isinstance(value, CoordinateDirection) else CoordinateDirection(value)
 
 
 XAxis = CoordinateAxis(0)

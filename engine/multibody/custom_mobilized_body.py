@@ -28,6 +28,14 @@ subsystem counts it among the quaternions in use (its normalization error is a q
 angles in place of the quaternion, so the implementation's methods receive q of the length in
 use (``getUseEulerAngles(state)`` tells which). Such a mobilizer has qdot != u, so it must
 define ``multiplyByN``, ``multiplyByNInv`` and ``multiplyByNDot`` for both modes.
+
+A last argument ``MobilizedBody.Reverse`` (or ``direction=``) reverses the mobilizer as
+Simbody's direction argument does: the implementation still describes the joint from its own
+"F" to its own "M", but those are the body's M and the parent's F, so its X(q) is X_MF and its
+H u is V_MF (in M). The body moves with X_FM = ~X_MF and V_FM, A_FM reversed accordingly
+(Simbody's calcReverseMobilizerH_FM / HDot_FM); q, u and N keep their meaning. Inside the
+implementation ``getMobilizerTransform(state)`` gives the realized X_FM, as in Simbody, and
+the fits hand the implementation the reversed request (~X_FM, V_MF).
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError, SimTKError
 from engine.math.rotation import Rotation
+from engine.math.spatial import reverseRelativeVelocity
 from engine.math.transform import Transform
 from engine.multibody.body import Body
 from engine.multibody.mobilized_body import MobilizedBody
@@ -305,14 +314,20 @@ class Custom(MobilizedBody):
 
     Implementation = CustomImplementation
 
-    def __init__(self, parent: MobilizedBody, *args) -> None:
+    def __init__(self, parent: MobilizedBody, *args, direction=None) -> None:
         if args and isinstance(args[-1], MobilizedBody.Direction):
-            if args[-1] == MobilizedBody.Reverse:
-                raise InvalidArgumentError(
-                    "MobilizedBody.Custom: a reversed Custom mobilizer is not supported; write "
-                    "the Implementation for the forward direction (parent to child)"
-                )
-            args = args[:-1]
+            if direction is not None:
+                raise InvalidArgumentError("MobilizedBody.Custom: the direction is given twice")
+            direction, args = args[-1], args[:-1]
+        if direction is None:
+            direction = MobilizedBody.Forward
+        if not isinstance(direction, (MobilizedBody.Direction, bool, int)) or int(
+            direction
+        ) not in (0, 1):
+            raise InvalidArgumentError(
+                "MobilizedBody.Custom: direction must be MobilizedBody.Forward or "
+                f"MobilizedBody.Reverse, got {direction!r}"
+            )
         if not args or not isinstance(args[-1], CustomImplementation):
             raise InvalidArgumentError(
                 "MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation) or "
@@ -334,7 +349,7 @@ class Custom(MobilizedBody):
         self._module = CustomMobilizerType(impl)
         self._impl = impl
         impl._mobod = self
-        super().__init__(parent, *args[:-1])
+        super().__init__(parent, *args[:-1], direction=int(direction))
 
     def getImplementation(self) -> CustomImplementation:
         return self._impl
@@ -352,26 +367,53 @@ class Custom(MobilizedBody):
             raise InvalidArgumentError(f"Custom {method} gave an invalid {level}: {new}")
         (matter.updQ(state) if level == "q" else matter.updU(state))[s : s + n] = new
 
+    def _current_X_MF(self, state: State) -> Transform:
+        """A reversed mobilizer's X_MF = X(q) from the implementation at the State's q."""
+        matter, s, _, _ = self._fit_block(state, "fit", "q")
+        nq = matter._num_q_in_use(state, self._index)
+        q = np.array(matter.getQ(state)[s : s + nq], dtype=np.float64)
+        return self._impl.calcMobilizerTransformFromQ(state, q)
+
+    def _current_w_MF(self, state: State) -> np.ndarray:
+        """A reversed mobilizer's w_MF (in M) from the implementation's H at the State's u."""
+        u = np.array(self.getU(state), dtype=np.float64)
+        return as_spatial(self._impl.multiplyByHMatrix(state, u), "multiplyByHMatrix")[0:3]
+
+    # A reversed mobilizer's implementation gives X_MF and V_MF (in M); the fits hand it the
+    # reversed request, as Simbody's node wrappers do.
     def setQToFitTransform(self, state: State, X_FM) -> None:
         X = X_FM if isinstance(X_FM, Transform) else Transform(X_FM)
-        self._custom_fit(state, "q", "setQToFitTransform", X)
+        self._custom_fit(state, "q", "setQToFitTransform", ~X if self._reversed else X)
 
     def setQToFitRotation(self, state: State, R_FM) -> None:
         R = R_FM if isinstance(R_FM, Rotation) else Rotation(R_FM)
-        self._custom_fit(state, "q", "setQToFitRotation", R)
+        self._custom_fit(state, "q", "setQToFitRotation", ~R if self._reversed else R)
 
     def setQToFitTranslation(self, state: State, p_FM) -> None:
-        self._custom_fit(state, "q", "setQToFitTranslation", np.asarray(p_FM, dtype=np.float64))
+        p = np.asarray(p_FM, dtype=np.float64)
+        if self._reversed:  # p_MF = -R_MF p_FM with the current rotation
+            p = -(np.asarray(self._current_X_MF(state).R().asMat33()) @ p)
+        self._custom_fit(state, "q", "setQToFitTranslation", p)
 
     def setUToFitVelocity(self, state: State, V_FM) -> None:
-        self._custom_fit(state, "u", "setUToFitVelocity", as_spatial(V_FM, "V_FM").reshape(2, 3))
+        V = as_spatial(V_FM, "V_FM").reshape(2, 3)
+        if self._reversed:
+            V = reverseRelativeVelocity(~self._current_X_MF(state), V)
+        self._custom_fit(state, "u", "setUToFitVelocity", V)
 
     def setUToFitAngularVelocity(self, state: State, w_FM) -> None:
         w = np.asarray(w_FM, dtype=np.float64)
+        if self._reversed:  # w_MF = -R_MF w_FM
+            w = -(np.asarray(self._current_X_MF(state).R().asMat33()) @ w)
         self._custom_fit(state, "u", "setUToFitAngularVelocity", w)
 
     def setUToFitLinearVelocity(self, state: State, v_FM) -> None:
         v = np.asarray(v_FM, dtype=np.float64)
+        if self._reversed:  # v_MF = -R_MF v_FM + w_MF x p_MF with the current w_MF
+            X_MF = self._current_X_MF(state)
+            R_MF = np.asarray(X_MF.R().asMat33())
+            w_MF = self._current_w_MF(state)
+            v = -(R_MF @ v) + np.cross(w_MF, np.asarray(X_MF.p(), dtype=np.float64))
         self._custom_fit(state, "u", "setUToFitLinearVelocity", v)
 
 

@@ -13,6 +13,10 @@ MobilizedBody.Custom, with H and HDot from the functions' first and second deriv
 * v_FM = sum_k tdot_k a_(3+k);
 * HDot u adds the second derivatives u^T Hess f u and the turning axes
   edot_k = (sum_(m<k) thetadot_m e_m) x e_k.
+
+A last argument ``MobilizedBody.Reverse`` (or ``direction=``) reverses it as Simbody does: the
+functions then give X_MF (the pose of the parent's F in the body's M) and the body moves with
+X_FM = ~X_MF (see MobilizedBody.Custom).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from engine.common.exceptions import InvalidArgumentError
 from engine.math.function import Function
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
+from engine.multibody.body import Body
 from engine.multibody.custom_mobilized_body import Custom, CustomImplementation
 from engine.multibody.mobilized_body import MobilizedBody
 
@@ -127,29 +132,26 @@ class _FunctionBasedImplementation(CustomImplementation):
 
 
 class FunctionBased(Custom):
-    """``FunctionBased(parent, X_PF, body, X_BM, nmobilities, functions, coordIndices
-    [, axes])``: see the module docstring."""
+    """``FunctionBased(parent, [X_PF,] body, [X_BM,] nmobilities, functions, coordIndices
+    [, axes] [, direction])``, Simbody's four constructors (the frames default to identity):
+    see the module docstring."""
 
-    def __init__(
-        self,
-        parent,
-        X_PF,
-        body,
-        X_BM,
-        nmobilities,
-        functions,
-        coordIndices,
-        axes=None,
-        direction=None,
-    ) -> None:
+    def __init__(self, parent, *args, direction=None) -> None:
         what = "MobilizedBody.FunctionBased"
-        if isinstance(axes, MobilizedBody.Direction):  # (..., coordIndices, direction)
-            axes, direction = None, axes
-        if direction is not None and int(direction) == int(MobilizedBody.Reverse):
+        args = list(args)
+        if args and isinstance(args[-1], MobilizedBody.Direction):
+            if direction is not None:
+                raise InvalidArgumentError(f"{what}: the direction is given twice")
+            direction = args.pop()
+        if args and isinstance(args[0], Body):  # (parent, body, nmobilities, ...)
+            args = [Transform(), args[0], Transform(), *args[1:]]
+        if len(args) not in (6, 7) or not isinstance(args[1], Body):
             raise InvalidArgumentError(
-                f"{what}: a reversed FunctionBased mobilizer is not supported; define the "
-                "functions for the forward direction (parent to child)"
+                f"{what}(parent, [X_PF,] body, [X_BM,] nmobilities, functions, coordIndices"
+                "[, axes][, direction])"
             )
+        X_PF, body, X_BM, nmobilities, functions, coordIndices = args[:6]
+        axes = args[6] if len(args) == 7 else None
         n = int(nmobilities)
         if not 1 <= n <= 6:
             raise InvalidArgumentError(f"{what}: nmobilities must be 1..6, got {nmobilities}")
@@ -174,13 +176,14 @@ class FunctionBased(Custom):
             raise InvalidArgumentError(f"{what}: needs 6 axes, got {len(axes)}")
         unit = []
         for a in axes:
+            a = a.asVec3() if hasattr(a, "asVec3") else a  # (a CoordinateAxis or -Direction)
             a = np.asarray(a, dtype=np.float64).reshape(3)
             norm = float(np.linalg.norm(a))
             if not np.isfinite(norm) or norm == 0:
                 raise InvalidArgumentError(f"{what}: axes must be finite and nonzero, got {a}")
             unit.append(a / norm)
         impl = _FunctionBasedImplementation(parent._matter, n, functions, coordIndices, unit)
-        super().__init__(parent, X_PF, body, X_BM, impl)
+        super().__init__(parent, X_PF, body, X_BM, impl, direction=direction)
 
 
 MobilizedBody.FunctionBased = FunctionBased

@@ -4,7 +4,8 @@ The compiled kernels handle every built-in mobilizer type. For a Custom body (TY
 ``mobilizers.custom.TYPE_ID``) the matter subsystem calls the user's Python implementation:
 
 * before the Position kernel: X_FM and the columns of H_FM (in F) into the position cache,
-  which the kernel then uses as data instead of computing them;
+  which the kernel then uses as data instead of computing them (a reversed Custom body's
+  implementation gives X_MF and H_MF, turned here into X_FM = ~X_MF and H_FM);
 * after the Velocity kernel: the body's qdot = N u, and its (d/dt H) u term added into the
   body's local Coriolis acceleration and, shifted outward, into the total Coriolis acceleration
   of the body and its descendants (the kernel left both without it);
@@ -55,6 +56,9 @@ class MatterCustomSupportMixin:
                 raise ValueError(
                     f"Custom body {b}: calcMobilizerTransformFromQ gave non-finite X_FM"
                 )
+            if mobod._reversed:  # the implementation gave X_MF: X_FM = ~X_MF
+                R = R.T.copy()
+                p = -(R @ p)
             pc.R_FM[b] = R
             pc.p_FM[b] = p
             H = pc.H_FM[b]
@@ -63,6 +67,11 @@ class MatterCustomSupportMixin:
                 e = np.zeros(nu)
                 e[k] = 1.0
                 H[:, k] = as_spatial(impl.multiplyByHMatrix(state, e), "multiplyByHMatrix")
+            if mobod._reversed:  # H_MF (in M) to H_FM: w = -R_FM w_MF, v = -p_FM x w - R_FM v_MF
+                Hw = -(R @ H[0:3, :nu])
+                Hv = -np.cross(p, Hw.T).T - R @ H[3:6, :nu]
+                H[0:3, :nu] = Hw
+                H[3:6, :nu] = Hv
 
     def _custom_velocity(self, state: State, pc, vc) -> None:
         """qdot and the (d/dt H) u acceleration terms of the Custom bodies (after the kernel)."""
@@ -84,10 +93,10 @@ class MatterCustomSupportMixin:
         delta = np.zeros((nb, 6))
         for b, mobod in customs:
             us, nu = int(topo.us[b]), int(topo.nus[b])
-            hd = as_spatial(
-                mobod._impl.multiplyByHDotMatrix(state, np.array(u_all[us : us + nu])),
-                "multiplyByHDotMatrix",
-            )
+            u_b = np.array(u_all[us : us + nu])
+            hd = as_spatial(mobod._impl.multiplyByHDotMatrix(state, u_b), "multiplyByHDotMatrix")
+            if mobod._reversed:
+                hd = self._reversed_hdot_u(pc, b, u_b, hd)
             hdw = pc.R_GF[b] @ hd[0:3]
             hdv = pc.R_GF[b] @ hd[3:6]
             delta[b, 0:3] = hdw
@@ -102,6 +111,19 @@ class MatterCustomSupportMixin:
             total[c, 0:3] = w + delta[c, 0:3]
             total[c, 3:6] = total[P, 3:6] + np.cross(w, pc.p_GB[c] - pc.p_GB[P]) + delta[c, 3:6]
         vc.total_coriolis += total
+
+    @staticmethod
+    def _reversed_hdot_u(pc, b: int, u: np.ndarray, hd_MF: np.ndarray) -> np.ndarray:
+        """HDot_FM u of a reversed Custom body from the implementation's hd = HDot_MF u (in M),
+        as Simbody's calcReverseMobilizerHDot_FM: with (w, v) = V_FM = H_FM u, R = R_FM and
+        p = p_FM, a_w = -R hd_w and a_v = w x v - R hd_v - p x a_w - (v x w - w x (p x w))."""
+        R, p = pc.R_FM[b], pc.p_FM[b]
+        V = pc.H_FM[b][:, : u.shape[0]] @ u
+        w, v = V[0:3], V[3:6]
+        a_w = -(R @ hd_MF[0:3])  # (w x w = 0)
+        a_v = np.cross(w, v) - R @ hd_MF[3:6] - np.cross(p, a_w)
+        a_v -= np.cross(v, w) - np.cross(w, np.cross(p, w))
+        return np.concatenate([a_w, a_v])
 
     @staticmethod
     def _custom_block(mobod, state: State, method: str, on_right: bool, x, n_out: int):

@@ -28,6 +28,7 @@ from engine.multibody.body import Body
 from engine.multibody.mobilized_body_extras import MobilizedBodyExtrasMixin
 from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
 from engine.multibody.mobilized_body_lock import MobilizedBodyLockMixin
+from engine.multibody.mobilized_body_partitions import MobilizedBodyPartitionsMixin
 from engine.multibody.mobilized_body_reactions import MobilizedBodyReactionsMixin
 from engine.multibody.mobilizer_accessors import ACCESSORS
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
@@ -88,6 +89,7 @@ def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
 
 class MobilizedBody(
     MobilizedBodyExtrasMixin,
+    MobilizedBodyPartitionsMixin,
     MobilizedBodyFitMixin,
     MobilizedBodyLockMixin,
     MobilizedBodyReactionsMixin,
@@ -366,7 +368,7 @@ _ALIASES = {
     "Pin": ("Torsion", "Revolute"),
     "Slider": ("Prismatic",),
     "Ball": ("Orientation", "Spherical"),
-    "Translation": ("Cartesian",),
+    "Translation": ("Cartesian", "CartesianCoords"),
     "BendStretch": ("PolarCoords",),
 }
 

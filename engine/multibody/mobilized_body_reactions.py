@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, UnsupportedOperationError
+from engine.common.index_arg import index_value
 from engine.math.spatial_inertia import SpatialInertia
 from engine.math.transform import Transform
 
@@ -81,6 +82,20 @@ class MobilizedBodyReactionsMixin:
         matter = self._matter
         J = matter.calcSystemJacobianAsSpatialVecs(state)
         return J[self.getMobilizedBodyIndex(), :, :, self.getFirstUIndex(state) + int(which)].copy()
+
+    def getH_FMCol(self, state: State, which: int) -> np.ndarray:
+        """Column ``which`` of the mobilizer-local hinge matrix H_FM: the cross-mobilizer
+        spatial velocity V_FM = [w_FM, v_FM] of Mo in F, expressed in F, per unit of this
+        mobilizer's u_which, shape (2, 3) (Position stage)."""
+        nu = self.getNumU(state)
+        which = index_value(which, "getH_FMCol: the mobility index")
+        if not 0 <= which < nu:
+            raise IndexOutOfRangeError(
+                f"getH_FMCol: body {self.getMobilizedBodyIndex()} has {nu} mobilities, "
+                f"not a mobility {which}"
+            )
+        pc = self._matter._position_cache(state)
+        return np.array(pc.H_FM[self._index][:, which], dtype=np.float64).reshape(2, 3)
 
     # --------------------------------------------------------------- inertia
     def getBodySpatialInertiaInGround(self, state: State) -> SpatialInertia:

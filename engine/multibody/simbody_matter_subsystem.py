@@ -42,6 +42,7 @@ from engine.multibody.matter_model_stage import MatterModelStageMixin, custom_de
 from engine.multibody.matter_prescribed_motion import MatterPrescribedMotionMixin
 from engine.multibody.matter_projection import MatterProjectionMixin
 from engine.multibody.mobilized_body import MobilizedBody
+from engine.multibody.mobilizers.custom import TYPE_ID as _CUSTOM_TYPE_ID
 from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
 from engine.multibody.unilateral.matter_unilateral import MatterUnilateralMixin
 
@@ -247,7 +248,9 @@ class SimbodyMatterSubsystem(
         arrays["parent"][0] = -1
         for b, mobod in enumerate(self._mobods[1:], start=1):
             module = mobod._module
-            arrays["mtype"][b] = module.TYPE_ID + (REVERSED_OFFSET if mobod._reversed else 0)
+            # (a reversed Custom body keeps its type: its Python kinematics do the reversal)
+            reversed_ = mobod._reversed and module.TYPE_ID != _CUSTOM_TYPE_ID
+            arrays["mtype"][b] = module.TYPE_ID + (REVERSED_OFFSET if reversed_ else 0)
             arrays["parent"][b] = mobod._parent_index
             arrays["nqs"][b], arrays["nus"][b] = module.NQ_SLOTS, module.NU
             uses_quat[b] = module.USES_QUATERNION

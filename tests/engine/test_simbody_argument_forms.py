@@ -88,3 +88,63 @@ def test_quaternion_queries_take_a_mobilized_body_index():
     assert not matter.isUsingQuaternion(state, pin1.getMobilizedBodyIndex())
     assert matter.getQuaternionPoolIndex(state, 1) == 0
     assert matter.getQuaternionPoolIndex(state, 2) == -1
+
+
+def test_simbody_index_types_port_unchanged():
+    """Ported code names Simbody's index types; they are ints, and a default-constructed
+    one is invalid and refused."""
+    from engine import (
+        BodyRotationSequence,
+        Force,
+        GeneralForceSubsystem,
+        IndexOutOfRangeError,
+        MobilizedBodyIndex,
+        MobilizerQIndex,
+        MobilizerUIndex,
+        Rotation,
+        UnitVec3,
+    )
+
+    system, matter, free, pin1, pin2 = _chain()
+    forces = GeneralForceSubsystem(system)
+    Force.MobilityLinearSpring(forces, pin1, MobilizerQIndex(0), 10.0, 0.25)
+    assert matter.getMobilizedBody(MobilizedBodyIndex(2)) is pin1
+    state = system.realizeTopology()
+    pin2.setOneU(state, MobilizerUIndex(0), 1.5)
+    assert matter.isUsingQuaternion(state, MobilizedBodyIndex(1))
+    assert pin2.getOneU(state, MobilizerUIndex(0)) == 1.5
+    assert not MobilizedBodyIndex().isValid() and MobilizedBodyIndex(0).isValid()
+    with pytest.raises(IndexOutOfRangeError):
+        matter.getMobilizedBody(MobilizedBodyIndex())
+    np.testing.assert_array_equal(UnitVec3(XAxis), [1, 0, 0])
+    angles = Rotation(0.5, XAxis).convertTwoAxesRotationToTwoAngles(
+        BodyRotationSequence, XAxis, XAxis
+    )
+    np.testing.assert_allclose(angles, [0.25, 0.25])
+
+
+def test_coordinate_axis_and_direction_members():
+    """SimTK::CoordinateAxis / CoordinateDirection members as Simbody's tests use them."""
+    from engine import CoordinateAxis, YAxis
+
+    assert XAxis.getThirdAxis(YAxis) == ZAxis and ZAxis.getThirdAxis(XAxis) == YAxis
+    assert XAxis.isXAxis() and YAxis.isYAxis() and ZAxis.isZAxis() and not XAxis.isZAxis()
+    assert XAxis.isForwardCyclical(YAxis) and ZAxis.isForwardCyclical(XAxis)
+    assert XAxis.isReverseCyclical(ZAxis) and not XAxis.isReverseCyclical(YAxis)
+    assert XAxis.areAllDifferentAxes(YAxis, ZAxis) and not XAxis.areAllDifferentAxes(YAxis, XAxis)
+    assert YAxis.areAllSameAxes(YAxis, CoordinateAxis(1)) and XAxis.isDifferentAxis(ZAxis)
+    for a in (XAxis, YAxis, ZAxis):
+        for b in (XAxis, YAxis, ZAxis):
+            sign, axis = a.crossProduct(b)
+            cross = np.cross(a.asVec3(), b.asVec3())
+            np.testing.assert_array_equal(cross, sign * axis.asVec3())
+            assert a.dotProduct(b) == a.asVec3() @ b.asVec3()
+            for da in (+a, -a):  # CoordinateDirections
+                for db in (+b, -b):
+                    sign, axis = da.crossProduct(db)
+                    cross = np.cross(da.asVec3(), db.asVec3())
+                    np.testing.assert_array_equal(cross, sign * axis.asVec3())
+                    assert da.dotProduct(db) == da.asVec3() @ db.asVec3()
+    assert CoordinateAxis.getCoordinateAxis(2) == ZAxis
+    assert CoordinateAxis.isIndexInRange(1) and not CoordinateAxis.isIndexInRange(3)
+    assert (-YAxis).hasSameAxis(YAxis) and not (-YAxis).isSameAxisAndDirection(YAxis)

@@ -6,11 +6,13 @@ getBodySpatialInertiaInGround against the kinetic energy."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine import (
     Body,
     Force,
     GeneralForceSubsystem,
+    IndexOutOfRangeError,
     Inertia,
     MassProperties,
     MobilizedBody,
@@ -141,3 +143,25 @@ def test_hcol_frames_and_spatial_inertia():
         total += 0.5 * V @ M @ V
         assert mobod.getBodySpatialInertiaInGround(state).getMass() == 2.0
     assert abs(total - matter.calcKineticEnergy(state)) < 1e-12
+
+
+def test_h_fm_col_is_the_cross_mobilizer_velocity_per_u():
+    """MobilizedBody::getH_FMCol(state, ux): V_FM = H_FM u, in F."""
+    system, matter = _system()
+    body = Body.Rigid(MassProperties(2.0, Vec3(0.3, 0.1, -0.2), Inertia(0.5, 0.4, 0.3)))
+    upper = MobilizedBody.Pin(matter.Ground(), Transform(Vec3(0, 1, 0)), body, Transform())
+    lower = MobilizedBody.Planar(
+        upper, Transform(Vec3(0, -1, 0)), body, Transform(Vec3(0.2, 0, 0)), MobilizedBody.Reverse
+    )
+    state = system.realizeTopology()
+    state.updQ()[:] = [0.5, 0.3, -0.6, 0.2]
+    system.realize(state, Stage.Position)
+    H = np.array([lower.getH_FMCol(state, j) for j in range(3)])
+    for j in range(3):
+        state.updU()[:] = 0.0
+        lower.setOneU(state, j, 1.0)
+        system.realize(state, Stage.Velocity)
+        np.testing.assert_allclose(H[j], lower.getMobilizerVelocity(state), atol=1e-14)
+    np.testing.assert_allclose(upper.getH_FMCol(state, 0), [[0, 0, 1], [0, 0, 0]])
+    with pytest.raises(IndexOutOfRangeError, match="3 mobilities"):
+        lower.getH_FMCol(state, 3)

@@ -62,3 +62,25 @@ def test_cache_and_discrete_infos_list_their_dependents():
     s.setDiscreteVariable(0, dv, 2.0)
     assert s.isCacheValueRealized(0, a)
     assert not s.isCacheValueRealized(0, b) and not s.isCacheValueRealized(0, c)
+
+
+def test_entries_made_while_realizing_topology_are_allocated_at_topology():
+    """Simbody's allocation stage is the stage being realized: the matter subsystem's cache
+    entries made in realizeTopology report Topology, those made in realizeModel Model, and
+    backing up to Topology forgets the Model ones only."""
+    from engine import MultibodySystem, SimbodyMatterSubsystem
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    state = system.realizeTopology()  # (realized through Model, as Simbody's)
+    ix = matter.getMySubsystemIndex()
+    stages = [info.getAllocationStage() for info in state.getPerSubsystemInfo(ix).cache]
+    assert set(stages) == {Stage.Topology, Stage.Model}
+    assert stages == sorted(stages)
+    n_topology = stages.count(Stage.Topology)
+    state.invalidateAll(Stage.Model)
+    kept = state.getPerSubsystemInfo(ix).cache
+    assert [i.getAllocationStage() for i in kept] == [Stage.Topology] * n_topology
+    system.realizeModel(state)
+    again = [i.getAllocationStage() for i in state.getPerSubsystemInfo(ix).cache]
+    assert again == stages

@@ -105,11 +105,12 @@ def test_allocation_stage_is_remembered():
     ce1 = s.allocateCacheEntry(i, Stage.Position, 1)
     advance_all(s, Stage.Model)
     ce2 = s.allocateCacheEntry(i, Stage.Position, 2)
-    assert s.getDiscreteVarAllocationStage(i, dv0) == Stage.Empty
-    assert s.getDiscreteVarAllocationStage(i, dv1) == Stage.Topology
-    assert s.getCacheEntryAllocationStage(i, ce0) == Stage.Empty
-    assert s.getCacheEntryAllocationStage(i, ce1) == Stage.Topology
-    assert s.getCacheEntryAllocationStage(i, ce2) == Stage.Model
+    # As Simbody's: the stage being realized (the subsystem's stage's next) when allocated.
+    assert s.getDiscreteVarAllocationStage(i, dv0) == Stage.Topology
+    assert s.getDiscreteVarAllocationStage(i, dv1) == Stage.Model
+    assert s.getCacheEntryAllocationStage(i, ce0) == Stage.Topology
+    assert s.getCacheEntryAllocationStage(i, ce1) == Stage.Model
+    assert s.getCacheEntryAllocationStage(i, ce2) == Stage.Instance
     assert s.getDiscreteVarInvalidatesStage(i, dv1) == Stage.Dynamics
 
 
