@@ -110,9 +110,9 @@ def _sized(values, n: int, what: str) -> np.ndarray:
     """``values`` as a float64 vector of length n (else InvalidArgumentError); finiteness
     is left to the caller."""
     arr = values
-    if type(arr) is not np.ndarray or arr.dtype != _FLOAT64:
+    if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:  # (the shared float64 dtype)
         arr = np.asarray(values, dtype=np.float64)
-    if arr.shape != (n,):
+    if arr.ndim != 1 or arr.shape[0] != n:
         raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
     return arr
 
@@ -136,7 +136,7 @@ def _body_forces_3d(F, nb: int, what: str) -> np.ndarray:
     """Body forces given as (nb, 2, 3) or (nb, 6) as a float64 (nb, 2, 3) array (else
     InvalidArgumentError); finiteness is left to the caller."""
     arr = F
-    if type(arr) is not np.ndarray or arr.dtype != _FLOAT64:
+    if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:
         arr = np.asarray(F, dtype=np.float64)
     if arr.shape == (nb, 2, 3):
         return arr
