@@ -92,7 +92,6 @@ class _RealizeContext:
         "cbi",
         "forces",
         "scratch",
-        "zero_nu",
         "quat_starts",
         "has_custom",
         "inst",
@@ -202,8 +201,6 @@ class StageRealizationMixin:
         ctx.cbi = ctx.cbi_entry.value
         ctx.nb, ctx.nu = topo.nb, topo.nu  # (topo.nu sums an array each time)
         ctx.scratch = layout.allocate(layout.SCRATCH, {"nb": ctx.nb, "nu": ctx.nu})
-        ctx.scratch["zero6"] = np.zeros((ctx.nb, 6))
-        ctx.zero_nu = np.zeros(ctx.nu)
         ctx.has_custom = self._has_custom_bodies()
         starts = [topo.qs[b] for b in topo.quaternion_pool_order] if not ctx.euler else []
         ctx.quat_starts = np.array(starts, dtype=np.int64)
