@@ -105,13 +105,16 @@ class _RealizeContext:
     )
 
 
-def _sized(values, n: int, what: str) -> np.ndarray:
-    """``values`` as a float64 vector of length n (else InvalidArgumentError); finiteness
-    is left to the caller."""
+def _sized(values, n: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
+    """``values`` as a float64 vector of length n (else InvalidArgumentError); with
+    ``empty_is_zeros`` a zero-length argument (Simbody's empty Vector) is n zeros.
+    Finiteness is left to the caller."""
     arr = values
     if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:  # (the shared float64 dtype)
         arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1 or arr.shape[0] != n:
+        if empty_is_zeros and _zero_length(values):
+            return np.zeros(n)
         raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
     return arr
 
@@ -131,14 +134,17 @@ def _checked(values, n: int, what: str) -> np.ndarray:
     return arr
 
 
-def _body_forces_3d(F, nb: int, what: str) -> np.ndarray:
+def _body_forces_3d(F, nb: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
     """Body forces given as (nb, 2, 3) or (nb, 6) as a float64 (nb, 2, 3) array (else
-    InvalidArgumentError); finiteness is left to the caller."""
+    InvalidArgumentError); with ``empty_is_zeros`` a zero-length argument is all zeros.
+    Finiteness is left to the caller."""
     arr = F
     if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:
         arr = np.asarray(F, dtype=np.float64)
     if arr.shape == (nb, 2, 3):
         return arr
+    if empty_is_zeros and _zero_length(F):
+        return np.zeros((nb, 2, 3))
     if arr.size != nb * 6 or arr.ndim == 0 or arr.shape[0] != nb:
         raise InvalidArgumentError(
             f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
@@ -442,12 +448,9 @@ class StageRealizationMixin:
         ctx = self._operator_context(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         nu = ctx.nu
         # As Simbody, a zero-length argument means all zeros.
-        zero = _zero_length
-        f = np.zeros(nu) if zero(appliedMobilityForces) else appliedMobilityForces
-        f = _sized(f, nu, "appliedMobilityForces")
-        F = appliedBodyForces
-        F = _body_forces_3d(np.zeros((ctx.nb, 2, 3)) if zero(F) else F, ctx.nb, "appliedBodyForces")
-        udot = _sized(np.zeros(nu) if zero(knownUdot) else knownUdot, nu, "knownUdot")
+        f = _sized(appliedMobilityForces, nu, "appliedMobilityForces", True)
+        F = _body_forces_3d(appliedBodyForces, ctx.nb, "appliedBodyForces", True)
+        udot = _sized(knownUdot, nu, "knownUdot", True)
         out = np.empty(nu)
         entry = compiled_entry()
         if entry is None:  # NUMBA_DISABLE_JIT: the arrays themselves
