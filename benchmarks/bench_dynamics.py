@@ -25,6 +25,9 @@ microseconds per call, from one run, of
 * ``multiplyByMInv``: M^-1 v (Pinocchio ``aba`` with v = 0 and no gravity; ``mj_solveM``);
 * ``system_jacobian``: calcSystemJacobian (``computeJointJacobians``; MuJoCo ``mj_jacBody``
   for every body);
+* ``multiplyByM``: M v (ours and Simbody only);
+* ``jacobian_product``, ``jacobian_transpose_product``: multiplyBySystemJacobian (J v) and
+  multiplyBySystemJacobianTranspose (J^T F) (ours and Simbody only);
 
 and the ratios ours / theirs. Python engines are timed through their Python APIs (the call
 overhead is part of what a Python user pays, as it is for ours); Simbody through a small C++
@@ -74,7 +77,17 @@ from benchmarks.common import (  # noqa: E402  (after the path set-up above)
     write_results_section,
 )
 
-OPS = ("fd_u", "fd_q", "calcM", "inverse_dynamics", "multiplyByMInv", "system_jacobian")
+OPS = (
+    "fd_u",
+    "fd_q",
+    "calcM",
+    "inverse_dynamics",
+    "multiplyByMInv",
+    "system_jacobian",
+    "multiplyByM",
+    "jacobian_product",
+    "jacobian_transpose_product",
+)
 
 
 # --------------------------------------------------------------------------- models
@@ -218,6 +231,10 @@ def run_ours(model: Model, quick: bool) -> Result:
     nu, nb = state.getNU(), matter.getNumBodies()
     f0, F0 = np.zeros(nu), np.zeros((nb, 2, 3))
     v = 1.0 + 0.01 * np.arange(nu)
+    b = np.arange(nb, dtype=np.float64)
+    F1 = np.zeros((nb, 2, 3))  # the same body forces as simbody_bench.cpp
+    F1[:, 0, 0], F1[:, 0, 1] = 0.1 * b, 1.0
+    F1[:, 1, 0], F1[:, 1, 1], F1[:, 1, 2] = 1.0, -0.2 * b, 0.5
 
     def fd_u():
         state.setU(u)
@@ -236,6 +253,11 @@ def run_ours(model: Model, quick: bool) -> Result:
         ),
         "multiplyByMInv": time_call(lambda: matter.multiplyByMInv(state, v), quick),
         "system_jacobian": time_call(lambda: matter.calcSystemJacobian(state), quick),
+        "multiplyByM": time_call(lambda: matter.multiplyByM(state, v), quick),
+        "jacobian_product": time_call(lambda: matter.multiplyBySystemJacobian(state, v), quick),
+        "jacobian_transpose_product": time_call(
+            lambda: matter.multiplyBySystemJacobianTranspose(state, F1), quick
+        ),
     }
     return Result(udot, times)
 
@@ -590,11 +612,11 @@ def main(argv: list[str] | None = None) -> int:
                 err = np.abs(res.udot - ours.udot).max() / max(1.0, np.abs(ours.udot).max())
                 agree = f"udot rel. diff {err:.1e}" + (" OK" if err < 1e-6 else " MISMATCH")
             print(f"  {name:10s} {agree} {res.note}")
-        header = f"  {'op':18s}" + "".join(f"{n:>12s}" for n in results)
+        header = f"  {'op':26s}" + "".join(f"{n:>12s}" for n in results)
         header += "".join(f"{'ours/' + n:>16s}" for n in results if n != "ours")
         print(header + "   (us per call)")
         for op in OPS:
-            line = f"  {op:18s}"
+            line = f"  {op:26s}"
             for res in results.values():
                 t = res.times.get(op)
                 line += f"{t:12.2f}" if t is not None else f"{'-':>12s}"

@@ -178,7 +178,9 @@ def build_simbody_program(name: str, release: Path | None = None) -> tuple[Path 
             return None, f"no libSimTKsimbody.so under {release}"
         libdir = libs[0].parent
         flags = [f"-I{release / 'include' / 'simbody'}", "-DNDEBUG", f"-L{libdir}"]
-        flags += [f"-Wl,-rpath,{libdir}", "-lSimTKsimbody", "-lSimTKmath", "-lSimTKcommon"]
+        # (an RPATH, not a RUNPATH: it also finds libSimTKsimbody's own SimTK libraries)
+        flags += ["-Wl,--disable-new-dtags", f"-Wl,-rpath,{libdir}"]
+        flags += ["-lSimTKsimbody", "-lSimTKmath", "-lSimTKcommon"]
     else:
         try:
             flags = subprocess.run(

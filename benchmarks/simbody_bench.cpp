@@ -93,5 +93,14 @@ int main(int argc, char** argv) {
     std::printf("time multiplyByMInv %.6g\n", t);
     t = timeIt([&] { matter.calcSystemJacobian(state, J); });
     std::printf("time system_jacobian %.6g\n", t);
+    t = timeIt([&] { matter.multiplyByM(state, v, out); });
+    std::printf("time multiplyByM %.6g\n", t);
+    Vector_<SpatialVec> Ju(nb);
+    t = timeIt([&] { matter.multiplyBySystemJacobian(state, v, Ju); });
+    std::printf("time jacobian_product %.6g\n", t);
+    Vector_<SpatialVec> F1(nb);
+    for (int b = 0; b < nb; ++b) F1[b] = SpatialVec(Vec3(0.1 * b, 1, 0), Vec3(1, -0.2 * b, 0.5));
+    t = timeIt([&] { matter.multiplyBySystemJacobianTranspose(state, F1, out); });
+    std::printf("time jacobian_transpose_product %.6g\n", t);
     return 0;
 }

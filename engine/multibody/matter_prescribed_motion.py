@@ -448,14 +448,10 @@ class MatterPrescribedMotionMixin:
         )
 
     # ------------------------------------------------------------- operators
-    def multiplyByMInv(self, state: State, v) -> np.ndarray:
-        """M^-1 v in O(n) (Position stage). With prescribed motion (Motions or locks) this
-        is M_ff^-1 on the free mobilities: prescribed entries of v are not read and those
-        of the result are 0."""
-        self._require_position_kinematics(state, "multiplyByMInv")
-        lay = self._prescribed_layout(state)
-        if not lay.any_known_udot:
-            return super().multiplyByMInv(state, v)
+    def _prescribed_m_inverse_times(self, state: State, v, lay: PrescribedLayout) -> np.ndarray:
+        """multiplyByMInv with prescribed motion (Motions or locks; ``lay`` the layout):
+        M_ff^-1 on the free mobilities; prescribed entries of v are not read and those of
+        the result are 0."""
         topo = self._topo()
         v = self._vector(v, topo.nu, "multiplyByMInv")
         zero = np.zeros((topo.nb, 6))

@@ -24,11 +24,6 @@ from engine.multibody import custom_mobilized_body as _custom  # noqa: F401  (Mo
 from engine.multibody import function_based_mobilized_body as _function_based  # noqa: F401
 from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels import layout
-from engine.multibody.kernels.composite_body import calc_mass_matrix
-from engine.multibody.kernels.jacobian import (
-    multiply_by_system_jacobian,
-    multiply_by_system_jacobian_transpose,
-)
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
 from engine.multibody.matter.dynamics_operators import DynamicsOperatorsMixin
 from engine.multibody.matter.lazy_realization import LazyRealizationMixin
@@ -502,15 +497,6 @@ class SimbodyMatterSubsystem(
         stale (so position kinematics suffice, as in Simbody)."""
         return self._cbi_matrices(state, "calcM")
 
-    def calcM(self, state: State) -> np.ndarray:
-        """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies)."""
-        self._require_position_kinematics(state, "calcM")
-        topo = self._topo()
-        pc = self._position_cache(state)
-        M = np.zeros((topo.nu, topo.nu))
-        calc_mass_matrix(topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, self._composite(state), M)
-        return M
-
     def calcMInv(self, state: State) -> np.ndarray:
         """M^-1, column by column with the O(n) operator (Position stage)."""
         n = self._topo().nu
@@ -522,27 +508,7 @@ class SimbodyMatterSubsystem(
 
     # --------------------------------------------------------- inverse dynamics
     # --------------------------------------------------------------- Jacobians
-    def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
-        """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
-        self._require_position_kinematics(state, "multiplyBySystemJacobian")
-        topo = self._topo()
-        u = self._vector(u, topo.nu, "multiplyBySystemJacobian")
-        pc = self._position_cache(state)
-        V = np.zeros((topo.nb, 6))
-        multiply_by_system_jacobian(topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, u, V)
-        return V.reshape(topo.nb, 2, 3)
-
-    def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
-        """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G."""
-        self._require_position_kinematics(state, "multiplyBySystemJacobianTranspose")
-        topo = self._topo()
-        F = self._body_forces(F, "multiplyBySystemJacobianTranspose")
-        pc = self._position_cache(state)
-        f = np.zeros(topo.nu)
-        multiply_by_system_jacobian_transpose(
-            topo.parent, topo.us, topo.nus, pc.H_G, pc.p_GB, np.ascontiguousarray(F), f
-        )
-        return f
+    # (calcM, calcSystemJacobian and the Jacobian products: StageRealizationMixin)
 
     # ------------------------------------------------------ energies/momenta
     def calcKineticEnergy(self, state: State) -> float:

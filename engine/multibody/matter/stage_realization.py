@@ -27,7 +27,7 @@ from engine.common.finite import all_finite
 from engine.common.numba_internals import compiled_entry_point
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.multibody.kernels import layout
+from engine.multibody.kernels import checked_operators, layout
 from engine.multibody.kernels.checked_residual import INPUT_NAMES, compiled_entry
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
 from engine.multibody.kernels.stage_kernels import (
@@ -37,7 +37,6 @@ from engine.multibody.kernels.stage_kernels import (
     position_stage,
     quaternion_errors,
     residual_forces,
-    system_jacobian,
     velocity_stage,
 )
 
@@ -51,6 +50,14 @@ except ImportError:  # pragma: no cover - the Custom mobilizer module is optiona
 _INSTANCE, _POSITION, _VELOCITY = Stage.Instance, Stage.Position, Stage.Velocity
 _INSTANCE_INT = int(Stage.Instance)
 _FLOAT64 = np.dtype(np.float64)
+
+
+def checks_own_state(fn):
+    """Mark an operator that checks itself that its State belongs to its System's current
+    topology (``_operator_context``), so that ``engine.common.state_guard`` does not wrap it
+    in a second, generic check."""
+    fn._guards_state = True
+    return fn
 
 
 class _InstanceInfo:
@@ -81,9 +88,10 @@ class _RealizeContext:
         "ac",
         "abi_entry",
         "abi",
+        "cbi_entry",
+        "cbi",
         "forces",
         "scratch",
-        "zero_nu",
         "quat_starts",
         "has_custom",
         "inst",
@@ -97,13 +105,16 @@ class _RealizeContext:
     )
 
 
-def _sized(values, n: int, what: str) -> np.ndarray:
-    """``values`` as a float64 vector of length n (else InvalidArgumentError); finiteness
-    is left to the caller."""
+def _sized(values, n: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
+    """``values`` as a float64 vector of length n (else InvalidArgumentError); with
+    ``empty_is_zeros`` a zero-length argument (Simbody's empty Vector) is n zeros.
+    Finiteness is left to the caller."""
     arr = values
-    if type(arr) is not np.ndarray or arr.dtype != _FLOAT64:
+    if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:  # (the shared float64 dtype)
         arr = np.asarray(values, dtype=np.float64)
-    if arr.shape != (n,):
+    if arr.ndim != 1 or arr.shape[0] != n:
+        if empty_is_zeros and _zero_length(values):
+            return np.zeros(n)
         raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
     return arr
 
@@ -123,14 +134,17 @@ def _checked(values, n: int, what: str) -> np.ndarray:
     return arr
 
 
-def _body_forces_3d(F, nb: int, what: str) -> np.ndarray:
+def _body_forces_3d(F, nb: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
     """Body forces given as (nb, 2, 3) or (nb, 6) as a float64 (nb, 2, 3) array (else
-    InvalidArgumentError); finiteness is left to the caller."""
+    InvalidArgumentError); with ``empty_is_zeros`` a zero-length argument is all zeros.
+    Finiteness is left to the caller."""
     arr = F
-    if type(arr) is not np.ndarray or arr.dtype != _FLOAT64:
+    if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:
         arr = np.asarray(F, dtype=np.float64)
     if arr.shape == (nb, 2, 3):
         return arr
+    if empty_is_zeros and _zero_length(F):
+        return np.zeros((nb, 2, 3))
     if arr.size != nb * 6 or arr.ndim == 0 or arr.shape[0] != nb:
         raise InvalidArgumentError(
             f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
@@ -188,10 +202,11 @@ class StageRealizationMixin:
         else:
             ctx.abi_entry = None
             ctx.abi = (ctx.ac.P_abi, ctx.ac.D_inv, ctx.ac.U_cols)
+        # the lazy composite-inertias entry (LazyRealizationMixin) and its (nb, 6, 6) value
+        ctx.cbi_entry = ctx.sub.cache[self._ix.extra["cbi"]]
+        ctx.cbi = ctx.cbi_entry.value
         ctx.nb, ctx.nu = topo.nb, topo.nu  # (topo.nu sums an array each time)
         ctx.scratch = layout.allocate(layout.SCRATCH, {"nb": ctx.nb, "nu": ctx.nu})
-        ctx.scratch["zero6"] = np.zeros((ctx.nb, 6))
-        ctx.zero_nu = np.zeros(ctx.nu)
         ctx.has_custom = self._has_custom_bodies()
         starts = [topo.qs[b] for b in topo.quaternion_pool_order] if not ctx.euler else []
         ctx.quat_starts = np.array(starts, dtype=np.int64)
@@ -204,6 +219,27 @@ class StageRealizationMixin:
         ctx.acc_args = ((False, ctx.euler, a, s), (True, ctx.euler, a, s))
         ctx.pos_fn, ctx.vel_fn, ctx.acc_fn = position_stage, velocity_stage, acceleration_stage
         ctx.inst = None
+        return ctx
+
+    def _operator_context(self, state: State, stage: Stage, what: str) -> _RealizeContext:
+        """The context of ``state`` for the operator ``what``, after its checks: the State
+        was made by this System's current topology (else TopologyMismatchError), and the
+        matter subsystem is at ``stage`` (Position or Velocity) or has the position or
+        velocity kinematics realized explicitly (else StageTooLowError). The common case
+        (a context exists and the stage is reached) costs two compares."""
+        system = self._system
+        if system is not None and getattr(state, "_topology_key", None) is not (
+            system._topology_key
+        ):
+            system._check_state(state, f"SimbodyMatterSubsystem.{what}")
+        ctx = state._fast.get(id(self))
+        if ctx is None or ctx.sub.stage < stage:
+            if stage is _POSITION:
+                self._require_position_kinematics(state, what)
+            else:
+                self._require_velocity_kinematics(state, what)
+            if ctx is None:
+                ctx = self._context(state)
         return ctx
 
     def _force_accumulators(self, state: State):
@@ -372,78 +408,49 @@ class StageRealizationMixin:
         qdotdot += self._n_times(state, N_OP, False, ctx.udot)
 
     # ------------------------------------------------------------ operators
+    @checks_own_state
     def multiplyByMInv(self, state: State, v) -> np.ndarray:
-        """M^-1 v in O(n) by the articulated-body method (Position stage)."""
-        self._require_position_kinematics(state, "multiplyByMInv")
-        ctx = self._context(state)
-        topo = ctx.topo
-        v = _checked(v, ctx.nu, "multiplyByMInv")
-        P, Di, U = self._articulated_arrays(state, ctx)
-        sc = ctx.scratch
-        zero = sc["zero6"]
+        """M^-1 v in O(n) by the articulated-body method (Position stage). With prescribed
+        motion (Motions or locks) this is M_ff^-1 on the free mobilities: prescribed
+        entries of v are not read and those of the result are 0."""
+        ctx = self._operator_context(state, _POSITION, "multiplyByMInv")
+        playout = self._instance_info(state, ctx).playout
+        if playout is not None and playout.any_known_udot:
+            return self._prescribed_m_inverse_times(state, v, playout)
+        v = _sized(v, ctx.nu, "multiplyByMInv")
         out = np.empty(ctx.nu)
-        articulated_solve(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            sc["known"],
-            ctx.pc.H_G,
-            ctx.pc.p_GB,
-            P,
-            Di,
-            U,
-            zero,
-            zero,
-            zero,
-            v,
-            out,
-            sc["A"],
-            sc["z"],
-            sc["eps"],
-        )
+        with_inertias = not self._abi_current(ctx)
+        table = ctx.table
+        if checked_operators.entry("m_inverse_times")(
+            table.addresses, table.shapes, with_inertias, v, out
+        ):
+            raise InvalidArgumentError("multiplyByMInv: values must be finite")
+        if with_inertias:
+            self._mark_abi(state, ctx)
         return out
 
+    @checks_own_state
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
-        self._require_position_kinematics(state, "multiplyByM")
-        ctx = self._context(state)
-        topo = ctx.topo
-        a = _checked(a, ctx.nu, "multiplyByM")
-        sc = ctx.scratch
-        zero = sc["zero6"]
+        ctx = self._operator_context(state, _POSITION, "multiplyByM")
+        a = _sized(a, ctx.nu, "multiplyByM")
         out = np.empty(ctx.nu)
-        residual_forces(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            ctx.pc.H_G,
-            ctx.pc.p_GB,
-            ctx.pc.Phi_G,
-            zero,
-            zero,
-            zero,
-            ctx.zero_nu,
-            a,
-            sc["A"],
-            sc["F"],
-            out,
-        )
+        table = ctx.table
+        if checked_operators.entry("m_times")(table.addresses, table.shapes, a, out):
+            raise InvalidArgumentError("multiplyByM: values must be finite")
         return out
 
+    @checks_own_state
     def calcResidualForceIgnoringConstraints(
         self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
     ) -> np.ndarray:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
-        self._require_velocity_kinematics(state, "calcResidualForceIgnoringConstraints")
-        ctx = self._context(state)
+        ctx = self._operator_context(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         nu = ctx.nu
         # As Simbody, a zero-length argument means all zeros.
-        zero = _zero_length
-        f = np.zeros(nu) if zero(appliedMobilityForces) else appliedMobilityForces
-        f = _sized(f, nu, "appliedMobilityForces")
-        F = appliedBodyForces
-        F = _body_forces_3d(np.zeros((ctx.nb, 2, 3)) if zero(F) else F, ctx.nb, "appliedBodyForces")
-        udot = _sized(np.zeros(nu) if zero(knownUdot) else knownUdot, nu, "knownUdot")
+        f = _sized(appliedMobilityForces, nu, "appliedMobilityForces", True)
+        F = _body_forces_3d(appliedBodyForces, ctx.nb, "appliedBodyForces", True)
+        udot = _sized(knownUdot, nu, "knownUdot", True)
         out = np.empty(nu)
         entry = compiled_entry()
         if entry is None:  # NUMBA_DISABLE_JIT: the arrays themselves
@@ -517,11 +524,53 @@ class StageRealizationMixin:
         )
         return udot, A.reshape(nb, 2, 3)
 
+    @checks_own_state
     def calcSystemJacobian(self, state: State) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
-        self._require_position_kinematics(state, "calcSystemJacobian")
-        ctx = self._context(state)
-        topo = ctx.topo
+        ctx = self._operator_context(state, _POSITION, "calcSystemJacobian")
         J = np.empty((6 * ctx.nb, ctx.nu))
-        system_jacobian(topo.parent, topo.us, topo.nus, ctx.pc.H_G, ctx.pc.p_GB, J)
+        table = ctx.table
+        checked_operators.entry("jacobian")(table.addresses, table.shapes, J)
         return J
+
+    @checks_own_state
+    def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
+        """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
+        ctx = self._operator_context(state, _POSITION, "multiplyBySystemJacobian")
+        u = _sized(u, ctx.nu, "multiplyBySystemJacobian")
+        V = np.empty((ctx.nb, 2, 3))
+        table = ctx.table
+        if checked_operators.entry("jacobian_times")(
+            table.addresses, table.shapes, u, V.reshape(ctx.nb, 6)
+        ):
+            raise InvalidArgumentError("multiplyBySystemJacobian: values must be finite")
+        return V
+
+    @checks_own_state
+    def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
+        """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G (Position
+        stage)."""
+        what = "multiplyBySystemJacobianTranspose"
+        ctx = self._operator_context(state, _POSITION, what)
+        F = _body_forces_3d(F, ctx.nb, what)
+        f = np.empty(ctx.nu)
+        table = ctx.table
+        if checked_operators.entry("jacobian_transpose_times")(table.addresses, table.shapes, F, f):
+            raise InvalidArgumentError(f"{what}: body forces must be finite")
+        return f
+
+    @checks_own_state
+    def calcM(self, state: State) -> np.ndarray:
+        """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies, which are
+        computed first if q changed since they last were)."""
+        ctx = self._operator_context(state, _POSITION, "calcM")
+        entry = ctx.cbi_entry
+        with_composites = entry.realized_version != ctx.sub.stage_version(entry.earliest)
+        M = np.empty((ctx.nu, ctx.nu))
+        table = ctx.table
+        checked_operators.entry("mass_matrix")(
+            table.addresses, table.shapes, with_composites, ctx.cbi, M
+        )
+        if with_composites:
+            state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
+        return M
