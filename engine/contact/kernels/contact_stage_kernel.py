@@ -31,8 +31,12 @@ import math
 
 from engine.common.kernel_jit import kernel_jit
 from engine.common.numba_internals import f1, f2, f3, i1, i2
+from engine.contact.kernels.brick_half_space_kernel import half_space_brick_force
 from engine.contact.kernels.hertz_circular_kernel import apply_point_forces, hertz_circular_forces
+from engine.contact.kernels.hertz_elliptical_kernel import half_space_ellipsoid_force
 from engine.multibody.kernels.layout import SLOT
+
+ELLIPSOID = 2  # ContactGeometry.Ellipsoid's type id (the other kind here is Brick)
 
 
 @kernel_jit
@@ -288,5 +292,29 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                 )
                 total += 1
     _flush(m, ns, a, s, p_GB, V_GB, body_forces)
+    # half spaces against their ellipsoids and bricks, in pair-key order, after the
+    # circular contacts (the stage-by-stage path's order)
+    kind = i1(a, s, SLOT.contact_kind)
+    size = f2(a, s, SLOT.contact_size)
+    stiffness = f1(a, s, SLOT.contact_stiffness)
+    material = f2(a, s, SLOT.contact_material)
+    other_starts = i1(a, s, SLOT.contact_half_other_starts)
+    others = i1(a, s, SLOT.contact_half_others)
+    vt = f1(a, s, SLOT.contact_settings)[0]
+    power = f1(a, s, SLOT.contact_power)
+    for t in range(other_starts.shape[0] - 1):
+        h = halves[t]
+        for c in range(other_starts[t], other_starts[t + 1]):
+            j = others[c]
+            if kind[j] == ELLIPSOID:
+                found, watts = half_space_ellipsoid_force(
+                    h, j, R_GS, p_GS, size, material, body, p_GB, V_GB, vt, body_forces
+                )
+            else:
+                found, watts = half_space_brick_force(
+                    h, j, R_GS, p_GS, size, stiffness, material, body, p_GB, V_GB, vt, body_forces
+                )
+            total += found
+            power[0] += watts
     counts[0] = total
     return total
