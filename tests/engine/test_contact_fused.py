@@ -141,9 +141,18 @@ def _initial(model: dict) -> dict:
 
 
 @pytest.mark.parametrize(
-    "name", ["ball_drop", "slide_roll", "two_spheres", "brick_settle", "ellipsoid_settle"]
+    ("name", "until"),
+    [
+        ("ball_drop", 0.2),
+        ("slide_roll", 0.2),
+        ("two_spheres", 0.2),
+        # the brick's impacts magnify a change of 1e-14 in u to 2e-4 in the state by 0.2 s
+        # (a step taken differently): compared to 0.15 s
+        ("brick_settle", 0.15),
+        ("ellipsoid_settle", 0.2),
+    ],
 )
-def test_reference_models_same_accelerations_and_compiled_steps(name):
+def test_reference_models_same_accelerations_and_compiled_steps(name, until):
     """The reference trajectories' models (dissipated energy not tracked) over a few
     reports: at each state of the stage-by-stage run the fused realization gives the same
     udot, and the compiled Merson steps run and follow the same trajectory (within the
@@ -159,7 +168,7 @@ def test_reference_models_same_accelerations_and_compiled_steps(name):
         if fused:
             assert integ.whyNotCompiledSteps() == ""
         rows = []
-        for t in np.linspace(0.02, 0.2, 6):
+        for t in np.linspace(0.02, until, 6):
             stepper.stepTo(float(t))
             state = stepper.getState()
             system.realize(state, Stage.Acceleration)
