@@ -1,7 +1,8 @@
 """The compliant-contact part of the fused realization's Dynamics stage
 (``engine.multibody.kernels.fused_stages``): detection of half space-sphere and
-sphere-sphere contacts, the HertzCircular law and the body forces, in one kernel over the
-table's ``contact_*`` slots (``engine.multibody.kernels.layout``), which
+sphere-sphere contacts, the HertzCircular law and the body forces, then the half
+space-ellipsoid (HertzElliptical) and half space-brick (BrickHalfSpacePenalty) contacts,
+in one kernel over the table's ``contact_*`` slots (``engine.multibody.kernels.layout``), which
 ``ContactTrackerSubsystem._kernel_arrays`` fills.
 
 The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_contacts``,
@@ -16,7 +17,10 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
    brought up to date by insertion sort (nearly sorted from one call to the next: about
    O(N)); pairs on one body or sharing a clique are skipped;
 4. the contacts found are sorted by pair key (heapsort) and handed to
-   ``hertz_circular_forces`` and ``apply_point_forces``.
+   ``hertz_circular_forces`` and ``apply_point_forces``;
+5. each half space's ellipsoids and bricks, ascending (``hertz_elliptical_kernel``,
+   ``brick_half_space_kernel``): detected and applied one by one, after the circular
+   contacts as the stage-by-stage path applies its Python generators' forces after them.
 
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
@@ -153,8 +157,9 @@ def _record(m, i, j, x, radius, o0, o1, o2, n0, n1, n2, a, s, p_GB, V_GB, body_f
 
 @kernel_jit
 def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
-    """Find the half space-sphere and sphere-sphere contacts of the bodies at ``p_GB``,
-    ``R_GB`` and add their HertzCircular forces (bodies moving with ``V_GB`` [w, v] in G)
+    """Find the half space-sphere, sphere-sphere, half space-ellipsoid and half space-brick
+    contacts of the bodies at ``p_GB``, ``R_GB`` and add their HertzCircular,
+    HertzElliptical and BrickHalfSpacePenalty forces (bodies moving with ``V_GB`` [w, v] in G)
     into ``body_forces`` (nb, 6) [moment about Bo, force] in G. Nothing without surfaces.
     Returns the number of contacts."""
     body = i1(a, s, SLOT.contact_body)
