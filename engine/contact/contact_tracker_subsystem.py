@@ -266,7 +266,7 @@ class ContactTrackerSubsystem(Subsystem):
         cliques = [sorted(c) for c in self._cliques]
         others = [
             np.sort(np.concatenate((lists[ELLIPSOID], lists[BRICK])))
-            for lists in (lists for _, lists in self._half_space_pairs)
+            for _, lists in self._half_space_pairs
         ]
         other_starts = np.zeros(len(halves) + 1, dtype=np.int64)
         other_starts[1:] = np.cumsum([c.shape[0] for c in others], dtype=np.int64)
