@@ -235,15 +235,20 @@ class ContactTrackerSubsystem(Subsystem):
     # ------------------------------------------------------------------ fused realization
     def _fused_obstacle(self) -> str:
         """Why the fused kernel cannot find this tracker's contacts ("" if it can: only
-        half space-sphere and sphere-sphere pairs may touch)."""
-        for _, lists in self._half_space_pairs:
-            if lists[ELLIPSOID].size:
-                return "a half space may touch an ellipsoid (HertzElliptical is Python)"
-            if lists[BRICK].size:
-                return "a half space may touch a brick (BrickHalfSpacePenalty is Python)"
+        half space-sphere, sphere-sphere, half space-ellipsoid and half space-brick pairs
+        may touch)."""
         if self._mesh_pairs:
             return "a triangle mesh or an ellipsoid may touch another surface (Python trackers)"
         return ""
+
+    def _half_space_kinds(self) -> set[int]:
+        """The kinds (ELLIPSOID, BRICK) some half space may touch."""
+        return {
+            kind
+            for _, lists in self._half_space_pairs
+            for kind in (ELLIPSOID, BRICK)
+            if lists[kind].size
+        }
 
     def _kernel_arrays(self, transition_velocity: float) -> dict[str, np.ndarray]:
         """The ``contact_*`` arrays of the fused kernel's table (layout CONTACT home): the
@@ -259,6 +264,13 @@ class ContactTrackerSubsystem(Subsystem):
         clique_starts = np.zeros(ns + 1, dtype=np.int64)
         clique_starts[1:] = np.cumsum([len(c) for c in self._cliques], dtype=np.int64)
         cliques = [sorted(c) for c in self._cliques]
+        others = [
+            np.sort(np.concatenate((lists[ELLIPSOID], lists[BRICK])))
+            for _, lists in self._half_space_pairs
+        ]
+        other_starts = np.zeros(len(halves) + 1, dtype=np.int64)
+        other_starts[1:] = np.cumsum([c.shape[0] for c in others], dtype=np.int64)
+        stiffness = [s[3].getMaterial().getStiffness() for s in self._surfaces]
         nsph = self._spheres.shape[0]
         capacity = _found_capacity(int(starts[-1]), nsph)
         i64, f64 = np.int64, np.float64
@@ -292,6 +304,11 @@ class ContactTrackerSubsystem(Subsystem):
             "contact_out": np.zeros((capacity, 13)),
             "contact_counts": np.zeros(2, dtype=i64),
             "contact_power": np.zeros(1),
+            "contact_kind": np.ascontiguousarray(self._kind, dtype=i64),
+            "contact_size": np.ascontiguousarray(self._size, dtype=f64).reshape(ns, 3),
+            "contact_stiffness": np.array(stiffness, dtype=f64),
+            "contact_half_other_starts": other_starts,
+            "contact_half_others": np.concatenate(others).astype(i64) if others else _i0(),
         }
 
     # ------------------------------------------------------------------ accessors

@@ -6,8 +6,11 @@ and sphere-sphere contacts and applies their HertzCircular forces at Dynamics st
 takes a System whose contact subsystems are one ContactTrackerSubsystem and one
 CompliantContactSubsystem on it, where
 
-* no half space may touch an ellipsoid or a brick (their generators are Python);
-* the CircularPointContact generator is the built-in HertzCircular;
+* the pairs that may touch are half space-sphere, sphere-sphere, half space-ellipsoid and
+  half space-brick (no triangle mesh, no sphere-ellipsoid or ellipsoid-ellipsoid pair:
+  their trackers are Python);
+* the generators of those contacts are the built-in HertzCircular, HertzElliptical and
+  BrickHalfSpacePenalty;
 * the dissipated energy, if tracked, is the CompliantContactSubsystem's only z (its
   derivative, the kernel's ``contact_power``, is written after the kernel call).
 
@@ -19,9 +22,13 @@ positions when it is asked for, and the history variable's update value then.
 from __future__ import annotations
 
 from engine.contact.compliant_contact_subsystem import CompliantContactSubsystem
-from engine.contact.contact import CircularPointContact
-from engine.contact.contact_tracker_subsystem import ContactTrackerSubsystem
-from engine.contact.generators import HertzCircular
+from engine.contact.contact import (
+    BrickHalfSpaceContact,
+    CircularPointContact,
+    EllipticalPointContact,
+)
+from engine.contact.contact_tracker_subsystem import BRICK, ELLIPSOID, ContactTrackerSubsystem
+from engine.contact.generators import BrickHalfSpacePenalty, HertzCircular, HertzElliptical
 
 CONTACT_SUBSYSTEMS = (ContactTrackerSubsystem, CompliantContactSubsystem)
 
@@ -48,6 +55,13 @@ def contact_obstacle(sub, hook: str) -> str:
     ccs = compliant[0]
     if type(ccs._generators.get(CircularPointContact)) is not HertzCircular:
         return "circular contacts have a generator other than HertzCircular"
+    kinds = trackers[0]._half_space_kinds()
+    for kind, contact_type, builtin in (
+        (ELLIPSOID, EllipticalPointContact, HertzElliptical),
+        (BRICK, BrickHalfSpaceContact, BrickHalfSpacePenalty),
+    ):
+        if kind in kinds and type(ccs._generators.get(contact_type)) is not builtin:
+            return f"{contact_type.__name__}s have a generator other than {builtin.__name__}"
     return trackers[0]._fused_obstacle()
 
 

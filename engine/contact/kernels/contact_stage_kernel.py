@@ -1,7 +1,8 @@
 """The compliant-contact part of the fused realization's Dynamics stage
 (``engine.multibody.kernels.fused_stages``): detection of half space-sphere and
-sphere-sphere contacts, the HertzCircular law and the body forces, in one kernel over the
-table's ``contact_*`` slots (``engine.multibody.kernels.layout``), which
+sphere-sphere contacts, the HertzCircular law and the body forces, then the half
+space-ellipsoid (HertzElliptical) and half space-brick (BrickHalfSpacePenalty) contacts,
+in one kernel over the table's ``contact_*`` slots (``engine.multibody.kernels.layout``), which
 ``ContactTrackerSubsystem._kernel_arrays`` fills.
 
 The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_contacts``,
@@ -16,7 +17,10 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
    brought up to date by insertion sort (nearly sorted from one call to the next: about
    O(N)); pairs on one body or sharing a clique are skipped;
 4. the contacts found are sorted by pair key (heapsort) and handed to
-   ``hertz_circular_forces`` and ``apply_point_forces``.
+   ``hertz_circular_forces`` and ``apply_point_forces``;
+5. each half space's ellipsoids and bricks, ascending (``hertz_elliptical_kernel``,
+   ``brick_half_space_kernel``): detected and applied one by one, after the circular
+   contacts as the stage-by-stage path applies its Python generators' forces after them.
 
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
@@ -31,8 +35,12 @@ import math
 
 from engine.common.kernel_jit import kernel_jit
 from engine.common.numba_internals import f1, f2, f3, i1, i2
+from engine.contact.kernels.brick_half_space_kernel import half_space_brick_force
 from engine.contact.kernels.hertz_circular_kernel import apply_point_forces, hertz_circular_forces
+from engine.contact.kernels.hertz_elliptical_kernel import half_space_ellipsoid_force
 from engine.multibody.kernels.layout import SLOT
+
+ELLIPSOID = 2  # ContactGeometry.Ellipsoid's type id (the other kind here is Brick)
 
 
 @kernel_jit
@@ -149,8 +157,9 @@ def _record(m, i, j, x, radius, o0, o1, o2, n0, n1, n2, a, s, p_GB, V_GB, body_f
 
 @kernel_jit
 def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
-    """Find the half space-sphere and sphere-sphere contacts of the bodies at ``p_GB``,
-    ``R_GB`` and add their HertzCircular forces (bodies moving with ``V_GB`` [w, v] in G)
+    """Find the half space-sphere, sphere-sphere, half space-ellipsoid and half space-brick
+    contacts of the bodies at ``p_GB``, ``R_GB`` and add their HertzCircular,
+    HertzElliptical and BrickHalfSpacePenalty forces (bodies moving with ``V_GB`` [w, v] in G)
     into ``body_forces`` (nb, 6) [moment about Bo, force] in G. Nothing without surfaces.
     Returns the number of contacts."""
     body = i1(a, s, SLOT.contact_body)
@@ -288,5 +297,29 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                 )
                 total += 1
     _flush(m, ns, a, s, p_GB, V_GB, body_forces)
+    # half spaces against their ellipsoids and bricks, in pair-key order, after the
+    # circular contacts (the stage-by-stage path's order)
+    kind = i1(a, s, SLOT.contact_kind)
+    size = f2(a, s, SLOT.contact_size)
+    stiffness = f1(a, s, SLOT.contact_stiffness)
+    material = f2(a, s, SLOT.contact_material)
+    other_starts = i1(a, s, SLOT.contact_half_other_starts)
+    others = i1(a, s, SLOT.contact_half_others)
+    vt = f1(a, s, SLOT.contact_settings)[0]
+    power = f1(a, s, SLOT.contact_power)
+    for t in range(other_starts.shape[0] - 1):
+        h = halves[t]
+        for c in range(other_starts[t], other_starts[t + 1]):
+            j = others[c]
+            if kind[j] == ELLIPSOID:
+                found, watts = half_space_ellipsoid_force(
+                    h, j, R_GS, p_GS, size, material, body, p_GB, V_GB, vt, body_forces
+                )
+            else:
+                found, watts = half_space_brick_force(
+                    h, j, R_GS, p_GS, size, stiffness, material, body, p_GB, V_GB, vt, body_forces
+                )
+            total += found
+            power[0] += watts
     counts[0] = total
     return total

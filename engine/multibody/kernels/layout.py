@@ -140,6 +140,12 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_out", "f", ("*", 13), CONTACT, "Dynamics", "HertzCircular rows"),
     _A("contact_counts", "i", ("*",), CONTACT, "Dynamics", "contacts found at the last call"),
     _A("contact_power", "f", ("*",), CONTACT, "Dynamics", "their dissipated power (W)"),
+    # ellipsoids and bricks on half spaces (HertzElliptical, BrickHalfSpacePenalty)
+    _A("contact_kind", "i", ("*",), CONTACT, "", "ContactGeometry type id per surface"),
+    _A("contact_size", "f", ("*", 3), CONTACT, "", "radii or half-lengths per surface (m)"),
+    _A("contact_stiffness", "f", ("*",), CONTACT, "", "stiffness per surface (N/m^2 or N/m)"),
+    _A("contact_half_other_starts", "i", ("*",), CONTACT, "", "each half space's first other"),
+    _A("contact_half_others", "i", ("*",), CONTACT, "", "ellipsoids, bricks per half space"),
 )
 del _A
 
