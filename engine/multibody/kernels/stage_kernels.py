@@ -587,6 +587,43 @@ def _solve_forward_step(s, nu, known_b, H, D_inv_b, U, A_P, r, cor, eps, udot, g
     return A
 
 
+@inline
+def _backward_step_three(s, H, P_b, D_inv_b, U, cor, z_b, f, eps):
+    """``_solve_backward_step`` for a free mobilizer with three mobilities, unrolled: the
+    same products summed in the same order."""
+    za = add6(z_b, mat6_vec(P_b, cor))
+    e0 = f[s] - column_dot6(H, 0, z_b)
+    e1 = f[s + 1] - column_dot6(H, 1, z_b)
+    e2 = f[s + 2] - column_dot6(H, 2, z_b)
+    eps[s], eps[s + 1], eps[s + 2] = e0, e1, e2
+    g0 = e0 - column_dot6(U, 0, cor)
+    g1 = e1 - column_dot6(U, 1, cor)
+    g2 = e2 - column_dot6(U, 2, cor)
+    D = D_inv_b
+    za = add_scaled6(za, U, 0, ((0.0 + D[0, 0] * g0) + D[0, 1] * g1) + D[0, 2] * g2)
+    za = add_scaled6(za, U, 1, ((0.0 + D[1, 0] * g0) + D[1, 1] * g1) + D[1, 2] * g2)
+    za = add_scaled6(za, U, 2, ((0.0 + D[2, 0] * g0) + D[2, 1] * g1) + D[2, 2] * g2)
+    return za
+
+
+@inline
+def _forward_step_three(s, H, D_inv_b, U, A_P, r, cor, eps, udot):
+    """``_solve_forward_step`` for a free mobilizer with three mobilities, unrolled: the
+    same products summed in the same order."""
+    A = add6(shift_motion(A_P, r), cor)
+    g0 = eps[s] - column_dot6(U, 0, A)
+    g1 = eps[s + 1] - column_dot6(U, 1, A)
+    g2 = eps[s + 2] - column_dot6(U, 2, A)
+    D = D_inv_b
+    u0 = ((0.0 + D[0, 0] * g0) + D[0, 1] * g1) + D[0, 2] * g2
+    u1 = ((0.0 + D[1, 0] * g0) + D[1, 1] * g1) + D[1, 2] * g2
+    u2 = ((0.0 + D[2, 0] * g0) + D[2, 1] * g1) + D[2, 2] * g2
+    udot[s], udot[s + 1], udot[s + 2] = u0, u1, u2
+    A = add_scaled6(A, H, 0, u0)
+    A = add_scaled6(A, H, 1, u1)
+    return add_scaled6(A, H, 2, u2)
+
+
 @kernel_jit
 def articulated_solve(
     parent,
@@ -618,21 +655,33 @@ def articulated_solve(
         for i in range(6):
             z[b, i] = bias_force[b, i] - body_forces[b, i]
     for b in range(nb - 1, 0, -1):
-        za = _solve_backward_step(
-            us[b], nus[b], known[b] != 0, H_G[b], P_abi[b], D_inv[b], U_cols[b],
-            load6(coriolis[b]), load6(z[b]), mobility_forces, udot, eps,
-            A_GB[b],  # scratch: the forward steps write A_GB[b] afterwards
-        )  # fmt: skip
+        if nus[b] == 3 and known[b] == 0:  # Ball, Gimbal, Translation...
+            za = _backward_step_three(
+                us[b], H_G[b], P_abi[b], D_inv[b], U_cols[b], load6(coriolis[b]),
+                load6(z[b]), mobility_forces, eps,
+            )  # fmt: skip
+        else:
+            za = _solve_backward_step(
+                us[b], nus[b], known[b] != 0, H_G[b], P_abi[b], D_inv[b], U_cols[b],
+                load6(coriolis[b]), load6(z[b]), mobility_forces, udot, eps,
+                A_GB[b],  # scratch: the forward steps write A_GB[b] afterwards
+            )  # fmt: skip
         P = parent[b]
         accumulate6(z[P], shift_force(za, row_sub(p_GB, b, p_GB, P)))
     A_GB[0, :] = 0.0
     for b in range(1, nb):
         P = parent[b]
-        A = _solve_forward_step(
-            us[b], nus[b], known[b] != 0, H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
-            row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
-            A_GB[b],  # scratch until A is stored in it
-        )  # fmt: skip
+        if nus[b] == 3 and known[b] == 0:
+            A = _forward_step_three(
+                us[b], H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
+                row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
+            )  # fmt: skip
+        else:
+            A = _solve_forward_step(
+                us[b], nus[b], known[b] != 0, H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
+                row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
+                A_GB[b],  # scratch until A is stored in it
+            )  # fmt: skip
         store6(A_GB[b], A)
 
 
