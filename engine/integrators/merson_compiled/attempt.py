@@ -117,6 +117,38 @@ def merson_attempt(
     the kinetic energy of the last realization, the error norm and the index in y of
     its worst entry, whether quaternions were normalized and whether the projection ran
     (1.0 or 0.0). Returns the status (0 when done)."""
+    return attempt_kinematics_deferrable(
+        h, y0, f0, work, euler, a, s, u_scale, z_scale, w_u, infinity, project, hopeless,
+        target, force, info, True,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def attempt_kinematics_deferrable(
+    h,
+    y0,
+    f0,
+    work,
+    euler,
+    a,
+    s,
+    u_scale,
+    z_scale,
+    w_u,
+    infinity,
+    project,
+    hopeless,
+    target,
+    force,
+    info,
+    realize,
+):
+    """``merson_attempt``, or with ``realize`` False the same attempt without realizing
+    Position and Velocity at its end (steps 1 and 3 of the module docstring then only
+    write q and u): the State's final q and u are the same, the error norm and estimate
+    too where the weighted norm reads only q (``n_operators.n_reads_only_q``), and
+    ``info[KE]`` is not set. A caller that accepts the step realizes Position..Velocity
+    once (``realize_stages_from_table``); a rejected attempt then costs no kinematics."""
     failed = merson_trial_stages(
         h, y0, f0, work[F1], work[F2], work[F3], work[F4], work[Y], work[YSAVE], work[TMP],
         euler, a, s,
@@ -131,7 +163,8 @@ def merson_attempt(
     nq = s[_Q, 0]
     q = table_f1(a, s, _Q)
     write_q_and_u(y, a, s)
-    info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
+    if realize:
+        info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
     for i in range(n):
         y_err[i] = (y[i] - ysave[i]) / 5
     info[NORMALIZED] = 0.0
@@ -151,7 +184,8 @@ def merson_attempt(
             return ZERO_QUATERNION
         if status > 0:
             normalize_quaternions(q, starts, target, force)
-            info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
+            if realize:
+                info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
             info[NORMALIZED] = 1.0
         remove_quaternion_norm_errors(q, starts, y_err[:nq])
     norm, worst = _error_norm(work, u_scale, z_scale, w_u, infinity, euler, a, s)

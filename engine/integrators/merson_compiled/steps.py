@@ -11,7 +11,10 @@ the final state and every counter are bit-identical to the Python path:
    State already was at Acceleration), checked finite, saved with y, qdotdot and the
    relative u scaling as the previous step's;
 2. attempts (``merson_compiled.attempt.merson_attempt``) with the step sizes of
-   ``step_control`` until one passes the error test;
+   ``step_control`` until one passes the error test (where the error norm reads only q,
+   the attempts leave Position and Velocity unrealized and the accepted one realizes
+   them once: the same q, u, norms and kinetic energy without the kinematics of rejected
+   attempts, or the second realization after a quaternion normalization);
 3. the step counted, unless the integration then makes no progress.
 
 It stops before a step once the time reaches ``t_stop`` or ``max_steps`` steps are
@@ -34,7 +37,7 @@ from engine.integrators.merson_compiled.attempt import (
     NORMALIZED,
     PROJECTED,
     WORST,
-    merson_attempt,
+    attempt_kinematics_deferrable,
 )
 from engine.integrators.merson_compiled.trial_stages import write_q_and_u
 from engine.integrators.step_control import (
@@ -45,15 +48,20 @@ from engine.integrators.step_control import (
     trial_step_end,
 )
 from engine.multibody.kernels.array_table import f1 as table_f1
+from engine.multibody.kernels.array_table import i1 as table_i1
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     DYNAMICS,
+    POSITION,
+    VELOCITY,
     realize_stages_from_table,
 )
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.n_operators import n_reads_only_q
 
 _Q, _U, _QDOT, _UDOT = SLOT.q, SLOT.u, SLOT.qdot, SLOT.udot
 _QDOTDOT = SLOT.qdotdot
+_MTYPE = SLOT.mtype
 
 #: statuses besides merson_attempt's (1-7): 0 stopped at t_stop or max_steps; the
 #: derivatives at a step's start were not finite; the step size underflowed; the
@@ -133,6 +141,8 @@ def merson_steps(
     h = r.step_size
     tiny = r.tiny_steps
     hopeless = 2.0**_ORDER * accuracy
+    # where the error norm reads only q, an attempt's end kinematics wait for its acceptance
+    defer = n_reads_only_q(table_i1(a, s, _MTYPE))
     steps = attempts = failures = projections = normalizations = realizations = 0
     status = 0
     while steps < max_steps and t < t_stop:
@@ -151,9 +161,9 @@ def merson_steps(
                 status = STEP_UNDERFLOW
                 break
             step_attempts += 1
-            status = merson_attempt(
+            status = attempt_kinematics_deferrable(
                 t1 - t0, y_prev, f_prev, work, euler, a, s, u_scale, z_scale, w_u,
-                infinity, project, hopeless, target, force, info,
+                infinity, project, hopeless, target, force, info, not defer,
             )  # fmt: skip
             if status:
                 break
@@ -163,6 +173,8 @@ def merson_steps(
             accepted = new_h >= h
             h = new_h
             if accepted:
+                if defer:  # the accepted q (projected) and u's kinematics, as undeferred
+                    info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
                 break
             step_failures += 1
         if status == 0:

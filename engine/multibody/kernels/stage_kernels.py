@@ -94,6 +94,23 @@ def _add_quat_rate(q, q0, w, w0, out, o0, scale):
 
 # ----------------------------------------------------------------- Position stage
 @inline
+def _quaternion_rotation(qb, R):
+    """R = R(q) of the quaternion q = qb[0:4] = [w, x, y, z], normalized first (qb is
+    untouched): the same operations as ``rotation_kernels.quat_to_rot``, inlined."""
+    n = np.sqrt(qb[0] * qb[0] + qb[1] * qb[1] + qb[2] * qb[2] + qb[3] * qb[3])
+    w, x, y, z = qb[0] / n, qb[1] / n, qb[2] / n, qb[3] / n
+    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    R[0, 1] = 2.0 * (x * y - w * z)
+    R[0, 2] = 2.0 * (x * z + w * y)
+    R[1, 0] = 2.0 * (x * y + w * z)
+    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    R[1, 2] = 2.0 * (y * z - w * x)
+    R[2, 0] = 2.0 * (x * z - w * y)
+    R[2, 1] = 2.0 * (y * z + w * x)
+    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@inline
 def _mobilizer_transform(t, custom, qb, params_b, euler, R_FM_b, p_FM_b, H_FM_b):
     """The mobilizer's X_FM = (R_FM, p_FM) and joint map H_FM (in F) from its q block;
     untouched for a Custom body (``custom``: its Python kinematics wrote them)."""
@@ -106,6 +123,15 @@ def _mobilizer_transform(t, custom, qb, params_b, euler, R_FM_b, p_FM_b, H_FM_b)
         for i in range(6):  # H_FM = [z; 0]
             H_FM_b[i, 0] = 0.0
         H_FM_b[2, 0] = 1.0
+    elif _quaternion_n(t, euler):  # Ball or Free: R_FM of the quaternion, H_FM = 1
+        _quaternion_rotation(qb, R_FM_b)
+        for i in range(3):  # Free: p_FM = q[4:7]; Ball: 0
+            p_FM_b[i] = qb[4 + i] if t == _FREE else 0.0
+        for i in range(6):
+            for j in range(6):
+                H_FM_b[i, j] = 0.0
+        for j in range(6 if t == _FREE else 3):
+            H_FM_b[j, j] = 1.0
     elif not custom:
         x_fm_any(t, qb, params_b, euler, R_FM_b, p_FM_b)
         H_FM_b[:, :] = 0.0
@@ -294,6 +320,12 @@ def shift_inertia_to_parent_add(T, p_GB_b, p_GB_P, out):
     """out += Phi(r) T Phi(r)^T with Phi(r) = [[1, [r]x], [0, 1]] and r = p_GB_b - p_GB_P:
     a (6, 6) spatial inertia about body b's origin moved to its parent's origin (T is
     overwritten with the shifted matrix)."""
+    _shift_inertia_add(T, p_GB_b, p_GB_P, out)
+
+
+@inline
+def _shift_inertia_add(T, p_GB_b, p_GB_P, out):
+    """``shift_inertia_to_parent_add``, inlined into the articulated-inertia recursion."""
     r0 = p_GB_b[0] - p_GB_P[0]
     r1 = p_GB_b[1] - p_GB_P[1]
     r2 = p_GB_b[2] - p_GB_P[2]
@@ -373,6 +405,41 @@ def _invert_3x3(D):
     D[2, 2] = (a * e - b * d) * r
 
 
+@inline
+def _reduce_three_mobilities(Pb, H, U, Di, Pa):
+    """For a body with three mobilities: U = P H, D^-1 = (H^T U)^-1 and Pa -= U D^-1 U^T,
+    made exactly symmetric; the general (nu > 0) branch of ``articulated_inertias`` with
+    nu = 3, the same products summed in the same order, unrolled (Pa holds P on entry)."""
+    for i in range(6):
+        for k in range(3):
+            U[i, k] = (
+                Pb[i, 0] * H[0, k] + Pb[i, 1] * H[1, k] + Pb[i, 2] * H[2, k]
+                + Pb[i, 3] * H[3, k] + Pb[i, 4] * H[4, k] + Pb[i, 5] * H[5, k]
+            )  # fmt: skip
+    for k in range(3):
+        for l in range(3):
+            Di[k, l] = (
+                H[0, k] * U[0, l] + H[1, k] * U[1, l] + H[2, k] * U[2, l]
+                + H[3, k] * U[3, l] + H[4, k] * U[4, l] + H[5, k] * U[5, l]
+            )  # fmt: skip
+    _invert_3x3(Di)
+    d00, d01, d02 = Di[0, 0], Di[0, 1], Di[0, 2]
+    d10, d11, d12 = Di[1, 0], Di[1, 1], Di[1, 2]
+    d20, d21, d22 = Di[2, 0], Di[2, 1], Di[2, 2]
+    for i in range(6):
+        u0, u1, u2 = U[i, 0], U[i, 1], U[i, 2]
+        w0 = u0 * d00 + u1 * d10 + u2 * d20  # (U D^-1)[i, :]
+        w1 = u0 * d01 + u1 * d11 + u2 * d21
+        w2 = u0 * d02 + u1 * d12 + u2 * d22
+        for j in range(6):
+            Pa[i, j] -= w0 * U[j, 0] + w1 * U[j, 1] + w2 * U[j, 2]
+    for i in range(6):
+        for j in range(i + 1, 6):
+            avg = 0.5 * (Pa[i, j] + Pa[j, i])
+            Pa[i, j] = avg
+            Pa[j, i] = avg
+
+
 @kernel_jit
 def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_cols, work, Pa):
     """Tip-to-base articulated inertias P (about Bo, in G), D^-1 = (H^T P H)^-1 and
@@ -417,6 +484,8 @@ def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_c
                     v = 0.5 * (Pb[i, j] + Pb[j, i]) - ui * U[j, 0]
                     Pa[i, j] = v
                     Pa[j, i] = v
+        elif nu == 3:  # Ball, Gimbal, Translation...: nu > 0's steps with a fixed size
+            _reduce_three_mobilities(Pb, H_G[b], U_cols[b], D_inv[b], Pa)
         elif nu > 0:
             H = H_G[b]
             U = U_cols[b]
@@ -460,7 +529,7 @@ def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_c
                     Pa[i, j] = avg
                     Pa[j, i] = avg
         P = parent[b]
-        shift_inertia_to_parent_add(Pa, p_GB[b], p_GB[P], P_abi[P])
+        _shift_inertia_add(Pa, p_GB[b], p_GB[P], P_abi[P])
 
 
 # ----------------------------------------------------- articulated-body solve
@@ -518,6 +587,43 @@ def _solve_forward_step(s, nu, known_b, H, D_inv_b, U, A_P, r, cor, eps, udot, g
     return A
 
 
+@inline
+def _backward_step_three(s, H, P_b, D_inv_b, U, cor, z_b, f, eps):
+    """``_solve_backward_step`` for a free mobilizer with three mobilities, unrolled: the
+    same products summed in the same order."""
+    za = add6(z_b, mat6_vec(P_b, cor))
+    e0 = f[s] - column_dot6(H, 0, z_b)
+    e1 = f[s + 1] - column_dot6(H, 1, z_b)
+    e2 = f[s + 2] - column_dot6(H, 2, z_b)
+    eps[s], eps[s + 1], eps[s + 2] = e0, e1, e2
+    g0 = e0 - column_dot6(U, 0, cor)
+    g1 = e1 - column_dot6(U, 1, cor)
+    g2 = e2 - column_dot6(U, 2, cor)
+    D = D_inv_b
+    za = add_scaled6(za, U, 0, ((0.0 + D[0, 0] * g0) + D[0, 1] * g1) + D[0, 2] * g2)
+    za = add_scaled6(za, U, 1, ((0.0 + D[1, 0] * g0) + D[1, 1] * g1) + D[1, 2] * g2)
+    za = add_scaled6(za, U, 2, ((0.0 + D[2, 0] * g0) + D[2, 1] * g1) + D[2, 2] * g2)
+    return za
+
+
+@inline
+def _forward_step_three(s, H, D_inv_b, U, A_P, r, cor, eps, udot):
+    """``_solve_forward_step`` for a free mobilizer with three mobilities, unrolled: the
+    same products summed in the same order."""
+    A = add6(shift_motion(A_P, r), cor)
+    g0 = eps[s] - column_dot6(U, 0, A)
+    g1 = eps[s + 1] - column_dot6(U, 1, A)
+    g2 = eps[s + 2] - column_dot6(U, 2, A)
+    D = D_inv_b
+    u0 = ((0.0 + D[0, 0] * g0) + D[0, 1] * g1) + D[0, 2] * g2
+    u1 = ((0.0 + D[1, 0] * g0) + D[1, 1] * g1) + D[1, 2] * g2
+    u2 = ((0.0 + D[2, 0] * g0) + D[2, 1] * g1) + D[2, 2] * g2
+    udot[s], udot[s + 1], udot[s + 2] = u0, u1, u2
+    A = add_scaled6(A, H, 0, u0)
+    A = add_scaled6(A, H, 1, u1)
+    return add_scaled6(A, H, 2, u2)
+
+
 @kernel_jit
 def articulated_solve(
     parent,
@@ -549,21 +655,33 @@ def articulated_solve(
         for i in range(6):
             z[b, i] = bias_force[b, i] - body_forces[b, i]
     for b in range(nb - 1, 0, -1):
-        za = _solve_backward_step(
-            us[b], nus[b], known[b] != 0, H_G[b], P_abi[b], D_inv[b], U_cols[b],
-            load6(coriolis[b]), load6(z[b]), mobility_forces, udot, eps,
-            A_GB[b],  # scratch: the forward steps write A_GB[b] afterwards
-        )  # fmt: skip
+        if nus[b] == 3 and known[b] == 0:  # Ball, Gimbal, Translation...
+            za = _backward_step_three(
+                us[b], H_G[b], P_abi[b], D_inv[b], U_cols[b], load6(coriolis[b]),
+                load6(z[b]), mobility_forces, eps,
+            )  # fmt: skip
+        else:
+            za = _solve_backward_step(
+                us[b], nus[b], known[b] != 0, H_G[b], P_abi[b], D_inv[b], U_cols[b],
+                load6(coriolis[b]), load6(z[b]), mobility_forces, udot, eps,
+                A_GB[b],  # scratch: the forward steps write A_GB[b] afterwards
+            )  # fmt: skip
         P = parent[b]
         accumulate6(z[P], shift_force(za, row_sub(p_GB, b, p_GB, P)))
     A_GB[0, :] = 0.0
     for b in range(1, nb):
         P = parent[b]
-        A = _solve_forward_step(
-            us[b], nus[b], known[b] != 0, H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
-            row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
-            A_GB[b],  # scratch until A is stored in it
-        )  # fmt: skip
+        if nus[b] == 3 and known[b] == 0:
+            A = _forward_step_three(
+                us[b], H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
+                row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
+            )  # fmt: skip
+        else:
+            A = _solve_forward_step(
+                us[b], nus[b], known[b] != 0, H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
+                row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
+                A_GB[b],  # scratch until A is stored in it
+            )  # fmt: skip
         store6(A_GB[b], A)
 
 
