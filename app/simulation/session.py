@@ -492,12 +492,24 @@ class SimulationSession:
         """Bring branch ``index`` back as the current future and show its last State."""
         self.submit("switch_branch", int(index))
 
-    def load_history(self, records: list, branches=(), samples=None, events=()) -> None:
+    def switch_to_branch(self, switch) -> None:
+        """Bring back ``switch.branch`` (one of ``history_branches()``) as ``switch_branch``
+        does; ``switch.branch`` then becomes the branch the replaced future is kept as (None
+        if it had no States), so the same request switches back. A branch no longer held
+        (dropped for the memory budget, or by a reset) is not switched to: ``switch.model``
+        (anything ``rebuild`` takes, or None) is simulated from the State shown instead, as
+        a parameter edit would be."""
+        self.submit("switch_to_branch", switch)
+
+    def load_history(
+        self, records: list, branches=(), samples=None, events=(), line_name: str = "Main line"
+    ) -> None:
         """Replace the history with ``records`` (of this model, e.g. from a recording file)
         and the futures left behind ``branches`` (history.Branch), and show the first record.
         ``samples``: (column names, rows) of the plot samples of the records, if known (else
-        they are computed from the records); ``events``: their event marks."""
-        self.submit("load_history", list(records), list(branches), samples, list(events))
+        they are computed from the records); ``events``: their event marks; ``line_name``:
+        the name of the records' line."""
+        self.submit("load_history", list(records), list(branches), samples, list(events), line_name)
 
     def history_branches(self) -> list:
         """A copy of the list of branches (history.Branch) the history keeps (any thread)."""
@@ -692,8 +704,26 @@ class SimulationSession:
         self._last_sample_time = last
         return self._cmd_show_recorded(last)
 
+    def _cmd_switch_to_branch(self, switch) -> str | None:
+        with self._history_lock:
+            held = [i for i, b in enumerate(self.history.branches) if b is switch.branch]
+        if not held:
+            switch.branch = None
+            if switch.model is None:
+                return None
+            return self._cmd_rebuild(switch.model, frozenset({"parameters"}))
+        cause = self._cmd_switch_branch(held[0])
+        with self._history_lock:
+            switch.branch = self.history.last_kept
+        return cause
+
     def _cmd_load_history(
-        self, records: list, branches: list = (), samples=None, events=()
+        self,
+        records: list,
+        branches: list = (),
+        samples=None,
+        events=(),
+        line_name: str = "Main line",
     ) -> str | None:
         if not records:
             return None
@@ -703,6 +733,7 @@ class SimulationSession:
             for record in records:
                 self.history.append(record)
             self.history.adopt_branches(list(branches))
+            self.history.current_name = line_name
         self.events.clear()
         self.events.extend(events)
         self._load_samples(records, samples)
