@@ -83,6 +83,8 @@ class SimulationPanel(QObject):
     #: A ModelDocument is now simulated (``open_path`` / ``load_document``): views of the
     #: document (the model tree) attach to this same object.
     document_loaded = Signal(object)
+    #: The worker published a snapshot while paused (a scrub, an edit): shown at once.
+    _published_paused = Signal()
 
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)
@@ -139,6 +141,7 @@ class SimulationPanel(QObject):
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self._tick)
         self.timer.start(TICK_MS)
+        self._published_paused.connect(self._tick, Qt.ConnectionType.QueuedConnection)
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -301,7 +304,9 @@ class SimulationPanel(QObject):
         self._last_serial = None
         self._drawn = None
         self.window.viewport.expect_new_model()  # a different model: aim the camera at it
-        self.session = SimulationSession(built, settings=self._settings())
+        self.session = SimulationSession(
+            built, settings=self._settings(), on_publish=self._on_publish
+        )
         self.session.start()
         self._update_actions(running=False, loaded=True)
 
@@ -346,6 +351,15 @@ class SimulationPanel(QObject):
         document = self.document
         model = document if hasattr(document, "build") else _ModelVersion(document)
         self.session.rebuild(model, getattr(change, "kind", "topology"))
+
+    def _on_publish(self, snap) -> None:
+        """The worker's thread: a snapshot published while paused (the answer to a scrub
+        or an edit) wakes the GUI at once instead of at its next timer tick."""
+        if not snap.running:
+            try:
+                self._published_paused.emit()
+            except RuntimeError:  # the window is gone; the worker is ending
+                pass
 
     # -- commands -------------------------------------------------------------------------------
 

@@ -67,7 +67,9 @@ class Probe:
             self.parts[f"gc gen{info.get('generation')}"] += time.perf_counter() - self.gc_start
 
 
-def run(scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool) -> None:
+def run(
+    scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool, screenshot: str
+) -> None:
     from PySide6.QtCore import QEventLoop, QPoint, Qt
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
@@ -152,6 +154,8 @@ def run(scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool
     window.viewport.render_window.AddObserver("EndEvent", frame_end)
     results = []
     frames = []  # frames rendered per scrub
+    cpu = []  # CPU seconds per scrub: the process (all threads), the GUI thread, the worker
+    worker_clock = time.pthread_getcpuclockid(session._thread.ident)
     previous = panel.snapshot.time
     k = 0
     load0 = os.getloadavg()[0]
@@ -166,6 +170,7 @@ def run(scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool
         probe.published.clear()
         frames0 = rendered[0]
         wanted_time[0] = wanted
+        cpu0 = (time.process_time(), time.thread_time(), time.clock_gettime(worker_clock))
         t0 = time.perf_counter()
         QTest.mouseMove(timeline, QPoint(x, y))
         while True:
@@ -179,6 +184,8 @@ def run(scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool
                     f"{snap.error} {shown_at} {rendered} {frames0}"
                 )
         total = rendered[1] - t0
+        cpu1 = (time.process_time(), time.thread_time(), time.clock_gettime(worker_clock))
+        cpu.append([b - a for a, b in zip(cpu0, cpu1, strict=True)])
         published = probe.published.get(wanted, t0)
         parts = dict(probe.parts)
         parts["worker"] = published - t0
@@ -194,6 +201,11 @@ def run(scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool
     gc.collect()
     full = time.perf_counter() - g0
     load1 = os.getloadavg()[0]
+    if screenshot:
+        from app.main_window import grab_window
+
+        window.viewport.render_window.Render()
+        grab_window(window).save(screenshot)
     window.close()
 
     totals = sorted(t for t, _ in results)
@@ -208,6 +220,14 @@ def run(scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool
         f"  move to rendered frame: median {1e3 * median:.1f} ms, 95th percentile "
         f"{1e3 * p95:.1f} ms, max {1e3 * totals[-1]:.1f} ms  (target < 50 ms); "
         f"{sum(t >= 0.05 for t in totals)} of {len(totals)} at 50 ms or more"
+    )
+    by_kind = list(zip(*cpu, strict=True))
+    print(
+        "  CPU time per scrub (ms, median / max; what load does not inflate): process "
+        + ", ".join(
+            f"{name} {1e3 * statistics.median(v):.1f} / {1e3 * max(v):.1f}"
+            for name, v in zip(("all threads", "GUI thread", "worker"), by_kind, strict=True)
+        )
     )
     labels = sorted({label for _, parts in results for label in parts})
     print("  part                       median ms    max ms   (in the 5 slowest scrubs, ms)")
@@ -236,8 +256,9 @@ def main() -> None:
     parser.add_argument(
         "--no-freeze", action="store_true", help="skip the start-up gc.freeze (app.gc_freeze)"
     )
+    parser.add_argument("--screenshot", default="", help="save the window at the end (PNG)")
     args = parser.parse_args()
-    run(args.scrubs, args.record, args.cache, args.seed, not args.no_freeze)
+    run(args.scrubs, args.record, args.cache, args.seed, not args.no_freeze, args.screenshot)
 
 
 if __name__ == "__main__":

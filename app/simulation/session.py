@@ -798,7 +798,12 @@ class SimulationSession:
         restore(record, self._state)
         self._stepper = None  # Play goes on from the recorded State
         self._status = f"Showing the recorded State at t = {record.t:.4g}"
-        return f"restored the recorded State at t = {record.t:.4g}"
+        cause = f"restored the recorded State at t = {record.t:.4g}"
+        if self._cascade is not None and self._cascade.cause.startswith("restored the recorded"):
+            # The State restored before left the same stages invalid: this restore bumps
+            # none, but it is the last edit.
+            self._cascade = replace(self._cascade, cause=cause)
+        return cause
 
     def _mobod(self, body: str):
         try:

@@ -62,6 +62,10 @@ def test_scrub_step_and_bookmark_with_mouse_and_keys(window, qtbot, tmp_path):
     following = min(t for t in records if t > wanted)
     qtbot.waitUntil(lambda: panel.snapshot.time == following, timeout=5000)
     assert np.array_equal(panel.snapshot.q, records[following].q)
+    # The stage inspector says which State it shows and that restoring it was the last edit.
+    inspector = panel.stage_inspector
+    assert inspector.summary.text().endswith(f"(t = {following:.6g})")
+    assert f"restored the recorded State at t = {following:.4g}" in inspector.cascade_label.text()
     QTest.keyClick(timeline, Qt.Key.Key_B)
     assert window.timeline.bookmarks == [(following, "Bookmark 1")]
 
