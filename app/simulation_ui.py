@@ -383,6 +383,12 @@ class SimulationPanel(QObject):
             self._reaim_at_reset = True  # with the first snapshot of the reset State
             self._update_actions(running=False, loaded=True)
 
+    def _cache_in_view(self) -> bool:
+        """Whether the cache inspector can be seen (a dock behind another's tab is "visible"
+        to Qt, but nothing of it is in view)."""
+        inspector = self.cache_inspector
+        return inspector.isVisible() and not inspector.visibleRegion().isEmpty()
+
     def _cache_shown(self, visible: bool) -> None:
         if visible and self.session is not None:
             self.session.want_cache = True
@@ -515,7 +521,7 @@ class SimulationPanel(QObject):
         self._update_fps(now)
         if self.session is None:
             return
-        self.session.want_cache = self.cache_inspector.isVisible()
+        self.session.want_cache = self._cache_in_view()
         snap = self.session.latest()
         if snap is None or snap.serial == self._last_serial:
             # No new frame (the view does not draw in this tick): the time to bring the
@@ -597,7 +603,7 @@ class SimulationPanel(QObject):
         if not running or now - self._last_stages >= slack * STAGE_INTERVAL:
             self._last_stages = now
             self.stage_inspector.update_snapshot(snap)
-        if self.cache_inspector.isVisible() and (
+        if self._cache_in_view() and (
             not running or now - self._last_cache >= slack * CACHE_INTERVAL
         ):
             self._last_cache = now

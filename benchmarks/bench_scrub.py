@@ -68,7 +68,13 @@ class Probe:
 
 
 def run(
-    scrubs: int, record_seconds: float, cache: bool, seed: int, freeze: bool, screenshot: str
+    scrubs: int,
+    record_seconds: float,
+    cache: bool,
+    seed: int,
+    freeze: bool,
+    screenshot: str,
+    profile: bool = False,
 ) -> None:
     from PySide6.QtCore import QEventLoop, QPoint, Qt
     from PySide6.QtTest import QTest
@@ -117,6 +123,7 @@ def run(
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
     session = panel.session
     timeline = window.timeline.timeline
+    cache_visible = panel.cache_inspector.isVisible()
     start, stop, count = session.history_span()
 
     probe.wrap(panel, "show_snapshot", "show")
@@ -159,6 +166,12 @@ def run(
     previous = panel.snapshot.time
     k = 0
     load0 = os.getloadavg()[0]
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     for x in columns:
         if len(results) == scrubs:
             break
@@ -194,7 +207,12 @@ def run(
         frames.append(rendered[0] - frames0)
         shown_at[0] = 0.0
         k += 1
-    QTest.mouseRelease(timeline, Qt.MouseButton.LeftButton, pos=QPoint(left, y))
+    QTest.mouseRelease(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+    if profiler is not None:
+        import pstats
+
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     gc.callbacks.remove(probe.on_gc)
     tracked = len(gc.get_objects())
     g0 = time.perf_counter()
@@ -211,6 +229,7 @@ def run(
     totals = sorted(t for t, _ in results)
     median = statistics.median(totals)
     p95 = totals[int(0.95 * (len(totals) - 1))]
+    print(f"  (cache inspector visible: {cache_visible})")
     print(
         f"chain50, {count} recorded States over {stop - start:.2f} s, {len(results)} scrubs "
         f"(mouse moves on the timeline), {'cache' if cache else 'stage'} inspector shown, "
@@ -257,8 +276,17 @@ def main() -> None:
         "--no-freeze", action="store_true", help="skip the start-up gc.freeze (app.gc_freeze)"
     )
     parser.add_argument("--screenshot", default="", help="save the window at the end (PNG)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the GUI thread")
     args = parser.parse_args()
-    run(args.scrubs, args.record, args.cache, args.seed, not args.no_freeze, args.screenshot)
+    run(
+        args.scrubs,
+        args.record,
+        args.cache,
+        args.seed,
+        not args.no_freeze,
+        args.screenshot,
+        args.profile,
+    )
 
 
 if __name__ == "__main__":

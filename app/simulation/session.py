@@ -633,8 +633,8 @@ class SimulationSession:
                         cascade = new
         if cascade is not None and (cascade.stages or self._cascade is None):
             self._cascade = cascade
-        if publish:
-            self._publish(with_cache=True)
+        if publish:  # the cache report only if someone shows it (see want_cache)
+            self._publish(with_cache=self.want_cache)
 
     def _cmd_play(self) -> str | None:
         if not self._running:
