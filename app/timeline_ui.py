@@ -304,6 +304,11 @@ class TimelinePanel(QObject):
             session.set_history_budget(self.budget_box.value() * 1024 * 1024)
         model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
         if model_key != self._model_serial:
+            if self._model_serial is None or self._model_serial[0] != model_key[0]:
+                # Another model: its comparisons are numbered from 1 again, and the one
+                # shown was of States that are gone.
+                self._comparison_serial = 0
+                self.diff_view.clear()
             self._model_serial = model_key
             self.ghost.clear()  # of another model (or another run of it)
             self._comparison_poses = None
