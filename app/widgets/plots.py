@@ -226,7 +226,9 @@ class PlotsWidget(QWidget):
             pen = pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine)
             for branch, columns, rows in self.branches:
                 if name in columns and len(rows):
-                    curve = pg.PlotDataItem(rows[:, 0], rows[:, columns.index(name)], pen=pen)
+                    curve = pg.PlotDataItem(
+                        rows[:, 0], rows[:, columns.index(name)], pen=pen, name=f"{name}, {branch}"
+                    )
                     curve.setToolTip(f"{name}, {branch}")
                     self.plot.addItem(curve)
                     self.branch_curves[(name, branch)] = curve
