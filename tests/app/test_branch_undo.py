@@ -137,3 +137,61 @@ def test_undo_after_a_branch_switch_switches_back_without_a_new_branch(qtbot, qs
         assert lines() == ("Main line", ["Branch 1, before the edit"])
     finally:
         window.close()
+
+
+def test_the_worker_switches_to_a_branch_object_and_back_and_rebuilds_if_it_is_gone():
+    """SimulationSession.switch_to_branch: the request holds the branch to bring back; the
+    worker leaves in it the branch the replaced future became (so it switches back), and a
+    branch no longer held makes the worker simulate the request's model instead."""
+    import dataclasses
+    import time
+
+    from app.branch_switch import BranchSwitch, ModelVersion
+    from app.document import build, model_io
+    from app.simulation.session import Settings, SimulationSession
+
+    def wait_for(predicate, timeout: float = 20.0) -> None:
+        end = time.monotonic() + timeout
+        while not predicate():
+            assert time.monotonic() < end, "condition not met in time"
+            time.sleep(0.01)
+
+    data = model_io.load(example_path("double_pendulum")).data
+    session = SimulationSession(build(data), Settings(report_interval=0.05))
+    session.start()
+    try:
+        session.play()
+        wait_for(lambda: session.history_span()[1] >= 0.3)
+        session.pause()
+        wait_for(lambda: not session.running)
+        fork = session.recorded_time(0.1)
+        session.show_recorded(fork)
+        heavier = data.copy()
+        heavier.bodies[-1] = dataclasses.replace(heavier.bodies[-1], mass=3.0)
+        session.rebuild(ModelVersion(heavier), "parameters")  # forks at the State shown
+        wait_for(lambda: len(session.branches()) == 1)
+        session.play()  # the edited line gets a future of its own
+        wait_for(lambda: session.history_span()[1] >= fork + 0.1)
+        session.pause()
+        wait_for(lambda: not session.running)
+        (before_edit,) = session.history_branches()
+        request = BranchSwitch(before_edit)
+        session.switch_to_branch(request)
+        wait_for(lambda: session.current_line().startswith("Branch 1"))
+        wait_for(lambda: session.built.data.bodies[-1].mass == data.bodies[-1].mass)
+        assert [name for name, *_ in session.branches()] == ["Main line"]
+        wait_for(lambda: request.branch is not before_edit)  # set after the switch
+        assert request.branch is session.history_branches()[0]
+        session.switch_to_branch(request)  # the same request goes back
+        wait_for(lambda: session.current_line() == "Main line")
+        wait_for(lambda: session.built.data.bodies[-1].mass == 3.0)
+        assert [name for name, *_ in session.branches()] == ["Branch 1, before the edit"]
+        # A branch that is gone (a reset clears the history): the request's model runs.
+        gone = BranchSwitch(request.branch, ModelVersion(data))
+        session.reset()
+        wait_for(lambda: session.branches() == [])
+        session.switch_to_branch(gone)
+        wait_for(lambda: session.built.data.bodies[-1].mass == data.bodies[-1].mass)
+        assert gone.branch is None and session.branches() == []
+    finally:
+        session.stop()
