@@ -172,8 +172,10 @@ def run_studio(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.gc_freeze import freeze_imported_modules
     from app.main_window import MainWindow, app_icon, grab_window
 
+    freeze_imported_modules()  # full garbage collections then skip the modules' objects
     qapp = QApplication.instance() or QApplication([PROG])
     qapp.setOrganizationName("mbstudio")
     qapp.setApplicationName("mbstudio")

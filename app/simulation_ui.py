@@ -83,6 +83,8 @@ class SimulationPanel(QObject):
     #: A ModelDocument is now simulated (``open_path`` / ``load_document``): views of the
     #: document (the model tree) attach to this same object.
     document_loaded = Signal(object)
+    #: The worker published a snapshot while paused (a scrub, an edit): shown at once.
+    _published_paused = Signal()
 
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)
@@ -139,6 +141,7 @@ class SimulationPanel(QObject):
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self._tick)
         self.timer.start(TICK_MS)
+        self._published_paused.connect(self._tick, Qt.ConnectionType.QueuedConnection)
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -301,7 +304,9 @@ class SimulationPanel(QObject):
         self._last_serial = None
         self._drawn = None
         self.window.viewport.expect_new_model()  # a different model: aim the camera at it
-        self.session = SimulationSession(built, settings=self._settings())
+        self.session = SimulationSession(
+            built, settings=self._settings(), on_publish=self._on_publish
+        )
         self.session.start()
         self._update_actions(running=False, loaded=True)
 
@@ -347,6 +352,15 @@ class SimulationPanel(QObject):
         model = document if hasattr(document, "build") else _ModelVersion(document)
         self.session.rebuild(model, getattr(change, "kind", "topology"))
 
+    def _on_publish(self, snap) -> None:
+        """The worker's thread: a snapshot published while paused (the answer to a scrub
+        or an edit) wakes the GUI at once instead of at its next timer tick."""
+        if not snap.running:
+            try:
+                self._published_paused.emit()
+            except RuntimeError:  # the window is gone; the worker is ending
+                pass
+
     # -- commands -------------------------------------------------------------------------------
 
     def play(self) -> None:
@@ -368,6 +382,12 @@ class SimulationPanel(QObject):
             self.session.reset()
             self._reaim_at_reset = True  # with the first snapshot of the reset State
             self._update_actions(running=False, loaded=True)
+
+    def _cache_in_view(self) -> bool:
+        """Whether the cache inspector can be seen (a dock behind another's tab is "visible"
+        to Qt, but nothing of it is in view)."""
+        inspector = self.cache_inspector
+        return inspector.isVisible() and not inspector.visibleRegion().isEmpty()
 
     def _cache_shown(self, visible: bool) -> None:
         if visible and self.session is not None:
@@ -501,7 +521,7 @@ class SimulationPanel(QObject):
         self._update_fps(now)
         if self.session is None:
             return
-        self.session.want_cache = self.cache_inspector.isVisible()
+        self.session.want_cache = self._cache_in_view()
         snap = self.session.latest()
         if snap is None or snap.serial == self._last_serial:
             # No new frame (the view does not draw in this tick): the time to bring the
@@ -583,7 +603,7 @@ class SimulationPanel(QObject):
         if not running or now - self._last_stages >= slack * STAGE_INTERVAL:
             self._last_stages = now
             self.stage_inspector.update_snapshot(snap)
-        if self.cache_inspector.isVisible() and (
+        if self._cache_in_view() and (
             not running or now - self._last_cache >= slack * CACHE_INTERVAL
         ):
             self._last_cache = now

@@ -18,7 +18,8 @@ simulation session's history.
   there) keeps the old future as a branch, and choosing a branch brings it back (the future
   it replaces becomes a branch in turn, with its model: the model tree and Properties then
   show the parameters that branch was run with); the plots overlay the branches' curves,
-  dashed, and each branch keeps its event and failure marks;
+  dashed, and each branch keeps its event and failure marks; a switch that changes the
+  model's parameters is undoable (Edit > Undo switches back, see ``app.branch_switch``);
 * a status-bar label with the seconds of history held;
 * Simulation > Save recording… (an ``.npz`` file: the model, every recorded State, the
   bookmarks and the branches, see ``app.history.recording_file``), read back by File > Open
@@ -57,6 +58,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.branch_switch import BranchSwitch, BranchSwitchCommand
 from app.diff_ghost import DiffGhost
 from app.history.explain import explain
 from app.widgets.failure_explainer import FailureExplainer
@@ -79,7 +81,6 @@ class TimelinePanel(QObject):
         self._pending_bookmarks: list[tuple[float, str]] = []  # of a recording being opened
         self._model_serial = None
         self._events_shown = None
-        self._branch_model_seen: tuple = (None, 0)
         self.timeline = Timeline()
         central = window.centralWidget().layout()
         self.explainer = FailureExplainer()
@@ -214,33 +215,27 @@ class TimelinePanel(QObject):
         self.branch_box.setCurrentIndex(0)
         self.branch_box.setVisible(bool(branches))
 
-    def _follow_branch_model(self, session) -> None:
-        """After a switch to a branch run with another model, show that model's parameters
-        in the document (the tree and Properties) without forking the history again."""
-        count, data = session.branch_model()
-        if self._branch_model_seen == (id(session), count):
-            return
-        first = self._branch_model_seen[0] != id(session)
-        self._branch_model_seen = (id(session), count)
-        panel = self.simulation
-        document = panel.document
-        if first or data is None or document is None or document.data == data:
-            return
-        listener = panel._document_changed  # the session runs that model already
-        document.remove_listener(listener)
-        try:
-            document.restore(data, kind="parameters")
-        finally:
-            document.add_listener(listener)
-        self.window.statusBar().showMessage(
-            "The model's parameters are those this branch was run with", 5000
-        )
-
     def _branch_chosen(self, index: int) -> None:
-        session = self.simulation.session
-        if index > 0 and session is not None:
-            self.replay(0)
-            session.switch_branch(index - 1)
+        """Bring back the branch at ``index`` of the box (0 is the line shown); a branch run
+        with other parameters is switched to by an undoable command (see app.branch_switch)."""
+        panel = self.simulation
+        session = panel.session
+        branches = session.history_branches() if session is not None else []
+        if not 0 < index <= len(branches):
+            return
+        self.replay(0)
+        branch = branches[index - 1]
+        data = getattr(branch.model, "data", None)
+        document = panel.document
+        if data is None or document is None or document.data == data:
+            session.switch_to_branch(BranchSwitch(branch))
+            return
+        command = BranchSwitchCommand(panel, branch, branch.name, document.data, data)
+        self.window.model_editor.undo_stack.push(command)
+        self.window.statusBar().showMessage(
+            f"The model's parameters are those {branch.name} was run with (Undo switches back)",
+            5000,
+        )
 
     def replay(self, direction: int) -> None:
         """Replay the recording backward (-1) or forward (+1) from the displayed moment, or
@@ -309,6 +304,11 @@ class TimelinePanel(QObject):
             session.set_history_budget(self.budget_box.value() * 1024 * 1024)
         model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
         if model_key != self._model_serial:
+            if self._model_serial is None or self._model_serial[0] != model_key[0]:
+                # Another model: its comparisons are numbered from 1 again, and the one
+                # shown was of States that are gone.
+                self._comparison_serial = 0
+                self.diff_view.clear()
             self._model_serial = model_key
             self.ghost.clear()  # of another model (or another run of it)
             self._comparison_poses = None
@@ -322,7 +322,6 @@ class TimelinePanel(QObject):
             self._events_shown = (id(session), session.events.version)
             marks = session.events.marks()
             self.timeline.set_event_marks([(m.t, m.kind, m.text) for m in marks])
-        self._follow_branch_model(session)
         self._show_branches(session.branches(), session.current_line())
         if snap.error and snap.error != self._explained:
             self.explainer.show_explanation(explain(snap.error))
@@ -470,7 +469,9 @@ class TimelinePanel(QObject):
             if isinstance(branch.model, str):
                 branch.model = self._branch_built(branch.model, path)
         samples = (recording.sample_columns, recording.samples)
-        session.load_history(recording.records, recording.branches, samples, recording.events)
+        session.load_history(
+            recording.records, recording.branches, samples, recording.events, recording.line_name
+        )
         self.bookmarks = list(recording.bookmarks)
         self._model_serial = None
         self._pending_bookmarks = list(recording.bookmarks)
@@ -508,6 +509,7 @@ class TimelinePanel(QObject):
             branches,
             samples=samples,
             events=session.events.marks(),
+            line_name=session.current_line(),
         )
 
     def _save_dialog(self) -> None:

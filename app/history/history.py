@@ -2,8 +2,10 @@
 branches a run left behind when it went on from an earlier moment.
 
 Records are appended in time order. A record earlier than the newest one starts a new
-future: the records from its time on are kept as a ``Branch`` (the old future), and
-``switch(i)`` brings a branch back, keeping the future it replaces as a branch in turn.
+future: the records from its time on are kept as a ``Branch`` (the old future, named "Branch
+N"), and ``switch(i)`` brings a branch back, keeping the future it replaces as a branch in
+turn, under the name (and note) of the line it was: switching back and forth keeps the
+names, "Main line" and "Branch 1" stay what they are.
 Each branch keeps the model it was run with (``model``, whatever the caller sets as the
 history's ``model``: the session keeps its BuiltModel there), so that a future run before a
 parameter edit comes back with the parameters it had.
@@ -73,8 +75,9 @@ class History:
         self._branches_made = 0
         #: The branch the latest append, switch or fork_at made (the caller may reset it).
         self.last_kept: Branch | None = None
-        #: Name of the current line: "Main line", or the branch last switched to.
+        #: Name of the current line: "Main line", or the branch last switched to, and its note.
         self.current_name = "Main line"
+        self.current_note = ""
         #: The model the current line runs (kept with each branch the line leaves).
         self.model: object = None
 
@@ -105,6 +108,7 @@ class History:
         self.branches.clear()
         self._branches_made = 0
         self.current_name = "Main line"
+        self.current_note = ""
 
     def _cut_from(self, t: float) -> list[StateRecord]:
         """Remove and return the current line's records at time ``t`` or later."""
@@ -115,10 +119,13 @@ class History:
         cut.reverse()
         return cut
 
-    def _keep_branch(self, fork_time: float, records: list[StateRecord], note: str = "") -> None:
+    def _keep_branch(
+        self, fork_time: float, records: list[StateRecord], note: str = "", name: str = ""
+    ) -> None:
         if records:
-            self._branches_made += 1
-            name = f"Branch {self._branches_made}"
+            if not name:
+                self._branches_made += 1
+                name = f"Branch {self._branches_made}"
             self.branches.append(Branch(name, fork_time, records, note, model=self.model))
             self.last_kept = self.branches[-1]
 
@@ -151,8 +158,9 @@ class History:
         if not 0 <= index < len(self.branches):
             raise IndexError(f"no branch {index} (there are {len(self.branches)})")
         branch = self.branches.pop(index)
-        self._keep_branch(branch.fork_time, self._cut_from(branch.fork_time))
-        self.current_name = branch.name
+        cut = self._cut_from(branch.fork_time)
+        self._keep_branch(branch.fork_time, cut, self.current_note, self.current_name)
+        self.current_name, self.current_note = branch.name, branch.note
         if branch.model is not None:
             self.model = branch.model
         for record in branch.records:

@@ -21,7 +21,9 @@ pickles):
 - ``event_times`` (e,), ``event_kinds``, ``event_texts`` (e,) str: the event marks of the
   current line (``event_log.EventMark``); ``branch<i>_event_times`` ... the same for branch i;
 - ``branch_models`` (k,) str: the model JSON text branch i was run with, or "" if it is the
-  file's model (a branch left by a parameter edit has its own).
+  file's model (a branch left by a parameter edit has its own);
+- ``line_name`` (optional; "Main line" if absent): the name of the current line (the branch
+  last switched to, see ``history.History.current_name``).
 
 Event trigger values are not saved: they are cache values, realized again when needed.
 A file that is not such an archive, is truncated, or has another version is refused with
@@ -58,7 +60,7 @@ class Recording:
     """What a recording file holds: the model (JSON text), the records, the bookmarks, the
     branches (a branch's ``model`` is its model's JSON text, or None for the file's model),
     the plot samples (``sample_columns`` and ``samples`` rows, None if the file has none) and
-    the event marks."""
+    the event marks; ``line_name``: the name of the current line."""
 
     model_json: str
     records: list[StateRecord]
@@ -67,6 +69,7 @@ class Recording:
     sample_columns: list[str] = field(default_factory=list)
     samples: np.ndarray | None = None
     events: list[EventMark] = field(default_factory=list)
+    line_name: str = "Main line"
 
 
 def _stack(rows: list[np.ndarray], width: int) -> np.ndarray:
@@ -130,17 +133,21 @@ def save_recording(
     branches=None,
     samples: tuple[list[str], np.ndarray] | None = None,
     events=(),
+    line_name: str | None = None,
 ) -> None:
     """Write a recording atomically (a temporary file renamed over ``path``). ``branches``:
     the futures left behind (default: those of ``history`` if it is a History), with their
     plot samples, event marks and models; ``samples``: (column names, rows) of the current
-    line's plot samples; ``events``: its event marks."""
+    line's plot samples; ``events``: its event marks; ``line_name``: the current line's name
+    (default: that of ``history`` if it is a History, else "Main line")."""
     records = list(history)
     if not records:
         raise RecordingFileError("there is nothing to save: the recording holds no State")
     if branches is None:
         branches = history.branches if isinstance(history, History) else []
     branches = [b for b in branches if b.records]
+    if line_name is None:
+        line_name = history.current_name if isinstance(history, History) else "Main line"
     first = records[0]
     layout = [(s, i, n) for s, i, n, _ in first.discrete]
     columns, rows = samples if samples is not None else ([], None)
@@ -161,6 +168,7 @@ def save_recording(
         "sample_columns": np.array(columns, dtype=str),
         "samples": _sample_rows(rows, len(columns)),
         **_event_arrays("", events),
+        "line_name": np.array(str(line_name)),
     }
     for i, branch in enumerate(branches):
         arrays.update(_record_arrays(f"branch{i}_", branch.records, first))
@@ -211,6 +219,7 @@ def _read_members(data, path) -> tuple:
         bookmarks = [(float(bt), str(bn)) for bt, bn in marks]
         branches = []
         columns, samples, events = [], None, []
+        line_name = str(data["line_name"]) if "line_name" in data.files else "Main line"
         if version >= 3:
             columns = [str(c) for c in _member(data, "sample_columns", path).tolist()]
             samples = _samples_member(data, "samples", len(columns), path)
@@ -245,7 +254,8 @@ def _read_members(data, path) -> tuple:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise RecordingFileError(f"{path}: damaged or truncated recording ({exc})") from exc
-    return line, keys, names, model_json, bookmarks, branches, (columns, samples, events)
+    plots = (columns, samples, events, line_name)
+    return line, keys, names, model_json, bookmarks, branches, plots
 
 
 def _samples_member(data, name: str, width: int, path) -> np.ndarray | None:
@@ -307,8 +317,10 @@ def load_recording(path) -> Recording:
         )
         for name, note, fork, branch_line, model, (samples, events) in branch_lines
     ]
-    columns, samples, events = plots
-    return Recording(model_json, records, bookmarks, branches, columns, samples, events)
+    columns, samples, events, line_name = plots
+    return Recording(
+        model_json, records, bookmarks, branches, columns, samples, events, line_name or "Main line"
+    )
 
 
 def _records(line, keys, names, path) -> list[StateRecord]:

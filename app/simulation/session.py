@@ -492,12 +492,24 @@ class SimulationSession:
         """Bring branch ``index`` back as the current future and show its last State."""
         self.submit("switch_branch", int(index))
 
-    def load_history(self, records: list, branches=(), samples=None, events=()) -> None:
+    def switch_to_branch(self, switch) -> None:
+        """Bring back ``switch.branch`` (one of ``history_branches()``) as ``switch_branch``
+        does; ``switch.branch`` then becomes the branch the replaced future is kept as (None
+        if it had no States), so the same request switches back. A branch no longer held
+        (dropped for the memory budget, or by a reset) is not switched to: ``switch.model``
+        (anything ``rebuild`` takes, or None) is simulated from the State shown instead, as
+        a parameter edit would be."""
+        self.submit("switch_to_branch", switch)
+
+    def load_history(
+        self, records: list, branches=(), samples=None, events=(), line_name: str = "Main line"
+    ) -> None:
         """Replace the history with ``records`` (of this model, e.g. from a recording file)
         and the futures left behind ``branches`` (history.Branch), and show the first record.
         ``samples``: (column names, rows) of the plot samples of the records, if known (else
-        they are computed from the records); ``events``: their event marks."""
-        self.submit("load_history", list(records), list(branches), samples, list(events))
+        they are computed from the records); ``events``: their event marks; ``line_name``:
+        the name of the records' line."""
+        self.submit("load_history", list(records), list(branches), samples, list(events), line_name)
 
     def history_branches(self) -> list:
         """A copy of the list of branches (history.Branch) the history keeps (any thread)."""
@@ -621,8 +633,8 @@ class SimulationSession:
                         cascade = new
         if cascade is not None and (cascade.stages or self._cascade is None):
             self._cascade = cascade
-        if publish:
-            self._publish(with_cache=True)
+        if publish:  # the cache report only if someone shows it (see want_cache)
+            self._publish(with_cache=self.want_cache)
 
     def _cmd_play(self) -> str | None:
         if not self._running:
@@ -692,8 +704,26 @@ class SimulationSession:
         self._last_sample_time = last
         return self._cmd_show_recorded(last)
 
+    def _cmd_switch_to_branch(self, switch) -> str | None:
+        with self._history_lock:
+            held = [i for i, b in enumerate(self.history.branches) if b is switch.branch]
+        if not held:
+            switch.branch = None
+            if switch.model is None:
+                return None
+            return self._cmd_rebuild(switch.model, frozenset({"parameters"}))
+        cause = self._cmd_switch_branch(held[0])
+        with self._history_lock:
+            switch.branch = self.history.last_kept
+        return cause
+
     def _cmd_load_history(
-        self, records: list, branches: list = (), samples=None, events=()
+        self,
+        records: list,
+        branches: list = (),
+        samples=None,
+        events=(),
+        line_name: str = "Main line",
     ) -> str | None:
         if not records:
             return None
@@ -703,6 +733,7 @@ class SimulationSession:
             for record in records:
                 self.history.append(record)
             self.history.adopt_branches(list(branches))
+            self.history.current_name = line_name
         self.events.clear()
         self.events.extend(events)
         self._load_samples(records, samples)
@@ -767,7 +798,12 @@ class SimulationSession:
         restore(record, self._state)
         self._stepper = None  # Play goes on from the recorded State
         self._status = f"Showing the recorded State at t = {record.t:.4g}"
-        return f"restored the recorded State at t = {record.t:.4g}"
+        cause = f"restored the recorded State at t = {record.t:.4g}"
+        if self._cascade is not None and self._cascade.cause.startswith("restored the recorded"):
+            # The State restored before left the same stages invalid: this restore bumps
+            # none, but it is the last edit.
+            self._cascade = replace(self._cascade, cause=cause)
+        return cause
 
     def _mobod(self, body: str):
         try:

@@ -14,7 +14,7 @@ are never edited one by one.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
@@ -32,6 +32,7 @@ from app.widgets.wheel_guard import guard_wheel
 
 STEPS = 1000
 SPIN_LIMIT = 1e9  # the spin box shows any value the State holds
+STALE_FLUSH_MS = 300  # rows out of view show the latest snapshot this long after it came
 
 
 def wrap_degrees(value: float) -> float:
@@ -79,10 +80,15 @@ class _CoordinateRow(QWidget):
         """Display ``value`` (the true value in the spin box) without emitting ``changed``."""
         if self.slider.isSliderDown() or self.spin.hasFocus():
             return
-        self._setting = True
-        self.spin.setValue(value)
-        self.slider.setValue(self._slider_position(value))
-        self._setting = False
+        # Signals blocked: nothing listens to a value shown (only to values the user sets).
+        spin_blocked = self.spin.blockSignals(True)
+        slider_blocked = self.slider.blockSignals(True)
+        try:
+            self.spin.setValue(value)
+            self.slider.setValue(self._slider_position(value))
+        finally:
+            self.spin.blockSignals(spin_blocked)
+            self.slider.blockSignals(slider_blocked)
 
     def set_value(self, value: float) -> None:
         """Set the value as a user would (emits ``changed``)."""
@@ -141,6 +147,15 @@ class JointSliders(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._inner)
         self._scroll = scroll
+        scroll.verticalScrollBar().valueChanged.connect(self._refresh_in_view)
+        scroll.horizontalScrollBar().valueChanged.connect(self._refresh_in_view)
+        #: The latest snapshot shown; rows left out of it are set when the timer fires.
+        self._snap = None
+        self._new_rows = True
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(STALE_FLUSH_MS)
+        self._flush_timer.timeout.connect(self._flush)
         self.hint = QLabel("Pause to pose the model with the sliders.")
         self.hint.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -168,6 +183,7 @@ class JointSliders(QWidget):
         if key == getattr(self, "_model_key", None):
             return
         self._model_key = key
+        self._new_rows = True
         # A new inner widget: the scroll area deletes the old one with all its rows at once
         # (taking thousands of rows out one by one costs seconds).
         self._inner = QWidget()
@@ -226,26 +242,59 @@ class JointSliders(QWidget):
         return [*self.rows.values(), *self.euler_rows.values()]
 
     def update_snapshot(self, snap) -> None:
+        """Show the q of ``snap``. The rows in view are set now; the others (scrolled out of
+        view, or the whole panel hidden) when they come into view (a scroll, the panel
+        shown) or once no new snapshot has come for STALE_FLUSH_MS, so that scrubbing a long
+        chain's history does not reformat a hundred rows nobody sees. The first snapshot
+        after a new set of rows sets them all."""
         paused = not snap.running
         self.hint.setVisible(not paused)
         for row in self.all_rows():
             if row.isEnabled() != paused:
                 row.setEnabled(paused)
+        self._snap = snap
+        new_rows, self._new_rows = self._new_rows, False
+        if not self._show_rows(snap, in_view_only=not new_rows):
+            self._flush_timer.start()
+
+    def _show_rows(self, snap, in_view_only: bool) -> bool:
+        """Set the rows (those in view, or all) to the q of ``snap``; False if any row was
+        left out."""
+        complete = True
+        q = snap.q
         for key, row in self.rows.items():
-            if not paused and row.visibleRegion().isEmpty():
-                continue  # scrolled out of view: refreshed when paused
+            if in_view_only and row.visibleRegion().isEmpty():
+                complete = False
+                continue
             i = self._global_index[key]
-            if i < len(snap.q):
-                row.show_value(to_display(self._kinds[key], float(snap.q[i])))
+            if i < len(q):
+                row.show_value(to_display(self._kinds[key], float(q[i])))
         for body, first in self._quat_start.items():
             rows = [self.euler_rows[(body, axis)] for axis in range(3)]
-            if not paused and rows[0].visibleRegion().isEmpty():
+            if in_view_only and all(r.visibleRegion().isEmpty() for r in rows):
+                complete = False
                 continue
             idx = [self._global_index.get((body, first + k)) for k in range(4)]
-            if any(i is None or i >= len(snap.q) for i in idx):
+            if any(i is None or i >= len(q) for i in idx):
                 continue
             if any(r.slider.isSliderDown() or r.spin.hasFocus() for r in rows):
                 continue  # the user is turning it: keep the angles as they are
-            angles = quaternion_to_xyz_degrees([snap.q[i] for i in idx])
+            angles = quaternion_to_xyz_degrees([q[i] for i in idx])
             for row, angle in zip(rows, angles, strict=True):
                 row.show_value(float(angle))
+        if complete:
+            self._flush_timer.stop()
+        return complete
+
+    def _refresh_in_view(self, *_args) -> None:
+        """Rows that came into view show the latest snapshot."""
+        if self._snap is not None and self._flush_timer.isActive() and self.isVisible():
+            self._show_rows(self._snap, in_view_only=True)
+
+    def _flush(self) -> None:
+        if self._snap is not None:
+            self._show_rows(self._snap, in_view_only=False)
+
+    def showEvent(self, event) -> None:  # noqa: N802  (Qt's name)
+        super().showEvent(event)
+        QTimer.singleShot(0, self._refresh_in_view)  # once the rows are laid out

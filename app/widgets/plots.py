@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
+    QGraphicsItem,
     QHBoxLayout,
     QLineEdit,
     QListWidget,
@@ -75,6 +76,10 @@ class PlotsWidget(QWidget):
         self.plot.addLegend(offset=(5, 5))
         for axis in ("left", "bottom"):  # no unit prefixes: no label re-layout on re-ranging
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
+            # An axis draws its grid over the whole plot: cached as a pixmap, a moving
+            # cursor line (a scrub of the timeline) repaints by copying it, not by drawing
+            # every grid line and tick label again.
+            self.plot.getAxis(axis).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.plot)
@@ -221,7 +226,9 @@ class PlotsWidget(QWidget):
             pen = pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine)
             for branch, columns, rows in self.branches:
                 if name in columns and len(rows):
-                    curve = pg.PlotDataItem(rows[:, 0], rows[:, columns.index(name)], pen=pen)
+                    curve = pg.PlotDataItem(
+                        rows[:, 0], rows[:, columns.index(name)], pen=pen, name=f"{name}, {branch}"
+                    )
                     curve.setToolTip(f"{name}, {branch}")
                     self.plot.addItem(curve)
                     self.branch_curves[(name, branch)] = curve

@@ -175,7 +175,7 @@ class StageInspector(QWidget):
 
     def update_snapshot(self, snap) -> None:
         info = snap.stages
-        key = (info, snap.cascade, snap.stage_timings)
+        key = (info, snap.cascade, snap.stage_timings, snap.time)  # a scrub changes t only
         if self._last == key:
             return
         self._last = key

@@ -30,6 +30,7 @@ DISPLAYED = "Displayed moment"
 #: The difference (what the rows are sorted by) comes right after the name, so that it shows
 #: in a narrow dock without scrolling.
 COLUMNS = ("Quantity", "B − A", "A", "B", "Group")
+NO_COMPARISON = "Bookmark moments on the timeline (B), then compare two."
 
 
 def _text(value) -> str:
@@ -70,7 +71,7 @@ class StateDiffView(QWidget):
         self.moved_label = QLabel()
         self.moved_label.setObjectName("movedBodies")
         self.moved_label.setWordWrap(True)
-        self.summary = QLabel("Bookmark moments on the timeline (B), then compare two.")
+        self.summary = QLabel(NO_COMPARISON)
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -138,6 +139,14 @@ class StateDiffView(QWidget):
             self.moved_label.setText("No body moved.")
 
     # -- rows ------------------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Forget the comparison shown (its States are gone: another model is simulated)."""
+        self._rows = []
+        self.table.setRowCount(0)
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.summary.setText(NO_COMPARISON)
+        self.set_moved(None)
 
     def show_rows(self, t_a: float, t_b: float, rows: list) -> None:
         """Show the comparison of the recorded States at ``t_a`` and ``t_b``."""

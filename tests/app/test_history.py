@@ -89,7 +89,9 @@ def test_history_drops_the_oldest_records_beyond_its_budget_and_finds_the_neares
     # Switching brings the old future back and keeps the new one as a branch.
     history.switch(0)
     assert [r.q[0] for r in history][-5:] == [20, 21, 22, 23, 24] and len(history) == 10
-    assert [b.name for b in history.branches] == ["Branch 2"]
+    # The line left keeps its name; the line brought back is called what the branch was.
+    assert [b.name for b in history.branches] == ["Main line"]
+    assert history.current_name == "Branch 1"
     assert [r.q[0] for r in history.branches[0].records] == [-1]
     # Over the budget, branches go before the current line's records.
     nbytes = history.nbytes
@@ -129,7 +131,15 @@ def test_recording_file_round_trips_bit_for_bit(tmp_path):
     again.adopt_branches(loaded.branches)
     again.switch(0)
     assert again[-1].same_values(branch.records[0])
-    assert [b.name for b in again.branches] == ["Branch 2"]
+    assert [b.name for b in again.branches] == ["Main line"]
+    assert again.current_name == "Branch 1"
+    path_switched = tmp_path / "switched.npz"
+    save_recording(path_switched, model_json, again)
+    assert load_recording(path_switched).line_name == "Branch 1"
+    assert loaded.line_name == "Main line"
+    state.setTime(0.31)
+    again.append(capture(state))
+    assert [b.name for b in again.branches] == ["Main line", "Branch 2"]
 
 
 def test_recording_file_keeps_plot_samples_event_marks_and_branch_models(tmp_path):

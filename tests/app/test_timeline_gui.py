@@ -62,6 +62,10 @@ def test_scrub_step_and_bookmark_with_mouse_and_keys(window, qtbot, tmp_path):
     following = min(t for t in records if t > wanted)
     qtbot.waitUntil(lambda: panel.snapshot.time == following, timeout=5000)
     assert np.array_equal(panel.snapshot.q, records[following].q)
+    # The stage inspector says which State it shows and that restoring it was the last edit.
+    inspector = panel.stage_inspector
+    assert inspector.summary.text().endswith(f"(t = {following:.6g})")
+    assert f"restored the recorded State at t = {following:.4g}" in inspector.cascade_label.text()
     QTest.keyClick(timeline, Qt.Key.Key_B)
     assert window.timeline.bookmarks == [(following, "Bookmark 1")]
 
@@ -277,7 +281,7 @@ def test_going_on_from_an_earlier_moment_keeps_the_old_future_as_a_branch(window
     back = {r.t: r.q for r in session.history_records() if r.t > fork}
     assert all(np.array_equal(back[t], q) for t, q in old_future.items() if t > fork)
     qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
-    assert bar.branch_box.itemText(1).startswith("Branch 2")  # the newer future is kept too
+    assert bar.branch_box.itemText(1).startswith("Main line")  # the newer future is kept too
     qtbot.waitUntil(lambda: bar.branch_box.itemText(0) == "Branch 1 (shown)", timeout=5000)
 
 
@@ -433,6 +437,8 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
     # The plots draw the branch's total energy dashed beside the current run's.
     qtbot.waitUntil(lambda: ("total energy", "Branch 1") in plots.branch_curves, timeout=5000)
     t_branch, _ = plots.branch_curves[("total energy", "Branch 1")].getData()
+    legend = [label.text for _sample, label in plots.plot.plotItem.legend.items]
+    assert legend == ["total energy", "total energy, Branch 1"]  # the dashed curve is named
     assert t_branch[0] > fork and t_branch[-1] == old_end
     t_now, _ = plots.plotted_data("total energy")
     assert t_now[0] < 0.05 and np.all(np.diff(t_now) > 0)  # the past was kept
@@ -443,14 +449,15 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
     back = {r.t: r for r in session.history_records()}
     assert all(np.array_equal(back[t].q, old_records[t].q) for t in old_records)
     # The recording keeps the branch: saved and opened again, it is there.
-    qtbot.waitUntil(lambda: [n for n, *_ in session.branches()] == ["Branch 2"], timeout=5000)
+    qtbot.waitUntil(lambda: [n for n, *_ in session.branches()] == ["Main line"], timeout=5000)
     path = tmp_path / "forked.npz"
     bar.save_recording(path)
     assert window.model_editor.open_path(path, modal=False)
     qtbot.waitUntil(
-        lambda: [n for n, *_ in panel.session.branches()] == ["Branch 2"], timeout=10000
+        lambda: [n for n, *_ in panel.session.branches()] == ["Main line"], timeout=10000
     )
     qtbot.waitUntil(lambda: bar.branch_box.count() == 2, timeout=5000)
+    qtbot.waitUntil(lambda: bar.branch_box.itemText(0) == "Branch 1 (shown)", timeout=5000)
     # The branch was run with mass 3 (the file's model has the mass before the edit): it
     # comes back with that mass.
     mass = window.model_editor.document.data.body("lower").mass
@@ -459,7 +466,7 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
     qtbot.waitUntil(
         lambda: window.model_editor.document.data.body("lower").mass == 3.0, timeout=5000
     )
-    assert panel.session.built.data.body("lower").mass == 3.0
+    qtbot.waitUntil(lambda: panel.session.built.data.body("lower").mass == 3.0, timeout=5000)
 
 
 def test_diff_draws_the_other_state_as_a_ghost_and_highlights_the_moved_bodies(window, qtbot):
@@ -665,8 +672,8 @@ def test_switching_to_a_branch_shows_the_model_it_was_run_with(qtbot, qsettings)
             lambda: np.allclose(window.viewport.scene._poses, expected, atol=1e-12),
             timeout=5000,
         )
-        assert [n for n, *_ in session.branches()] == ["Branch 2"]  # nothing forked again
-        qtbot.waitUntil(lambda: bar.branch_box.itemText(1).startswith("Branch 2"), timeout=5000)
+        assert [n for n, *_ in session.branches()] == ["Main line"]  # nothing forked again
+        qtbot.waitUntil(lambda: bar.branch_box.itemText(1).startswith("Main line"), timeout=5000)
         # Back to the edited future: mass 3 again, no marks, its own last pose.
         _choose_branch(bar, qtbot)
         qtbot.waitUntil(lambda: session.history_span()[1] == new_end, timeout=5000)
@@ -679,7 +686,7 @@ def test_switching_to_a_branch_shows_the_model_it_was_run_with(qtbot, qsettings)
             timeout=5000,
         )
         assert model_io.dumps(editor.document.data) == model_io.dumps(new_built.data)
-        qtbot.waitUntil(lambda: bar.branch_box.itemText(1).startswith("Branch 3"), timeout=5000)
+        qtbot.waitUntil(lambda: bar.branch_box.itemText(1).startswith("Branch 1"), timeout=5000)
         _choose_branch(bar, qtbot)  # and back once more
         qtbot.waitUntil(lambda: editor.document.data.body("lower").mass == old_mass, timeout=5000)
         qtbot.waitUntil(
