@@ -60,6 +60,9 @@ def _segments(item: DrawItem) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
     return points, segments, colors
 
 
+_ONE_SEGMENT = np.array([[0, 1]], dtype=np.intp)
+
+
 class LineBatch:
     """One actor drawing the line items ``items`` (same line width); see the module docstring."""
 
@@ -67,8 +70,16 @@ class LineBatch:
         self.items = items
         pts, bodies, segs, cols, owner = [], [], [], [], []
         base = 0
+        shared: dict[int, tuple] = {}  # mapper -> its segments (items sharing a unit shape)
         for k, it in enumerate(items):
-            p, s, c = _segments(it)
+            if it.kind == "line" and it.keep:  # a vtkLineSource: its two points
+                source = it.keep[0]
+                p, s, c = np.array([source.GetPoint1(), source.GetPoint2()]), _ONE_SEGMENT, None
+            else:
+                made = shared.get(id(it.mapper))
+                if made is None or made[0] is not it.mapper:
+                    made = shared[id(it.mapper)] = (it.mapper, _segments(it))
+                p, s, c = made[1]
             p_b = (it.local @ np.c_[p, np.ones(len(p))].T).T  # homogeneous, in the body frame
             pts.append(p_b)
             bodies.append(np.full(len(p), it.body_id, dtype=np.intp))

@@ -110,6 +110,54 @@ def make_geometry(g: GeometrySpec, base_dir=None):
     return geom
 
 
+class _SharedParts:
+    """Engine objects of equal specs made once per build (a large model repeats a few frames,
+    mass properties and decorations many times): Transforms and decorations are handed out
+    as copies (they are mutable), MassProperties (immutable) as they are."""
+
+    def __init__(self, base_dir=None) -> None:
+        self.base_dir = base_dir
+        self._frames: dict = {}
+        self._masses: dict = {}
+        self._geometry: dict = {}
+
+    def transform(self, frame: FrameSpec):
+        from engine.math.transform import Transform
+
+        X = self._frames.get(frame)
+        if X is None:
+            X = self._frames[frame] = transform(frame)
+        return Transform(X)
+
+    def mass_properties(self, b):
+        key = (b.mass, b.com, b.inertia)
+        mp = self._masses.get(key)
+        if mp is None:
+            mp = self._masses[key] = mass_properties(b)
+        return mp
+
+    def geometry(self, g: GeometrySpec):
+        if g.kind == "mesh":
+            return make_geometry(g, self.base_dir)
+        try:
+            key = (g.kind, _hashable(g.params), g.X, g.color, g.opacity)
+            made = self._geometry.get(key)
+        except TypeError:  # a parameter that cannot be a key
+            return make_geometry(g, self.base_dir)
+        if made is None:
+            made = self._geometry[key] = make_geometry(g, self.base_dir)
+        return made.clone()
+
+
+def _hashable(value):
+    """``value`` with dicts and lists made into (sorted) tuples, to serve as a dict key."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
 def mass_properties(b):
     from engine.math.inertia import Inertia
     from engine.math.mass_properties import MassProperties
@@ -182,18 +230,19 @@ def _build(model) -> BuiltModel:
 
     from app.document.document import _parents_first
 
+    shared = _SharedParts(base_dir)
     for b in _parents_first(data.bodies):
         try:
-            body = Body.Rigid(mass_properties(b))
+            body = Body.Rigid(shared.mass_properties(b))
             for g in b.geometry:
                 if g.role == "visual":  # collision geometry is for contact, not drawn
-                    body.addDecoration(make_geometry(g, base_dir))
+                    body.addDecoration(shared.geometry(g))
             cls = getattr(MobilizedBody, b.mobilizer)
             mb = cls(
                 mobods[b.parent],
-                transform(b.X_PF),
+                shared.transform(b.X_PF),
                 body,
-                transform(b.X_BM),
+                shared.transform(b.X_BM),
                 **dict(b.mobilizer_params),
             )
             if b.q is not None:

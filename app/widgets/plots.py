@@ -110,19 +110,41 @@ class PlotsWidget(QWidget):
         checked = (set(self.checked()) or set(DEFAULT_CHECKED)) | self._wanted
         self._wanted -= set(buffer.columns)
         self.buffer = buffer
-        self._updating = True
-        self.quantities.clear()
-        for name in buffer.columns[1:]:
-            item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(
-                Qt.CheckState.Checked if name in checked else Qt.CheckState.Unchecked
-            )
-            self.quantities.addItem(item)
-        self._updating = False
+        self._set_names(buffer.columns[1:], checked)
         self._apply_filter(self.filter.text())
         self._reset_range()
         self._rebuild()
+
+    def _set_names(self, names, checked: set) -> None:
+        """Make the list hold ``names``, those in ``checked`` checked, changing the text and
+        check state of the items in place and adding or taking items at the end only, with
+        the list's model quiet meanwhile and the view reset once after: a new model's list
+        (tens of thousands of quantities) costs O(n), where clearing it and adding the items
+        one by one cost O(n^2) (every change moves the view's hidden rows)."""
+        widget = self.quantities
+        model = widget.model()
+        self._updating = True
+        blocked = model.blockSignals(True)
+        try:
+            for i in range(widget.count() - 1, len(names) - 1, -1):
+                widget.takeItem(i)  # (the wrapper deletes the item)
+            for i, name in enumerate(names):
+                state = Qt.CheckState.Checked if name in checked else Qt.CheckState.Unchecked
+                item = widget.item(i)
+                if item is None:
+                    item = QListWidgetItem(name)
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                    item.setCheckState(state)
+                    widget.addItem(item)
+                    continue
+                if item.text() != name:
+                    item.setText(name)
+                if item.checkState() != state:
+                    item.setCheckState(state)
+        finally:
+            model.blockSignals(blocked)
+            self._updating = False
+        widget.reset()  # the view reads the list afresh (and forgets its hidden rows)
 
     def _reset_range(self) -> None:
         """Forget the previous run's axes (and any zoom): t from 0, automatic ranging on."""

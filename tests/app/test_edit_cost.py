@@ -1,6 +1,7 @@
 """Edits of a large model cost little on the GUI thread (issue 22: 161 s per edit of a
 20,000-body chain). A document edit checks only the body specs it changes; the model tree
-updates the edited body's row in place; the System is rebuilt by the simulation worker
+updates the edited body's row in place (tests/app/test_incremental_edits.py: every kind of
+edit in the window); the System is rebuilt by the simulation worker
 (tests/app/test_simulation_session.py)."""
 
 from __future__ import annotations
@@ -53,5 +54,9 @@ def test_the_tree_updates_an_edited_body_in_place(qtbot):
     document.set_body("b20", mass=3.5)
     assert not resets, "a mass edit rebuilt the whole tree"
     assert model._body_items["b20"] is item and "3.5 kg" in item.toolTip()
-    document.rename_body("b20", "twenty")  # names and keys change: rebuilt
-    assert resets and model._body_items["twenty"].text() == "twenty"
+    document.rename_body("b20", "twenty")  # the same row, renamed
+    assert not resets, "a rename rebuilt the whole tree"
+    assert model._body_items["twenty"] is item and item.text() == "twenty"
+    assert "b20" not in model._body_items
+    child = model._body_items["b21"]
+    assert child.parent() is item and "b21" in child.toolTip()
