@@ -124,10 +124,11 @@ class PlotsWidget(QWidget):
         widget = self.quantities
         model = widget.model()
         self._updating = True
+        widget.reset()  # the view forgets its hidden rows (each would be moved per change)
         blocked = model.blockSignals(True)
         try:
-            for i in range(widget.count() - 1, len(names) - 1, -1):
-                widget.takeItem(i)  # (the wrapper deletes the item)
+            if widget.count() > len(names):
+                model.removeRows(len(names), widget.count() - len(names))
             for i, name in enumerate(names):
                 state = Qt.CheckState.Checked if name in checked else Qt.CheckState.Unchecked
                 item = widget.item(i)
@@ -162,11 +163,15 @@ class PlotsWidget(QWidget):
                 self._wanted.add(name)
 
     def checked(self) -> list[str]:
-        return [
-            self.quantities.item(i).text()
-            for i in range(self.quantities.count())
-            if self.quantities.item(i).checkState() == Qt.CheckState.Checked
-        ]
+        model = self.quantities.model()
+        found = model.match(
+            model.index(0, 0),
+            Qt.ItemDataRole.CheckStateRole,
+            Qt.CheckState.Checked,
+            -1,
+            Qt.MatchFlag.MatchExactly,
+        )
+        return [index.data() for index in sorted(found, key=lambda index: index.row())]
 
     def set_checked(self, name: str, on: bool = True) -> None:
         items = self.quantities.findItems(name, Qt.MatchFlag.MatchExactly)
@@ -196,10 +201,20 @@ class PlotsWidget(QWidget):
             self._wanted.add(column)
 
     def _apply_filter(self, text: str) -> None:
-        text = text.lower()
-        for i in range(self.quantities.count()):
-            item = self.quantities.item(i)
-            item.setHidden(bool(text.strip()) and text not in item.text().lower())
+        """Hide the quantities whose names do not contain ``text`` (any case); the matches
+        are found by the list's model, only rows whose state changes are touched."""
+        widget = self.quantities
+        shown = None
+        if text.strip():
+            model = widget.model()
+            found = model.match(
+                model.index(0, 0), Qt.ItemDataRole.DisplayRole, text, -1, Qt.MatchFlag.MatchContains
+            )
+            shown = {index.row() for index in found}
+        for row in range(widget.count()):
+            hide = shown is not None and row not in shown
+            if widget.isRowHidden(row) != hide:
+                widget.setRowHidden(row, hide)
 
     def _selection_changed(self, _item) -> None:
         if not self._updating:

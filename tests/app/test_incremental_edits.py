@@ -285,3 +285,56 @@ def test_sliders_keep_the_rows_of_bodies_an_edit_leaves_alone(qtbot):
         assert sliders.rows[key].value() == pytest.approx(row.value())
     for key, row in fresh.euler_rows.items():
         assert sliders.euler_rows[key].value() == pytest.approx(row.value())
+
+
+def test_the_plot_list_follows_a_new_model_in_place(qtbot):
+    """A new model's quantities replace the list's items in place (a filter hides most of
+    them, as when a body is selected); the checked quantities that remain stay checked."""
+    from app.simulation.samples import SampleBuffer
+    from app.widgets.plots import PlotsWidget
+
+    def columns(names):
+        return ["t"] + [f"q[{i}] {n}.q0" for i, n in enumerate(names)] + ["total energy"]
+
+    plots = PlotsWidget()
+    qtbot.addWidget(plots)
+    plots.set_buffer(SampleBuffer(columns([f"b{i}" for i in range(300)]), 4))
+    plots.set_checked("q[7] b7.q0")
+    plots.show_body("b7")
+    visible = [
+        plots.quantities.item(i).text()
+        for i in range(plots.quantities.count())
+        if not plots.quantities.item(i).isHidden()
+    ]
+    assert visible == ["q[7] b7.q0"]
+    for names in (
+        [f"b{i}" for i in range(300) if i != 3],  # one body fewer: the indices shift
+        [f"b{i}" for i in range(300)] + ["extra"],  # one more
+        ["b7", "elbow"],
+    ):
+        plots.set_buffer(SampleBuffer(columns(names), 4))
+        expected = columns(names)[1:]
+        assert [plots.quantities.item(i).text() for i in range(plots.quantities.count())] == (
+            expected
+        )
+        hidden = [
+            plots.quantities.item(i).text()
+            for i in range(plots.quantities.count())
+            if plots.quantities.item(i).isHidden()
+        ]
+        assert sorted(set(expected) - set(hidden)) == [n for n in expected if " b7." in n]
+        assert plots.checked() == [n for n in expected if n == "q[7] b7.q0"] or (
+            plots.checked() == ["total energy"]
+        )
+    # a click on an item's check box still plots it
+    plots.show_body("")
+    item = plots.quantities.item(1)
+    rect = plots.quantities.visualItemRect(item)
+    from PySide6.QtCore import QPoint
+
+    qtbot.mouseClick(
+        plots.quantities.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=QPoint(rect.left() + rect.height() // 2, rect.center().y()),
+    )
+    assert item.text() in plots.checked() and item.text() in plots.curves
