@@ -67,8 +67,8 @@ SECTIONS = (("constraints", "Constraints"), ("forces", "Forces"), ("measures", "
 class ModelTreeModel(QStandardItemModel):
     #: Rows are about to be changed in place (not a reset): the view keeps its selection.
     sync_started = Signal()
-    #: Rows were changed in place: ``inserted`` holds the body items added or moved (their
-    #: subtrees included), ``renamed`` maps old to new body names.
+    #: Rows were changed in place: ``inserted`` holds the top items of the bodies added or
+    #: moved (their subtrees are under them), ``renamed`` maps old to new body names.
     synced = Signal()
 
     def __init__(self, document: ModelDocument | None = None, parent=None) -> None:
@@ -242,7 +242,8 @@ class ModelTreeModel(QStandardItemModel):
                     parent = items[b.parent]
                     position = min(rank[b.name], parent.rowCount())
                     parent.insertRow(position, row)
-                    inserted.append(row[0])
+                    if b.parent not in placed:  # the top of what is added or moved
+                        inserted.append(row[0])
             for name, b in new_bodies.items():
                 before = old_bodies.get(old_name.get(name, name))
                 if before is not None and before is not b:
