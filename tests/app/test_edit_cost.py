@@ -60,3 +60,31 @@ def test_the_tree_updates_an_edited_body_in_place(qtbot):
     assert "b20" not in model._body_items
     child = model._body_items["b21"]
     assert child.parent() is item and "b21" in child.toolTip()
+
+
+def test_a_large_model_s_plot_samples_fit_in_a_bounded_buffer():
+    """A 20,000-body Ball chain has 200,000 sampled columns: 20,000 rows of them (30 GB) could
+    not be allocated and the studio could not simulate it. The ring buffer keeps fewer rows
+    for models with many columns."""
+    from app.document import FrameSpec, build
+    from app.simulation import session as session_module
+    from app.simulation.session import SimulationSession
+
+    bodies = [
+        BodySpec(
+            f"b{i}",
+            parent="Ground" if i == 0 else f"b{i - 1}",
+            mobilizer="Ball",
+            X_PF=FrameSpec((0.0, -0.1, 0.0)),
+            inertia=(0.1, 0.1, 0.1, 0.0, 0.0, 0.0),
+        )
+        for i in range(300)
+    ]
+    session = SimulationSession(build(ModelDocument(ModelData(bodies=bodies))))
+    samples = session.samples
+    width = len(samples.columns)
+    assert width > 3000  # t, 1,200 q, 900 u, 900 udot, energies
+    assert samples.capacity * width * 8 <= session_module.SAMPLE_BYTES
+    assert samples.capacity >= 2
+    small = SimulationSession(build(_chain(3).data))
+    assert small.samples.capacity == 20000  # a small model keeps its whole history
