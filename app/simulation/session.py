@@ -133,7 +133,11 @@ def _same_geometry(old, new) -> bool:
     if old is None or len(old) != len(new):
         return False
     try:
-        return pickle.dumps(old, protocol=5) == pickle.dumps(new, protocol=5)
+        # one by one: equal decorations may share parts differently (copies of one template)
+        return all(
+            pickle.dumps(a, protocol=5) == pickle.dumps(b, protocol=5)
+            for a, b in zip(old, new, strict=True)
+        )
     except Exception:  # noqa: BLE001  (a decoration that cannot be pickled: redraw)
         return False
 

@@ -88,3 +88,31 @@ def test_a_large_model_s_plot_samples_fit_in_a_bounded_buffer():
     assert samples.capacity >= 2
     small = SimulationSession(build(_chain(3).data))
     assert small.samples.capacity == 20000  # a small model keeps its whole history
+
+
+def test_a_mass_edit_keeps_the_drawing():
+    """Bodies with equal specs share one Body template in the build, so after one body's mass
+    is edited its decorations are copies of another template than before: they draw the same
+    and must be seen as the same (the view is not rebuilt for a mass edit)."""
+    from app.document import FrameSpec, GeometrySpec, build
+    from app.simulation.session import SimulationSession, _same_geometry
+
+    bodies = [
+        BodySpec(
+            f"b{i}",
+            parent="Ground" if i == 0 else f"b{i - 1}",
+            X_PF=FrameSpec((0.0, -0.2, 0.0)),
+            com=(0.0, -0.1, 0.0),
+            inertia=(0.02, 0.01, 0.02, 0.0, 0.0, 0.0),
+            geometry=(GeometrySpec("cylinder", {"radius": 0.01, "half_height": 0.1}),),
+        )
+        for i in range(12)
+    ]
+    document = ModelDocument(ModelData(bodies=bodies))
+    before = SimulationSession(build(document))._geometry
+    document.set_body("b5", mass=2.0, inertia=(0.04, 0.02, 0.04, 0.0, 0.0, 0.0))
+    after = SimulationSession(build(document))._geometry
+    assert after is not before and _same_geometry(before, after)
+    document.set_body("b5", geometry=(GeometrySpec("sphere", {"radius": 0.05}),))
+    changed = SimulationSession(build(document))._geometry
+    assert not _same_geometry(after, changed)
