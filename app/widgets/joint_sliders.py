@@ -212,11 +212,12 @@ class JointSliders(QWidget):
 
     def _rebuild(self, layout: dict, length_scale: float) -> None:
         """Replace every row: a new inner widget, so that the scroll area deletes the old one
-        with all its rows at once (taking thousands of rows out one by one costs seconds)."""
+        with all its rows at once (taking thousands of rows out one by one costs seconds).
+        The new one is filled before it is shown: each group added to a shown widget would
+        lay out all the groups before it again (O(n^2) for n bodies)."""
         self._inner = QWidget()
         self._layout = QVBoxLayout(self._inner)
         self._layout.addStretch(1)
-        self._scroll.setWidget(self._inner)
         self.rows.clear()
         self.euler_rows.clear()
         self._kinds.clear()
@@ -227,6 +228,7 @@ class JointSliders(QWidget):
             self._layout.insertWidget(
                 self._layout.count() - 1, self._body_box(body, kind, whichs, length_scale)
             )
+        self._scroll.setWidget(self._inner)  # deletes the old one
         self._body_layout = layout
 
     def _remove_body(self, body: str) -> None:
