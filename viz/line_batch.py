@@ -60,29 +60,54 @@ def _segments(item: DrawItem) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
     return points, segments, colors
 
 
+_ONE_SEGMENT = np.array([[0, 1]], dtype=np.intp)
+
+
 class LineBatch:
     """One actor drawing the line items ``items`` (same line width); see the module docstring."""
 
     def __init__(self, items: list[DrawItem], default_color) -> None:
         self.items = items
-        pts, bodies, segs, cols, owner = [], [], [], [], []
-        base = 0
-        for k, it in enumerate(items):
-            p, s, c = _segments(it)
-            p_b = (it.local @ np.c_[p, np.ones(len(p))].T).T  # homogeneous, in the body frame
-            pts.append(p_b)
-            bodies.append(np.full(len(p), it.body_id, dtype=np.intp))
-            segs.append(s + base)
-            if c is None:
-                rgb = default_color if it.color is None else it.color
-                c = np.tile(np.clip(np.round(np.asarray(rgb) * 255.0), 0, 255), (len(s), 1))
-            cols.append(np.asarray(c, dtype=np.uint8))
-            owner.append(np.full(len(s), k, dtype=np.intp))
-            base += len(p)
-        self._local = np.concatenate(pts) if pts else np.zeros((0, 4))
-        self.body_idx = np.concatenate(bodies) if bodies else np.zeros(0, dtype=np.intp)
-        self._segments = np.concatenate(segs) if segs else np.zeros((0, 2), dtype=np.intp)
-        self._segment_owner = np.concatenate(owner) if owner else np.zeros(0, dtype=np.intp)
+        pts, segs, own_colors = [], [], []
+        shared: dict[int, tuple] = {}  # mapper -> its segments (items sharing a unit shape)
+        for it in items:
+            if it.kind == "line" and it.keep:  # a vtkLineSource: its two points
+                source = it.keep[0]
+                p, s, c = (source.GetPoint1(), source.GetPoint2()), _ONE_SEGMENT, None
+            else:
+                made = shared.get(id(it.mapper))
+                if made is None or made[0] is not it.mapper:
+                    made = shared[id(it.mapper)] = (it.mapper, _segments(it))
+                p, s, c = made[1]
+            pts.append(p)
+            segs.append(s)
+            own_colors.append(c)
+        n_items = len(items)
+        n_points = np.array([len(p) for p in pts], dtype=np.intp)
+        n_segments = np.array([len(s) for s in segs], dtype=np.intp)
+        first_point = np.cumsum(n_points) - n_points
+        first_segment = np.cumsum(n_segments) - n_segments
+        point_owner = np.repeat(np.arange(n_items), n_points)
+        self._segment_owner = np.repeat(np.arange(n_items), n_segments)
+        if n_items:
+            points = np.concatenate([np.asarray(p, dtype=np.float64) for p in pts]).reshape(-1, 3)
+            local = np.stack([it.local for it in items])
+            homogeneous = np.c_[points, np.ones(len(points))]
+            # each point in its body's frame (homogeneous), through its item's placement
+            self._local = np.einsum("nij,nj->ni", local[point_owner], homogeneous)
+            self._segments = np.concatenate(segs) + first_point[self._segment_owner][:, None]
+            rgb = np.array(
+                [default_color if it.color is None else it.color for it in items], np.float64
+            )
+            colors = np.clip(np.round(rgb * 255.0), 0, 255).astype(np.uint8)[self._segment_owner]
+            for k, c in enumerate(own_colors):  # items coloured by their data (triad axes)
+                if c is not None:
+                    colors[first_segment[k] : first_segment[k] + n_segments[k]] = c
+        else:
+            self._local = np.zeros((0, 4))
+            self._segments = np.zeros((0, 2), dtype=np.intp)
+            colors = np.zeros((0, 3), np.uint8)
+        self.body_idx = np.array([it.body_id for it in items], dtype=np.intp)[point_owner]
         self._world = np.zeros((len(self._local), 3))
 
         self._points = vtkPoints()
@@ -94,10 +119,7 @@ class LineBatch:
             numpy_to_vtk(offsets, deep=True),
             numpy_to_vtk(self._segments.astype(np.int64).ravel(), deep=True),
         )
-        colors = numpy_to_vtk(
-            np.ascontiguousarray(np.concatenate(cols) if cols else np.zeros((0, 3), np.uint8)),
-            deep=True,
-        )
+        colors = numpy_to_vtk(np.ascontiguousarray(colors), deep=True)
         colors.SetName("colors")
         self._poly = vtkPolyData()
         self._poly.SetPoints(self._points)

@@ -10,6 +10,7 @@ become ``BuildError`` naming the body or element.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +19,7 @@ from app.document.registry import (
     CONSTRAINT_TYPES,
     FORCE_TYPES,
     GEOMETRY_KINDS,
+    MOBILIZER_TYPES,
     constraint_class,
 )
 from app.document.specs import GROUND, FrameSpec, GeometrySpec, Hints, ModelData
@@ -110,6 +112,50 @@ def make_geometry(g: GeometrySpec, base_dir=None):
     return geom
 
 
+class _SharedParts:
+    """Engine objects of equal specs made once per build (a large model repeats a few frames,
+    mass properties and decorations many times). A MobilizedBody copies the Transforms and
+    clones the Body (with its decorations) it is given, so one template serves every body
+    whose specs are equal."""
+
+    def __init__(self, base_dir=None) -> None:
+        self.base_dir = base_dir
+        self._frames: dict = {}
+        self._bodies: dict = {}
+
+    def transform(self, frame: FrameSpec):
+        """The Transform of ``frame``, shared: only for handing to a MobilizedBody."""
+        X = self._frames.get(frame)
+        if X is None:
+            X = self._frames[frame] = transform(frame)
+        return X
+
+    def body(self, b):
+        """A Body template with ``b``'s mass properties and visual decorations, shared: only
+        for handing to a MobilizedBody."""
+        from engine import Body
+
+        visual = [g for g in b.geometry if g.role == "visual"]
+        try:
+            shapes = tuple(
+                (g.kind, tuple(sorted(g.params.items())), g.X, g.color, g.opacity) for g in visual
+            )
+            key = (b.mass, b.com, b.inertia, shapes)
+            hash(key)
+        except TypeError:  # a parameter that cannot be a key (a list)
+            key = None
+        if any(g.kind == "mesh" for g in visual):
+            key = None  # (mesh_decoration has a cache of its own)
+        template = self._bodies.get(key) if key is not None else None
+        if template is None:
+            template = Body.Rigid(mass_properties(b))
+            for g in visual:  # collision geometry is for contact, not drawn
+                template.addDecoration(make_geometry(g, self.base_dir))
+            if key is not None:
+                self._bodies[key] = template
+        return template
+
+
 def mass_properties(b):
     from engine.math.inertia import Inertia
     from engine.math.mass_properties import MassProperties
@@ -158,7 +204,6 @@ def build(model) -> BuiltModel:
 
 def _build(model) -> BuiltModel:
     from engine import (
-        Body,
         GeneralForceSubsystem,
         MobilizedBody,
         MultibodySystem,
@@ -182,18 +227,16 @@ def _build(model) -> BuiltModel:
 
     from app.document.document import _parents_first
 
+    shared = _SharedParts(base_dir)
     for b in _parents_first(data.bodies):
         try:
-            body = Body.Rigid(mass_properties(b))
-            for g in b.geometry:
-                if g.role == "visual":  # collision geometry is for contact, not drawn
-                    body.addDecoration(make_geometry(g, base_dir))
+            body = shared.body(b)
             cls = getattr(MobilizedBody, b.mobilizer)
             mb = cls(
                 mobods[b.parent],
-                transform(b.X_PF),
+                shared.transform(b.X_PF),
                 body,
-                transform(b.X_BM),
+                shared.transform(b.X_BM),
                 **dict(b.mobilizer_params),
             )
             if b.q is not None:
@@ -282,14 +325,14 @@ def _build(model) -> BuiltModel:
 
 def _check_quaternion(b) -> None:
     """Refuse an initial q whose quaternion (q[0:4] of a quaternion mobilizer) has no length."""
-    from app.document.registry import MOBILIZER_TYPES
-
     mob = MOBILIZER_TYPES.get(b.mobilizer)
     if mob is None or mob.nq == mob.nu or len(b.q) < 4:
         return
-    with np.errstate(all="ignore"):
-        length2 = float(np.dot(b.q[:4], b.q[:4]))
-    if not (0.0 < length2 < np.inf):
+    try:
+        length2 = math.fsum(float(v) * float(v) for v in b.q[:4])
+    except (OverflowError, TypeError, ValueError):
+        length2 = math.nan
+    if not (0.0 < length2 < math.inf):
         raise BuildError(
             f"body {b.name!r}",
             f"initial q: the quaternion q[0:4] = {list(b.q[:4])} has no usable length (it "

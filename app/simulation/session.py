@@ -123,12 +123,21 @@ def join_abandoned(timeout: float) -> bool:
     return True
 
 
+#: Largest size of the plot samples' ring buffer (bytes); fewer rows for models with many
+#: coordinates.
+SAMPLE_BYTES = 128 * 2**20
+
+
 def _same_geometry(old, new) -> bool:
     """Whether two tuples of DecorativeGeometry draw the same (equal pickles)."""
     if old is None or len(old) != len(new):
         return False
     try:
-        return pickle.dumps(old, protocol=5) == pickle.dumps(new, protocol=5)
+        # one by one: equal decorations may share parts differently (copies of one template)
+        return all(
+            pickle.dumps(a, protocol=5) == pickle.dumps(b, protocol=5)
+            for a, b in zip(old, new, strict=True)
+        )
     except Exception:  # noqa: BLE001  (a decoration that cannot be pickled: redraw)
         return False
 
@@ -263,7 +272,9 @@ class SimulationSession:
                 self._last_sample_time = state.getTime()
             self.samples = old_samples
         else:
-            self.samples = SampleBuffer(self._columns, self._sample_capacity)
+            # at most SAMPLE_BYTES of samples: a 20,000-body model has 200,000 columns
+            rows = SAMPLE_BYTES // (8 * len(self._columns))
+            self.samples = SampleBuffer(self._columns, max(2, min(self._sample_capacity, rows)))
             self._last_sample_time = -math.inf
         self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)

@@ -4,12 +4,17 @@ Rows: "Ground" with the bodies nested by parent (column 2 names the mobilizer), 
 "Constraints", "Forces", "Measures" and "Hints". Each row carries a string key in ``KEY_ROLE``:
 ``"ground"``, ``"body:<name>"``, ``"section:constraints"``, ``"constraints:<index>"``,
 ``"forces:<index>"``, ``"measures:<index>"`` or ``"hints"`` (``parse_key`` splits it).
-The model holds no data of its own: it is rebuilt from the document whenever the document changes.
+The model holds no data of its own: it follows the document. An edit of a few bodies (adding,
+removing, renaming or re-parenting them, another mobilizer, undo and redo of those) changes only
+their rows (``sync_started`` and ``synced`` bracket such an update); a larger change rebuilds
+every row (a model reset).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMimeData, Qt, QTimer
+from dataclasses import replace
+
+from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from app.document import GROUND, ModelDocument
@@ -44,13 +49,38 @@ def _body_tooltip(b) -> str:
     return f"{b.name}: {b.mobilizer} mobilizer, {b.mass:g} kg"
 
 
+def _body_row(b) -> list[QStandardItem]:
+    """The two items of body ``b``'s row: its name (editable, draggable) and its mobilizer."""
+    item = _item(b.name, body_key(b.name), _body_tooltip(b))
+    item.setEditable(True)
+    item.setDragEnabled(True)
+    item.setDropEnabled(True)
+    return [item, _item(b.mobilizer, body_key(b.name))]
+
+
+#: More bodies added or removed than this (and than half the model) rebuild the whole tree.
+SYNC_LIMIT = 200
+
+SECTIONS = (("constraints", "Constraints"), ("forces", "Forces"), ("measures", "Measures"))
+
+
 class ModelTreeModel(QStandardItemModel):
+    #: Rows are about to be changed in place (not a reset): the view keeps its selection.
+    sync_started = Signal()
+    #: Rows were changed in place: ``inserted`` holds the top items of the bodies added or
+    #: moved (their subtrees are under them), ``renamed`` maps old to new body names.
+    synced = Signal()
+
     def __init__(self, document: ModelDocument | None = None, parent=None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels(["Model", "Type"])
         self.document: ModelDocument | None = None
         self.last_change = None
         self._body_items: dict = {}  # body name (and "Ground") -> its row's first item
+        self._sections: dict = {}  # section -> (head item, count item)
+        self._shown = None  # the document content the rows show (ModelData)
+        self.inserted: list[QStandardItem] = []
+        self.renamed: dict[str, str] = {}
         # Called as rename_handler(old, new) after a body's name is edited in place; the
         # document is the only store (the tree is rebuilt from it when it accepts).
         self.rename_handler = None
@@ -74,7 +104,9 @@ class ModelTreeModel(QStandardItemModel):
 
     def _changed(self, change) -> None:
         self.last_change = change
-        if not self._update_body_row(change):
+        if self._update_body_row(change):
+            self._shown = self.document.data
+        elif not self._sync():
             self.rebuild()
         self.last_change = None
 
@@ -109,34 +141,133 @@ class ModelTreeModel(QStandardItemModel):
             items = {GROUND: ground}
             self._body_items = items
             root.appendRow([ground, _item("", "ground")])
-            for b in doc.bodies:
-                item = _item(b.name, f"body:{b.name}", _body_tooltip(b))
-                item.setEditable(True)
-                item.setDragEnabled(True)
-                item.setDropEnabled(True)
-                items[b.name] = item
-                items[b.parent].appendRow([item, _item(b.mobilizer, f"body:{b.name}")])
-            for section, title in (
-                ("constraints", "Constraints"),
-                ("forces", "Forces"),
-                ("measures", "Measures"),
-            ):
+            for b in doc.data.bodies:
+                row = _body_row(b)
+                items[b.name] = row[0]
+                items[b.parent].appendRow(row)
+            self._sections = {}
+            for section, title in SECTIONS:
                 head = _item(title, f"section:{section}")
-                root.appendRow([head, _item(str(len(getattr(doc, section))), f"section:{section}")])
-                for i, e in enumerate(getattr(doc, section)):
-                    bodies = [v for k, v in e.args.items() if isinstance(v, str)]
-                    text = e.label() + (f" ({', '.join(bodies)})" if bodies else "")
-                    if section == "measures":
-                        text = e.name
-                    row = _item(text, f"{section}:{i}")
-                    if not is_available(section, e.type):
-                        row.setToolTip(f"this engine has no {e.type} yet")
-                        row.setForeground(Qt.GlobalColor.gray)
-                    head.appendRow([row, _item(e.type, f"{section}:{i}")])
+                count = _item("", f"section:{section}")
+                root.appendRow([head, count])
+                self._sections[section] = (head, count)
+                self._fill_section(section)
             root.appendRow([_item("Hints", "hints", "System hints"), _item("", "hints")])
+            self._shown = doc.data
         finally:
             self.blockSignals(False)
             self.endResetModel()
+
+    def _fill_section(self, section: str) -> None:
+        """(Re)make the rows of the constraints, forces or measures of the document."""
+        head, count = self._sections[section]
+        elements = getattr(self.document.data, section)
+        if head.rowCount():
+            head.removeRows(0, head.rowCount())
+        count.setText(str(len(elements)))
+        for i, e in enumerate(elements):
+            bodies = [v for k, v in e.args.items() if isinstance(v, str)]
+            text = e.label() + (f" ({', '.join(bodies)})" if bodies else "")
+            if section == "measures":
+                text = e.name
+            row = _item(text, f"{section}:{i}")
+            if not is_available(section, e.type):
+                row.setToolTip(f"this engine has no {e.type} yet")
+                row.setForeground(Qt.GlobalColor.gray)
+            head.appendRow([row, _item(e.type, f"{section}:{i}")])
+
+    def _sync(self) -> bool:
+        """Bring the rows from the content they show to the document's, changing only the
+        rows of bodies added, removed, renamed, moved or otherwise edited and the element
+        sections that changed (O(n) in Python, O(changed rows) in Qt); False (nothing done)
+        if the change is too large for that (then rebuild)."""
+        old, doc = self._shown, self.document
+        if old is None or doc is None:
+            return False
+        new = doc.data
+        old_bodies = {b.name: b for b in old.bodies}
+        new_bodies = {b.name: b for b in new.bodies}
+        removed = [n for n in old_bodies if n not in new_bodies]
+        added = [n for n in new_bodies if n not in old_bodies]
+        if len(removed) + len(added) > max(SYNC_LIMIT, len(new_bodies) // 2):
+            return False
+        renamed: dict[str, str] = {}
+        if len(removed) == len(added) == 1:
+            o, n = old_bodies[removed[0]], new_bodies[added[0]]
+            if replace(o, name=n.name) == n:
+                renamed = {o.name: n.name}
+        if renamed:
+            removed, added = [], []
+        old_name = {v: k for k, v in renamed.items()}
+        moved = []  # bodies kept (perhaps renamed) under another parent
+        for name, b in new_bodies.items():
+            before = old_bodies.get(old_name.get(name, name))
+            if before is not None and renamed.get(before.parent, before.parent) != b.parent:
+                moved.append(name)
+        self.sync_started.emit()
+        try:
+            items = self._body_items
+            for o, n in renamed.items():
+                item = items.pop(o)
+                items[n] = item
+                item.setText(n)
+                item.setData(body_key(n), KEY_ROLE)
+                self._type_item(item).setData(body_key(n), KEY_ROLE)
+            gone = set(removed)
+            taken: dict[str, list[QStandardItem]] = {}
+            for name in moved:
+                item = items[name]
+                taken[name] = item.parent().takeRow(item.row())
+            for name in removed:
+                if old_bodies[name].parent not in gone:
+                    item = items[name]
+                    item.parent().removeRow(item.row())
+            for name in removed:
+                del items[name]
+            rank: dict[str, int] = {}  # body -> its place among its parent's children
+            siblings: dict[str, int] = {}
+            for b in new.bodies:
+                rank[b.name] = siblings.get(b.parent, 0)
+                siblings[b.parent] = rank[b.name] + 1
+            inserted = []
+            placed = set(added) | set(moved)
+            if placed:
+                from app.document.document import _parents_first
+
+                for b in _parents_first(new.bodies):
+                    if b.name not in placed:
+                        continue
+                    row = taken.get(b.name) or _body_row(b)
+                    items[b.name] = row[0]
+                    parent = items[b.parent]
+                    position = min(rank[b.name], parent.rowCount())
+                    parent.insertRow(position, row)
+                    if b.parent not in placed:  # the top of what is added or moved
+                        inserted.append(row[0])
+            for name, b in new_bodies.items():
+                before = old_bodies.get(old_name.get(name, name))
+                if before is not None and before is not b:
+                    item = items[name]
+                    item.setToolTip(_body_tooltip(b))
+                    if before.mobilizer != b.mobilizer:
+                        self._type_item(item).setText(b.mobilizer)
+            for section, _title in SECTIONS:
+                if getattr(old, section) != getattr(new, section):
+                    self._fill_section(section)
+            self._shown = new
+            self.inserted = inserted
+            self.renamed = renamed
+        except Exception:  # noqa: BLE001  (whatever went wrong, the rows are made afresh)
+            self.rebuild()
+        finally:
+            self.synced.emit()
+            self.inserted = []
+            self.renamed = {}
+        return True
+
+    def _type_item(self, item: QStandardItem) -> QStandardItem:
+        """The second-column item (the mobilizer's name) of a body row."""
+        return item.parent().child(item.row(), 1)
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """In-place rename of a body goes through the document (never stored here)."""
@@ -183,12 +314,17 @@ class ModelTreeModel(QStandardItemModel):
 
     def index_of(self, key: str):
         """The model index (column 0) of the row with ``key`` (invalid if none)."""
-        stack = [self.invisibleRootItem()]
-        while stack:
-            parent = stack.pop()
-            for row in range(parent.rowCount()):
-                child = parent.child(row, 0)
-                if child.data(KEY_ROLE) == key:
-                    return child.index()
-                stack.append(child)
+        kind, name = parse_key(key)
+        if kind in ("body", "ground"):
+            item = self._body_items.get(GROUND if kind == "ground" else name)
+            return item.index() if item is not None else self.index(-1, -1)
+        root = self.invisibleRootItem()
+        for row in range(root.rowCount()):  # the sections and their elements
+            child = root.child(row, 0)
+            if child.data(KEY_ROLE) == key:
+                return child.index()
+            if child.data(KEY_ROLE).startswith("section:"):
+                for k in range(child.rowCount()):
+                    if child.child(k, 0).data(KEY_ROLE) == key:
+                        return child.child(k, 0).index()
         return self.index(-1, -1)

@@ -112,6 +112,8 @@ class ModelTreeWidget(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.model.modelReset.connect(self._after_reset)
+        self.model.sync_started.connect(self._before_sync)
+        self.model.synced.connect(self._after_sync)
         # The view keeps one selection model for its model, across resets.
         self.view.selectionModel().currentChanged.connect(self._current_changed)
 
@@ -207,6 +209,11 @@ class ModelTreeWidget(QWidget):
     def _after_reset(self) -> None:
         self.view.expandAll()
         self.view.resizeColumnToContents(0)
+        self._restore_selection()
+
+    def _restore_selection(self) -> None:
+        """Select the current key's row again (its new name, or its nearest surviving
+        ancestor when it is gone)."""
         key = self._current_key
         change = self.model.last_change
         if key and self.model.index_of(key).isValid():
@@ -222,6 +229,22 @@ class ModelTreeWidget(QWidget):
         elif key:
             self._current_key = ""
             self.key_selected.emit("")
+
+    def _before_sync(self) -> None:
+        self._selecting = True  # rows taken out move the current index: not the user's choice
+
+    def _after_sync(self) -> None:
+        """Rows were changed in place: expand those added or moved (with what they hold) and
+        keep the selection on the same item (renamed, or its nearest surviving ancestor when
+        it is gone), as after a reset."""
+        self._selecting = False
+        for item in self.model.inserted:
+            self.view.expandRecursively(item.index())
+        kind, name = parse_key(self._current_key)
+        if kind == "body" and name in self.model.renamed:
+            self._select_key(body_key(self.model.renamed[name]))
+            return
+        self._restore_selection()
 
     # -- selection
     def _current_changed(self, current, _previous) -> None:
@@ -247,9 +270,9 @@ class ModelTreeWidget(QWidget):
         out: list[str] = []
         if kind != "body" or doc is None:
             return out
-        names = set(doc.body_names())
-        while name in names:
-            name = doc.body(name).parent
+        parent_of = {b.name: b.parent for b in doc.data.bodies}
+        while name in parent_of and len(out) <= len(parent_of):
+            name = parent_of[name]
             out.append(name)
         return out
 

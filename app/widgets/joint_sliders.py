@@ -66,6 +66,7 @@ class _CoordinateRow(QWidget):
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.spin)
         self._setting = False
+        self._shown: float | None = None  # the value show_value last displayed
         self.slider.valueChanged.connect(self._from_slider)
         self.spin.valueChanged.connect(self._from_spin)
 
@@ -78,8 +79,9 @@ class _CoordinateRow(QWidget):
 
     def show_value(self, value: float) -> None:
         """Display ``value`` (the true value in the spin box) without emitting ``changed``."""
-        if self.slider.isSliderDown() or self.spin.hasFocus():
+        if value == self._shown or self.slider.isSliderDown() or self.spin.hasFocus():
             return
+        self._shown = value
         # Signals blocked: nothing listens to a value shown (only to values the user sets).
         spin_blocked = self.spin.blockSignals(True)
         slider_blocked = self.slider.blockSignals(True)
@@ -97,6 +99,7 @@ class _CoordinateRow(QWidget):
     def _from_slider(self, pos: int) -> None:
         if self._setting:
             return
+        self._shown = None
         value = self.lo + (self.hi - self.lo) * pos / STEPS
         self._setting = True
         self.spin.setValue(value)
@@ -106,6 +109,7 @@ class _CoordinateRow(QWidget):
     def _from_spin(self, value: float) -> None:
         if self._setting:
             return
+        self._shown = None
         self._setting = True
         self.slider.setValue(self._slider_position(value))
         self._setting = False
@@ -169,6 +173,11 @@ class JointSliders(QWidget):
         self._global_index: dict[tuple[str, int], int] = {}
         self._kinds: dict[tuple[str, int], str] = {}
         self._quat_start: dict[str, int] = {}  # body -> which q its quaternion starts at
+        self._boxes: dict[str, QGroupBox] = {}  # body -> its group of rows
+        #: body -> (mobilizer type, its q numbers), in q order: what the rows show
+        self._body_layout: dict[str, tuple[str, tuple[int, ...]]] = {}
+        self._rows_enabled: bool | None = None  # whether every row is enabled (None: unknown)
+        self._quat_shown: dict[str, tuple] = {}  # body -> the quaternion its angles show
 
     def set_model(
         self,
@@ -176,63 +185,120 @@ class JointSliders(QWidget):
         q_index: dict[tuple[str, int], int],
         length_scale: float,
     ) -> None:
-        """Rebuild the sliders for a model whose bodies have ``mobilizer_types`` (body name ->
-        mobilizer type name); ``q_index`` maps (body, which) to global q index. The same
-        joints again (an edit of masses or geometry) keep the sliders they have."""
+        """Show the sliders of a model whose bodies have ``mobilizer_types`` (body name ->
+        mobilizer type name); ``q_index`` maps (body, which) to global q index, in q order.
+        The same joints again (an edit of masses or geometry) keep the sliders they have; an
+        edit of a few joints (a body added, removed, renamed or given another mobilizer)
+        replaces only those bodies' rows."""
         key = (dict(mobilizer_types), dict(q_index), float(length_scale))
         if key == getattr(self, "_model_key", None):
             return
+        old_key = getattr(self, "_model_key", None)
         self._model_key = key
-        self._new_rows = True
-        # A new inner widget: the scroll area deletes the old one with all its rows at once
-        # (taking thousands of rows out one by one costs seconds).
+        self._new_rows = True  # the next snapshot sets every row, new ones included
+        by_body: dict[str, list[int]] = {}
+        for body, which in q_index:
+            by_body.setdefault(body, []).append(which)
+        layout = {body: (mobilizer_types[body], tuple(sorted(w))) for body, w in by_body.items()}
+        old_layout = getattr(self, "_body_layout", {})
+        self._global_index = dict(q_index)
+        kept = [b for b in old_layout if layout.get(b) == old_layout[b]]
+        gone = len(old_layout) - len(kept)
+        if (
+            old_key is None
+            or old_key[2] != float(length_scale)
+            or gone > max(50, len(old_layout) // 2)
+            or kept != [b for b in layout if old_layout.get(b) == layout[b]]
+        ):
+            self._rebuild(layout, length_scale)
+            return
+        kept_set = set(kept)
+        for body in old_layout:
+            if body not in kept_set:
+                self._remove_body(body)
+        position = 0
+        for body, (kind, whichs) in layout.items():
+            if body not in kept_set:
+                self._layout.insertWidget(
+                    position, self._body_box(body, kind, whichs, length_scale)
+                )
+            position += 1
+        self._body_layout = layout
+        self._rows_enabled = None
+
+    def _rebuild(self, layout: dict, length_scale: float) -> None:
+        """Replace every row: a new inner widget, so that the scroll area deletes the old one
+        with all its rows at once (taking thousands of rows out one by one costs seconds).
+        The new one is filled before it is shown: each group added to a shown widget would
+        lay out all the groups before it again (O(n^2) for n bodies)."""
         self._inner = QWidget()
         self._layout = QVBoxLayout(self._inner)
         self._layout.addStretch(1)
-        self._scroll.setWidget(self._inner)
         self.rows.clear()
         self.euler_rows.clear()
         self._kinds.clear()
         self._quat_start.clear()
-        self._global_index = dict(q_index)
-        by_body: dict[str, list[int]] = {}
-        for body, which in q_index:
-            by_body.setdefault(body, []).append(which)
-        for body, whichs in by_body.items():
-            kind = mobilizer_types[body]
-            kinds = q_kinds(kind, len(whichs))
-            box = QGroupBox(f"{body} ({kind})")
-            form = QFormLayout(box)
-            if kinds[:4] == ["quat"] * 4:
-                self._quat_start[body] = 0
-                for axis, name in enumerate("xyz"):
-                    row = _CoordinateRow(f"{body}_{name}", -180.0, 180.0, "deg", wraps=True)
-                    row.slider.setToolTip(
-                        f"{body}: body-fixed {name} angle of the x-y-z sequence (deg); "
-                        "drag to pose (paused only)"
-                    )
-                    row.changed.connect(lambda _v, b=body: self._euler_moved(b))
-                    form.addRow(f"{name} angle (deg)", row)
-                    self.euler_rows[(body, axis)] = row
-            for which in sorted(whichs):
-                k = kinds[which]
-                self._kinds[(body, which)] = k
-                if k == "quat":
-                    continue
-                if k == "angle":
-                    row = _CoordinateRow(f"{body}_q{which}", -180.0, 180.0, "deg", wraps=True)
-                else:
-                    span = 2.0 * length_scale
-                    row = _CoordinateRow(f"{body}_q{which}", -span, span, unit(k), wraps=False)
-                row.changed.connect(
-                    lambda v, b=body, w=which, k=k: self.q_changed.emit(b, w, from_display(k, v))
+        self._quat_shown.clear()
+        self._boxes = {}
+        for body, (kind, whichs) in layout.items():
+            self._layout.insertWidget(
+                self._layout.count() - 1, self._body_box(body, kind, whichs, length_scale)
+            )
+        self._scroll.setWidget(self._inner)  # deletes the old one
+        self._body_layout = layout
+
+    def _remove_body(self, body: str) -> None:
+        """Take the rows of ``body`` out (its joint is gone or changed)."""
+        box = self._boxes.pop(body)
+        kind, whichs = self._body_layout[body]
+        for which in whichs:
+            self.rows.pop((body, which), None)
+            self._kinds.pop((body, which), None)
+        for axis in range(3):
+            self.euler_rows.pop((body, axis), None)
+        self._quat_start.pop(body, None)
+        self._quat_shown.pop(body, None)
+        self._layout.removeWidget(box)
+        box.hide()
+        box.deleteLater()
+
+    def _body_box(self, body: str, kind: str, whichs: tuple, length_scale: float) -> QGroupBox:
+        """The group of rows of one body's coordinates (registered in rows/euler_rows)."""
+        kinds = q_kinds(kind, len(whichs))
+        box = QGroupBox(f"{body} ({kind})")
+        form = QFormLayout(box)
+        if kinds[:4] == ["quat"] * 4:
+            self._quat_start[body] = 0
+            for axis, name in enumerate("xyz"):
+                row = _CoordinateRow(f"{body}_{name}", -180.0, 180.0, "deg", wraps=True)
+                row.slider.setToolTip(
+                    f"{body}: body-fixed {name} angle of the x-y-z sequence (deg); "
+                    "drag to pose (paused only)"
                 )
-                form.addRow(f"q{which} ({unit(k)})", row)
-                self.rows[(body, which)] = row
-            self._layout.insertWidget(self._layout.count() - 1, box)
-        guard_wheel(self._inner)
+                row.changed.connect(lambda _v, b=body: self._euler_moved(b))
+                form.addRow(f"{name} angle (deg)", row)
+                self.euler_rows[(body, axis)] = row
+        for which in whichs:
+            k = kinds[which]
+            self._kinds[(body, which)] = k
+            if k == "quat":
+                continue
+            if k == "angle":
+                row = _CoordinateRow(f"{body}_q{which}", -180.0, 180.0, "deg", wraps=True)
+            else:
+                span = 2.0 * length_scale
+                row = _CoordinateRow(f"{body}_q{which}", -span, span, unit(k), wraps=False)
+            row.changed.connect(
+                lambda v, b=body, w=which, k=k: self.q_changed.emit(b, w, from_display(k, v))
+            )
+            form.addRow(f"q{which} ({unit(k)})", row)
+            self.rows[(body, which)] = row
+        guard_wheel(box)
+        self._boxes[body] = box
+        return box
 
     def _euler_moved(self, body: str) -> None:
+        self._quat_shown.pop(body, None)
         angles = [self.euler_rows[(body, axis)].value() for axis in range(3)]
         self.quaternion_changed.emit(
             body, self._quat_start[body], xyz_degrees_to_quaternion(angles)
@@ -249,9 +315,11 @@ class JointSliders(QWidget):
         after a new set of rows sets them all."""
         paused = not snap.running
         self.hint.setVisible(not paused)
-        for row in self.all_rows():
-            if row.isEnabled() != paused:
-                row.setEnabled(paused)
+        if self._rows_enabled != paused:
+            self._rows_enabled = paused
+            for row in self.all_rows():
+                if row.isEnabled() != paused:
+                    row.setEnabled(paused)
         self._snap = snap
         new_rows, self._new_rows = self._new_rows, False
         if not self._show_rows(snap, in_view_only=not new_rows):
@@ -277,9 +345,13 @@ class JointSliders(QWidget):
             idx = [self._global_index.get((body, first + k)) for k in range(4)]
             if any(i is None or i >= len(q) for i in idx):
                 continue
+            quat = tuple(float(q[i]) for i in idx)
+            if self._quat_shown.get(body) == quat:
+                continue  # shown already
             if any(r.slider.isSliderDown() or r.spin.hasFocus() for r in rows):
                 continue  # the user is turning it: keep the angles as they are
-            angles = quaternion_to_xyz_degrees([q[i] for i in idx])
+            self._quat_shown[body] = quat
+            angles = quaternion_to_xyz_degrees(quat)
             for row, angle in zip(rows, angles, strict=True):
                 row.show_value(float(angle))
         if complete:

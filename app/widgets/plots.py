@@ -115,19 +115,42 @@ class PlotsWidget(QWidget):
         checked = (set(self.checked()) or set(DEFAULT_CHECKED)) | self._wanted
         self._wanted -= set(buffer.columns)
         self.buffer = buffer
-        self._updating = True
-        self.quantities.clear()
-        for name in buffer.columns[1:]:
-            item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(
-                Qt.CheckState.Checked if name in checked else Qt.CheckState.Unchecked
-            )
-            self.quantities.addItem(item)
-        self._updating = False
+        self._set_names(buffer.columns[1:], checked)
         self._apply_filter(self.filter.text())
         self._reset_range()
         self._rebuild()
+
+    def _set_names(self, names, checked: set) -> None:
+        """Make the list hold ``names``, those in ``checked`` checked, changing the text and
+        check state of the items in place and adding or taking items at the end only, with
+        the list's model quiet meanwhile and the view reset once after: a new model's list
+        (tens of thousands of quantities) costs O(n), where clearing it and adding the items
+        one by one cost O(n^2) (every change moves the view's hidden rows)."""
+        widget = self.quantities
+        model = widget.model()
+        self._updating = True
+        widget.reset()  # the view forgets its hidden rows (each would be moved per change)
+        blocked = model.blockSignals(True)
+        try:
+            if widget.count() > len(names):
+                model.removeRows(len(names), widget.count() - len(names))
+            for i, name in enumerate(names):
+                state = Qt.CheckState.Checked if name in checked else Qt.CheckState.Unchecked
+                item = widget.item(i)
+                if item is None:
+                    item = QListWidgetItem(name)
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                    item.setCheckState(state)
+                    widget.addItem(item)
+                    continue
+                if item.text() != name:
+                    item.setText(name)
+                if item.checkState() != state:
+                    item.setCheckState(state)
+        finally:
+            model.blockSignals(blocked)
+            self._updating = False
+        widget.reset()  # the view reads the list afresh (and forgets its hidden rows)
 
     def _reset_range(self) -> None:
         """Forget the previous run's axes (and any zoom): t from 0, automatic ranging on."""
@@ -145,11 +168,15 @@ class PlotsWidget(QWidget):
                 self._wanted.add(name)
 
     def checked(self) -> list[str]:
-        return [
-            self.quantities.item(i).text()
-            for i in range(self.quantities.count())
-            if self.quantities.item(i).checkState() == Qt.CheckState.Checked
-        ]
+        model = self.quantities.model()
+        found = model.match(
+            model.index(0, 0),
+            Qt.ItemDataRole.CheckStateRole,
+            Qt.CheckState.Checked,
+            -1,
+            Qt.MatchFlag.MatchExactly,
+        )
+        return [index.data() for index in sorted(found, key=lambda index: index.row())]
 
     def set_checked(self, name: str, on: bool = True) -> None:
         items = self.quantities.findItems(name, Qt.MatchFlag.MatchExactly)
@@ -179,10 +206,20 @@ class PlotsWidget(QWidget):
             self._wanted.add(column)
 
     def _apply_filter(self, text: str) -> None:
-        text = text.lower()
-        for i in range(self.quantities.count()):
-            item = self.quantities.item(i)
-            item.setHidden(bool(text.strip()) and text not in item.text().lower())
+        """Hide the quantities whose names do not contain ``text`` (any case); the matches
+        are found by the list's model, only rows whose state changes are touched."""
+        widget = self.quantities
+        shown = None
+        if text.strip():
+            model = widget.model()
+            found = model.match(
+                model.index(0, 0), Qt.ItemDataRole.DisplayRole, text, -1, Qt.MatchFlag.MatchContains
+            )
+            shown = {index.row() for index in found}
+        for row in range(widget.count()):
+            hide = shown is not None and row not in shown
+            if widget.isRowHidden(row) != hide:
+                widget.setRowHidden(row, hide)
 
     def _selection_changed(self, _item) -> None:
         if not self._updating:

@@ -58,20 +58,33 @@ def _default(item, body_id: int, color, X_BD: Transform | None = None):
     return item
 
 
+def _placed(prototype, body_id: int, X_BD: Transform | None = None):
+    """A copy of ``prototype`` (colour and userRef set) on body ``body_id``, at ``X_BD``."""
+    item = prototype.clone()
+    item.setBodyId(body_id)
+    if X_BD is not None:
+        item.setTransform(X_BD)
+    return item
+
+
 def append_default_geometry(matter, length_scale: float, geometry: list) -> None:
     """Append the default sketch (frames, mass centres, joint bones) of every body."""
     scale = float(length_scale) if np.isfinite(length_scale) and length_scale > 0 else 1.0
     body_axis = 0.5 * scale
     joint_axis = 0.25 * scale
-    geometry.append(_default(DecorativeFrame(body_axis), 0, _BODY_FRAME_COLOR))
+    # one of each kind, copied per body (setting and checking a colour costs more than a copy)
+    body_frame = _default(DecorativeFrame(body_axis), 0, _BODY_FRAME_COLOR)
+    joint_frame = _default(DecorativeFrame(joint_axis), 0, _JOINT_FRAME_COLOR)
+    mass_center = _default(DecorativeSphere(0.05 * scale), 0, _MASS_CENTER_COLOR)
+    geometry.append(_placed(body_frame, 0))
     for b in range(1, matter.getNumBodies()):
         mobod = matter.getMobilizedBody(b)
         parent = mobod.getParentMobilizedBody().getMobilizedBodyIndex()
         X_PF = mobod.getDefaultInboardFrame()
         X_BM = mobod.getDefaultOutboardFrame()
-        geometry.append(_default(DecorativeFrame(body_axis), b, _BODY_FRAME_COLOR))
-        geometry.append(_default(DecorativeFrame(joint_axis), parent, _JOINT_FRAME_COLOR, X_PF))
-        geometry.append(_default(DecorativeFrame(joint_axis), b, _JOINT_FRAME_COLOR, X_BM))
+        geometry.append(_placed(body_frame, b))
+        geometry.append(_placed(joint_frame, parent, X_PF))
+        geometry.append(_placed(joint_frame, b, X_BM))
         p_PF = np.asarray(X_PF.p(), dtype=np.float64)
         if np.linalg.norm(p_PF) > 0.0:
             geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_PF), parent, _BONE_COLOR))
@@ -80,9 +93,8 @@ def append_default_geometry(matter, length_scale: float, geometry: list) -> None
             geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_BM), b, _BONE_COLOR))
         mass_properties = mobod.getBody().getDefaultRigidBodyMassProperties()
         if mass_properties.getMass() > 0.0:
-            sphere = DecorativeSphere(0.05 * scale)
             X_BC = Transform(np.asarray(mass_properties.getMassCenter(), dtype=np.float64))
-            geometry.append(_default(sphere, b, _MASS_CENTER_COLOR, X_BC))
+            geometry.append(_placed(mass_center, b, X_BC))
 
 
 def append_matter_geometry(matter, state, stage: Stage, geometry: list) -> None:

@@ -1,6 +1,7 @@
 """Edits of a large model cost little on the GUI thread (issue 22: 161 s per edit of a
 20,000-body chain). A document edit checks only the body specs it changes; the model tree
-updates the edited body's row in place; the System is rebuilt by the simulation worker
+updates the edited body's row in place (tests/app/test_incremental_edits.py: every kind of
+edit in the window); the System is rebuilt by the simulation worker
 (tests/app/test_simulation_session.py)."""
 
 from __future__ import annotations
@@ -53,5 +54,65 @@ def test_the_tree_updates_an_edited_body_in_place(qtbot):
     document.set_body("b20", mass=3.5)
     assert not resets, "a mass edit rebuilt the whole tree"
     assert model._body_items["b20"] is item and "3.5 kg" in item.toolTip()
-    document.rename_body("b20", "twenty")  # names and keys change: rebuilt
-    assert resets and model._body_items["twenty"].text() == "twenty"
+    document.rename_body("b20", "twenty")  # the same row, renamed
+    assert not resets, "a rename rebuilt the whole tree"
+    assert model._body_items["twenty"] is item and item.text() == "twenty"
+    assert "b20" not in model._body_items
+    child = model._body_items["b21"]
+    assert child.parent() is item and "b21" in child.toolTip()
+
+
+def test_a_large_model_s_plot_samples_fit_in_a_bounded_buffer():
+    """A 20,000-body Ball chain has 200,000 sampled columns: 20,000 rows of them (30 GB) could
+    not be allocated and the studio could not simulate it. The ring buffer keeps fewer rows
+    for models with many columns."""
+    from app.document import FrameSpec, build
+    from app.simulation import session as session_module
+    from app.simulation.session import SimulationSession
+
+    bodies = [
+        BodySpec(
+            f"b{i}",
+            parent="Ground" if i == 0 else f"b{i - 1}",
+            mobilizer="Ball",
+            X_PF=FrameSpec((0.0, -0.1, 0.0)),
+            inertia=(0.1, 0.1, 0.1, 0.0, 0.0, 0.0),
+        )
+        for i in range(300)
+    ]
+    session = SimulationSession(build(ModelDocument(ModelData(bodies=bodies))))
+    samples = session.samples
+    width = len(samples.columns)
+    assert width > 3000  # t, 1,200 q, 900 u, 900 udot, energies
+    assert samples.capacity * width * 8 <= session_module.SAMPLE_BYTES
+    assert samples.capacity >= 2
+    small = SimulationSession(build(_chain(3).data))
+    assert small.samples.capacity == 20000  # a small model keeps its whole history
+
+
+def test_a_mass_edit_keeps_the_drawing():
+    """Bodies with equal specs share one Body template in the build, so after one body's mass
+    is edited its decorations are copies of another template than before: they draw the same
+    and must be seen as the same (the view is not rebuilt for a mass edit)."""
+    from app.document import FrameSpec, GeometrySpec, build
+    from app.simulation.session import SimulationSession, _same_geometry
+
+    bodies = [
+        BodySpec(
+            f"b{i}",
+            parent="Ground" if i == 0 else f"b{i - 1}",
+            X_PF=FrameSpec((0.0, -0.2, 0.0)),
+            com=(0.0, -0.1, 0.0),
+            inertia=(0.02, 0.01, 0.02, 0.0, 0.0, 0.0),
+            geometry=(GeometrySpec("cylinder", {"radius": 0.01, "half_height": 0.1}),),
+        )
+        for i in range(12)
+    ]
+    document = ModelDocument(ModelData(bodies=bodies))
+    before = SimulationSession(build(document))._geometry
+    document.set_body("b5", mass=2.0, inertia=(0.04, 0.02, 0.04, 0.0, 0.0, 0.0))
+    after = SimulationSession(build(document))._geometry
+    assert after is not before and _same_geometry(before, after)
+    document.set_body("b5", geometry=(GeometrySpec("sphere", {"radius": 0.05}),))
+    changed = SimulationSession(build(document))._geometry
+    assert not _same_geometry(after, changed)

@@ -1,0 +1,224 @@
+"""Edit benchmark (not a test): what each kind of model edit costs on the studio's GUI thread
+for a large chain, and how long loading and building that chain take.
+
+In a real window (run under ``xvfb-run -a`` when there is no display) the script opens an
+N-link Ball chain (the chain50 example's link repeated) and then applies, through the model
+editor as the GUI does, one edit of each kind to a body in the middle of the chain: mass,
+rename, add body, remove body, change parent, change mobilizer type, then undo and redo.
+
+For every edit it reports:
+
+- ``edit``: seconds the edit itself held the GUI thread (document update and validation, the
+  model tree, the property form refreshed after it, the rebuild queued for the worker);
+- ``show``: seconds the GUI thread spent showing the first snapshot of the rebuilt model (3-D
+  view, joint sliders, plots, inspectors);
+- ``stall``: the event loop's longest pause (gaps of a 5 ms timer) from the edit until the
+  rebuilt model is shown;
+- ``total``: wall-clock seconds from the edit until the rebuilt model is shown (the worker's
+  rebuild of the System included).
+
+With ``--load`` it also times, outside the window, reading the model file
+(``model_io.load``: parse, validate, specs) and building its System (``build``), and the
+first realizations (``realizeTopology`` / ``realizeModel``).
+
+Run: ``python benchmarks/bench_edits.py --bodies 1000 [--bodies 20000] [--load]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import pathlib
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def chain_file(directory: pathlib.Path, n: int) -> pathlib.Path:
+    from app.document.examples import example_path
+
+    data = json.loads(example_path("chain50").read_text())
+    model = data["model"]
+    link = model["bodies"][1]
+    model["bodies"] = [
+        dict(link, name=f"b{i}", parent="Ground" if i == 0 else f"b{i - 1}") for i in range(n)
+    ]
+    model["name"] = f"{n}-link chain"
+    path = directory / f"chain{n}.mbs.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def time_load(path: pathlib.Path) -> dict[str, float]:
+    """Seconds to read the file and to build its System (garbage collector off, as the
+    studio's open does)."""
+    from app.document import build, model_io
+    from engine import Stage, State
+
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        document = model_io.load(path)
+        t1 = time.perf_counter()
+        built = build(document)
+        t2 = time.perf_counter()
+        state = State(built.state)
+        built.system.realize(state, Stage.Position)
+        t3 = time.perf_counter()
+    finally:
+        gc.enable()
+    return {"load": t1 - t0, "build": t2 - t1, "realize_position": t3 - t2}
+
+
+class Stalls:
+    """The event loop's longest pause since ``reset()`` (gaps of a 5 ms timer)."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.reset()
+        self.timer.start()
+
+    def reset(self) -> None:
+        self.last = time.perf_counter()
+        self.longest = 0.0
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self.last)
+        self.last = now
+
+
+def run_edits(
+    path: pathlib.Path, n: int, only: set[str] | None = None
+) -> list[tuple[str, dict[str, float]]]:
+    from PySide6.QtCore import QEventLoop, QSettings
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    from app.main_window import MainWindow
+    from app.tree.tree_model import body_key
+
+    settings_dir = tempfile.mkdtemp()
+    settings = QSettings(f"{settings_dir}/bench.ini", QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, restore_layout=False)
+    window.show()
+    editor = window.model_editor
+    editor.interactive = False
+    panel = window.simulation
+
+    def wait(cond, timeout=600.0) -> None:
+        end = time.perf_counter() + timeout
+        while not cond():
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+            if time.perf_counter() > end:
+                raise TimeoutError("the studio did not get there in time")
+            time.sleep(0.001)
+
+    t0 = time.perf_counter()
+    assert editor.open_path(path, modal=False)
+    wait(lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > n)
+    opened = time.perf_counter() - t0
+    print(f"  open in the window: {opened:.1f} s", flush=True)
+    wait(lambda: panel._plots is not None)  # noqa: SLF001
+    shows: list[float] = []
+    real_show = panel.show_snapshot
+
+    def timed_show(snap) -> None:
+        start = time.perf_counter()
+        real_show(snap)
+        if shows and shows[-1] < 0:  # the first snapshot of the edited model
+            shows[-1] = time.perf_counter() - start
+
+    panel.show_snapshot = timed_show
+    stalls = Stalls()
+    mid = f"b{n // 2}"
+    results: list[tuple[str, dict[str, float]]] = [("open (window)", {"total": opened})]
+
+    def measure(label: str, action) -> None:
+        if only and label.split(" ")[0] not in only:
+            return
+        app.processEvents()
+        serial = panel.snapshot.model_serial
+        shows.append(-1.0)
+        stalls.reset()
+        start = time.perf_counter()
+        action()
+        edit = time.perf_counter() - start
+        wait(lambda: panel.snapshot.model_serial != serial and shows[-1] >= 0)
+        total = time.perf_counter() - start
+        app.processEvents()
+        results.append(
+            (label, {"edit": edit, "show": shows[-1], "stall": stalls.longest, "total": total})
+        )
+        print(
+            f"  {label:28s} " + "  ".join(f"{k} {v:.3f}" for k, v in results[-1][1].items()),
+            flush=True,
+        )
+
+    doc = lambda: editor.document  # noqa: E731
+    editor.tree.select_key(body_key(mid))
+    app.processEvents()
+    inertia = tuple(2.0 * v for v in doc().body(mid).inertia)
+    measure(
+        "mass",
+        lambda: editor.edit("mass", lambda d: d.set_body(mid, mass=0.2, inertia=inertia)),
+    )
+    measure("rename", lambda: editor.rename_body(mid, "middle"))
+    measure("add body", lambda: editor.add_body("middle"))
+    added = (doc().children("middle") or [""])[-1]
+    measure("remove body (leaf)", lambda: editor.edit("rm", lambda d: d.remove_body(added)))
+    measure(
+        "change parent",
+        lambda: editor.edit("rp", lambda d: d.set_body(f"b{n // 2 + 10}", parent="b3")),
+    )
+    measure(
+        "change mobilizer",
+        lambda: editor.edit("mob", lambda d: d.set_body("middle", mobilizer="Pin")),
+    )
+    measure("undo (mobilizer)", editor.undo_stack.undo)
+    measure("redo (mobilizer)", editor.undo_stack.redo)
+    measure(
+        "remove subtree",
+        lambda: editor.edit("rm", lambda d: d.remove_body(f"b{n - n // 10}")),
+    )
+    measure("undo (remove subtree)", editor.undo_stack.undo)
+    stalls.timer.stop()
+    editor.interactive = False
+    editor.undo_stack.setClean()
+    window.close()
+    app.processEvents()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bodies", type=int, action="append", default=None)
+    parser.add_argument("--load", action="store_true", help="time reading and building too")
+    parser.add_argument("--no-edits", action="store_true", help="skip the window's edits")
+    parser.add_argument(
+        "--only", nargs="*", help="edits to make (first words: mass rename add remove ...)"
+    )
+    args = parser.parse_args()
+    sizes = args.bodies or [1000]
+    directory = pathlib.Path(tempfile.mkdtemp())
+    for n in sizes:
+        path = chain_file(directory, n)
+        print(f"{n} bodies", flush=True)
+        if args.load:
+            times = time_load(path)
+            print("  " + "  ".join(f"{k} {v:.2f} s" for k, v in times.items()), flush=True)
+        if not args.no_edits:
+            run_edits(path, n, set(args.only or ()))
+
+
+if __name__ == "__main__":
+    main()
