@@ -15,7 +15,10 @@ with ``--resume``).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from app.cli import PROG, positive_float, register_command
@@ -126,6 +129,29 @@ def run_sweep(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
 
 
+@contextlib.contextmanager
+def _ctrl_c_cancels(study):
+    """While the study's runs are computed, Ctrl-C (SIGINT) sets the study's ``cancel``
+    event, which it sees within ``CANCEL_POLL`` s and stops cleanly (a KeyboardInterrupt
+    raised inside a Dask call leaves its client and cluster half closed); before that, and
+    at a second Ctrl-C, it interrupts as usual."""
+
+    def on_sigint(signum, frame):
+        if study.watching_cancel and not study.cancel.is_set():
+            study.cancel.set()
+            return
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _run_sweep(args: argparse.Namespace) -> int:
     from app.document.model_io import ModelFileError
     from app.studies.output import OutputError
@@ -138,6 +164,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
     if args.perturb and args.samples is None:
         _error("--perturb needs --samples N (how many Monte-Carlo runs)")
         return EXIT_USAGE
+    cancel = threading.Event()
     try:
         study = Study(
             args.model,
@@ -154,6 +181,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             progress=sys.stderr,
             ensemble=args.ensemble,
+            cancel=cancel,
         )
     except ModelFileError as exc:
         _error(f"cannot open {exc.path}: {exc.field}: {exc.message}")
@@ -171,7 +199,8 @@ def _run_sweep(args: argparse.Namespace) -> int:
         where = "this process as one ensemble"
     print(f"{PROG} sweep: {len(study.runs)} runs on {where}", file=sys.stderr)
     try:
-        study.run()
+        with _ctrl_c_cancels(study):
+            study.run()
     except (OutputError, StudyError) as exc:
         _error(str(exc))
         return EXIT_USAGE

@@ -166,6 +166,9 @@ class Study:
         self.on_progress = on_progress
         self.cancel = cancel
         self.interrupted = False
+        #: True while the study watches ``cancel`` (its runs are being computed), so that a
+        #: Ctrl-C handler can set the event instead of interrupting Dask mid-call
+        self.watching_cancel = False
         self._registered = False
         self.failed = 0
         self.completed = 0
@@ -256,12 +259,15 @@ class Study:
             if self.progress is not None:
                 bar = StudyProgress(len(self.runs), self.skipped, self.progress, "study")
                 bar.update(self.skipped, 0, force=True)
+            self.watching_cancel = self.cancel is not None
             if todo and self.ensemble:
                 self._execute_ensemble(todo, writer, frames, bar)
             elif todo:
                 from dask.distributed import as_completed  # not imported for an ensemble
 
                 self._execute(client, todo, futures, writer, frames, bar, as_completed)
+            if self.cancel is not None and self.cancel.is_set():
+                raise StudyCancelledError("the study was cancelled")
         except (KeyboardInterrupt, StudyCancelledError):
             self.interrupted = True
             if client is not None and futures:
@@ -270,6 +276,7 @@ class Study:
                 except Exception:  # stopping anyway
                     pass
         finally:
+            self.watching_cancel = False
             if bar is not None:
                 bar.finish()
             if writer is not None:
