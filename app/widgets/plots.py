@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.widgets.offset_axis import OffsetAxis
+
 DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
@@ -69,7 +71,7 @@ class PlotsWidget(QWidget):
         row.addWidget(self.clear_button)
         left_layout.addLayout(row)
 
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(background="w", axisItems={"left": OffsetAxis("left")})
         self.plot.setObjectName("plotArea")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", "t")
