@@ -129,6 +129,10 @@ class SimulationPanel(QObject):
         window.viewport.set_render_hook(self._rendering)
 
         self._create_banner()
+        #: True when a failure explainer above the view shows a run's error (in plain words,
+        #: with the engine's text under Details): the banner then shows only errors of
+        #: opening a model, not the same run error a second time.
+        self.run_errors_explained = False
         self._create_controls()
         self._restore_controls()
         self._create_status()
@@ -589,7 +593,8 @@ class SimulationPanel(QObject):
         self._refresh_panels(snap, now, slack=2.0)
         self._update_actions(running=snap.running, loaded=True)
         if snap.error:
-            self.show_error(snap.error)
+            if not self.run_errors_explained:
+                self.show_error(snap.error)
             window.statusBar().showMessage(snap.status)
         else:
             self.banner.hide()

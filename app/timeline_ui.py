@@ -86,6 +86,7 @@ class TimelinePanel(QObject):
         self.explainer = FailureExplainer()
         self.explainer.remedy_chosen.connect(self._apply_remedy)
         self._explained = ""
+        self.simulation.run_errors_explained = True
         central.insertWidget(max(0, central.indexOf(window.viewport)), self.explainer)
         central.addWidget(self._replay_bar())
         self._replay_direction = 0  # -1 backward, +1 forward, 0 stopped

@@ -217,8 +217,14 @@ def test_failing_step_pauses_with_the_message(studio, qtbot):
     window = studio(chain(1, fail_after=0.1))
     panel = window.simulation
     window.sim_actions["play"].trigger()
-    qtbot.waitUntil(lambda: panel.banner.isVisible(), timeout=10000)
-    assert "test force refuses to act" in panel.banner.text()
+    explainer = window.timeline.explainer
+    qtbot.waitUntil(lambda: explainer.isVisible(), timeout=10000)
+    # the engine's text is under Details, shown by a click; not repeated in a second banner
+    assert "test force refuses to act" in explainer.details.text()
+    assert not explainer.details.isVisible()
+    qtbot.mouseClick(explainer.details_button, Qt.MouseButton.LeftButton)
+    assert explainer.details.isVisible()
+    assert not panel.banner.isVisible()
     assert "step failed" in window.statusBar().currentMessage()
     assert window.sim_actions["play"].isEnabled()
     assert not panel.snapshot.running and panel.snapshot.time <= 0.1 + 1e-9
