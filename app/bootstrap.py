@@ -7,7 +7,9 @@ only. Every command first makes sure that
    root; otherwise the missing ones are named),
 2. ``.venv`` exists and holds this project installed editable with the ``test`` extra (skipped
    when the stamp in ``.venv`` matches the current ``pyproject.toml``, so a re-run is fast),
-3. numba's on-disk cache is warm (``engine.warm_jit()``, if the engine provides it),
+3. numba's on-disk cache is warm (``engine.warm_jit()``, if the engine provides it); on an
+   install the engine's own packages (numpy, scipy, numba) go in first and the warm-up compiles
+   while pip installs the rest,
 
 and then runs:
 
@@ -24,12 +26,14 @@ import fcntl
 import hashlib
 import importlib.util
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -41,6 +45,8 @@ STAMP = VENV / ".mbstudio-setup-stamp"
 LOCK = ROOT / ".mbstudio-setup.lock"
 EXTRAS = "test"
 MIN_PYTHON = (3, 11)
+#: The packages the engine's compiled kernels import (the numba warm-up needs only these).
+ENGINE_PACKAGES = ("numpy", "scipy", "numba")
 # Bump when the install steps change, to force one reinstall everywhere.
 SETUP_REVISION = "1"
 
@@ -187,20 +193,55 @@ def setup_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def install_project(force: bool = False) -> None:
+def engine_requirements(pyproject_text: str) -> list[str]:
+    """The requirement strings of ``ENGINE_PACKAGES`` among pyproject's dependencies."""
+    dependencies = tomllib.loads(pyproject_text).get("project", {}).get("dependencies", [])
+    found = []
+    for requirement in dependencies:
+        name = re.match(r"[A-Za-z0-9_.-]*", requirement).group(0).lower()
+        if name in ENGINE_PACKAGES:
+            found.append(requirement)
+    return found
+
+
+def _pip_install(arguments: Sequence[str]) -> None:
+    _run(
+        [VENV_PYTHON, "-m", "pip", "install", "-q", "--disable-pip-version-check", *arguments],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def install_project(force: bool = False, meanwhile: Callable[[], None] | None = None) -> None:
+    """Install the project editable with its extras, unless the stamp says it is up to date.
+
+    With ``meanwhile``, the engine's packages are installed first and ``meanwhile()`` is
+    called before the rest is installed (the set-up starts numba's warm-up there)."""
     fingerprint = setup_fingerprint()
     if not force and STAMP.exists() and STAMP.read_text().strip() == fingerprint:
         log("up to date")
         return
     log(f"installing Python packages into .venv (pip install -e '.[{EXTRAS}]'), may take minutes")
     STAMP.unlink(missing_ok=True)
-    _run(
-        [VENV_PYTHON, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        + ["-e", f".[{EXTRAS}]"],
-        cwd=ROOT,
+    first = engine_requirements((ROOT / "pyproject.toml").read_text())
+    if meanwhile is not None and first:
+        _pip_install(first)
+        meanwhile()
+    _pip_install(["-e", f".[{EXTRAS}]"])
+    STAMP.write_text(fingerprint + "\n")
+
+
+def engine_package_versions() -> str:
+    """The installed versions of ``ENGINE_PACKAGES`` in .venv ("" if they cannot be read)."""
+    code = f"import importlib.metadata as m\nprint(*(m.version(p) for p in {ENGINE_PACKAGES!r}))"
+    probe = subprocess.run(
+        [VENV_PYTHON, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
         stdin=subprocess.DEVNULL,
     )
-    STAMP.write_text(fingerprint + "\n")
+    return probe.stdout.strip() if probe.returncode == 0 else ""
 
 
 WARM_JIT_CODE = """\
@@ -217,40 +258,54 @@ if callable(hook):
 """
 
 
-def warm_jit() -> None:
-    """Fill numba's on-disk cache: the engine's warm-up parts in parallel processes (the
-    compiler is single-threaded), or the whole warm-up in one if the engine has no parts."""
-    parts_code = "import engine.jit_warmup as w; print(' '.join(getattr(w, 'PARTS', ())))"
-    listed = subprocess.run(
-        [VENV_PYTHON, "-c", parts_code],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    parts = listed.stdout.split() if listed.returncode == 0 else []
-    if not parts:
-        _run([VENV_PYTHON, "-c", WARM_JIT_CODE], cwd=ROOT, stdin=subprocess.DEVNULL)
-        return
-    # stale machine code is forgotten once, before the parts start writing the cache
-    _run(
-        [VENV_PYTHON, "-c", "from engine.jit_warmup import forget_stale_kernels as f; f()"],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-    )
-    t0 = time.perf_counter()
-    workers = [
-        subprocess.Popen(
-            [VENV_PYTHON, "-c", WARM_JIT_CODE, part], cwd=ROOT, stdin=subprocess.DEVNULL
+class WarmUp:
+    """numba's on-disk cache being filled: the engine's warm-up parts in parallel processes
+    (the compiler is single-threaded), or the whole warm-up in one if the engine has no parts.
+    ``start()`` begins it, ``wait()`` waits for it and raises SetupError if a part failed."""
+
+    def __init__(self, parts: list[str], workers: list[subprocess.Popen]) -> None:
+        self.parts = parts
+        self.workers = workers
+        self.started = time.perf_counter()
+
+    @classmethod
+    def start(cls) -> WarmUp:
+        parts_code = "import engine.jit_warmup as w; print(' '.join(getattr(w, 'PARTS', ())))"
+        listed = subprocess.run(
+            [VENV_PYTHON, "-c", parts_code],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
         )
-        for part in parts
-    ]
-    codes = [worker.wait() for worker in workers]
-    failed = [part for part, code in zip(parts, codes, strict=True) if code != 0]
-    if failed:
-        raise SetupError(f"warming numba's cache failed in part(s) {', '.join(failed)}")
-    log(f"numba cache warm ({time.perf_counter() - t0:.1f} s)")
+        parts = listed.stdout.split() if listed.returncode == 0 else []
+        if parts:  # stale machine code is forgotten once, before the parts write the cache
+            _run(
+                [VENV_PYTHON, "-c", "from engine.jit_warmup import forget_stale_kernels as f; f()"],
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+            )
+        commands = [[VENV_PYTHON, "-c", WARM_JIT_CODE, part] for part in parts] or [
+            [VENV_PYTHON, "-c", WARM_JIT_CODE]
+        ]
+        workers = [
+            subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL) for command in commands
+        ]
+        return cls(parts or ["all"], workers)
+
+    def wait(self) -> None:
+        codes = [worker.wait() for worker in self.workers]
+        failed = [part for part, code in zip(self.parts, codes, strict=True) if code != 0]
+        if failed:
+            raise SetupError(f"warming numba's cache failed in part(s) {', '.join(failed)}")
+        log(f"numba cache warm ({time.perf_counter() - self.started:.1f} s)")
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                worker.kill()
+            worker.wait()
 
 
 @contextlib.contextmanager
@@ -270,8 +325,22 @@ def setup(force: bool = False) -> None:
     with _setup_lock():
         ensure_debian_packages()
         ensure_venv()
-        install_project(force=force)
-    warm_jit()
+        warming: list[tuple[WarmUp, str]] = []
+
+        def start_warm_up() -> None:  # once the engine's packages are in
+            warming.append((WarmUp.start(), engine_package_versions()))
+
+        try:
+            install_project(force=force, meanwhile=start_warm_up)
+        except BaseException:
+            for warm_up, _ in warming:
+                warm_up.stop()
+            raise
+        if warming and warming[0][1] != engine_package_versions():
+            log("the full install changed numpy, scipy or numba: warming numba's cache again")
+            warming.pop()[0].stop()
+        warm_up = warming[0][0] if warming else WarmUp.start()
+        warm_up.wait()
     log(f"ready ({time.perf_counter() - start:.1f} s)")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +160,63 @@ def test_ci_script_runs_the_test_command():
     readme = (ROOT / "README.md").read_text()
     assert "python3 -m app.bootstrap test" in readme
     assert "python3 -m app.bootstrap studio" in readme
+
+
+def test_engine_requirements_are_the_kernels_packages_of_pyproject():
+    text = (ROOT / "pyproject.toml").read_text()
+    found = bootstrap.engine_requirements(text)
+    names = [re.match(r"[A-Za-z0-9_.-]+", r).group(0) for r in found]
+    assert sorted(names) == ["numba", "numpy", "scipy"]
+    assert any(r.startswith("numba>=") and "<" in r for r in found)  # the pinned minor
+
+
+def test_the_engine_packages_go_in_first_and_the_warm_up_starts_before_the_rest(fake_checkout):
+    root, calls = fake_checkout
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["numpy>=2,<3", "vtk>=9", "numba>=0.68,<0.69"]\n'
+    )
+    bootstrap.install_project(meanwhile=lambda: calls.append(["warm-up started"]))
+    assert calls[0][-2:] == ["numpy>=2,<3", "numba>=0.68,<0.69"]
+    assert calls[1] == ["warm-up started"]
+    assert calls[2][-2:] == ["-e", ".[test]"]
+    calls.clear()
+    bootstrap.install_project(meanwhile=lambda: calls.append(["warm-up started"]))
+    assert calls == []  # up to date: the set-up starts the warm-up itself
+
+
+class _FakeWarmUp:
+    def __init__(self, log):
+        self.log = log
+        log.append("start")
+
+    def wait(self):
+        self.log.append("wait")
+
+    def stop(self):
+        self.log.append("stop")
+
+
+@pytest.mark.parametrize("versions_change", [False, True])
+def test_setup_waits_for_the_warm_up_and_redoes_it_if_the_install_changed_numba(
+    fake_checkout, monkeypatch, versions_change
+):
+    events = []
+    after = "2.4 1.16 0.68.0" if versions_change else "2.3 1.16 0.68.0"
+    versions = iter(["2.3 1.16 0.68.0", after])
+    monkeypatch.setattr(bootstrap, "ensure_debian_packages", lambda: None)
+    monkeypatch.setattr(bootstrap, "ensure_venv", lambda: None)
+    monkeypatch.setattr(bootstrap, "LOCK", fake_checkout[0] / "lock")
+    monkeypatch.setattr(bootstrap, "engine_package_versions", lambda: next(versions))
+    monkeypatch.setattr(bootstrap.WarmUp, "start", classmethod(lambda cls: _FakeWarmUp(events)))
+
+    def install(force=False, meanwhile=None):
+        events.append("engine packages")
+        meanwhile()
+        events.append("the rest")
+
+    monkeypatch.setattr(bootstrap, "install_project", install)
+    bootstrap.setup()
+    if versions_change:
+        assert events == ["engine packages", "start", "the rest", "stop", "start", "wait"]
+    else:
+        assert events == ["engine packages", "start", "the rest", "wait"]
