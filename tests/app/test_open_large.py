@@ -129,3 +129,57 @@ def test_a_large_chain_opens_with_rows_in_view_only_and_is_posed_and_plotted(
     qtbot.waitUntil(lambda: len(plots.plotted_data(listed[0])[0]) > 0, timeout=20000)
     t, q0 = plots.plotted_data(listed[0])
     assert q0[-1] == pytest.approx(np.cos(np.radians(15.0)), abs=0.02)
+
+
+def test_lazy_joint_rows_follow_edits_and_show_the_state(qtbot):
+    """A 500-body model's Joints panel: rows for the bodies in view only; an edit of one body's
+    joint replaces only its group; a body scrolled to gets rows showing the latest State."""
+    from app.widgets.joint_sliders import LAZY_ABOVE, JointSliders
+
+    n = 500
+    assert n > LAZY_ABOVE
+    sliders = JointSliders()
+    qtbot.addWidget(sliders)
+    sliders.resize(400, 500)
+    sliders.show()
+    qtbot.waitExposed(sliders)
+
+    def layout(types):
+        q_index, k = {}, 0
+        for name, kind in types.items():
+            for which in range(4 if kind == "Ball" else 1):
+                q_index[(name, which)] = k
+                k += 1
+        return q_index
+
+    types = {f"b{i}": "Ball" for i in range(n)}
+    q_index = layout(types)
+    sliders.set_model(types, q_index, 1.0)
+
+    class Snap:
+        running = False
+        q = np.zeros(len(q_index))
+
+    Snap.q[[q_index[(f"b{i}", 0)] for i in range(n)]] = 1.0  # unit quaternions
+    Snap.q[q_index[("b450", 0)]] = np.cos(np.radians(20.0))
+    Snap.q[q_index[("b450", 1)]] = np.sin(np.radians(20.0))  # 40 deg about x
+    sliders.update_snapshot(Snap())
+    made = set(sliders._boxes)  # noqa: SLF001
+    assert "b0" in made and 0 < len(made) < 50
+    kept = {key: row for key, row in sliders.euler_rows.items() if key[0] != "b1"}
+
+    types["b1"] = "Pin"
+    q_index = layout(types)
+    Snap.q = np.concatenate((Snap.q[:4], Snap.q[7:]))  # b1 has one q now
+    sliders.set_model(types, q_index, 1.0)
+    sliders.update_snapshot(Snap())
+    assert ("b1", 0) in sliders.rows and ("b1", 0) not in sliders.euler_rows
+    assert sliders._boxes["b1"].title() == "b1 (Pin)"  # noqa: SLF001
+    assert all(sliders.euler_rows[key] is row for key, row in kept.items())
+
+    sliders.scroll_to_body("b450")
+    row = sliders.euler_rows[("b450", 0)]
+    qtbot.waitUntil(lambda: not row.visibleRegion().isEmpty(), timeout=3000)
+    assert row.spin.value() == pytest.approx(40.0, abs=0.01)
+    assert ("b0", 0) not in sliders.euler_rows  # far out of view: dropped
+    assert len(sliders._boxes) < 50  # noqa: SLF001
