@@ -315,7 +315,12 @@ class SimulationPanel(QObject):
 
         from app.document.background_load import run_in_worker
 
-        self.session = run_in_worker(start, "Preparing the simulation…", self.window)
+        session = run_in_worker(start, "Preparing the simulation…", self.window)
+        if not self.timer.isActive():  # the window was closed meanwhile
+            session.stop(CLOSE_WAIT)
+            return
+        self._stop_session()  # one loaded meanwhile (a second open) gives way to this one
+        self.session = session
         self._update_actions(running=False, loaded=True)
 
     def open_path(self, path) -> bool:
