@@ -308,10 +308,23 @@ class SimulationPanel(QObject):
         self._last_serial = None
         self._drawn = None
         self.window.viewport.expect_new_model()  # a different model: aim the camera at it
-        self.session = SimulationSession(
-            built, settings=self._settings(), on_publish=self._on_publish
-        )
-        self.session.start()
+        settings = self._settings()
+
+        def start():
+            # the worker's first realization, sample columns, decorations and snapshot of a
+            # large model take seconds: made off the GUI thread, which keeps drawing
+            session = SimulationSession(built, settings=settings, on_publish=self._on_publish)
+            session.start()
+            return session
+
+        from app.document.background_load import run_in_worker
+
+        session = run_in_worker(start, "Preparing the simulation…", self.window)
+        if not self.timer.isActive():  # the window was closed meanwhile
+            session.stop(CLOSE_WAIT)
+            return
+        self._stop_session()  # one loaded meanwhile (a second open) gives way to this one
+        self.session = session
         self._update_actions(running=False, loaded=True)
 
     def open_path(self, path) -> bool:
@@ -482,6 +495,7 @@ class SimulationPanel(QObject):
         calls this when its selection changes)."""
         self.window.statusBar().showMessage(f"Selected {name}", 3000)
         self.selected_body = name
+        self.sliders.scroll_to_body(name)  # its joint's rows come into view
         if self._plots is not None:
             self._plots.show_body(name)
         snap = self.snapshot

@@ -6,7 +6,10 @@ Returns ``(document, built, build_error)``: the ModelDocument, its BuiltModel (N
 be built, ``build_error`` then says why: the document still opens for editing), or None if the
 user cancelled. A file that cannot be read raises what ``model_io.load`` raises. The worker is
 a daemon thread that touches neither Qt nor VTK; a cancelled one finishes on its own and its
-result is dropped."""
+result is dropped.
+
+``run_in_worker(work, label, parent)`` runs any other long, Qt-free job (the simulation session
+of a large model set up) the same way, with a progress dialog that cannot cancel it."""
 
 from __future__ import annotations
 
@@ -70,9 +73,44 @@ def load_and_build(path, parent: QWidget | None = None):
     return result["document"], result.get("built"), result.get("build_error")
 
 
-def _wait_with_progress(path: Path, parent: QWidget | None, done: threading.Event) -> bool:
-    """Run the event loop until ``done`` is set (False) or the user cancels (True)."""
-    dialog = QProgressDialog(f"Opening {path.name}…", "Cancel", 0, 0, parent)
+def run_in_worker(work, label: str, parent: QWidget | None = None):
+    """``work()`` run in a daemon thread (no cyclic garbage collection meanwhile, see
+    ``_work``) while the event loop keeps running; returns its result or raises what it
+    raised."""
+    result: dict = {}
+    done = threading.Event()
+
+    def job() -> None:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            result["value"] = work()
+        except BaseException as exc:  # noqa: BLE001  (handed to the GUI thread, raised there)
+            result["error"] = exc
+        finally:
+            if collecting:
+                gc.enable()
+            done.set()
+
+    worker = threading.Thread(target=job, name="mbstudio-prepare", daemon=True)
+    worker.start()
+    if not done.wait(0.05):
+        _wait_with_progress(label, parent, done, cancellable=False)
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def _wait_with_progress(
+    path: Path | str, parent: QWidget | None, done: threading.Event, cancellable: bool = True
+) -> bool:
+    """Run the event loop until ``done`` is set (False) or the user cancels (True).
+    ``path``: the file being opened, or the text to show."""
+    label = f"Opening {path.name}…" if isinstance(path, Path) else path
+    dialog = QProgressDialog(label, "Cancel" if cancellable else "", 0, 0, parent)
+    if not cancellable:
+        dialog.setCancelButton(None)
     dialog.setObjectName("openProgress")
     dialog.setWindowTitle("mbstudio")
     dialog.setWindowModality(Qt.WindowModality.WindowModal)  # no second open meanwhile

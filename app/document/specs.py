@@ -8,6 +8,7 @@ Validation lives in ``app.document.validation``; building the engine System in
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -383,6 +384,34 @@ class BodySpec:
         )
 
 
+class _BodyReader:
+    """BodySpec.from_dict for the bodies of one file, reading each distinct body content once:
+    bodies that differ only in ``name`` and ``parent`` (a chain's repeated link) share the
+    first one's specs (immutable), so a large generated model costs a serialization (marshal)
+    and a look-up per repeated body. The others are read in full, with the same messages."""
+
+    def __init__(self) -> None:
+        self._read: dict[bytes, BodySpec] = {}
+
+    def __call__(self, d: dict) -> BodySpec:
+        try:
+            # equal bytes only for equal content (types included: 1, 1.0 and True differ)
+            key = marshal.dumps([[k, v] for k, v in d.items() if k != "name" and k != "parent"])
+        except (TypeError, ValueError, RecursionError):  # not plain JSON values: read in full
+            return BodySpec.from_dict(d)
+        template = self._read.get(key)
+        if template is None:
+            body = BodySpec.from_dict(d)
+            self._read[key] = body
+            return body
+        body = object.__new__(BodySpec)
+        fields_of = vars(body)
+        fields_of.update(vars(template))
+        fields_of["name"] = _str(d, "name")
+        fields_of["parent"] = _str(d, "parent", GROUND)
+        return body
+
+
 @dataclass(frozen=True)
 class ElementSpec:
     """A constraint or force element: ``type`` as Simbody's (``Rod``, ``TwoPointLinearSpring``
@@ -504,7 +533,7 @@ class ModelData:
     def from_dict(cls, d: dict) -> ModelData:
         return cls(
             name=_str(d, "name", "Untitled"),
-            bodies=_items(d, "bodies", BodySpec.from_dict),
+            bodies=_items(d, "bodies", _BodyReader()),
             ground_geometry=_items(d, "ground_geometry", GeometrySpec.from_dict),
             constraints=_items(d, "constraints", ElementSpec.from_dict),
             forces=_items(d, "forces", ElementSpec.from_dict),

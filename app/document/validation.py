@@ -482,6 +482,23 @@ def _clearly_physical(bodies: list[BodySpec]) -> np.ndarray:
     return ok
 
 
+def _content_of(b: BodySpec) -> tuple:
+    """Every field of ``b`` that ``check_body`` checks, but its name."""
+    return (
+        b.mobilizer,
+        b.mobilizer_params,
+        b.X_PF,
+        b.X_BM,
+        b.mass,
+        b.com,
+        b.inertia,
+        b.geometry,
+        b.q,
+        b.u,
+        b.contact_surfaces,
+    )
+
+
 def validate(data: ModelData, previous: ModelData | None = None) -> None:
     """Raise DocumentError for the first problem found in ``data`` (O(n) in the bodies).
 
@@ -500,8 +517,15 @@ def validate(data: ModelData, previous: ModelData | None = None) -> None:
         seen.add(b.name)
     check_parents(data)
     physical = _clearly_physical(fresh)
+    # A body whose specs are the very objects of one checked before (a repeated link read
+    # once, see specs._BodyReader) passes the same checks: only its name differs.
+    checked: set[tuple] = set()
     for b, fine in zip(fresh, physical, strict=True):
+        same = (bool(fine), *map(id, _content_of(b)))
+        if same in checked:
+            continue
         check_body(b, mass_properties_checked=bool(fine))
+        checked.add(same)
     for k, g in enumerate(data.ground_geometry):
         check_geometry(g, f"geometry[{k}]", GROUND)
     for k, c in enumerate(data.ground_contact_surfaces):

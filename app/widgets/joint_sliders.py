@@ -9,12 +9,19 @@ box shows the true value (after full turns an angle reads 400 deg, not 40); the 
 one turn and wraps. A quaternion orientation (Ball, Free, Ellipsoid, ...) is posed through
 three body-fixed x-y-z angles in degrees, which always give a unit quaternion; its components
 are never edited one by one.
+
+A large model (more than ``LAZY_ABOVE`` bodies) gets rows only for the bodies in view: the
+panel knows each body's group height, sizes its scrolled area for all of them, and creates the
+groups that come within ``OVERSCAN`` screens of the view as it scrolls (dropping those that go
+far out of it), so that opening a 20,000-body chain makes a few dozen rows, not 60,000.
+``rows`` and ``euler_rows`` then hold the rows that exist; ``scroll_to_body`` brings a body's
+group into view (and into being).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
@@ -33,6 +40,10 @@ from app.widgets.wheel_guard import guard_wheel
 STEPS = 1000
 SPIN_LIMIT = 1e9  # the spin box shows any value the State holds
 STALE_FLUSH_MS = 300  # rows out of view show the latest snapshot this long after it came
+LAZY_ABOVE = 200  # bodies: a larger model gets rows only for the bodies in (or near) view
+OVERSCAN = 1.0  # screens above and below the view whose groups are made too
+DROP_BEYOND = 3.0  # screens beyond the view past which made groups are dropped
+GROUP_SPACING = 6  # pixels between two bodies' groups (the lazy layout)
 
 
 def wrap_degrees(value: float) -> float:
@@ -151,6 +162,7 @@ class JointSliders(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._inner)
         self._scroll = scroll
+        scroll.verticalScrollBar().valueChanged.connect(self._make_in_view_on_scroll)
         scroll.verticalScrollBar().valueChanged.connect(self._refresh_in_view)
         scroll.horizontalScrollBar().valueChanged.connect(self._refresh_in_view)
         #: The latest snapshot shown; rows left out of it are set when the timer fires.
@@ -178,6 +190,16 @@ class JointSliders(QWidget):
         self._body_layout: dict[str, tuple[str, tuple[int, ...]]] = {}
         self._rows_enabled: bool | None = None  # whether every row is enabled (None: unknown)
         self._quat_shown: dict[str, tuple] = {}  # body -> the quaternion its angles show
+        #: Lazy layout (more than LAZY_ABOVE bodies): bodies in order, their index, the top
+        #: of each one's group in pixels (one more entry: the total height).
+        self._lazy = False
+        self._order: list[str] = []
+        self._position: dict[str, int] = {}
+        self._tops = np.zeros(1, dtype=np.int64)
+        self._length_scale = 1.0
+        self._group_heights: dict[int, int] = {}  # form rows -> group height (pixels)
+        self._row_counts: dict[tuple[str, int], int] = {}  # (type, nq) -> form rows
+        scroll.viewport().installEventFilter(self)
 
     def set_model(
         self,
@@ -202,10 +224,14 @@ class JointSliders(QWidget):
         layout = {body: (mobilizer_types[body], tuple(sorted(w))) for body, w in by_body.items()}
         old_layout = getattr(self, "_body_layout", {})
         self._global_index = dict(q_index)
+        if len(layout) > LAZY_ABOVE:
+            self._set_lazy(layout, length_scale, keep=old_key is not None and old_key[2] == key[2])
+            return
         kept = [b for b in old_layout if layout.get(b) == old_layout[b]]
         gone = len(old_layout) - len(kept)
         if (
-            old_key is None
+            self._lazy
+            or old_key is None
             or old_key[2] != float(length_scale)
             or gone > max(50, len(old_layout) // 2)
             or kept != [b for b in layout if old_layout.get(b) == layout[b]]
@@ -231,6 +257,7 @@ class JointSliders(QWidget):
         with all its rows at once (taking thousands of rows out one by one costs seconds).
         The new one is filled before it is shown: each group added to a shown widget would
         lay out all the groups before it again (O(n^2) for n bodies)."""
+        self._lazy = False
         self._inner = QWidget()
         self._layout = QVBoxLayout(self._inner)
         self._layout.addStretch(1)
@@ -258,7 +285,8 @@ class JointSliders(QWidget):
             self.euler_rows.pop((body, axis), None)
         self._quat_start.pop(body, None)
         self._quat_shown.pop(body, None)
-        self._layout.removeWidget(box)
+        if self._layout is not None:
+            self._layout.removeWidget(box)
         box.hide()
         box.deleteLater()
 
@@ -296,6 +324,135 @@ class JointSliders(QWidget):
         guard_wheel(box)
         self._boxes[body] = box
         return box
+
+    # -- lazy layout (large models) -------------------------------------------------------------
+
+    def _form_rows(self, kind: str, nq: int) -> int:
+        """How many rows a body's group has (three angles for a quaternion, one per other q)."""
+        count = self._row_counts.get((kind, nq))
+        if count is None:
+            kinds = q_kinds(kind, nq)
+            quat = kinds[:4] == ["quat"] * 4
+            count = 3 * quat + sum(k != "quat" for k in kinds)
+            self._row_counts[(kind, nq)] = count
+        return count
+
+    def _group_height(self, rows: int) -> int:
+        """The height (pixels) of a group of ``rows`` rows, measured once on a sample group."""
+        height = self._group_heights.get(rows)
+        if height is None:
+            box = QGroupBox("sample (Ball)")
+            form = QFormLayout(box)
+            for k in range(rows):
+                form.addRow(f"q{k} (deg)", _CoordinateRow(f"sample{k}", -1.0, 1.0, "deg", True))
+            height = box.sizeHint().height()
+            box.deleteLater()
+            self._group_heights[rows] = height
+        return height
+
+    def _set_lazy(self, layout: dict, length_scale: float, keep: bool) -> None:
+        """Show ``layout`` lazily: keep the groups made for bodies whose joint is unchanged
+        (``keep``), drop the others, place the groups anew and make those in view."""
+        if not self._lazy or not keep:
+            self._lazy = True
+            self._inner = QWidget()
+            self._layout = None
+            self.rows.clear()
+            self.euler_rows.clear()
+            self._kinds.clear()
+            self._quat_start.clear()
+            self._quat_shown.clear()
+            self._boxes = {}
+            self._scroll.setWidget(self._inner)  # deletes the old one
+        else:
+            for body in list(self._boxes):
+                if layout.get(body) != self._body_layout.get(body):
+                    self._remove_body(body)
+        self._body_layout = layout
+        self._length_scale = float(length_scale)
+        self._order = list(layout)
+        self._position = {body: i for i, body in enumerate(self._order)}
+        heights = np.fromiter(
+            (
+                self._group_height(self._form_rows(kind, len(whichs))) + GROUP_SPACING
+                for kind, whichs in layout.values()
+            ),
+            dtype=np.int64,
+            count=len(layout),
+        )
+        self._tops = np.concatenate(([0], np.cumsum(heights)))
+        self._inner.setMinimumHeight(int(self._tops[-1]))
+        self._rows_enabled = None
+        width = self._inner.width()
+        for body, box in self._boxes.items():
+            self._place(body, box, width)
+        self._make_in_view()
+
+    def _place(self, body: str, box: QGroupBox, width: int) -> None:
+        i = self._position[body]
+        top = int(self._tops[i])
+        box.setGeometry(0, top, width, int(self._tops[i + 1]) - top - GROUP_SPACING)
+
+    def _make_in_view(self) -> None:
+        """Make the groups within OVERSCAN screens of the view, drop those beyond
+        DROP_BEYOND screens, and show the latest snapshot in the new ones."""
+        if not self._lazy or not self._order:
+            return
+        view = max(self._scroll.viewport().height(), 200)
+        top = self._scroll.verticalScrollBar().value()
+        tops = self._tops
+        first = max(int(np.searchsorted(tops, top - OVERSCAN * view, "right")) - 1, 0)
+        last = int(np.searchsorted(tops, top + (1 + OVERSCAN) * view, "left"))
+        keep_from = top - DROP_BEYOND * view
+        keep_to = top + (1 + DROP_BEYOND) * view
+        for body in list(self._boxes):
+            i = self._position[body]
+            if tops[i + 1] < keep_from or tops[i] > keep_to:
+                self._remove_body(body)
+        width = self._inner.width()
+        made = False
+        for body in self._order[first:last]:
+            if body in self._boxes:
+                continue
+            kind, whichs = self._body_layout[body]
+            box = self._body_box(body, kind, whichs, self._length_scale)
+            box.setParent(self._inner)
+            self._place(body, box, width)
+            if self._rows_enabled is not None:
+                for row in box.findChildren(_CoordinateRow):
+                    row.setEnabled(self._rows_enabled)
+            box.show()
+            made = True
+        if made and self._snap is not None:
+            self._show_rows(self._snap, in_view_only=False)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802  (Qt's name)
+        """The view resized: the groups take its width, and those that came into it are made."""
+        if self._lazy and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self._fit_width)  # once the scroll area has sized its widget
+        return False
+
+    def _fit_width(self) -> None:
+        if self._lazy:
+            width = self._inner.width()
+            for body, box in self._boxes.items():
+                self._place(body, box, width)
+            self._make_in_view()
+
+    def scroll_to_body(self, body: str) -> None:
+        """Scroll the group of ``body`` into view (made if the model is shown lazily)."""
+        if self._lazy:
+            i = self._position.get(body)
+            if i is None:
+                return
+            bar = self._scroll.verticalScrollBar()
+            top, bottom = int(self._tops[i]), int(self._tops[i + 1])
+            view = self._scroll.viewport().height()
+            if top < bar.value() or bottom > bar.value() + view:
+                bar.setValue(top)
+            self._make_in_view()
+        elif body in self._boxes:
+            self._scroll.ensureWidgetVisible(self._boxes[body], 0, 0)
 
     def _euler_moved(self, body: str) -> None:
         self._quat_shown.pop(body, None)
@@ -357,6 +514,9 @@ class JointSliders(QWidget):
         if complete:
             self._flush_timer.stop()
         return complete
+
+    def _make_in_view_on_scroll(self, *_args) -> None:
+        self._make_in_view()
 
     def _refresh_in_view(self, *_args) -> None:
         """Rows that came into view show the latest snapshot."""

@@ -2,9 +2,12 @@
 
 The left list holds every quantity the session samples (q, u, udot per coordinate, kinetic /
 potential / total energy, constraint-error norms, Measures), with a filter box; checked ones are
-plotted. Samples come from the session's ring buffer (``SampleBuffer``); the widget keeps its
-own fixed-size ring of the plotted columns, adding only new rows on each refresh. "Export CSV"
-writes the time column and the checked quantities of everything the buffer still holds.
+plotted. The list is a view over ``QuantityModel``, which holds the names, the checked ones and
+the filter's matches (a 20,000-body model has 200,000 quantities: no widget item per name, and
+the view draws only the rows in sight). Samples come from the session's ring buffer
+(``SampleBuffer``); the widget keeps its own fixed-size ring of the plotted columns, adding
+only new rows on each refresh. "Export CSV" writes the time column and the checked quantities
+of everything the buffer still holds.
 The futures a run left behind (branches of the recorded history, ``set_branches``) are drawn
 as dashed curves of the same quantities, so that the current run and the branches overlay.
 """
@@ -13,14 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGraphicsItem,
     QHBoxLayout,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -31,6 +33,134 @@ from app.widgets.offset_axis import OffsetAxis
 
 DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+class QuantityModel(QAbstractListModel):
+    """The plottable quantities as a checkable list: ``names`` in column order, those in
+    ``checked_names`` checked; ``set_filter(text)`` lists only the names containing ``text``
+    (any case). ``check_changed`` is emitted when a check box is toggled through the model
+    (a click in the view, ``set_checked``)."""
+
+    check_changed = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.names: list[str] = []
+        self._lower: list[str] = []
+        self._index: dict[str, int] = {}
+        self.checked_names: set[str] = set()
+        self._rows: list[int] | None = None  # the listed names' indices (None: all)
+        self._filter = ""
+
+    def set_names(self, names, checked: set) -> None:
+        """Hold ``names`` (those in ``checked`` checked), with the current filter."""
+        self.beginResetModel()
+        self.names = list(names)
+        self._lower = [n.lower() for n in self.names]
+        self._index = {n: i for i, n in enumerate(self.names)}
+        self.checked_names = {n for n in checked if n in self._index}
+        self._rows = self._matches(self._filter)
+        self.endResetModel()
+
+    def set_filter(self, text: str) -> None:
+        """List only the names that contain ``text`` (any case; blank: all)."""
+        self._filter = text
+        rows = self._matches(text)
+        if rows == self._rows:
+            return
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def _matches(self, text: str) -> list[int] | None:
+        if not text.strip():
+            return None
+        low = text.lower()
+        return [i for i, name in enumerate(self._lower) if low in name]
+
+    def listed(self) -> list[str]:
+        """The names the list shows, in order."""
+        if self._rows is None:
+            return list(self.names)
+        return [self.names[i] for i in self._rows]
+
+    def has(self, name: str) -> bool:
+        return name in self._index
+
+    def checked(self) -> list[str]:
+        """The checked names in column order."""
+        return sorted(self.checked_names, key=self._index.__getitem__)
+
+    def set_checked(self, name: str, on: bool, notify: bool = True) -> None:
+        if name not in self._index:
+            raise KeyError(f"no plottable quantity {name!r}")
+        if (name in self.checked_names) == on:
+            return
+        if on:
+            self.checked_names.add(name)
+        else:
+            self.checked_names.discard(name)
+        row = self.row_of(name)
+        if row is not None:
+            index = self.index(row, 0)
+            self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+        if notify:
+            self.check_changed.emit()
+
+    def uncheck_all(self) -> None:
+        self.checked_names.clear()
+        if self.rowCount():
+            self.dataChanged.emit(
+                self.index(0, 0),
+                self.index(self.rowCount() - 1, 0),
+                [Qt.ItemDataRole.CheckStateRole],
+            )
+
+    def row_of(self, name: str) -> int | None:
+        """The list row showing ``name`` (None if it is not listed)."""
+        i = self._index.get(name)
+        if i is None or self._rows is None:
+            return i
+        import bisect
+
+        k = bisect.bisect_left(self._rows, i)
+        return k if k < len(self._rows) and self._rows[k] == i else None
+
+    def _name(self, row: int) -> str:
+        return self.names[row if self._rows is None else self._rows[row]]
+
+    # Qt's model interface
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008  (Qt's names)
+        if parent.isValid():
+            return 0
+        return len(self.names) if self._rows is None else len(self._rows)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._name(index.row())
+        if role == Qt.ItemDataRole.CheckStateRole:
+            on = self._name(index.row()) in self.checked_names
+            return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if not index.isValid() or role != Qt.ItemDataRole.CheckStateRole:
+            return False
+        state = value if isinstance(value, Qt.CheckState) else Qt.CheckState(int(value))
+        self.set_checked(self._name(index.row()), state == Qt.CheckState.Checked)
+        return True
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemIsUserCheckable
+        )
 
 
 class PlotsWidget(QWidget):
@@ -50,9 +180,12 @@ class PlotsWidget(QWidget):
             "model tree or the 3-D view lists its q, u and udot)"
         )
         self.filter.textChanged.connect(self._apply_filter)
-        self.quantities = QListWidget()
+        self.quantity_model = QuantityModel(self)
+        self.quantity_model.check_changed.connect(self._selection_changed)
+        self.quantities = QListView()
         self.quantities.setObjectName("plotQuantities")
-        self.quantities.itemChanged.connect(self._selection_changed)
+        self.quantities.setUniformItemSizes(True)  # the view lays out only the rows in sight
+        self.quantities.setModel(self.quantity_model)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setObjectName("exportCsvButton")
         self.export_button.setToolTip("Write time and the checked quantities to a CSV file")
@@ -96,7 +229,6 @@ class PlotsWidget(QWidget):
         self._data = np.empty((0, 1))
         self._plotted: list[str] = []
         self.capacity = 5000
-        self._updating = False
         #: Quantities asked for before the simulated model has them (a measure just added
         #: to the document): checked as soon as a buffer with that column comes.
         self._wanted: set[str] = set()
@@ -123,36 +255,8 @@ class PlotsWidget(QWidget):
         self._rebuild()
 
     def _set_names(self, names, checked: set) -> None:
-        """Make the list hold ``names``, those in ``checked`` checked, changing the text and
-        check state of the items in place and adding or taking items at the end only, with
-        the list's model quiet meanwhile and the view reset once after: a new model's list
-        (tens of thousands of quantities) costs O(n), where clearing it and adding the items
-        one by one cost O(n^2) (every change moves the view's hidden rows)."""
-        widget = self.quantities
-        model = widget.model()
-        self._updating = True
-        widget.reset()  # the view forgets its hidden rows (each would be moved per change)
-        blocked = model.blockSignals(True)
-        try:
-            if widget.count() > len(names):
-                model.removeRows(len(names), widget.count() - len(names))
-            for i, name in enumerate(names):
-                state = Qt.CheckState.Checked if name in checked else Qt.CheckState.Unchecked
-                item = widget.item(i)
-                if item is None:
-                    item = QListWidgetItem(name)
-                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                    item.setCheckState(state)
-                    widget.addItem(item)
-                    continue
-                if item.text() != name:
-                    item.setText(name)
-                if item.checkState() != state:
-                    item.setCheckState(state)
-        finally:
-            model.blockSignals(blocked)
-            self._updating = False
-        widget.reset()  # the view reads the list afresh (and forgets its hidden rows)
+        """Make the list hold ``names``, those in ``checked`` checked."""
+        self.quantity_model.set_names(names, checked)
 
     def _reset_range(self) -> None:
         """Forget the previous run's axes (and any zoom): t from 0, automatic ranging on."""
@@ -164,33 +268,24 @@ class PlotsWidget(QWidget):
     def show_quantities(self, names) -> None:
         """Check the quantities ``names`` (now, or as soon as a buffer with them comes)."""
         for name in names:
-            if self.quantities.findItems(name, Qt.MatchFlag.MatchExactly):
+            if self.quantity_model.has(name):
                 self.set_checked(name)
             else:
                 self._wanted.add(name)
 
     def checked(self) -> list[str]:
-        model = self.quantities.model()
-        found = model.match(
-            model.index(0, 0),
-            Qt.ItemDataRole.CheckStateRole,
-            Qt.CheckState.Checked,
-            -1,
-            Qt.MatchFlag.MatchExactly,
-        )
-        return [index.data() for index in sorted(found, key=lambda index: index.row())]
+        """The checked quantities in column order."""
+        return self.quantity_model.checked()
+
+    def listed(self) -> list[str]:
+        """The quantities the list shows (those the filter lets through), in order."""
+        return self.quantity_model.listed()
 
     def set_checked(self, name: str, on: bool = True) -> None:
-        items = self.quantities.findItems(name, Qt.MatchFlag.MatchExactly)
-        if not items:
-            raise KeyError(f"no plottable quantity {name!r}")
-        items[0].setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self.quantity_model.set_checked(name, on)
 
     def uncheck_all(self) -> None:
-        self._updating = True
-        for i in range(self.quantities.count()):
-            self.quantities.item(i).setCheckState(Qt.CheckState.Unchecked)
-        self._updating = False
+        self.quantity_model.uncheck_all()
         self._rebuild()
 
     def show_body(self, name: str) -> None:
@@ -202,30 +297,17 @@ class PlotsWidget(QWidget):
         the measures for choosing."""
         column = f"measure {name}"
         self.filter.setText("measure ")
-        if self.quantities.findItems(column, Qt.MatchFlag.MatchExactly):
+        if self.quantity_model.has(column):
             self.set_checked(column)
         else:
             self._wanted.add(column)
 
     def _apply_filter(self, text: str) -> None:
-        """Hide the quantities whose names do not contain ``text`` (any case); the matches
-        are found by the list's model, only rows whose state changes are touched."""
-        widget = self.quantities
-        shown = None
-        if text.strip():
-            model = widget.model()
-            found = model.match(
-                model.index(0, 0), Qt.ItemDataRole.DisplayRole, text, -1, Qt.MatchFlag.MatchContains
-            )
-            shown = {index.row() for index in found}
-        for row in range(widget.count()):
-            hide = shown is not None and row not in shown
-            if widget.isRowHidden(row) != hide:
-                widget.setRowHidden(row, hide)
+        """List only the quantities whose names contain ``text`` (any case)."""
+        self.quantity_model.set_filter(text)
 
-    def _selection_changed(self, _item) -> None:
-        if not self._updating:
-            self._rebuild()
+    def _selection_changed(self, *_args) -> None:
+        self._rebuild()
 
     # -- data -----------------------------------------------------------------------------------
 
