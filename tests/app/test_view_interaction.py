@@ -451,3 +451,19 @@ def test_the_view_keeps_the_bodies_until_the_user_moves_the_camera(studio, qtbot
     QTest.keyClick(widget, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
     assert (camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp()) == pose
+
+
+def test_a_selected_bodys_plot_filter_does_not_empty_the_next_models_list(studio, qtbot):
+    window = studio()
+    open_example(window, qtbot, "spinning_top")
+    editor = window.model_editor
+    view = editor.tree.view
+    rect = view.visualRect(editor.tree.model.index_of("body:top"))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    plots = window.simulation.plots
+    qtbot.waitUntil(lambda: plots.filter.text() == " top.", timeout=5000)
+    listed = plots.quantity_model.listed()
+    assert listed and all(" top." in name for name in listed)
+    open_example(window, qtbot, "double_pendulum")
+    qtbot.waitUntil(lambda: plots.filter.text() == "", timeout=5000)
+    assert "q[0] upper.q0" in plots.quantity_model.listed()
