@@ -100,14 +100,13 @@ FAST_BATCH_BUDGET = 0.04
 FAST_MAX_SAMPLES_PER_SECOND = 60.0
 #: "As fast as possible": the integrator takes its own steps (no step is shortened to end at
 #: a sample or a batch's end). Its stepTo ends only on a fixed grid of this many reporting
-#: intervals, so that the run's steps and States are those of a headless TimeStepper run
-#: reporting at that grid, whatever the machine's speed (one interval: the run reporting
-#: every interval; longer grids take fewer steps where the error control would take steps
-#: longer than an interval, and are less accurate for it). Each call returns after the
-#: internal steps that take about FAST_CALL_BUDGET wall-clock seconds at the measured cost
-#: per step (at most FAST_MAX_STEPS_PER_CALL), so that commands and the view's frames are
-#: not kept waiting.
-FAST_HORIZON_INTERVALS = 1
+#: intervals, and its steps are at most one reporting interval long (as long as they can be
+#: when a run reports every interval), so that the run's steps and States are those of a
+#: headless TimeStepper run with that maximum step reporting at that grid, whatever the
+#: machine's speed. Each call returns after the internal steps that take about
+#: FAST_CALL_BUDGET wall-clock seconds at the measured cost per step (at most
+#: FAST_MAX_STEPS_PER_CALL), so that commands and the view's frames are not kept waiting.
+FAST_HORIZON_INTERVALS = 16
 FAST_CALL_BUDGET = 0.005
 FAST_MAX_STEPS_PER_CALL = 256
 
@@ -1057,17 +1056,21 @@ class SimulationSession:
 
     def _advance_fast(self, stepper: TimeStepper, deadline: float, interval: float) -> bool:
         """Run as fast as possible until the wall-clock ``deadline``, in the integrator's own
-        steps: each stepTo aims at the next point of the FAST_HORIZON_INTERVALS grid and
-        returns after ``_fast_step_limit`` internal steps (ReachedStepLimit), so no step is
-        shortened except at that grid. A plot sample (and history record) is taken of the
-        first State the stepping returns at or past each multiple of the sampling
-        ``interval`` (a step's end, at most one per interval): a State the integrator
-        realized, taken to Acceleration for the sample, which the next step then starts
-        from instead of realizing it again. False (and paused) if a step failed. Caller
-        holds the State lock."""
+        steps (at most a reporting interval long): each stepTo aims at the next point of
+        the FAST_HORIZON_INTERVALS grid and returns after ``_fast_step_limit`` internal
+        steps (ReachedStepLimit), so no step is shortened except at that grid. A plot
+        sample (and history record) is taken of the first State the stepping returns at or
+        past each multiple of the sampling ``interval`` (a step's end, at most one per
+        interval): a State the integrator realized, taken to Acceleration for the sample,
+        which the next step then starts from instead of realizing it again. False (and
+        paused) if a step failed. Caller holds the State lock."""
         integ = stepper.getIntegrator()
-        horizon = FAST_HORIZON_INTERVALS * self.settings.report_interval
+        report = self.settings.report_interval
+        horizon = FAST_HORIZON_INTERVALS * report
         stepper.setReportAllSignificantStates(True)
+        limit_steps = integ.methodHasErrorControl()
+        if limit_steps:
+            integ.setMaximumStepSize(report)
         w_start = time.perf_counter()
         t = t_start = stepper.getTime()
         try:
@@ -1104,6 +1107,8 @@ class SimulationSession:
         finally:
             integ.setInternalStepLimit(0)
             stepper.setReportAllSignificantStates(False)
+            if limit_steps:
+                integ.setMaximumStepSize(-1)  # the session's integrators have none otherwise
             if t > t_start:
                 self._note_cost(time.perf_counter() - w_start, t - t_start)
 
