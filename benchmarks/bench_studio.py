@@ -144,12 +144,14 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     integrator = panel.session._stepper.getIntegrator() if panel.session._stepper else None
     steps0 = integrator.getNumStepsTaken() if integrator is not None else 0
     step_time0 = integrator.getTime() if integrator is not None else sim0
+    waited0 = panel.session.gui_wait_seconds
     wall0 = time.perf_counter()
     probe.start(10)
     t_end = wall0 + seconds
     run_event_loop(int(1000 * (t_end - time.perf_counter())))
     probe.stop()
     wall = time.perf_counter() - wall0
+    waited = panel.session.gui_wait_seconds - waited0
     gui_cpu = time.thread_time() - gui_cpu0
     worker_cpu = time.clock_gettime(worker_clock) - worker_cpu0 if worker_clock is not None else 0.0
     frames = window.viewport.frames_rendered - frames0
@@ -178,6 +180,7 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
         "wall_seconds": wall,
         "steps": steps,
         "step_span": step_span,
+        "worker_wait_share": waited / wall,
         "settings": settings,
     }
 
@@ -259,6 +262,10 @@ def main() -> int:
             f"{total / r['wall_seconds']:.2f} cores busy; "
             f"{r['steps'] / sim:.0f} integrator steps per simulated s"
         )
+    print(
+        f"  the worker waited for frames being drawn {100 * r['worker_wait_share']:.0f}% of "
+        "the wall-clock time"
+    )
     span = r["step_span"]
     if span is not None and span[1] > span[0]:
         h = headless_span(args.example, span, r["settings"])

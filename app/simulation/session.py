@@ -220,6 +220,8 @@ class SimulationSession:
         #: then get the CPU the worker would take, and the frame is done sooner.
         self.gui_idle = threading.Event()
         self.gui_idle.set()
+        #: Wall-clock seconds the worker has waited for frames being drawn, in all.
+        self.gui_wait_seconds = 0.0
         #: Recorded States (one per sample); the worker appends, readers take _history_lock.
         self.history = History(history_budget)
         self._recorder = Recorder()
@@ -1036,7 +1038,7 @@ class SimulationSession:
             while t < target - tol:
                 t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
                 if not self.gui_idle.is_set():
-                    self.gui_idle.wait(GUI_WAIT_MAX)
+                    self._wait_for_gui()
                 w0, t0 = time.perf_counter(), t
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()
@@ -1077,7 +1079,7 @@ class SimulationSession:
             while True:
                 t_end = (math.floor(t / horizon + 1e-9) + 1) * horizon
                 if not self.gui_idle.is_set():
-                    self.gui_idle.wait(GUI_WAIT_MAX)
+                    self._wait_for_gui()
                 integ.setInternalStepLimit(self._fast_step_limit())
                 w0, t0, n0 = time.perf_counter(), t, integ.getNumStepsTaken()
                 status = stepper.stepTo(t_end)
@@ -1111,6 +1113,13 @@ class SimulationSession:
                 integ.setMaximumStepSize(-1)  # the session's integrators have none otherwise
             if t > t_start:
                 self._note_cost(time.perf_counter() - w_start, t - t_start)
+
+    def _wait_for_gui(self) -> None:
+        """Wait (at most GUI_WAIT_MAX) for the view to finish the frame it is drawing, adding
+        the wall-clock time waited to ``gui_wait_seconds``."""
+        w0 = time.perf_counter()
+        self.gui_idle.wait(GUI_WAIT_MAX)
+        self.gui_wait_seconds += time.perf_counter() - w0
 
     def _note_cost(self, wall: float, sim: float) -> None:
         """Smooth the wall-clock seconds per simulated second (``_cost``)."""
