@@ -149,3 +149,36 @@ def test_fast_stepto_aims_at_the_horizon_grid_and_returns_after_bounded_steps(mo
     assert session._fast_step_limit() == 1
     session._step_cost = FAST_CALL_BUDGET / 10.5
     assert session._fast_step_limit() == 10
+
+
+def test_going_on_fast_from_an_earlier_recorded_state_replaces_the_plotted_future():
+    """Played as fast as possible from a recorded State shown earlier in the run, the plot
+    samples and the history after that moment are the new run's (the old future becomes a
+    branch), in time order."""
+    session = SimulationSession(chain(2, q0=1.0), settings=Settings(pacing=Pacing.FAST))
+    session.start()
+    try:
+        session.play()
+        _wait(lambda: session.latest().time > 2.0)
+        session.pause()
+        _wait(lambda: not session.latest().running)
+        session.show_recorded(0.5)
+        _wait(lambda: not session.latest().running and session.latest().time < 1.0)
+        fork = session.latest().time
+        session.set_u("link2", 0, 3.0)  # another future than the first run's
+        session.play()
+        _wait(lambda: session.latest().time > fork + 0.5)
+        session.pause()
+        _wait(lambda: not session.latest().running)
+        t = session.samples.all()[:, 0]
+        assert np.all(np.diff(t) > 0)
+        records = [r.t for r in session.history_records()]
+        assert np.all(np.diff(records) > 0)
+        assert [name for name, *_ in session.branches()] == ["Branch 1"]
+        # the samples after the fork are the new run's: link2's rate starts at 3 rad/s
+        after = session.samples.all()[t > fork]
+        assert len(after) > 0
+        column = session.samples.columns.index("u[1] link2.u0")
+        assert abs(after[0, column] - 3.0) < 1.0
+    finally:
+        session.stop()
