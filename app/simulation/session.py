@@ -1078,6 +1078,11 @@ class SimulationSession:
         w_start = time.perf_counter()
         t = t_start = stepper.getTime()
         try:
+            if t_start < self._last_sample_time:
+                # Going on from an earlier, recorded moment: the plotted and recorded future
+                # is replaced from here on (the first sample of the run may come many
+                # steps later, past samples of the future it replaces).
+                self._sample(stepper.getState())
             while True:
                 t_end = (math.floor(t / horizon + 1e-9) + 1) * horizon
                 if not self.gui_idle.is_set():

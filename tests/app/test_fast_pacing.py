@@ -162,6 +162,7 @@ def test_going_on_fast_from_an_earlier_recorded_state_replaces_the_plotted_futur
         _wait(lambda: session.latest().time > 2.0)
         session.pause()
         _wait(lambda: not session.latest().running)
+        old_rows = session.samples.all()
         session.show_recorded(0.5)
         _wait(lambda: not session.latest().running and session.latest().time < 1.0)
         fork = session.latest().time
@@ -175,10 +176,14 @@ def test_going_on_fast_from_an_earlier_recorded_state_replaces_the_plotted_futur
         records = [r.t for r in session.history_records()]
         assert np.all(np.diff(records) > 0)
         assert [name for name, *_ in session.branches()] == ["Branch 1"]
-        # the samples after the fork are the new run's: link2's rate starts at 3 rad/s
-        after = session.samples.all()[t > fork]
-        assert len(after) > 0
+        # the samples from the fork on are the new run's: link2's rate starts at 3 rad/s, and
+        # none of the first run's samples after the fork is left
+        after = session.samples.all()[t >= fork]
+        assert len(after) > 1 and after[0, 0] == fork
         column = session.samples.columns.index("u[1] link2.u0")
-        assert abs(after[0, column] - 3.0) < 1.0
+        assert after[0, column] == 3.0
+        old_after = old_rows[old_rows[:, 0] > fork]
+        assert len(old_after) > 0
+        assert not any((row == old_after).all(axis=1).any() for row in after)
     finally:
         session.stop()
