@@ -1097,10 +1097,8 @@ class SimulationSession:
                     s = self._step_cost
                     self._step_cost = cost if s is None else 0.7 * s + 0.3 * cost
                 last = self._last_sample_time
-                # (t <= last: going on from an earlier, recorded moment; see _sample)
                 if t > t0 and (
                     not math.isfinite(last)
-                    or t <= last
                     or math.floor(t / interval + 1e-9) > math.floor(last / interval + 1e-9)
                 ):
                     self._sample(stepper.getState())
