@@ -15,12 +15,17 @@ Targets: timer jitter < 50 ms, view >= 30 fps (real time) / >= 10x real time (as
 possible), start to first frame < 3 s.
 Software OpenGL shares the CPU with everything else, so the load average is printed too, and
 the CPU time of the GUI thread per frame and of the worker per simulated second (which other
-processes do not inflate).
+processes do not inflate), the share of wall-clock time the worker waited for frames being
+drawn, and, for comparison, the integrator steps and CPU time per simulated second of a
+headless TimeStepper run (same integrator and accuracy, stepTo every reporting interval)
+over the same simulated span (a chain's steps per simulated second grow as it whips, so
+spans must match).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import pathlib
 import re
@@ -143,12 +148,15 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     threads0 = thread_cpu(labels)
     integrator = panel.session._stepper.getIntegrator() if panel.session._stepper else None
     steps0 = integrator.getNumStepsTaken() if integrator is not None else 0
+    step_time0 = integrator.getTime() if integrator is not None else sim0
+    waited0 = getattr(panel.session, "gui_wait_seconds", math.nan)
     wall0 = time.perf_counter()
     probe.start(10)
     t_end = wall0 + seconds
     run_event_loop(int(1000 * (t_end - time.perf_counter())))
     probe.stop()
     wall = time.perf_counter() - wall0
+    waited = getattr(panel.session, "gui_wait_seconds", math.nan) - waited0
     gui_cpu = time.thread_time() - gui_cpu0
     worker_cpu = time.clock_gettime(worker_clock) - worker_cpu0 if worker_clock is not None else 0.0
     frames = window.viewport.frames_rendered - frames0
@@ -156,11 +164,10 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     threads1 = thread_cpu(labels)
     by_thread = {k: v - threads0.get(k, 0.0) for k, v in threads1.items()}
     stepper = panel.session._stepper
-    steps = (
-        stepper.getIntegrator().getNumStepsTaken() - steps0
-        if stepper is not None and stepper.getIntegrator() is integrator
-        else 0
-    )
+    same = stepper is not None and stepper.getIntegrator() is integrator
+    steps = stepper.getIntegrator().getNumStepsTaken() - steps0 if same else 0
+    step_span = (step_time0, stepper.getIntegrator().getTime()) if same else None
+    settings = panel.session.settings
     error = panel.snapshot.error
     window.close()
     late = np.diff(np.array(stamps)) - 0.010
@@ -177,7 +184,42 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
         "sim_seconds": sim,
         "wall_seconds": wall,
         "steps": steps,
+        "step_span": step_span,
+        "worker_wait_share": waited / wall,
+        "settings": settings,
     }
+
+
+def headless_span(example: str, span: tuple[float, float], settings) -> dict:
+    """Steps and CPU seconds of a headless TimeStepper run of ``example`` with the studio's
+    integrator and accuracy, reporting every reporting interval, over the simulated ``span``
+    (t0, t1) the studio ran: the studio's figures compared on the same stretch of the
+    motion (a chain's steps per simulated second grow as it whips)."""
+    from app.body_puller import ensure_pull_force
+    from app.document import build, model_io
+    from app.document.examples import example_path
+    from app.simulation.integrators import make_integrator
+    from engine import TimeStepper
+
+    built = build(model_io.load(example_path(example)))
+    ensure_pull_force(built)  # laid out as in the studio
+    integ = make_integrator(settings.integrator, built.system, settings.accuracy)
+    stepper = TimeStepper(built.system, integ)
+    stepper.initialize(built.state)
+    report = settings.report_interval
+    t0, t1 = span
+    k = 1
+    while k * report < t0:
+        stepper.stepTo(k * report)
+        k += 1
+    stepper.stepTo(t0)
+    n0, cpu0 = integ.getNumStepsTaken(), time.thread_time()
+    while k * report < t1:
+        stepper.stepTo(k * report)
+        k += 1
+    stepper.stepTo(t1)
+    cpu = time.thread_time() - cpu0
+    return {"steps": integ.getNumStepsTaken() - n0, "cpu": cpu, "sim": t1 - t0}
 
 
 def main() -> int:
@@ -224,6 +266,21 @@ def main() -> int:
             f"  process CPU per simulated s: {total / sim:.3f} s ({parts}); "
             f"{total / r['wall_seconds']:.2f} cores busy; "
             f"{r['steps'] / sim:.0f} integrator steps per simulated s"
+        )
+    print(
+        f"  the worker waited for frames being drawn {100 * r['worker_wait_share']:.0f}% of "
+        "the wall-clock time"
+    )
+    span = r["step_span"]
+    if span is not None and span[1] > span[0]:
+        h = headless_span(args.example, span, r["settings"])
+        sim = h["sim"]
+        print(
+            f"  headless over the same simulated span (t = {span[0]:.2f}..{span[1]:.2f}, "
+            f"stepTo every reporting interval): {h['steps'] / sim:.0f} integrator steps per "
+            f"simulated s (studio {r['steps'] / sim:.0f}), {h['cpu'] / sim:.3f} CPU s per "
+            f"simulated s (studio worker {r['worker_cpu_per_sim_second']:.3f}: "
+            f"{r['worker_cpu_per_sim_second'] / (h['cpu'] / sim):.2f}x)"
         )
     if r["error"]:
         print(f"  the run stopped: {r['error']}")

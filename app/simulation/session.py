@@ -98,10 +98,19 @@ YIELD_FRACTION = 0.2
 #: under it; each sample ends a run of compiled steps and realizes the State).
 FAST_BATCH_BUDGET = 0.04
 FAST_MAX_SAMPLES_PER_SECOND = 60.0
-#: "As fast as possible": the longest stepTo, in reporting intervals (a power of two), and the
-#: most wall-clock seconds one may take at the measured cost (see _fast_chunk).
-FAST_MAX_CHUNK_INTERVALS = 16
-FAST_CHUNK_BUDGET = 0.02
+#: "As fast as possible": the integrator takes its own steps (no step is shortened to end at
+#: a sample or a batch's end). Its stepTo ends only on a fixed grid of this many reporting
+#: intervals, and its steps are at most one reporting interval long (as long as they can be
+#: when a run reports every interval), so that the run's steps and States are those of a
+#: headless TimeStepper run with that maximum step reporting at that grid, whatever the
+#: machine's speed. Each call returns after the internal steps that take about
+#: FAST_CALL_BUDGET seconds of the worker's CPU time at the measured cost per step (at most
+#: FAST_MAX_STEPS_PER_CALL), so that commands and the view's frames are not kept waiting.
+#: (CPU time, not wall-clock time: on a loaded machine a wall-clock budget would cut the
+#: calls short, and every call's return costs interpreter time and a hand-over of the GIL.)
+FAST_HORIZON_INTERVALS = 16
+FAST_CALL_BUDGET = 0.01
+FAST_MAX_STEPS_PER_CALL = 256
 
 
 REBUILD_FAILED = "The edited model cannot be built"
@@ -205,6 +214,7 @@ class SimulationSession:
         self._sample_capacity = sample_capacity
         self._reset_built = None
         self._cost: float | None = None  # wall-clock seconds per simulated second
+        self._step_cost: float | None = None  # worker CPU seconds per internal step (FAST)
         #: Readers set this False when nobody shows the cache (saves the worker the copies).
         self.want_cache = True
         #: Cleared by the GUI while it draws a frame, set otherwise. The worker waits for it
@@ -212,6 +222,8 @@ class SimulationSession:
         #: then get the CPU the worker would take, and the frame is done sooner.
         self.gui_idle = threading.Event()
         self.gui_idle.set()
+        #: Wall-clock seconds the worker has waited for frames being drawn, in all.
+        self.gui_wait_seconds = 0.0
         #: Recorded States (one per sample); the worker appends, readers take _history_lock.
         self.history = History(history_budget)
         self._recorder = Recorder()
@@ -258,6 +270,7 @@ class SimulationSession:
         self._state = state
         self._stepper: TimeStepper | None = None
         self._cost = None
+        self._step_cost = None
         self._model_serial += 1
         self._left_marks: tuple = ((), ())
         with self._history_lock:
@@ -1001,65 +1014,42 @@ class SimulationSession:
             interval *= 2.0
         return interval
 
-    def _fast_chunk(self, interval: float) -> float:
-        """Simulated time each stepTo covers running as fast as possible: the reporting
-        interval times the largest power of two that divides the sampling ``interval``, is at
-        most FAST_MAX_CHUNK_INTERVALS reporting intervals and, at the measured stepping cost,
-        takes at most FAST_CHUNK_BUDGET of wall-clock time. Every stepTo ends a run of
-        compiled steps (and the integrator stops exactly at its end), so longer chunks take
-        fewer steps; the caps keep the integrator's steps bounded (a model at rest would
-        otherwise take ever longer ones) and commands answered within a batch."""
-        report = self.settings.report_interval
-        cost = self._cost
-        chunk = report
-        for _ in range(FAST_MAX_CHUNK_INTERVALS.bit_length() - 1):
-            longer = 2.0 * chunk
-            if longer > interval * (1 + 1e-9):
-                break
-            if cost is None or cost <= 0 or longer * cost > FAST_CHUNK_BUDGET:
-                break
-            chunk = longer
-        return chunk
+    def _fast_step_limit(self) -> int:
+        """Internal steps per stepTo running as fast as possible: about FAST_CALL_BUDGET of
+        the worker's CPU time at the measured cost per step (8 before one is measured)."""
+        cost = self._step_cost
+        if cost is None or not cost > 0:
+            return 8
+        return max(1, min(FAST_MAX_STEPS_PER_CALL, int(FAST_CALL_BUDGET / cost)))
 
     def _advance(self, target: float, deadline: float, interval: float | None = None) -> bool:
         """Step toward ``target`` in reporting intervals, sampling each; stop at the wall-clock
-        ``deadline``. False (and paused) if a step failed. Caller holds the State lock."""
+        ``deadline``. False (and paused) if a step failed. Caller holds the State lock.
+        Running as fast as possible, see ``_advance_fast``."""
         try:
             stepper = self._ensure_stepper()
         except Exception as exc:  # noqa: BLE001  (projection, handlers, a bad model...)
             self._fail(exc, "starting the integrator failed")
             return False
+        interval = interval or self.settings.report_interval
+        if self.settings.pacing is Pacing.FAST and math.isinf(target):
+            return self._advance_fast(stepper, deadline, interval)
         try:
-            interval = interval or self.settings.report_interval
-            # As fast as possible, no extra yield between samples (under load a sleep(0)
-            # costs a whole time slice); the wait for a frame being drawn stays (VTK's render
-            # takes the interpreter back many times per frame, each time waiting for it).
-            polite = self.settings.pacing is not Pacing.FAST
-            # As fast as possible, only every ``interval`` (a power-of-two multiple of the
-            # reporting interval) is sampled, and each stepTo covers ``_fast_chunk`` of it, so
-            # that the compiled steps run in long uninterrupted runs.
-            step = self._fast_chunk(interval) if not polite else interval
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:
-                t_next = min(target, (math.floor(t / step + 1e-9) + 1) * step)
+                t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
                 if not self.gui_idle.is_set():
-                    self.gui_idle.wait(GUI_WAIT_MAX)
+                    self._wait_for_gui()
                 w0, t0 = time.perf_counter(), t
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()
-                k = t / interval
-                if polite or abs(k - round(k)) <= 1e-9 * max(1.0, k) or t >= target - tol:
-                    self._sample(stepper.getState())
+                self._sample(stepper.getState())
                 if t > t0:  # wall-clock seconds per simulated second, smoothed
-                    cost = (time.perf_counter() - w0) / (t - t0)
-                    self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
-                if polite:
-                    time.sleep(0)  # a chance for the GUI thread to take the interpreter
+                    self._note_cost(time.perf_counter() - w0, t - t0)
+                time.sleep(0)  # a chance for the GUI thread to take the interpreter
                 if status == SuccessfulStepStatus.EndOfSimulation:
-                    self._running = False
-                    self._status = "Simulation ended"
-                    self._stepper = None
+                    self._end_of_simulation()
                     return True
                 if time.perf_counter() > deadline:
                     break
@@ -1067,6 +1057,83 @@ class SimulationSession:
         except Exception as exc:  # noqa: BLE001  (any failure pauses the run with a message)
             self._fail(exc, STEP_FAILED)
             return False
+
+    def _advance_fast(self, stepper: TimeStepper, deadline: float, interval: float) -> bool:
+        """Run as fast as possible until the wall-clock ``deadline``, in the integrator's own
+        steps (at most a reporting interval long): each stepTo aims at the next point of
+        the FAST_HORIZON_INTERVALS grid and returns after ``_fast_step_limit`` internal
+        steps (ReachedStepLimit), so no step is shortened except at that grid. A plot
+        sample (and history record) is taken of the first State the stepping returns at or
+        past each multiple of the sampling ``interval`` (a step's end, at most one per
+        interval): a State the integrator realized, taken to Acceleration for the sample,
+        which the next step then starts from instead of realizing it again. False (and
+        paused) if a step failed. Caller holds the State lock."""
+        integ = stepper.getIntegrator()
+        report = self.settings.report_interval
+        horizon = FAST_HORIZON_INTERVALS * report
+        stepper.setReportAllSignificantStates(True)
+        limit_steps = integ.methodHasErrorControl()
+        if limit_steps:
+            integ.setMaximumStepSize(report)
+        w_start = time.perf_counter()
+        t = t_start = stepper.getTime()
+        try:
+            if t_start < self._last_sample_time:
+                # Going on from an earlier, recorded moment: the plotted and recorded future
+                # is replaced from here on (the first sample of the run may come many
+                # steps later, past samples of the future it replaces).
+                self._sample(stepper.getState())
+            while True:
+                t_end = (math.floor(t / horizon + 1e-9) + 1) * horizon
+                if not self.gui_idle.is_set():
+                    self._wait_for_gui()
+                integ.setInternalStepLimit(self._fast_step_limit())
+                c0, t0, n0 = time.thread_time(), t, integ.getNumStepsTaken()
+                status = stepper.stepTo(t_end)
+                t = stepper.getTime()
+                steps = integ.getNumStepsTaken() - n0
+                if steps > 0:
+                    cost = (time.thread_time() - c0) / steps
+                    s = self._step_cost
+                    self._step_cost = cost if s is None else 0.7 * s + 0.3 * cost
+                last = self._last_sample_time
+                if t > t0 and (
+                    not math.isfinite(last)
+                    or math.floor(t / interval + 1e-9) > math.floor(last / interval + 1e-9)
+                ):
+                    self._sample(stepper.getState())
+                if status == SuccessfulStepStatus.EndOfSimulation:
+                    self._end_of_simulation()
+                    return True
+                if time.perf_counter() > deadline:
+                    return True
+        except Exception as exc:  # noqa: BLE001  (any failure pauses the run with a message)
+            self._fail(exc, STEP_FAILED)
+            return False
+        finally:
+            integ.setInternalStepLimit(0)
+            stepper.setReportAllSignificantStates(False)
+            if limit_steps:
+                integ.setMaximumStepSize(-1)  # the session's integrators have none otherwise
+            if t > t_start:
+                self._note_cost(time.perf_counter() - w_start, t - t_start)
+
+    def _wait_for_gui(self) -> None:
+        """Wait (at most GUI_WAIT_MAX) for the view to finish the frame it is drawing, adding
+        the wall-clock time waited to ``gui_wait_seconds``."""
+        w0 = time.perf_counter()
+        self.gui_idle.wait(GUI_WAIT_MAX)
+        self.gui_wait_seconds += time.perf_counter() - w0
+
+    def _note_cost(self, wall: float, sim: float) -> None:
+        """Smooth the wall-clock seconds per simulated second (``_cost``)."""
+        cost = wall / sim
+        self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
+
+    def _end_of_simulation(self) -> None:
+        self._running = False
+        self._status = "Simulation ended"
+        self._stepper = None
 
     def _batch(self) -> None:
         s = self.settings
