@@ -12,7 +12,7 @@ as far as the State still holds them, are listed under the table.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -84,6 +85,24 @@ INVALID = QColor(226, 226, 226)
 CASCADE = QColor(255, 186, 110)
 
 
+class StageTable(QTableWidget):
+    """The stage table; a cell's tooltip is written when it is asked for (``tip_for(row,
+    column)``), not on every refresh of a running model, whose versions change at 5 Hz."""
+
+    def __init__(self, rows: int, columns: int, parent: QWidget | None = None) -> None:
+        super().__init__(rows, columns, parent)
+        self.tip_for = lambda row, column: None
+
+    def viewportEvent(self, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.ToolTip:
+            index = self.indexAt(event.pos())
+            tip = self.tip_for(index.row(), index.column()) if index.isValid() else None
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self.viewport())
+                return True
+        return super().viewportEvent(event)
+
+
 class StageInspector(QWidget):
     """See the module docstring. Feed it snapshots with ``update_snapshot``."""
 
@@ -108,7 +127,8 @@ class StageInspector(QWidget):
             "(a Measure, a Custom force or mobilizer, constraints, event witnesses, ...)"
         )
 
-        self.table = QTableWidget(0, len(STAGES), self)
+        self.table = StageTable(0, len(STAGES), self)
+        self.table.tip_for = self._cell_tip
         self.table.setObjectName("stageTable")
         self.table.setHorizontalHeaderLabels([SHORT.get(s.getName(), s.getName()) for s in STAGES])
         for col, stage in enumerate(STAGES):
@@ -165,6 +185,22 @@ class StageInspector(QWidget):
         self._cells: dict = {}  # (row, col) -> (text, colour, tooltip) shown
         self.set_paused(True)
 
+    def _cell_tip(self, row: int, column: int) -> str | None:
+        """The tooltip of a stage cell: its stage, whether it is realized, its exact version
+        and what last invalidated it."""
+        cell = self._cells.get((row, column))
+        if cell is None:
+            return None
+        stage, realized, version, bumped_by, last_cause = cell[2]
+        tip = f"{stage.getName()}: {'realized' if realized else 'not realized'}"
+        if version is not None:
+            tip += f", version {version}"
+        if bumped_by:
+            tip += f"; invalidated by {bumped_by}"
+        if last_cause:
+            tip += f"; last invalidated by {last_cause}"
+        return tip
+
     def set_paused(self, paused: bool) -> None:
         for w in (self.next_button, self.to_button, self.target):
             w.setEnabled(paused)
@@ -203,13 +239,9 @@ class StageInspector(QWidget):
                 text = "" if version is None else compact_version(version)
                 realized = st <= stage
                 color = VALID if realized else (CASCADE if st in bumped else INVALID)
-                tip = f"{st.getName()}: {'realized' if realized else 'not realized'}"
-                if version is not None:
-                    tip += f", version {version}"
-                if st in bumped:
-                    tip += f"; invalidated by {snap.cascade.cause}"
-                if sub is None and info.causes[st] and not realized:
-                    tip += f"; last invalidated by {info.causes[st]}"
+                bumped_by = snap.cascade.cause if st in bumped else None
+                last_cause = info.causes[st] if sub is None and not realized else None
+                tip = (st, realized, version, bumped_by, last_cause)
                 item = self.table.item(row, col)
                 if item is None:
                     item = QTableWidgetItem()
@@ -224,8 +256,6 @@ class StageInspector(QWidget):
                     item.setText(text)
                 if old is None or old[1] != color:
                     item.setBackground(QBrush(color))
-                if old is None or old[2] != tip:
-                    item.setToolTip(tip)
         self.summary.setText(f"System stage: {info.system_stage.getName()}  (t = {snap.time:.6g})")
         if self.compiled_label.text() != info.compiled:
             self.compiled_label.setText(info.compiled)

@@ -76,3 +76,40 @@ def test_versions_fit_with_the_contact_subsystems_rows(qtbot, qsettings):
     assert not table.horizontalScrollBar().isVisible()
     window.model_editor.undo_stack.setClean()
     window.close()
+
+
+def test_hovering_a_stage_cell_shows_its_exact_version(qtbot, qsettings):
+    """The tooltip of a cell is written when the pointer rests on it (a ToolTip event at the
+    cell's pixel): the stage, realized or not, and the exact version."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1280, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.simulation.load_built(chain(1))
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+    table = panel.stage_inspector.table
+    qtbot.waitUntil(lambda: table.item(0, 5) is not None and bool(table.item(0, 5).text()))
+    stage, realized, version, *_ = panel.stage_inspector._cells[(0, 5)][2]
+    rect = table.visualItemRect(table.item(0, 5))
+    viewport = table.viewport()
+    event = QHelpEvent(QEvent.Type.ToolTip, rect.center(), viewport.mapToGlobal(rect.center()))
+    QApplication.sendEvent(viewport, event)
+    qtbot.waitUntil(QToolTip.isVisible, timeout=3000)
+    text = QToolTip.text()
+    assert text.startswith(f"{stage.getName()}: ") and f"version {version}" in text
+    assert ("not realized" in text) == (not realized)
+    # the pointer over no cell gives the table's own explanation
+    QToolTip.hideText()
+    below = QPoint(5, viewport.height() - 3)
+    QApplication.sendEvent(
+        viewport, QHelpEvent(QEvent.Type.ToolTip, below, viewport.mapToGlobal(below))
+    )
+    qtbot.waitUntil(QToolTip.isVisible, timeout=3000)
+    assert QToolTip.text().startswith("Version number of each stage")
+    window.close()
