@@ -76,6 +76,7 @@ def append_default_geometry(matter, length_scale: float, geometry: list) -> None
     body_frame = _default(DecorativeFrame(body_axis), 0, _BODY_FRAME_COLOR)
     joint_frame = _default(DecorativeFrame(joint_axis), 0, _JOINT_FRAME_COLOR)
     mass_center = _default(DecorativeSphere(0.05 * scale), 0, _MASS_CENTER_COLOR)
+    bone = _default(DecorativeLine((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), 0, _BONE_COLOR)
     geometry.append(_placed(body_frame, 0))
     for b in range(1, matter.getNumBodies()):
         mobod = matter.getMobilizedBody(b)
@@ -85,12 +86,12 @@ def append_default_geometry(matter, length_scale: float, geometry: list) -> None
         geometry.append(_placed(body_frame, b))
         geometry.append(_placed(joint_frame, parent, X_PF))
         geometry.append(_placed(joint_frame, b, X_BM))
-        p_PF = np.asarray(X_PF.p(), dtype=np.float64)
-        if np.linalg.norm(p_PF) > 0.0:
-            geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_PF), parent, _BONE_COLOR))
-        p_BM = np.asarray(X_BM.p(), dtype=np.float64)
-        if np.linalg.norm(p_BM) > 0.0:
-            geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_BM), b, _BONE_COLOR))
+        p_PF = X_PF.p()
+        if np.dot(p_PF, p_PF) > 0.0:
+            geometry.append(_placed(bone, parent).setPoint2(p_PF))
+        p_BM = X_BM.p()
+        if np.dot(p_BM, p_BM) > 0.0:
+            geometry.append(_placed(bone, b).setPoint2(p_BM))
         mass_properties = mobod.getBody().getDefaultRigidBodyMassProperties()
         if mass_properties.getMass() > 0.0:
             X_BC = Transform(np.asarray(mass_properties.getMassCenter(), dtype=np.float64))
