@@ -24,10 +24,13 @@ from enum import Enum
 
 import numpy as np
 
+from engine.common.decorations.base import Representation
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
 
 _PLAIN = (float, int, str, bool, type(None))
+#: Attribute types whose values hash by value as they are.
+_HASHABLE = frozenset((*_PLAIN, Representation))
 _UNIQUE = itertools.count(1)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -58,17 +61,18 @@ def fingerprint(decoration) -> int:
     """
     try:
         parts = [type(decoration)]
+        add = parts.append
         for name, value in decoration.__dict__.items():
             kind = type(value)
             if kind is np.ndarray:
-                parts.append(value.tobytes())
+                add(value.tobytes())
             elif kind is Transform:
-                parts.append(value._R._m.tobytes())  # noqa: SLF001
-                parts.append(value._p.tobytes())  # noqa: SLF001
-            elif kind in _PLAIN:
-                parts.append(0 if name == "_bodyId" else value)
+                add(value._R._m.tobytes())  # noqa: SLF001
+                add(value._p.tobytes())  # noqa: SLF001
+            elif kind in _HASHABLE:
+                add(0 if name == "_bodyId" else value)
             else:
-                parts.append(_value_key(value))
+                add(_value_key(value))
         return hash(tuple(parts))
     except Exception:  # noqa: BLE001  (unpicklable userRef and the like: never matched)
         return hash(("unmatched", next(_UNIQUE)))
