@@ -668,6 +668,8 @@ class Scene:
         for g in self._groups:
             self.renderer.RemoveActor(g.actor)
             self._prop_owner.pop(g.actor, None)
+            for it in g.items:  # no reference cycle left for the collector
+                it.group = None
         self._static, self._groups = [], []
         self._glyphs, self._lines = {}, {}
         self._set_items([])
