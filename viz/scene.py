@@ -259,20 +259,21 @@ class Scene:
         index, kind, body index as drawn, drawn by ("actor", or the batch's kind and key),
         placement X_B-local (rounded), colour, opacity, representation, line width, visible).
         Two Scenes showing the same geometry describe it equally however they got there."""
+        owner = dict(zip(map(id, self._items), self._owner.tolist(), strict=True))
         out = []
-        for it in self._static:
-            out.append(self._describe_item(it, ("actor",), it.body_id))
+        for it in self._static:  # (their own decoration index: it must be current)
+            out.append(self._describe_item(it, it.owner, ("actor",), it.body_id))
         for group in self._groups:
             key = (type(group).__name__, _group_key(group))
             for it, body in zip(group.items, group.item_body, strict=True):
-                out.append(self._describe_item(it, key, int(body)))
+                out.append(self._describe_item(it, owner[id(it)], key, int(body)))
         return sorted(out, key=repr)
 
     @staticmethod
-    def _describe_item(it: DrawItem, where: tuple, body: int) -> tuple:
+    def _describe_item(it: DrawItem, owner: int, where: tuple, body: int) -> tuple:
         color = None if it.color is None else tuple(np.round(it.color, 9).tolist())
         return (
-            it.owner,
+            owner,
             it.kind,
             body,
             where,
@@ -342,10 +343,13 @@ class Scene:
             body_map[old_body] = body
             for group in self._groups:
                 group.renumber(body_map)
-            for i in moved:
-                items[i].body_id = int(body[i])
-        for i in np.flatnonzero(owner != self._owner[kept]):
-            items[i].owner = int(owner[i])
+            for it, b in zip(items[moved], body[moved].tolist(), strict=True):
+                it.body_id = b
+        # (the arrays hold every item's decoration index; of the items themselves only the
+        # singly drawn ones keep theirs current, for their order)
+        for it in self._static:
+            if it.actor is not None:
+                it.owner = int(old_to_new[it.owner])
         # new decorations
         fresh = np.flatnonzero(pairing < 0)
         built = self._builder.build([keys[j] for j in fresh])
@@ -406,10 +410,20 @@ class Scene:
             members = list(group.items)
             self._drop_group(group)
             del groups[k]
-            for it in members:
+            owners = self._owners_of(members)
+            for it, owner in zip(members, owners, strict=True):
                 it.group = None
+                it.owner = owner
                 self._add_actor(it)
             self._static.extend(members)
+
+    def _owners_of(self, items: list[DrawItem]) -> list[int]:
+        """The decoration index of each of ``items`` (static items), from the arrays."""
+        ids = np.fromiter((id(it) for it in self._items), dtype=np.int64, count=len(self._items))
+        want = np.array([id(it) for it in items], dtype=np.int64)
+        order = np.argsort(ids)
+        where = order[np.searchsorted(ids, want, sorter=order)]
+        return self._owner[where].tolist()
 
     def _new_glyph_group(self, key: tuple, members: list[DrawItem]) -> None:
         port = self._builder.instance_shape_port(members[0].instance, len(members))
