@@ -135,15 +135,28 @@ def body_map(old_names, new_names, n_old: int) -> np.ndarray:
     """
     if old_names is None or new_names is None:
         return np.arange(n_old, dtype=np.intp)
-    new_index = {name: i for i, name in enumerate(new_names)}
-    old_set = set(old_names)
     out = np.full(n_old, -1, dtype=np.intp)
-    for i, name in enumerate(old_names[:n_old]):
-        j = new_index.get(name)
-        if j is None and i < len(new_names) and new_names[i] not in old_set:
-            j = i
-        if j is not None:
-            out[i] = j
+    m = min(n_old, len(old_names), len(new_names))
+    old_head = np.empty(m, dtype=object)
+    old_head[:] = old_names[:m]
+    new_head = np.empty(m, dtype=object)
+    new_head[:] = new_names[:m]
+    same = np.flatnonzero(old_head == new_head)  # bodies that kept their index
+    out[same] = same
+    rest = np.ones(max(n_old, len(old_names)), dtype=bool)
+    rest[same] = False
+    rest = np.flatnonzero(rest[: min(n_old, len(old_names))])
+    if len(rest):  # bodies that moved (or went): followed by name
+        taken = np.zeros(len(new_names), dtype=bool)
+        taken[same] = True
+        new_index = {new_names[j]: j for j in np.flatnonzero(~taken).tolist()}
+        old_set = set(old_names)
+        for i in rest.tolist():
+            j = new_index.get(old_names[i])
+            if j is None and i < len(new_names) and new_names[i] not in old_set:
+                j = i  # renamed in place
+            if j is not None:
+                out[i] = j
     return out
 
 
