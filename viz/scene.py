@@ -367,15 +367,15 @@ class Scene:
                 self._static.append(it)
         for group, members in to_group.values():
             group.add(members)
-        for key in touched:
-            if key[0] != "actor":
-                self._regroup(key)
-        self._static.sort(key=lambda it: it.owner)
         self._items = np.concatenate([items, _object_array(built)])
         self._owner = np.concatenate([owner, np.array([it.owner for it in built], np.intp)])
         self._item_body = np.concatenate(
             [body, np.array([it.body_id for it in built], dtype=np.intp)]
         )
+        for key in touched:  # (after the arrays: a batch split up reads its items' indices)
+            if key[0] != "actor":
+                self._regroup(key)
+        self._static.sort(key=lambda it: it.owner)
         self._static_place = _Placement(self._static)
         self._update_max_body()
         if len(built):

@@ -71,8 +71,8 @@ def test_edits_redraw_only_what_changed_and_equal_a_fresh_build():
         names[:2] + ["mid"] + names[2:] + ["new"],  # inserted early: those after it move up
         names[:2] + names[3:] + ["new"],  # b2 removed: those after it move down
         ["b0", "b1", "b3", "elbow", "b5", "b6", "b7", "new"],  # b4 renamed in place
-        ["b0", "b1", "b3"],  # most removed: fewer bricks than the threshold, drawn singly
-        ["b0", "b1", "b3", "x4", "x5", "x6", "x7"],  # enough again: batched
+        ["b1", "b3", "new"],  # most removed (b0 too): too few to batch, drawn singly
+        ["b1", "b3", "new", "x4", "x5", "x6", "x7"],  # enough again: batched
     ]
     for k, step in enumerate(steps):
         geometry = model(step)
@@ -81,7 +81,7 @@ def test_edits_redraw_only_what_changed_and_equal_a_fresh_build():
         if k < 4:  # the spheres' glyph group was changed, not made again
             assert any(g.actor is sphere_actor for g in scene._groups)  # noqa: SLF001
     # the label on b3 kept its actor through every renumbering of b3
-    assert label.actor is label_actor and label.body_id == 3
+    assert label.actor is label_actor and label.body_id == 2
     # a colour change redraws that sphere alone (it moves to the glyph group afresh)
     kept = scene._items.copy()  # noqa: SLF001
     geometry = model(steps[-1], recolor="x5")
