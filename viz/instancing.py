@@ -149,6 +149,11 @@ class GlyphGroup:
 
     def pick_instance(self, p_world) -> DrawItem | None:
         """The instance whose surface is nearest the world point ``p_world`` (a picked point)."""
+        found = self.pick_item(p_world)
+        return None if found is None else found[0]
+
+    def pick_item(self, p_world) -> tuple[DrawItem, int] | None:
+        """(the instance whose surface is nearest ``p_world``, its body index), or None."""
         if not len(self.items):
             return None
         d = np.asarray(p_world, dtype=np.float64) - self._positions
@@ -160,4 +165,5 @@ class GlyphGroup:
         else:  # cylinder, axis y
             surf = np.maximum(np.hypot(q[:, 0], q[:, 2]), np.abs(q[:, 1]))
         miss = np.abs(surf - 1.0) * self.scale.mean(axis=1)  # roughly in length units
-        return self.items[int(np.argmin(miss))]
+        k = int(np.argmin(miss))
+        return self.items[k], int(self.body_idx[k])

@@ -231,6 +231,11 @@ class LineBatch:
 
     def pick_instance(self, p_world) -> DrawItem | None:
         """The item with the segment nearest the world point ``p_world``."""
+        found = self.pick_item(p_world)
+        return None if found is None else found[0]
+
+    def pick_item(self, p_world) -> tuple[DrawItem, int] | None:
+        """(the item with the segment nearest ``p_world``, its body index), or None."""
         if not len(self._segments):
             return None
         a = self._world[self._segments[:, 0]]
@@ -239,4 +244,5 @@ class LineBatch:
         p = np.asarray(p_world, dtype=np.float64)
         t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.maximum((ab * ab).sum(1), 1e-300), 0, 1)
         d = np.linalg.norm(a + t[:, None] * ab - p, axis=1)
-        return self.items[int(self._segment_owner[int(np.argmin(d))])]
+        k = int(self._segment_owner[int(np.argmin(d))])
+        return self.items[k], int(self.item_body[k])

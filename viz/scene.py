@@ -343,8 +343,9 @@ class Scene:
             body_map[old_body] = body
             for group in self._groups:
                 group.renumber(body_map)
-            for it, b in zip(items[moved], body[moved].tolist(), strict=True):
-                it.body_id = b
+            for it in self._static:  # (batched items' bodies are their batches' arrays)
+                if it.actor is not None:
+                    it.body_id = int(body_map[it.body_id])
         # (the arrays hold every item's decoration index; of the items themselves only the
         # singly drawn ones keep theirs current, for their order)
         for it in self._static:
@@ -411,9 +412,10 @@ class Scene:
             self._drop_group(group)
             del groups[k]
             owners = self._owners_of(members)
-            for it, owner in zip(members, owners, strict=True):
+            bodies = group.item_body.tolist()
+            for it, owner, body in zip(members, owners, bodies, strict=True):
                 it.group = None
-                it.owner = owner
+                it.owner, it.body_id = owner, body
                 self._add_actor(it)
             self._static.extend(members)
 
@@ -628,12 +630,15 @@ class Scene:
         owner = self._prop_owner.get(self._picker.GetViewProp())
         if owner is None:
             return None
+        body = None
         if isinstance(owner, (GlyphGroup, LineBatch)):
-            owner = owner.pick_instance(self._picker.GetPickPosition())
-            if owner is None:
+            found = owner.pick_item(self._picker.GetPickPosition())
+            if found is None:
                 return None
+            owner, body = found
         self.last_pick_position = np.array(self._picker.GetPickPosition(), dtype=np.float64)
-        return PickResult(owner.body_id, owner.index_on_body, owner.user_ref)
+        body = owner.body_id if body is None else body
+        return PickResult(body, owner.index_on_body, owner.user_ref)
 
     def pick_point(self, x: float, y: float) -> tuple[PickResult | None, np.ndarray | None]:
         """``pick(x, y)`` and the picked point on the decoration's surface (in ground), or

@@ -107,7 +107,10 @@ class DrawItem:
     # Filled in by the Scene:
     actor: object = None
     matrix: object = None
-    group: object = None  #: the GlyphGroup or LineBatch drawing it, if any
+    #: The GlyphGroup or LineBatch drawing it, if any; a Scene keeps a batched item's body
+    #: index in its batch's arrays (``item_body``), and ``body_id`` only for items it draws
+    #: singly (an edit that renumbers bodies updates the arrays, not every item).
+    group: object = None
 
     @property
     def index_on_body(self) -> int:
