@@ -115,8 +115,10 @@ class ViewportWidget(QWidget):
             self._view.request_render()
 
     def show_model(self, geometry, hints: dict | None = None) -> None:
-        """Replace the drawn model by ``geometry`` (body-fixed decorations) and apply the
-        System's visualization hints (``up``, ``uniform_background``, ``length_scale``)."""
+        """Replace the drawn model by ``geometry`` (body-fixed decorations; a
+        viz.decoration_keys.KeyedGeometry from the session, or any iterable) and apply the
+        System's visualization hints (``up``, ``uniform_background``, ``length_scale``).
+        Decorations equal to ones already drawn keep their actors."""
         if self._closed:
             return
         if hints:
@@ -126,9 +128,9 @@ class ViewportWidget(QWidget):
             # bodies the new model does not have.
             self.scene.set_dynamic_geometry([])
             self._has_dynamic = False
-        geometry = list(geometry)
+        # an edited model's decorations: the Scene redraws only those that changed
         self.scene.set_geometry(geometry)
-        has_bodies = any(g.getBodyId() > 0 for g in geometry)
+        has_bodies = self.scene.has_body_geometry()
         if not self._has_model or self._new_model or (has_bodies and not self._had_bodies):
             self._aim_camera = True  # once the bodies are in place (next update_frame)
         self._has_model = True

@@ -12,6 +12,8 @@ For every edit it reports:
   model tree, the property form refreshed after it, the rebuild queued for the worker);
 - ``show``: seconds the GUI thread spent showing the first snapshot of the rebuilt model (3-D
   view, joint sliders, plots, inspectors);
+- ``view``: the part of ``show`` spent in the 3-D view (``ViewportWidget.show_model``: 0 when
+  the edit left the drawing alone);
 - ``stall``: the event loop's longest pause (gaps of a 5 ms timer) from the edit until the
   rebuilt model is shown;
 - ``total``: wall-clock seconds from the edit until the rebuilt model is shown (the worker's
@@ -158,6 +160,15 @@ def run_edits(
             shows[-1] = time.perf_counter() - start
 
     panel.show_snapshot = timed_show
+    views: list[float] = []  # seconds in the 3-D view's show_model (part of ``show``)
+    real_view = window.viewport.show_model
+
+    def timed_view(*args, **kwargs) -> None:
+        start = time.perf_counter()
+        real_view(*args, **kwargs)
+        views.append(time.perf_counter() - start)
+
+    window.viewport.show_model = timed_view
     stalls.reset()
     mid = f"b{n // 2}"
     results: list[tuple[str, dict[str, float]]] = [
@@ -170,6 +181,7 @@ def run_edits(
         app.processEvents()
         serial = panel.snapshot.model_serial
         shows.append(-1.0)
+        views.clear()
         stalls.reset()
         start = time.perf_counter()
         action()
@@ -178,7 +190,16 @@ def run_edits(
         total = time.perf_counter() - start
         app.processEvents()
         results.append(
-            (label, {"edit": edit, "show": shows[-1], "stall": stalls.longest, "total": total})
+            (
+                label,
+                {
+                    "edit": edit,
+                    "show": shows[-1],
+                    "view": sum(views),
+                    "stall": stalls.longest,
+                    "total": total,
+                },
+            )
         )
         print(
             f"  {label:28s} " + "  ".join(f"{k} {v:.3f}" for k, v in results[-1][1].items()),

@@ -19,47 +19,28 @@ from viz.matrix_utils import quaternions_from_rotations
 from viz.vtk_builder import DrawItem
 
 
+def _object_array(items) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = list(items)
+    return out
+
+
 class GlyphGroup:
     """One actor drawing ``items`` (same unit shape and style) with a vtkGlyph3DMapper.
 
     ``shape_port`` is the output port of the shared unit shape (radius / half-length 1).
-    ``default_color`` is used for items with no colour request.
+    ``default_color`` is used for items with no colour request. Items can be added, removed
+    and moved to other body indices afterwards (``add``, ``remove``, ``renumber``) with
+    whole-array operations on the items kept.
     """
 
     def __init__(self, items: list[DrawItem], shape_port, default_color) -> None:
-        n = len(items)
-        self.items = items
-        self.shape = items[0].instance[0]
-        self.body_idx = np.array([it.body_id for it in items], dtype=np.intp)
-        self.x_bd = np.stack([it.x_bd for it in items])
-        self.scale = np.ascontiguousarray(np.stack([it.scale for it in items]), dtype=np.float64)
-        self._positions = np.zeros((n, 3))
-        self._quaternions = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
-        self._rotations = np.tile(np.eye(3), (n, 1, 1))
-        colors = np.empty((n, 4), dtype=np.uint8)
-        for i, it in enumerate(items):
-            rgb = default_color if it.color is None else it.color
-            colors[i, :3] = np.clip(np.round(np.asarray(rgb) * 255.0), 0, 255)
-        colors[:, 3] = 255
-        self._colors = colors
-
-        self._points = vtkPoints()
-        self._points.SetData(numpy_to_vtk(self._positions, deep=False))
-        self._quat_array = numpy_to_vtk(self._quaternions, deep=False)
-        self._quat_array.SetName("orientation")
-        scale_array = numpy_to_vtk(self.scale, deep=False)
-        scale_array.SetName("scale")
-        color_array = numpy_to_vtk(self._colors, deep=False)
-        color_array.SetName("colors")
-        self._poly = vtkPolyData()
-        self._poly.SetPoints(self._points)
-        pd = self._poly.GetPointData()
-        for arr in (self._quat_array, scale_array, color_array):
-            pd.AddArray(arr)
-        self._arrays = (scale_array, color_array)
-
+        self.instance = items[0].instance
+        self.shape = self.instance[0]
+        self.default_color = default_color
+        self.items = _object_array(items)
+        self.body_idx, self.x_bd, self.scale, self._colors, self._item_ids = self._arrays(items)
         mapper = vtkGlyph3DMapper()
-        mapper.SetInputData(self._poly)
         mapper.SetSourceConnection(shape_port)
         mapper.OrientOn()
         mapper.SetOrientationModeToQuaternion()
@@ -75,6 +56,83 @@ class GlyphGroup:
         self.mapper = mapper
         self.actor = vtkActor()
         self.actor.SetMapper(mapper)
+        self._upload()
+        for it in items:
+            it.group = self
+
+    def _arrays(self, items) -> tuple:
+        n = len(items)
+        body_idx = np.array([it.body_id for it in items], dtype=np.intp)
+        x_bd = np.stack([it.x_bd for it in items]) if n else np.zeros((0, 4, 4))
+        scale = np.stack([it.scale for it in items]) if n else np.zeros((0, 3))
+        colors = np.empty((n, 4), dtype=np.uint8)
+        for i, it in enumerate(items):
+            rgb = self.default_color if it.color is None else it.color
+            colors[i, :3] = np.clip(np.round(np.asarray(rgb) * 255.0), 0, 255)
+        colors[:, 3] = 255
+        ids = np.array([id(it) for it in items], dtype=np.int64)
+        return body_idx, x_bd, scale.astype(np.float64), colors, ids
+
+    def _upload(self) -> None:
+        """Hand the current arrays to VTK (instances are placed by the next ``update``)."""
+        n = len(self.items)
+        self.scale = np.ascontiguousarray(self.scale, dtype=np.float64)
+        self._colors = np.ascontiguousarray(self._colors)
+        self._positions = np.zeros((n, 3))
+        self._quaternions = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
+        self._rotations = np.tile(np.eye(3), (n, 1, 1))
+        self._points = vtkPoints()
+        self._points.SetData(numpy_to_vtk(self._positions, deep=False))
+        self._quat_array = numpy_to_vtk(self._quaternions, deep=False)
+        self._quat_array.SetName("orientation")
+        scale_array = numpy_to_vtk(self.scale, deep=False)
+        scale_array.SetName("scale")
+        color_array = numpy_to_vtk(self._colors, deep=False)
+        color_array.SetName("colors")
+        self._poly = vtkPolyData()
+        self._poly.SetPoints(self._points)
+        pd = self._poly.GetPointData()
+        for arr in (self._quat_array, scale_array, color_array):
+            pd.AddArray(arr)
+        self._arrays_kept = (scale_array, color_array)
+        self.mapper.SetInputData(self._poly)
+
+    def remove(self, items) -> None:
+        """Stop drawing ``items`` (members of this group)."""
+        gone = np.isin(self._item_ids, np.array([id(it) for it in items], dtype=np.int64))
+        keep = ~gone
+        for it in self.items[gone]:
+            it.group = None
+        self.items = self.items[keep]
+        self.body_idx = self.body_idx[keep]
+        self.x_bd = self.x_bd[keep]
+        self.scale = self.scale[keep]
+        self._colors = self._colors[keep]
+        self._item_ids = self._item_ids[keep]
+        self._upload()
+
+    def add(self, items: list[DrawItem]) -> None:
+        """Also draw ``items`` (of this group's unit shape and style)."""
+        body_idx, x_bd, scale, colors, ids = self._arrays(items)
+        self.items = np.concatenate([self.items, _object_array(items)])
+        self.body_idx = np.concatenate([self.body_idx, body_idx])
+        self.x_bd = np.concatenate([self.x_bd, x_bd])
+        self.scale = np.concatenate([self.scale, scale])
+        self._colors = np.concatenate([self._colors, colors])
+        self._item_ids = np.concatenate([self._item_ids, ids])
+        for it in items:
+            it.group = self
+        self._upload()
+
+    def renumber(self, body_map: np.ndarray) -> None:
+        """Body index b of every item becomes ``body_map[b]`` (the items' ``body_id`` is the
+        caller's to update)."""
+        self.body_idx = body_map[self.body_idx]
+
+    @property
+    def item_body(self) -> np.ndarray:
+        """The body index of each item."""
+        return self.body_idx
 
     def __len__(self) -> int:
         return len(self.items)
@@ -91,6 +149,11 @@ class GlyphGroup:
 
     def pick_instance(self, p_world) -> DrawItem | None:
         """The instance whose surface is nearest the world point ``p_world`` (a picked point)."""
+        found = self.pick_item(p_world)
+        return None if found is None else found[0]
+
+    def pick_item(self, p_world) -> tuple[DrawItem, int] | None:
+        """(the instance whose surface is nearest ``p_world``, its body index), or None."""
         if not len(self.items):
             return None
         d = np.asarray(p_world, dtype=np.float64) - self._positions
@@ -102,4 +165,5 @@ class GlyphGroup:
         else:  # cylinder, axis y
             surf = np.maximum(np.hypot(q[:, 0], q[:, 2]), np.abs(q[:, 1]))
         miss = np.abs(surf - 1.0) * self.scale.mean(axis=1)  # roughly in length units
-        return self.items[int(np.argmin(miss))]
+        k = int(np.argmin(miss))
+        return self.items[k], int(self.body_idx[k])

@@ -63,69 +63,80 @@ def _segments(item: DrawItem) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
 _ONE_SEGMENT = np.array([[0, 1]], dtype=np.intp)
 
 
+def _object_array(items) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = list(items)
+    return out
+
+
+def _line_arrays(items: list[DrawItem], default_color) -> tuple:
+    """(points in their bodies' frames (homogeneous, (p, 4)), owning item of each point,
+    segments (point index pairs), owning item of each segment, segment colours (s, 3) uint8)
+    of ``items``, indices counted from 0 within ``items``."""
+    pts, segs, own_colors = [], [], []
+    shared: dict[int, tuple] = {}  # mapper -> its segments (items sharing a unit shape)
+    for it in items:
+        if it.kind == "line" and it.keep:  # a vtkLineSource: its two points
+            source = it.keep[0]
+            p, s, c = (source.GetPoint1(), source.GetPoint2()), _ONE_SEGMENT, None
+        else:
+            made = shared.get(id(it.mapper))
+            if made is None or made[0] is not it.mapper:
+                made = shared[id(it.mapper)] = (it.mapper, _segments(it))
+            p, s, c = made[1]
+        pts.append(p)
+        segs.append(s)
+        own_colors.append(c)
+    n_items = len(items)
+    if not n_items:
+        return (
+            np.zeros((0, 4)),
+            np.zeros(0, np.intp),
+            np.zeros((0, 2), np.intp),
+            np.zeros(0, np.intp),
+            np.zeros((0, 3), np.uint8),
+        )
+    n_points = np.array([len(p) for p in pts], dtype=np.intp)
+    n_segments = np.array([len(s) for s in segs], dtype=np.intp)
+    first_point = np.cumsum(n_points) - n_points
+    first_segment = np.cumsum(n_segments) - n_segments
+    point_owner = np.repeat(np.arange(n_items), n_points)
+    segment_owner = np.repeat(np.arange(n_items), n_segments)
+    points = np.concatenate([np.asarray(p, dtype=np.float64) for p in pts]).reshape(-1, 3)
+    local = np.stack([it.local for it in items])
+    homogeneous = np.c_[points, np.ones(len(points))]
+    # each point in its body's frame (homogeneous), through its item's placement
+    local_points = np.einsum("nij,nj->ni", local[point_owner], homogeneous)
+    segments = np.concatenate(segs) + first_point[segment_owner][:, None]
+    rgb = np.array([default_color if it.color is None else it.color for it in items], np.float64)
+    colors = np.clip(np.round(rgb * 255.0), 0, 255).astype(np.uint8)[segment_owner]
+    for k, c in enumerate(own_colors):  # items coloured by their data (triad axes)
+        if c is not None:
+            colors[first_segment[k] : first_segment[k] + n_segments[k]] = c
+    return local_points, point_owner, segments, segment_owner, colors
+
+
 class LineBatch:
-    """One actor drawing the line items ``items`` (same line width); see the module docstring."""
+    """One actor drawing the line items ``items`` (same line width); see the module docstring.
+
+    Items can be added, removed and moved to other body indices afterwards (``add``,
+    ``remove``, ``renumber``) with whole-array operations on the items kept."""
 
     def __init__(self, items: list[DrawItem], default_color) -> None:
-        self.items = items
-        pts, segs, own_colors = [], [], []
-        shared: dict[int, tuple] = {}  # mapper -> its segments (items sharing a unit shape)
-        for it in items:
-            if it.kind == "line" and it.keep:  # a vtkLineSource: its two points
-                source = it.keep[0]
-                p, s, c = (source.GetPoint1(), source.GetPoint2()), _ONE_SEGMENT, None
-            else:
-                made = shared.get(id(it.mapper))
-                if made is None or made[0] is not it.mapper:
-                    made = shared[id(it.mapper)] = (it.mapper, _segments(it))
-                p, s, c = made[1]
-            pts.append(p)
-            segs.append(s)
-            own_colors.append(c)
-        n_items = len(items)
-        n_points = np.array([len(p) for p in pts], dtype=np.intp)
-        n_segments = np.array([len(s) for s in segs], dtype=np.intp)
-        first_point = np.cumsum(n_points) - n_points
-        first_segment = np.cumsum(n_segments) - n_segments
-        point_owner = np.repeat(np.arange(n_items), n_points)
-        self._segment_owner = np.repeat(np.arange(n_items), n_segments)
-        if n_items:
-            points = np.concatenate([np.asarray(p, dtype=np.float64) for p in pts]).reshape(-1, 3)
-            local = np.stack([it.local for it in items])
-            homogeneous = np.c_[points, np.ones(len(points))]
-            # each point in its body's frame (homogeneous), through its item's placement
-            self._local = np.einsum("nij,nj->ni", local[point_owner], homogeneous)
-            self._segments = np.concatenate(segs) + first_point[self._segment_owner][:, None]
-            rgb = np.array(
-                [default_color if it.color is None else it.color for it in items], np.float64
-            )
-            colors = np.clip(np.round(rgb * 255.0), 0, 255).astype(np.uint8)[self._segment_owner]
-            for k, c in enumerate(own_colors):  # items coloured by their data (triad axes)
-                if c is not None:
-                    colors[first_segment[k] : first_segment[k] + n_segments[k]] = c
-        else:
-            self._local = np.zeros((0, 4))
-            self._segments = np.zeros((0, 2), dtype=np.intp)
-            colors = np.zeros((0, 3), np.uint8)
-        self.body_idx = np.array([it.body_id for it in items], dtype=np.intp)[point_owner]
-        self._world = np.zeros((len(self._local), 3))
-
+        self.default_color = default_color
+        self.items = _object_array(items)
+        self.item_body = np.array([it.body_id for it in items], dtype=np.intp)
+        self._item_ids = np.array([id(it) for it in items], dtype=np.int64)
+        (
+            self._local,
+            self._point_item,
+            self._segments,
+            self._segment_owner,
+            self._colors,
+        ) = _line_arrays(items, default_color)
         self._points = vtkPoints()
-        self._points.SetData(numpy_to_vtk(self._world, deep=False))
-        cells = vtkCellArray()
-        n = len(self._segments)
-        offsets = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
-        cells.SetData(
-            numpy_to_vtk(offsets, deep=True),
-            numpy_to_vtk(self._segments.astype(np.int64).ravel(), deep=True),
-        )
-        colors = numpy_to_vtk(np.ascontiguousarray(colors), deep=True)
-        colors.SetName("colors")
         self._poly = vtkPolyData()
         self._poly.SetPoints(self._points)
-        self._poly.SetLines(cells)
-        self._poly.GetCellData().SetScalars(colors)
-        self._keep = (cells, colors)
         mapper = vtkPolyDataMapper()
         mapper.SetInputData(self._poly)
         mapper.ScalarVisibilityOn()
@@ -137,9 +148,77 @@ class LineBatch:
         prop = self.actor.GetProperty()
         prop.LightingOff()
         prop.SetLineWidth(items[0].line_width if items else 1.0)
+        self._upload()
+        for it in items:
+            it.group = self
+
+    def _upload(self) -> None:
+        """Hand the current arrays to VTK (points are placed by the next ``update``)."""
+        self.body_idx = self.item_body[self._point_item]
+        self._world = np.zeros((len(self._local), 3))
+        self._points.SetData(numpy_to_vtk(self._world, deep=False))
+        cells = vtkCellArray()
+        n = len(self._segments)
+        offsets = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
+        cells.SetData(
+            numpy_to_vtk(offsets, deep=True),
+            numpy_to_vtk(self._segments.astype(np.int64).ravel(), deep=True),
+        )
+        colors = numpy_to_vtk(np.ascontiguousarray(self._colors), deep=True)
+        colors.SetName("colors")
+        self._poly.SetLines(cells)
+        self._poly.GetCellData().SetScalars(colors)
+        self._keep = (cells, colors)
+        self._poly.Modified()
 
     def __len__(self) -> int:
         return len(self.items)
+
+    def remove(self, items) -> None:
+        """Stop drawing ``items`` (members of this batch)."""
+        gone = np.isin(self._item_ids, np.array([id(it) for it in items], dtype=np.int64))
+        keep = ~gone
+        new_item = np.cumsum(keep) - 1
+        point_keep = keep[self._point_item]
+        new_point = np.cumsum(point_keep) - 1
+        segment_keep = keep[self._segment_owner]
+        self._local = self._local[point_keep]
+        self._point_item = new_item[self._point_item[point_keep]]
+        self._segments = new_point[self._segments[segment_keep]].reshape(-1, 2)
+        self._segment_owner = new_item[self._segment_owner[segment_keep]]
+        self._colors = self._colors[segment_keep]
+        for it in self.items[gone]:
+            it.group = None
+        self.items = self.items[keep]
+        self.item_body = self.item_body[keep]
+        self._item_ids = self._item_ids[keep]
+        self._upload()
+
+    def add(self, items: list[DrawItem]) -> None:
+        """Also draw ``items`` (line items of this batch's line width)."""
+        local, point_item, segments, segment_owner, colors = _line_arrays(items, self.default_color)
+        n_items, n_points = len(self.items), len(self._local)
+        self._local = np.concatenate([self._local, local])
+        self._point_item = np.concatenate([self._point_item, point_item + n_items])
+        self._segments = np.concatenate([self._segments, segments + n_points])
+        self._segment_owner = np.concatenate([self._segment_owner, segment_owner + n_items])
+        self._colors = np.concatenate([self._colors, colors])
+        self.items = np.concatenate([self.items, _object_array(items)])
+        self.item_body = np.concatenate(
+            [self.item_body, np.array([it.body_id for it in items], dtype=np.intp)]
+        )
+        self._item_ids = np.concatenate(
+            [self._item_ids, np.array([id(it) for it in items], dtype=np.int64)]
+        )
+        for it in items:
+            it.group = self
+        self._upload()
+
+    def renumber(self, body_map: np.ndarray) -> None:
+        """Body index b of every item becomes ``body_map[b]`` (the items' ``body_id`` is the
+        caller's to update)."""
+        self.item_body = body_map[self.item_body]
+        self.body_idx = self.item_body[self._point_item]
 
     def update(self, x_gb: np.ndarray) -> None:
         """Move every point for body poses ``x_gb`` ((nbodies, 4, 4), in ground)."""
@@ -152,6 +231,11 @@ class LineBatch:
 
     def pick_instance(self, p_world) -> DrawItem | None:
         """The item with the segment nearest the world point ``p_world``."""
+        found = self.pick_item(p_world)
+        return None if found is None else found[0]
+
+    def pick_item(self, p_world) -> tuple[DrawItem, int] | None:
+        """(the item with the segment nearest ``p_world``, its body index), or None."""
         if not len(self._segments):
             return None
         a = self._world[self._segments[:, 0]]
@@ -160,4 +244,5 @@ class LineBatch:
         p = np.asarray(p_world, dtype=np.float64)
         t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.maximum((ab * ab).sum(1), 1e-300), 0, 1)
         d = np.linalg.norm(a + t[:, None] * ab - p, axis=1)
-        return self.items[int(self._segment_owner[int(np.argmin(d))])]
+        k = int(self._segment_owner[int(np.argmin(d))])
+        return self.items[k], int(self.item_body[k])

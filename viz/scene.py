@@ -40,6 +40,7 @@ from vtkmodules.vtkRenderingCore import (
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from viz import camera as cam
+from viz.decoration_keys import KeyedGeometry, keyed, match
 from viz.environment import Environment
 from viz.instancing import GlyphGroup
 from viz.line_batch import LineBatch, batchable
@@ -59,6 +60,45 @@ class PickResult(NamedTuple):
     body_id: int
     index_on_body: int
     user_ref: object
+
+
+class _Drawn(NamedTuple):
+    """Fingerprints of the static decorations a Scene draws (see viz.decoration_keys)."""
+
+    bodies: np.ndarray
+    hashes: np.ndarray
+    body_names: tuple | None
+
+
+def _object_array(items) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = list(items)
+    return out
+
+
+def _glyph_key(item: DrawItem) -> tuple | None:
+    """The glyph group an item joins when its shape is numerous (None: never instanced)."""
+    if item.instance is not None and item.visible and item.opacity >= 1.0:
+        return (item.instance, item.representation, item.line_width, item.lighting)
+    return None
+
+
+def _batch_key(item: DrawItem) -> tuple:
+    """("glyph", glyph key), ("lines", line width) or ("actor", None): how an item is drawn
+    when there are many like it."""
+    key = _glyph_key(item)
+    if key is not None:
+        return ("glyph", key)
+    if batchable(item):
+        return ("lines", item.line_width)
+    return ("actor", None)
+
+
+def _group_key(group) -> tuple:
+    if isinstance(group, GlyphGroup):
+        first = group.items[0] if len(group) else None
+        return ("glyph",) if first is None else _batch_key(first)
+    return ("lines", float(group.actor.GetProperty().GetLineWidth()))
 
 
 class _Placement:
@@ -107,6 +147,14 @@ class Scene:
         self._static: list[DrawItem] = []
         self._dynamic: list[DrawItem] = []
         self._groups: list[GlyphGroup | LineBatch] = []
+        self._glyphs: dict[tuple, GlyphGroup] = {}
+        self._lines: dict[float, LineBatch] = {}
+        #: Every static item (batched or not), its decoration's index and its body index.
+        self._items = _object_array([])
+        self._owner = np.zeros(0, dtype=np.intp)
+        self._item_body = np.zeros(0, dtype=np.intp)
+        #: Fingerprints and body names of the static decorations drawn (None: nothing drawn).
+        self._drawn: _Drawn | None = None
         self._static_place = _Placement([])
         self._dynamic_place = _Placement([])
         self._prop_owner: dict = {}
@@ -184,44 +232,228 @@ class Scene:
     def set_geometry(self, geometry) -> None:
         """Replace the static decorations (an iterable of DecorativeGeometry).
 
-        Actors are built once here; afterwards ``update_poses`` only moves them. Decorations
-        that cannot be drawn are logged once per kind and skipped.
+        Actors are built here; afterwards ``update_poses`` only moves them. Given again (a model
+        edit), only the decorations that differ from those drawn are rebuilt: decorations are
+        paired with the drawn ones by fingerprint (``viz.decoration_keys``; a KeyedGeometry
+        brings them precomputed, with the body names that follow bodies an edit renumbered), and
+        batched items are added to and removed from their batches with whole-array operations.
+        Decorations that cannot be drawn are logged once per kind and skipped.
         """
+        keys = keyed(geometry if isinstance(geometry, KeyedGeometry) else tuple(geometry))
+        old = self._drawn
+        pairing = match(old, keys) if old is not None and len(old.hashes) else None
+        fresh = int((pairing < 0).sum()) if pairing is not None else len(keys)
+        if pairing is None or fresh > max(64, len(keys) // 2):
+            self._build_all(keys)
+        else:
+            self._update(keys, old, pairing)
+        self._drawn = _Drawn(keys.bodies, keys.hashes, keys.body_names)
+        self._place(self._static_place, self._groups)
+
+    def has_body_geometry(self) -> bool:
+        """Whether any static decoration is on a body other than Ground."""
+        return self._drawn is not None and bool(np.any(self._drawn.bodies > 0))
+
+    def describe(self) -> list[tuple]:
+        """What the static decorations draw, one sorted entry per drawn item: (decoration
+        index, kind, body index as drawn, drawn by ("actor", or the batch's kind and key),
+        placement X_B-local (rounded), colour, opacity, representation, line width, visible).
+        Two Scenes showing the same geometry describe it equally however they got there."""
+        owner = dict(zip(map(id, self._items), self._owner.tolist(), strict=True))
+        out = []
+        for it in self._static:  # (their own decoration index: it must be current)
+            out.append(self._describe_item(it, it.owner, ("actor",), it.body_id))
+        for group in self._groups:
+            key = (type(group).__name__, _group_key(group))
+            for it, body in zip(group.items, group.item_body, strict=True):
+                out.append(self._describe_item(it, owner[id(it)], key, int(body)))
+        return sorted(out, key=repr)
+
+    @staticmethod
+    def _describe_item(it: DrawItem, owner: int, where: tuple, body: int) -> tuple:
+        color = None if it.color is None else tuple(np.round(it.color, 9).tolist())
+        return (
+            owner,
+            it.kind,
+            body,
+            where,
+            tuple(np.round(it.local, 9).ravel().tolist()),
+            color,
+            it.opacity,
+            it.representation,
+            it.line_width,
+            it.visible,
+        )
+
+    def _build_all(self, keys: KeyedGeometry) -> None:
+        """Draw ``keys`` afresh."""
         self._clear_static()
-        items = self._builder.build(geometry)
-        groups: dict[tuple, list[DrawItem]] = defaultdict(list)
-        for it in items:
-            if it.instance is not None and it.visible and it.opacity >= 1.0:
-                key = (it.instance, it.representation, it.line_width, it.lighting)
-                groups[key].append(it)
-        singles = set()
-        for members in groups.values():
-            if len(members) > self.instancing_threshold:
-                port = self._builder.instance_shape_port(members[0].instance, len(members))
-                group = GlyphGroup(members, port, self._default())
-                self._style_property(group.actor.GetProperty(), members[0], None)
-                self.renderer.AddActor(group.actor)
-                self._prop_owner[group.actor] = group
-                self._groups.append(group)
-                singles.update(id(m) for m in members)
+        items = self._builder.build(keys)
+        glyphs: dict[tuple, list[DrawItem]] = defaultdict(list)
         lines: dict[float, list[DrawItem]] = defaultdict(list)
         for it in items:
-            if id(it) not in singles and batchable(it):
+            key = _glyph_key(it)
+            if key is not None:
+                glyphs[key].append(it)
+            elif batchable(it):
                 lines[it.line_width].append(it)
-        for members in lines.values():
+        singles = set()
+        for key, members in glyphs.items():
             if len(members) > self.instancing_threshold:
-                batch = LineBatch(members, self._default())
-                self.renderer.AddActor(batch.actor)
-                self._prop_owner[batch.actor] = batch
-                self._groups.append(batch)
+                self._new_glyph_group(key, members)
+                singles.update(id(m) for m in members)
+        for width, members in lines.items():
+            if len(members) > self.instancing_threshold:
+                self._new_line_batch(width, members)
                 singles.update(id(m) for m in members)
         self._static = [it for it in items if id(it) not in singles]
         for it in self._static:
             self._add_actor(it)
+        self._set_items(items)
         self._static_place = _Placement(self._static)
         self._update_max_body()
         self.environment.draw_sky_last()
-        self._place(self._static_place, self._groups)
+
+    def _update(self, keys: KeyedGeometry, old: _Drawn, pairing: np.ndarray) -> None:
+        """Draw ``keys`` by changing what is drawn for ``old``: ``pairing[j]`` is the drawn
+        decoration the new decoration j draws the same as (-1: none)."""
+        old_to_new = np.full(len(old.hashes), -1, dtype=np.intp)
+        paired = np.flatnonzero(pairing >= 0)
+        old_to_new[pairing[paired]] = paired
+        owner = old_to_new[self._owner]
+        gone = owner < 0
+        touched: set = set()
+        # decorations no longer drawn
+        by_group: dict[int, tuple] = {}
+        for it in self._items[gone]:
+            touched.add(_batch_key(it))
+            if it.group is not None:
+                by_group.setdefault(id(it.group), (it.group, []))[1].append(it)
+            else:
+                self._remove_actor(it)
+        for group, members in by_group.values():
+            group.remove(members)
+        kept = ~gone
+        items, owner, old_body = self._items[kept], owner[kept], self._item_body[kept]
+        body = keys.bodies[owner]
+        moved = np.flatnonzero(body != old_body)
+        if len(moved):  # bodies renumbered by the edit (one removed before them...)
+            size = max(int(old_body.max()), int(self._item_body.max())) + 1
+            body_map = np.arange(size, dtype=np.intp)
+            body_map[old_body] = body
+            for group in self._groups:
+                group.renumber(body_map)
+            for it in self._static:  # (batched items' bodies are their batches' arrays)
+                if it.actor is not None:
+                    it.body_id = int(body_map[it.body_id])
+        # (the arrays hold every item's decoration index; of the items themselves only the
+        # singly drawn ones keep theirs current, for their order)
+        for it in self._static:
+            if it.actor is not None:
+                it.owner = int(old_to_new[it.owner])
+        # new decorations
+        fresh = np.flatnonzero(pairing < 0)
+        built = self._builder.build([keys[j] for j in fresh])
+        to_group: dict[int, tuple] = {}
+        self._static = [it for it in self._static if it.actor is not None]
+        for it in built:
+            it.owner = int(fresh[it.owner])
+            key = _batch_key(it)
+            touched.add(key)
+            group = self._glyphs.get(key[1]) if key[0] == "glyph" else self._lines.get(key[1])
+            if group is not None:
+                to_group.setdefault(id(group), (group, []))[1].append(it)
+            else:
+                self._add_actor(it)
+                self._static.append(it)
+        for group, members in to_group.values():
+            group.add(members)
+        self._items = np.concatenate([items, _object_array(built)])
+        self._owner = np.concatenate([owner, np.array([it.owner for it in built], np.intp)])
+        self._item_body = np.concatenate(
+            [body, np.array([it.body_id for it in built], dtype=np.intp)]
+        )
+        for key in touched:  # (after the arrays: a batch split up reads its items' indices)
+            if key[0] != "actor":
+                self._regroup(key)
+        self._static.sort(key=lambda it: it.owner)
+        self._static_place = _Placement(self._static)
+        self._update_max_body()
+        if len(built):
+            self.environment.draw_sky_last()
+
+    def _regroup(self, key: tuple) -> None:
+        """Batch the items of batch key ``key`` as a fresh build would: in one glyph group or
+        line batch when there are more than ``instancing_threshold`` of them, else singly."""
+        kind, k = key
+        groups = self._glyphs if kind == "glyph" else self._lines
+        group = groups.get(k)
+        singles = [it for it in self._static if _batch_key(it) == key]
+        total = len(singles) + (len(group) if group is not None else 0)
+        if total > self.instancing_threshold:
+            if singles:
+                for it in singles:
+                    self._remove_actor(it)
+                ids = {id(it) for it in singles}
+                self._static = [it for it in self._static if id(it) not in ids]
+                if group is None:
+                    if kind == "glyph":
+                        self._new_glyph_group(k, singles)
+                    else:
+                        self._new_line_batch(k, singles)
+                    return
+                group.add(singles)
+            if kind == "glyph":
+                port = self._builder.instance_shape_port(k[0], len(group))
+                if group.mapper.GetInputConnection(1, 0) is not port:
+                    group.mapper.SetSourceConnection(port)
+        elif group is not None:  # too few left to batch
+            members = list(group.items)
+            self._drop_group(group)
+            del groups[k]
+            owners = self._owners_of(members)
+            bodies = group.item_body.tolist()
+            for it, owner, body in zip(members, owners, bodies, strict=True):
+                it.group = None
+                it.owner, it.body_id = owner, body
+                self._add_actor(it)
+            self._static.extend(members)
+
+    def _owners_of(self, items: list[DrawItem]) -> list[int]:
+        """The decoration index of each of ``items`` (static items), from the arrays."""
+        ids = np.fromiter((id(it) for it in self._items), dtype=np.int64, count=len(self._items))
+        want = np.array([id(it) for it in items], dtype=np.int64)
+        order = np.argsort(ids)
+        where = order[np.searchsorted(ids, want, sorter=order)]
+        return self._owner[where].tolist()
+
+    def _new_glyph_group(self, key: tuple, members: list[DrawItem]) -> None:
+        port = self._builder.instance_shape_port(members[0].instance, len(members))
+        group = GlyphGroup(members, port, self._default())
+        self._style_property(group.actor.GetProperty(), members[0], None)
+        self._add_group(group)
+        self._glyphs[key] = group
+
+    def _new_line_batch(self, width: float, members: list[DrawItem]) -> None:
+        batch = LineBatch(members, self._default())
+        self._add_group(batch)
+        self._lines[width] = batch
+
+    def _add_group(self, group) -> None:
+        self.renderer.AddActor(group.actor)
+        self._prop_owner[group.actor] = group
+        self._groups.append(group)
+
+    def _drop_group(self, group) -> None:
+        self.renderer.RemoveActor(group.actor)
+        self._prop_owner.pop(group.actor, None)
+        self._groups = [g for g in self._groups if g is not group]
+
+    def _set_items(self, items: list[DrawItem]) -> None:
+        """Record every static item (batched or not) with its decoration and body."""
+        self._items = _object_array(items)
+        self._owner = np.fromiter((it.owner for it in items), dtype=np.intp, count=len(items))
+        self._item_body = np.fromiter((it.body_id for it in items), dtype=np.intp, count=len(items))
 
     def set_dynamic_geometry(self, geometry) -> None:
         """Replace the per-frame decorations, reusing actors slot by slot.
@@ -398,12 +630,15 @@ class Scene:
         owner = self._prop_owner.get(self._picker.GetViewProp())
         if owner is None:
             return None
+        body = None
         if isinstance(owner, (GlyphGroup, LineBatch)):
-            owner = owner.pick_instance(self._picker.GetPickPosition())
-            if owner is None:
+            found = owner.pick_item(self._picker.GetPickPosition())
+            if found is None:
                 return None
+            owner, body = found
         self.last_pick_position = np.array(self._picker.GetPickPosition(), dtype=np.float64)
-        return PickResult(owner.body_id, owner.index_on_body, owner.user_ref)
+        body = owner.body_id if body is None else body
+        return PickResult(body, owner.index_on_body, owner.user_ref)
 
     def pick_point(self, x: float, y: float) -> tuple[PickResult | None, np.ndarray | None]:
         """``pick(x, y)`` and the picked point on the decoration's surface (in ground), or
@@ -426,7 +661,7 @@ class Scene:
 
     def _update_max_body(self) -> None:
         ids = [self._static_place.max_body(), self._dynamic_place.max_body()]
-        ids += [int(g.body_idx.max()) for g in self._groups]
+        ids += [int(g.body_idx.max()) for g in self._groups if len(g.body_idx)]
         self._max_body_id = max(ids)
 
     def _pose_stack(self) -> np.ndarray:
@@ -452,7 +687,12 @@ class Scene:
         for g in self._groups:
             self.renderer.RemoveActor(g.actor)
             self._prop_owner.pop(g.actor, None)
+            for it in g.items:  # no reference cycle left for the collector
+                it.group = None
         self._static, self._groups = [], []
+        self._glyphs, self._lines = {}, {}
+        self._set_items([])
+        self._drawn = None
         self._static_place = _Placement([])
         self._update_max_body()
 

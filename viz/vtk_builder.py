@@ -102,9 +102,15 @@ class DrawItem:
     x_bd: np.ndarray | None = None
     scale: np.ndarray | None = None
     reuse_key: object = None
+    #: Index of the decoration it was made from in the iterable given to ``build``.
+    owner: int = -1
     # Filled in by the Scene:
     actor: object = None
     matrix: object = None
+    #: The GlyphGroup or LineBatch drawing it, if any; a Scene keeps a batched item's body
+    #: index in its batch's arrays (``item_body``), and ``body_id`` only for items it draws
+    #: singly (an edit that renumbers bodies updates the arrays, not every item).
+    group: object = None
 
     @property
     def index_on_body(self) -> int:
@@ -156,12 +162,16 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         self._out = []
         self._pool = list(pool or ())
         self._cursor = 0
-        for geom in geometry:
+        out = self._out
+        for k, geom in enumerate(geometry):
+            start = len(out)
             try:
                 geom.implementGeometry(self)
             except Exception as exc:  # never let one bad decoration stop the drawing
                 name = type(geom).__name__
                 self.report_once(name, f"cannot draw {name}: {type(exc).__name__}: {exc}")
+            for item in out[start:]:
+                item.owner = k
         out, self._out, self._pool = self._out, [], []
         return out
 

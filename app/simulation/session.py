@@ -28,7 +28,6 @@ from __future__ import annotations
 import enum
 import gc
 import math
-import pickle
 import queue
 import threading
 import time
@@ -61,6 +60,7 @@ from engine.common.exceptions import SimTKError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.integrators import SuccessfulStepStatus, TimeStepper
+from viz.decoration_keys import KeyedGeometry, same_drawing
 from viz.system_decorations import dynamic_decorations, static_decorations
 
 
@@ -138,17 +138,8 @@ SAMPLE_BYTES = 128 * 2**20
 
 
 def _same_geometry(old, new) -> bool:
-    """Whether two tuples of DecorativeGeometry draw the same (equal pickles)."""
-    if old is None or len(old) != len(new):
-        return False
-    try:
-        # one by one: equal decorations may share parts differently (copies of one template)
-        return all(
-            pickle.dumps(a, protocol=5) == pickle.dumps(b, protocol=5)
-            for a, b in zip(old, new, strict=True)
-        )
-    except Exception:  # noqa: BLE001  (a decoration that cannot be pickled: redraw)
-        return False
+    """Whether two KeyedGeometry draw the same (equal fingerprints on equal bodies)."""
+    return same_drawing(old, new)
 
 
 def _coalesce_rebuilds(commands: list[tuple]) -> list[tuple]:
@@ -402,9 +393,14 @@ class SimulationSession:
     def _collect_geometry(self, state: State) -> tuple:
         """The body-fixed (Topology-stage) decorations to draw."""
         try:
-            return tuple(static_decorations(self.system, state))
+            # fingerprinted here, off the GUI thread: the view redraws only what an edit changed
+            return KeyedGeometry(static_decorations(self.system, state), self._body_names())
         except SimTKError:
-            return ()
+            return KeyedGeometry()
+
+    def _body_names(self):
+        info = getattr(self, "model_info", None)
+        return info.body_names if info is not None else None
 
     def _dynamic_geometry(self, state: State) -> tuple:
         """Decorations of the later stages (rubber bands, force lines), rebuilt per frame."""

@@ -39,13 +39,19 @@ _MASS_CENTER_COLOR = (0.9, 0.6, 0.1)
 
 def append_body_decorations(matter, geometry: list) -> None:
     """Append every body's own decorations, body-fixed, with bodyId/indexOnBody set."""
+    placements: dict[tuple[int, int], Transform] = {}  # bodies copied from one template
     for b in range(matter.getNumBodies()):
         body = matter.getMobilizedBody(b).getBody()
         for index, (X_BD, decoration) in enumerate(body.getDecorations()):
             item = decoration.clone()
-            item.setBodyId(b)
+            item._bodyId = b  # (a valid body index: no check needed)
             item.setIndexOnBody(index)
-            item.setTransform(X_BD * decoration.getTransform())
+            X_DD = decoration.getTransform()
+            key = (id(X_BD), id(X_DD))  # both alive, held by the body, while this runs
+            X = placements.get(key)
+            if X is None:
+                X = placements[key] = X_BD * X_DD
+            item._X_BD = X
             geometry.append(item)
 
 
@@ -61,9 +67,9 @@ def _default(item, body_id: int, color, X_BD: Transform | None = None):
 def _placed(prototype, body_id: int, X_BD: Transform | None = None):
     """A copy of ``prototype`` (colour and userRef set) on body ``body_id``, at ``X_BD``."""
     item = prototype.clone()
-    item.setBodyId(body_id)
+    item._bodyId = body_id  # (a valid body index and a Transform: no checks needed)
     if X_BD is not None:
-        item.setTransform(X_BD)
+        item._X_BD = X_BD
     return item
 
 
@@ -76,7 +82,9 @@ def append_default_geometry(matter, length_scale: float, geometry: list) -> None
     body_frame = _default(DecorativeFrame(body_axis), 0, _BODY_FRAME_COLOR)
     joint_frame = _default(DecorativeFrame(joint_axis), 0, _JOINT_FRAME_COLOR)
     mass_center = _default(DecorativeSphere(0.05 * scale), 0, _MASS_CENTER_COLOR)
+    bone = _default(DecorativeLine((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), 0, _BONE_COLOR)
     geometry.append(_placed(body_frame, 0))
+    centres: dict[bytes, Transform] = {}  # mass-centre placements, one per distinct station
     for b in range(1, matter.getNumBodies()):
         mobod = matter.getMobilizedBody(b)
         parent = mobod.getParentMobilizedBody().getMobilizedBodyIndex()
@@ -85,15 +93,22 @@ def append_default_geometry(matter, length_scale: float, geometry: list) -> None
         geometry.append(_placed(body_frame, b))
         geometry.append(_placed(joint_frame, parent, X_PF))
         geometry.append(_placed(joint_frame, b, X_BM))
-        p_PF = np.asarray(X_PF.p(), dtype=np.float64)
-        if np.linalg.norm(p_PF) > 0.0:
-            geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_PF), parent, _BONE_COLOR))
-        p_BM = np.asarray(X_BM.p(), dtype=np.float64)
-        if np.linalg.norm(p_BM) > 0.0:
-            geometry.append(_default(DecorativeLine((0.0, 0.0, 0.0), p_BM), b, _BONE_COLOR))
+        p_PF = X_PF.p()  # read-only, as a line's points are
+        if 0.0 < np.dot(p_PF, p_PF) < np.inf:
+            line = _placed(bone, parent)
+            line._point2 = p_PF
+            geometry.append(line)
+        p_BM = X_BM.p()
+        if 0.0 < np.dot(p_BM, p_BM) < np.inf:
+            line = _placed(bone, b)
+            line._point2 = p_BM
+            geometry.append(line)
         mass_properties = mobod.getBody().getDefaultRigidBodyMassProperties()
         if mass_properties.getMass() > 0.0:
-            X_BC = Transform(np.asarray(mass_properties.getMassCenter(), dtype=np.float64))
+            p_BC = np.asarray(mass_properties.getMassCenter(), dtype=np.float64)
+            X_BC = centres.get(p_BC.tobytes())
+            if X_BC is None:
+                X_BC = centres[p_BC.tobytes()] = Transform(p_BC)
             geometry.append(_placed(mass_center, b, X_BC))
 
 

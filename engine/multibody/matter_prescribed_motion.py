@@ -46,6 +46,15 @@ def _ints(values) -> np.ndarray:
     return np.asarray(values, dtype=np.int64)
 
 
+def _index_ranges(starts: np.ndarray, counts: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """The indices starts[b] .. starts[b] + counts[b] - 1 of the chosen bodies b, in body
+    order (int64)."""
+    starts, counts = starts[chosen], counts[chosen]
+    total = int(counts.sum())
+    first = np.cumsum(counts) - counts
+    return np.repeat(starts - first, counts) + np.arange(total, dtype=np.int64)
+
+
 @shared_when_copied
 @dataclass
 class PrescribedLayout:
@@ -155,30 +164,33 @@ class MatterPrescribedMotionMixin:
             locked=np.zeros(nb, dtype=bool),
             known_body=np.zeros(nb, dtype=np.int64),
         )
-        kq, ku, kud = [], [], []
-        fq, fu, fud = [], [], []
-        for b in range(1, nb):
+        # only locked and prescribed bodies need a look; every other body is free
+        special = {b for b in range(1, nb) if locks[b] is not None}
+        special.update(b for b in range(1, nb) if self._mobods[b]._motion is not None)
+        for b in sorted(special):
             mobod = self._mobods[b]
             if locks[b] is not None:
                 level, method = MotionLevel(locks[b][0]), MotionMethod.Discrete
                 lay.locked[b] = True
-            elif mobod._motion is not None:
+            else:
                 level = mobod._motion.getLevel(state)
                 method = mobod._motion.getLevelMethod(state)
-            else:
-                level, method = MotionLevel.NoLevel, MotionMethod.Free
             if level != MotionLevel.NoLevel:
                 lay.level[b] = int(level)
                 lay.methods[b] = calc_all_methods(level, method)
-            nq = self._num_q_in_use(state, b)
-            qs, us, nu = int(topo.qs[b]), int(topo.us[b]), int(topo.nus[b])
-            qidx, uidx = range(qs, qs + nq), range(us, us + nu)
-            (kq if lay.methods[b, 0] != _FREE else fq).extend(qidx)
-            (ku if lay.methods[b, 1] != _FREE else fu).extend(uidx)
-            (kud if lay.methods[b, 2] != _FREE else fud).extend(uidx)
-            lay.known_body[b] = int(lay.methods[b, 2] != _FREE)
-        lay.known_q, lay.known_u, lay.known_udot = _ints(kq), _ints(ku), _ints(kud)
-        lay.free_q, lay.free_u, lay.free_udot = _ints(fq), _ints(fu), _ints(fud)
+        lay.known_body[1:] = lay.methods[1:, 2] != _FREE
+        nq = np.asarray(topo.nqs, dtype=np.int64).copy()
+        if self.getUseEulerAngles(state):
+            nq[np.asarray(topo.uses_quaternion, dtype=bool)] -= 1
+        body = np.arange(nb) >= 1  # Ground has no mobilities
+        qs, us, nus = (np.asarray(a, dtype=np.int64) for a in (topo.qs, topo.us, topo.nus))
+        known = lay.methods != _FREE
+        lay.known_q = _index_ranges(qs, nq, body & known[:, 0])
+        lay.free_q = _index_ranges(qs, nq, body & ~known[:, 0])
+        lay.known_u = _index_ranges(us, nus, body & known[:, 1])
+        lay.free_u = _index_ranges(us, nus, body & ~known[:, 1])
+        lay.known_udot = _index_ranges(us, nus, body & known[:, 2])
+        lay.free_udot = _index_ranges(us, nus, body & ~known[:, 2])
         state.setCacheEntryValue(
             self.getMySubsystemIndex(), self._ix.extra["prescribed_layout"], lay
         )

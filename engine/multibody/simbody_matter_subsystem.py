@@ -241,23 +241,28 @@ class SimbodyMatterSubsystem(
         arrays = layout.allocate(layout.TOPOLOGY, {"nb": nb})
         uses_quat = np.zeros(nb, dtype=bool)
         arrays["parent"][0] = -1
-        for b, mobod in enumerate(self._mobods[1:], start=1):
-            module = mobod._module
+        mobods = self._mobods[1:]
+        if mobods:  # one whole-array assignment per field (bodies 1..nb-1)
+            modules = [m._module for m in mobods]
             # (a reversed Custom body keeps its type: its Python kinematics do the reversal)
-            reversed_ = mobod._reversed and module.TYPE_ID != _CUSTOM_TYPE_ID
-            arrays["mtype"][b] = module.TYPE_ID + (REVERSED_OFFSET if reversed_ else 0)
-            arrays["parent"][b] = mobod._parent_index
-            arrays["nqs"][b], arrays["nus"][b] = module.NQ_SLOTS, module.NU
-            uses_quat[b] = module.USES_QUATERNION
-            arrays["params"][b] = mobod._params
-            arrays["R_PF"][b] = mobod._X_PF.R().asMat33()
-            arrays["p_PF"][b] = mobod._X_PF.p()
-            arrays["R_BM"][b] = mobod._X_BM.R().asMat33()
-            arrays["p_BM"][b] = mobod._X_BM.p()
-            mp = mobod.getBody().getDefaultRigidBodyMassProperties()
-            arrays["mass"][b] = mp.getMass()
-            arrays["com_B"][b] = mp.getMassCenter()
-            arrays["I_B"][b] = mp.getInertia().toMat33()
+            arrays["mtype"][1:] = [
+                mod.TYPE_ID
+                + (REVERSED_OFFSET if m._reversed and mod.TYPE_ID != _CUSTOM_TYPE_ID else 0)
+                for m, mod in zip(mobods, modules, strict=True)
+            ]
+            arrays["parent"][1:] = [m._parent_index for m in mobods]
+            arrays["nqs"][1:] = [mod.NQ_SLOTS for mod in modules]
+            arrays["nus"][1:] = [mod.NU for mod in modules]
+            uses_quat[1:] = [mod.USES_QUATERNION for mod in modules]
+            arrays["params"][1:] = [m._params for m in mobods]
+            arrays["R_PF"][1:] = [m._X_PF.R().asMat33() for m in mobods]
+            arrays["p_PF"][1:] = [m._X_PF.p() for m in mobods]
+            arrays["R_BM"][1:] = [m._X_BM.R().asMat33() for m in mobods]
+            arrays["p_BM"][1:] = [m._X_BM.p() for m in mobods]
+            props = [m.getBody().getDefaultRigidBodyMassProperties() for m in mobods]
+            arrays["mass"][1:] = [mp.getMass() for mp in props]
+            arrays["com_B"][1:] = [mp.getMassCenter() for mp in props]
+            arrays["I_B"][1:] = [mp.getInertia().toMat33() for mp in props]
         arrays["qs"][1:] = np.cumsum(arrays["nqs"])[:-1]
         arrays["us"][1:] = np.cumsum(arrays["nus"])[:-1]
         return MatterTopology(
@@ -269,11 +274,12 @@ class SimbodyMatterSubsystem(
     @staticmethod
     def _pool_order(parent: np.ndarray, uses_quat: np.ndarray) -> list[int]:
         """Quaternion bodies in tree-level order (Ground's children first, ...)."""
-        level = np.zeros(parent.shape[0], dtype=int)
-        for b in range(1, parent.shape[0]):
-            level[b] = level[parent[b]] + 1
-        bodies = [b for b in range(1, parent.shape[0]) if uses_quat[b]]
-        return sorted(bodies, key=lambda b: (level[b], b))
+        level = [0] * parent.shape[0]
+        for b, p in enumerate(parent[1:].tolist(), start=1):
+            level[b] = level[p] + 1
+        bodies = np.flatnonzero(uses_quat[1:]) + 1
+        order = np.lexsort((bodies, np.asarray(level, dtype=np.int64)[bodies]))
+        return bodies[order].tolist()
 
     def _topo(self, state: State | None = None) -> MatterTopology:
         if self._topology is None:

@@ -123,8 +123,19 @@ class _Watch:
         rebuilt = JointSliders()
         rebuilt.set_model(model.mobilizer_types, model.q_index, model.length_scale)
         assert _slider_layout(panel.sliders) == _slider_layout(rebuilt)
-        # every body is drawn: one sphere or brick per body, placed on it
+        # the view draws what a view built afresh from the shown decorations draws: the same
+        # items on the same bodies, batched alike, and no actor left over
+        from viz.scene import Scene
+
         scene = window.viewport.scene
+        fresh = Scene(instancing_threshold=scene.instancing_threshold)
+        fresh.set_geometry(tuple(panel.snapshot.geometry))
+        assert scene.describe() == fresh.describe()
+        static = len(scene._static) + len(scene._groups)  # noqa: SLF001  (not the selection's)
+        assert static == fresh.num_actors()
+        assert scene.num_actors() - static == len(scene._dynamic)  # noqa: SLF001
+        fresh.close()
+        # every body is drawn: one sphere or brick per body, placed on it
         drawn = sorted(
             {it.body_id for it in scene._static if it.kind in ("sphere", "brick")}  # noqa: SLF001
             | {
@@ -156,6 +167,13 @@ def test_edits_change_only_their_rows_and_sliders(studio, qtbot):
     row_b1 = sliders.euler_rows[("b1", 0)]
     stack = editor.undo_stack
     start = stack.index()
+    scene = window.viewport.scene
+    (b0_sphere,) = [
+        it
+        for it in scene._static  # noqa: SLF001
+        if it.kind == "sphere" and it.body_id == 1 and it.user_ref != "default"
+    ]
+    b0_actor = b0_sphere.actor
 
     # rename b3 by typing its new name in the Properties form
     tree.select_body("b3")
@@ -230,6 +248,8 @@ def test_edits_change_only_their_rows_and_sliders(studio, qtbot):
     assert "b6" not in editor.document.body_names() and "elbow" in editor.document.body_names()
 
     assert watch.resets == 0, "an edit rebuilt the whole model tree"
+    # no edit redrew b0's sphere: the view changed only what the edits changed
+    assert b0_sphere.actor is b0_actor and scene.renderer.HasViewProp(b0_actor)
     # the row and the sliders of a body no edit touched are the very same widgets
     assert tree.model._body_items["b5"] is item_b5  # noqa: SLF001
     assert sliders.euler_rows[("b1", 0)] is row_b1

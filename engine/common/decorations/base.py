@@ -22,7 +22,6 @@ Conventions (as Simbody 3.7):
 
 from __future__ import annotations
 
-import copy
 import math
 from enum import IntEnum
 
@@ -289,7 +288,9 @@ class DecorativeGeometry:
 
     def clone(self):
         """A deep copy (the userRef object itself is shared, as in Simbody)."""
-        dup = copy.copy(self)
+        cls = type(self)
+        dup = cls.__new__(cls)  # a shallow copy of the attributes (copy.copy is ~5x slower)
+        dup.__dict__.update(self.__dict__)
         dup._copy_members_from(self)
         return dup
 
