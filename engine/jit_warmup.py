@@ -244,10 +244,11 @@ def _warm_realization(system, matter, done: list, failed: dict) -> None:
         _attempt(name, steps, done, failed)
 
 
-def _contact_model(shapes):
+def _contact_model(shapes, track: bool = False):
     """A System of free bodies over a floor half space (normal +y), one body per contact
     geometry in ``shapes`` (made by ``ContactGeometry``), each resting 1 mm deep, with
-    gravity, a ContactTrackerSubsystem and a CompliantContactSubsystem."""
+    gravity, a ContactTrackerSubsystem and a CompliantContactSubsystem (tracking the
+    dissipated energy, a z, if ``track``)."""
     from engine.contact.compliant_contact_subsystem import CompliantContactSubsystem
     from engine.contact.contact_geometry import ContactGeometry
     from engine.contact.contact_material import ContactMaterial
@@ -268,7 +269,8 @@ def _contact_model(shapes):
     matter = SimbodyMatterSubsystem(system)
     forces = GeneralForceSubsystem(system)
     Force.UniformGravity(forces, matter, (0.0, -9.81, 0.0))
-    CompliantContactSubsystem(system, ContactTrackerSubsystem(system))
+    ccs = CompliantContactSubsystem(system, ContactTrackerSubsystem(system))
+    ccs.setTrackDissipatedEnergy(track)
     material = ContactMaterial(1e6, 0.5, 0.6, 0.4, 0.1)
     floor = ContactSurface(ContactGeometry.HalfSpace(), material)
     matter.Ground().updBody().addContactSurface(Transform(Rotation(-math.pi / 2, 2)), floor)
@@ -288,7 +290,7 @@ def _contact_model(shapes):
 def _warm_contact(done: list, failed: dict) -> None:
     """Compliant contact: realization and RungeKuttaMerson steps of spheres on a floor and
     against each other, and of an ellipsoid and a brick on it (the shapes of the contact
-    examples)."""
+    examples), and of spheres with the dissipated energy tracked (y = [q, u, z])."""
     from engine.common.stage import Stage
     from engine.contact.contact_geometry import ContactGeometry
     from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
@@ -304,11 +306,15 @@ def _warm_contact(done: list, failed: dict) -> None:
             ContactGeometry.Ellipsoid((0.1, 0.05, 0.08)),
             ContactGeometry.Brick((0.1, 0.05, 0.1)),
         ),
+        "contact: spheres, dissipated energy tracked": lambda: (
+            ContactGeometry.Sphere(0.1),
+            ContactGeometry.Sphere(0.2),
+        ),
     }
     for name, shapes in models.items():
 
-        def steps(shapes=shapes) -> None:
-            system, state = _contact_model(shapes())
+        def steps(shapes=shapes, track="tracked" in name) -> None:
+            system, state = _contact_model(shapes(), track)
             system.realize(state, Stage.Acceleration)
             integrator = RungeKuttaMersonIntegrator(system)
             integrator.setAccuracy(1e-3)

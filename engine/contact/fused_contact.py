@@ -12,7 +12,9 @@ CompliantContactSubsystem on it, where
 * the generators of those contacts are the built-in HertzCircular, HertzElliptical and
   BrickHalfSpacePenalty;
 * the dissipated energy, if tracked, is the CompliantContactSubsystem's only z (its
-  derivative, the kernel's ``contact_power``, is written after the kernel call).
+  derivative, the kernel's ``contact_power``, is written after the kernel call). When it
+  is the State's only z, the integrators' kernels step it too: the table's ``contact_z``,
+  ``contact_zdot`` and ``contact_z_weights`` are views of the State's.
 
 Anything else realizes stage by stage (docs/contact.md). The kernel applies the forces
 without a snapshot: the tracker makes the ContactSnapshot (ids, conditions) from the
@@ -20,6 +22,8 @@ positions when it is asked for, and the history variable's update value then.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from engine.contact.compliant_contact_subsystem import CompliantContactSubsystem
 from engine.contact.contact import (
@@ -65,12 +69,14 @@ def contact_obstacle(sub, hook: str) -> str:
     return trackers[0]._fused_obstacle()
 
 
-def contact_home(system) -> tuple[dict | None, tuple | None]:
-    """(the ``contact_*`` arrays of the kernel table, (the tracker's subsystem index, its
-    snapshot entry, the CompliantContactSubsystem's index if it tracks the dissipated
-    energy else -1, the kernel's ``contact_power`` array)) of a System whose contact the
-    fused kernel does (see ``contact_obstacle``); (None, None) for a System without
-    contact subsystems."""
+def contact_home(system, state) -> tuple[dict | None, tuple | None]:
+    """(the ``contact_*`` arrays of ``state``'s kernel table, (the tracker's subsystem
+    index, its snapshot entry, the CompliantContactSubsystem's index if it tracks the
+    dissipated energy else -1, the kernel's ``contact_power`` array)) of a System whose
+    contact the fused kernel does (see ``contact_obstacle``); (None, None) for a System
+    without contact subsystems. ``contact_z``, ``contact_zdot`` and ``contact_z_weights``
+    are views of the State's z, zdot and z weights when the dissipated energy is its only
+    z (``z_is_dissipated_energy``), else empty."""
     trackers, compliant = _contact_subsystems(system)
     if not trackers:
         return None, None
@@ -78,4 +84,18 @@ def contact_home(system) -> tuple[dict | None, tuple | None]:
     home = tracker._kernel_arrays(ccs.getTransitionVelocity())
     z_owner = ccs.getMySubsystemIndex() if ccs._track else -1
     info = (tracker.getMySubsystemIndex(), tracker._snapshot_entry, z_owner, home["contact_power"])
+    if z_is_dissipated_energy(state, info):
+        nqu = state.getNQ() + state.getNU()
+        home["contact_z"] = state._y[nqu:]
+        home["contact_zdot"] = state._ydot[nqu:]
+        home["contact_z_weights"] = state._zweights
+    else:
+        home["contact_z"] = home["contact_zdot"] = home["contact_z_weights"] = np.zeros(0)
     return home, info
+
+
+def z_is_dissipated_energy(state, info: tuple | None) -> bool:
+    """Whether ``state``'s z is exactly one entry, the dissipated energy of the compliant
+    subsystem of ``info`` (``contact_home``'s second value): then y = [q, u, z] and its
+    derivative is the kernel's ``contact_power``."""
+    return info is not None and info[2] >= 0 and state.getNZ() == 1 and state.getNZ(info[2]) == 1

@@ -53,9 +53,6 @@ _TIME_STAGE = POSITION - 1
 #: be interrupted, at least this often)
 _MAX_STEPS_PER_CALL = 2000
 
-#: the (empty) z scaling: y is q and u alone wherever the kernels evaluate derivatives
-_NO_Z = np.zeros(0)
-
 #: the default overshoot factor of the integrators' projections (target accuracy
 #: = constraint tolerance x this)
 _OVERSHOOT = ProjectOptions().getOvershootFactor()
@@ -197,7 +194,9 @@ class RungeKuttaMersonIntegrator(Integrator):
             fused._current_plan(adv).ctx
         )
         mn, mx = self._userMinStepSize, self._userMaxStepSize
-        yPrev, fPrev, qddPrev, uScale = np.empty(ny), np.empty(ny), np.empty(nq), np.empty(ny - nq)
+        nu = adv.getNU()
+        yPrev, fPrev, qddPrev = np.empty(ny), np.empty(ny), np.empty(nq)
+        uScale, zScale = np.empty(nu), np.empty(ny - nq - nu)  # z: the dissipated energy
         args = (
             tMax,
             tStop,
@@ -211,7 +210,7 @@ class RungeKuttaMersonIntegrator(Integrator):
             fPrev,
             qddPrev,
             uScale,
-            _NO_Z,
+            zScale,
             work,
             *compiled,
             adv.getUWeights(),
@@ -237,7 +236,7 @@ class RungeKuttaMersonIntegrator(Integrator):
         # the previous-step data and statistics, as the Python loop leaves them
         self._tPrev = float(run["previous_time"])
         self._yPrev, self._ydotPrev, self._qdotdotPrev = yPrev, fPrev, qddPrev
-        self._uScalePrev, self._zScalePrev = uScale, _NO_Z.copy()
+        self._uScalePrev, self._zScalePrev = uScale, zScale
         self._triggersPrev = np.zeros(0)
         self._currentStepSize = float(run["step_size"])
         self._lastStepSize = float(run["last_step_size"])

@@ -37,7 +37,12 @@ from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
-from engine.contact.fused_contact import CONTACT_SUBSYSTEMS, contact_home, contact_obstacle
+from engine.contact.fused_contact import (
+    CONTACT_SUBSYSTEMS,
+    contact_home,
+    contact_obstacle,
+    z_is_dissipated_energy,
+)
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.measures.measure import Measure
@@ -148,10 +153,11 @@ class FusedRealization:
         """``(euler, addresses, shapes)`` for kernels that evaluate this State's
         derivatives themselves (``realize_stages_from_table`` from Position to
         Acceleration with y written into its q and u): when the State qualifies for the
-        fused realization, the JIT is on, y is exactly the matter subsystem's q and u (no
-        z), Time stage does nothing and no event witness is evaluated at Time..
-        Acceleration. None otherwise. The caller counts the realizations it does
-        (``countRealizations``)."""
+        fused realization, the JIT is on, y is exactly the matter subsystem's q and u,
+        followed by the compliant contact's dissipated energy if that is the only z (the
+        table's ``contact_z``; its derivative is ``contact_power``), Time stage does nothing
+        and no event witness is evaluated at Time..Acceleration. None otherwise. The caller
+        counts the realizations it does (``countRealizations``)."""
         plan = self._current_plan(state)
         return None if self._derivatives_obstacle(state, plan) else plan.args
 
@@ -177,7 +183,10 @@ class FusedRealization:
             return plan.why_not
         if not _JIT:
             return "numba's JIT is off (NUMBA_DISABLE_JIT)"
-        return "y holds more than the matter subsystem's q and u, or Time stage has work"
+        return (
+            "y holds more than the matter subsystem's q and u and the dissipated energy, "
+            "or Time stage has work"
+        )
 
     def countRealizations(self, n: int) -> None:
         """Count ``n`` derivative evaluations a kernel did through ``compiledDerivatives``:
@@ -245,18 +254,21 @@ class FusedRealization:
             "term_floats": term_floats,
             "excluded": excluded_bodies,
         }
-        homes[layout.CONTACT], plan.contact = contact_home(self._system)
+        homes[layout.CONTACT], plan.contact = contact_home(self._system, state)
         plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
         plan.fn = realize_stages_from_table
         plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
-        plan.derivatives = _JIT and self._derivatives_qualify(state, matter)
+        plan.derivatives = _JIT and self._derivatives_qualify(state, matter, plan.contact)
         return plan
 
-    def _derivatives_qualify(self, state: State, matter) -> bool:
-        """y is the matter subsystem's q and u alone and Time stage has no hook that
-        does anything (see compiledDerivatives)."""
-        if state.getNZ() or not self._system._matter_holds_all_q_and_u(state):
+    def _derivatives_qualify(self, state: State, matter, contact) -> bool:
+        """y is the matter subsystem's q and u, and the tracked dissipated energy if that
+        is the only z, and Time stage has no hook that does anything (see
+        compiledDerivatives)."""
+        if state.getNZ() and not z_is_dissipated_energy(state, contact):
+            return False
+        if not self._system._matter_holds_all_q_and_u(state):
             return False
         for i, hook in self._system._stage_hooks(_TIME_INT):
             if hook is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from engine.common.kernel_jit import kernel_jit
-from engine.contact.kernels.hertz_circular_kernel import SIGNIFICANT_REAL, _combine, _stribeck
+from engine.contact.kernels.hertz_circular_kernel import friction_force
 from engine.contact.kernels.hertz_elliptical_kernel import add_force_at
 
 
@@ -71,9 +71,6 @@ def half_space_brick_force(h, b, R_GS, p_GS, size, stiffness, material, body, p_
     sB = 1.0 - sH
     k = kH * sH
     c = material[h, 1] * sH + material[b, 1] * sB
-    us = _combine(material[h, 2], material[b, 2])
-    ud = _combine(material[h, 3], material[b, 3])
-    uv = _combine(material[h, 4], material[b, 4])
     # of the three faces at the lowest vertex, the one facing -n most
     face = -1
     best = math.inf
@@ -115,16 +112,9 @@ def half_space_brick_force(h, b, R_GS, p_GS, size, stiffness, material, body, p_
         if fN <= 0.0:
             power_total += -fK * xdot
             continue
-        f0, f1, f2 = fN * n0, fN * n1, fN * n2
-        power = fHC * xdot
-        slip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-        if slip > SIGNIFICANT_REAL:
-            mu = _stribeck(us, ud, uv, slip, vt)
-            scale = mu * fN / slip
-            f0 = f0 - scale * t0
-            f1 = f1 - scale * t1
-            f2 = f2 - scale * t2
-            power += mu * fN * slip
+        f0, f1, f2, power = friction_force(
+            fN, fHC, xdot, n0, n1, n2, t0, t1, t2, material, h, b, vt
+        )
         r0, r1, r2 = P0 - o0, P1 - o1, P2 - o2
         F0 += f0
         F1 += f1

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from numba import njit
+
 from engine.common.kernel_jit import kernel_jit
 
 OUT_COLUMNS = 13
@@ -38,6 +40,32 @@ def _stribeck(us, ud, uv, v, vt):
     else:
         mu = ud
     return mu + uv * v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def friction_force(fN, fHC, xdot, n0, n1, n2, t0, t1, t2, material, i, j, vt):
+    """(f0, f1, f2, power) of one contact point (CONVENTIONS 14.3): the force on surface 2,
+    the normal force ``fN`` along the unit normal n (surface 1 into 2) less the friction
+    ``mu fN t/|t|`` where the slip velocity t (surface 2's material relative to surface
+    1's, tangential) is larger than SIGNIFICANT_REAL, with the Stribeck mu of the
+    surfaces' combined coefficients (``material`` rows i and j: us, ud, uv in columns
+    2..4; ``vt`` the transition velocity); and the dissipated power
+    ``fHC xdot + mu fN |t|`` (fHC the damping part of fN). Inlined into each force law,
+    which all end with it."""
+    f0, f1, f2 = fN * n0, fN * n1, fN * n2
+    power = fHC * xdot
+    slip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    if slip > SIGNIFICANT_REAL:
+        us = _combine(material[i, 2], material[j, 2])
+        ud = _combine(material[i, 3], material[j, 3])
+        uv = _combine(material[i, 4], material[j, 4])
+        mu = _stribeck(us, ud, uv, slip, vt)
+        scale = mu * fN / slip
+        f0 -= scale * t0
+        f1 -= scale * t1
+        f2 -= scale * t2
+        power += mu * fN * slip
+    return f0, f1, f2, power
 
 
 @kernel_jit
@@ -87,19 +115,9 @@ def hertz_circular_forces(origin, normal, depth, radius, s1, s2, material, b, p_
             out[k, 7] = 0.0
             out[k, 12] = 1.0
             continue
-        f0, f1, f2 = fN * n0, fN * n1, fN * n2
-        power = fHC * xdot
-        slip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-        if slip > SIGNIFICANT_REAL:
-            us = _combine(material[i, 2], material[j, 2])
-            ud = _combine(material[i, 3], material[j, 3])
-            uv = _combine(material[i, 4], material[j, 4])
-            mu = _stribeck(us, ud, uv, slip, vt)
-            scale = mu * fN / slip
-            f0 -= scale * t0
-            f1 -= scale * t1
-            f2 -= scale * t2
-            power += mu * fN * slip
+        f0, f1, f2, power = friction_force(
+            fN, fHC, xdot, n0, n1, n2, t0, t1, t2, material, i, j, vt
+        )
         out[k, 3], out[k, 4], out[k, 5] = f0, f1, f2
         out[k, 6] = 0.4 * fH * x
         out[k, 7] = power

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from engine.common.kernel_jit import kernel_jit
-from engine.contact.kernels.hertz_circular_kernel import SIGNIFICANT_REAL, _combine, _stribeck
+from engine.contact.kernels.hertz_circular_kernel import friction_force
 
 _KA0, _KA1, _KA2, _KA3, _KA4 = (
     1.38629436112,
@@ -137,19 +137,7 @@ def half_space_ellipsoid_force(h, e, R_GS, p_GS, size, material, body, p_GB, V_G
     fN = fH + fHC
     if fN <= 0.0:
         return 1, 0.0
-    f0, f1, f2 = fN * n0, fN * n1, fN * n2
-    power = fHC * xdot
-    slip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-    if slip > SIGNIFICANT_REAL:
-        us = _combine(material[h, 2], material[e, 2])
-        ud = _combine(material[h, 3], material[e, 3])
-        uv = _combine(material[h, 4], material[e, 4])
-        mu = _stribeck(us, ud, uv, slip, vt)
-        scale = mu * fN / slip
-        f0 -= scale * t0
-        f1 -= scale * t1
-        f2 -= scale * t2
-        power += mu * fN * slip
+    f0, f1, f2, power = friction_force(fN, fHC, xdot, n0, n1, n2, t0, t1, t2, material, h, e, vt)
     add_force_at(bf, bb, ba, p_GB, c0, c1, c2, 0.0, 0.0, 0.0, f0, f1, f2)
     return 1, power
 

@@ -202,7 +202,10 @@ class EnsembleIntegrator:
     @staticmethod
     def _obstacle(system, state: State) -> str:
         """Why the compiled stepping cannot take ``state`` (realized through Acceleration)
-        ("" if it can): what ``RungeKuttaMersonIntegrator.whyNotCompiledSteps`` says."""
+        ("" if it can): what ``RungeKuttaMersonIntegrator.whyNotCompiledSteps`` says, or
+        that y holds a z (a tracked dissipated energy: the ensemble steps q and u only)."""
+        if state.getNZ():
+            return "its y holds a z (e.g. a tracked dissipated energy); members step q and u"
         return RungeKuttaMersonIntegrator(system)._compiledStepsObstacle(state)
 
     def setAccuracy(self, accuracy: float) -> None:

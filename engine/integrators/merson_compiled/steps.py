@@ -60,6 +60,8 @@ from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.n_operators import n_reads_only_q
 
 _Q, _U, _QDOT, _UDOT = SLOT.q, SLOT.u, SLOT.qdot, SLOT.udot
+_Z, _ZDOT, _WZ = SLOT.contact_z, SLOT.contact_zdot, SLOT.contact_z_weights
+_POWER = SLOT.contact_power
 _QDOTDOT = SLOT.qdotdot
 _MTYPE = SLOT.mtype
 
@@ -74,13 +76,23 @@ _ORDER = 4
 
 @njit(cache=True, nogil=True)
 def _start_of_step(
-    need_derivatives, with_inertias, y_prev, f_prev, qdd_prev, u_scale, w_u, euler, a, s
+    need_derivatives, with_inertias, y_prev, f_prev, qdd_prev, u_scale, z_scale, w_u, euler, a, s
 ):
     """Step 1 of the module docstring; False (nothing saved) if the derivatives are not
-    finite."""
+    finite. Where y holds a z (the tracked dissipated energy, ``contact_z``), its zdot is
+    the realization's ``contact_power`` (the State's own zdot when it was already at
+    Acceleration) and its scaling is computed as ``calcRelativeScaling(z, zWeights)``."""
+    nq, nu = s[_Q, 0], s[_U, 0]
+    nqu = nq + nu
+    nz = y_prev.shape[0] - nqu
+    zdot = table_f1(a, s, _ZDOT)
     if need_derivatives:
         realize_stages_from_table(DYNAMICS, ACCELERATION, with_inertias, euler, a, s)
-    nq, nu = s[_Q, 0], s[_U, 0]
+        for i in range(nz):  # as FusedRealization.realize writes it
+            zdot[i] = table_f1(a, s, _POWER)[0]
+    for i in range(nz):
+        if not math.isfinite(zdot[i]):
+            return False
     qdot, udot = table_f1(a, s, _QDOT), table_f1(a, s, _UDOT)
     for i in range(nq):
         if not math.isfinite(qdot[i]):
@@ -97,6 +109,12 @@ def _start_of_step(
         y_prev[nq + i] = u[i]
         f_prev[nq + i] = udot[i]
     _relative_scaling(u, w_u, u_scale)
+    if nz:
+        z = table_f1(a, s, _Z)
+        for i in range(nz):
+            y_prev[nqu + i] = z[i]
+            f_prev[nqu + i] = zdot[i]
+        _relative_scaling(z, table_f1(a, s, _WZ), z_scale)
     return True
 
 
@@ -129,8 +147,9 @@ def merson_steps(
 ):
     """Steps from the advanced state (q and u of the State in table a, s; time
     ``run[0].time``) toward ``t_max`` while the time is before ``t_stop``, at most
-    ``max_steps`` of them; see the module docstring. ``y_prev``, ``f_prev``, ``qdd_prev``
-    and ``u_scale`` get the previous-step data of the last step (of the step it stopped
+    ``max_steps`` of them; see the module docstring. ``y_prev``, ``f_prev``, ``qdd_prev``,
+    ``u_scale`` and ``z_scale`` (empty, or the one z's when y = [q, u, z]: the tracked
+    dissipated energy) get the previous-step data of the last step (of the step it stopped
     before, if it stopped at its derivatives); ``run`` (one record of
     ``run_record.RUN_DTYPE``) the step-size control's state and the counts. ``need_derivatives``
     and ``with_inertias`` say whether the first step must realize Dynamics and
@@ -147,7 +166,17 @@ def merson_steps(
     status = 0
     while steps < max_steps and t < t_stop:
         if not _start_of_step(
-            need_derivatives, with_inertias, y_prev, f_prev, qdd_prev, u_scale, w_u, euler, a, s
+            need_derivatives,
+            with_inertias,
+            y_prev,
+            f_prev,
+            qdd_prev,
+            u_scale,
+            z_scale,
+            w_u,
+            euler,
+            a,
+            s,
         ):
             status = DERIVATIVES_NOT_FINITE
             break

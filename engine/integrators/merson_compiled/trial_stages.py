@@ -1,8 +1,10 @@
 """The four trial-stage derivative evaluations of a Runge-Kutta-Merson step in one kernel,
 for States whose derivatives a kernel can evaluate (``FusedRealization.compiledDerivatives``).
 
-Each evaluation writes the stage's y into the State's q and u, realizes Position through
-Acceleration with ``realize_stages`` and reads qdot and udot back, exactly what the
+Each evaluation writes the stage's y into the State's q and u (and z: y = [q, u, z], where
+z is the compliant contact's tracked dissipated energy when the State has it, the table's
+``contact_z``), realizes Position through Acceleration with ``realize_stages`` and reads
+qdot and udot back (and zdot, the contacts' dissipated power ``contact_power``), exactly what the
 integrator's Python evaluation does for such a State (Time stage and prescribed motion
 have nothing to do there), without going back to Python between the stages. The stage
 arithmetic repeats the Python method's numpy operations one by one, in the same order, so
@@ -23,23 +25,29 @@ from engine.multibody.kernels.fused_stages import (
 from engine.multibody.kernels.layout import SLOT
 
 _Q, _U, _QDOT, _UDOT = SLOT.q, SLOT.u, SLOT.qdot, SLOT.udot
+_Z, _POWER = SLOT.contact_z, SLOT.contact_power
 
 
 @njit(cache=True, nogil=True)
 def write_q_and_u(y, a, s):
-    """y = [q, u] into the State's q and u (given by table a, s)."""
-    nq = s[_Q, 0]
+    """y = [q, u] (or [q, u, z]) into the State's q and u (and z) (given by table a, s)."""
+    nq, nu = s[_Q, 0], s[_U, 0]
     q = f1(a, s, _Q)
     u = f1(a, s, _U)
     for i in range(nq):
         q[i] = y[i]
-    for i in range(s[_U, 0]):
+    for i in range(nu):
         u[i] = y[nq + i]
+    nqu = nq + nu
+    if y.shape[0] > nqu:
+        z = f1(a, s, _Z)
+        for i in range(y.shape[0] - nqu):
+            z[i] = y[nqu + i]
 
 
 @njit(cache=True, nogil=True)
 def _evaluate(y, f, euler, a, s):
-    """f = ydot at y (q and u of the State given by table a, s); False if y or f is not
+    """f = ydot at y (q, u and z of the State given by table a, s); False if y or f is not
     finite (nothing is realized for a non-finite y)."""
     for i in range(y.shape[0]):
         if not np.isfinite(y[i]):
@@ -57,6 +65,12 @@ def _evaluate(y, f, euler, a, s):
     for i in range(nu):
         f[nq + i] = udot[i]
         ok = ok and np.isfinite(udot[i])
+    nqu = nq + nu
+    if y.shape[0] > nqu:  # zdot: the dissipated power, as FusedRealization.realize writes it
+        power = f1(a, s, _POWER)[0]
+        for i in range(nqu, y.shape[0]):
+            f[i] = power
+        ok = ok and np.isfinite(power)
     return ok
 
 

@@ -146,6 +146,11 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_stiffness", "f", ("*",), CONTACT, "", "stiffness per surface (N/m^2 or N/m)"),
     _A("contact_half_other_starts", "i", ("*",), CONTACT, "", "each half space's first other"),
     _A("contact_half_others", "i", ("*",), CONTACT, "", "ellipsoids, bricks per half space"),
+    # the tracked dissipated energy, when it is the State's only z (else empty): views of
+    # the State's z, zdot and z weights, for the integrators' kernels (y = [q, u, z])
+    _A("contact_z", "f", ("*",), CONTACT, "", "the State's z: dissipated energy (J)"),
+    _A("contact_zdot", "f", ("*",), CONTACT, "Acceleration", "the State's zdot (W)"),
+    _A("contact_z_weights", "f", ("*",), CONTACT, "", "the State's z weights (1/J)"),
 )
 del _A
 
