@@ -8,6 +8,7 @@ import numpy as np
 
 from engine.multibody.kernels.spatial_inline import (
     add_h_times,
+    column6,
     column_dot6,
     cross3,
     frame_point,
@@ -17,6 +18,7 @@ from engine.multibody.kernels.spatial_inline import (
     mat33_mul_transpose,
     mat33_vec,
     rotate6,
+    row_dot6,
     shift_force,
     shift_motion,
     shift_motion_columns,
@@ -56,6 +58,8 @@ def test_products_match_numpy():
     np.testing.assert_allclose(frame_point(tuple(p), R, tuple(x3)), p + R @ x3, rtol=1e-14)
     np.testing.assert_allclose(mat6_vec(M, tuple(x6)), M @ x6, rtol=1e-13)
     np.testing.assert_allclose(column_dot6(M, 2, tuple(x6)), M[:, 2] @ x6, rtol=1e-13)
+    np.testing.assert_allclose(row_dot6(M, 4, tuple(x6)), M[4] @ x6, rtol=1e-13)
+    np.testing.assert_array_equal(column6(M, 3), M[:, 3])
     rotated = np.concatenate([R @ x6[:3], R @ x6[3:]])
     np.testing.assert_allclose(rotate6(R, tuple(x6)), rotated, rtol=1e-14)
     A, B, out = RNG.normal(size=(3, 3)), RNG.normal(size=(3, 3)), np.empty((3, 3))

@@ -7,9 +7,10 @@ compiled ``inline="always"``: numba substitutes its body at the call site, so a 
 built from them compiles to the same scalar code as one written out by hand, with no
 array allocated and nothing passed through memory.
 
-Each helper evaluates its sums left to right in the order written in its docstring (for
-example ``frame_point`` is ``p + R[:, 0] x0 + R[:, 1] x1 + R[:, 2] x2`` summed from the
-left), so a kernel's rounding is fixed by the helpers it calls.
+Each helper evaluates its sums in the order written in its docstring (for example
+``frame_point`` is ``p + R[:, 0] x0 + R[:, 1] x1 + R[:, 2] x2`` summed from the left, the
+six-term products ``column_dot6``, ``row_dot6`` and ``mat6_vec`` in pairs), so a kernel's
+rounding is fixed by the helpers it calls.
 
 Shifts use r = p_GC - p_GP, the vector from a parent's origin to its child's, in Ground:
 
@@ -175,35 +176,33 @@ def add_scaled6(a, M, k, c):
 
 
 @inline
+def column6(M, k):
+    """M[0:6, k] as a tuple (a column of H or U)."""
+    return M[0, k], M[1, k], M[2, k], M[3, k], M[4, k], M[5, k]
+
+
+@inline
 def column_dot6(M, k, x):
-    """M[0:6, k] . x, summed from row 0: a column of H or U (6 x nu) against a spatial
-    vector (H^T F for one mobility)."""
-    return (
-        M[0, k] * x[0]
-        + M[1, k] * x[1]
-        + M[2, k] * x[2]
-        + M[3, k] * x[3]
-        + M[4, k] * x[4]
-        + M[5, k] * x[5]
+    """M[0:6, k] . x, summed in pairs ((0 + 1) + (2 + 3)) + (4 + 5): a column of H or U
+    (6 x nu) against a spatial vector (H^T F for one mobility). Pairwise, the sum's
+    dependency chain is half as long as one summed from row 0, which is what bounds a
+    tree recursion's speed (each body waits for its child's or parent's result)."""
+    return ((M[0, k] * x[0] + M[1, k] * x[1]) + (M[2, k] * x[2] + M[3, k] * x[3])) + (
+        M[4, k] * x[4] + M[5, k] * x[5]
     )
 
 
 @inline
 def row_dot6(M, i, x):
-    """M[i, 0:6] . x, summed from column 0."""
-    return (
-        M[i, 0] * x[0]
-        + M[i, 1] * x[1]
-        + M[i, 2] * x[2]
-        + M[i, 3] * x[3]
-        + M[i, 4] * x[4]
-        + M[i, 5] * x[5]
+    """M[i, 0:6] . x, summed in pairs as ``column_dot6``."""
+    return ((M[i, 0] * x[0] + M[i, 1] * x[1]) + (M[i, 2] * x[2] + M[i, 3] * x[3])) + (
+        M[i, 4] * x[4] + M[i, 5] * x[5]
     )
 
 
 @inline
 def mat6_vec(M, x):
-    """M[0:6, 0:6] x, each row summed from column 0 (an articulated inertia times a
+    """M[0:6, 0:6] x, each row summed as ``row_dot6`` (an articulated inertia times a
     spatial acceleration)."""
     return (
         row_dot6(M, 0, x),

@@ -25,6 +25,7 @@ from engine.multibody.kernels.spatial_inline import (
     add6,
     add_h_times,
     add_scaled6,
+    column6,
     column_dot6,
     cross3,
     dot3,
@@ -39,6 +40,7 @@ from engine.multibody.kernels.spatial_inline import (
     mat33_mul_transpose,
     mat33_vec,
     rotate6,
+    row_dot6,
     row_sub,
     scale3,
     shift_force,
@@ -46,6 +48,7 @@ from engine.multibody.kernels.spatial_inline import (
     shift_motion_columns,
     store3,
     store6,
+    store_column6,
     sub3,
 )
 from engine.multibody.mobilizers import ball, free, pin, slider, translation, weld
@@ -260,6 +263,16 @@ def _coriolis(w_P, r, V_rel, Hdot_u, p_MB):
 
 
 @inline
+def _coriolis_constant_h(w_P, r, V_rel, p_MB):
+    """``_coriolis`` of a mobilizer whose H_FM is constant (Hdot_u = 0):
+    [w_P x w_rel; w_P x (w_P x r) + 2 w_P x v_rel + w_rel x (w_rel x p_MB)]."""
+    w_rel, v_rel = (V_rel[0], V_rel[1], V_rel[2]), (V_rel[3], V_rel[4], V_rel[5])
+    c_v = add3(cross3(w_P, cross3(w_P, r)), scale3(2.0, cross3(w_P, v_rel)))
+    c_v = add3(c_v, cross3(w_rel, cross3(w_rel, p_MB)))
+    return join6(cross3(w_P, w_rel), c_v)
+
+
+@inline
 def _gyroscopic_and_kinetic_energy(V, Phi, m, c):
     """The gyroscopic force [w x (I w); m w x (w x c)] of a body with spatial velocity
     V = [w; v], spatial inertia Phi about Bo, mass m and mass centre c (from Bo), all in
@@ -299,13 +312,16 @@ def velocity_stage(euler, a, s):
         store6(V_GB[b], V)
         store6(V_FM[b], h_times(H_FM[b], nu, u, u0))
         _mobilizer_qdot(t, euler, q, u, qdot, qsb, u0, nq, nu, params[b], R_FM[b], Nbuf)
-        hd[:] = 0.0
-        if not _constant_h(t):
+        w_P, p_MB = (V_P[0], V_P[1], V_P[2]), load3(p_MB_G[b])
+        if _constant_h(t):  # (d/dt H_FM) u = 0
+            cor = _coriolis_constant_h(w_P, r, V_rel, p_MB)
+        else:
+            hd[:] = 0.0
             hdot_u_any(
                 t, q[qsb : qsb + nq], u[u0 : u0 + nu], params[b], euler, R_FM[b], p_FM[b], hd
             )
-        Hdot_u = rotate6(R_GF[b], load6(hd))  # (d/dt H_FM) u from F to Ground
-        cor = _coriolis((V_P[0], V_P[1], V_P[2]), r, V_rel, Hdot_u, load3(p_MB_G[b]))
+            Hdot_u = rotate6(R_GF[b], load6(hd))  # (d/dt H_FM) u from F to Ground
+            cor = _coriolis(w_P, r, V_rel, Hdot_u, p_MB)
         store6(coriolis[b], cor)
         store6(total_coriolis[b], add6(shift_motion(load6(total_coriolis[P]), r), cor))
         gyro, ke_b = _gyroscopic_and_kinetic_energy(V, Phi_G[b], mass[b], load3(com_G[b]))
@@ -407,37 +423,27 @@ def _invert_3x3(D):
 
 @inline
 def _reduce_three_mobilities(Pb, H, U, Di, Pa):
-    """For a body with three mobilities: U = P H, D^-1 = (H^T U)^-1 and Pa -= U D^-1 U^T,
-    made exactly symmetric; the general (nu > 0) branch of ``articulated_inertias`` with
-    nu = 3, the same products summed in the same order, unrolled (Pa holds P on entry)."""
+    """For a body with three mobilities: U = P H, D^-1 = (H^T U)^-1 and Pa -= U D^-1 U^T
+    (Pa holds P on entry). P, D and the update are symmetric, so D's and Pa's upper
+    triangles are computed and mirrored: Pa stays exactly symmetric, as it must (rounding
+    asymmetry would otherwise grow from body to body: a 20-link Ball chain lost all
+    accuracy)."""
     for i in range(6):
         for k in range(3):
-            U[i, k] = (
-                Pb[i, 0] * H[0, k] + Pb[i, 1] * H[1, k] + Pb[i, 2] * H[2, k]
-                + Pb[i, 3] * H[3, k] + Pb[i, 4] * H[4, k] + Pb[i, 5] * H[5, k]
-            )  # fmt: skip
+            U[i, k] = row_dot6(Pb, i, column6(H, k))
     for k in range(3):
-        for l in range(3):
-            Di[k, l] = (
-                H[0, k] * U[0, l] + H[1, k] * U[1, l] + H[2, k] * U[2, l]
-                + H[3, k] * U[3, l] + H[4, k] * U[4, l] + H[5, k] * U[5, l]
-            )  # fmt: skip
+        for l in range(k, 3):
+            Di[k, l] = Di[l, k] = column_dot6(H, k, column6(U, l))
     _invert_3x3(Di)
     d00, d01, d02 = Di[0, 0], Di[0, 1], Di[0, 2]
-    d10, d11, d12 = Di[1, 0], Di[1, 1], Di[1, 2]
-    d20, d21, d22 = Di[2, 0], Di[2, 1], Di[2, 2]
+    d11, d12, d22 = Di[1, 1], Di[1, 2], Di[2, 2]
     for i in range(6):
         u0, u1, u2 = U[i, 0], U[i, 1], U[i, 2]
-        w0 = u0 * d00 + u1 * d10 + u2 * d20  # (U D^-1)[i, :]
-        w1 = u0 * d01 + u1 * d11 + u2 * d21
-        w2 = u0 * d02 + u1 * d12 + u2 * d22
-        for j in range(6):
-            Pa[i, j] -= w0 * U[j, 0] + w1 * U[j, 1] + w2 * U[j, 2]
-    for i in range(6):
-        for j in range(i + 1, 6):
-            avg = 0.5 * (Pa[i, j] + Pa[j, i])
-            Pa[i, j] = avg
-            Pa[j, i] = avg
+        w0 = u0 * d00 + (u1 * d01 + u2 * d02)  # (U D^-1)[i, :]
+        w1 = u0 * d01 + (u1 * d11 + u2 * d12)
+        w2 = u0 * d02 + (u1 * d12 + u2 * d22)
+        for j in range(i, 6):
+            Pa[i, j] = Pa[j, i] = Pa[i, j] - (w0 * U[j, 0] + (w1 * U[j, 1] + w2 * U[j, 2]))
 
 
 @kernel_jit
@@ -467,13 +473,9 @@ def articulated_inertias(parent, nus, known, H_G, Phi_G, p_GB, P_abi, D_inv, U_c
         elif nu == 1:  # one mobility: D is a scalar, Pa = P - U U^T / D (symmetric as made)
             H = H_G[b]
             U = U_cols[b]
-            d = 0.0
-            for i in range(6):
-                acc = 0.0
-                for j in range(6):
-                    acc += Pb[i, j] * H[j, 0]
-                U[i, 0] = acc
-                d += H[i, 0] * acc
+            PH = mat6_vec(Pb, column6(H, 0))
+            store_column6(U, 0, PH)
+            d = column_dot6(H, 0, PH)
             if d == 0.0:
                 raise ZeroDivisionError("singular articulated-body hinge inertia (H^T P H)")
             di = 1.0 / d
