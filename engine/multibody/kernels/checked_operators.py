@@ -20,7 +20,8 @@ import math
 
 from numba import float64, int64, njit, types
 
-from engine.common.numba_internals import f1, f2, f3, i1, signature_entry_point
+from engine.common.numba_internals import f1, f2, f3, i1, kernel_jit, signature_entry_point
+from engine.multibody.kernels import checked_residual
 from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.stage_kernels import (
@@ -43,6 +44,7 @@ SIGNATURES = {
     "jacobian": (*_TABLE, _MAT_OUT),
     "jacobian_times": (*_TABLE, _VEC_IN, _MAT_OUT),
     "jacobian_transpose_times": (*_TABLE, types.Array(float64, 3, "A"), _VEC_OUT),
+    "residual": checked_residual.SIGNATURE,
 }
 
 
@@ -54,7 +56,7 @@ def _finite(v) -> bool:
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def m_inverse_times(a, s, with_inertias, v, out):
     """out = M^-1 v by the articulated-body method, first computing the articulated
     inertias (P_abi, D_inv, U_cols) if ``with_inertias``. 1 (nothing done) if v holds a
@@ -102,7 +104,7 @@ def m_inverse_times(a, s, with_inertias, v, out):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def m_times(a, s, v, out):
     """out = M v (the Newton-Euler recursion with no velocity terms and no forces). 1
     (nothing done) if v holds a NaN or infinity, else 0."""
@@ -131,7 +133,7 @@ def m_times(a, s, v, out):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def mass_matrix(a, s, with_composites, R_cbi, M):
     """M (nu x nu, zeroed here) from the composite body inertias R_cbi (nb, 6, 6),
     computed first if ``with_composites``. Returns 0."""
@@ -145,7 +147,7 @@ def mass_matrix(a, s, with_composites, R_cbi, M):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def jacobian(a, s, J):
     """J (6 nb x nu): the system Jacobian, rows [w; v] per body about Bo in G. Returns 0."""
     system_jacobian(
@@ -159,7 +161,7 @@ def jacobian(a, s, J):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def jacobian_times(a, s, u, V):
     """V (nb, 6) = J u: each body's spatial velocity (at Bo, in G) for speeds u, base to
     tip. 1 (nothing done) if u holds a NaN or infinity, else 0."""
@@ -187,7 +189,7 @@ def jacobian_times(a, s, u, V):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def jacobian_transpose_times(a, s, F_in, f):
     """f = J^T F: the generalized forces of body forces F (nb, 2, 3) at Bo in G, tip to
     base. 1 (nothing done) if F holds a NaN or infinity, else 0."""
@@ -230,6 +232,7 @@ _KERNELS = {
     "jacobian": jacobian,
     "jacobian_times": jacobian_times,
     "jacobian_transpose_times": jacobian_transpose_times,
+    "residual": checked_residual.residual_forces_from_table,
 }
 
 
@@ -240,3 +243,22 @@ def entry(name: str):
     (NUMBA_DISABLE_JIT; the table's accessors then give numpy views of its arrays).
     Looked up once."""
     return signature_entry_point(_KERNELS[name], SIGNATURES[name])
+
+
+class _EntryPoints:
+    """``entry(name)`` for each kernel as an attribute (``ENTRY.m_times``), looked up on
+    first use and then read like any attribute: an operator called millions of times
+    pays one attribute read for its kernel."""
+
+    __slots__ = tuple(_KERNELS)
+
+    def __getattr__(self, name: str):
+        if name not in _KERNELS:
+            raise AttributeError(name)
+        fn = entry(name)
+        setattr(self, name, fn)
+        return fn
+
+
+#: The kernels' entry points by name (see _EntryPoints).
+ENTRY = _EntryPoints()
