@@ -42,7 +42,7 @@ SIGNATURES = {
     "m_times": (*_TABLE, _VEC_IN, _VEC_OUT),
     "mass_matrix": (*_TABLE, types.boolean, types.Array(float64, 3, "C"), _MAT_OUT),
     "jacobian": (*_TABLE, _MAT_OUT),
-    "jacobian_times": (*_TABLE, _VEC_IN, _MAT_OUT),
+    "jacobian_times": (*_TABLE, _VEC_IN, types.Array(float64, 3, "C")),
     "jacobian_transpose_times": (*_TABLE, types.Array(float64, 3, "A"), _VEC_OUT),
     "residual": checked_residual.SIGNATURE,
 }
@@ -162,11 +162,12 @@ def jacobian(a, s, J):
 
 
 @kernel_jit
-def jacobian_times(a, s, u, V):
-    """V (nb, 6) = J u: each body's spatial velocity (at Bo, in G) for speeds u, base to
-    tip. 1 (nothing done) if u holds a NaN or infinity, else 0."""
+def jacobian_times(a, s, u, V_out):
+    """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
+    base to tip. 1 (nothing done) if u holds a NaN or infinity, else 0."""
     if not _finite(u):
         return 1
+    V = V_out.reshape(V_out.shape[0], 6)
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     for i in range(6):

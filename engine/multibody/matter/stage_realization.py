@@ -126,10 +126,14 @@ class _Operators:
       stage gives it and every later stage a new version, so while
       ``sub.stage_version(Position)`` equals ``position`` the subsystem is still at
       Position stage and nothing at Position stage or below has changed since;
-    * read then, and so valid with ``position``: ``playout`` (the prescribed-motion layout
-      if any udot is prescribed, else None) and ``abi_version``, ``cbi_version`` (the
-      version of the earliest stage of the articulated and composite inertias entries,
-      Instance: an entry realized at that version is current);
+    * ``position_serial``, ``velocity_serial``: the State's invalidation serial when that
+      was last confirmed (None if the stage was not reached). Every invalidation of any
+      stage changes the serial, so while it is unchanged no stage was invalidated: one
+      compare in the common case, and ``stage_version`` only after an invalidation;
+    * read with ``position`` and ``velocity``, and so valid with them: ``playout`` (the
+      prescribed-motion layout if any udot is prescribed, else None) and ``abi_version``,
+      ``cbi_version`` (the version of the earliest stage of the articulated and composite
+      inertias entries, Instance: an entry realized at that version is current);
     * the kernel table (``a`` addresses, ``s`` shapes), ``nb``, ``nu``, the lazy entries,
       the composite inertias array, and the shapes a vector (nu,) and body forces
       (nb, 2, 3) must have.
@@ -140,6 +144,8 @@ class _Operators:
         "sub",
         "position",
         "velocity",
+        "position_serial",
+        "velocity_serial",
         "playout",
         "abi_version",
         "cbi_version",
@@ -466,12 +472,27 @@ class StageRealizationMixin:
     _operators_key: _OperatorsKey | None = None
 
     def _operators(self, state: State, stage: Stage, what: str) -> _Operators:
-        """The _Operators of ``state`` for the operator ``what``, after its checks: the
-        State was made by this System's current topology (else TopologyMismatchError) and
-        the matter subsystem is at ``stage`` (Position or Velocity) or has the position or
-        velocity kinematics realized explicitly (else StageTooLowError)."""
-        ctx = self._operator_context(state, stage, what)
+        """The _Operators of ``state`` for the operator ``what`` after its checks, made or
+        brought up to date: the State was made by this System's current topology (else
+        TopologyMismatchError) and the matter subsystem is at ``stage`` (Position or
+        Velocity) or has the position or velocity kinematics realized explicitly (else
+        StageTooLowError). After an invalidation that left ``stage`` valid this costs
+        one stage version read."""
         key = self._operators_key
+        fast = getattr(state, "_fast", None)
+        ops = fast.get(key) if fast is not None and key is not None else None
+        if ops is not None and state._topology_key is ops.system._topology_key:
+            if stage is _POSITION:
+                version = ops.position
+                if version is not None and ops.sub.stage_version(_POSITION_INT) == version:
+                    ops.position_serial = state._invalidation_serial
+                    return ops
+            else:
+                version = ops.velocity
+                if version is not None and ops.sub.stage_version(_VELOCITY_INT) == version:
+                    ops.velocity_serial = state._invalidation_serial
+                    return ops
+        ctx = self._operator_context(state, stage, what)
         if key is None:
             key = self._operators_key = _OperatorsKey()
         ops = state._fast.get(key)
@@ -483,9 +504,15 @@ class StageRealizationMixin:
             ops.abi_entry, ops.cbi_entry, ops.cbi = ctx.abi_entry, ctx.cbi_entry, ctx.cbi
             ops.vec, ops.body = (ctx.nu,), (ctx.nb, 2, 3)
         sub = ctx.sub
-        current = sub.stage
-        ops.position = sub.stage_version(_POSITION_INT) if current >= _POSITION else None
-        ops.velocity = sub.stage_version(_VELOCITY_INT) if current >= _VELOCITY else None
+        current, serial = sub.stage, state._invalidation_serial
+        if current >= _POSITION:
+            ops.position, ops.position_serial = sub.stage_version(_POSITION_INT), serial
+        else:
+            ops.position = ops.position_serial = None
+        if current >= _VELOCITY:
+            ops.velocity, ops.velocity_serial = sub.stage_version(_VELOCITY_INT), serial
+        else:
+            ops.velocity = ops.velocity_serial = None
         playout = self._instance_info(state, ctx).playout
         ops.playout = playout if playout is not None and playout.any_known_udot else None
         # (both entries' earliest stage is Instance, so these stay valid with ``position``)
@@ -505,8 +532,8 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
+            or state._invalidation_serial != ops.position_serial
             or state._topology_key is not ops.system._topology_key
-            or ops.sub.stage_version(_POSITION_INT) != ops.position
         ):
             ops = self._operators(state, _POSITION, "multiplyByMInv")
         if ops.playout is not None:
@@ -531,8 +558,8 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
+            or state._invalidation_serial != ops.position_serial
             or state._topology_key is not ops.system._topology_key
-            or ops.sub.stage_version(_POSITION_INT) != ops.position
         ):
             ops = self._operators(state, _POSITION, "multiplyByM")
         if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.shape != ops.vec:
@@ -554,8 +581,8 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
+            or state._invalidation_serial != ops.velocity_serial
             or state._topology_key is not ops.system._topology_key
-            or ops.sub.stage_version(_VELOCITY_INT) != ops.velocity
         ):
             ops = self._operators(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         vec = ops.vec
@@ -615,8 +642,8 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
+            or state._invalidation_serial != ops.position_serial
             or state._topology_key is not ops.system._topology_key
-            or ops.sub.stage_version(_POSITION_INT) != ops.position
         ):
             ops = self._operators(state, _POSITION, "calcSystemJacobian")
         J = _empty((6 * ops.nb, ops.nu))
@@ -632,14 +659,14 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
+            or state._invalidation_serial != ops.position_serial
             or state._topology_key is not ops.system._topology_key
-            or ops.sub.stage_version(_POSITION_INT) != ops.position
         ):
             ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
         if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.shape != ops.vec:
             u = _sized(u, ops.nu, "multiplyBySystemJacobian")
         V = _empty(ops.body)
-        if ENTRY.jacobian_times(ops.a, ops.s, u, V.reshape(ops.nb, 6)):
+        if ENTRY.jacobian_times(ops.a, ops.s, u, V):
             raise InvalidArgumentError("multiplyBySystemJacobian: values must be finite")
         return V
 
@@ -653,8 +680,8 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
+            or state._invalidation_serial != ops.position_serial
             or state._topology_key is not ops.system._topology_key
-            or ops.sub.stage_version(_POSITION_INT) != ops.position
         ):
             ops = self._operators(state, _POSITION, "multiplyBySystemJacobianTranspose")
         if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.shape != ops.body:
@@ -676,8 +703,8 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
+            or state._invalidation_serial != ops.position_serial
             or state._topology_key is not ops.system._topology_key
-            or ops.sub.stage_version(_POSITION_INT) != ops.position
         ):
             ops = self._operators(state, _POSITION, "calcM")
         entry = ops.cbi_entry
