@@ -20,14 +20,33 @@ import math
 
 from numba import float64, int64, njit, types
 
-from engine.common.numba_internals import f1, f2, f3, i1, kernel_jit, signature_entry_point
+from engine.common.numba_internals import (
+    f1,
+    f2,
+    f3,
+    i1,
+    kernel_jit,
+    runtime_jit,
+    signature_entry_point,
+)
 from engine.multibody.kernels import checked_residual
 from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.spatial_inline import (
+    accumulate6,
+    add_h_times,
+    column_dot6,
+    load3,
+    load6,
+    mat6_vec,
+    shift_force,
+    shift_motion,
+    store6,
+    sub3,
+)
 from engine.multibody.kernels.stage_kernels import (
     articulated_inertias,
     articulated_solve,
-    residual_forces,
     system_jacobian,
 )
 
@@ -106,34 +125,35 @@ def m_inverse_times(a, s, with_inertias, v, out):
 
 @kernel_jit
 def m_times(a, s, v, out):
-    """out = M v (the Newton-Euler recursion with no velocity terms and no forces). 1
-    (nothing done) if v holds a NaN or infinity, else 0."""
+    """out = M v: the Newton-Euler recursion with no velocity terms and no forces. Base
+    to tip each body's spatial acceleration A_b = A_P shifted to Bo + H_b v_b and its
+    inertial force F_b = Phi_b A_b; tip to base out_b = H_b^T F_b and F_b shifted to the
+    parent's origin is added to F_P. 1 (nothing done) if v holds a NaN or infinity,
+    else 0."""
     if not _finite(v):
         return 1
-    zero = f2(a, s, SLOT.applied)
-    zero[:, :] = 0.0
-    zero_nu = f1(a, s, SLOT.eps)
-    zero_nu[:] = 0.0
-    residual_forces(
-        i1(a, s, SLOT.parent),
-        i1(a, s, SLOT.us),
-        i1(a, s, SLOT.nus),
-        f3(a, s, SLOT.H_G),
-        f2(a, s, SLOT.p_GB),
-        f3(a, s, SLOT.Phi_G),
-        zero,
-        zero,
-        zero,
-        zero_nu,
-        v,
-        f2(a, s, SLOT.A),
-        f2(a, s, SLOT.F),
-        out,
-    )
+    parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    H_G, p_GB, Phi_G = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.Phi_G)
+    A, F = f2(a, s, SLOT.A), f2(a, s, SLOT.F)
+    for i in range(6):
+        A[0, i] = 0.0
+        F[0, i] = 0.0
+    nb = parent.shape[0]
+    for b in range(1, nb):
+        r = sub3(load3(p_GB[b]), load3(p_GB[parent[b]]))
+        A_b = add_h_times(shift_motion(load6(A[parent[b]]), r), H_G[b], nus[b], v, us[b])
+        store6(A[b], A_b)
+        store6(F[b], mat6_vec(Phi_G[b], A_b))
+    for b in range(nb - 1, 0, -1):
+        F_b, H, first = load6(F[b]), H_G[b], us[b]
+        for k in range(nus[b]):
+            out[first + k] = column_dot6(H, k, F_b)
+        r = sub3(load3(p_GB[b]), load3(p_GB[parent[b]]))
+        accumulate6(F[parent[b]], shift_force(F_b, r))
     return 0
 
 
-@kernel_jit
+@runtime_jit  # (calc_composite_inertias allocates its 6x6 scratch)
 def mass_matrix(a, s, with_composites, R_cbi, M):
     """M (nu x nu, zeroed here) from the composite body inertias R_cbi (nb, 6, 6),
     computed first if ``with_composites``. Returns 0."""
