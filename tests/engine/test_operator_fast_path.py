@@ -156,7 +156,7 @@ import numpy as np
 from tests.engine.test_operator_fast_path import _humanoid, _results
 from engine import Stage
 system, matter, state, rng = _humanoid()
-system.realize(state, Stage.Position)
+system.realize(state, Stage.Velocity)
 print(json.dumps({k: np.asarray(x).tolist() for k, x in _results(matter, state, rng).items()}))
 """
 
@@ -172,12 +172,13 @@ def _results(matter, state, rng) -> dict:
         "J": matter.calcSystemJacobian(state),
         "Ju": matter.multiplyBySystemJacobian(state, v),
         "JtF": matter.multiplyBySystemJacobianTranspose(state, F),
+        "residual": matter.calcResidualForceIgnoringConstraints(state, v, F, v[::-1]),
     }
 
 
 def test_the_same_numbers_when_numba_runs_pure_python():
     system, matter, state, rng = _humanoid()
-    system.realize(state, Stage.Position)
+    system.realize(state, Stage.Velocity)
     expected = _results(matter, state, rng)
     repo = Path(__file__).resolve().parents[2]
     proc = subprocess.run(

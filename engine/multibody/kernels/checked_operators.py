@@ -20,13 +20,33 @@ import math
 
 from numba import float64, int64, njit, types
 
-from engine.common.numba_internals import f1, f2, f3, i1, signature_entry_point
+from engine.common.numba_internals import (
+    f1,
+    f2,
+    f3,
+    i1,
+    kernel_jit,
+    runtime_jit,
+    signature_entry_point,
+)
+from engine.multibody.kernels import checked_residual
 from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.spatial_inline import (
+    accumulate6,
+    add_h_times,
+    column_dot6,
+    load3,
+    load6,
+    mat6_vec,
+    shift_force,
+    shift_motion,
+    store6,
+    sub3,
+)
 from engine.multibody.kernels.stage_kernels import (
     articulated_inertias,
     articulated_solve,
-    residual_forces,
     system_jacobian,
 )
 
@@ -41,8 +61,9 @@ SIGNATURES = {
     "m_times": (*_TABLE, _VEC_IN, _VEC_OUT),
     "mass_matrix": (*_TABLE, types.boolean, types.Array(float64, 3, "C"), _MAT_OUT),
     "jacobian": (*_TABLE, _MAT_OUT),
-    "jacobian_times": (*_TABLE, _VEC_IN, _MAT_OUT),
+    "jacobian_times": (*_TABLE, _VEC_IN, types.Array(float64, 3, "C")),
     "jacobian_transpose_times": (*_TABLE, types.Array(float64, 3, "A"), _VEC_OUT),
+    "residual": checked_residual.SIGNATURE,
 }
 
 
@@ -54,7 +75,7 @@ def _finite(v) -> bool:
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def m_inverse_times(a, s, with_inertias, v, out):
     """out = M^-1 v by the articulated-body method, first computing the articulated
     inertias (P_abi, D_inv, U_cols) if ``with_inertias``. 1 (nothing done) if v holds a
@@ -102,36 +123,37 @@ def m_inverse_times(a, s, with_inertias, v, out):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def m_times(a, s, v, out):
-    """out = M v (the Newton-Euler recursion with no velocity terms and no forces). 1
-    (nothing done) if v holds a NaN or infinity, else 0."""
+    """out = M v: the Newton-Euler recursion with no velocity terms and no forces. Base
+    to tip each body's spatial acceleration A_b = A_P shifted to Bo + H_b v_b and its
+    inertial force F_b = Phi_b A_b; tip to base out_b = H_b^T F_b and F_b shifted to the
+    parent's origin is added to F_P. 1 (nothing done) if v holds a NaN or infinity,
+    else 0."""
     if not _finite(v):
         return 1
-    zero = f2(a, s, SLOT.applied)
-    zero[:, :] = 0.0
-    zero_nu = f1(a, s, SLOT.eps)
-    zero_nu[:] = 0.0
-    residual_forces(
-        i1(a, s, SLOT.parent),
-        i1(a, s, SLOT.us),
-        i1(a, s, SLOT.nus),
-        f3(a, s, SLOT.H_G),
-        f2(a, s, SLOT.p_GB),
-        f3(a, s, SLOT.Phi_G),
-        zero,
-        zero,
-        zero,
-        zero_nu,
-        v,
-        f2(a, s, SLOT.A),
-        f2(a, s, SLOT.F),
-        out,
-    )
+    parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    H_G, p_GB, Phi_G = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.Phi_G)
+    A, F = f2(a, s, SLOT.A), f2(a, s, SLOT.F)
+    for i in range(6):
+        A[0, i] = 0.0
+        F[0, i] = 0.0
+    nb = parent.shape[0]
+    for b in range(1, nb):
+        r = sub3(load3(p_GB[b]), load3(p_GB[parent[b]]))
+        A_b = add_h_times(shift_motion(load6(A[parent[b]]), r), H_G[b], nus[b], v, us[b])
+        store6(A[b], A_b)
+        store6(F[b], mat6_vec(Phi_G[b], A_b))
+    for b in range(nb - 1, 0, -1):
+        F_b, H, first = load6(F[b]), H_G[b], us[b]
+        for k in range(nus[b]):
+            out[first + k] = column_dot6(H, k, F_b)
+        r = sub3(load3(p_GB[b]), load3(p_GB[parent[b]]))
+        accumulate6(F[parent[b]], shift_force(F_b, r))
     return 0
 
 
-@njit(cache=True, nogil=True)
+@runtime_jit  # (calc_composite_inertias allocates its 6x6 scratch)
 def mass_matrix(a, s, with_composites, R_cbi, M):
     """M (nu x nu, zeroed here) from the composite body inertias R_cbi (nb, 6, 6),
     computed first if ``with_composites``. Returns 0."""
@@ -145,7 +167,7 @@ def mass_matrix(a, s, with_composites, R_cbi, M):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def jacobian(a, s, J):
     """J (6 nb x nu): the system Jacobian, rows [w; v] per body about Bo in G. Returns 0."""
     system_jacobian(
@@ -159,12 +181,13 @@ def jacobian(a, s, J):
     return 0
 
 
-@njit(cache=True, nogil=True)
-def jacobian_times(a, s, u, V):
-    """V (nb, 6) = J u: each body's spatial velocity (at Bo, in G) for speeds u, base to
-    tip. 1 (nothing done) if u holds a NaN or infinity, else 0."""
+@kernel_jit
+def jacobian_times(a, s, u, V_out):
+    """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
+    base to tip. 1 (nothing done) if u holds a NaN or infinity, else 0."""
     if not _finite(u):
         return 1
+    V = V_out.reshape(V_out.shape[0], 6)
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     for i in range(6):
@@ -187,7 +210,7 @@ def jacobian_times(a, s, u, V):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def jacobian_transpose_times(a, s, F_in, f):
     """f = J^T F: the generalized forces of body forces F (nb, 2, 3) at Bo in G, tip to
     base. 1 (nothing done) if F holds a NaN or infinity, else 0."""
@@ -230,6 +253,7 @@ _KERNELS = {
     "jacobian": jacobian,
     "jacobian_times": jacobian_times,
     "jacobian_transpose_times": jacobian_transpose_times,
+    "residual": checked_residual.residual_forces_from_table,
 }
 
 
@@ -240,3 +264,22 @@ def entry(name: str):
     (NUMBA_DISABLE_JIT; the table's accessors then give numpy views of its arrays).
     Looked up once."""
     return signature_entry_point(_KERNELS[name], SIGNATURES[name])
+
+
+class _EntryPoints:
+    """``entry(name)`` for each kernel as an attribute (``ENTRY.m_times``), looked up on
+    first use and then read like any attribute: an operator called millions of times
+    pays one attribute read for its kernel."""
+
+    __slots__ = tuple(_KERNELS)
+
+    def __getattr__(self, name: str):
+        if name not in _KERNELS:
+            raise AttributeError(name)
+        fn = entry(name)
+        setattr(self, name, fn)
+        return fn
+
+
+#: The kernels' entry points by name (see _EntryPoints).
+ENTRY = _EntryPoints()

@@ -5,25 +5,25 @@ checking its three inputs in Python and unboxing the kernel's fourteen arrays wo
 more than the work. ``residual_forces_from_table`` takes the
 State's arrays from its kernel table (``engine.multibody.kernels.layout``, built once per
 State), checks the caller's inputs for non-finite values itself, and only then computes.
-``compiled_entry`` gives its compiled entry point for ``SIGNATURE``, which also skips the
-dispatcher's per-call type resolution; the caller passes arrays of exactly those types.
+Its compiled entry point for ``SIGNATURE`` is ``checked_operators.ENTRY.residual``, which
+skips the dispatcher's per-call type resolution; the caller passes arrays of exactly
+those types.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 
-from numba import float64, int64, njit, types
+from numba import float64, int64, types
 
-from engine.common.numba_internals import f2, f3, i1, signature_entry_point
+from engine.common.numba_internals import f2, f3, i1, kernel_jit
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.stage_kernels import residual_forces
 
 #: Inputs named by residual_forces_from_table's status codes 1, 2, 3.
 INPUT_NAMES = ("", "appliedMobilityForces", "appliedBodyForces", "knownUdot")
 
-#: The types compiled_entry's entry point takes: the table (addresses, shapes), body
+#: The types the compiled entry point takes: the table (addresses, shapes), body
 #: forces (nb, 2, 3), mobility forces and udot (nu,) of any strides, the residual (nu,).
 SIGNATURE = (
     types.Array(int64, 1, "C"),
@@ -35,7 +35,7 @@ SIGNATURE = (
 )
 
 
-@njit(cache=True, nogil=True)
+@kernel_jit
 def residual_forces_from_table(a, s, body_forces, mobility_forces, udot, residual):
     """residual = M udot + bias - f - J^T F (``residual_forces``) with the State's arrays
     from the table (a, s). Returns 0, or the first input that holds a NaN or infinity
@@ -72,12 +72,3 @@ def residual_forces_from_table(a, s, body_forces, mobility_forces, udot, residua
         residual,
     )
     return 0
-
-
-@functools.cache
-def compiled_entry():
-    """The compiled entry point of residual_forces_from_table for ``SIGNATURE`` (from
-    numba's cache when it is there), or None when numba runs pure Python
-    (NUMBA_DISABLE_JIT), where the table's addresses cannot be used. Looked up once."""
-    entry = signature_entry_point(residual_forces_from_table, SIGNATURE)
-    return None if entry is residual_forces_from_table else entry

@@ -27,8 +27,9 @@ from engine.common.finite import all_finite
 from engine.common.numba_internals import compiled_entry_point
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.multibody.kernels import checked_operators, layout
-from engine.multibody.kernels.checked_residual import INPUT_NAMES, compiled_entry
+from engine.multibody.kernels import layout
+from engine.multibody.kernels.checked_operators import ENTRY
+from engine.multibody.kernels.checked_residual import INPUT_NAMES
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
 from engine.multibody.kernels.stage_kernels import (
     acceleration_stage,
@@ -36,7 +37,6 @@ from engine.multibody.kernels.stage_kernels import (
     articulated_solve,
     position_stage,
     quaternion_errors,
-    residual_forces,
     velocity_stage,
 )
 
@@ -49,7 +49,10 @@ except ImportError:  # pragma: no cover - the Custom mobilizer module is optiona
 # looked up once (Enum access is slow)
 _INSTANCE, _POSITION, _VELOCITY = Stage.Instance, Stage.Position, Stage.Velocity
 _INSTANCE_INT = int(Stage.Instance)
+_POSITION_INT, _VELOCITY_INT = int(Stage.Position), int(Stage.Velocity)
 _FLOAT64 = np.dtype(np.float64)
+_NDARRAY = np.ndarray
+_empty = np.empty
 
 
 def checks_own_state(fn):
@@ -102,6 +105,59 @@ class _RealizeContext:
         "pos_fn",
         "vel_fn",
         "acc_fn",
+    )
+
+
+class _OperatorsKey:
+    """The key of a matter subsystem's ``_Operators`` in a State's ``_fast`` slot (one
+    object per subsystem: hashed by identity, never equal to another subsystem's)."""
+
+    __slots__ = ()
+
+
+class _Operators:
+    """What the O(n) operators read on every call for one State, kept in its ``_fast``
+    slot (emptied with its arrays, never copied):
+
+    * ``system``: the subsystem's System (the State must hold its current topology key);
+      ``sub``: the subsystem's PerSubsystemInfo in this State;
+    * ``position``, ``velocity``: the version of Position (Velocity) stage when the
+      subsystem was last seen at that stage or later (None if it was not). Invalidating a
+      stage gives it and every later stage a new version, so while
+      ``sub.stage_version(Position)`` equals ``position`` the subsystem is still at
+      Position stage and nothing at Position stage or below has changed since;
+    * ``position_serial``, ``velocity_serial``: the State's invalidation serial when that
+      was last confirmed (None if the stage was not reached). Every invalidation of any
+      stage changes the serial, so while it is unchanged no stage was invalidated: one
+      compare in the common case, and ``stage_version`` only after an invalidation;
+    * read with ``position`` and ``velocity``, and so valid with them: ``playout`` (the
+      prescribed-motion layout if any udot is prescribed, else None) and ``abi_version``,
+      ``cbi_version`` (the version of the earliest stage of the articulated and composite
+      inertias entries, Instance: an entry realized at that version is current);
+    * the kernel table (``a`` addresses, ``s`` shapes), ``nb``, ``nu``, the lazy entries,
+      the composite inertias array, and the shapes a vector (nu,) and body forces
+      (nb, 2, 3) must have.
+    """
+
+    __slots__ = (
+        "system",
+        "sub",
+        "position",
+        "velocity",
+        "position_serial",
+        "velocity_serial",
+        "playout",
+        "abi_version",
+        "cbi_version",
+        "a",
+        "s",
+        "nb",
+        "nu",
+        "abi_entry",
+        "cbi_entry",
+        "cbi",
+        "vec",
+        "body",
     )
 
 
@@ -408,35 +464,108 @@ class StageRealizationMixin:
         qdotdot += self._n_times(state, N_OP, False, ctx.udot)
 
     # ------------------------------------------------------------ operators
+    # Each operator's first lines are its checks' common case, written out: the State's
+    # _Operators exists, the State holds this System's current topology key, and the
+    # stage version it recorded is current (see _Operators); anything else goes through
+    # _operators, which checks in full and says what is wrong.
+
+    _operators_key: _OperatorsKey | None = None
+
+    def _operators(self, state: State, stage: Stage, what: str) -> _Operators:
+        """The _Operators of ``state`` for the operator ``what`` after its checks, made or
+        brought up to date: the State was made by this System's current topology (else
+        TopologyMismatchError) and the matter subsystem is at ``stage`` (Position or
+        Velocity) or has the position or velocity kinematics realized explicitly (else
+        StageTooLowError). After an invalidation that left ``stage`` valid this costs
+        one stage version read."""
+        key = self._operators_key
+        fast = getattr(state, "_fast", None)
+        ops = fast.get(key) if fast is not None and key is not None else None
+        if ops is not None and state._topology_key is ops.system._topology_key:
+            if stage is _POSITION:
+                version = ops.position
+                if version is not None and ops.sub.stage_version(_POSITION_INT) == version:
+                    ops.position_serial = state._invalidation_serial
+                    return ops
+            else:
+                version = ops.velocity
+                if version is not None and ops.sub.stage_version(_VELOCITY_INT) == version:
+                    ops.velocity_serial = state._invalidation_serial
+                    return ops
+        ctx = self._operator_context(state, stage, what)
+        if key is None:
+            key = self._operators_key = _OperatorsKey()
+        ops = state._fast.get(key)
+        if ops is None:
+            ops = state._fast[key] = _Operators()
+            ops.system, ops.sub = self._system, ctx.sub
+            ops.a, ops.s = ctx.table.addresses, ctx.table.shapes
+            ops.nb, ops.nu = ctx.nb, ctx.nu
+            ops.abi_entry, ops.cbi_entry, ops.cbi = ctx.abi_entry, ctx.cbi_entry, ctx.cbi
+            ops.vec, ops.body = (ctx.nu,), (ctx.nb, 2, 3)
+        sub = ctx.sub
+        current, serial = sub.stage, state._invalidation_serial
+        if current >= _POSITION:
+            ops.position, ops.position_serial = sub.stage_version(_POSITION_INT), serial
+        else:
+            ops.position = ops.position_serial = None
+        if current >= _VELOCITY:
+            ops.velocity, ops.velocity_serial = sub.stage_version(_VELOCITY_INT), serial
+        else:
+            ops.velocity = ops.velocity_serial = None
+        playout = self._instance_info(state, ctx).playout
+        ops.playout = playout if playout is not None and playout.any_known_udot else None
+        # (both entries' earliest stage is Instance, so these stay valid with ``position``)
+        entry = ops.abi_entry
+        ops.abi_version = sub.stage_version(entry.earliest) if entry is not None else None
+        ops.cbi_version = sub.stage_version(ops.cbi_entry.earliest)
+        return ops
+
     @checks_own_state
     def multiplyByMInv(self, state: State, v) -> np.ndarray:
         """M^-1 v in O(n) by the articulated-body method (Position stage). With prescribed
         motion (Motions or locks) this is M_ff^-1 on the free mobilities: prescribed
         entries of v are not read and those of the result are 0."""
-        ctx = self._operator_context(state, _POSITION, "multiplyByMInv")
-        playout = self._instance_info(state, ctx).playout
-        if playout is not None and playout.any_known_udot:
-            return self._prescribed_m_inverse_times(state, v, playout)
-        v = _sized(v, ctx.nu, "multiplyByMInv")
-        out = np.empty(ctx.nu)
-        with_inertias = not self._abi_current(ctx)
-        table = ctx.table
-        if checked_operators.entry("m_inverse_times")(
-            table.addresses, table.shapes, with_inertias, v, out
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            ops = None
+        if (
+            ops is None
+            or state._invalidation_serial != ops.position_serial
+            or state._topology_key is not ops.system._topology_key
         ):
+            ops = self._operators(state, _POSITION, "multiplyByMInv")
+        if ops.playout is not None:
+            return self._prescribed_m_inverse_times(state, v, ops.playout)
+        if type(v) is not _NDARRAY or v.dtype is not _FLOAT64 or v.shape != ops.vec:
+            v = _sized(v, ops.nu, "multiplyByMInv")
+        out = _empty(ops.nu)
+        entry = ops.abi_entry
+        with_inertias = entry is None or entry.realized_version != ops.abi_version
+        if ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out):
             raise InvalidArgumentError("multiplyByMInv: values must be finite")
-        if with_inertias:
-            self._mark_abi(state, ctx)
+        if with_inertias and entry is not None:
+            state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return out
 
     @checks_own_state
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
-        ctx = self._operator_context(state, _POSITION, "multiplyByM")
-        a = _sized(a, ctx.nu, "multiplyByM")
-        out = np.empty(ctx.nu)
-        table = ctx.table
-        if checked_operators.entry("m_times")(table.addresses, table.shapes, a, out):
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            ops = None
+        if (
+            ops is None
+            or state._invalidation_serial != ops.position_serial
+            or state._topology_key is not ops.system._topology_key
+        ):
+            ops = self._operators(state, _POSITION, "multiplyByM")
+        if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.shape != ops.vec:
+            a = _sized(a, ops.nu, "multiplyByM")
+        out = _empty(ops.nu)
+        if ENTRY.m_times(ops.a, ops.s, a, out):
             raise InvalidArgumentError("multiplyByM: values must be finite")
         return out
 
@@ -444,51 +573,31 @@ class StageRealizationMixin:
     def calcResidualForceIgnoringConstraints(
         self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
     ) -> np.ndarray:
-        """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed."""
-        ctx = self._operator_context(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
-        nu = ctx.nu
-        # As Simbody, a zero-length argument means all zeros.
-        f = _sized(appliedMobilityForces, nu, "appliedMobilityForces", True)
-        F = _body_forces_3d(appliedBodyForces, ctx.nb, "appliedBodyForces", True)
-        udot = _sized(knownUdot, nu, "knownUdot", True)
-        out = np.empty(nu)
-        entry = compiled_entry()
-        if entry is None:  # NUMBA_DISABLE_JIT: the arrays themselves
-            self._residual_forces_uncompiled(ctx, F, f, udot, out)
-            return out
-        table = ctx.table
-        status = entry(table.addresses, table.shapes, F, f, udot, out)
+        """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed.
+        As in Simbody, a zero-length argument means all zeros."""
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            ops = None
+        if (
+            ops is None
+            or state._invalidation_serial != ops.velocity_serial
+            or state._topology_key is not ops.system._topology_key
+        ):
+            ops = self._operators(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
+        vec = ops.vec
+        f, F, udot = appliedMobilityForces, appliedBodyForces, knownUdot
+        if type(f) is not _NDARRAY or f.dtype is not _FLOAT64 or f.shape != vec:
+            f = _sized(f, ops.nu, "appliedMobilityForces", True)
+        if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.shape != ops.body:
+            F = _body_forces_3d(F, ops.nb, "appliedBodyForces", True)
+        if type(udot) is not _NDARRAY or udot.dtype is not _FLOAT64 or udot.shape != vec:
+            udot = _sized(udot, ops.nu, "knownUdot", True)
+        out = _empty(ops.nu)
+        status = ENTRY.residual(ops.a, ops.s, F, f, udot, out)
         if status:
             raise InvalidArgumentError(f"{INPUT_NAMES[status]}: values must be finite")
         return out
-
-    @staticmethod
-    def _residual_forces_uncompiled(ctx: _RealizeContext, F, f, udot, out) -> None:
-        """calcResidualForceIgnoringConstraints' computation where numba runs pure Python
-        (the table's addresses cannot be used there)."""
-        for values, what in ((f, "appliedMobilityForces"), (udot, "knownUdot")):
-            if not all_finite(np.ascontiguousarray(values)):
-                raise InvalidArgumentError(f"{what}: values must be finite")
-        applied = np.ascontiguousarray(F).reshape(ctx.nb, 6)
-        if not all_finite(applied.reshape(-1)):
-            raise InvalidArgumentError("appliedBodyForces: values must be finite")
-        topo, sc = ctx.topo, ctx.scratch
-        residual_forces(
-            topo.parent,
-            topo.us,
-            topo.nus,
-            ctx.pc.H_G,
-            ctx.pc.p_GB,
-            ctx.pc.Phi_G,
-            ctx.vc.coriolis,
-            ctx.vc.gyroscopic,
-            applied,
-            f,
-            udot,
-            sc["A"],
-            sc["F"],
-            out,
-        )
 
     def calcAccelerationIgnoringConstraints(
         self, state: State, appliedMobilityForces, appliedBodyForces
@@ -527,22 +636,37 @@ class StageRealizationMixin:
     @checks_own_state
     def calcSystemJacobian(self, state: State) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
-        ctx = self._operator_context(state, _POSITION, "calcSystemJacobian")
-        J = np.empty((6 * ctx.nb, ctx.nu))
-        table = ctx.table
-        checked_operators.entry("jacobian")(table.addresses, table.shapes, J)
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            ops = None
+        if (
+            ops is None
+            or state._invalidation_serial != ops.position_serial
+            or state._topology_key is not ops.system._topology_key
+        ):
+            ops = self._operators(state, _POSITION, "calcSystemJacobian")
+        J = _empty((6 * ops.nb, ops.nu))
+        ENTRY.jacobian(ops.a, ops.s, J)
         return J
 
     @checks_own_state
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
-        ctx = self._operator_context(state, _POSITION, "multiplyBySystemJacobian")
-        u = _sized(u, ctx.nu, "multiplyBySystemJacobian")
-        V = np.empty((ctx.nb, 2, 3))
-        table = ctx.table
-        if checked_operators.entry("jacobian_times")(
-            table.addresses, table.shapes, u, V.reshape(ctx.nb, 6)
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            ops = None
+        if (
+            ops is None
+            or state._invalidation_serial != ops.position_serial
+            or state._topology_key is not ops.system._topology_key
         ):
+            ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
+        if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.shape != ops.vec:
+            u = _sized(u, ops.nu, "multiplyBySystemJacobian")
+        V = _empty(ops.body)
+        if ENTRY.jacobian_times(ops.a, ops.s, u, V):
             raise InvalidArgumentError("multiplyBySystemJacobian: values must be finite")
         return V
 
@@ -550,27 +674,43 @@ class StageRealizationMixin:
     def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
         """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G (Position
         stage)."""
-        what = "multiplyBySystemJacobianTranspose"
-        ctx = self._operator_context(state, _POSITION, what)
-        F = _body_forces_3d(F, ctx.nb, what)
-        f = np.empty(ctx.nu)
-        table = ctx.table
-        if checked_operators.entry("jacobian_transpose_times")(table.addresses, table.shapes, F, f):
-            raise InvalidArgumentError(f"{what}: body forces must be finite")
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            ops = None
+        if (
+            ops is None
+            or state._invalidation_serial != ops.position_serial
+            or state._topology_key is not ops.system._topology_key
+        ):
+            ops = self._operators(state, _POSITION, "multiplyBySystemJacobianTranspose")
+        if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.shape != ops.body:
+            F = _body_forces_3d(F, ops.nb, "multiplyBySystemJacobianTranspose")
+        f = _empty(ops.nu)
+        if ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f):
+            raise InvalidArgumentError(
+                "multiplyBySystemJacobianTranspose: body forces must be finite"
+            )
         return f
 
     @checks_own_state
     def calcM(self, state: State) -> np.ndarray:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies, which are
         computed first if q changed since they last were)."""
-        ctx = self._operator_context(state, _POSITION, "calcM")
-        entry = ctx.cbi_entry
-        with_composites = entry.realized_version != ctx.sub.stage_version(entry.earliest)
-        M = np.empty((ctx.nu, ctx.nu))
-        table = ctx.table
-        checked_operators.entry("mass_matrix")(
-            table.addresses, table.shapes, with_composites, ctx.cbi, M
-        )
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            ops = None
+        if (
+            ops is None
+            or state._invalidation_serial != ops.position_serial
+            or state._topology_key is not ops.system._topology_key
+        ):
+            ops = self._operators(state, _POSITION, "calcM")
+        entry = ops.cbi_entry
+        with_composites = entry.realized_version != ops.cbi_version
+        M = _empty((ops.nu, ops.nu))
+        ENTRY.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M)
         if with_composites:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return M
