@@ -249,8 +249,11 @@ class FusedRealization:
         plan.ctx = ctx
         term_ints, term_floats, excluded_bodies = stack_terms(terms, excluded)
         homes = matter._kernel_homes(ctx)
+        info = matter._instance_info(state, ctx)
         homes[layout.INSTANCE] = {
-            "qerr": matter._instance_info(state, ctx).qerr,
+            # the kernel writes the quaternion norm errors from its start: they follow the
+            # position constraint errors in qErr
+            "qerr": info.qerr[info.quat_offset :],
             "term_ints": term_ints,
             "term_floats": term_floats,
             "excluded": excluded_bodies,
@@ -259,7 +262,6 @@ class FusedRealization:
         plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
         plan.fn = realize_stages_from_table
         plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
-        info = matter._instance_info(state, ctx)
         if info.clayout is not None and info.clayout.m:  # compiled constraints, after the call
             plan.constraints = compiled_constraints(matter, state, info)
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)

@@ -49,10 +49,13 @@ def _body(com=(0.1, -0.5, 0.05)):
     return Body.Rigid(MassProperties(1.3, Vec3(*com), Inertia(1.0, 0.8, 0.9)))
 
 
-def model(kind: str):
+def model(kind: str, fused: bool = True):
     """A small constrained System and a State with generic q and u (the constraints need
-    not be satisfied: the equations are compared, not the motion)."""
+    not be satisfied: the equations are compared, not the motion); ``fused`` False: the
+    System realizes stage by stage."""
     system, matter = _system()
+    if not fused:
+        system._fused_realization = None
     g = matter.Ground()
     if kind in ("dp_rod", "dp_rod_twice"):
         b = _body((0, -0.5, 0))
@@ -133,9 +136,10 @@ def _realized(system, state):
     }
 
 
+@pytest.mark.parametrize("fused", [True, False])
 @pytest.mark.parametrize("kind", KINDS)
-def test_compiled_and_python_paths_agree(kind, monkeypatch):
-    system, matter, state = model(kind)
+def test_compiled_and_python_paths_agree(kind, fused, monkeypatch):
+    system, matter, state = model(kind, fused)
     info = matter._instance_info(state)
     assert compiled_constraints(matter, state, info) is not None  # the compiled path runs
     compiled = _realized(system, state)
@@ -145,8 +149,9 @@ def test_compiled_and_python_paths_agree(kind, monkeypatch):
             for b in range(1, matter.getNumBodies())
         ]
     )
-    system2, matter2, state2 = model(kind)
     _python_path(monkeypatch)
+    system2, matter2, state2 = model(kind)
+    assert "compiled form" in system2._fused_realization.whyNotFused(state2)
     python = _realized(system2, state2)
     A_python = np.array(
         [
