@@ -33,6 +33,7 @@ from engine import (
     YAxis,
 )
 from engine.multibody.constraints.compiled import compiled_constraints
+from engine.multibody.kernels.constraint_kernels import least_squares
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -235,3 +236,18 @@ def test_the_kernels_run_as_python_with_the_jit_disabled():
     # the duplicated Ball shares its load: the two copies' multipliers are equal
     lam = np.asarray(state.getMultipliers())
     np.testing.assert_allclose(lam[:3], lam[3:], rtol=0, atol=1e-12)
+
+
+def test_least_squares_gives_the_minimum_norm_multipliers_of_a_rank_deficient_w():
+    rng = np.random.default_rng(3)
+    for m, rank in ((1, 1), (1, 0), (3, 2), (6, 6), (6, 3), (9, 5)):
+        B = rng.standard_normal((m, rank))
+        W = B @ B.T
+        rhs = rng.standard_normal(m)
+        out = np.zeros(m)
+        least_squares(W, rhs, out)
+        expected = np.linalg.pinv(W, rcond=1e-12) @ rhs
+        np.testing.assert_allclose(out, expected, rtol=0, atol=1e-12 * (1 + abs(expected).max()))
+    out = np.zeros(2)  # the same equation twice: the load is shared
+    least_squares(np.array([[2.0, 2.0], [2.0, 2.0]]), np.array([1.0, 1.0]), out)
+    np.testing.assert_allclose(out, [0.25, 0.25], rtol=0, atol=1e-15)

@@ -19,8 +19,9 @@ Python paths agree to rounding.
 does, in one call: the rows of G (pverr per unit body velocity, then G^T = J^T of those
 rows), ``Y = M^-1 G^T`` by the articulated-body method, ``W = G Y``, the acceleration
 errors ``aerr0`` of the unconstrained udot0, the minimum-norm least-squares multipliers of
-``W lambda = aerr0`` (an SVD; singular values below ``RCOND`` times the largest are
-dropped, so redundant equations share their load as Simbody's do), ``udot = udot0 - Y
+``W lambda = aerr0`` (W is symmetric semidefinite: a Jacobi eigen-decomposition, whose
+eigenvalues below ``RCOND`` times the largest are dropped as the Python path's SVD drops
+singular values, so redundant equations share their load as Simbody's do), ``udot = udot0 - Y
 lambda``, the body accelerations, qdotdot and ``udotErr = aerr0 - W lambda``.
 Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 """
@@ -281,13 +282,21 @@ def _equations(t, cf, level, R, p, w, v, bb, aa, out, off):
 
 
 @njit(cache=True, nogil=True)
-def _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off):
-    R = np.empty((2, 3, 3))
-    p = np.empty((2, 3))
-    w = np.zeros((2, 3))
-    v = np.zeros((2, 3))
-    bb = np.zeros((2, 3))
-    aa = np.zeros((2, 3))
+def _buffers():
+    """Kinematics buffers of the two constrained bodies: R, p, w, v, b, a in A."""
+    return (
+        np.empty((2, 3, 3)),
+        np.empty((2, 3)),
+        np.zeros((2, 3)),
+        np.zeros((2, 3)),
+        np.zeros((2, 3)),
+        np.zeros((2, 3)),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off, buf):
+    R, p, w, v, bb, aa = buf
     _kinematics(
         ci[c, CI_ANCESTOR],
         ci[c, CI_BODY1],
@@ -311,8 +320,9 @@ def _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off):
 def constraint_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out):
     """out[:mp] = perr (level 0), pverr (1) or paerr (2) of every constraint; the status
     (OK, or COINCIDENT_ROD_POINTS: nothing is reliable, the Python path words it)."""
+    buf = _buffers()
     for c in range(ci.shape[0]):
-        status = _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, ci[c, CI_ROW])
+        status = _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, ci[c, CI_ROW], buf)
         if status != OK:
             return status
     return OK
@@ -326,6 +336,7 @@ def body_rows(ci, cf, m, R_GB, p_GB, Gb):
     nb = R_GB.shape[0]
     Vu = np.zeros((nb, 6))
     vals = np.zeros(m)
+    buf = _buffers()
     Gb[:, :, :] = 0.0
     for c in range(ci.shape[0]):
         row = ci[c, CI_ROW]
@@ -337,7 +348,7 @@ def body_rows(ci, cf, m, R_GB, p_GB, Gb):
                 continue  # Ground never moves; each distinct body once
             for j in range(6):
                 Vu[bd, j] = 1.0
-                status = _one_constraint(ci, cf, c, _VELOCITY, R_GB, p_GB, Vu, Vu, vals, row)
+                status = _one_constraint(ci, cf, c, _VELOCITY, R_GB, p_GB, Vu, Vu, vals, row, buf)
                 Vu[bd, j] = 0.0
                 if status != OK:
                     return status
@@ -347,24 +358,83 @@ def body_rows(ci, cf, m, R_GB, p_GB, Gb):
 
 
 @njit(cache=True, nogil=True)
+def symmetric_eigen(A, V):
+    """Cyclic Jacobi: A (m, m) symmetric is overwritten by a diagonal matrix of its
+    eigenvalues, V by the eigenvectors (columns), A_in = V diag V^T."""
+    m = A.shape[0]
+    V[:, :] = 0.0
+    for i in range(m):
+        V[i, i] = 1.0
+    total = 0.0
+    for i in range(m):
+        for j in range(m):
+            total += A[i, j] * A[i, j]
+    for _sweep in range(60):
+        off = 0.0
+        for i in range(m):
+            for j in range(i + 1, m):
+                off += A[i, j] * A[i, j]
+        if off <= 1e-32 * total:
+            return
+        for p in range(m - 1):
+            for q in range(p + 1, m):
+                apq = A[p, q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
+                if abs(theta) > 1e150:
+                    t = 0.5 / theta
+                else:
+                    t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0))
+                    if theta < 0.0:
+                        t = -t
+                c = 1.0 / math.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(m):
+                    akp, akq = A[k, p], A[k, q]
+                    A[k, p] = c * akp - s * akq
+                    A[k, q] = s * akp + c * akq
+                for k in range(m):
+                    apk, aqk = A[p, k], A[q, k]
+                    A[p, k] = c * apk - s * aqk
+                    A[q, k] = s * apk + c * aqk
+                for k in range(m):
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p] = c * vkp - s * vkq
+                    V[k, q] = s * vkp + c * vkq
+
+
+@njit(cache=True, nogil=True)
 def least_squares(W, rhs, out):
-    """out = the minimum-norm least-squares solution of W out = rhs (W symmetric
-    semidefinite) by an SVD dropping singular values below RCOND times the largest."""
+    """out = the minimum-norm least-squares solution of W out = rhs for W symmetric
+    semidefinite (its symmetric part is used): by its eigen-decomposition, dropping
+    eigenvalues below RCOND times the largest (as an SVD with that cut-off)."""
     m = W.shape[0]
     for i in range(m):
         out[i] = 0.0
-    U, sv, Vt = np.linalg.svd(W)
-    if sv[0] <= 0.0:
+    if m == 0:
+        return
+    A = np.empty((m, m))
+    for i in range(m):
+        for j in range(m):
+            A[i, j] = 0.5 * (W[i, j] + W[j, i])
+    V = np.empty((m, m))
+    symmetric_eigen(A, V)
+    top = 0.0
+    for k in range(m):
+        top = max(top, abs(A[k, k]))
+    if top <= 0.0:
         return
     for k in range(m):
-        if not sv[k] > RCOND * sv[0]:
+        lam = A[k, k]
+        if not lam > RCOND * top:
             continue
         y = 0.0
         for i in range(m):
-            y += U[i, k] * rhs[i]
-        y /= sv[k]
+            y += V[i, k] * rhs[i]
+        y /= lam
         for i in range(m):
-            out[i] += Vt[k, i] * y
+            out[i] += V[i, k] * y
 
 
 @njit(cache=True, nogil=True)
