@@ -175,6 +175,7 @@ def warm_jit(part: str | None = None) -> dict:
     if part in (None, "realization"):
         _warm_realization(system, matter, done, failed)
         _warm_contact(done, failed)
+        _warm_constraints(done, failed)
     if part in (None, "operators"):
         _warm_operators(system, matter, done, failed)
     return {"mobilizers": names, "operators": done, "failed": failed}
@@ -351,3 +352,69 @@ def _warm_operators(system, matter, done: list, failed: dict) -> None:
         ensemble.advanceThrough([0.01])
 
     _attempt("ensemble", ensemble, done, failed)
+
+
+def _warm_constraints(done: list, failed: dict) -> None:
+    """The compiled constraints (engine.multibody.kernels.constraint_kernels): a Rod, a
+    Ball, a Weld, a PointInPlane and a ConstantAngle realized fused and stage by stage, P
+    for the projection, and RungeKuttaMerson steps of a double pendulum with a Rod."""
+    from engine.common.stage import Stage
+    from engine.forces.force import Force
+    from engine.forces.general_force_subsystem import GeneralForceSubsystem
+    from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
+    from engine.integrators.time_stepper import TimeStepper
+    from engine.math.coordinate_axis import YAxis
+    from engine.math.inertia import Inertia
+    from engine.math.mass_properties import MassProperties
+    from engine.math.transform import Transform
+    from engine.math.vec import Vec3
+    from engine.multibody.body import Body
+    from engine.multibody.constraints import Constraint
+    from engine.multibody.mobilized_body import MobilizedBody
+    from engine.multibody.multibody_system import MultibodySystem
+    from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    Force.Gravity(GeneralForceSubsystem(system), matter, -YAxis, 9.81)
+    body = Body.Rigid(MassProperties(1.0, Vec3(0, -0.5, 0), Inertia(1)))
+    g = matter.Ground()
+    upper = MobilizedBody.Pin(g, Transform(), body, Transform())
+    lower = MobilizedBody.Pin(upper, Transform(Vec3(0, -1, 0)), body, Transform())
+    Constraint.Rod(upper, Vec3(0), lower, Vec3(0), 1.0)
+    ball = MobilizedBody.Ball(g, Transform(Vec3(2, 0, 0)), body, Transform())
+    free = MobilizedBody.Free(g, Transform(Vec3(2, -1, 0)), body, Transform())
+    Constraint.Ball(ball, Vec3(0, -1, 0), free, Vec3(0))
+    Constraint.PointInPlane(g, Vec3(0, 0, 1), 0.0, free, Vec3(0, -0.5, 0))
+    Constraint.ConstantAngle(ball, Vec3(1, 0, 0), free, Vec3(0, 1, 0))
+    welded = MobilizedBody.Free(g, Transform(Vec3(-2, 0, 0)), body, Transform())
+    Constraint.Weld(g, Transform(Vec3(-2, 0, 0)), welded, Transform())
+
+    def realize() -> None:
+        for fused in (system._fused_realization, None):
+            saved, system._fused_realization = system._fused_realization, fused
+            try:
+                state = system.realizeTopology()
+                system.realize(state, Stage.Acceleration)
+                matter.calcPq(state)
+            finally:
+                system._fused_realization = saved
+
+    _attempt("constraints", realize, done, failed)
+
+    def steps() -> None:
+        system = MultibodySystem()
+        matter = SimbodyMatterSubsystem(system)
+        Force.Gravity(GeneralForceSubsystem(system), matter, -YAxis, 9.81)
+        upper = MobilizedBody.Pin(matter.Ground(), Transform(), body, Transform())
+        lower = MobilizedBody.Pin(upper, Transform(Vec3(0, -1, 0)), body, Transform())
+        Constraint.Rod(upper, Vec3(0), lower, Vec3(0), 1.0)
+        state = system.realizeTopology()
+        upper.setOneQ(state, 0, 0.5)
+        integrator = RungeKuttaMersonIntegrator(system)
+        integrator.setAccuracy(1e-3)
+        stepper = TimeStepper(system, integrator)
+        stepper.initialize(state)
+        stepper.stepTo(0.01)
+
+    _attempt("constraints: RungeKuttaMerson steps", steps, done, failed)

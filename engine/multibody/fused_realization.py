@@ -4,8 +4,10 @@ kernel call, when every piece of work those stages do is compiled.
 ``System.realize`` realizes one stage at a time, calling each subsystem's hook in turn.
 For a MultibodySystem whose stage hooks between Position and Acceleration are only
 
-* the matter subsystem's, with no Custom mobilizers, no enabled constraints and no
-  prescribed accelerations;
+* the matter subsystem's, with no Custom mobilizers, no prescribed accelerations and
+  only enabled constraints of compiled types (``engine.multibody.constraints.compiled``:
+  their errors and the constrained accelerations are one more kernel call after the
+  fused one);
 * the applied-force accumulators' zeroing (the global subsystem);
 * GeneralForceSubsystems whose enabled elements all have compiled force terms
   (``engine.forces.compiled_terms``: gravity, mobility springs, dampers and forces,
@@ -24,7 +26,7 @@ the per-stage realization counters count each stage, the articulated-inertia cac
 entry is marked realized when it was recomputed, and the kinetic energy is stored. The
 results are the same numbers the per-stage path computes, in the same cache arrays.
 
-Anything else (such a Measure, a Force.Custom, an enabled constraint, event witnesses at these
+Anything else (such a Measure, a Force.Custom, a Constraint.Custom, event witnesses at these
 stages, a subsystem already ahead of the System) makes ``realize`` return False and the
 System realizes stage by stage. Whether a State qualifies is decided once per
 configuration of its discrete variables and Instance stage (a ``_Plan`` kept in the
@@ -46,6 +48,7 @@ from engine.contact.fused_contact import (
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.measures.measure import Measure
+from engine.multibody.constraints.compiled import compiled_constraints
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
@@ -82,6 +85,7 @@ class _Plan:
         "derivatives",
         "triggers",
         "contact",
+        "constraints",
     )
 
 
@@ -115,6 +119,10 @@ class FusedRealization:
         ke = fn(first, last, with_inertias, *plan.args)
         if fn is realize_stages_from_table:  # the entry point, once compiled for these
             plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *plan.args))
+        if plan.constraints is not None and not matter._fused_constraint_stages(
+            plan.constraints, ctx, first, last
+        ):
+            return False  # (a Rod's points coincide...: the stage-by-stage path words it)
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
         state._enter_lockstep(ALL_STAGES[last])
@@ -181,6 +189,8 @@ class FusedRealization:
             return ""
         if plan.why_not:
             return plan.why_not
+        if plan.constraints is not None:
+            return "its constraints are realized and projected between kernel calls"
         if not _JIT:
             return "numba's JIT is off (NUMBA_DISABLE_JIT)"
         return (
@@ -230,7 +240,7 @@ class FusedRealization:
         plan.serial = state._discrete_serial
         plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
         plan.yerr = state._yerr
-        plan.args = plan.fn = plan.ctx = plan.table = plan.contact = None
+        plan.args = plan.fn = plan.ctx = plan.table = plan.contact = plan.constraints = None
         plan.derivatives = False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
@@ -248,8 +258,11 @@ class FusedRealization:
         plan.ctx = ctx
         term_ints, term_floats, excluded_bodies = stack_terms(terms, excluded)
         homes = matter._kernel_homes(ctx)
+        info = matter._instance_info(state, ctx)
         homes[layout.INSTANCE] = {
-            "qerr": matter._instance_info(state, ctx).qerr,
+            # the kernel writes the quaternion norm errors from its start: they follow the
+            # position constraint errors in qErr
+            "qerr": info.qerr[info.quat_offset :],
             "term_ints": term_ints,
             "term_floats": term_floats,
             "excluded": excluded_bodies,
@@ -258,8 +271,14 @@ class FusedRealization:
         plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
         plan.fn = realize_stages_from_table
         plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
+        if info.clayout is not None and info.clayout.m:  # compiled constraints, after the call
+            plan.constraints = compiled_constraints(matter, state, info)
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
-        plan.derivatives = _JIT and self._derivatives_qualify(state, matter, plan.contact)
+        plan.derivatives = (
+            _JIT
+            and plan.constraints is None
+            and self._derivatives_qualify(state, matter, plan.contact)
+        )
         return plan
 
     def _derivatives_qualify(self, state: State, matter, contact) -> bool:
@@ -298,7 +317,8 @@ class FusedRealization:
             return "a Custom mobilizer's kinematics are Python"
         info = matter._instance_info(state)
         if info.clayout is not None and info.clayout.m:
-            return "constraints are enabled"
+            if compiled_constraints(matter, state, info) is None:
+                return "constraints without a compiled form are enabled"
         if info.playout is not None and info.playout.any_known_udot:
             return "some accelerations are prescribed"
         return ""

@@ -38,11 +38,22 @@ from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.state_copy import shared_when_copied
+from engine.multibody.constraints.compiled import compiled_constraints
 from engine.multibody.constraints.kinematics import ConstraintForces, ConstraintKinematics
+from engine.multibody.kernels.constraint_kernels import (
+    OK,
+    constrained_accelerations,
+    constraint_jacobian,
+    position_errors,
+    velocity_errors,
+)
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose,
 )
+
+_POSITION_INT, _VELOCITY_INT = int(Stage.Position), int(Stage.Velocity)
+_ACCELERATION_INT = int(Stage.Acceleration)
 
 #: Singular values of W below this fraction of the largest are treated as zero
 #: (redundant constraints).
@@ -304,14 +315,25 @@ class MatterConstraintsMixin:
         info = self._instance_info(state)
         lay = info.clayout
         if lay.mp:
+            cc = compiled_constraints(self, state, info)
+            if cc is not None:
+                table = self._context(state).table
+                position_errors(table.addresses, table.shapes, cc.ci, cc.cf, info.qerr)
+                return
             info.qerr[: lay.mp] = self._perr_all(state, lay)
 
     def _realize_constraints_velocity(self, state: State) -> None:
         """uErr = [d/dt position errors | velocity errors]."""
         sx = self.getMySubsystemIndex()
-        lay = self._instance_info(state).clayout
+        info = self._instance_info(state)
+        lay = info.clayout
         if lay.mp + lay.mv == 0:
             return
+        cc = compiled_constraints(self, state, info)
+        if cc is not None:
+            table = self._context(state).table
+            if velocity_errors(table.addresses, table.shapes, cc.ci, cc.cf, cc.uerr) == OK:
+                return
         V = self._vc_raw(state).V_GB
         u = self.getU(state)
         uerr = state.updUErr(sx)
@@ -321,8 +343,12 @@ class MatterConstraintsMixin:
     def _realize_constraints_acceleration(self, state: State) -> None:
         """Correct the unconstrained udot in the State by the constraint forces; store the
         multipliers and udotErr; update A_GB and qdotdot to match."""
-        lay = self._instance_info(state).clayout
+        info = self._instance_info(state)
+        lay = info.clayout
         if lay.m == 0:
+            return
+        cc = compiled_constraints(self, state, info)
+        if cc is not None and self._compiled_constrained_accelerations(state, cc):
             return
         sx = self.getMySubsystemIndex()
         udot0 = np.array(state.updUDot(sx))
@@ -333,6 +359,60 @@ class MatterConstraintsMixin:
         ac.A_GB[:] = self._body_acc(state, udot)
         state.updUDotErr(sx)[:] = udot_err
         state.updQDotDot(sx)[:] = self.calcQDotDot(state, udot)
+
+    def _compiled_constrained_accelerations(self, state: State, cc) -> bool:
+        """The Acceleration-stage correction by ``constrained_accelerations`` (one kernel
+        call) for compiled constraints ``cc``; False (nothing changed) if the kernel
+        declined (coincident Rod points, non-finite values: the Python path words it)."""
+        ctx = self._context(state)
+        with_inertias = not self._abi_current(ctx)
+        table = ctx.table
+        status = constrained_accelerations(
+            table.addresses,
+            table.shapes,
+            with_inertias,
+            ctx.euler,
+            cc.ci,
+            cc.cf,
+            cc.m,
+            cc.multipliers,
+            cc.udot_err,
+        )
+        if status != OK:
+            return False
+        if with_inertias:
+            self._mark_abi(state, ctx)
+        return True
+
+    def _fused_constraint_stages(self, cc, ctx, first: int, last: int) -> bool:
+        """The constraint work of stages ``first..last`` (ints, Position..Acceleration)
+        after the fused realization's kernel call (which computed the articulated
+        inertias if it reached Acceleration), for compiled constraints ``cc``; False if a
+        kernel declined (the caller then realizes stage by stage)."""
+        a, s = ctx.table.addresses, ctx.table.shapes
+        if first <= _POSITION_INT <= last:
+            position_errors(a, s, cc.ci, cc.cf, cc.info.qerr)
+        if first <= _VELOCITY_INT <= last and velocity_errors(a, s, cc.ci, cc.cf, cc.uerr):
+            return False
+        if last >= _ACCELERATION_INT:
+            status = constrained_accelerations(
+                a, s, False, ctx.euler, cc.ci, cc.cf, cc.m, cc.multipliers, cc.udot_err
+            )
+            return status == OK
+        return True
+
+    def _compiled_P(self, state: State) -> np.ndarray | None:
+        """P (mp x nu) by the compiled constraints when all enabled constraints are
+        compiled (then G = P); None otherwise. The caller has checked Position stage."""
+        info = self._instance_info(state)
+        cc = compiled_constraints(self, state, info)
+        if cc is None:
+            return None
+        table = self._context(state).table
+        P = np.zeros((cc.m, self._topo().nu))
+        if constraint_jacobian(table.addresses, table.shapes, cc.ci, cc.cf, cc.m, P) != OK:
+            return None
+        return P
 
     def _solve_constrained_udot(self, state: State, lay: ConstraintLayout, udot0: np.ndarray):
         """(udot, lambda, udotErr) from the unconstrained accelerations udot0:
@@ -543,6 +623,11 @@ class MatterConstraintsMixin:
     def calcPq(self, state: State) -> np.ndarray:
         """Pq = dperr/dq (mp x nq) (Position stage)."""
         lay = self._checked_layout(state, Stage.Position, "calcPq")
+        P = self._compiled_P(state)
+        if P is not None:  # Pq = P N^-1, row by row: (N^-T P[i]^T)^T
+            return np.array([self.multiplyByNInv(state, True, row) for row in P]).reshape(
+                lay.mp, self._topo().nq
+            )
         nq = self._topo().nq
         bias = self._Pq_bias(state, lay)
         Pq = np.zeros((lay.mp, nq))
@@ -569,6 +654,9 @@ class MatterConstraintsMixin:
     def calcP(self, state: State) -> np.ndarray:
         """P = d(pverr)/du (mp x nu) (Position stage)."""
         lay = self._checked_layout(state, Stage.Position, "calcP")
+        P = self._compiled_P(state)
+        if P is not None:
+            return P
         topo = self._topo()
         bias = self._Pq_bias(state, lay)
         P = np.zeros((lay.mp, topo.nu))

@@ -230,6 +230,9 @@ class MatterProjectionMixin:
     # ------------------------------------------------------------- velocity
     def _pv_matrix(self, state: State, lay) -> np.ndarray:
         """[P; V] (mp + mv) x nu: d(uErr)/du."""
+        P = self._compiled_P(state)
+        if P is not None:  # (all compiled constraints are holonomic: mv = 0)
+            return P
         nu = self._topo().nu
         u0 = np.zeros(nu)
         V0 = np.zeros((self._topo().nb, 6))

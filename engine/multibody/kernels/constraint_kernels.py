@@ -1,0 +1,556 @@
+"""Compiled holonomic constraints: their errors, Jacobian and the constrained accelerations.
+
+The constraint types here (Rod, Ball, Weld, PointInPlane, ConstantAngle) are the
+common holonomic ones: each has only position equations (mp), no time or u dependence,
+so ``pverr`` is linear in the body velocities and zero at rest. They are described by
+two arrays built once per State configuration (``engine.multibody.constraints.compiled``):
+
+* ``ci`` (nc, 5) int64: type code, ancestor body A, constrained body 1, constrained body
+  2, first row of the constraint's equations in the position block;
+* ``cf`` (nc, NCF) float64: the type's parameters (stations and frames in their body
+  frames, lengths), see ``engine.multibody.constraints.compiled.constraint_rows``.
+
+The equations are those of the Python constraint classes, written in the constraint's
+ancestor frame A exactly as ``ConstraintKinematics`` and the classes' ``_perr``,
+``_pverr``, ``_paerr`` define them (engine/multibody/constraints/), so the compiled and
+Python paths agree to rounding.
+
+``constrained_accelerations`` then does what ``MatterConstraintsMixin._solve_constrained_udot``
+does, in one call: the rows of G (pverr per unit body velocity, then G^T = J^T of those
+rows), ``Y = M^-1 G^T`` by the articulated-body method, ``W = G Y``, the acceleration
+errors ``aerr0`` of the unconstrained udot0, the minimum-norm least-squares multipliers of
+``W lambda = aerr0`` (W is symmetric semidefinite: a Jacobi eigen-decomposition, whose
+eigenvalues below ``RCOND`` times the largest are dropped as the Python path's SVD drops
+singular values, so redundant equations share their load as Simbody's do), ``udot = udot0 - Y
+lambda``, the body accelerations, qdotdot and ``udotErr = aerr0 - W lambda``.
+Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engine.common.numba_internals import f1, f2, f3, i1
+from engine.multibody.kernels.checked_operators import m_inverse_times
+from engine.multibody.kernels.jacobian import (
+    multiply_by_system_jacobian,
+    multiply_by_system_jacobian_transpose,
+)
+from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.stage_kernels import qdotdot_from_udot
+
+#: type codes (ci[:, CI_TYPE])
+ROD, BALL, WELD, POINT_IN_PLANE, CONSTANT_ANGLE = 1, 2, 3, 4, 5
+#: ci columns
+CI_TYPE, CI_ANCESTOR, CI_BODY1, CI_BODY2, CI_ROW = 0, 1, 2, 3, 4
+NCI = 5
+#: cf columns (parameters per constraint)
+NCF = 24
+#: equations per type
+NUM_EQUATIONS = {ROD: 1, BALL: 3, WELD: 6, POINT_IN_PLANE: 1, CONSTANT_ANGLE: 1}
+#: singular values of W below this fraction of the largest are dropped (as _least_squares)
+RCOND = 1e-12
+
+#: statuses
+OK, COINCIDENT_ROD_POINTS, NOT_FINITE = 0, 1, 2
+
+_POSITION, _VELOCITY, _ACCELERATION = 0, 1, 2
+
+
+# ---------------------------------------------------------------- small vector helpers
+@njit(cache=True, nogil=True, inline="always")
+def _cross(x, y):
+    return np.array(
+        (x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0])
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dot(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mv(R, x):
+    """R @ x for a 3 x 3 R."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = R[i, 0] * x[0] + R[i, 1] * x[1] + R[i, 2] * x[2]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mtv(R, x):
+    """R^T @ x for a 3 x 3 R."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = R[0, i] * x[0] + R[1, i] * x[1] + R[2, i] * x[2]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mm(R1, R2):
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = R1[i, 0] * R2[0, j] + R1[i, 1] * R2[1, j] + R1[i, 2] * R2[2, j]
+    return out
+
+
+# -------------------------------------------------------- kinematics in the ancestor A
+@njit(cache=True, nogil=True)
+def _kinematics(anc, b1, b2, R_GB, p_GB, V_GB, A_GB, level, R, p, w, v, bb, aa):
+    """R_AB, p_AB (and w, v; b, a at ``level`` 1, 2) of the two constrained bodies b1, b2
+    (k = 0, 1) in the ancestor A, as ConstraintKinematics computes them."""
+    bodies = (b1, b2)
+    if anc == 0:
+        for k in range(2):
+            bd = bodies[k]
+            R[k] = R_GB[bd]
+            p[k] = p_GB[bd]
+            if level >= _VELOCITY:
+                w[k] = V_GB[bd, 0:3]
+                v[k] = V_GB[bd, 3:6]
+            if level >= _ACCELERATION:
+                bb[k] = A_GB[bd, 0:3]
+                aa[k] = A_GB[bd, 3:6]
+        return
+    R_GA = R_GB[anc]
+    p_GA = p_GB[anc]
+    for k in range(2):
+        bd = bodies[k]
+        for i in range(3):
+            for j in range(3):
+                R[k, i, j] = (
+                    R_GA[0, i] * R_GB[bd, 0, j]
+                    + R_GA[1, i] * R_GB[bd, 1, j]
+                    + R_GA[2, i] * R_GB[bd, 2, j]
+                )
+        p[k] = _mtv(R_GA, p_GB[bd] - p_GA)
+    if level < _VELOCITY:
+        return
+    w_GA = V_GB[anc, 0:3].copy()
+    v_GA = V_GB[anc, 3:6].copy()
+    for k in range(2):
+        bd = bodies[k]
+        r = p_GB[bd] - p_GA
+        w[k] = _mtv(R_GA, V_GB[bd, 0:3] - w_GA)
+        v[k] = _mtv(R_GA, V_GB[bd, 3:6] - v_GA - _cross(w_GA, r))
+    if level < _ACCELERATION:
+        return
+    b_GA = A_GB[anc, 0:3].copy()
+    a_GA = A_GB[anc, 3:6].copy()
+    for k in range(2):
+        bd = bodies[k]
+        r = p_GB[bd] - p_GA
+        w_GB = V_GB[bd, 0:3].copy()
+        dv = V_GB[bd, 3:6] - v_GA
+        bb[k] = _mtv(R_GA, A_GB[bd, 0:3] - b_GA - _cross(w_GA, w_GB))
+        aa[k] = _mtv(
+            R_GA,
+            A_GB[bd, 3:6]
+            - a_GA
+            - _cross(b_GA, r)
+            - 2.0 * _cross(w_GA, dv)
+            + _cross(w_GA, _cross(w_GA, r)),
+        )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _station(R, p, k, s):
+    return p[k] + _mv(R[k], s)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _station_velocity(R, w, v, k, s):
+    return v[k] + _cross(w[k], _mv(R[k], s))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _station_acceleration(R, w, bb, aa, k, s):
+    r = _mv(R[k], s)
+    return aa[k] + _cross(bb[k], r) + _cross(w[k], _cross(w[k], r))
+
+
+# ----------------------------------------------------------------- equations per type
+@njit(cache=True, nogil=True)
+def _coincident(level, exact, R, p, w, v, bb, aa, s1, s2, out, off):
+    """Station s2 of body 2 on station s1 of body 1 (Ball; Weld's origins), in A."""
+    p2 = _station(R, p, 1, s2)
+    if level == _POSITION:
+        d = p2 - _station(R, p, 0, s1)
+        for i in range(3):
+            out[off + i] = d[i]
+        return
+    c = _mtv(R[0], p2 - p[0])  # point of body 1 coincident with S2, in body 1
+    v2 = _station_velocity(R, w, v, 1, s2)
+    vc = _station_velocity(R, w, v, 0, c)
+    if level == _VELOCITY:
+        for i in range(3):
+            out[off + i] = v2[i] - vc[i]
+        return
+    acc = _station_acceleration(R, w, bb, aa, 1, s2) - _station_acceleration(R, w, bb, aa, 0, c)
+    if exact:
+        acc = acc - _cross(w[0], v2 - vc)
+    for i in range(3):
+        out[off + i] = acc[i]
+
+
+@njit(cache=True, nogil=True)
+def _orientation(level, R, w, bb, R1, R2, out, off):
+    """RF.x.RB.y, RF.y.RB.z, RF.z.RB.x (RB = frame 1 on body 1, RF = frame 2 on body 2)."""
+    RB = _mm(R[0], R1)
+    RF = _mm(R[1], R2)
+    w_rel = w[1] - w[0] if level >= _VELOCITY else np.zeros(3)
+    for i in range(3):
+        j = (i + 1) % 3
+        f = RF[:, i].copy()
+        g = RB[:, j].copy()
+        if level == _POSITION:
+            out[off + i] = _dot(f, g)
+        elif level == _VELOCITY:
+            out[off + i] = _dot(w_rel, _cross(f, g))
+        else:
+            b_rel = bb[1] - bb[0]
+            out[off + i] = _dot(b_rel, _cross(f, g)) + _dot(
+                w_rel, _cross(_cross(w[1], f), g) + _cross(f, _cross(w[0], g))
+            )
+
+
+@njit(cache=True, nogil=True)
+def _equations(t, cf, level, R, p, w, v, bb, aa, out, off):
+    """The equations of one constraint of type t at ``level`` into out[off:]; the status."""
+    if t == ROD:
+        s1, s2 = cf[0:3], cf[3:6]
+        d = _station(R, p, 1, s2) - _station(R, p, 0, s1)
+        r = math.sqrt(_dot(d, d))
+        if level == _POSITION:
+            out[off] = r - cf[6]
+            return OK
+        if r == 0.0:
+            return COINCIDENT_ROD_POINTS
+        vr = _station_velocity(R, w, v, 1, s2) - _station_velocity(R, w, v, 0, s1)
+        if level == _VELOCITY:
+            out[off] = _dot(d, vr) / r
+            return OK
+        e = d / r
+        ev = _dot(e, vr)
+        ar = _station_acceleration(R, w, bb, aa, 1, s2) - _station_acceleration(R, w, bb, aa, 0, s1)
+        out[off] = _dot(e, ar) + (_dot(vr, vr) - ev * ev) / r
+        return OK
+    if t == BALL:
+        _coincident(level, False, R, p, w, v, bb, aa, cf[0:3], cf[3:6], out, off)
+        return OK
+    if t == WELD:
+        R1 = cf[0:9].copy().reshape((3, 3))
+        R2 = cf[12:21].copy().reshape((3, 3))
+        _orientation(level, R, w, bb, R1, R2, out, off)
+        _coincident(level, True, R, p, w, v, bb, aa, cf[9:12], cf[21:24], out, off + 3)
+        return OK
+    if t == POINT_IN_PLANE:
+        n = _mv(R[0], cf[0:3])
+        s = cf[4:7]
+        p_S = _station(R, p, 1, s)
+        if level == _POSITION:
+            out[off] = _dot(n, p_S - p[0]) - cf[3]
+            return OK
+        c = _mtv(R[0], p_S - p[0])
+        dv = _station_velocity(R, w, v, 1, s) - _station_velocity(R, w, v, 0, c)
+        if level == _VELOCITY:
+            out[off] = _dot(n, dv)
+            return OK
+        da = _station_acceleration(R, w, bb, aa, 1, s) - _station_acceleration(R, w, bb, aa, 0, c)
+        out[off] = _dot(n, da - 2.0 * _cross(w[0], dv))
+        return OK
+    # CONSTANT_ANGLE
+    a = _mv(R[0], cf[0:3])
+    b = _mv(R[1], cf[3:6])
+    if level == _POSITION:
+        out[off] = _dot(a, b) - cf[6]
+        return OK
+    w_rel = w[1] - w[0]
+    if level == _VELOCITY:
+        out[off] = _dot(w_rel, _cross(b, a))
+        return OK
+    out[off] = _dot(bb[1] - bb[0], _cross(b, a)) + _dot(
+        w_rel, _cross(_cross(w[1], b), a) + _cross(b, _cross(w[0], a))
+    )
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def _buffers():
+    """Kinematics buffers of the two constrained bodies: R, p, w, v, b, a in A."""
+    return (
+        np.empty((2, 3, 3)),
+        np.empty((2, 3)),
+        np.zeros((2, 3)),
+        np.zeros((2, 3)),
+        np.zeros((2, 3)),
+        np.zeros((2, 3)),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off, buf):
+    R, p, w, v, bb, aa = buf
+    _kinematics(
+        ci[c, CI_ANCESTOR],
+        ci[c, CI_BODY1],
+        ci[c, CI_BODY2],
+        R_GB,
+        p_GB,
+        V_GB,
+        A_GB,
+        level,
+        R,
+        p,
+        w,
+        v,
+        bb,
+        aa,
+    )
+    return _equations(ci[c, CI_TYPE], cf[c], level, R, p, w, v, bb, aa, out, off)
+
+
+@njit(cache=True, nogil=True)
+def constraint_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out):
+    """out[:mp] = perr (level 0), pverr (1) or paerr (2) of every constraint; the status
+    (OK, or COINCIDENT_ROD_POINTS: nothing is reliable, the Python path words it)."""
+    buf = _buffers()
+    for c in range(ci.shape[0]):
+        status = _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, ci[c, CI_ROW], buf)
+        if status != OK:
+            return status
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def body_rows(ci, cf, m, R_GB, p_GB, Gb):
+    """Gb (m, nb, 6): pverr = sum_b Gb[e, b] . V_GB[b] (the rows of G before J), from
+    pverr at unit velocities of the constraint's bodies and ancestor (pverr is linear in V
+    and zero at rest for these types). The status."""
+    nb = R_GB.shape[0]
+    Vu = np.zeros((nb, 6))
+    vals = np.zeros(m)
+    buf = _buffers()
+    Gb[:, :, :] = 0.0
+    for c in range(ci.shape[0]):
+        row = ci[c, CI_ROW]
+        neq = 6 if ci[c, CI_TYPE] == WELD else (3 if ci[c, CI_TYPE] == BALL else 1)
+        bodies = (ci[c, CI_ANCESTOR], ci[c, CI_BODY1], ci[c, CI_BODY2])
+        for kb in range(3):
+            bd = bodies[kb]
+            if bd == 0 or (kb >= 1 and bd == bodies[0]) or (kb == 2 and bd == bodies[1]):
+                continue  # Ground never moves; each distinct body once
+            for j in range(6):
+                Vu[bd, j] = 1.0
+                status = _one_constraint(ci, cf, c, _VELOCITY, R_GB, p_GB, Vu, Vu, vals, row, buf)
+                Vu[bd, j] = 0.0
+                if status != OK:
+                    return status
+                for e in range(neq):
+                    Gb[row + e, bd, j] = vals[row + e]
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def symmetric_eigen(A, V):
+    """Cyclic Jacobi: A (m, m) symmetric is overwritten by a diagonal matrix of its
+    eigenvalues, V by the eigenvectors (columns), A_in = V diag V^T."""
+    m = A.shape[0]
+    V[:, :] = 0.0
+    for i in range(m):
+        V[i, i] = 1.0
+    total = 0.0
+    for i in range(m):
+        for j in range(m):
+            total += A[i, j] * A[i, j]
+    for _sweep in range(60):
+        off = 0.0
+        for i in range(m):
+            for j in range(i + 1, m):
+                off += A[i, j] * A[i, j]
+        if off <= 1e-32 * total:
+            return
+        for p in range(m - 1):
+            for q in range(p + 1, m):
+                apq = A[p, q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
+                if abs(theta) > 1e150:
+                    t = 0.5 / theta
+                else:
+                    t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0))
+                    if theta < 0.0:
+                        t = -t
+                c = 1.0 / math.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(m):
+                    akp, akq = A[k, p], A[k, q]
+                    A[k, p] = c * akp - s * akq
+                    A[k, q] = s * akp + c * akq
+                for k in range(m):
+                    apk, aqk = A[p, k], A[q, k]
+                    A[p, k] = c * apk - s * aqk
+                    A[q, k] = s * apk + c * aqk
+                for k in range(m):
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p] = c * vkp - s * vkq
+                    V[k, q] = s * vkp + c * vkq
+
+
+@njit(cache=True, nogil=True)
+def least_squares(W, rhs, out):
+    """out = the minimum-norm least-squares solution of W out = rhs for W symmetric
+    semidefinite (its symmetric part is used): by its eigen-decomposition, dropping
+    eigenvalues below RCOND times the largest (as an SVD with that cut-off)."""
+    m = W.shape[0]
+    for i in range(m):
+        out[i] = 0.0
+    if m == 0:
+        return
+    A = np.empty((m, m))
+    for i in range(m):
+        for j in range(m):
+            A[i, j] = 0.5 * (W[i, j] + W[j, i])
+    V = np.empty((m, m))
+    symmetric_eigen(A, V)
+    top = 0.0
+    for k in range(m):
+        top = max(top, abs(A[k, k]))
+    if top <= 0.0:
+        return
+    for k in range(m):
+        lam = A[k, k]
+        if not lam > RCOND * top:
+            continue
+        y = 0.0
+        for i in range(m):
+            y += V[i, k] * rhs[i]
+        y /= lam
+        for i in range(m):
+            out[i] += V[i, k] * y
+
+
+@njit(cache=True, nogil=True)
+def _all_finite2(x):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            if not math.isfinite(x[i, j]):
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def constraint_jacobian(a, s, ci, cf, m, G):
+    """G (m, nu): the holonomic constraint Jacobian (pverr = G u). The status."""
+    parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    H_G, p_GB, R_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.R_GB)
+    nb = parent.shape[0]
+    Gb = np.empty((m, nb, 6))
+    status = body_rows(ci, cf, m, R_GB, p_GB, Gb)
+    if status != OK:
+        return status
+    col = np.zeros(G.shape[1])
+    for e in range(m):
+        col[:] = 0.0
+        multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, Gb[e], col)
+        G[e, :] = col
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_err):
+    """Correct the unconstrained udot (the table's) by the constraint forces: udot,
+    A_GB and qdotdot in the table, the multipliers ``lam`` (m,) and the acceleration
+    errors ``udot_err`` (m,). ``with_inertias``: the articulated inertias must be
+    computed first. The status (nothing written unless OK)."""
+    parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    H_G, p_GB, R_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.R_GB)
+    V_GB, cor = f2(a, s, SLOT.V_GB), f2(a, s, SLOT.total_coriolis)
+    udot, A_GB = f1(a, s, SLOT.udot), f2(a, s, SLOT.A_GB)
+    nb, nu = parent.shape[0], udot.shape[0]
+    G = np.zeros((m, nu))
+    status = constraint_jacobian(a, s, ci, cf, m, G)
+    if status != OK:
+        return status
+    # Y = M^-1 G^T, W = G Y
+    Y = np.zeros((nu, m))
+    col = np.empty(nu)
+    rhs = np.empty(nu)
+    for e in range(m):
+        for i in range(nu):
+            rhs[i] = G[e, i]
+        if m_inverse_times(a, s, with_inertias and e == 0, rhs, col):
+            return NOT_FINITE
+        Y[:, e] = col
+    W = np.zeros((m, m))
+    for i in range(m):
+        for j in range(m):
+            acc = 0.0
+            for k in range(nu):
+                acc += G[i, k] * Y[k, j]
+            W[i, j] = acc
+    # the acceleration errors of the unconstrained udot0
+    A0 = np.empty((nb, 6))
+    multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, udot, A0)
+    for b in range(nb):
+        for j in range(6):
+            A0[b, j] += cor[b, j]
+    aerr0 = np.zeros(m)
+    status = constraint_errors(ci, cf, _ACCELERATION, R_GB, p_GB, V_GB, A0, aerr0)
+    if status != OK:
+        return status
+    if not (_all_finite2(W) and _all_finite2(aerr0.reshape((1, m)))):
+        return NOT_FINITE
+    least_squares(W, aerr0, lam)
+    for i in range(nu):
+        acc = 0.0
+        for e in range(m):
+            acc += Y[i, e] * lam[e]
+        udot[i] -= acc
+    for i in range(m):
+        acc = 0.0
+        for j in range(m):
+            acc += W[i, j] * lam[j]
+        udot_err[i] = aerr0[i] - acc
+    multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, udot, A_GB)
+    for b in range(nb):
+        for j in range(6):
+            A_GB[b, j] += cor[b, j]
+    qdotdot_from_udot(
+        i1(a, s, SLOT.mtype),
+        i1(a, s, SLOT.qs),
+        i1(a, s, SLOT.nqs),
+        us,
+        nus,
+        f2(a, s, SLOT.params),
+        euler,
+        f3(a, s, SLOT.R_FM),
+        f1(a, s, SLOT.q),
+        f1(a, s, SLOT.qdot),
+        f1(a, s, SLOT.u),
+        udot,
+        f1(a, s, SLOT.qdotdot),
+        f2(a, s, SLOT.Nbuf),
+    )
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def position_errors(a, s, ci, cf, qerr):
+    """qerr[:mp] = perr of every constraint (Position stage). The status."""
+    R_GB, p_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB)
+    return constraint_errors(ci, cf, _POSITION, R_GB, p_GB, p_GB, p_GB, qerr)
+
+
+@njit(cache=True, nogil=True)
+def velocity_errors(a, s, ci, cf, uerr):
+    """uerr[:mp] = pverr of every constraint (Velocity stage). The status."""
+    R_GB, p_GB, V_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f2(a, s, SLOT.V_GB)
+    return constraint_errors(ci, cf, _VELOCITY, R_GB, p_GB, V_GB, V_GB, uerr)
