@@ -424,8 +424,7 @@ class State:
 
     def _enter_lockstep(self, stage: Stage) -> None:
         """Every subsystem and the System are now at ``stage`` (a runtime stage), which
-        one kernel realized for all of them: record it once, for all (see SharedStage).
-        (The fused realization's kernel records it in the books itself.)"""
+        one kernel realized for all of them: record it once, for all (see SharedStage)."""
         bv = self._bv
         bv[LOCKSTEP] = bv[SYSTEM_STAGE] = stage
 

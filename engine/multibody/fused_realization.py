@@ -34,10 +34,10 @@ State's ``_fast`` slot, which the State empties when it reallocates).
 from __future__ import annotations
 
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
-from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point, kernel_jit
+from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
-from engine.common.state_books import LOCKSTEP, SYSTEM_STAGE
+from engine.common.state_books import LOCKSTEP
 from engine.contact.fused_contact import CONTACT_SUBSYSTEMS, contact_home, contact_obstacle
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
@@ -58,19 +58,6 @@ _HOOKS = {
     int(Stage.Dynamics): "realizeSubsystemDynamicsImpl",
     int(Stage.Acceleration): "realizeSubsystemAccelerationImpl",
 }
-
-
-@kernel_jit
-def realize_and_record(first, last, with_inertias, books, euler, a, s):
-    """``realize_stages_from_table`` (the stages ``first..last`` of the State whose books
-    are ``books`` and whose arrays are in the table ``a``, ``s``), then the State's
-    books: every subsystem and the System are at stage ``last``, in lockstep
-    (``engine.common.state_books``). Returns the kinetic energy (J) if Velocity was among
-    the stages."""
-    ke = realize_stages_from_table(first, last, with_inertias, euler, a, s)
-    books[LOCKSTEP] = last
-    books[SYSTEM_STAGE] = last
-    return ke
 
 
 class _Plan:
@@ -121,12 +108,13 @@ class FusedRealization:
         # the articulated inertias, unless still current (a change of q makes them stale;
         # a change of t alone does not)
         with_inertias = last >= ACCELERATION and not matter._abi_current(ctx)
-        fn = plan.fn  # records the stages in the State's books itself
+        fn = plan.fn
         ke = fn(first, last, with_inertias, *plan.call_args)
-        if fn is realize_and_record:  # the entry point, once compiled for these
+        if fn is realize_stages_from_table:  # the entry point, once compiled for these
             plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *plan.call_args))
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
+        state._enter_lockstep(last)
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
             matter._mark_abi(state, ctx)
@@ -261,10 +249,10 @@ class FusedRealization:
         }
         homes[layout.CONTACT], plan.contact = contact_home(self._system)
         plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
-        plan.fn = realize_and_record
+        plan.fn = realize_stages_from_table
         plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
         if not plan.triggers:
-            plan.call_args = (state._books, *plan.args)
+            plan.call_args = plan.args
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
         plan.derivatives = _JIT and self._derivatives_qualify(state, matter)
         return plan

@@ -170,7 +170,7 @@ def test_compiled_books_functions_agree_with_their_python_source():
             assert results[0] == results[1]
 
 
-def test_fused_realization_records_the_stage_in_the_books():
+def test_fused_realization_keeps_the_subsystems_in_lockstep_in_the_books():
     system, _, state, _ = _realized(True)
     state.setU(np.array(state.getU()))
     assert state._books[sb.SYSTEM_STAGE] == Stage.Position
