@@ -44,14 +44,32 @@ from engine.common.exceptions import (
     StageTooLowError,
     StateLayoutError,
 )
-from engine.common.finite import all_finite, copy_vector_if_finite
+from engine.common.finite import all_finite
 from engine.common.index_arg import index_value
 from engine.common.stage import ALL_STAGES, Stage
+from engine.common.state_books import (
+    CAUSES,
+    LOCKSTEP,
+    Q_VERSION,
+    SERIAL,
+    STORED,
+    STORED_AND_INVALIDATED,
+    SYSTEM_STAGE,
+    SYSTEM_VERSIONS,
+    U_VERSION,
+    Z_VERSION,
+    cause_code,
+    cause_text,
+    lockstep_invalidator,
+    value_store,
+)
 from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest, SharedStage
 
 _EMPTY = np.zeros(0)
 _EMPTY.flags.writeable = False
 _F64 = np.dtype(np.float64)  # the float64 dtype object ordinary arrays share
+#: the setters' invalidation cause codes (state_books.cause_code)
+_CODES = {what: cause_code(what) for what in ("setQ", "setU", "setZ", "setY")}
 
 
 # Stage members and int values looked up once (Enum class attribute access and int(stage)
@@ -83,6 +101,9 @@ class State:
     (see the module docstring for what a copy keeps).
     """
 
+    #: state_books.store_if_finite's compiled entry point, once looked up
+    _store = None
+
     def __init__(self, other: State | None = None) -> None:
         self._lock = threading.RLock()
         if other is None:
@@ -95,18 +116,14 @@ class State:
         """Restore the State to its default-constructed condition."""
         self._subs: list[PerSubsystemInfo] = []
         #: the subsystems' lockstep (see SharedStage): entered by _enter_lockstep
-        self._shared = SharedStage()
+        self._use_books(SharedStage())
         self._dep_plans: dict = {}
-        self._system_stage = Stage.Empty
-        self._system_stage_versions = [1] * 11
-        #: the serial of the last invalidation (see PerSubsystemInfo.own_versions)
-        self._invalidation_serial = 1
+        #: counts changes of any cache entry's validity or cause (see _invalidate_dependents)
+        self._entry_edits = 0
         self._topology_version = 0
         #: the TopologyKey of the System (and topology) this State was made for
         self._topology_key = None
-        self._last_invalidation: list[str] = [""] * 11
         self._t = 0.0
-        self._value_versions = [0, 0, 0]  # q, u, z
         #: counts every change of any discrete variable's value (for hot-path lookups
         #: that depend on parameter values, e.g. FusedRealization's plan)
         self._discrete_serial = 0
@@ -115,6 +132,31 @@ class State:
         self._z_dependents: list[CacheEntryKey] = []
         self._drop_model_resources()
         self._drop_instance_resources()
+
+    def _use_books(self, shared: SharedStage) -> None:
+        """Keep the books (engine.common.state_books) of ``shared``: the System's stage,
+        the lockstep, the invalidation serial, the value versions, the System's stage
+        versions and the invalidation causes are the slots of its int64 array."""
+        self._shared = shared
+        self._books = shared.array  # for compiled code
+        self._bv = shared.books  # for Python: item reads are ints
+        #: the System's stage versions (read-only use; write through _books)
+        self._system_stage_versions = shared.books[SYSTEM_VERSIONS : SYSTEM_VERSIONS + 11]
+
+    @property
+    def _system_stage(self) -> Stage:
+        return ALL_STAGES[self._bv[SYSTEM_STAGE]]
+
+    @_system_stage.setter
+    def _system_stage(self, stage: Stage) -> None:
+        self._bv[SYSTEM_STAGE] = stage
+
+    def _record_invalidation(self, first: int, last: int, serial: int, cause: str) -> None:
+        """The System's stages first..last (ints) were invalidated by invalidation
+        ``serial``, for ``cause``."""
+        books = self._books
+        books[SYSTEM_VERSIONS + first : SYSTEM_VERSIONS + last + 1] = serial
+        books[CAUSES + first : CAUSES + last + 1] = cause_code(cause)
 
     def _drop_model_resources(self) -> None:
         self._nq = self._nu = self._nz = 0
@@ -156,25 +198,24 @@ class State:
 
     def _copy_into(self, dst: State) -> None:
         dst._subs = [s.copy() for s in self._subs]
-        dst._shared = shared = SharedStage(list(self._shared.versions))
         common = self._shared.stage
+        dst._use_books(SharedStage(self._books.copy()))  # stages, versions, causes
+        shared = dst._shared
+        shared.stage = None  # the copy's subsystems get their own records
         for sub in dst._subs:
             sub.shared = shared
             if common is not None:
                 sub.own_stage = common
         dst._dep_plans = {}
-        dst._system_stage_versions = list(self._system_stage_versions)
-        dst._invalidation_serial = serial = self._invalidation_serial + 1
+        dst._entry_edits = 0
+        dst._bv[SERIAL] = serial = self._bv[SERIAL] + 1
         dst._topology_version = self._topology_version
         dst._topology_key = self._topology_key
-        dst._last_invalidation = list(self._last_invalidation)
         dst._t = self._t
-        dst._value_versions = list(self._value_versions)
         dst._discrete_serial = self._discrete_serial
         dst._q_dependents = list(self._q_dependents)
         dst._u_dependents = list(self._u_dependents)
         dst._z_dependents = list(self._z_dependents)
-        dst._system_stage = self._system_stage
         dst._drop_model_resources()
         dst._drop_instance_resources()
         if self._system_stage >= Stage.Model:
@@ -205,9 +246,9 @@ class State:
             if sub.own_stage > lim:
                 sub.own_versions[lim + 1 :] = [serial] * (10 - lim)
                 sub.own_stage = limit
-        for k in range(lim + 1, _INT[self._system_stage] + 1):
-            dst._system_stage_versions[k] = serial
-            dst._last_invalidation[k] = "copying the State"
+        top = _INT[self._system_stage]
+        if top > lim:
+            dst._record_invalidation(lim + 1, top, serial, "copying the State")
         dst._system_stage = limit
 
     def isConsistent(self, other: State) -> bool:
@@ -319,7 +360,7 @@ class State:
 
     def getLastInvalidationCause(self, stage: Stage) -> str:
         """What last invalidated ``stage`` of this State (e.g. ``"setQ"``), or ''."""
-        return self._last_invalidation[_as_stage(stage)]
+        return cause_text(self._bv[CAUSES + _as_stage(stage)])
 
     def advanceSubsystemToStage(self, subsys: int, stage: Stage) -> None:
         """Advance one subsystem's stage by exactly one, to ``stage``."""
@@ -384,34 +425,34 @@ class State:
     def _enter_lockstep(self, stage: Stage) -> None:
         """Every subsystem and the System are now at ``stage`` (a runtime stage), which
         one kernel realized for all of them: record it once, for all (see SharedStage)."""
-        self._shared.stage = stage
-        self._system_stage = stage
+        bv = self._bv
+        bv[LOCKSTEP] = bv[SYSTEM_STAGE] = stage
 
     def _leave_lockstep(self) -> None:
         """Give every subsystem its own stage record again, before one of them changes."""
-        shared = self._shared
-        common = shared.stage
-        if common is not None:
-            shared.stage = None
+        bv = self._bv
+        common = bv[LOCKSTEP]
+        if common >= 0:
+            bv[LOCKSTEP] = -1
+            stage = ALL_STAGES[common]
             for sub in self._subs:
-                sub.own_stage = common
+                sub.own_stage = stage
 
     def _invalidate(self, stage: Stage, cause: str) -> None:
         """Back up everything at or above ``stage`` to ``stage - 1``."""
         first = _INT[stage]
-        self._invalidation_serial = serial = self._invalidation_serial + 1
-        shared = self._shared
-        common = shared.stage
-        if common is not None and first > 3:  # lockstep (the System is at common too)
-            if common >= first:
-                shared.versions[first:] = [serial] * (11 - first)
-                n = _INT[common] + 1 - first
-                self._system_stage_versions[first : first + n] = [serial] * n
-                self._last_invalidation[first : first + n] = [cause] * n
-                shared.stage = self._system_stage = ALL_STAGES[first - 1]
+        if first > 3 and self._bv[LOCKSTEP] >= 0:  # one compiled call does it all
+            lockstep_invalidator()(self._books, first, cause_code(cause))
             return
         if first == 0:
             raise StageOutOfRangeError("cannot invalidate Empty stage: there is nothing below it")
+        self._invalidate_stage_by_stage(first, cause)
+
+    def _invalidate_stage_by_stage(self, first: int, cause: str) -> None:
+        """_invalidate from stage ``first`` (an int > 0) of a State not in lockstep, or
+        from a stage up to Instance: each subsystem's records."""
+        bv = self._bv
+        bv[SERIAL] = serial = bv[SERIAL] + 1
         to = ALL_STAGES[first - 1]
         self._leave_lockstep()
         forgot = False
@@ -425,12 +466,10 @@ class State:
         if forgot:
             self._prune_dependents()
             self._dep_plans = {}
-        old = self._system_stage
+        old = bv[SYSTEM_STAGE]
         if old >= first:  # stages first..old change version and record the cause
-            n = _INT[old] + 1 - first
-            self._system_stage_versions[first : first + n] = [serial] * n
-            self._last_invalidation[first : first + n] = [cause] * n
-            self._system_stage = to
+            self._record_invalidation(first, old, serial, cause)
+            bv[SYSTEM_STAGE] = first - 1
             if first <= 3:  # to < Instance
                 self._drop_instance_resources()
             if first <= 2:  # to < Model
@@ -515,7 +554,7 @@ class State:
         self._qdotdot = np.zeros(nq)
         self._uweights = np.ones(nu)
         self._zweights = np.ones(nz)
-        self._value_versions = [v + 1 for v in self._value_versions]
+        self._books[Q_VERSION : Z_VERSION + 1] += 1
         self._make_model_views()
 
     def _make_model_views(self) -> None:
@@ -576,7 +615,7 @@ class State:
             )
 
     def _cause_suffix(self, needed: Stage) -> str:
-        cause = self._last_invalidation[needed]
+        cause = cause_text(self._bv[CAUSES + needed])
         return f" (that stage was last invalidated by {cause})" if cause else ""
 
     def _require_sub_stage(self, sub: PerSubsystemInfo, needed: Stage, what: str) -> None:
@@ -728,6 +767,7 @@ class State:
                 if self._entry_realized(sub, ce):
                     ce.realized_version = sub.stage_version(ce.earliest)
                     ce.not_realized_mark = None
+                    self._entry_edits += 1
 
     def updTime(self) -> _TimeRef:
         """Writable time handle (``.value``); asking for it backs up to Instance stage."""
@@ -768,59 +808,71 @@ class State:
         return _readonly(self._y[s : s + sub.nz])
 
     def _note_q_change(self, cause: str) -> None:
+        """q changed (or may change through a writable view): back up to Time stage."""
         self._invalidate(_POSITION, cause)
-        self._value_versions[0] += 1
+        self._bv[Q_VERSION] += 1
         if self._q_dependents:
             self._invalidate_dependents(self._q_dependents, cause)
 
     def _note_u_change(self, cause: str) -> None:
+        """u changed (or may change): back up to Position stage."""
         self._invalidate(_VELOCITY, cause)
-        self._value_versions[1] += 1
+        self._bv[U_VERSION] += 1
         if self._u_dependents:
             self._invalidate_dependents(self._u_dependents, cause)
 
     def _note_z_change(self, cause: str) -> None:
+        """z changed (or may change): back up to Velocity stage."""
         self._invalidate(_DYNAMICS, cause)
-        self._value_versions[2] += 1
+        self._bv[Z_VERSION] += 1
         if self._z_dependents:
             self._invalidate_dependents(self._z_dependents, cause)
-
-    def _store(self, values, start: int, size: int, what: str) -> None:
-        """Copy ``values`` (checked: a finite vector of length ``size``) into
-        y[start : start + size]; on error nothing changes."""
-        if (
-            type(values) is np.ndarray
-            and values.dtype is _F64
-            and values.ndim == 1
-            and values.shape[0] == size
-            and values.strides[0] == 8
-            and copy_vector_if_finite(values, self._y, start)
-        ):
-            return
-        arr = self._checked_vector(values, size, what)  # says what is wrong, if anything
-        self._y[start : start + size] = arr
-
-    def setY(self, y) -> None:
-        """Set all of y = [q, u, z]; backs up to Time stage."""
-        if self._system_stage < _MODEL:
-            self._require_system_stage(_MODEL, "setY")
-        self._store(y, 0, self._y.size, "setY")
-        self._note_y_change("setY")
 
     def _note_y_change(self, cause: str) -> None:
         """_note_q_change, _note_u_change and _note_z_change in one: backing up to Time
         covers Velocity and Dynamics."""
         self._invalidate(_POSITION, cause)
-        versions = self._value_versions
-        versions[0] += 1
-        versions[1] += 1
-        versions[2] += 1
-        if self._q_dependents:
+        self._books[Q_VERSION : Z_VERSION + 1] += 1
+        self._invalidate_value_dependents(Q_VERSION, Z_VERSION, cause)
+
+    def _invalidate_value_dependents(self, first: int, last: int, cause: str) -> None:
+        """The cache entries declared to depend on q (``first`` Q_VERSION), u or z
+        (``last`` Z_VERSION) go stale."""
+        if first <= Q_VERSION and self._q_dependents:
             self._invalidate_dependents(self._q_dependents, cause)
-        if self._u_dependents:
+        if first <= U_VERSION <= last and self._u_dependents:
             self._invalidate_dependents(self._u_dependents, cause)
-        if self._z_dependents:
+        if last == Z_VERSION and self._z_dependents:
             self._invalidate_dependents(self._z_dependents, cause)
+
+    def _set_values(self, values, start: int, size: int, what: str, stage: int, v0: int, v1: int):
+        """A setter (``what``): copy ``values`` (checked: a finite vector of length
+        ``size``) into y[start : start + size], count a new value of the variables whose
+        value versions are the books' slots v0..v1, back the State up to ``stage - 1`` and
+        make the entries depending on those variables stale. The State must be at Model
+        stage or later. On error nothing changes.
+
+        The stage check, the length and value checks, the copy, the count and an
+        invalidation in lockstep are one compiled call (``state_books.store_if_finite``);
+        Python only checks the types the compiled call takes."""
+        store = State._store
+        if store is None:
+            store = State._store = value_store()
+        if type(values) is not np.ndarray or values.dtype is not _F64 or values.ndim != 1:
+            if self._bv[SYSTEM_STAGE] < 2:
+                self._require_system_stage(_MODEL, what)
+            values = self._checked_vector(values, size, what)  # says what is wrong, if anything
+        done = store(values, self._y, start, size, self._books, stage, _CODES[what], v0, v1)
+        if done != STORED_AND_INVALIDATED:
+            if done < STORED:  # nothing changed: say why
+                self._require_system_stage(_MODEL, what)
+                self._checked_vector(values, size, what)
+            self._invalidate_stage_by_stage(stage, what)
+        self._invalidate_value_dependents(v0, v1, what)
+
+    def setY(self, y) -> None:
+        """Set all of y = [q, u, z]; backs up to Time stage."""
+        self._set_values(y, 0, self._y.size, "setY", 5, Q_VERSION, Z_VERSION)
 
     def updY(self) -> np.ndarray:
         """Writable view of y; asking for it backs up to Time stage."""
@@ -830,24 +882,15 @@ class State:
 
     def setQ(self, q) -> None:
         """Set all q; backs up to Time stage."""
-        if self._system_stage < _MODEL:
-            self._require_system_stage(_MODEL, "setQ")
-        self._store(q, 0, self._nq, "setQ")
-        self._note_q_change("setQ")
+        self._set_values(q, 0, self._nq, "setQ", 5, Q_VERSION, Q_VERSION)
 
     def setU(self, u) -> None:
         """Set all u; backs up to Position stage."""
-        if self._system_stage < _MODEL:
-            self._require_system_stage(_MODEL, "setU")
-        self._store(u, self._nq, self._nu, "setU")
-        self._note_u_change("setU")
+        self._set_values(u, self._nq, self._nu, "setU", 6, U_VERSION, U_VERSION)
 
     def setZ(self, z) -> None:
         """Set all z; backs up to Velocity stage."""
-        if self._system_stage < _MODEL:
-            self._require_system_stage(_MODEL, "setZ")
-        self._store(z, self._nq + self._nu, self._nz, "setZ")
-        self._note_z_change("setZ")
+        self._set_values(z, self._nq + self._nu, self._nz, "setZ", 7, Z_VERSION, Z_VERSION)
 
     def updQ(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of q (or one subsystem's q); asking backs up to Time stage."""
@@ -884,13 +927,13 @@ class State:
         return self._nq + self._nu + sub.z_start, sub.nz
 
     def getQValueVersion(self) -> int:
-        return self._value_versions[0]
+        return self._bv[Q_VERSION]
 
     def getUValueVersion(self) -> int:
-        return self._value_versions[1]
+        return self._bv[U_VERSION]
 
     def getZValueVersion(self) -> int:
-        return self._value_versions[2]
+        return self._bv[Z_VERSION]
 
     def getDiscreteValueVersion(self) -> int:
         """A number that changes whenever any discrete variable's value may have changed
@@ -1490,7 +1533,7 @@ class State:
                 f"{ce.earliest.getName()} on), but {now}; call system.realize(state, "
                 f"Stage.{ce.latest.getName()})"
             )
-        cause = ce.last_invalidated_by or self._last_invalidation[max(ce.earliest, Stage.Model)]
+        cause = ce.last_invalidated_by or cause_text(self._bv[CAUSES + max(ce.earliest, _MODEL)])
         if cause:
             body += f". It was last made stale by {cause}"
         return head + body
@@ -1518,6 +1561,7 @@ class State:
         ce.realized_version = sub.stage_version(ce.earliest)
         ce.not_realized_mark = None
         ce.last_invalidated_by = ""
+        self._entry_edits += 1
         if ce.dependents:
             self._invalidate_dependents(ce.dependents, f"a new value of '{ce.name}'")
 
@@ -1534,6 +1578,7 @@ class State:
             else None
         )
         ce.last_invalidated_by = cause
+        self._entry_edits += 1
         if ce.dependents:
             self._invalidate_dependents(ce.dependents, f"'{ce.name}' going stale")
 
@@ -1541,14 +1586,22 @@ class State:
         """A prerequisite changed: explicitly marked values of ``keys`` go stale, and so,
         transitively, do the entries that name those as prerequisites. Each entry records
         what made it stale: ``cause`` for ``keys`` themselves, "'<name>' going stale" for an
-        entry reached through the named one (the first way the walk reaches it)."""
+        entry reached through the named one (the first way the walk reaches it).
+
+        The walk is skipped when it would change nothing: it was last made with the same
+        ``cause`` and no cache entry's validity or cause has changed since
+        (``_entry_edits`` counts those changes)."""
         plan = self._dep_plans.get(id(keys))
         if plan is None or plan[0] is not keys or plan[1] != len(keys):
-            plan = (keys, len(keys), self._dependents_walk(keys))
+            plan = [keys, len(keys), self._dependents_walk(keys), -1, ""]
             self._dep_plans[id(keys)] = plan
+        elif plan[3] == self._entry_edits and plan[4] == cause:
+            return  # every entry of the walk is stale, with this cause
         for ce, why in plan[2]:
             ce.realized_version = None
             ce.last_invalidated_by = cause if why is None else why
+        self._entry_edits = plan[3] = self._entry_edits + 1
+        plan[4] = cause
 
     def _dependents_walk(self, keys: list[CacheEntryKey]) -> list:
         """The entries _invalidate_dependents reaches from ``keys``, in order, each with the

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.common.cache_entry import CacheEntryInfo, DiscreteVarInfo
-from engine.common.stage import Stage
+from engine.common.stage import ALL_STAGES, Stage
+from engine.common.state_books import LOCKSTEP, SHARED_VERSIONS, new_books
 from engine.common.state_copy import copy_cache_entry, copy_discrete_variable
 
 _POOLS = (
@@ -37,19 +38,32 @@ class PoolRequest:
 
 
 class SharedStage:
-    """What a State's subsystems share while the State keeps them in lockstep.
+    """What a State's subsystems share while the State keeps them in lockstep: a view of
+    the State's books (``engine.common.state_books``), which compiled code keeps too.
 
     ``stage``: None, or the stage every subsystem is at (the System's stage) whatever
-    their own records say; a State enters lockstep when one kernel realized every
-    subsystem to the same stage, and invalidating all of them then touches only this
-    object. ``versions``: the stage versions given to every subsystem at once while in
-    lockstep (see ``PerSubsystemInfo.own_versions``)."""
+    their own records say (the books' ``LOCKSTEP`` slot); a State enters lockstep when one
+    kernel realized every subsystem to the same stage, and invalidating all of them then
+    touches only the books. ``versions``: the stage versions given to every subsystem at
+    once while in lockstep (the books' ``SHARED_VERSIONS``, see
+    ``PerSubsystemInfo.own_versions``). ``books``: the whole books array as a memoryview
+    (item reads are Python ints)."""
 
-    __slots__ = ("stage", "versions")
+    __slots__ = ("array", "books", "versions")
 
-    def __init__(self, versions: list[int] | None = None) -> None:
-        self.stage: Stage | None = None
-        self.versions = [1] * 11 if versions is None else versions
+    def __init__(self, array: np.ndarray | None = None) -> None:
+        self.array = new_books() if array is None else array
+        self.books = memoryview(self.array)
+        self.versions = self.books[SHARED_VERSIONS : SHARED_VERSIONS + 11]
+
+    @property
+    def stage(self) -> Stage | None:
+        common = self.books[LOCKSTEP]
+        return None if common < 0 else ALL_STAGES[common]
+
+    @stage.setter
+    def stage(self, stage: Stage | None) -> None:
+        self.books[LOCKSTEP] = -1 if stage is None else int(stage)
 
 
 @dataclass
@@ -126,12 +140,12 @@ class PerSubsystemInfo:
     @property
     def stage(self) -> Stage:
         """The stage this subsystem is realized to."""
-        common = self.shared.stage
-        return self.own_stage if common is None else common
+        common = self.shared.books[LOCKSTEP]
+        return self.own_stage if common < 0 else ALL_STAGES[common]
 
     @stage.setter
     def stage(self, stage: Stage) -> None:
-        if self.shared.stage is not None:
+        if self.shared.books[LOCKSTEP] >= 0:
             raise RuntimeError(
                 "internal error: a subsystem's own stage was set while its State keeps the "
                 "subsystems in lockstep (State._leave_lockstep first)"

@@ -30,6 +30,7 @@ from engine.common.index_arg import index_value
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
+from engine.common.state_books import SYSTEM_STAGE as _SYSTEM_STAGE
 from engine.common.state_guard import TopologyKey
 from engine.common.subsystem import Subsystem
 from engine.math.coordinate_axis import CoordinateAxis, CoordinateDirection, YAxis
@@ -299,21 +300,21 @@ class System:
         self._num_realize_calls += 1
         if type(state) is not State or state._topology_key is not self._topology_key:
             self._check_state(state, "realize")  # raises if it does not fit
-        current = state._system_stage
+        current = state._bv[_SYSTEM_STAGE]  # the State's stage, an int
         if stage <= current:
             return
         fused = self._fused_realization
         if fused is not None and _TIME <= current and stage <= _ACCELERATION:
             # Position..Acceleration at most: all in one kernel call if the State qualifies
-            if fused.realize(state, _INT[current] + 1, _INT[stage]):
+            if fused.realize(state, current + 1, _INT[stage]):
                 return
             fused = None  # it does not: stage by stage below
         if current < _MODEL:
             raise StageTooLowError(
                 "realize: the State must be realized through Model stage first (it is at "
-                f"{current.getName()}); call system.realizeModel(state)",
+                f"{ALL_STAGES[current].getName()}); call system.realizeModel(state)",
                 needed=Stage.Model,
-                current=current,
+                current=ALL_STAGES[current],
             )
         if stage > _REPORT:
             raise InvalidArgumentError(

@@ -39,6 +39,7 @@ from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
+from engine.common.state_books import LOCKSTEP
 from engine.contact.fused_contact import (
     CONTACT_SUBSYSTEMS,
     contact_home,
@@ -86,6 +87,7 @@ class _Plan:
         "triggers",
         "contact",
         "constraints",
+        "call_args",
     )
 
 
@@ -103,9 +105,9 @@ class FusedRealization:
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now."""
         plan = self._current_plan(state)
-        if plan.args is None or plan.triggers:
+        if plan.call_args is None:  # it does not qualify, or event witnesses need stages
             return False
-        if state._shared.stage is None:  # not in lockstep: is every subsystem at first - 1?
+        if state._bv[LOCKSTEP] < 0:  # not in lockstep: is every subsystem at first - 1?
             prev = ALL_STAGES[first - 1]
             for info in state._subs:
                 if info.stage != prev:
@@ -116,16 +118,16 @@ class FusedRealization:
         # a change of t alone does not)
         with_inertias = last >= ACCELERATION and not matter._abi_current(ctx)
         fn = plan.fn
-        ke = fn(first, last, with_inertias, *plan.args)
+        ke = fn(first, last, with_inertias, *plan.call_args)
         if fn is realize_stages_from_table:  # the entry point, once compiled for these
-            plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *plan.args))
+            plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *plan.call_args))
         if plan.constraints is not None and not matter._fused_constraint_stages(
             plan.constraints, ctx, first, last
         ):
             return False  # (a Rod's points coincide...: the stage-by-stage path words it)
         if first <= VELOCITY <= last:
             ctx.vc.kinetic_energy = ke
-        state._enter_lockstep(ALL_STAGES[last])
+        state._enter_lockstep(last)
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
             matter._mark_abi(state, ctx)
@@ -240,7 +242,8 @@ class FusedRealization:
         plan.serial = state._discrete_serial
         plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
         plan.yerr = state._yerr
-        plan.args = plan.fn = plan.ctx = plan.table = plan.contact = plan.constraints = None
+        plan.args = plan.fn = plan.ctx = plan.table = plan.contact = None
+        plan.constraints = plan.call_args = None
         plan.derivatives = False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
@@ -273,6 +276,8 @@ class FusedRealization:
         plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
         if info.clayout is not None and info.clayout.m:  # compiled constraints, after the call
             plan.constraints = compiled_constraints(matter, state, info)
+        if not plan.triggers:
+            plan.call_args = plan.args
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
         plan.derivatives = (
             _JIT

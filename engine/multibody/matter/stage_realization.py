@@ -27,6 +27,7 @@ from engine.common.finite import all_finite
 from engine.common.numba_internals import compiled_entry_point
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.common.state_books import SERIAL
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.checked_operators import ENTRY
 from engine.multibody.kernels.checked_residual import INPUT_NAMES
@@ -485,12 +486,12 @@ class StageRealizationMixin:
             if stage is _POSITION:
                 version = ops.position
                 if version is not None and ops.sub.stage_version(_POSITION_INT) == version:
-                    ops.position_serial = state._invalidation_serial
+                    ops.position_serial = state._bv[SERIAL]
                     return ops
             else:
                 version = ops.velocity
                 if version is not None and ops.sub.stage_version(_VELOCITY_INT) == version:
-                    ops.velocity_serial = state._invalidation_serial
+                    ops.velocity_serial = state._bv[SERIAL]
                     return ops
         ctx = self._operator_context(state, stage, what)
         if key is None:
@@ -504,7 +505,7 @@ class StageRealizationMixin:
             ops.abi_entry, ops.cbi_entry, ops.cbi = ctx.abi_entry, ctx.cbi_entry, ctx.cbi
             ops.vec, ops.body = (ctx.nu,), (ctx.nb, 2, 3)
         sub = ctx.sub
-        current, serial = sub.stage, state._invalidation_serial
+        current, serial = sub.stage, state._bv[SERIAL]
         if current >= _POSITION:
             ops.position, ops.position_serial = sub.stage_version(_POSITION_INT), serial
         else:
@@ -532,7 +533,7 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
-            or state._invalidation_serial != ops.position_serial
+            or state._bv[SERIAL] != ops.position_serial
             or state._topology_key is not ops.system._topology_key
         ):
             ops = self._operators(state, _POSITION, "multiplyByMInv")
@@ -558,7 +559,7 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
-            or state._invalidation_serial != ops.position_serial
+            or state._bv[SERIAL] != ops.position_serial
             or state._topology_key is not ops.system._topology_key
         ):
             ops = self._operators(state, _POSITION, "multiplyByM")
@@ -581,7 +582,7 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
-            or state._invalidation_serial != ops.velocity_serial
+            or state._bv[SERIAL] != ops.velocity_serial
             or state._topology_key is not ops.system._topology_key
         ):
             ops = self._operators(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
@@ -642,7 +643,7 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
-            or state._invalidation_serial != ops.position_serial
+            or state._bv[SERIAL] != ops.position_serial
             or state._topology_key is not ops.system._topology_key
         ):
             ops = self._operators(state, _POSITION, "calcSystemJacobian")
@@ -659,7 +660,7 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
-            or state._invalidation_serial != ops.position_serial
+            or state._bv[SERIAL] != ops.position_serial
             or state._topology_key is not ops.system._topology_key
         ):
             ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
@@ -680,7 +681,7 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
-            or state._invalidation_serial != ops.position_serial
+            or state._bv[SERIAL] != ops.position_serial
             or state._topology_key is not ops.system._topology_key
         ):
             ops = self._operators(state, _POSITION, "multiplyBySystemJacobianTranspose")
@@ -703,7 +704,7 @@ class StageRealizationMixin:
             ops = None
         if (
             ops is None
-            or state._invalidation_serial != ops.position_serial
+            or state._bv[SERIAL] != ops.position_serial
             or state._topology_key is not ops.system._topology_key
         ):
             ops = self._operators(state, _POSITION, "calcM")

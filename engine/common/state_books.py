@@ -1,0 +1,163 @@
+"""The State's books as one int64 array, and the compiled functions that keep them.
+
+A State (``engine.common.state``) keeps, besides its values, which stage the System and
+its subsystems are realized to and a version per stage that changes whenever the stage
+is invalidated (docs/state-books.md). The parts of those books that the hot paths touch
+(``setQ``/``setU`` and the fused realization) live in one small int64 array, so that a
+compiled function can read and write them without Python:
+
+==================  =====================================================================
+slot                meaning
+==================  =====================================================================
+``SYSTEM_STAGE``    the System's stage (an int, ``Stage`` value)
+``LOCKSTEP``        the stage every subsystem is at while the State keeps them in
+                    lockstep, or -1 (each subsystem's own record counts)
+``SERIAL``          the serial of the last invalidation (only increases)
+``Q_VERSION`` ..    value versions of q, u and z (``getQValueVersion`` ...)
+``SYSTEM_VERSIONS`` 11 slots: the System's stage versions
+``SHARED_VERSIONS`` 11 slots: the versions given to every subsystem at once in lockstep
+``CAUSES``          11 slots: what last invalidated each System stage, as a code of
+                    ``cause_code`` (the text is ``cause_text(code)``)
+==================  =====================================================================
+
+Python reads and writes the array through a ``memoryview`` (an item read is a Python
+int, faster than a numpy scalar). ``invalidate_in_lockstep`` is the one implementation of
+an invalidation in lockstep: ``State._invalidate`` calls it, and so does
+``store_if_finite``, which is a setter's whole work (checked copy, invalidation, value
+version) in one call. With NUMBA_DISABLE_JIT they run as Python on the same arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import types
+
+from engine.common.numba_internals import kernel_jit, signature_entry_point
+
+SYSTEM_STAGE = 0
+LOCKSTEP = 1
+SERIAL = 2
+Q_VERSION, U_VERSION, Z_VERSION = 3, 4, 5
+SYSTEM_VERSIONS = 6
+SHARED_VERSIONS = SYSTEM_VERSIONS + 11
+CAUSES = SHARED_VERSIONS + 11
+SIZE = CAUSES + 11
+
+_REFUSED = -1
+#: store_if_finite's results: copied, and the invalidation still has to be done in
+#: Python (the State is not in lockstep) / copied and invalidated
+STORED, STORED_AND_INVALIDATED = 0, 1
+
+
+def new_books() -> np.ndarray:
+    """The books of an empty State: Empty stage, not in lockstep, every version 1 (the
+    serial of no invalidation yet), value versions 0, no causes."""
+    books = np.zeros(SIZE, dtype=np.int64)
+    books[LOCKSTEP] = -1
+    books[SERIAL] = 1
+    books[SYSTEM_VERSIONS:CAUSES] = 1
+    return books
+
+
+# ----------------------------------------------------------------------- causes
+_TEXTS: list[str] = [""]
+_CODES: dict[str, int] = {"": 0}
+
+
+def cause_code(text: str) -> int:
+    """The code of an invalidation cause (``"setQ"``), made on first use."""
+    code = _CODES.get(text)
+    if code is None:
+        code = _CODES[text] = len(_TEXTS)
+        _TEXTS.append(text)
+    return code
+
+
+def cause_text(code: int) -> str:
+    """The text of an invalidation cause code."""
+    return _TEXTS[code]
+
+
+# ------------------------------------------------------------ compiled bookkeeping
+@kernel_jit
+def invalidate_in_lockstep(books, first, cause) -> bool:
+    """Invalidate stage ``first`` (an int) and every stage above it of a State whose
+    subsystems are in lockstep, if it is (and ``first`` is a runtime stage after
+    Instance): take a new serial; if the shared stage is at ``first`` or later, give
+    every subsystem's stages ``first``.. the serial as version, the System's stages
+    ``first``..shared stage too with ``cause``, and back the System and the shared stage
+    up to ``first - 1``. False (nothing done) if the State is not in lockstep."""
+    common = books[LOCKSTEP]
+    if common < 0 or first <= 3:
+        return False
+    serial = books[SERIAL] + 1
+    books[SERIAL] = serial
+    if common >= first:
+        for k in range(first, 11):
+            books[SHARED_VERSIONS + k] = serial
+        for k in range(first, common + 1):
+            books[SYSTEM_VERSIONS + k] = serial
+            books[CAUSES + k] = cause
+        books[LOCKSTEP] = first - 1
+        books[SYSTEM_STAGE] = first - 1
+    return True
+
+
+@kernel_jit
+def store_if_finite(src, dst, start, size, books, first, cause, versions_from, versions_to):
+    """A setter's work: if the State is at Model stage or later and the float64 vector
+    ``src`` has ``size`` elements, all finite, copy it into ``dst[start:]``, count a new
+    value of q, u and/or z (the value versions ``books[versions_from : versions_to + 1]``)
+    and invalidate from stage ``first`` if the State is in lockstep
+    (``invalidate_in_lockstep``). Returns ``STORED_AND_INVALIDATED``, ``STORED`` when the
+    invalidation is left to the caller (the State is not in lockstep), or a negative
+    number when nothing changed (stage too low, wrong length, an element not finite)."""
+    if books[SYSTEM_STAGE] < 2:
+        return _REFUSED
+    n = src.shape[0]
+    if n != size:
+        return _REFUSED
+    for i in range(n):
+        if not math.isfinite(src[i]):
+            return _REFUSED
+    for i in range(n):
+        dst[start + i] = src[i]
+    for k in range(versions_from, versions_to + 1):
+        books[k] += 1
+    if invalidate_in_lockstep(books, first, cause):
+        return STORED_AND_INVALIDATED
+    return STORED
+
+
+_VECTOR = types.Array(types.float64, 1, "A")  # any stride
+_BOOKS = types.Array(types.int64, 1, "C")
+_entries: dict[str, object] = {}
+
+
+def _entry(name: str):
+    """The compiled entry point of one of the functions above (the function itself with
+    the JIT off): no numba type resolution per call."""
+    fn = _entries.get(name)
+    if fn is None:
+        if name == "store":
+            sig = (_VECTOR, _VECTOR, types.int64, types.int64, _BOOKS, *(types.int64,) * 4)
+            fn = signature_entry_point(store_if_finite, sig)
+        else:
+            sig = (_BOOKS, types.int64, types.int64)
+            fn = signature_entry_point(invalidate_in_lockstep, sig)
+        _entries[name] = fn
+    return fn
+
+
+def lockstep_invalidator():
+    """``invalidate_in_lockstep`` through its compiled entry point."""
+    return _entry("invalidate")
+
+
+def value_store():
+    """``store_if_finite`` through its compiled entry point (for 1-D float64 arrays
+    ``src`` and ``dst`` of any stride and the books array: the caller checks that they
+    are, the entry point does not)."""
+    return _entry("store")
