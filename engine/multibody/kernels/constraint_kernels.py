@@ -57,6 +57,8 @@ RCOND = 1e-12
 #: statuses
 OK, COINCIDENT_ROD_POINTS, NOT_FINITE = 0, 1, 2
 
+#: The level of a constraint equation. Callers pass it as a run-time ``np.int64``: a
+#: constant would be typed as a literal and compile the whole equation tree once per level.
 _POSITION, _VELOCITY, _ACCELERATION = 0, 1, 2
 
 
@@ -337,6 +339,7 @@ def body_rows(ci, cf, m, R_GB, p_GB, Gb):
     Vu = np.zeros((nb, 6))
     vals = np.zeros(m)
     buf = _buffers()
+    velocity = np.int64(_VELOCITY)  # a run-time level: one compiled body for every level
     Gb[:, :, :] = 0.0
     for c in range(ci.shape[0]):
         row = ci[c, CI_ROW]
@@ -348,7 +351,7 @@ def body_rows(ci, cf, m, R_GB, p_GB, Gb):
                 continue  # Ground never moves; each distinct body once
             for j in range(6):
                 Vu[bd, j] = 1.0
-                status = _one_constraint(ci, cf, c, _VELOCITY, R_GB, p_GB, Vu, Vu, vals, row, buf)
+                status = _one_constraint(ci, cf, c, velocity, R_GB, p_GB, Vu, Vu, vals, row, buf)
                 Vu[bd, j] = 0.0
                 if status != OK:
                     return status
@@ -503,7 +506,7 @@ def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_e
         for j in range(6):
             A0[b, j] += cor[b, j]
     aerr0 = np.zeros(m)
-    status = constraint_errors(ci, cf, _ACCELERATION, R_GB, p_GB, V_GB, A0, aerr0)
+    status = constraint_errors(ci, cf, np.int64(_ACCELERATION), R_GB, p_GB, V_GB, A0, aerr0)
     if status != OK:
         return status
     if not (_all_finite2(W) and _all_finite2(aerr0.reshape((1, m)))):
@@ -546,11 +549,11 @@ def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_e
 def position_errors(a, s, ci, cf, qerr):
     """qerr[:mp] = perr of every constraint (Position stage). The status."""
     R_GB, p_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB)
-    return constraint_errors(ci, cf, _POSITION, R_GB, p_GB, p_GB, p_GB, qerr)
+    return constraint_errors(ci, cf, np.int64(_POSITION), R_GB, p_GB, p_GB, p_GB, qerr)
 
 
 @njit(cache=True, nogil=True)
 def velocity_errors(a, s, ci, cf, uerr):
     """uerr[:mp] = pverr of every constraint (Velocity stage). The status."""
     R_GB, p_GB, V_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f2(a, s, SLOT.V_GB)
-    return constraint_errors(ci, cf, _VELOCITY, R_GB, p_GB, V_GB, V_GB, uerr)
+    return constraint_errors(ci, cf, np.int64(_VELOCITY), R_GB, p_GB, V_GB, V_GB, uerr)
