@@ -472,6 +472,19 @@ class StageRealizationMixin:
 
     _operators_key: _OperatorsKey | None = None
 
+    def _current_operators(self, state: State, stage: Stage, what: str) -> _Operators:
+        """The _Operators of ``state`` for ``what``, checked for ``stage`` (Position or
+        Velocity): in the common case one compare of the State's invalidation serial and
+        one of its topology; otherwise ``_operators`` makes or updates the record."""
+        try:
+            ops = state._fast[self._operators_key]
+        except (AttributeError, KeyError):
+            return self._operators(state, stage, what)
+        serial = ops.position_serial if stage is _POSITION else ops.velocity_serial
+        if state._bv[SERIAL] != serial or state._topology_key is not ops.system._topology_key:
+            return self._operators(state, stage, what)
+        return ops
+
     def _operators(self, state: State, stage: Stage, what: str) -> _Operators:
         """The _Operators of ``state`` for the operator ``what`` after its checks, made or
         brought up to date: the State was made by this System's current topology (else
@@ -527,16 +540,7 @@ class StageRealizationMixin:
         """M^-1 v in O(n) by the articulated-body method (Position stage). With prescribed
         motion (Motions or locks) this is M_ff^-1 on the free mobilities: prescribed
         entries of v are not read and those of the result are 0."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            ops = None
-        if (
-            ops is None
-            or state._bv[SERIAL] != ops.position_serial
-            or state._topology_key is not ops.system._topology_key
-        ):
-            ops = self._operators(state, _POSITION, "multiplyByMInv")
+        ops = self._current_operators(state, _POSITION, "multiplyByMInv")
         if ops.playout is not None:
             return self._prescribed_m_inverse_times(state, v, ops.playout)
         if type(v) is not _NDARRAY or v.dtype is not _FLOAT64 or v.shape != ops.vec:
@@ -553,16 +557,7 @@ class StageRealizationMixin:
     @checks_own_state
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            ops = None
-        if (
-            ops is None
-            or state._bv[SERIAL] != ops.position_serial
-            or state._topology_key is not ops.system._topology_key
-        ):
-            ops = self._operators(state, _POSITION, "multiplyByM")
+        ops = self._current_operators(state, _POSITION, "multiplyByM")
         if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.shape != ops.vec:
             a = _sized(a, ops.nu, "multiplyByM")
         out = _empty(ops.nu)
@@ -576,16 +571,7 @@ class StageRealizationMixin:
     ) -> np.ndarray:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed.
         As in Simbody, a zero-length argument means all zeros."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            ops = None
-        if (
-            ops is None
-            or state._bv[SERIAL] != ops.velocity_serial
-            or state._topology_key is not ops.system._topology_key
-        ):
-            ops = self._operators(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
+        ops = self._current_operators(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
         vec = ops.vec
         f, F, udot = appliedMobilityForces, appliedBodyForces, knownUdot
         if type(f) is not _NDARRAY or f.dtype is not _FLOAT64 or f.shape != vec:
@@ -637,16 +623,7 @@ class StageRealizationMixin:
     @checks_own_state
     def calcSystemJacobian(self, state: State) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            ops = None
-        if (
-            ops is None
-            or state._bv[SERIAL] != ops.position_serial
-            or state._topology_key is not ops.system._topology_key
-        ):
-            ops = self._operators(state, _POSITION, "calcSystemJacobian")
+        ops = self._current_operators(state, _POSITION, "calcSystemJacobian")
         J = _empty((6 * ops.nb, ops.nu))
         ENTRY.jacobian(ops.a, ops.s, J)
         return J
@@ -654,16 +631,7 @@ class StageRealizationMixin:
     @checks_own_state
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            ops = None
-        if (
-            ops is None
-            or state._bv[SERIAL] != ops.position_serial
-            or state._topology_key is not ops.system._topology_key
-        ):
-            ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
+        ops = self._current_operators(state, _POSITION, "multiplyBySystemJacobian")
         if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.shape != ops.vec:
             u = _sized(u, ops.nu, "multiplyBySystemJacobian")
         V = _empty(ops.body)
@@ -675,16 +643,7 @@ class StageRealizationMixin:
     def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
         """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G (Position
         stage)."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            ops = None
-        if (
-            ops is None
-            or state._bv[SERIAL] != ops.position_serial
-            or state._topology_key is not ops.system._topology_key
-        ):
-            ops = self._operators(state, _POSITION, "multiplyBySystemJacobianTranspose")
+        ops = self._current_operators(state, _POSITION, "multiplyBySystemJacobianTranspose")
         if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.shape != ops.body:
             F = _body_forces_3d(F, ops.nb, "multiplyBySystemJacobianTranspose")
         f = _empty(ops.nu)
@@ -698,16 +657,7 @@ class StageRealizationMixin:
     def calcM(self, state: State) -> np.ndarray:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies, which are
         computed first if q changed since they last were)."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            ops = None
-        if (
-            ops is None
-            or state._bv[SERIAL] != ops.position_serial
-            or state._topology_key is not ops.system._topology_key
-        ):
-            ops = self._operators(state, _POSITION, "calcM")
+        ops = self._current_operators(state, _POSITION, "calcM")
         entry = ops.cbi_entry
         with_composites = entry.realized_version != ops.cbi_version
         M = _empty((ops.nu, ops.nu))
