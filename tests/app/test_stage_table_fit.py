@@ -31,15 +31,21 @@ def test_compact_versions_are_at_most_four_characters():
     assert all(len(compact_version(10**k - 1)) <= 4 for k in range(1, 13))
 
 
-def test_long_run_versions_fit_the_stage_table_columns(qtbot, qsettings):
+def _shown_chain(qtbot, qsettings) -> MainWindow:
+    """A shown window simulating a one-link chain, its first snapshot shown."""
     window = MainWindow(settings=qsettings, restore_layout=False)
     qtbot.addWidget(window)
     window.resize(1280, 900)
     window.show()
     qtbot.waitExposed(window)
     window.simulation.load_built(chain(1))
+    qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
+    return window
+
+
+def test_long_run_versions_fit_the_stage_table_columns(qtbot, qsettings):
+    window = _shown_chain(qtbot, qsettings)
     panel = window.simulation
-    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
     table = panel.stage_inspector.table
     qtbot.waitUntil(lambda: table.item(0, 0) is not None, timeout=5000)
     metrics = QFontMetrics(table.font())
@@ -85,14 +91,8 @@ def test_hovering_a_stage_cell_shows_its_exact_version(qtbot, qsettings):
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QApplication, QToolTip
 
-    window = MainWindow(settings=qsettings, restore_layout=False)
-    qtbot.addWidget(window)
-    window.resize(1280, 900)
-    window.show()
-    qtbot.waitExposed(window)
-    window.simulation.load_built(chain(1))
+    window = _shown_chain(qtbot, qsettings)
     panel = window.simulation
-    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
     table = panel.stage_inspector.table
     qtbot.waitUntil(lambda: table.item(0, 5) is not None and bool(table.item(0, 5).text()))
     stage, realized, version, *_ = panel.stage_inspector._cells[(0, 5)][2]
