@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
 
 SHOW_AFTER_MS = 300
 POLL_MS = 15
@@ -117,6 +117,7 @@ def _wait_with_progress(
     dialog.setMinimumDuration(SHOW_AFTER_MS)
     dialog.setAutoReset(False)
     dialog.setAutoClose(False)
+    previous = QApplication.activeWindow()
     loop = QEventLoop()
     cancelled = []
     dialog.canceled.connect(lambda: (cancelled.append(True), loop.quit()))
@@ -133,6 +134,11 @@ def _wait_with_progress(
     poll.stop()
     show.stop()
     dialog.reset()  # stops the dialog's own minimum-duration timer, which would show it later
+    shown = dialog.isVisible()
     dialog.hide()
     dialog.deleteLater()
+    if shown and previous is not None and previous.isVisible():
+        # the window that had the keyboard gets it back (a window manager would do this;
+        # without one, keys such as Space would go nowhere after the dialog closed)
+        previous.activateWindow()
     return bool(cancelled) and not done.is_set()

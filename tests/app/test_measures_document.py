@@ -205,7 +205,9 @@ def _first_pass_through_the_bottom(doc: ModelDocument) -> float:
 
 def test_session_samples_measures_as_the_engine_computes_them():
     doc = pendulum_with_measures()
-    session = run_session(doc, 0.3)
+    # a fast run keeps at most FAST_MAX_SAMPLES_PER_SECOND samples per wall-clock second, so
+    # a fast machine samples 0.3 s of this pendulum only about ten times: run 1 s
+    session = run_session(doc, 1.0)
     samples = session.samples
     names = doc.measure_names()
     assert [c for c in samples.columns if c.startswith("measure ")] == [
