@@ -39,14 +39,16 @@ def studio(qtbot, qsettings):
         qtbot.addWidget(window)
         window.show()
         qtbot.waitExposed(window)
-        window.activateWindow()
-        if QApplication.activeWindow() is not window:  # no window manager under Xvfb
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                QApplication.setActiveWindow(window)
         if built is not None:
             window.simulation.load_built(built)
             qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
+        # activated after the load: a slow load shows a progress dialog, which takes the
+        # activation, and with no window manager under Xvfb nothing may give it back
+        window.activateWindow()
+        if QApplication.activeWindow() is not window:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                QApplication.setActiveWindow(window)
         qtbot.wait(100)  # the docks settle, the camera is aimed
         windows.append(window)
         return window
