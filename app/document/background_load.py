@@ -111,6 +111,8 @@ def _wait_with_progress(
     dialog = QProgressDialog(label, "Cancel" if cancellable else "", 0, 0, parent)
     if not cancellable:
         dialog.setCancelButton(None)
+        # nothing to press in it: the keyboard stays with the window that had it
+        dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
     dialog.setObjectName("openProgress")
     dialog.setWindowTitle("mbstudio")
     dialog.setWindowModality(Qt.WindowModality.WindowModal)  # no second open meanwhile

@@ -125,8 +125,16 @@ def test_opening_example_after_example_keeps_memory_flat(main_window, qtbot):
     window = main_window
     panel = window.simulation
     keys = ("pendulum", "double_pendulum", "four_bar")
-    marks = []
-    for _round in range(3):
+    budget = 0.25 * len(keys) + 2.0  # issue 22's 0.25 MB per open, plus the allocator's noise
+    marks: list[float] = []
+
+    def growths() -> list[float]:
+        # the first round fills caches (fonts, shaders, compiled code): the rounds after it count
+        return [b - a for a, b in zip(marks[1:], marks[2:], strict=False)]
+
+    # Three rounds, or up to five when the resident size moved by more than the budget: a leak
+    # grows it in every round, the allocator's noise does not.
+    while len(marks) < 3 or (len(marks) < 5 and min(growths()) >= budget):
         for key in keys:
             session = panel.session
             _open_example(qtbot, window, key)
@@ -146,5 +154,5 @@ def test_opening_example_after_example_keeps_memory_flat(main_window, qtbot):
         marks.append(_resident_mb())
     # The same three models again: what a round keeps is a leak (issue 22's budget: 50 MB over
     # 200 opens, 0.25 MB each).
-    grown = marks[2] - marks[1]
-    assert grown < 0.25 * len(keys) + 2.0, f"{grown:.1f} MB kept by {len(keys)} opens: {marks}"
+    grown = min(growths())
+    assert grown < budget, f"{grown:.1f} MB kept by {len(keys)} opens: {marks}"

@@ -28,6 +28,18 @@ def worker_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "mbstudio-simulation" and t.is_alive()]
 
 
+def activate(qtbot, window) -> None:
+    """Make ``window`` the active window, as a user's click on its title bar would (there is
+    no window manager under Xvfb to do it), and wait until Qt agrees."""
+    window.raise_()
+    window.activateWindow()
+    if QApplication.activeWindow() is not window:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            QApplication.setActiveWindow(window)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+
+
 @pytest.fixture
 def studio(qtbot, qsettings):
     """A shown, active window (simulating ``built`` if given), closed at teardown."""
@@ -44,12 +56,9 @@ def studio(qtbot, qsettings):
             qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
         # activated after the load: a slow load shows a progress dialog, which takes the
         # activation, and with no window manager under Xvfb nothing may give it back
-        window.activateWindow()
-        if QApplication.activeWindow() is not window:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                QApplication.setActiveWindow(window)
+        activate(qtbot, window)
         qtbot.wait(100)  # the docks settle, the camera is aimed
+        activate(qtbot, window)  # a focus change the X server had queued may have arrived
         windows.append(window)
         return window
 
@@ -352,8 +361,10 @@ def test_space_plays_and_pauses_backspace_resets_f11_full_screen(studio, qtbot):
     widget = window.viewport.interactor_widget
     QTest.keyClick(widget, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: panel.snapshot.running and panel.snapshot.time > 0.1, timeout=10000)
+    activate(qtbot, window)
     QTest.keyClick(window, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    activate(qtbot, window)
     QTest.keyClick(widget, Qt.Key.Key_Backspace)
     qtbot.waitUntil(lambda: panel.snapshot.time == 0.0, timeout=5000)
     QTest.keyClick(widget, Qt.Key.Key_F11)
