@@ -12,6 +12,10 @@ Run: ``.venv/bin/python benchmarks/bench_contact.py [--sizes 100,1000] [--repeat
   interpolation, stepTo every 25 ms), process CPU seconds (best of ``--repeats-ball-drop``
   runs after a first one that loads the compiled kernels) and the steps taken.
 
+* ``hunt_crossley_drop``: the same ball drop with the reference model's surfaces as one
+  GeneralContactSubsystem contact set and a HuntCrossleyForce (each surface's material as
+  its ``setBodyParameters``), the same run, against Simbody 3.7 Release doing the same.
+
 * ``examples``: CPU seconds per simulated second of the contact examples (bouncing balls,
   Newton's cradle, sliding to rolling, ragdoll; RungeKuttaMerson accuracy 1e-3, a report
   every 1/60 s, over ``--sim-time`` seconds).
@@ -159,9 +163,66 @@ def _run_ball_drop(track: bool) -> tuple[float, int, str]:
     return time.process_time() - t0, integ.getNumStepsTaken(), integ.whyNotCompiledSteps()
 
 
-def simbody_ball_drop(track: bool, repeats: int = 3) -> tuple[dict | None, str]:
-    """Simbody 3.7 Release on the same ball drop (``simbody_contact_bench.cpp``):
-    ({"cpu", "wall", "steps", "q"}, "") or (None, why not)."""
+def time_hunt_crossley_drop(repeats: int = 3) -> tuple[float, int, str, float, list]:
+    """(best CPU seconds of ``repeats`` runs, steps, why not compiled steps, CPU seconds of
+    the first run, final q) of the ball drop as a HuntCrossleyForce contact set."""
+    first = None
+    best = math.inf
+    for _ in range(1 + repeats):
+        cpu, steps, why, q = _run_hunt_crossley_drop()
+        if first is None:
+            first = cpu
+        else:
+            best = min(best, cpu)
+    return best, steps, why, first, q
+
+
+def _run_hunt_crossley_drop() -> tuple[float, int, str, list]:
+    from engine import GeneralContactSubsystem, HuntCrossleyForce
+    from tests.engine.contact_models import contact_model, geometry
+    from tests.engine.reference_models import build, transform
+
+    model = contact_model("ball_drop")
+    run = model["runs"][0]
+    spec = model["model"]
+    ref = build(spec)
+    gcs = GeneralContactSubsystem(ref.system)
+    contact_set = gcs.createContactSet()
+    surfaces = spec["contact"]["surfaces"]
+    for s in surfaces:
+        body = ref.mobods[s["body"]]
+        gcs.addBody(contact_set, body, geometry(s["geometry"]), transform(s["X_BS"]))
+    element = HuntCrossleyForce(ref.forces, gcs, contact_set)
+    for i, s in enumerate(surfaces):
+        m = s["material"]
+        element.setBodyParameters(
+            i,
+            m["stiffness"],
+            m["dissipation"],
+            m["static_friction"],
+            m["dynamic_friction"],
+            m["viscous_friction"],
+        )
+    element.setTransitionVelocity(spec["contact"]["transition_velocity"])
+    _unfuse(ref.system)
+    integ = RungeKuttaMersonIntegrator(ref.system)
+    integ.setAccuracy(run["accuracy"])
+    integ.setAllowInterpolation(False)
+    stepper = TimeStepper(ref.system, integ)
+    state = ref.new_state(dict(model["initial_state"], z=[]))
+    t0 = time.process_time()
+    stepper.initialize(state)
+    for report in run["reports"][1:]:
+        stepper.stepTo(report["t"])
+    cpu = time.process_time() - t0
+    q = [float(v) for v in stepper.getState().getQ()]
+    return cpu, integ.getNumStepsTaken(), integ.whyNotCompiledSteps(), q
+
+
+def simbody_ball_drop(track: bool, repeats: int = 3, hunt: bool = False) -> tuple[dict | None, str]:
+    """Simbody 3.7 Release on the same ball drop (``simbody_contact_bench.cpp``; ``hunt``:
+    as a HuntCrossleyForce contact set): ({"cpu", "wall", "steps", "q"}, "") or (None, why
+    not)."""
     import subprocess
     import tempfile
 
@@ -199,6 +260,7 @@ def simbody_ball_drop(track: bool, repeats: int = 3) -> tuple[dict | None, str]:
         lines.append(f"surface {surface['body']} {kind} " + " ".join(repr(v) for v in values))
     lines.append(f"transition {spec['contact']['transition_velocity']!r}")
     lines.append(f"track {int(track)}")
+    lines.append(f"hunt {int(hunt)}")
     lines.append("q " + " ".join(repr(v) for v in model["initial_state"]["q"]))
     lines.append("u " + " ".join(repr(v) for v in model["initial_state"]["u"]))
     lines.append(
@@ -282,6 +344,23 @@ def main() -> None:
                     f"  Simbody 3.7 Release: {simbody['cpu']:.3f} CPU s, {simbody['steps']} "
                     f"steps; ours / Simbody = {cpu / simbody['cpu']:.2f}"
                 )
+    if not args.no_trajectory:
+        cpu, steps, why, first, q = time_hunt_crossley_drop(args.repeats_ball_drop)
+        how = why or "compiled steps"
+        print(
+            f"hunt_crossley_drop (1e-8, 2 s): {cpu:.3f} CPU s (best of "
+            f"{args.repeats_ball_drop}; first run {first:.3f} s), {steps} steps; {how}"
+        )
+        simbody, why_not = simbody_ball_drop(False, hunt=True)
+        if simbody is None:
+            print(f"  Simbody 3.7 Release: {why_not}")
+        else:
+            gap = max(abs(a - b) for a, b in zip(q, simbody["q"], strict=True))
+            print(
+                f"  Simbody 3.7 Release: {simbody['cpu']:.3f} CPU s, {simbody['steps']} "
+                f"steps; ours / Simbody = {cpu / simbody['cpu']:.2f}; final q differ by "
+                f"{gap:.1e}"
+            )
     for key in filter(None, args.examples.split(",")):
         rate, why = time_example(key, args.sim_time)
         print(f"{key}: {rate:.3f} CPU s per simulated s; {why or 'fused'}")

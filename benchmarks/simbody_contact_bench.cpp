@@ -1,5 +1,5 @@
 // The ball-drop trajectory of ../shared/reference/contact.json with Simbody 3.7's compliant
-// contact, RungeKuttaMersonIntegrator (no interpolation) and TimeStepper, timed. Written for
+// contact (or its surfaces as a HuntCrossleyForce contact set), RungeKuttaMersonIntegrator (no interpolation) and TimeStepper, timed. Written for
 // bench_contact.py, which writes the model file and builds this against a Release build.
 //
 // Usage: simbody_contact_bench MODEL_FILE
@@ -11,6 +11,9 @@
 //       (BODY 0 = Ground, k = the k-th body line; TYPE 0 HalfSpace, 1 Sphere)
 //   transition VT
 //   track 0|1                                       (track the dissipated energy: one z)
+//   hunt 0|1      (1: the surfaces form one contact set of a GeneralContactSubsystem with a
+//                  HuntCrossleyForce, each surface's material its setBodyParameters;
+//                  thickness and track are then unused)
 //   q ...  /  u ...                                 (initial state; z starts at 0)
 //   run ACCURACY REPORT_INTERVAL FINAL_TIME REPEATS
 // Output (stdout):
@@ -28,6 +31,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,7 +50,7 @@ int main(int argc, char** argv) {
     std::vector<MobilizedBody> bodies{matter.Ground()};
     std::vector<Real> q0, u0;
     Real vt = 0.01, accuracy = 1e-8, interval = 0.025, tFinal = 2.0;
-    int track = 0, repeats = 1;
+    int track = 0, repeats = 1, hunt = 0;
     struct SurfaceSpec {
         int body, type;
         Transform X;
@@ -83,6 +87,8 @@ int main(int argc, char** argv) {
             ls >> vt;
         } else if (key == "track") {
             ls >> track;
+        } else if (key == "hunt") {
+            ls >> hunt;
         } else if (key == "q" || key == "u") {
             std::vector<Real>& v = key == "q" ? q0 : u0;
             Real x;
@@ -91,17 +97,39 @@ int main(int argc, char** argv) {
             ls >> accuracy >> interval >> tFinal >> repeats;
         }
     }
-    for (const SurfaceSpec& s : surfaces) {
-        ContactMaterial material(s.k, s.c, s.us, s.ud, s.uv);
-        ContactSurface surface = s.type == 0
-            ? ContactSurface(ContactGeometry::HalfSpace(), material, s.thickness)
-            : ContactSurface(ContactGeometry::Sphere(s.radius), material, s.thickness);
-        bodies[s.body].updBody().addContactSurface(s.X, surface);
+    // (the handles live until the end: the force elements keep references to them)
+    std::unique_ptr<GeneralContactSubsystem> general;
+    std::unique_ptr<ContactTrackerSubsystem> tracker;
+    std::unique_ptr<CompliantContactSubsystem> compliant;
+    if (hunt) {
+        general.reset(new GeneralContactSubsystem(system));
+        GeneralContactSubsystem& contacts = *general;
+        ContactSetIndex set = contacts.createContactSet();
+        for (const SurfaceSpec& s : surfaces) {
+            if (s.type == 0)
+                contacts.addBody(set, bodies[s.body], ContactGeometry::HalfSpace(), s.X);
+            else
+                contacts.addBody(set, bodies[s.body], ContactGeometry::Sphere(s.radius), s.X);
+        }
+        HuntCrossleyForce hc(forces, contacts, set);
+        for (int i = 0; i < (int)surfaces.size(); ++i) {
+            const SurfaceSpec& s = surfaces[i];
+            hc.setBodyParameters(ContactSurfaceIndex(i), s.k, s.c, s.us, s.ud, s.uv);
+        }
+        hc.setTransitionVelocity(vt);
+    } else {
+        for (const SurfaceSpec& s : surfaces) {
+            ContactMaterial material(s.k, s.c, s.us, s.ud, s.uv);
+            ContactSurface surface = s.type == 0
+                ? ContactSurface(ContactGeometry::HalfSpace(), material, s.thickness)
+                : ContactSurface(ContactGeometry::Sphere(s.radius), material, s.thickness);
+            bodies[s.body].updBody().addContactSurface(s.X, surface);
+        }
+        tracker.reset(new ContactTrackerSubsystem(system));
+        compliant.reset(new CompliantContactSubsystem(system, *tracker));
+        compliant->setTransitionVelocity(vt);
+        compliant->setTrackDissipatedEnergy(track != 0);
     }
-    ContactTrackerSubsystem tracker(system);
-    CompliantContactSubsystem contact(system, tracker);
-    contact.setTransitionVelocity(vt);
-    contact.setTrackDissipatedEnergy(track != 0);
     system.realizeTopology();
     State initial = system.getDefaultState();
     for (int i = 0; i < (int)q0.size(); ++i) initial.updQ()[i] = q0[i];

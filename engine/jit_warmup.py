@@ -324,6 +324,9 @@ def _warm_contact(done: list, failed: dict) -> None:
             stepper.stepTo(0.01)
 
         _attempt(name, steps, done, failed)
+    from engine.contact.general_contact_warmup import warm_hunt_crossley
+
+    _attempt("contact: HuntCrossleyForce", warm_hunt_crossley, done, failed)
 
 
 def _warm_operators(system, matter, done: list, failed: dict) -> None:

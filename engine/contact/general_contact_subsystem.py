@@ -40,16 +40,21 @@ class GeneralContactSubsystem(Subsystem):
     shapes never touch here. Surfaces are numbered per set in the order added.
 
     Broad phase: a single-axis sweep and prune over the finite surfaces' bounding spheres, on
-    the axis along which their centres spread most (cost about O(N log N) for N surfaces in
-    a set, not O(N^2)); each infinite surface (a half space) is tested against every finite
-    one. The contacts of every set are computed together when first asked for and kept until
-    q changes.
+    the axis along which their centres spread most (cost about O(N) plus the candidate pairs
+    for N surfaces in a set, not O(N^2)); each infinite surface (a half space) is tested
+    against every finite one. Detection runs in a kernel
+    (``engine.contact.kernels.general_contact_kernel``, the one HuntCrossleyForce's compiled
+    force term runs inside the fused realization), except for a set holding a TriangleMesh
+    (Python). The kernel reads the surfaces' shapes as they were when the System's Model
+    stage was last realized. The contacts of every set are computed together when first
+    asked for and kept until q changes.
     """
 
     def __init__(self, system=None) -> None:
         super().__init__("GeneralContactSubsystem", "3.7")
         self._sets: list[list[_Surface]] = []
         self._contacts_entry = -1
+        self._kernel_templates: dict[int, tuple | None] = {}  # set -> rows, made at Model
         if system is not None:
             system.adoptSubsystem(self)
 
@@ -145,6 +150,9 @@ class GeneralContactSubsystem(Subsystem):
         self._contacts_entry = self.allocateLazyCacheEntry(
             state, Stage.Position, [], name="contacts of each contact set"
         )
+        self._kernel_templates = {
+            i: self._kernel_rows(self._kernel_surfaces(i)) for i in range(len(self._sets))
+        }
 
     def getContacts(self, state: State, set_index) -> tuple:
         """The PointContacts of contact set ``set_index`` in ``state`` (Position stage)."""
@@ -194,7 +202,71 @@ class GeneralContactSubsystem(Subsystem):
             bodies[i] = b
         return R_GS, p_GS, bodies
 
+    def _kernel_surfaces(self, set_index: int) -> list[tuple] | None:
+        """Set ``set_index``'s surfaces as the detection kernel reads them: per surface
+        (body index, kind, (x axis of S in B, origin of S in B, radius or bounding radius));
+        None if the set holds a shape the kernel cannot place (a TriangleMesh)."""
+        from engine.contact.kernels.general_contact_kernel import (
+            HALF_SPACE,
+            OTHER_FINITE,
+            OTHER_INFINITE,
+            SPHERE,
+        )
+
+        rows = []
+        for s in self._sets[int(set_index)]:
+            name = _type_name(s.geometry)
+            if name == "TriangleMesh":
+                return None
+            if name == "HalfSpace":
+                kind = HALF_SPACE
+            elif name == "Sphere":
+                kind = SPHERE
+            else:
+                kind = OTHER_FINITE if s.geometry.isFinite() else OTHER_INFINITE
+            finite = kind in (SPHERE, OTHER_FINITE)
+            radius = self._bounding_radius(s.geometry) if finite else 0.0
+            axis = s.X_BS.R().asMat33()[:, 0]
+            geometry = (*(float(a) for a in axis), *(float(p) for p in s.X_BS.p()), radius)
+            rows.append((int(s.mobod.getMobilizedBodyIndex()), kind, geometry))
+        return rows
+
+    @staticmethod
+    def _kernel_rows(surfaces: list[tuple] | None):
+        """(ints, floats, number of finite surfaces) rows of ``_kernel_surfaces``'s list
+        for ``general_contact_kernel.set_contacts`` (the order column holds the finite
+        surfaces ascending), or None."""
+        from engine.contact.kernels.general_contact_kernel import (
+            OTHER_FINITE,
+            ROW_FLOATS,
+            ROW_INTS,
+            SPHERE,
+        )
+
+        if surfaces is None:
+            return None
+        n = len(surfaces)
+        ti = np.zeros((n, ROW_INTS), dtype=np.int64)
+        tf = np.zeros((n, ROW_FLOATS))
+        finite = [s for s, row in enumerate(surfaces) if row[1] in (SPHERE, OTHER_FINITE)]
+        for s, (body, kind, geometry) in enumerate(surfaces):
+            ti[s, 1], ti[s, 2] = body, kind
+            tf[s, : len(geometry)] = geometry
+        ti[: len(finite), 3] = finite
+        return ti, tf, len(finite)
+
     def _find_contacts(self, state: State, set_index: int) -> tuple:
+        surfaces = self._sets[set_index]
+        if len(surfaces) < 2:
+            return ()
+        template = self._kernel_templates.get(set_index)
+        if template is not None and template[0].shape[0] == len(surfaces):
+            return self._kernel_contacts(state, template)
+        return self._find_contacts_python(state, set_index)
+
+    def _find_contacts_python(self, state: State, set_index: int) -> tuple:
+        """The contacts of a set found in Python (a set with a TriangleMesh), in the
+        detection kernel's order."""
         surfaces = self._sets[set_index]
         if len(surfaces) < 2:
             return ()
@@ -211,6 +283,38 @@ class GeneralContactSubsystem(Subsystem):
             if bodies[i] != bodies[j]:
                 self._narrow_phase(i, j, kinds, surfaces, R_GS, p_GS, contacts)
         return tuple(contacts)
+
+    def _kernel_contacts(self, state: State, template: tuple) -> tuple:
+        """The PointContacts of one set found by the detection kernel (RECORD mode)."""
+        from engine.contact.contact import PointContact
+        from engine.contact.kernels.general_contact_kernel import RECORD, set_contacts
+
+        matter = self.getSystem().getMatterSubsystem()
+        pc = matter._position_cache(state)
+        ti, tf, nf = template[0].copy(), template[1].copy(), template[2]
+        n = ti.shape[0]
+        none = np.zeros((0, 6))
+        out_i = np.zeros((n, 2), dtype=np.int64)
+        out_f = np.zeros((n, 8))
+        while True:
+            m = set_contacts(
+                RECORD, ti, tf, 0, n, nf, 1.0, pc.p_GB, pc.R_GB, none, none, out_i, out_f
+            )
+            if m <= out_i.shape[0]:
+                break
+            out_i = np.zeros((m, 2), dtype=np.int64)
+            out_f = np.zeros((m, 8))
+        return tuple(
+            PointContact(
+                int(out_i[c, 0]),
+                int(out_i[c, 1]),
+                out_f[c, 0:3].copy(),
+                out_f[c, 3:6].copy(),
+                float(out_f[c, 6]),
+                float(out_f[c, 7]),
+            )
+            for c in range(m)
+        )
 
     @staticmethod
     def _bounding_radius(geometry) -> float:

@@ -6,7 +6,8 @@ A force element that can be written as a term returns it from ``Force._compiled_
 State's current parameters. ``GeneralForceSubsystem._compiled_program`` stacks the terms of
 its enabled elements into ``(term_ints (n, INTS) int64, term_floats (n, FLOATS) float64,
 excluded (k,) int64)``; ``apply_force_terms`` adds their forces into the accumulators in
-the same order, with the same arithmetic, as the elements' own ``calcForce``. An element
+the same order, with the same arithmetic, as the elements' own ``calcForce`` (an element
+may also return a list of such terms: HuntCrossleyForce's header and surface rows). An element
 that returns ``None`` (a Force.Custom, a spring between two stations, ...) makes its
 subsystem's realization take the ordinary per-element path.
 
@@ -21,9 +22,10 @@ import math
 import numpy as np
 
 from engine.common.kernel_jit import kernel_jit
+from engine.contact.kernels.general_contact_kernel import APPLY, set_contacts
 from engine.forces.gravity_kernel import add_gravity_forces
 
-INTS = 4
+INTS = 5
 FLOATS = 19
 
 #: gravity: floats (g0, g1, g2) the gravity vector in G (m/s^2); ints (first, count) the
@@ -54,6 +56,14 @@ ORIENTATION_SPRING = 9
 #: floats (s0, s1, s2) the sphere centre in bs, (n0, n1, n2) the half-space frame's x axis
 #: and (o0, o1, o2) its origin in bh, r, k = E^(2/3)/2, c, us, ud, uv, vt, cf, bd, bv
 SMOOTH_SPHERE_HALF_SPACE = 10
+#: HuntCrossleyForce on a GeneralContactSubsystem contact set: ints (n, nf) the set's
+#: surfaces and how many are finite; floats (vt,) the transition velocity (m/s). The n rows
+#: after it are the surfaces (HUNT_CROSSLEY_SURFACE rows, which do nothing by themselves):
+#: ints (b, kind, and two columns of detection scratch), floats the geometry, material
+#: and detection scratch, as ``engine.contact.kernels.general_contact_kernel`` lays them
+#: out. The contacts are found and their forces applied in one pass (``set_contacts``)
+HUNT_CROSSLEY = 11
+HUNT_CROSSLEY_SURFACE = 12
 
 
 @kernel_jit
@@ -235,6 +245,22 @@ def apply_force_terms(
             body_forces[a, 2] += k * t2 - c * V_GB[a, 2]
         elif op == SMOOTH_SPHERE_HALF_SPACE:
             _smooth_sphere_half_space(a, b, fl, p_GB, R_GB, V_GB, body_forces)
+        elif op == HUNT_CROSSLEY:
+            set_contacts(
+                APPLY,
+                term_ints,
+                term_floats,
+                k + 1,
+                a,
+                b,
+                fl[0],
+                p_GB,
+                R_GB,
+                V_GB,
+                body_forces,
+                term_ints,
+                term_floats,
+            )
 
 
 def stack_terms(terms: list[tuple[int, tuple, tuple]], excluded: list[int]):

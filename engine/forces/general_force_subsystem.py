@@ -176,7 +176,10 @@ class GeneralForceSubsystem(Subsystem):
             term = force._compiled_term(state, excluded)
             if term is None:
                 return None
-            terms.append(term)
+            if isinstance(term, list):  # an element of several rows (HuntCrossleyForce)
+                terms.extend(term)
+            else:
+                terms.append(term)
         return terms
 
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:

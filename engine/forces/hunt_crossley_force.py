@@ -14,6 +14,7 @@ from engine.common.exceptions import (
 )
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.contact.contact import PointContact
 from engine.forces.contact_set_force import ContactSetForce
 from engine.forces.hollars_friction import hollars_friction_coefficient
 
@@ -53,10 +54,11 @@ class HuntCrossleyForce(ContactSetForce):
     element's transition velocity). Body 2 gets ``f n + mu f vT/|vT|`` at C, body 1 the
     negative.
 
-    Simbody 3.7's behaviour is kept: when a contact's f <= 0 (surfaces separating faster
-    than 2/(3c)) the element stops, so that contact and every later one in the list get no
-    force; that contact's energy is counted, the later ones' not. The energy therefore
-    depends on velocities: it needs the State realized to Dynamics stage. Surface
+    Contacts other than PointContacts (a TriangleMesh's) are skipped, as Simbody 3.7's
+    element skips them. Simbody 3.7's behaviour is kept: when a contact's f <= 0 (surfaces
+    separating faster than 2/(3c)) the element stops, so that contact and every later one in
+    the list get no force; that contact's energy is counted, the later ones' not. The
+    energy therefore depends on velocities: it needs the State realized to Dynamics stage. Surface
     parameters and the transition velocity are part of the model (a setter is a Topology
     change); surfaces without ``setBodyParameters`` have Simbody's defaults (stiffness 1,
     everything else 0).
@@ -110,6 +112,8 @@ class HuntCrossleyForce(ContactSetForce):
         vt = self._transition_velocity
         pe = 0.0
         for contact in contacts:
+            if not isinstance(contact, PointContact):  # a mesh's: ElasticFoundationForce's
+                continue
             s1, s2 = int(contact.getSurface1()), int(contact.getSurface2())
             p1 = self._body_params.get(s1, _DEFAULT)
             p2 = self._body_params.get(s2, _DEFAULT)
@@ -154,6 +158,27 @@ class HuntCrossleyForce(ContactSetForce):
 
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         self._evaluate(state, bodyForces)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        """This element as a HUNT_CROSSLEY term and its set's HUNT_CROSSLEY_SURFACE rows
+        (``engine.forces.compiled_terms``): detection of the set's contacts and the force
+        law in the fused realization's kernel, with the same arithmetic and walk as
+        ``calcForce``. None (stage by stage) if the set holds a TriangleMesh."""
+        from engine.contact.kernels.general_contact_kernel import OTHER_FINITE, SPHERE
+        from engine.forces.compiled_terms import HUNT_CROSSLEY, HUNT_CROSSLEY_SURFACE
+
+        surfaces = self._contacts._kernel_surfaces(self._set_index)
+        if surfaces is None:
+            return None
+        finite = [s for s, row in enumerate(surfaces) if row[1] in (SPHERE, OTHER_FINITE)]
+        terms = [(HUNT_CROSSLEY, (len(surfaces), len(finite)), (self._transition_velocity,))]
+        for s, (body, kind, geometry) in enumerate(surfaces):
+            p = self._body_params.get(s, _DEFAULT)
+            order = finite[s] if s < len(finite) else 0
+            material = (p.k, p.dissipation, p.staticFriction, p.dynamicFriction)
+            floats = (*geometry, *material, p.viscousFriction)
+            terms.append((HUNT_CROSSLEY_SURFACE, (body, kind, order, 0), floats))
+        return terms
 
     def calcPotentialEnergy(self, state: State) -> float:
         """The Hertz energy ``(2/5) fH x`` of the contacts the force walk reached (J). As in
