@@ -12,6 +12,8 @@ Run: ``.venv/bin/python benchmarks/bench_contact.py [--sizes 100,1000] [--repeat
   interpolation, stepTo every 25 ms), process CPU seconds (best of ``--repeats-ball-drop``
   runs after a first one that loads the compiled kernels) and the steps taken.
 
+* ``HuntCrossley box N``: the same box and spheres as one GeneralContactSubsystem contact
+  set with a HuntCrossleyForce, the same timing;
 * ``hunt_crossley_drop``: the same ball drop with the reference model's surfaces as one
   GeneralContactSubsystem contact set and a HuntCrossleyForce (each surface's material as
   its ``setBodyParameters``), the same run, against Simbody 3.7 Release doing the same.
@@ -161,6 +163,63 @@ def _run_ball_drop(track: bool) -> tuple[float, int, str]:
     for report in run["reports"][1:]:
         stepper.stepTo(report["t"])
     return time.process_time() - t0, integ.getNumStepsTaken(), integ.whyNotCompiledSteps()
+
+
+def hunt_crossley_box(count: int):
+    """(system, state): ``box_of_spheres``'s box and spheres as one GeneralContactSubsystem
+    contact set with a HuntCrossleyForce (the same stiffness, dissipation and friction)."""
+    from engine import GeneralContactSubsystem, HuntCrossleyForce
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.UniformGravity(forces, matter, (0, -9.81, 0))
+    gcs = GeneralContactSubsystem(system)
+    contact_set = gcs.createContactSet()
+    side = math.ceil(math.sqrt(count))
+    pitch = 2 * RADIUS + 0.001
+    half = side * pitch / 2 + 0.01
+    walls = [
+        Transform(Rotation(-math.pi / 2, 2)),
+        Transform(Rotation(math.pi, 2), (-half, 0, 0)),
+        Transform(Rotation(0.0, 2), (half, 0, 0)),
+        Transform(Rotation(math.pi / 2, 1), (0, 0, -half)),
+        Transform(Rotation(-math.pi / 2, 1), (0, 0, half)),
+    ]
+    for X in walls:
+        gcs.addBody(contact_set, matter.Ground(), ContactGeometry.HalfSpace(), X)
+    balls = []
+    body = Body.Rigid(MassProperties(1.0, (0, 0, 0), Inertia(0.4 * RADIUS**2)))
+    for _ in range(count):
+        ball = MobilizedBody.Free(matter.Ground(), Transform(), body, Transform())
+        gcs.addBody(contact_set, ball, ContactGeometry.Sphere(RADIUS), Transform())
+        balls.append(ball)
+    element = HuntCrossleyForce(forces, gcs, contact_set)
+    for i in range(gcs.getNumBodies(contact_set)):
+        element.setBodyParameters(i, 1e6, 0.5, 0.6, 0.4, 0.0)
+    state = system.realizeTopology()
+    for k, ball in enumerate(balls):
+        i, j = divmod(k, side)
+        x = -half + 0.01 + RADIUS + i * pitch
+        z = -half + 0.01 + RADIUS + j * pitch
+        ball.setQToFitTranslation(state, (x, RADIUS - 0.001, z))
+    system.realize(state, Stage.Dynamics)
+    assert len(gcs.getContacts(state, contact_set)) == count  # each sphere on the floor only
+    return system, state
+
+
+def time_hunt_crossley_dynamics(count: int, repeats: int) -> tuple[float, str]:
+    """(best ms of ``realize(state, Stage.Dynamics)`` after a change of q, why not fused)
+    of ``hunt_crossley_box(count)``."""
+    system, state = hunt_crossley_box(count)
+    _unfuse(system)
+    best = math.inf
+    for _ in range(repeats):
+        state.updQ()
+        t0 = time.perf_counter()
+        system.realize(state, Stage.Dynamics)
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3, system.whyNotFused(state)
 
 
 def time_hunt_crossley_drop(repeats: int = 3) -> tuple[float, int, str, float, list]:
@@ -327,6 +386,14 @@ def main() -> None:
         print(f"box {n:5d} spheres: realize Dynamics {times[n]:9.3f} ms")
     if len(sizes) > 1:
         print(f"ratio {sizes[-1]}/{sizes[0]}: {times[sizes[-1]] / times[sizes[0]]:.2f}x")
+    hunt = {}
+    for n in sizes:
+        hunt[n], why = time_hunt_crossley_dynamics(n, args.repeats)
+        print(
+            f"HuntCrossley box {n:5d} spheres: realize Dynamics {hunt[n]:9.3f} ms; {why or 'fused'}"
+        )
+    if len(sizes) > 1:
+        print(f"HuntCrossley ratio {sizes[-1]}/{sizes[0]}: {hunt[sizes[-1]] / hunt[sizes[0]]:.2f}x")
     if not args.no_trajectory:
         for track in (True, False):
             cpu, steps, why, first = time_ball_drop(track, args.repeats_ball_drop)
