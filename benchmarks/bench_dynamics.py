@@ -189,9 +189,13 @@ def make_models(names: list[str]) -> list[Model]:
 # --------------------------------------------------------------------------- timing
 def time_call(f: Callable[[], object], quick: bool = False) -> float:
     """CPU microseconds per call (process time: less disturbed by other processes on a
-    shared machine than wall time): batches of >= ~20 ms (5 ms quick), best of 5 (3 quick)."""
+    shared machine than wall time): batches of >= ~20 ms (5 ms quick), best of 5 (3 quick).
+    One call first, untimed: a first call may load compiled code (an operator's entry point
+    from numba's cache, ~0.1 s), which would end the batch sizing at one call per batch,
+    too short for the clock's resolution."""
     clock = time.process_time
     target = 0.005 if quick else 0.02
+    f()
     n = 1
     while True:
         t0 = clock()

@@ -75,6 +75,8 @@ _CODES = {what: cause_code(what) for what in ("setQ", "setU", "setZ", "setY")}
 # Stage members and int values looked up once (Enum class attribute access and int(stage)
 # cost a few hundred ns each on the hot paths of set*/upd* and invalidation).
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
+#: the key of _invalidate_value_dependents' record in _dep_plans (no id() of a list is a str)
+_VALUE_WALKS = "value walks"
 _TOPOLOGY, _MODEL, _POSITION = Stage.Topology, Stage.Model, Stage.Position
 _VELOCITY, _DYNAMICS = Stage.Velocity, Stage.Dynamics
 
@@ -837,13 +839,29 @@ class State:
 
     def _invalidate_value_dependents(self, first: int, last: int, cause: str) -> None:
         """The cache entries declared to depend on q (``first`` Q_VERSION), u or z
-        (``last`` Z_VERSION) go stale."""
+        (``last`` Z_VERSION) go stale.
+
+        Skipped when the last call had the same arguments and no cache entry's validity
+        or cause changed since (``_entry_edits``): the walks would leave every entry as
+        it is (a ``setU`` after a realization that did not touch those entries, as in a
+        loop of ``setU`` and ``realize``). The record lives in ``_dep_plans``, so it goes
+        with the dependency graph it was made on."""
+        done = self._dep_plans.get(_VALUE_WALKS)
+        if (
+            done is not None
+            and done[0] == self._entry_edits
+            and done[1] == first
+            and done[2] == last
+            and done[3] == cause
+        ):
+            return
         if first <= Q_VERSION and self._q_dependents:
             self._invalidate_dependents(self._q_dependents, cause)
         if first <= U_VERSION <= last and self._u_dependents:
             self._invalidate_dependents(self._u_dependents, cause)
         if last == Z_VERSION and self._z_dependents:
             self._invalidate_dependents(self._z_dependents, cause)
+        self._dep_plans[_VALUE_WALKS] = (self._entry_edits, first, last, cause)
 
     def _set_values(self, values, start: int, size: int, what: str, stage: int, v0: int, v1: int):
         """A setter (``what``): copy ``values`` (checked: a finite vector of length

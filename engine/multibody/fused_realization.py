@@ -88,7 +88,16 @@ class _Plan:
         "contact",
         "constraints",
         "call_args",
+        "matter",
     )
+
+
+class _PlanKey:
+    """The key of a FusedRealization's ``_Plan`` in a State's ``_fast`` slot (one object per
+    FusedRealization: hashed by identity, which costs nothing per lookup, where a tuple is
+    hashed again on every call)."""
+
+    __slots__ = ()
 
 
 class FusedRealization:
@@ -97,7 +106,7 @@ class FusedRealization:
 
     def __init__(self, system) -> None:
         self._system = system
-        self._key = ("fused realization", id(self))
+        self._key = _PlanKey()
 
     # ------------------------------------------------------------------ realize
     def realize(self, state: State, first: int, last: int) -> bool:
@@ -113,7 +122,7 @@ class FusedRealization:
                 if info.stage != prev:
                     return False
         ctx = plan.ctx
-        matter = self._system._matter
+        matter = plan.matter
         # the articulated inertias, unless still current (a change of q makes them stale;
         # a change of t alone does not)
         with_inertias = last >= ACCELERATION and not matter._abi_current(ctx)
@@ -243,7 +252,7 @@ class FusedRealization:
         plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
         plan.yerr = state._yerr
         plan.args = plan.fn = plan.ctx = plan.table = plan.contact = None
-        plan.constraints = plan.call_args = None
+        plan.constraints = plan.call_args = plan.matter = None
         plan.derivatives = False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
@@ -258,7 +267,7 @@ class FusedRealization:
                 terms += sub._compiled_terms(state, excluded)
         matter = self._system._matter
         ctx = matter._context(state)
-        plan.ctx = ctx
+        plan.ctx, plan.matter = ctx, matter
         term_ints, term_floats, excluded_bodies = stack_terms(terms, excluded)
         homes = matter._kernel_homes(ctx)
         info = matter._instance_info(state, ctx)
