@@ -105,7 +105,9 @@ def run_event_loop(ms: int) -> None:
 PACINGS = {"real": "real time", "fast": "as fast as possible", "sampled": "sampled"}
 
 
-def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = "fast") -> dict:
+def run_chain(
+    example: str, seconds: float, paused: bool = False, pacing: str = "fast", profile=None
+) -> dict:
     import numpy as np
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
     from PySide6.QtWidgets import QApplication
@@ -153,7 +155,16 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     wall0 = time.perf_counter()
     probe.start(10)
     t_end = wall0 + seconds
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.thread_time)  # the GUI thread's CPU time only
+        profiler.enable()
     run_event_loop(int(1000 * (t_end - time.perf_counter())))
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
     probe.stop()
     wall = time.perf_counter() - wall0
     waited = getattr(panel.session, "gui_wait_seconds", math.nan) - waited0
@@ -236,6 +247,11 @@ def main() -> int:
     parser.add_argument(
         "--switch-interval", type=float, help="sys.setswitchinterval for the run (GIL hand-off)"
     )
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="cProfile the GUI thread (its CPU time) over the measured seconds into FILE",
+    )
     args = parser.parse_args()
     if args.switch_interval:
         sys.setswitchinterval(args.switch_interval)
@@ -243,7 +259,7 @@ def main() -> int:
     if not args.skip_startup:
         first = start_to_first_frame()
         print(f"start to first frame (default example, warm JIT): {first:.2f} s   (target < 3 s)")
-    r = run_chain(args.example, args.seconds, args.paused, args.pacing)
+    r = run_chain(args.example, args.seconds, args.paused, args.pacing, args.profile)
     state = "open, paused," if args.paused else f"running ({PACINGS[args.pacing]})"
     print(f"{args.example} {state} for {args.seconds:.0f} s:")
     print(
