@@ -179,6 +179,7 @@ def run_chain(
     steps = stepper.getIntegrator().getNumStepsTaken() - steps0 if same else 0
     step_span = (step_time0, stepper.getIntegrator().getTime()) if same else None
     settings = panel.session.settings
+    core_share = getattr(panel.session, "_core_share", None)
     error = panel.snapshot.error
     window.close()
     late = np.diff(np.array(stamps)) - 0.010
@@ -198,6 +199,7 @@ def run_chain(
         "step_span": step_span,
         "worker_wait_share": waited / wall,
         "settings": settings,
+        "core_share": math.nan if core_share is None else core_share,
     }
 
 
@@ -285,7 +287,7 @@ def main() -> int:
         )
     print(
         f"  the worker waited for frames being drawn {100 * r['worker_wait_share']:.0f}% of "
-        "the wall-clock time"
+        f"the wall-clock time (its stepping calls got {r['core_share']:.2f} of a core)"
     )
     span = r["step_span"]
     if span is not None and span[1] > span[0]:
