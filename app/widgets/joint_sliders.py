@@ -482,8 +482,12 @@ class JointSliders(QWidget):
                     row.setEnabled(paused)
         self._snap = snap
         new_rows, self._new_rows = self._new_rows, False
-        if not self._show_rows(snap, in_view_only=not new_rows) and paused:
+        if self._show_rows(snap, in_view_only=not new_rows):
+            return
+        if paused:
             self._flush_timer.start()
+        else:  # (a flush a paused snapshot started is not wanted once running)
+            self._flush_timer.stop()
 
     def _show_rows(self, snap, in_view_only: bool) -> bool:
         """Set the rows (those in view, or all) to the q of ``snap``; False if any row was
