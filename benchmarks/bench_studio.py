@@ -105,7 +105,9 @@ def run_event_loop(ms: int) -> None:
 PACINGS = {"real": "real time", "fast": "as fast as possible", "sampled": "sampled"}
 
 
-def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = "fast") -> dict:
+def run_chain(
+    example: str, seconds: float, paused: bool = False, pacing: str = "fast", profile=None
+) -> dict:
     import numpy as np
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
     from PySide6.QtWidgets import QApplication
@@ -153,7 +155,16 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     wall0 = time.perf_counter()
     probe.start(10)
     t_end = wall0 + seconds
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.thread_time)  # the GUI thread's CPU time only
+        profiler.enable()
     run_event_loop(int(1000 * (t_end - time.perf_counter())))
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
     probe.stop()
     wall = time.perf_counter() - wall0
     waited = getattr(panel.session, "gui_wait_seconds", math.nan) - waited0
@@ -168,6 +179,7 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
     steps = stepper.getIntegrator().getNumStepsTaken() - steps0 if same else 0
     step_span = (step_time0, stepper.getIntegrator().getTime()) if same else None
     settings = panel.session.settings
+    core_share = getattr(panel.session, "_core_share", None)
     error = panel.snapshot.error
     window.close()
     late = np.diff(np.array(stamps)) - 0.010
@@ -187,6 +199,7 @@ def run_chain(example: str, seconds: float, paused: bool = False, pacing: str = 
         "step_span": step_span,
         "worker_wait_share": waited / wall,
         "settings": settings,
+        "core_share": math.nan if core_share is None else core_share,
     }
 
 
@@ -236,6 +249,11 @@ def main() -> int:
     parser.add_argument(
         "--switch-interval", type=float, help="sys.setswitchinterval for the run (GIL hand-off)"
     )
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="cProfile the GUI thread (its CPU time) over the measured seconds into FILE",
+    )
     args = parser.parse_args()
     if args.switch_interval:
         sys.setswitchinterval(args.switch_interval)
@@ -243,7 +261,7 @@ def main() -> int:
     if not args.skip_startup:
         first = start_to_first_frame()
         print(f"start to first frame (default example, warm JIT): {first:.2f} s   (target < 3 s)")
-    r = run_chain(args.example, args.seconds, args.paused, args.pacing)
+    r = run_chain(args.example, args.seconds, args.paused, args.pacing, args.profile)
     state = "open, paused," if args.paused else f"running ({PACINGS[args.pacing]})"
     print(f"{args.example} {state} for {args.seconds:.0f} s:")
     print(
@@ -269,7 +287,7 @@ def main() -> int:
         )
     print(
         f"  the worker waited for frames being drawn {100 * r['worker_wait_share']:.0f}% of "
-        "the wall-clock time"
+        f"the wall-clock time (its stepping calls got {r['core_share']:.2f} of a core)"
     )
     span = r["step_span"]
     if span is not None and span[1] > span[0]:

@@ -2,7 +2,10 @@
 # Build Simbody 3.7 (Debian's source of libsimbody-dev, the same version) in Release mode
 # and install it where the benchmarks look for it: $MBSTUDIO_SIMBODY_RELEASE, default
 # ~/.cache/mbstudio/simbody-3.7-release. The benchmarks then add a "simbody_rel" column:
-# the same C++ program against this build, without Debian's debug assertions. Needs cmake,
+# the same C++ program against this build, without Debian's debug assertions (each
+# bench_*.py compiles its program against it through common.build_simbody_program:
+# simbody_bench.cpp, simbody_integration_bench.cpp, simbody_contact_bench.cpp, and
+# simbody_span_bench.cpp for bench_span.py's window-by-window cost of chain50). Needs cmake,
 # g++, curl and liblapack-dev (apt-get install cmake g++ curl liblapack-dev); about 25
 # minutes on 2 cores.
 set -euo pipefail

@@ -111,6 +111,12 @@ FAST_MAX_SAMPLES_PER_SECOND = 60.0
 FAST_HORIZON_INTERVALS = 16
 FAST_CALL_BUDGET = 0.01
 FAST_MAX_STEPS_PER_CALL = 256
+#: "As fast as possible": the worker waits for a frame being drawn only while its stepping
+#: calls get less than this share of a core (their thread CPU time over their wall-clock
+#: time, smoothed). A worker that has a core to itself takes nothing from the view by going
+#: on, and a wait would only idle that core; on a machine with more runnable threads than
+#: cores, the wait lets the software renderer's threads finish the frame.
+FAST_OWN_CORE_SHARE = 0.85
 
 
 REBUILD_FAILED = "The edited model cannot be built"
@@ -206,6 +212,8 @@ class SimulationSession:
         self._reset_built = None
         self._cost: float | None = None  # wall-clock seconds per simulated second
         self._step_cost: float | None = None  # worker CPU seconds per internal step (FAST)
+        #: share of a core the worker's stepping calls got (FAST; see FAST_OWN_CORE_SHARE)
+        self._core_share: float | None = None
         #: Readers set this False when nobody shows the cache (saves the worker the copies).
         self.want_cache = True
         #: Cleared by the GUI while it draws a frame, set otherwise. The worker waits for it
@@ -1081,11 +1089,13 @@ class SimulationSession:
                 self._sample(stepper.getState())
             while True:
                 t_end = (math.floor(t / horizon + 1e-9) + 1) * horizon
-                if not self.gui_idle.is_set():
+                if not self.gui_idle.is_set() and not self.has_own_core():
                     self._wait_for_gui()
                 integ.setInternalStepLimit(self._fast_step_limit())
                 c0, t0, n0 = time.thread_time(), t, integ.getNumStepsTaken()
+                w0 = time.perf_counter()
                 status = stepper.stepTo(t_end)
+                self.note_core_share(time.thread_time() - c0, time.perf_counter() - w0)
                 t = stepper.getTime()
                 steps = integ.getNumStepsTaken() - n0
                 if steps > 0:
@@ -1113,6 +1123,21 @@ class SimulationSession:
                 integ.setMaximumStepSize(-1)  # the session's integrators have none otherwise
             if t > t_start:
                 self._note_cost(time.perf_counter() - w_start, t - t_start)
+
+    def note_core_share(self, cpu: float, wall: float) -> None:
+        """Add a stepping call's thread CPU and wall-clock seconds to the smoothed share of
+        a core the worker gets (calls under a millisecond say little and are left out)."""
+        if wall < 1e-3:
+            return
+        share = min(cpu / wall, 1.0)
+        s = self._core_share
+        self._core_share = share if s is None else 0.8 * s + 0.2 * share
+
+    def has_own_core(self) -> bool:
+        """Whether the worker's stepping calls get about a whole core (at least
+        FAST_OWN_CORE_SHARE of one; False before any is measured)."""
+        s = self._core_share
+        return s is not None and s >= FAST_OWN_CORE_SHARE
 
     def _wait_for_gui(self) -> None:
         """Wait (at most GUI_WAIT_MAX) for the view to finish the frame it is drawing, adding

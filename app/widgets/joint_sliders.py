@@ -167,6 +167,7 @@ class JointSliders(QWidget):
         scroll.horizontalScrollBar().valueChanged.connect(self._refresh_in_view)
         #: The latest snapshot shown; rows left out of it are set when the timer fires.
         self._snap = None
+        self._stale = False  # some row does not show ``_snap`` yet (it is out of view)
         self._new_rows = True
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -467,9 +468,11 @@ class JointSliders(QWidget):
     def update_snapshot(self, snap) -> None:
         """Show the q of ``snap``. The rows in view are set now; the others (scrolled out of
         view, or the whole panel hidden) when they come into view (a scroll, the panel
-        shown) or once no new snapshot has come for STALE_FLUSH_MS, so that scrubbing a long
-        chain's history does not reformat a hundred rows nobody sees. The first snapshot
-        after a new set of rows sets them all."""
+        shown) or, paused, once no new snapshot has come for STALE_FLUSH_MS, so that
+        scrubbing a long chain's history does not reformat a hundred rows nobody sees; while
+        running, rows out of view are set only as they come into view (and all of them by
+        the paused snapshot that ends the run). The first snapshot after a new set of rows
+        sets them all."""
         paused = not snap.running
         self.hint.setVisible(not paused)
         if self._rows_enabled != paused:
@@ -479,8 +482,12 @@ class JointSliders(QWidget):
                     row.setEnabled(paused)
         self._snap = snap
         new_rows, self._new_rows = self._new_rows, False
-        if not self._show_rows(snap, in_view_only=not new_rows):
+        if self._show_rows(snap, in_view_only=not new_rows):
+            return
+        if paused:
             self._flush_timer.start()
+        else:  # (a flush a paused snapshot started is not wanted once running)
+            self._flush_timer.stop()
 
     def _show_rows(self, snap, in_view_only: bool) -> bool:
         """Set the rows (those in view, or all) to the q of ``snap``; False if any row was
@@ -511,6 +518,7 @@ class JointSliders(QWidget):
             angles = quaternion_to_xyz_degrees(quat)
             for row, angle in zip(rows, angles, strict=True):
                 row.show_value(float(angle))
+        self._stale = not complete
         if complete:
             self._flush_timer.stop()
         return complete
@@ -520,7 +528,7 @@ class JointSliders(QWidget):
 
     def _refresh_in_view(self, *_args) -> None:
         """Rows that came into view show the latest snapshot."""
-        if self._snap is not None and self._flush_timer.isActive() and self.isVisible():
+        if self._snap is not None and self._stale and self.isVisible():
             self._show_rows(self._snap, in_view_only=True)
 
     def _flush(self) -> None:

@@ -4,9 +4,18 @@ window side (the view clears the session's gui_idle while it renders and sets it
 
 from __future__ import annotations
 
+import math
+import time
+
 import pytest
 
-from app.simulation.session import GUI_WAIT_MAX, Settings, SimulationSession
+from app.simulation.session import (
+    FAST_OWN_CORE_SHARE,
+    GUI_WAIT_MAX,
+    Pacing,
+    Settings,
+    SimulationSession,
+)
 from tests.app.sim_models import chain
 
 
@@ -36,6 +45,39 @@ def test_worker_waits_before_each_step_while_the_gui_draws(idle):
         assert session.gui_idle.waits == []
     else:
         assert session.gui_idle.waits == [GUI_WAIT_MAX] * steps
+
+
+@pytest.mark.parametrize("own_core", [True, False])
+def test_fast_worker_waits_for_frames_only_while_it_lacks_a_core(own_core):
+    """As fast as possible, a worker whose stepping calls get a whole core goes on while the
+    view draws (a wait would only idle that core); one that gets less waits before each call."""
+    session = SimulationSession(chain(2), Settings(pacing=Pacing.FAST))  # not started
+    session.gui_idle = RecordingEvent(False)  # the view is drawing all along
+    session._core_share = 1.0 if own_core else 0.3
+    session.note_core_share = lambda cpu, wall: None  # the share stays as given
+    assert session.has_own_core() is own_core
+    session._advance(math.inf, time.perf_counter() + 0.3)
+    assert session._stepper.getTime() > 0
+    waits = session.gui_idle.waits
+    if own_core:
+        assert waits == []
+    else:
+        assert waits and set(waits) == {GUI_WAIT_MAX}
+
+
+def test_core_share_follows_the_stepping_calls():
+    session = SimulationSession(chain(1), Settings(pacing=Pacing.FAST))  # not started
+    assert not session.has_own_core()  # nothing measured: wait, as on a busy machine
+    session.note_core_share(0.010, 0.0101)
+    assert session.has_own_core()
+    for _ in range(3):  # a few calls that got a third of a core
+        session.note_core_share(0.003, 0.009)
+    assert not session.has_own_core()
+    for _ in range(20):
+        session.note_core_share(0.0095, 0.010)
+    assert session._core_share >= FAST_OWN_CORE_SHARE and session.has_own_core()
+    session.note_core_share(0.0001, 0.0002)  # under a millisecond: left out
+    assert session.has_own_core()
 
 
 @pytest.mark.gui

@@ -21,6 +21,21 @@ def _angles(snap, sliders, body: str):
     return quaternion_to_xyz_degrees([snap.q[i] for i in idx])
 
 
+def _drag_scroll_bar_to_end(bar) -> None:
+    """Drag the handle of the scroll bar ``bar`` to its end with the mouse."""
+    assert bar.isVisible() and bar.maximum() > 0
+    option = QStyleOptionSlider()
+    bar.initStyleOption(option)
+    handle = bar.style().subControlRect(
+        QStyle.ComplexControl.CC_ScrollBar, option, QStyle.SubControl.SC_ScrollBarSlider, bar
+    )
+    QTest.mousePress(bar, Qt.MouseButton.LeftButton, pos=handle.center())
+    QTest.mouseMove(bar, QPoint(handle.center().x(), bar.height() - 1))
+    QTest.mouseRelease(
+        bar, Qt.MouseButton.LeftButton, pos=QPoint(handle.center().x(), bar.height() - 1)
+    )
+
+
 def test_rows_show_the_scrubbed_state_in_view_on_scroll_and_after_a_pause(qtbot, qsettings):
     window = MainWindow(model_path=example_path("chain50"), settings=qsettings)
     qtbot.addWidget(window)
@@ -61,18 +76,7 @@ def test_rows_show_the_scrubbed_state_in_view_on_scroll_and_after_a_pause(qtbot,
 
         # Scroll the Joints panel to its end with clicks on the scroll bar: the last link's
         # rows show the State shown.
-        bar = sliders._scroll.verticalScrollBar()
-        assert bar.isVisible() and bar.maximum() > 0
-        option = QStyleOptionSlider()
-        bar.initStyleOption(option)
-        handle = bar.style().subControlRect(
-            QStyle.ComplexControl.CC_ScrollBar, option, QStyle.SubControl.SC_ScrollBarSlider, bar
-        )
-        QTest.mousePress(bar, Qt.MouseButton.LeftButton, pos=handle.center())
-        QTest.mouseMove(bar, QPoint(handle.center().x(), bar.height() - 1))
-        QTest.mouseRelease(
-            bar, Qt.MouseButton.LeftButton, pos=QPoint(handle.center().x(), bar.height() - 1)
-        )
+        _drag_scroll_bar_to_end(sliders._scroll.verticalScrollBar())
         qtbot.waitUntil(lambda: not row_last.visibleRegion().isEmpty(), timeout=3000)
         assert row_last.spin.value() == pytest.approx(
             _angles(panel.snapshot, sliders, last)[1], abs=0.01
@@ -84,6 +88,58 @@ def test_rows_show_the_scrubbed_state_in_view_on_scroll_and_after_a_pause(qtbot,
         qtbot.waitUntil(lambda: panel.snapshot.time == wanted, timeout=5000)
         snap = panel.snapshot
         for body in (first, bodies[25], last):
+            for axis in range(3):
+                row = sliders.euler_rows[(body, axis)]
+                angle = _angles(snap, sliders, body)[axis]
+                qtbot.waitUntil(lambda r=row, a=angle: abs(r.spin.value() - a) < 0.01, timeout=3000)
+    finally:
+        window.close()
+
+
+def test_running_rows_out_of_view_are_set_as_they_come_into_view_and_all_at_the_pause(
+    qtbot, qsettings
+):
+    """While the chain runs, the rows out of view are left alone (reformatting 150 rows nobody
+    sees cost a quarter of the GUI thread running fast); scrolled into view they show the
+    latest State, and the pause shows the paused State in every row."""
+    window = MainWindow(model_path=example_path("chain50"), settings=qsettings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.simulation
+    try:
+        qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=30000)
+        sliders = panel.sliders
+        bodies = list(dict.fromkeys(body for body, _ in sliders.euler_rows))
+        first, middle, last = bodies[0], bodies[25], bodies[-1]
+        row_last = sliders.euler_rows[(last, 2)]  # the chain swings in the x-y plane
+        assert row_last.visibleRegion().isEmpty()
+        start_last = row_last.spin.value()
+        button = window.toolbar.widgetForAction(window.sim_actions["play"])
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+        # running: the row out of view is not touched while its angle changes
+        qtbot.waitUntil(
+            lambda: abs(_angles(panel.snapshot, sliders, last)[2] - start_last) > 1.0,
+            timeout=30000,
+        )
+        qtbot.wait(600)  # longer than the paused panel's flush of rows out of view
+        assert panel.snapshot.running and row_last.spin.value() == start_last
+
+        _drag_scroll_bar_to_end(sliders._scroll.verticalScrollBar())
+        qtbot.waitUntil(
+            lambda: (
+                not row_last.visibleRegion().isEmpty()
+                and abs(row_last.spin.value() - _angles(sliders._snap, sliders, last)[2]) < 0.01
+            ),
+            timeout=5000,
+        )
+        assert row_last.spin.value() != start_last
+
+        button = window.toolbar.widgetForAction(window.sim_actions["pause"])
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+        snap = panel.snapshot
+        for body in (first, middle, last):  # in view or not
             for axis in range(3):
                 row = sliders.euler_rows[(body, axis)]
                 angle = _angles(snap, sliders, body)[axis]
