@@ -175,7 +175,7 @@ class System:
         self._check_state(state, "whyNotFused")
         fused = self._fused_realization
         if fused is None:
-            return f"{type(self).__name__} has no fused realization (MultibodySystem has)"
+            return f"this {type(self).__name__} has no fused realization installed"
         return fused.whyNotFused(state)
 
     def hasTimeAdvancedEvents(self) -> bool:
