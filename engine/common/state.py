@@ -48,6 +48,7 @@ from engine.common.finite import all_finite
 from engine.common.index_arg import index_value
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state_books import (
+    CAUSE_CODES,
     CAUSES,
     ENTRY_EDITS,
     LOCKSTEP,
@@ -856,8 +857,8 @@ class State:
         touch those entries, as in a loop of ``setU`` and ``realize``). The record is
         forgotten with the dependency graph it was made on (``_forget_dep_plans``)."""
         bv = self._bv
-        key = _walks_key(first, last, cause_code(cause))
-        if _value_walks_done(bv, key):
+        key = _walks_key(first, last, CAUSE_CODES.get(cause) or cause_code(cause))
+        if bv[WALKS_KEY] == key and _value_walks_done(bv, key):
             return
         if first <= Q_VERSION and self._q_dependents:
             self._invalidate_dependents(self._q_dependents, cause)

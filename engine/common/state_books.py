@@ -75,6 +75,9 @@ def new_books() -> np.ndarray:
 # ----------------------------------------------------------------------- causes
 _TEXTS: list[str] = [""]
 _CODES: dict[str, int] = {"": 0}
+#: cause text -> code of every cause coded so far (``cause_code``'s table, for readers
+#: that try it before calling ``cause_code``)
+CAUSE_CODES = _CODES
 
 
 def cause_code(text: str) -> int:
