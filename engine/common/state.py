@@ -48,7 +48,9 @@ from engine.common.finite import all_finite
 from engine.common.index_arg import index_value
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state_books import (
+    CAUSE_CODES,
     CAUSES,
+    ENTRY_EDITS,
     LOCKSTEP,
     Q_VERSION,
     SERIAL,
@@ -57,11 +59,17 @@ from engine.common.state_books import (
     SYSTEM_STAGE,
     SYSTEM_VERSIONS,
     U_VERSION,
+    WALKS_DONE,
+    WALKS_EDITS,
+    WALKS_KEY,
     Z_VERSION,
     cause_code,
     cause_text,
     lockstep_invalidator,
+    python_function,
     value_store,
+    value_walks_done,
+    walks_key,
 )
 from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest, SharedStage
 
@@ -75,8 +83,10 @@ _CODES = {what: cause_code(what) for what in ("setQ", "setU", "setZ", "setY")}
 # Stage members and int values looked up once (Enum class attribute access and int(stage)
 # cost a few hundred ns each on the hot paths of set*/upd* and invalidation).
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
-#: the key of _invalidate_value_dependents' record in _dep_plans (no id() of a list is a str)
-_VALUE_WALKS = "value walks"
+_walks_key = python_function(walks_key)
+_value_walks_done = python_function(value_walks_done)
+#: store_if_finite's result when it did a setter's whole work
+_ALL_DONE = STORED_AND_INVALIDATED + WALKS_DONE
 _TOPOLOGY, _MODEL, _POSITION = Stage.Topology, Stage.Model, Stage.Position
 _VELOCITY, _DYNAMICS = Stage.Velocity, Stage.Dynamics
 
@@ -119,9 +129,9 @@ class State:
         self._subs: list[PerSubsystemInfo] = []
         #: the subsystems' lockstep (see SharedStage): entered by _enter_lockstep
         self._use_books(SharedStage())
+        #: the dependents' walks (_invalidate_dependents); the books' ENTRY_EDITS counts
+        #: changes of any cache entry's validity or cause
         self._dep_plans: dict = {}
-        #: counts changes of any cache entry's validity or cause (see _invalidate_dependents)
-        self._entry_edits = 0
         self._topology_version = 0
         #: the TopologyKey of the System (and topology) this State was made for
         self._topology_key = None
@@ -208,8 +218,8 @@ class State:
             sub.shared = shared
             if common is not None:
                 sub.own_stage = common
-        dst._dep_plans = {}
-        dst._entry_edits = 0
+        dst._bv[ENTRY_EDITS] = 0
+        dst._forget_dep_plans()
         dst._bv[SERIAL] = serial = self._bv[SERIAL] + 1
         dst._topology_version = self._topology_version
         dst._topology_key = self._topology_key
@@ -275,7 +285,7 @@ class State:
             raise InvalidArgumentError(f"number of subsystems must be >= 0, got {n}")
         self.clear()
         self._subs = [PerSubsystemInfo(shared=self._shared) for _ in range(int(n))]
-        self._dep_plans = {}
+        self._forget_dep_plans()
 
     def initializeSubsystem(self, subsys: int, name: str, version: str) -> None:
         """Set the name and version of an existing subsystem slot."""
@@ -292,7 +302,7 @@ class State:
         self._subs.append(
             PerSubsystemInfo(name=str(name), version=str(version), shared=self._shared)
         )
-        self._dep_plans = {}
+        self._forget_dep_plans()
         return len(self._subs) - 1
 
     def getNumSubsystems(self) -> int:
@@ -467,7 +477,7 @@ class State:
                     forgot = True
         if forgot:
             self._prune_dependents()
-            self._dep_plans = {}
+            self._forget_dep_plans()
         old = bv[SYSTEM_STAGE]
         if old >= first:  # stages first..old change version and record the cause
             self._record_invalidation(first, old, serial, cause)
@@ -769,7 +779,7 @@ class State:
                 if self._entry_realized(sub, ce):
                     ce.realized_version = sub.stage_version(ce.earliest)
                     ce.not_realized_mark = None
-                    self._entry_edits += 1
+                    self._bv[ENTRY_EDITS] += 1
 
     def updTime(self) -> _TimeRef:
         """Writable time handle (``.value``); asking for it backs up to Instance stage."""
@@ -842,18 +852,13 @@ class State:
         (``last`` Z_VERSION) go stale.
 
         Skipped when the last call had the same arguments and no cache entry's validity
-        or cause changed since (``_entry_edits``): the walks would leave every entry as
-        it is (a ``setU`` after a realization that did not touch those entries, as in a
-        loop of ``setU`` and ``realize``). The record lives in ``_dep_plans``, so it goes
-        with the dependency graph it was made on."""
-        done = self._dep_plans.get(_VALUE_WALKS)
-        if (
-            done is not None
-            and done[0] == self._entry_edits
-            and done[1] == first
-            and done[2] == last
-            and done[3] == cause
-        ):
+        or cause changed since (``state_books.value_walks_done``, on the books): the walks
+        would leave every entry as it is (a ``setU`` after a realization that did not
+        touch those entries, as in a loop of ``setU`` and ``realize``). The record is
+        forgotten with the dependency graph it was made on (``_forget_dep_plans``)."""
+        bv = self._bv
+        key = _walks_key(first, last, CAUSE_CODES.get(cause) or cause_code(cause))
+        if bv[WALKS_KEY] == key and _value_walks_done(bv, key):
             return
         if first <= Q_VERSION and self._q_dependents:
             self._invalidate_dependents(self._q_dependents, cause)
@@ -861,7 +866,13 @@ class State:
             self._invalidate_dependents(self._u_dependents, cause)
         if last == Z_VERSION and self._z_dependents:
             self._invalidate_dependents(self._z_dependents, cause)
-        self._dep_plans[_VALUE_WALKS] = (self._entry_edits, first, last, cause)
+        bv[WALKS_EDITS] = bv[ENTRY_EDITS]
+        bv[WALKS_KEY] = key
+
+    def _forget_dep_plans(self) -> None:
+        """The dependency graph changed: forget the walks made on it."""
+        self._dep_plans = {}
+        self._bv[WALKS_KEY] = -1
 
     def _set_values(self, values, start: int, size: int, what: str, stage: int, v0: int, v1: int):
         """A setter (``what``): copy ``values`` (checked: a finite vector of length
@@ -870,9 +881,10 @@ class State:
         make the entries depending on those variables stale. The State must be at Model
         stage or later. On error nothing changes.
 
-        The stage check, the length and value checks, the copy, the count and an
-        invalidation in lockstep are one compiled call (``state_books.store_if_finite``);
-        Python only checks the types the compiled call takes."""
+        The stage check, the length and value checks, the copy, the count, an
+        invalidation in lockstep and the check that the dependents' walks are already
+        made are one compiled call (``state_books.store_if_finite``); Python only checks
+        the types the compiled call takes."""
         store = State._store
         if store is None:
             store = State._store = value_store()
@@ -881,10 +893,12 @@ class State:
                 self._require_system_stage(_MODEL, what)
             values = self._checked_vector(values, size, what)  # says what is wrong, if anything
         done = store(values, self._y, start, size, self._books, stage, _CODES[what], v0, v1)
-        if done != STORED_AND_INVALIDATED:
-            if done < STORED:  # nothing changed: say why
-                self._require_system_stage(_MODEL, what)
-                self._checked_vector(values, size, what)
+        if done == _ALL_DONE:
+            return
+        if done < STORED:  # nothing changed: say why
+            self._require_system_stage(_MODEL, what)
+            self._checked_vector(values, size, what)
+        if not done & STORED_AND_INVALIDATED:
             self._invalidate_stage_by_stage(stage, what)
         self._invalidate_value_dependents(v0, v1, what)
 
@@ -1466,7 +1480,7 @@ class State:
             and (q or u or z or dkeys or ckeys)
         ):
             self._sub(subsys).time_kept.append(index)
-        self._dep_plans = {}
+        self._forget_dep_plans()
         return index
 
     def _new_cache_entry(
@@ -1480,7 +1494,7 @@ class State:
         sub = self._sub(subsys)
         alloc = self._allocation_stage(sub, Stage.Instance, "allocateCacheEntry")
         index = len(sub.cache)
-        self._dep_plans = {}
+        self._forget_dep_plans()
         sub.cache.append(
             CacheEntryInfo(
                 subsystem=int(subsys),
@@ -1579,7 +1593,7 @@ class State:
         ce.realized_version = sub.stage_version(ce.earliest)
         ce.not_realized_mark = None
         ce.last_invalidated_by = ""
-        self._entry_edits += 1
+        self._bv[ENTRY_EDITS] += 1
         if ce.dependents:
             self._invalidate_dependents(ce.dependents, f"a new value of '{ce.name}'")
 
@@ -1596,7 +1610,7 @@ class State:
             else None
         )
         ce.last_invalidated_by = cause
-        self._entry_edits += 1
+        self._bv[ENTRY_EDITS] += 1
         if ce.dependents:
             self._invalidate_dependents(ce.dependents, f"'{ce.name}' going stale")
 
@@ -1608,17 +1622,17 @@ class State:
 
         The walk is skipped when it would change nothing: it was last made with the same
         ``cause`` and no cache entry's validity or cause has changed since
-        (``_entry_edits`` counts those changes)."""
+        (the books' ``ENTRY_EDITS`` counts those changes)."""
         plan = self._dep_plans.get(id(keys))
         if plan is None or plan[0] is not keys or plan[1] != len(keys):
             plan = [keys, len(keys), self._dependents_walk(keys), -1, ""]
             self._dep_plans[id(keys)] = plan
-        elif plan[3] == self._entry_edits and plan[4] == cause:
+        elif plan[3] == self._bv[ENTRY_EDITS] and plan[4] == cause:
             return  # every entry of the walk is stale, with this cause
         for ce, why in plan[2]:
             ce.realized_version = None
             ce.last_invalidated_by = cause if why is None else why
-        self._entry_edits = plan[3] = self._entry_edits + 1
+        self._bv[ENTRY_EDITS] = plan[3] = self._bv[ENTRY_EDITS] + 1
         plan[4] = cause
 
     def _dependents_walk(self, keys: list[CacheEntryKey]) -> list:

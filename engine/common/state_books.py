@@ -18,13 +18,19 @@ slot                meaning
 ``SHARED_VERSIONS`` 11 slots: the versions given to every subsystem at once in lockstep
 ``CAUSES``          11 slots: what last invalidated each System stage, as a code of
                     ``cause_code`` (the text is ``cause_text(code)``)
+``ENTRY_EDITS``     counts every change of a cache entry's validity or cause
+``WALKS_EDITS``     ``ENTRY_EDITS`` when the value dependents' walks were last made
+``WALKS_KEY``       which walks those were (``walks_key``), or -1 (none recorded)
 ==================  =====================================================================
 
 Python reads and writes the array through a ``memoryview`` (an item read is a Python
 int, faster than a numpy scalar). ``invalidate_in_lockstep`` is the one implementation of
 an invalidation in lockstep: ``State._invalidate`` calls it, and so does
 ``store_if_finite``, which is a setter's whole work (checked copy, invalidation, value
-version) in one call. With NUMBA_DISABLE_JIT they run as Python on the same arrays.
+version, and whether the walks over the entries depending on the values can be skipped)
+in one call. ``value_walks_done`` is the one rule for that skip: compiled inside
+``store_if_finite``, and its Python function for ``State._invalidate_value_dependents``.
+With NUMBA_DISABLE_JIT they run as Python on the same arrays.
 """
 
 from __future__ import annotations
@@ -43,12 +49,16 @@ Q_VERSION, U_VERSION, Z_VERSION = 3, 4, 5
 SYSTEM_VERSIONS = 6
 SHARED_VERSIONS = SYSTEM_VERSIONS + 11
 CAUSES = SHARED_VERSIONS + 11
-SIZE = CAUSES + 11
+ENTRY_EDITS = CAUSES + 11
+WALKS_EDITS = ENTRY_EDITS + 1
+WALKS_KEY = WALKS_EDITS + 1
+SIZE = WALKS_KEY + 1
 
 _REFUSED = -1
 #: store_if_finite's results: copied, and the invalidation still has to be done in
-#: Python (the State is not in lockstep) / copied and invalidated
-STORED, STORED_AND_INVALIDATED = 0, 1
+#: Python (the State is not in lockstep) / copied and invalidated; WALKS_DONE is added
+#: when the value dependents' walks can be skipped (``value_walks_done``)
+STORED, STORED_AND_INVALIDATED, WALKS_DONE = 0, 1, 2
 
 
 def new_books() -> np.ndarray:
@@ -58,12 +68,16 @@ def new_books() -> np.ndarray:
     books[LOCKSTEP] = -1
     books[SERIAL] = 1
     books[SYSTEM_VERSIONS:CAUSES] = 1
+    books[WALKS_KEY] = -1
     return books
 
 
 # ----------------------------------------------------------------------- causes
 _TEXTS: list[str] = [""]
 _CODES: dict[str, int] = {"": 0}
+#: cause text -> code of every cause coded so far (``cause_code``'s table, for readers
+#: that try it before calling ``cause_code``)
+CAUSE_CODES = _CODES
 
 
 def cause_code(text: str) -> int:
@@ -106,14 +120,31 @@ def invalidate_in_lockstep(books, first, cause) -> bool:
 
 
 @kernel_jit
+def walks_key(first, last, code) -> int:
+    """The key of the value dependents' walks for the value versions ``first..last``
+    (slots Q_VERSION..Z_VERSION) made stale with the cause ``code``."""
+    return (code * 8 + first) * 8 + last
+
+
+@kernel_jit
+def value_walks_done(books, key) -> bool:
+    """True if the walks ``key`` (``walks_key``) over the cache entries depending on q, u
+    or z were the last ones made and no cache entry's validity or cause changed since:
+    making them again would leave every entry as it is."""
+    return books[WALKS_KEY] == key and books[WALKS_EDITS] == books[ENTRY_EDITS]
+
+
+@kernel_jit
 def store_if_finite(src, dst, start, size, books, first, cause, versions_from, versions_to):
     """A setter's work: if the State is at Model stage or later and the float64 vector
     ``src`` has ``size`` elements, all finite, copy it into ``dst[start:]``, count a new
     value of q, u and/or z (the value versions ``books[versions_from : versions_to + 1]``)
     and invalidate from stage ``first`` if the State is in lockstep
     (``invalidate_in_lockstep``). Returns ``STORED_AND_INVALIDATED``, ``STORED`` when the
-    invalidation is left to the caller (the State is not in lockstep), or a negative
-    number when nothing changed (stage too low, wrong length, an element not finite)."""
+    invalidation is left to the caller (the State is not in lockstep), plus
+    ``WALKS_DONE`` when the walks ``walks_key(versions_from, versions_to, cause)`` need
+    not be made again (``value_walks_done``), or a negative number when nothing changed
+    (stage too low, wrong length, an element not finite)."""
     if books[SYSTEM_STAGE] < 2:
         return _REFUSED
     n = src.shape[0]
@@ -126,9 +157,12 @@ def store_if_finite(src, dst, start, size, books, first, cause, versions_from, v
         dst[start + i] = src[i]
     for k in range(versions_from, versions_to + 1):
         books[k] += 1
+    done = STORED
     if invalidate_in_lockstep(books, first, cause):
-        return STORED_AND_INVALIDATED
-    return STORED
+        done = STORED_AND_INVALIDATED
+    if value_walks_done(books, walks_key(versions_from, versions_to, cause)):
+        done += WALKS_DONE
+    return done
 
 
 _VECTOR = types.Array(types.float64, 1, "A")  # any stride
@@ -149,6 +183,12 @@ def _entry(name: str):
             fn = signature_entry_point(invalidate_in_lockstep, sig)
         _entries[name] = fn
     return fn
+
+
+def python_function(fn):
+    """The Python function of one of the compiled functions above (for Python callers
+    whose books are a memoryview: no numba dispatch)."""
+    return getattr(fn, "py_func", fn)
 
 
 def lockstep_invalidator():

@@ -373,3 +373,43 @@ def test_random_edits_keep_the_same_books_as_stage_by_stage(seed):
         _same_changes(before[0], after[0], before[1], after[1])
         if fused.getSystemStage() >= Stage.Acceleration:
             np.testing.assert_allclose(fused.getUDot(), twin.getUDot(), rtol=1e-12, atol=1e-12)
+
+
+def test_fused_realization_recomputes_articulated_inertias_exactly_when_q_changed():
+    """realize reads the matter subsystem's stage versions itself (own records and the
+    lockstep's shared ones) to decide whether the kernel recomputes the articulated
+    inertias: after setQ it must, after setU it must not, and a State whose subsystems
+    keep their own records (a copy) is judged by those."""
+    system, matter, _, state, rng, _ = _with_every_compiled_force(9)
+    _randomize(system, matter, state, rng)
+    fused = system._fused_realization
+    system.realize(state, Stage.Acceleration)
+    plan = fused._current_plan(state)
+    seen: list[bool] = []
+    kernel = plan.fn
+
+    def spy(first, last, with_inertias, *args):
+        seen.append(with_inertias)
+        return kernel(first, last, with_inertias, *args)
+
+    plan.fn = spy
+    state.setU(rng.uniform(-1.0, 1.0, state.getNU()))
+    system.realize(state, Stage.Acceleration)
+    state.setQ(state.getQ() + 0.05)
+    system.realize(state, Stage.Acceleration)
+    state.setU(rng.uniform(-1.0, 1.0, state.getNU()))
+    system.realize(state, Stage.Acceleration)
+    assert seen == [False, True, False]
+
+    # a copy's subsystems keep their own stage records (not in lockstep) when its q changes
+    twin = state.copy()
+    twin.setQ(twin.getQ() - 0.1)
+    reference = twin.copy()
+    system.realize(twin, Stage.Acceleration)
+    _stage_by_stage(system, reference)
+    _assert_same(_outputs(system, matter, twin), _outputs(system, matter, reference))
+    twin.setU(rng.uniform(-1.0, 1.0, twin.getNU()))
+    reference.setU(twin.getU())
+    system.realize(twin, Stage.Acceleration)
+    _stage_by_stage(system, reference)
+    _assert_same(_outputs(system, matter, twin), _outputs(system, matter, reference))

@@ -153,6 +153,10 @@ def test_compiled_books_functions_agree_with_their_python_source():
         books[sb.SERIAL] = rng.integers(1, 100)
         first = int(rng.integers(1, 10))
         cause = sb.cause_code("a test")
+        books[sb.ENTRY_EDITS] = rng.integers(0, 3)
+        books[sb.WALKS_EDITS] = rng.integers(0, 3)
+        keys = (-1, sb.walks_key(sb.U_VERSION, sb.U_VERSION, cause), 5)
+        books[sb.WALKS_KEY] = keys[rng.integers(0, 3)]
         src = rng.standard_normal(int(rng.integers(0, 5)))
         if rng.random() < 0.2 and src.size:
             src[0] = np.nan
@@ -168,6 +172,37 @@ def test_compiled_books_functions_agree_with_their_python_source():
                     r = call(b, first, cause)
                 results.append((int(r), b.tolist(), dst.tolist()))
             assert results[0] == results[1]
+
+
+def test_a_setter_loop_skips_the_dependents_walks_in_its_compiled_call(monkeypatch):
+    """setU and realize in a loop: the compiled setter call itself tells that the walks
+    over the entries depending on u would change nothing (``value_walks_done``), so no
+    walk runs; a cache entry made current in between makes the next setU walk again."""
+    system, _, state, rng = _realized(True)
+    walks: list = []
+    walk = type(state)._invalidate_dependents
+
+    def counted(self, keys, cause):
+        walks.append(cause)
+        return walk(self, keys, cause)
+
+    monkeypatch.setattr(type(state), "_invalidate_dependents", counted)
+    u = rng.uniform(-1.0, 1.0, state.getNU())
+    state.setU(u)
+    system.realize(state, Stage.Acceleration)
+    walks.clear()
+    for _ in range(3):
+        state.setU(u)
+        system.realize(state, Stage.Acceleration)
+    assert walks == []
+    key = sb.walks_key(sb.U_VERSION, sb.U_VERSION, sb.cause_code("setU"))
+    assert state._books[sb.WALKS_KEY] == key
+    # a dependent of u made current again: the next setU makes it stale
+    dependent = state._u_dependents[0]
+    state.markCacheValueRealized(dependent.subsystem, dependent.index)
+    state.setU(u)
+    assert walks and not state.isCacheValueRealized(dependent.subsystem, dependent.index)
+    assert state._books[sb.WALKS_EDITS] == state._books[sb.ENTRY_EDITS]
 
 
 def test_fused_realization_keeps_the_subsystems_in_lockstep_in_the_books():
