@@ -39,7 +39,7 @@ from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
-from engine.common.state_books import LOCKSTEP, SYSTEM_STAGE
+from engine.common.state_books import LOCKSTEP
 from engine.contact.fused_contact import (
     CONTACT_SUBSYSTEMS,
     contact_home,
@@ -90,10 +90,6 @@ class _Plan:
         "call_args",
         "matter",
         "vc",
-        "abi_entry",
-        "abi_stage",
-        "abi_own",
-        "abi_shared",
     )
 
 
@@ -119,11 +115,9 @@ class FusedRealization:
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now.
 
-        The common case reads the plan's references to this State's books and records
-        directly: the plan's validity (``_current_plan``: three compares), the lockstep
-        slot, whether the articulated inertias are current (the entry's realized version
-        against the matter subsystem's stage version, ``PerSubsystemInfo.stage_version``
-        written out), the kernel call, and the books' lockstep and System stage slots."""
+        The common case: the plan's validity (``_current_plan``: three compares), the
+        lockstep slot, whether the articulated inertias are current (the matter
+        subsystem's ``_abi_current``), the kernel call, and ``State._enter_lockstep``."""
         plan = self._current_plan(state)
         call_args = plan.call_args
         if call_args is None:  # it does not qualify, or event witnesses need stages
@@ -136,15 +130,7 @@ class FusedRealization:
                     return False
         # the articulated inertias, unless still current (a change of q makes them stale;
         # a change of t alone does not)
-        with_inertias = False
-        if last >= ACCELERATION:
-            entry = plan.abi_entry
-            if entry is None:
-                with_inertias = True
-            else:
-                k = plan.abi_stage
-                own, common = plan.abi_own[k], plan.abi_shared[k]
-                with_inertias = entry.realized_version != (own if own > common else common)
+        with_inertias = last >= ACCELERATION and not plan.matter._abi_current(plan.ctx)
         fn = plan.fn
         ke = fn(first, last, with_inertias, *call_args)
         if fn is realize_stages_from_table:  # the entry point, once compiled for these
@@ -155,7 +141,7 @@ class FusedRealization:
             return False  # (a Rod's points coincide...: the stage-by-stage path words it)
         if first <= VELOCITY <= last:
             plan.vc.kinetic_energy = ke
-        bv[LOCKSTEP] = bv[SYSTEM_STAGE] = last  # State._enter_lockstep
+        state._enter_lockstep(last)
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
             plan.matter._mark_abi(state, plan.ctx)
@@ -272,8 +258,7 @@ class FusedRealization:
         plan.yerr = state._yerr
         plan.args = plan.fn = plan.ctx = plan.table = plan.contact = None
         plan.constraints = plan.call_args = plan.matter = None
-        plan.vc = plan.abi_entry = plan.abi_own = plan.abi_shared = None
-        plan.abi_stage = 0
+        plan.vc = None
         plan.derivatives = False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
@@ -289,11 +274,6 @@ class FusedRealization:
         matter = self._system._matter
         ctx = matter._context(state)
         plan.ctx, plan.matter, plan.vc = ctx, matter, ctx.vc
-        # what realize reads to tell whether the articulated inertias are current: the
-        # matter subsystem's own and shared stage versions (lists kept for the State's life)
-        plan.abi_entry = ctx.abi_entry
-        plan.abi_stage = int(ctx.abi_entry.earliest) if ctx.abi_entry is not None else 0
-        plan.abi_own, plan.abi_shared = ctx.sub.own_versions, ctx.sub.shared.versions
         term_ints, term_floats, excluded_bodies = stack_terms(terms, excluded)
         homes = matter._kernel_homes(ctx)
         info = matter._instance_info(state, ctx)
