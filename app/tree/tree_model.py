@@ -78,6 +78,15 @@ def tree_depth(bodies) -> int:
     """The number of levels of the body tree (0 without bodies); O(n). A parent missing or
     a loop (refused by validation) counts as Ground."""
     depth = {GROUND: 0}
+    get = depth.get
+    for b in bodies:  # the usual case: parents before children, one look-up per body
+        d = get(b.parent)
+        if d is None:
+            break
+        depth[b.name] = d + 1
+    else:
+        return max(depth.values())
+    depth = {GROUND: 0}
     parent_of = {b.name: b.parent for b in bodies}
     deepest = 0
     for b in bodies:
