@@ -385,13 +385,29 @@ class BodySpec:
 
 
 class _BodyReader:
-    """BodySpec.from_dict for the bodies of one file, reading each distinct body content once:
+    """BodySpec.from_dict for the bodies of one file, reading each distinct content once:
     bodies that differ only in ``name`` and ``parent`` (a chain's repeated link) share the
-    first one's specs (immutable), so a large generated model costs a serialization (marshal)
-    and a look-up per repeated body. The others are read in full, with the same messages."""
+    first one's specs (immutable), and within the others each frame, geometry list, vector or
+    option dict equal to one read before is that same spec, so a large generated model costs
+    a serialization (marshal) and a look-up per repeated body or part. What is new is read in
+    full, with the same messages."""
+
+    #: parts read once per distinct value (the others are strings and numbers)
+    _PARTS = {
+        "mobilizer_params": lambda d: _tuplify(dict(_obj(d, "mobilizer_params"))),
+        "X_PF": lambda d: _sub(d, "X_PF", FrameSpec.from_dict),
+        "X_BM": lambda d: _sub(d, "X_BM", FrameSpec.from_dict),
+        "geometry": lambda d: tuple(_items(d, "geometry", GeometrySpec.from_dict)),
+        "q": lambda d: _nums(d, "q", None, optional=True),
+        "u": lambda d: _nums(d, "u", None, optional=True),
+        "contact_surfaces": lambda d: tuple(
+            _items(d, "contact_surfaces", ContactSurfaceSpec.from_dict)
+        ),
+    }
 
     def __init__(self) -> None:
         self._read: dict[bytes, BodySpec] = {}
+        self._parts: dict[tuple[str, bytes], Any] = {}
 
     def __call__(self, d: dict) -> BodySpec:
         try:
@@ -401,7 +417,7 @@ class _BodyReader:
             return BodySpec.from_dict(d)
         template = self._read.get(key)
         if template is None:
-            body = BodySpec.from_dict(d)
+            body = self._read_new(d)
             self._read[key] = body
             return body
         body = object.__new__(BodySpec)
@@ -410,6 +426,69 @@ class _BodyReader:
         fields_of["name"] = _str(d, "name")
         fields_of["parent"] = _str(d, "parent", GROUND)
         return body
+
+    def _part(self, d: dict, key: str):
+        """Field ``key`` of body dict ``d`` read as BodySpec.from_dict reads it, shared with
+        the bodies read before whose value was equal (absent counts as a value)."""
+        value = d.get(key)
+        if value is None:
+            memo = (key, None)
+        elif type(value) is list or type(value) is dict:
+            memo = (key, marshal.dumps(value))  # plain JSON: the whole body was marshalled
+        else:
+            return self._PARTS[key](d)  # the wrong type: refused with its message
+        part = self._parts.get(memo, _MISSING)
+        if part is _MISSING:
+            part = self._PARTS[key](d)
+            self._parts[memo] = part
+        return part
+
+    def _read_new(self, d: dict) -> BodySpec:
+        """BodySpec.from_dict(d) (same fields, order of checks and messages)."""
+        name = _str(d, "name")
+        parent = _str(d, "parent", GROUND)
+        mobilizer = _str(d, "mobilizer", "Pin")
+        part = self._part
+        mobilizer_params = part(d, "mobilizer_params")
+        X_PF = part(d, "X_PF")  # noqa: N806  (Simbody's monogram names)
+        X_BM = part(d, "X_BM")  # noqa: N806
+        mass = d.get("mass")
+        if type(mass) is not float:
+            mass = _num(d, "mass", 1.0)
+        com = d.get("com")
+        if type(com) is list and len(com) == 3 and set(map(type, com)) <= _FLOAT:
+            com = tuple(com)
+        else:
+            com = _nums(d, "com", 3, (0.0, 0.0, 0.0))
+        inertia = d.get("inertia")
+        if type(inertia) is list and len(inertia) == 6 and set(map(type, inertia)) <= _FLOAT:
+            inertia = tuple(inertia)
+        else:
+            inertia = _nums(d, "inertia", 6, (1.0, 1.0, 1.0, 0.0, 0.0, 0.0))
+        geometry = part(d, "geometry")
+        q = part(d, "q")
+        u = part(d, "u")
+        contact_surfaces = part(d, "contact_surfaces")
+        body = object.__new__(BodySpec)
+        vars(body).update(
+            name=name,
+            parent=parent,
+            mobilizer=mobilizer,
+            mobilizer_params=mobilizer_params,
+            X_PF=X_PF,
+            X_BM=X_BM,
+            mass=mass,
+            com=com,
+            inertia=inertia,
+            geometry=geometry,
+            q=q,
+            u=u,
+            contact_surfaces=contact_surfaces,
+        )
+        return body
+
+
+_MISSING = object()
 
 
 @dataclass(frozen=True)

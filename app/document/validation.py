@@ -311,7 +311,15 @@ def check_contact_settings(data: ModelData) -> None:
         raise DocumentError("track_dissipated_energy", "must be true or false", "contact")
 
 
-def check_body(b: BodySpec, mass_properties_checked: bool = False) -> None:
+def check_body(
+    b: BodySpec, mass_properties_checked: bool = False, passed: set | None = None
+) -> None:
+    """Refuse a body whose fields are not valid (``DocumentError`` naming the field).
+
+    ``passed``: a set, kept by the caller for one validation, of the parts (frames, geometry,
+    vectors, options; keyed by object identity) of bodies checked before that passed; such
+    a part (shared by bodies read from equal values, see specs._BodyReader) is not checked
+    again, and the parts of ``b`` that pass are added."""
     t = b.name
     mob = MOBILIZER_TYPES.get(b.mobilizer)
     if mob is None:
@@ -320,28 +328,42 @@ def check_body(b: BodySpec, mass_properties_checked: bool = False) -> None:
             f"unknown mobilizer type {b.mobilizer!r}; known: {sorted(MOBILIZER_TYPES)}",
             t,
         )
-    from engine.multibody.mobilizers.params import params_for
+    done = set() if passed is None else passed
+    key = (b.mobilizer, id(b.mobilizer_params))
+    if key not in done:
+        from engine.multibody.mobilizers.params import params_for
 
-    try:
-        params_for(b.mobilizer, dict(b.mobilizer_params))
-    except (ValueError, TypeError) as exc:
-        raise DocumentError("mobilizer_params", str(exc), t) from None
-    check_frame(b.X_PF, "X_PF", t)
-    check_frame(b.X_BM, "X_BM", t)
+        try:
+            params_for(b.mobilizer, dict(b.mobilizer_params))
+        except (ValueError, TypeError) as exc:
+            raise DocumentError("mobilizer_params", str(exc), t) from None
+        done.add(key)
+    if id(b.X_PF) not in done:
+        check_frame(b.X_PF, "X_PF", t)
+        done.add(id(b.X_PF))
+    if id(b.X_BM) not in done:
+        check_frame(b.X_BM, "X_BM", t)
+        done.add(id(b.X_BM))
     if not mass_properties_checked:
         check_mass_properties(b.mass, b.com, b.inertia, t)
-    for k, g in enumerate(b.geometry):
-        check_geometry(g, f"geometry[{k}]", t)
-    for k, c in enumerate(b.contact_surfaces):
-        check_contact_surface(c, f"contact_surfaces[{k}]", t)
-    if b.q is not None:
+    if id(b.geometry) not in done:
+        for k, g in enumerate(b.geometry):
+            check_geometry(g, f"geometry[{k}]", t)
+        done.add(id(b.geometry))
+    if id(b.contact_surfaces) not in done:
+        for k, c in enumerate(b.contact_surfaces):
+            check_contact_surface(c, f"contact_surfaces[{k}]", t)
+        done.add(id(b.contact_surfaces))
+    if b.q is not None and ("q", b.mobilizer, id(b.q)) not in done:
         if len(b.q) != mob.nq:
             raise DocumentError("q", f"a {b.mobilizer} mobilizer has {mob.nq} q, got {len(b.q)}", t)
         _vector(b.q, mob.nq, "q", t)
-    if b.u is not None:
+        done.add(("q", b.mobilizer, id(b.q)))
+    if b.u is not None and ("u", b.mobilizer, id(b.u)) not in done:
         if len(b.u) != mob.nu:
             raise DocumentError("u", f"a {b.mobilizer} mobilizer has {mob.nu} u, got {len(b.u)}", t)
         _vector(b.u, mob.nu, "u", t)
+        done.add(("u", b.mobilizer, id(b.u)))
 
 
 def check_element(
@@ -520,11 +542,12 @@ def validate(data: ModelData, previous: ModelData | None = None) -> None:
     # A body whose specs are the very objects of one checked before (a repeated link read
     # once, see specs._BodyReader) passes the same checks: only its name differs.
     checked: set[tuple] = set()
+    passed: set = set()  # parts of the bodies checked so far (see check_body)
     for b, fine in zip(fresh, physical, strict=True):
         same = (bool(fine), *map(id, _content_of(b)))
         if same in checked:
             continue
-        check_body(b, mass_properties_checked=bool(fine))
+        check_body(b, mass_properties_checked=bool(fine), passed=passed)
         checked.add(same)
     for k, g in enumerate(data.ground_geometry):
         check_geometry(g, f"geometry[{k}]", GROUND)

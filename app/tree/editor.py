@@ -360,7 +360,8 @@ class ModelEditor(QObject):
 
     def rename_body(self, old: str, new: str) -> None:
         self.edit(f"Rename {old}", lambda d: d.rename_body(old, new))
-        self.tree.select_key(body_key(new))
+        if self.tree.current_key() != body_key(new):  # the tree keeps a renamed selection
+            self.tree.select_key(body_key(new))
 
     # -- files
     def confirm_discard(self) -> bool:

@@ -99,6 +99,19 @@ def radians(values) -> tuple[float, ...]:
     return tuple(math.radians(a) for a in values)
 
 
+#: A combo box with more items than this is sized for a typical item, not the longest.
+LONG_COMBO = 200
+
+
+def _loop_note(name: str, excluded: set[str]) -> str:
+    """The parent field's note on the bodies it refuses (``name`` and its descendants)."""
+    if len(excluded) <= 1:
+        return ""
+    if len(excluded) > 12:
+        return f"; not {name} or its {len(excluded) - 1} descendants (a loop)"
+    return f"; not {sorted(excluded)} (a loop)"
+
+
 class PropertyEditor(QWidget):
     """Form for one tree key; ``editor`` is the ModelEditor (document + undo stack)."""
 
@@ -272,6 +285,12 @@ class PropertyEditor(QWidget):
         tip: str = "",
     ) -> QComboBox:
         combo = QComboBox()
+        if len(items) > LONG_COMBO:
+            # sized for a typical name, not by measuring every item (a 20,000-body model)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(16)
         combo.addItems(items)
         combo.setCurrentText(current)
         error = self._row(form, label, key, combo, tip)
@@ -345,8 +364,7 @@ class PropertyEditor(QWidget):
             b.parent,
             lambda p: lambda d: d.set_body(name, parent=p),
             f"Re-parent {name}",
-            "The body this one is mobilized from"
-            + (f"; not {sorted(excluded)} (a loop)" if len(excluded) > 1 else ""),
+            "The body this one is mobilized from" + _loop_note(name, excluded),
         )
 
         mob = self._group("Mobilizer")

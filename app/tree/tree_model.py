@@ -8,6 +8,12 @@ The model holds no data of its own: it follows the document. An edit of a few bo
 removing, renaming or re-parenting them, another mobilizer, undo and redo of those) changes only
 their rows (``sync_started`` and ``synced`` bracket such an update); a larger change rebuilds
 every row (a model reset).
+
+A body tree deeper than ``MAX_NESTED_DEPTH`` levels (a long chain) is listed flat under
+Ground, parents first, each body's parent named in its Type column ("Ball on b4"): Qt's tree
+view pays for every row inserted or removed a walk up the whole depth for each expanded row
+(O(rows x depth): 7-12 s per edit of a 20,000-body chain), and a 20,000-level indentation
+cannot be read anyway. Re-parenting by drag and drop and renaming in place work the same.
 """
 
 from __future__ import annotations
@@ -49,13 +55,54 @@ def _body_tooltip(b) -> str:
     return f"{b.name}: {b.mobilizer} mobilizer, {b.mass:g} kg"
 
 
-def _body_row(b) -> list[QStandardItem]:
-    """The two items of body ``b``'s row: its name (editable, draggable) and its mobilizer."""
+def _type_text(b, flat: bool) -> str:
+    """The Type column of body ``b``: its mobilizer (and its parent in a flat list)."""
+    return f"{b.mobilizer} on {b.parent}" if flat else b.mobilizer
+
+
+def _body_row(b, flat: bool = False) -> list[QStandardItem]:
+    """The two items of body ``b``'s row: its name (editable, draggable) and its mobilizer
+    (and, in a flat list, its parent)."""
     item = _item(b.name, body_key(b.name), _body_tooltip(b))
     item.setEditable(True)
     item.setDragEnabled(True)
     item.setDropEnabled(True)
-    return [item, _item(b.mobilizer, body_key(b.name))]
+    return [item, _item(_type_text(b, flat), body_key(b.name))]
+
+
+#: A body tree deeper than this many levels is listed flat under Ground.
+MAX_NESTED_DEPTH = 64
+
+
+def tree_depth(bodies) -> int:
+    """The number of levels of the body tree (0 without bodies); O(n). A parent missing or
+    a loop (refused by validation) counts as Ground."""
+    depth = {GROUND: 0}
+    get = depth.get
+    for b in bodies:  # the usual case: parents before children, one look-up per body
+        d = get(b.parent)
+        if d is None:
+            break
+        depth[b.name] = d + 1
+    else:
+        return max(depth.values())
+    depth = {GROUND: 0}
+    parent_of = {b.name: b.parent for b in bodies}
+    deepest = 0
+    for b in bodies:
+        name = b.name
+        if name in depth:
+            continue
+        path = []
+        while name not in depth and name in parent_of and len(path) <= len(parent_of):
+            path.append(name)
+            name = parent_of[name]
+        d = depth.get(name, 0)
+        for n in reversed(path):
+            d += 1
+            depth[n] = d
+        deepest = max(deepest, d)
+    return deepest
 
 
 #: More bodies added or removed than this (and than half the model) rebuild the whole tree.
@@ -79,6 +126,7 @@ class ModelTreeModel(QStandardItemModel):
         self._body_items: dict = {}  # body name (and "Ground") -> its row's first item
         self._sections: dict = {}  # section -> (head item, count item)
         self._shown = None  # the document content the rows show (ModelData)
+        self.flat = False  # bodies listed flat under Ground (a tree too deep to nest)
         self.inserted: list[QStandardItem] = []
         self.renamed: dict[str, str] = {}
         # Called as rename_handler(old, new) after a body's name is edited in place; the
@@ -141,10 +189,11 @@ class ModelTreeModel(QStandardItemModel):
             items = {GROUND: ground}
             self._body_items = items
             root.appendRow([ground, _item("", "ground")])
+            self.flat = flat = tree_depth(doc.data.bodies) > MAX_NESTED_DEPTH
             for b in doc.data.bodies:
-                row = _body_row(b)
+                row = _body_row(b, flat)
                 items[b.name] = row[0]
-                items[b.parent].appendRow(row)
+                (ground if flat else items[b.parent]).appendRow(row)
             self._sections = {}
             for section, title in SECTIONS:
                 head = _item(title, f"section:{section}")
@@ -191,6 +240,9 @@ class ModelTreeModel(QStandardItemModel):
         added = [n for n in new_bodies if n not in old_bodies]
         if len(removed) + len(added) > max(SYNC_LIMIT, len(new_bodies) // 2):
             return False
+        flat = tree_depth(new.bodies) > MAX_NESTED_DEPTH
+        if flat != self.flat:
+            return False  # nested to flat or back: every row changes
         renamed: dict[str, str] = {}
         if len(removed) == len(added) == 1:
             o, n = old_bodies[removed[0]], new_bodies[added[0]]
@@ -204,6 +256,13 @@ class ModelTreeModel(QStandardItemModel):
             before = old_bodies.get(old_name.get(name, name))
             if before is not None and renamed.get(before.parent, before.parent) != b.parent:
                 moved.append(name)
+        if flat:
+            # the rows kept must keep their order (a re-parenting may reorder the bodies)
+            gone, fresh = set(removed), set(added)
+            kept_before = [renamed.get(b.name, b.name) for b in old.bodies if b.name not in gone]
+            if kept_before != [b.name for b in new.bodies if b.name not in fresh]:
+                return False
+            moved = []  # a flat row stays where it is; its Type column names the new parent
         self.sync_started.emit()
         try:
             items = self._body_items
@@ -219,21 +278,29 @@ class ModelTreeModel(QStandardItemModel):
                 item = items[name]
                 taken[name] = item.parent().takeRow(item.row())
             for name in removed:
-                if old_bodies[name].parent not in gone:
+                if flat or old_bodies[name].parent not in gone:
                     item = items[name]
                     item.parent().removeRow(item.row())
             for name in removed:
                 del items[name]
-            rank: dict[str, int] = {}  # body -> its place among its parent's children
-            siblings: dict[str, int] = {}
-            for b in new.bodies:
-                rank[b.name] = siblings.get(b.parent, 0)
-                siblings[b.parent] = rank[b.name] + 1
             inserted = []
-            placed = set(added) | set(moved)
+            if flat and added:
+                fresh = set(added)
+                ground = items[GROUND]
+                for position, b in enumerate(new.bodies):
+                    if b.name in fresh:
+                        row = _body_row(b, flat)
+                        items[b.name] = row[0]
+                        ground.insertRow(position, row)
+            placed = set() if flat else set(added) | set(moved)
             if placed:
                 from app.document.document import _parents_first
 
+                rank: dict[str, int] = {}  # body -> its place among its parent's children
+                siblings: dict[str, int] = {}
+                for b in new.bodies:
+                    rank[b.name] = siblings.get(b.parent, 0)
+                    siblings[b.parent] = rank[b.name] + 1
                 for b in _parents_first(new.bodies):
                     if b.name not in placed:
                         continue
@@ -249,8 +316,8 @@ class ModelTreeModel(QStandardItemModel):
                 if before is not None and before is not b:
                     item = items[name]
                     item.setToolTip(_body_tooltip(b))
-                    if before.mobilizer != b.mobilizer:
-                        self._type_item(item).setText(b.mobilizer)
+                    if before.mobilizer != b.mobilizer or (flat and before.parent != b.parent):
+                        self._type_item(item).setText(_type_text(b, flat))
             for section, _title in SECTIONS:
                 if getattr(old, section) != getattr(new, section):
                     self._fill_section(section)

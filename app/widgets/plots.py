@@ -54,16 +54,20 @@ class QuantityModel(QAbstractListModel):
 
     def set_names(self, names, checked: set) -> None:
         """Hold ``names`` (those in ``checked`` checked), with the current filter."""
+        names = list(names)
         self.beginResetModel()
-        self.names = list(names)
-        self._lower = [n.lower() for n in self.names]
-        self._index = {n: i for i, n in enumerate(self.names)}
+        if names != self.names:  # an edit that keeps the columns keeps what they gave
+            self.names = names
+            self._lower = [n.lower() for n in names]
+            self._index = {n: i for i, n in enumerate(names)}
+            self._rows = self._matches(self._filter)
         self.checked_names = {n for n in checked if n in self._index}
-        self._rows = self._matches(self._filter)
         self.endResetModel()
 
     def set_filter(self, text: str) -> None:
         """List only the names that contain ``text`` (any case; blank: all)."""
+        if text == self._filter:  # the rows already list its matches
+            return
         self._filter = text
         rows = self._matches(text)
         if rows == self._rows:

@@ -1,0 +1,204 @@
+"""Editing and loading a large model (issue 22: a 20,000-body chain took 29 s to load and
+seconds per edit). A chain too deep to nest is listed flat in the model tree; an edit made
+as a user makes it (the tree's own editor, the Properties form, the Delete key) changes only
+its rows, and the document, the tree and a System built from the document agree. A large
+file whose bodies differ is read part by part (equal parts once): its refusals name the same
+field with the same message as a small file with the same bad body."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QWidget
+
+from app.document import BodySpec, FrameSpec, GeometrySpec, ModelData, ModelDocument, model_io
+from app.document.examples import example_path
+from app.document.model_io import ModelFileError
+
+N = 2000
+
+
+def _chain_document(n: int) -> ModelDocument:
+    geometry = (GeometrySpec("cylinder", {"radius": 0.01, "half_height": 0.05}),)
+    bodies = [
+        BodySpec(
+            f"b{i}",
+            parent="Ground" if i == 0 else f"b{i - 1}",
+            mobilizer="Ball",
+            X_PF=FrameSpec((0.0, -0.1, 0.0)),
+            com=(0.0, -0.05, 0.0),
+            inertia=(0.01, 0.001, 0.01, 0.0, 0.0, 0.0),
+            geometry=geometry,
+        )
+        for i in range(n)
+    ]
+    return ModelDocument(ModelData(name="long chain", bodies=bodies))
+
+
+def _rows(model, parent=None) -> list:
+    """The tree's rows as nested (name, type, key, children) tuples."""
+    from app.tree.tree_model import KEY_ROLE
+
+    parent = parent if parent is not None else model.index(-1, -1)
+    out = []
+    for row in range(model.rowCount(parent)):
+        index = model.index(row, 0, parent)
+        out.append(
+            (
+                index.data(),
+                model.index(row, 1, parent).data(),
+                index.data(KEY_ROLE),
+                _rows(model, index),
+            )
+        )
+    return out
+
+
+@pytest.fixture
+def editor(qtbot):
+    from app.tree.editor import ModelEditor
+
+    editor = ModelEditor(None)
+    editor.interactive = False
+    editor.set_document(_chain_document(N), None, simulate=False)
+    window = QWidget()
+    qtbot.addWidget(window)
+    layout = QHBoxLayout(window)
+    layout.addWidget(editor.tree)
+    layout.addWidget(editor.properties)
+    window.resize(900, 600)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    yield editor
+    editor.shutdown()
+
+
+@pytest.mark.gui
+def test_edits_of_a_long_chain_change_only_their_rows(editor, qtbot):
+    from app.document import build
+    from app.tree.tree_model import ModelTreeModel
+
+    tree, model, form = editor.tree, editor.tree.model, editor.properties
+    document = editor.document
+    assert model.flat  # 2,000 levels: listed flat under Ground, parents named
+    ground = model._body_items["Ground"]  # noqa: SLF001
+    assert ground.rowCount() == N
+    assert model.index(1000, 1, ground.index()).data() == "Ball on b999"
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+    item = model._body_items["b1000"]  # noqa: SLF001
+
+    # rename b1000 in the tree's own editor: F2 on its row, type, Enter
+    tree.select_body("b1000")
+    view = tree.view
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus, timeout=2000)
+    qtbot.keyClick(view, Qt.Key.Key_F2)
+    qtbot.waitUntil(lambda: isinstance(QApplication.focusWidget(), QLineEdit), timeout=2000)
+    line = QApplication.focusWidget()
+    line.selectAll()
+    qtbot.keyClicks(line, "elbow")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "elbow" in document.body_names(), timeout=5000)
+    assert model._body_items["elbow"] is item and item.text() == "elbow"  # noqa: SLF001
+    assert document.body("b1001").parent == "elbow"
+    assert model._body_items["b1001"].parent() is ground  # noqa: SLF001
+    assert model.index(1001, 1, ground.index()).data() == "Ball on elbow"
+
+    # the mass of b1500 typed in the Properties form
+    tree.select_body("b1500")
+    qtbot.waitUntil(lambda: form.key == "body:b1500" and "mass" in form.fields, timeout=2000)
+    field = form.field("mass")
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClicks(field, "0.25")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: document.body("b1500").mass == 0.25, timeout=5000)
+    assert "0.25 kg" in model._body_items["b1500"].toolTip()  # noqa: SLF001
+
+    # remove the last body with the Delete key in the tree
+    tree.select_body(f"b{N - 1}")
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus, timeout=2000)
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: f"b{N - 1}" not in document.body_names(), timeout=5000)
+    assert ground.rowCount() == N - 1
+    qtbot.waitUntil(lambda: tree.current_key() == f"body:b{N - 2}", timeout=2000)
+
+    assert not resets, "an edit of one body rebuilt the whole tree"
+    fresh = ModelTreeModel(document)
+    assert _rows(model) == _rows(fresh)
+    fresh.detach()
+    built = build(document)
+    assert built.body_name_of_index[1:] == document.body_names()
+    mobod = built.mobilized_bodies["elbow"]
+    assert mobod.getParentMobilizedBody().getMobilizedBodyIndex() == built.index_of("b999")
+    assert built.mobilized_bodies["b1500"].getBodyMass(built.state) == pytest.approx(0.25)
+
+
+def test_a_shallow_tree_stays_nested():
+    from app.tree.tree_model import MAX_NESTED_DEPTH, ModelTreeModel
+
+    document = _chain_document(MAX_NESTED_DEPTH)
+    model = ModelTreeModel(document)
+    assert not model.flat
+    assert model._body_items["b5"].parent() is model._body_items["b4"]  # noqa: SLF001
+    document.add_body(BodySpec("deeper", parent=f"b{MAX_NESTED_DEPTH - 1}"))
+    assert model.flat  # one level more: listed flat
+    assert model._body_items["deeper"].parent() is model._body_items["Ground"]  # noqa: SLF001
+    model.detach()
+
+
+def _varied_chain(n: int) -> dict:
+    """chain50's link repeated ``n`` times, each body's X_PF and mass its own (so each body
+    is read in full, its shared parts once)."""
+    data = json.loads(example_path("chain50").read_text())
+    model = data["model"]
+    link = model["bodies"][1]
+    model["bodies"] = [
+        dict(
+            link,
+            name=f"b{i}",
+            parent="Ground" if i == 0 else f"b{i - 1}",
+            mass=0.1 + 1e-7 * i,
+            X_PF={"p": [0.0, -0.08 - 1e-6 * i, 0.0], "rpy": [0.0, 0.0, 0.0]},
+        )
+        for i in range(n)
+    ]
+    return data
+
+
+BAD = [
+    lambda b: b["X_PF"]["p"].__setitem__(1, float("inf")),
+    lambda b: b.update(X_BM={"p": [0.0, "x", 0.0]}),
+    lambda b: b["geometry"][0]["params"].update(radius=-1.0),
+    lambda b: b["geometry"][0].update(color=[2.0, 0.0, 0.0]),
+    lambda b: b.update(q=[1.0, 0.0, 0.0]),
+    lambda b: b.update(u=[0.0, True, 0.0]),
+    lambda b: b.update(mobilizer_params={"nonsense": 1.0}),
+    lambda b: b.update(inertia=[1.0, 1.0, 5.0, 0.0, 0.0, 0.0]),
+    lambda b: b.update(com=[0.0, 10**400, 0.0]),
+    lambda b: b.update(mass=-1.0),
+]
+
+
+@pytest.mark.parametrize("spoil", BAD)
+def test_a_large_file_s_refusals_are_a_small_file_s(spoil):
+    """The same bad body (with the repeated parts' values) is refused with the same field and
+    message at index 1,500 of 2,000 bodies as at index 2 of 3."""
+    refusals = []
+    for n, k in ((2000, 1500), (3, 2)):
+        data = _varied_chain(n)
+        body = json.loads(json.dumps(data["model"]["bodies"][1]))  # a deep copy
+        body.update(name=f"b{k}", parent=f"b{k - 1}")
+        spoil(body)
+        data["model"]["bodies"][k] = body
+        with pytest.raises(ModelFileError) as info:
+            model_io.loads(json.dumps(data))
+        refusals.append((info.value.field.replace(f"bodies[{k}]", "bodies[k]"), info.value.message))
+    assert refusals[0] == refusals[1]
+    assert refusals[0][0].startswith("model.bodies[k].")
