@@ -60,9 +60,7 @@ def _compiled_projection(system, state, tol, est_q, est_u):
     wq = matter._q_weights(state)
     info = np.zeros(INFO_SIZE)
     args = (euler, a, s, cc.ci, cc.cf, m)
-    sq = project_q(
-        *args, cc.info.qerr, tp, wq, tol, 0.1 * tol, math.inf, False, False, est_q, info
-    )
+    sq = project_q(*args, cc.info.qerr, tp, wq, tol, 0.1 * tol, math.inf, False, False, est_q, info)
     state._note_q_change("updQ")
     system.realize(state, Stage.Velocity)  # (the velocity errors, uerr, at the new q)
     su = project_u(*args, cc.uerr, tpv, wu, tol, 0.1 * tol, False, False, est_u, info)
