@@ -114,7 +114,8 @@ def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
     """Realize ``first``..Acceleration and correct udot (and A_GB, qdotdot) by the
     constraint forces; False if the constraint kernel declined."""
     ci, cf, m, multipliers, udot_err = cons[0], cons[1], cons[2], cons[5], cons[6]
-    realize_stages_from_table(first, ACCELERATION, with_inertias, euler, a, s)
+    # run-time stage numbers: the fused realization's own compiled specialisation
+    realize_stages_from_table(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
     status = constrained_accelerations(a, s, False, euler, ci, cf, m, multipliers, udot_err)
     return status == OK
 
@@ -128,7 +129,8 @@ def _evaluate(y, f, euler, a, s, cons):
             return False
     nq, nu = s[_Q, 0], s[_U, 0]
     write_q_and_u(y, a, s)
-    if not _constrained_derivatives(POSITION, True, euler, a, s, cons):
+    # run-time values (a constant is typed as a literal: another specialisation)
+    if not _constrained_derivatives(np.int64(POSITION), nq >= 0, euler, a, s, cons):
         return False
     qdot, udot = table_f1(a, s, _QDOT), table_f1(a, s, _UDOT)
     ok = True
@@ -286,16 +288,15 @@ def constrained_merson_steps(
     hopeless = 2.0**_ORDER * accuracy
     for k in range(COUNTS_SIZE):
         counts[k] = 0
+    no = max_steps < 0  # a run-time False: merson_steps' specialisation of _start_of_step
     status = 0
     while counts[STEPS] < max_steps and t < t_stop:
         if need_derivatives and not _constrained_derivatives(
-            DYNAMICS, with_inertias, euler, a, s, cons
+            np.int64(DYNAMICS), with_inertias, euler, a, s, cons
         ):
             status = CONSTRAINTS_IRREGULAR
             break
-        if not _start_of_step(
-            False, False, y_prev, f_prev, qdd_prev, u_scale, z_scale, w_u, euler, a, s
-        ):
+        if not _start_of_step(no, no, y_prev, f_prev, qdd_prev, u_scale, z_scale, w_u, euler, a, s):
             status = DERIVATIVES_NOT_FINITE
             break
         step_realizations = 1 if need_derivatives else 0

@@ -188,7 +188,10 @@ def error_norm(errs, squares, infinity):
 @njit(cache=True, nogil=True)
 def realize_position(euler, a, s, ci, cf, qerr):
     """Position stage and the constraints' position errors (qerr[:m]); the status."""
-    realize_stages_from_table(POSITION, POSITION, False, euler, a, s)
+    # run-time stage numbers and flag: the fused realization's own compiled specialisation
+    # (constants would be typed as literals and compile another)
+    stage, no = np.int64(POSITION), qerr.shape[0] < 0
+    realize_stages_from_table(stage, stage, no, euler, a, s)
     return position_errors(a, s, ci, cf, qerr)
 
 
@@ -196,7 +199,8 @@ def realize_position(euler, a, s, ci, cf, qerr):
 def realize_velocity(euler, a, s, ci, cf, uerr):
     """Velocity stage and the constraints' velocity errors (uerr[:m]); (status, kinetic
     energy)."""
-    ke = realize_stages_from_table(VELOCITY, VELOCITY, False, euler, a, s)
+    stage, no = np.int64(VELOCITY), uerr.shape[0] < 0  # run-time values (realize_position)
+    ke = realize_stages_from_table(stage, stage, no, euler, a, s)
     return velocity_errors(a, s, ci, cf, uerr), ke
 
 
@@ -219,9 +223,21 @@ def weighted_pq(euler, a, s, ci, cf, m, tp, wq, A):
     R_FM = f3(a, s, SLOT.R_FM)
     for i in range(m):
         apply_n_operator(
-            NINV_OP, True, mtype, qs, nqs, us, nus, params, euler, R_FM, q, zero_qdot,
-            P[i].copy(), row,
-        )  # fmt: skip
+            np.int64(NINV_OP),
+            m > 0,
+            mtype,
+            qs,
+            nqs,
+            us,
+            nus,
+            params,
+            euler,
+            R_FM,
+            q,
+            zero_qdot,
+            P[i].copy(),
+            row,
+        )  # fmt: skip  (run-time op and transpose = True: one specialisation)
         for j in range(nq):
             A[i, j] = tp[i] * row[j] / wq[j]
     return OK
