@@ -360,7 +360,9 @@ def _warm_operators(system, matter, done: list, failed: dict) -> None:
 def _warm_constraints(done: list, failed: dict) -> None:
     """The compiled constraints (engine.multibody.kernels.constraint_kernels): a Rod, a
     Ball, a Weld, a PointInPlane and a ConstantAngle realized fused and stage by stage, P
-    for the projection, and RungeKuttaMerson steps of a double pendulum with a Rod."""
+    for the projection, and RungeKuttaMerson steps of a double pendulum with a Rod (the
+    constrained stepping kernel, merson_compiled.constrained_steps, with the compiled
+    projection, engine.multibody.kernels.constraint_projection)."""
     from engine.common.stage import Stage
     from engine.forces.force import Force
     from engine.forces.general_force_subsystem import GeneralForceSubsystem

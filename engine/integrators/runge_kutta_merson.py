@@ -43,6 +43,15 @@ from engine.integrators.merson_compiled.attempt import (
     YERR,
     merson_attempt,
 )
+from engine.integrators.merson_compiled.constrained_steps import (
+    ATTEMPT_INFO_SIZE,
+    ATTEMPTS,
+    COUNTS_SIZE,
+    PROJECTIONS,
+    Q_PROJECTIONS,
+    U_PROJECTIONS,
+    constrained_merson_steps,
+)
 from engine.integrators.merson_compiled.run_record import new_run_records
 from engine.integrators.merson_compiled.steps import merson_steps
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
@@ -154,9 +163,10 @@ class RungeKuttaMersonIntegrator(Integrator):
         if fused is None:
             return "the System realizes its stages one by one"
         why = fused.whyNoCompiledDerivatives(adv)
-        if why:
+        constrained = fused.compiledConstrainedDerivatives(adv) is not None
+        if why and not constrained:
             return why
-        if adv.getNUErr():
+        if adv.getNUErr() and not constrained:
             return "its constraints are projected after every step"
         if adv.getNEventTriggers():
             return "event witnesses are watched over every step"
@@ -181,6 +191,8 @@ class RungeKuttaMersonIntegrator(Integrator):
         adv.autoUpdateDiscreteVariables()  # those updated on request, at the run's start
         fused = system._fused_realization
         compiled = fused.compiledDerivatives(adv)
+        if compiled is None:  # compiled constraints: the steps that project them
+            return self._takeConstrainedCompiledSteps(tMax, tStop, maxSteps, stage)
         ny, nq = adv.getNY(), adv.getNQ()
         work = self._workMatrix(ny)
         runRecord = self._runRecord
@@ -222,6 +234,21 @@ class RungeKuttaMersonIntegrator(Integrator):
             runRecord,
         )
         status = merson_steps(*args)  # once per stepTo: the dispatcher will do
+        steps = self._afterCompiledSteps(status, yPrev, fPrev, qddPrev, uScale, zScale)
+        if steps:
+            projections = int(run["projections"])
+            self._countKernelAttempts(
+                fused, int(run["attempts"]), projections, int(run["normalizations"])
+            )
+        return steps
+
+    def _afterCompiledSteps(self, status, yPrev, fPrev, qddPrev, uScale, zScale) -> int:
+        """Leave the integrator and the advanced state as the Python loop would after the
+        steps a stepping kernel took (its run record ``self._runRecord``, its status and
+        the previous-step data it wrote); the number of steps. The caller counts the
+        attempts' projections and realizations."""
+        adv, fused = self._advanced, self._system._fused_realization
+        run = self._runRecord[0]
         steps = int(run["steps"])
         if not status and not steps:  # the time was already at tStop: nothing done
             return 0
@@ -248,13 +275,100 @@ class RungeKuttaMersonIntegrator(Integrator):
         realizations = int(run["derivative_realizations"])
         self._statsRealizations += realizations
         fused.countStages(DYNAMICS, ACCELERATION, realizations)
-        projections, normalizations = int(run["projections"]), int(run["normalizations"])
-        self._countKernelAttempts(fused, attempts, projections, normalizations)
         self._statsStepsAttempted += attempts
         self._statsConvergentIterations += attempts
         self._statsErrorTestFailures += int(run["error_test_failures"])
         self._statsStepsTaken += steps
         self._stepSerial += steps
+        return steps
+
+    def _takeConstrainedCompiledSteps(self, tMax, tStop, maxSteps, stage) -> int:
+        """_takeCompiledSteps for a State with compiled constraints
+        (``fused.compiledConstrainedDerivatives``): ``constrained_merson_steps``, whose
+        attempts project q, u and the error estimate as ``_attemptDAEStep`` does."""
+        system, adv = self._system, self._advanced
+        fused = system._fused_realization
+        args, cc = fused.compiledConstrainedDerivatives(adv)
+        matter = system._matter
+        sx = matter.getMySubsystemIndex()
+        ny, nq, nu, m = adv.getNY(), adv.getNQ(), adv.getNU(), cc.m
+        work = self._workMatrix(ny)
+        run = self._runRecord[0]
+        run["time"] = adv.getTime()
+        run["step_size"] = self._currentStepSize
+        run["first_step_size"] = self._actualInitialStepSizeTaken
+        run["tiny_steps"] = self._tinySteps
+        needDerivatives = stage < Stage.Acceleration
+        withInertias = needDerivatives and not matter._abi_current(fused._current_plan(adv).ctx)
+        wu = np.array(adv.getUWeights(sx), dtype=np.float64)
+        wu[wu <= 0] = 1.0
+        cons = (
+            cc.ci,
+            cc.cf,
+            m,
+            cc.info.qerr,
+            cc.uerr,
+            cc.multipliers,
+            cc.udot_err,
+            np.array(adv.getQErrWeights(sx)[:m], dtype=np.float64),
+            matter._q_weights(adv),
+            np.array(adv.getUErrWeights(sx)[:m], dtype=np.float64),
+            wu,
+        )
+        tol = self._consTol
+        force = float(bool(self._userProjectEveryStep))
+        tols = np.array([tol, tol * _OVERSHOOT, self._projectionLimit(), force])
+        info = getattr(self, "_constrainedInfo", None)
+        if info is None:
+            info = self._constrainedInfo = np.zeros(ATTEMPT_INFO_SIZE)
+            self._constrainedCounts = np.zeros(COUNTS_SIZE, dtype=np.int64)
+        counts = self._constrainedCounts
+        mn, mx = self._userMinStepSize, self._userMaxStepSize
+        yPrev, fPrev, qddPrev = np.empty(ny), np.empty(ny), np.empty(nq)
+        uScale, zScale = np.empty(nu), np.empty(0)
+        status = constrained_merson_steps(
+            tMax,
+            tStop,
+            min(maxSteps, _MAX_STEPS_PER_CALL),
+            needDerivatives,
+            withInertias,
+            self._accuracyInUse,
+            0.0 if mn is None else mn,
+            math.inf if mx is None else mx,
+            yPrev,
+            fPrev,
+            qddPrev,
+            uScale,
+            zScale,
+            work,
+            *args,
+            adv.getUWeights(),
+            self.isInfinityNormInUse(),
+            cons,
+            tols,
+            info,
+            counts,
+            self._runRecord,
+        )
+        steps = self._afterCompiledSteps(status, yPrev, fPrev, qddPrev, uScale, zScale)
+        if steps:
+            attempts = int(counts[ATTEMPTS])
+            projections = int(counts[PROJECTIONS])
+            qChanged, uChanged = int(counts[Q_PROJECTIONS]), int(counts[U_PROJECTIONS])
+            # per attempt: four derivative evaluations and the kinematics at y1; per
+            # projection a projectQ and a projectU call, counted as System.projectQ/U
+            # count them
+            self._statsRealizations += 4 * attempts
+            fused.countRealizations(4 * attempts)
+            fused.countStages(_TIME_STAGE, VELOCITY, attempts)
+            self._statsQProjections += qChanged
+            self._statsUProjections += uChanged
+            system._num_project_q += projections
+            system._num_project_u += projections
+            system._num_q_projections += qChanged
+            system._num_q_err_est_projections += qChanged
+            system._num_u_projections += uChanged
+            system._num_u_err_est_projections += uChanged
         return steps
 
     def _attemptODEStep(self, t1: float):

@@ -90,6 +90,7 @@ class _Plan:
         "call_args",
         "matter",
         "vc",
+        "constrained_derivatives",
     )
 
 
@@ -214,6 +215,24 @@ class FusedRealization:
             "or Time stage has work"
         )
 
+    def compiledConstrainedDerivatives(self, state: State) -> tuple | None:
+        """``((euler, addresses, shapes), constraints)`` for kernels that evaluate the
+        derivatives of a State with compiled constraints and project it themselves
+        (``merson_compiled.constrained_steps``): when the State qualifies for the fused
+        realization, its enabled constraints are all compiled
+        (``constraints.compiled.CompiledConstraints``), the JIT is on, y is exactly the
+        matter subsystem's q and u, Time stage does nothing, nothing is prescribed, no
+        other subsystem projects and no event witness is evaluated at Time..Acceleration.
+        None otherwise."""
+        plan = self._current_plan(state)
+        if not plan.constrained_derivatives:
+            return None
+        triggers = state._trigger_counts
+        for g in range(_TIME_INT, ACCELERATION + 1):
+            if triggers[g]:
+                return None
+        return plan.args, plan.constraints
+
     def countRealizations(self, n: int) -> None:
         """Count ``n`` derivative evaluations a kernel did through ``compiledDerivatives``:
         each realized the stages Time..Acceleration once. The realize and prescribe calls
@@ -259,7 +278,7 @@ class FusedRealization:
         plan.args = plan.fn = plan.ctx = plan.table = plan.contact = None
         plan.constraints = plan.call_args = plan.matter = None
         plan.vc = None
-        plan.derivatives = False
+        plan.derivatives = plan.constrained_derivatives = False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
         plan.triggers = any(state._trigger_counts[POSITION : ACCELERATION + 1])
@@ -299,7 +318,29 @@ class FusedRealization:
             and plan.constraints is None
             and self._derivatives_qualify(state, matter, plan.contact)
         )
+        plan.constrained_derivatives = (
+            _JIT
+            and plan.constraints is not None
+            and state.getNZ() == 0
+            and self._derivatives_qualify(state, matter, plan.contact)
+            and self._projects_only_compiled_constraints(state, matter)
+        )
         return plan
+
+    def _projects_only_compiled_constraints(self, state: State, matter) -> bool:
+        """Nothing is prescribed (the projections move every q and u) and no subsystem
+        but the matter subsystem has projection hooks of its own."""
+        if matter._prescribed_q_columns(state).size or matter._prescribed_u_columns(state).size:
+            return False
+        from engine.common.subsystem import Subsystem
+
+        for sub in self._system._subsystems:
+            if sub is matter:
+                continue
+            for name in ("projectQImpl", "projectUImpl"):
+                if getattr(type(sub), name) is not getattr(Subsystem, name, None):
+                    return False
+        return True
 
     def _derivatives_qualify(self, state: State, matter, contact) -> bool:
         """y is the matter subsystem's q and u, and the tracked dissipated energy if that

@@ -182,8 +182,10 @@ def test_constrained_models_are_realized_in_the_fused_call():
     system.realize(state, Stage.Acceleration)
     assert sum(system._num_stage_runs) == fused_runs + 1  # one kernel call did the stages
     assert abs(np.asarray(state.getUDotErr())).max() < 1e-9
-    # the derivative kernels of the compiled integrators step aside: Python projects
+    # the unconstrained derivative kernels step aside; the constrained stepping kernel
+    # (merson_compiled.constrained_steps) evaluates and projects such a State
     assert "constraints" in fused.whyNoCompiledDerivatives(state)
+    assert fused.compiledConstrainedDerivatives(state) is not None
     # a Constraint type without a compiled form keeps the stage-by-stage path
     system2, matter2 = _system()
     a = MobilizedBody.Pin(matter2.Ground(), Transform(), _body(), Transform())

@@ -202,10 +202,13 @@ class EnsembleIntegrator:
     @staticmethod
     def _obstacle(system, state: State) -> str:
         """Why the compiled stepping cannot take ``state`` (realized through Acceleration)
-        ("" if it can): what ``RungeKuttaMersonIntegrator.whyNotCompiledSteps`` says, or
-        that y holds a z (a tracked dissipated energy: the ensemble steps q and u only)."""
+        ("" if it can): what ``RungeKuttaMersonIntegrator.whyNotCompiledSteps`` says, that y
+        holds a z (a tracked dissipated energy: the ensemble steps q and u only) or that it
+        has constraints (the ensemble's kernel has no projection)."""
         if state.getNZ():
             return "its y holds a z (e.g. a tracked dissipated energy); members step q and u"
+        if state.getNUErr():
+            return "its constraints are projected after every step"
         return RungeKuttaMersonIntegrator(system)._compiledStepsObstacle(state)
 
     def setAccuracy(self, accuracy: float) -> None:

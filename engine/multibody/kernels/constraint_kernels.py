@@ -16,13 +16,15 @@ ancestor frame A exactly as ``ConstraintKinematics`` and the classes' ``_perr``,
 Python paths agree to rounding.
 
 ``constrained_accelerations`` then does what ``MatterConstraintsMixin._solve_constrained_udot``
-does, in one call: the rows of G (pverr per unit body velocity, then G^T = J^T of those
-rows), ``Y = M^-1 G^T`` by the articulated-body method, ``W = G Y``, the acceleration
-errors ``aerr0`` of the unconstrained udot0, the minimum-norm least-squares multipliers of
-``W lambda = aerr0`` (W is symmetric semidefinite: a Jacobi eigen-decomposition, whose
-eigenvalues below ``RCOND`` times the largest are dropped as the Python path's SVD drops
-singular values, so redundant equations share their load as Simbody's do), ``udot = udot0 - Y
-lambda``, the body accelerations, qdotdot and ``udotErr = aerr0 - W lambda``.
+does, in one call: the rows of G (the coefficients of pverr in the constrained bodies'
+velocities, written out per type in the ancestor frame and carried to Ground, then
+G^T = J^T of those rows), ``Y = M^-1 G^T`` by the articulated-body method, ``W = G Y``,
+the acceleration errors ``aerr0`` of the unconstrained udot0, the minimum-norm
+least-squares multipliers of ``W lambda = aerr0`` (W is symmetric semidefinite: a Jacobi
+eigen-decomposition, whose eigenvalues below ``RCOND`` times the largest are dropped as
+the Python path's SVD drops singular values, so redundant equations share their load as
+Simbody's do), ``udot = udot0 - Y lambda``, the body accelerations, qdotdot and
+``udotErr = aerr0 - W lambda``.
 Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 """
 
@@ -330,33 +332,111 @@ def constraint_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out):
     return OK
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _put_row(C, e, k, cw, cv):
+    for i in range(3):
+        C[e, k, 0, i] = cw[i]
+        C[e, k, 1, i] = cv[i]
+
+
+@njit(cache=True, nogil=True)
+def _station_rows(C, e0, n, s1A, s2A, rod):
+    """Rows e0.. of C for the equations n_i . (velocity of body 2's point at s2A - velocity
+    of body 1's point at s1A) (s1A, s2A from the bodies' origins, in A; n (3 x 3) has the
+    directions n_i as rows): body 2 (w . (s2A x n_i), v . n_i), body 1 the negatives at
+    s1A. With ``rod`` only one row, along n[0]."""
+    rows = 1 if rod else 3
+    for i in range(rows):
+        ni = n[i].copy()
+        _put_row(C, e0 + i, 1, _cross(s2A, ni), ni)
+        _put_row(C, e0 + i, 0, -_cross(s1A, ni), -ni)
+
+
+@njit(cache=True, nogil=True)
+def _rows_in_ancestor(t, cf, R, p, C):
+    """C (neq, 2, 2, 3): the velocity equations of one constraint of type t as
+    ``pverr_e = sum_k C[e, k, 0] . w_k + C[e, k, 1] . v_k``, (w_k, v_k) the angular and
+    linear velocities of constrained body k (0, 1) about its origin, in the ancestor A
+    (R, p: the bodies' poses in A). These are the coefficients of the ``_equations`` at
+    the velocity level, written out. The status."""
+    eye = np.eye(3)
+    if t == ROD:
+        s1A = _mv(R[0], cf[0:3])
+        s2A = _mv(R[1], cf[3:6])
+        d = (p[1] + s2A) - (p[0] + s1A)
+        r = math.sqrt(_dot(d, d))
+        if r == 0.0:
+            return COINCIDENT_ROD_POINTS
+        n = np.zeros((3, 3))
+        n[0] = d / r
+        _station_rows(C, 0, n, s1A, s2A, True)
+        return OK
+    if t == BALL or t == WELD:
+        e0 = 3 if t == WELD else 0
+        s2 = cf[3:6] if t == BALL else cf[21:24]
+        s2A = _mv(R[1], s2)
+        cA = (p[1] + s2A) - p[0]  # body 1's point coincident with S2, from its origin
+        _station_rows(C, e0, eye, cA, s2A, False)
+        if t == WELD:
+            R1 = cf[0:9].copy().reshape((3, 3))
+            R2 = cf[12:21].copy().reshape((3, 3))
+            RB = _mm(R[0], R1)
+            RF = _mm(R[1], R2)
+            for i in range(3):
+                fg = _cross(RF[:, i].copy(), RB[:, (i + 1) % 3].copy())
+                _put_row(C, i, 1, fg, np.zeros(3))
+                _put_row(C, i, 0, -fg, np.zeros(3))
+        return OK
+    if t == POINT_IN_PLANE:
+        n = np.zeros((3, 3))
+        n[0] = _mv(R[0], cf[0:3])
+        sA = _mv(R[1], cf[4:7])
+        cA = (p[1] + sA) - p[0]
+        _station_rows(C, 0, n, cA, sA, True)
+        return OK
+    # CONSTANT_ANGLE
+    ba = _cross(_mv(R[1], cf[3:6]), _mv(R[0], cf[0:3]))
+    _put_row(C, 0, 1, ba, np.zeros(3))
+    _put_row(C, 0, 0, -ba, np.zeros(3))
+    return OK
+
+
 @njit(cache=True, nogil=True)
 def body_rows(ci, cf, m, R_GB, p_GB, Gb):
-    """Gb (m, nb, 6): pverr = sum_b Gb[e, b] . V_GB[b] (the rows of G before J), from
-    pverr at unit velocities of the constraint's bodies and ancestor (pverr is linear in V
-    and zero at rest for these types). The status."""
-    nb = R_GB.shape[0]
-    Vu = np.zeros((nb, 6))
-    vals = np.zeros(m)
-    buf = _buffers()
-    velocity = np.int64(_VELOCITY)  # a run-time level: one compiled body for every level
+    """Gb (m, nb, 6): pverr = sum_b Gb[e, b] . V_GB[b] (the rows of G before J): each
+    constraint's coefficients in its ancestor A (``_rows_in_ancestor``) carried to the
+    Ground-frame velocities of its bodies and of A (w_k = R_GA^T (w_Bk - w_A),
+    v_k = R_GA^T (v_Bk - v_A - w_A x r_k), r_k from A's origin to Bk's). The status."""
+    R, p, w, v, bb, aa = _buffers()
+    C = np.zeros((6, 2, 2, 3))
+    position = np.int64(_POSITION)  # a run-time level: one compiled body for every level
     Gb[:, :, :] = 0.0
     for c in range(ci.shape[0]):
+        anc, b1, b2 = ci[c, CI_ANCESTOR], ci[c, CI_BODY1], ci[c, CI_BODY2]
+        _kinematics(anc, b1, b2, R_GB, p_GB, p_GB, p_GB, position, R, p, w, v, bb, aa)
+        t = ci[c, CI_TYPE]
+        status = _rows_in_ancestor(t, cf[c], R, p, C)
+        if status != OK:
+            return status
         row = ci[c, CI_ROW]
-        neq = 6 if ci[c, CI_TYPE] == WELD else (3 if ci[c, CI_TYPE] == BALL else 1)
-        bodies = (ci[c, CI_ANCESTOR], ci[c, CI_BODY1], ci[c, CI_BODY2])
-        for kb in range(3):
-            bd = bodies[kb]
-            if bd == 0 or (kb >= 1 and bd == bodies[0]) or (kb == 2 and bd == bodies[1]):
-                continue  # Ground never moves; each distinct body once
-            for j in range(6):
-                Vu[bd, j] = 1.0
-                status = _one_constraint(ci, cf, c, velocity, R_GB, p_GB, Vu, Vu, vals, row, buf)
-                Vu[bd, j] = 0.0
-                if status != OK:
-                    return status
-                for e in range(neq):
-                    Gb[row + e, bd, j] = vals[row + e]
+        neq = 6 if t == WELD else (3 if t == BALL else 1)
+        for e in range(neq):
+            for k in range(2):
+                bd = b1 if k == 0 else b2
+                cw = C[e, k, 0].copy()
+                cv = C[e, k, 1].copy()
+                if anc != 0:
+                    cw = _mv(R_GB[anc], cw)
+                    cv = _mv(R_GB[anc], cv)
+                if bd != 0:
+                    for i in range(3):
+                        Gb[row + e, bd, i] += cw[i]
+                        Gb[row + e, bd, 3 + i] += cv[i]
+                if anc != 0:
+                    rxcv = _cross(p_GB[bd] - p_GB[anc], cv)
+                    for i in range(3):
+                        Gb[row + e, anc, i] -= cw[i] + rxcv[i]
+                        Gb[row + e, anc, 3 + i] -= cv[i]
     return OK
 
 

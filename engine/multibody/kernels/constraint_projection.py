@@ -1,0 +1,396 @@
+"""Compiled projection of q and u onto the compiled holonomic constraints (Rod, Ball,
+Weld, PointInPlane, ConstantAngle: ``constraint_kernels``), and of an integrator's error
+estimate onto their tangent spaces.
+
+These kernels do what ``MatterProjectionMixin.projectQImpl`` and ``projectUImpl``
+(engine/multibody/matter_projection.py) do through the State, for a State whose
+constraints are all compiled and that has no prescribed q or u, with the same
+iterations, tolerances, weights and least squares:
+
+* ``project_q``: quaternions normalized if their norm is off by more than the target
+  (all of them with ``force``); then, if the weighted position error norm exceeds the
+  accuracy (or is not zero, with ``force``), Gauss-Newton steps
+  ``dq = -Wq^-1 pinv(Tp Pq Wq^-1) Tp perr`` (``Tp`` the QErrWeights, ``Wq`` the q weights,
+  ``Pq = P N^-1``), each halved until the weighted error decreases, until it is at most
+  the target (accuracy x overshoot factor), at most 50 of them; beyond the local
+  projection limit nothing is tried. The q error estimate then loses its quaternion
+  norm component and its part in the row space of ``Tp Pq Wq^-1`` (in the weighted norm).
+* ``project_u``: if the weighted velocity error norm exceeds the accuracy (or is not
+  zero, with ``force``), up to three steps ``du = -Wu^-1 pinv(Tpv P Wu^-1) Tpv uerr``
+  until it is at most the target; the u error estimate loses its part in the row space
+  of ``Tpv P Wu^-1``.
+
+Each realization between steps is the fused one (``realize_stages_from_table``) followed
+by the constraint errors, as ``System.realize`` does for such a State. The pseudo-inverse
+is a one-sided Jacobi SVD (``min_norm_solve``) with the Python path's cut-off: singular
+values at or below 1e-12 of the largest are dropped, so redundant rows (a duplicated
+Ball, a Weld over a Weld, a Rod whose length cannot change) are handled as Simbody's
+rank-revealing factorization handles them.
+
+Statuses: ``OK``; ``FAILED`` (the projection did not reach the accuracy, or the error was
+beyond the projection limit: the integrator treats the step as not converged);
+``IRREGULAR`` (a zero quaternion, a constraint kernel that declined, a non-finite
+Jacobian or error): the caller redoes the work through the State, which words it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engine.multibody.kernels.array_table import f1, f2, f3, i1
+from engine.multibody.kernels.constraint_kernels import (
+    OK,
+    constraint_jacobian,
+    position_errors,
+    velocity_errors,
+)
+from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_from_table
+from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.n_operators import NINV_OP, apply_n_operator
+from engine.multibody.kernels.quaternion_projection import (
+    normalize_quaternions,
+    quaternions_to_normalize,
+    remove_quaternion_norm_errors,
+)
+from engine.multibody.kernels.weighted_error_norm import pairwise_sum
+
+#: the Python projection's limits (matter_projection)
+MAX_Q_ITERATIONS = 50
+MAX_HALVINGS = 12
+MAX_U_ITERATIONS = 3
+#: singular values at or below this fraction of the largest are dropped
+RCOND = 1e-12
+
+#: statuses (see module docstring)
+FAILED, IRREGULAR = 1, 2
+
+#: entries of the ``info`` vector the projections fill
+CHANGED, KINETIC_ENERGY, ITERATIONS = 0, 1, 2
+INFO_SIZE = 3
+
+
+# ----------------------------------------------------------------- least squares
+@njit(cache=True, nogil=True)
+def min_norm_solve(A, b, x):
+    """x (n,) = the minimum-norm least-squares solution of A x = b (A m x n), by a
+    one-sided Jacobi SVD of A^T: singular values at or below RCOND times the largest are
+    dropped (as the Python projection's SVD). False (x zero) if A or b is not finite."""
+    m, n = A.shape
+    for j in range(n):
+        x[j] = 0.0
+    for i in range(m):
+        if not math.isfinite(b[i]):
+            return False
+        for j in range(n):
+            if not math.isfinite(A[i, j]):
+                return False
+    if m == 0:
+        return True
+    C = A.copy()  # rows are the columns of A^T, orthogonalized in place
+    V = np.zeros((m, m))
+    for i in range(m):
+        V[i, i] = 1.0
+    for _sweep in range(60):
+        rotated = False
+        for p in range(m - 1):
+            for q in range(p + 1, m):
+                alpha = beta = gamma = 0.0
+                for k in range(n):
+                    alpha += C[p, k] * C[p, k]
+                    beta += C[q, k] * C[q, k]
+                    gamma += C[p, k] * C[q, k]
+                if gamma == 0.0 or abs(gamma) <= 1e-15 * math.sqrt(alpha) * math.sqrt(beta):
+                    continue
+                rotated = True
+                diff = beta - alpha
+                if abs(diff) > 1e150 * abs(gamma):  # tan of the angle, without overflow
+                    t = gamma / diff
+                else:
+                    zeta = diff / (2.0 * gamma)
+                    t = 1.0 / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+                    if zeta < 0.0:
+                        t = -t
+                c = 1.0 / math.sqrt(1.0 + t * t)
+                s = c * t
+                for k in range(n):
+                    cp, cq = C[p, k], C[q, k]
+                    C[p, k] = c * cp - s * cq
+                    C[q, k] = s * cp + c * cq
+                for k in range(m):
+                    vp, vq = V[k, p], V[k, q]
+                    V[k, p] = c * vp - s * vq
+                    V[k, q] = s * vp + c * vq
+        if not rotated:
+            break
+    # A = V C, C's rows orthogonal with norms the singular values
+    sq = np.empty(m)
+    top = 0.0
+    for i in range(m):
+        acc = 0.0
+        for k in range(n):
+            acc += C[i, k] * C[i, k]
+        sq[i] = acc
+        top = max(top, acc)
+    if top == 0.0:
+        return True
+    cut = RCOND * math.sqrt(top)
+    for i in range(m):
+        if not math.sqrt(sq[i]) > cut:
+            continue
+        y = 0.0
+        for k in range(m):
+            y += V[k, i] * b[k]
+        y /= sq[i]
+        for j in range(n):
+            x[j] += C[i, j] * y
+    return True
+
+
+@njit(cache=True, nogil=True)
+def remove_row_space(A, x, tmp_m, tmp_n):
+    """x (n,) minus its projection on the row space of A (m x n), in place; False if not
+    finite. ``tmp_m`` (m,) and ``tmp_n`` (n,) are scratch."""
+    m, n = A.shape
+    if m == 0 or n == 0:
+        return True
+    for i in range(m):
+        acc = 0.0
+        for j in range(n):
+            acc += A[i, j] * x[j]
+        tmp_m[i] = acc
+    if not min_norm_solve(A, tmp_m, tmp_n):
+        return False
+    for j in range(n):
+        x[j] -= tmp_n[j]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def error_norm(errs, squares, infinity):
+    """RMS (or infinity) norm of errs (m,), as the Python projection's ``_norm``."""
+    m = errs.shape[0]
+    if m == 0:
+        return 0.0
+    if infinity:
+        top = 0.0
+        for i in range(m):
+            top = max(top, abs(errs[i]))
+        return top
+    for i in range(m):
+        squares[i] = errs[i] * errs[i]
+    return math.sqrt(pairwise_sum(squares, 0, m) / m)
+
+
+# ------------------------------------------------------------------ realizations
+@njit(cache=True, nogil=True)
+def realize_position(euler, a, s, ci, cf, qerr):
+    """Position stage and the constraints' position errors (qerr[:m]); the status."""
+    # run-time stage numbers and flag: the fused realization's own compiled specialisation
+    # (constants would be typed as literals and compile another)
+    stage, no = np.int64(POSITION), qerr.shape[0] < 0
+    realize_stages_from_table(stage, stage, no, euler, a, s)
+    return position_errors(a, s, ci, cf, qerr)
+
+
+@njit(cache=True, nogil=True)
+def realize_velocity(euler, a, s, ci, cf, uerr):
+    """Velocity stage and the constraints' velocity errors (uerr[:m]); (status, kinetic
+    energy)."""
+    stage, no = np.int64(VELOCITY), uerr.shape[0] < 0  # run-time values (realize_position)
+    ke = realize_stages_from_table(stage, stage, no, euler, a, s)
+    return velocity_errors(a, s, ci, cf, uerr), ke
+
+
+# ------------------------------------------------------------------ the matrices
+@njit(cache=True, nogil=True)
+def weighted_pq(euler, a, s, ci, cf, m, tp, wq, A):
+    """A (m x nq) = Tp Pq Wq^-1 with Pq = P N^-1 (row by row: N^-T P[i]), at the State's
+    q (Position realized); the status."""
+    nu = s[SLOT.u, 0]
+    nq = A.shape[1]
+    P = np.zeros((m, nu))
+    status = constraint_jacobian(a, s, ci, cf, m, P)
+    if status != OK:
+        return status
+    q = f1(a, s, SLOT.q)
+    zero_qdot = np.zeros(nq)
+    row = np.empty(nq)
+    mtype, qs, nqs = i1(a, s, SLOT.mtype), i1(a, s, SLOT.qs), i1(a, s, SLOT.nqs)
+    us, nus, params = i1(a, s, SLOT.us), i1(a, s, SLOT.nus), f2(a, s, SLOT.params)
+    R_FM = f3(a, s, SLOT.R_FM)
+    for i in range(m):
+        apply_n_operator(
+            np.int64(NINV_OP),
+            m > 0,
+            mtype,
+            qs,
+            nqs,
+            us,
+            nus,
+            params,
+            euler,
+            R_FM,
+            q,
+            zero_qdot,
+            P[i].copy(),
+            row,
+        )  # fmt: skip  (run-time op and transpose = True: one specialisation)
+        for j in range(nq):
+            A[i, j] = tp[i] * row[j] / wq[j]
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def weighted_p(a, s, ci, cf, m, tpv, wu, A):
+    """A (m x nu) = Tpv P Wu^-1 at the State's q (Position realized); the status."""
+    status = constraint_jacobian(a, s, ci, cf, m, A)
+    if status != OK:
+        return status
+    for i in range(m):
+        for j in range(A.shape[1]):
+            A[i, j] = tpv[i] * A[i, j] / wu[j]
+    return OK
+
+
+# --------------------------------------------------------------------- projectQ
+@njit(cache=True, nogil=True)
+def project_q(
+    euler, a, s, ci, cf, m, qerr, tp, wq, accuracy, target, limit, infinity, force, est, info
+):
+    """projectQImpl with LocalOnly (see module docstring) on the State of table a, s,
+    realized through Position with its position errors in qerr; ``est`` (nq,) the q error
+    estimate, projected in place. ``info[CHANGED]`` is 1.0 if q changed (then Position is
+    realized again, Velocity not), ``info[ITERATIONS]`` the Gauss-Newton steps. The
+    status."""
+    info[CHANGED] = 0.0
+    info[ITERATIONS] = 0.0
+    q = f1(a, s, SLOT.q)
+    nq = q.shape[0]
+    starts = i1(a, s, SLOT.quat_starts)
+    status = quaternions_to_normalize(q, starts, target, force)
+    if status < 0:
+        return IRREGULAR
+    if status > 0:
+        normalize_quaternions(q, starts, target, force)
+        if realize_position(euler, a, s, ci, cf, qerr) != OK:
+            return IRREGULAR
+        info[CHANGED] = 1.0
+    A = np.empty((m, nq))
+    tmp_m, tmp_n = np.empty(m), np.empty(nq)
+    if m:
+        errs, new_errs, squares = np.empty(m), np.empty(m), np.empty(m)
+        for i in range(m):
+            errs[i] = tp[i] * qerr[i]
+        norm = error_norm(errs, squares, infinity)
+        if norm > accuracy or (force and norm > 0.0):
+            if norm > limit:
+                return FAILED
+            dq, q0 = np.empty(nq), np.empty(nq)
+            iterations = 0
+            while norm > target and iterations < MAX_Q_ITERATIONS:
+                if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A) != OK:
+                    return IRREGULAR
+                if not min_norm_solve(A, errs, dq):
+                    return IRREGULAR
+                for j in range(nq):
+                    dq[j] = -dq[j] / wq[j]
+                    q0[j] = q[j]
+                iterations += 1
+                new_norm = norm
+                for _ in range(MAX_HALVINGS):
+                    for j in range(nq):
+                        q[j] = q0[j] + dq[j]
+                    if quaternions_to_normalize(q, starts, 0.0, True) < 0:
+                        return IRREGULAR
+                    normalize_quaternions(q, starts, 0.0, True)
+                    if realize_position(euler, a, s, ci, cf, qerr) != OK:
+                        return IRREGULAR
+                    for i in range(m):
+                        new_errs[i] = tp[i] * qerr[i]
+                    new_norm = error_norm(new_errs, squares, infinity)
+                    if new_norm < norm:
+                        break
+                    for j in range(nq):
+                        dq[j] = 0.5 * dq[j]
+                info[CHANGED] = 1.0
+                if not new_norm < norm:  # no descent: keep the better q
+                    for j in range(nq):
+                        q[j] = q0[j]
+                    if realize_position(euler, a, s, ci, cf, qerr) != OK:
+                        return IRREGULAR
+                    break
+                for i in range(m):
+                    errs[i] = new_errs[i]
+                norm = new_norm
+            info[ITERATIONS] = iterations
+            if norm > accuracy:
+                return FAILED
+    if est.shape[0]:
+        remove_quaternion_norm_errors(q, starts, est)
+        if m:
+            if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A) != OK:
+                return IRREGULAR
+            for j in range(nq):
+                est[j] *= wq[j]
+            if not remove_row_space(A, est, tmp_m, tmp_n):
+                return IRREGULAR
+            for j in range(nq):
+                est[j] /= wq[j]
+    return OK
+
+
+# --------------------------------------------------------------------- projectU
+@njit(cache=True, nogil=True)
+def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity, force, est, info):
+    """projectUImpl (see module docstring) on the State of table a, s, realized through
+    Velocity with its velocity errors in uerr; ``est`` (nu,) the u error estimate,
+    projected in place. ``info[CHANGED]`` is 1.0 if u changed (Velocity is realized
+    again, ``info[KINETIC_ENERGY]`` its kinetic energy). The status."""
+    info[CHANGED] = 0.0
+    info[ITERATIONS] = 0.0
+    if m == 0:
+        return OK
+    u = f1(a, s, SLOT.u)
+    nu = u.shape[0]
+    A = np.empty((m, nu))
+    have_A = False
+    errs, squares = np.empty(m), np.empty(m)
+    for i in range(m):
+        errs[i] = tpv[i] * uerr[i]
+    norm = error_norm(errs, squares, infinity)
+    if norm > accuracy or (force and norm > 0.0):
+        if weighted_p(a, s, ci, cf, m, tpv, wu, A) != OK:
+            return IRREGULAR
+        have_A = True
+        du = np.empty(nu)
+        for _ in range(MAX_U_ITERATIONS):
+            if not min_norm_solve(A, errs, du):
+                return IRREGULAR
+            for j in range(nu):
+                u[j] += -du[j] / wu[j]
+            status, ke = realize_velocity(euler, a, s, ci, cf, uerr)
+            if status != OK:
+                return IRREGULAR
+            info[KINETIC_ENERGY] = ke
+            info[CHANGED] = 1.0
+            info[ITERATIONS] += 1.0
+            for i in range(m):
+                errs[i] = tpv[i] * uerr[i]
+            norm = error_norm(errs, squares, infinity)
+            if norm <= target:
+                break
+        if norm > accuracy:
+            return FAILED
+    if est.shape[0]:
+        if not have_A and weighted_p(a, s, ci, cf, m, tpv, wu, A) != OK:
+            return IRREGULAR
+        for j in range(nu):
+            est[j] *= wu[j]
+        if not remove_row_space(A, est, np.empty(m), np.empty(nu)):
+            return IRREGULAR
+        for j in range(nu):
+            est[j] /= wu[j]
+    return OK
