@@ -20,7 +20,9 @@ Run: ``.venv/bin/python benchmarks/bench_contact.py [--sizes 100,1000] [--repeat
 
 * ``examples``: CPU seconds per simulated second of the contact examples (bouncing balls,
   Newton's cradle, sliding to rolling, ragdoll; RungeKuttaMerson accuracy 1e-3, a report
-  every 1/60 s, over ``--sim-time`` seconds).
+  every 1/60 s, over ``--sim-time`` seconds), and of the ragdoll without its clique
+  (``ragdoll_no_clique``: its limbs' ellipsoids and its head sphere then touch each other,
+  Ellipsoid-Ellipsoid and Sphere-Ellipsoid contacts at the joints).
 
 ``--stage-by-stage`` runs everything with the fused one-call realization switched off (the
 path every contact model took before contact was in the fused kernel), for comparison.
@@ -340,15 +342,42 @@ def simbody_ball_drop(track: bool, repeats: int = 3, hunt: bool = False) -> tupl
     return result, ""
 
 
-EXAMPLES = ("bouncing_balls", "newtons_cradle", "sliding_to_rolling", "ragdoll")
+EXAMPLES = (
+    "bouncing_balls",
+    "newtons_cradle",
+    "sliding_to_rolling",
+    "ragdoll",
+    "ragdoll_no_clique",
+)
+NO_CLIQUE = "_no_clique"
+
+
+def _load_example(key: str):
+    """The document of example ``key``; ``<example>_no_clique``: that example with every
+    contact surface taken out of its cliques."""
+    import json
+    import tempfile
+
+    from app.document import model_io
+    from app.document.examples import example_path
+
+    if not key.endswith(NO_CLIQUE):
+        return model_io.load(example_path(key))
+    data = json.loads(example_path(key[: -len(NO_CLIQUE)]).read_text(encoding="utf-8"))
+    for body in data["model"]["bodies"]:
+        for surface in body.get("contact_surfaces", []):
+            surface["cliques"] = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{key}.mbs.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return model_io.load(path)
 
 
 def time_example(key: str, sim_time: float) -> tuple[float, str]:
     """(CPU seconds per simulated second, why not fused) of a contact example."""
-    from app.document import build, model_io
-    from app.document.examples import example_path
+    from app.document import build
 
-    built = build(model_io.load(example_path(key)))
+    built = build(_load_example(key))
     system = built.system
     _unfuse(system)
     state = built.state

@@ -306,6 +306,7 @@ def _warm_contact(done: list, failed: dict) -> None:
         "contact: ellipsoid and brick": lambda: (
             ContactGeometry.Ellipsoid((0.1, 0.05, 0.08)),
             ContactGeometry.Brick((0.1, 0.05, 0.1)),
+            ContactGeometry.Sphere(0.05),  # a Sphere-Ellipsoid pair: the implicit-pair kernel
         ),
         "contact: spheres, dissipated energy tracked": lambda: (
             ContactGeometry.Sphere(0.1),

@@ -230,15 +230,23 @@ class ContactTrackerSubsystem(Subsystem):
             self._half_space_pairs.append((int(h), lists))
         self._spheres = np.flatnonzero(kind == SPHERE)
         self._mesh_pairs = mesh_trackers.tracked_pairs(kind, self._may_interact)
+        # the Sphere-Ellipsoid and Ellipsoid-Ellipsoid pairs among them, in pair-key order
+        self._implicit_pairs = np.array(
+            [
+                (a, b)
+                for a, b, _ in self._mesh_pairs
+                if kind[a] in (SPHERE, ELLIPSOID) and kind[b] in (SPHERE, ELLIPSOID)
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 2)
         self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
 
     # ------------------------------------------------------------------ fused realization
     def _fused_obstacle(self) -> str:
-        """Why the fused kernel cannot find this tracker's contacts ("" if it can: only
-        half space-sphere, sphere-sphere, half space-ellipsoid and half space-brick pairs
-        may touch)."""
-        if self._mesh_pairs:
-            return "a triangle mesh or an ellipsoid may touch another surface (Python trackers)"
+        """Why the fused kernel cannot find this tracker's contacts ("" if it can: no
+        triangle mesh may touch another surface)."""
+        if len(self._mesh_pairs) > self._implicit_pairs.shape[0]:
+            return "a triangle mesh may touch another surface (Python trackers)"
         return ""
 
     def _half_space_kinds(self) -> set[int]:
@@ -249,6 +257,11 @@ class ContactTrackerSubsystem(Subsystem):
             for kind in (ELLIPSOID, BRICK)
             if lists[kind].size
         }
+
+    def _elliptical_pairs_possible(self) -> bool:
+        """Whether an EllipticalPointContact can occur: a half space may touch an
+        ellipsoid, or a Sphere-Ellipsoid or Ellipsoid-Ellipsoid pair may touch."""
+        return ELLIPSOID in self._half_space_kinds() or self._implicit_pairs.shape[0] > 0
 
     def _kernel_arrays(self, transition_velocity: float) -> dict[str, np.ndarray]:
         """The ``contact_*`` arrays of the fused kernel's table (layout CONTACT home): the
@@ -309,6 +322,7 @@ class ContactTrackerSubsystem(Subsystem):
             "contact_stiffness": np.array(stiffness, dtype=f64),
             "contact_half_other_starts": other_starts,
             "contact_half_others": np.concatenate(others).astype(i64) if others else _i0(),
+            "contact_implicit_pairs": np.ascontiguousarray(self._implicit_pairs, dtype=i64),
         }
 
     # ------------------------------------------------------------------ accessors

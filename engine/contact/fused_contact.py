@@ -1,14 +1,13 @@
 """Compliant contact in the fused realization (``engine.multibody.fused_realization``):
 which contact models its kernel can realize, and the arrays it needs.
 
-The fused kernel (``engine.contact.kernels.contact_stage_kernel``) finds half space-sphere
-and sphere-sphere contacts and applies their HertzCircular forces at Dynamics stage. It
-takes a System whose contact subsystems are one ContactTrackerSubsystem and one
-CompliantContactSubsystem on it, where
+The fused kernel (``engine.contact.kernels.contact_stage_kernel``) finds the contacts and
+applies their forces at Dynamics stage. It takes a System whose contact subsystems are one
+ContactTrackerSubsystem and one CompliantContactSubsystem on it, where
 
-* the pairs that may touch are half space-sphere, sphere-sphere, half space-ellipsoid and
-  half space-brick (no triangle mesh, no sphere-ellipsoid or ellipsoid-ellipsoid pair:
-  their trackers are Python);
+* the pairs that may touch are half space-sphere, sphere-sphere, half space-ellipsoid,
+  half space-brick, sphere-ellipsoid and ellipsoid-ellipsoid (no triangle mesh: its
+  trackers are Python);
 * the generators of those contacts are the built-in HertzCircular, HertzElliptical and
   BrickHalfSpacePenalty;
 * the dissipated energy, if tracked, is the CompliantContactSubsystem's only z (its
@@ -31,7 +30,7 @@ from engine.contact.contact import (
     CircularPointContact,
     EllipticalPointContact,
 )
-from engine.contact.contact_tracker_subsystem import BRICK, ELLIPSOID, ContactTrackerSubsystem
+from engine.contact.contact_tracker_subsystem import BRICK, ContactTrackerSubsystem
 from engine.contact.generators import BrickHalfSpacePenalty, HertzCircular, HertzElliptical
 
 CONTACT_SUBSYSTEMS = (ContactTrackerSubsystem, CompliantContactSubsystem)
@@ -59,14 +58,14 @@ def contact_obstacle(sub, hook: str) -> str:
     ccs = compliant[0]
     if type(ccs._generators.get(CircularPointContact)) is not HertzCircular:
         return "circular contacts have a generator other than HertzCircular"
-    kinds = trackers[0]._half_space_kinds()
-    for kind, contact_type, builtin in (
-        (ELLIPSOID, EllipticalPointContact, HertzElliptical),
-        (BRICK, BrickHalfSpaceContact, BrickHalfSpacePenalty),
+    tracker = trackers[0]
+    for possible, contact_type, builtin in (
+        (tracker._elliptical_pairs_possible(), EllipticalPointContact, HertzElliptical),
+        (BRICK in tracker._half_space_kinds(), BrickHalfSpaceContact, BrickHalfSpacePenalty),
     ):
-        if kind in kinds and type(ccs._generators.get(contact_type)) is not builtin:
+        if possible and type(ccs._generators.get(contact_type)) is not builtin:
             return f"{contact_type.__name__}s have a generator other than {builtin.__name__}"
-    return trackers[0]._fused_obstacle()
+    return tracker._fused_obstacle()
 
 
 def contact_home(system, state) -> tuple[dict | None, tuple | None]:

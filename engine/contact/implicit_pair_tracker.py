@@ -28,23 +28,16 @@ import math
 import numpy as np
 
 from engine.contact.contact import EllipticalPointContact
+from engine.contact.kernels.implicit_pair_kernel import (
+    DIRECTIONS,
+    MAX_ITERATIONS,
+    NEWTON_DONE,
+    VALUE_TOLERANCE,
+)
 from engine.contact.pair_trackers import _transform
 from engine.contact.vec3 import cross3
 
 SPHERE, ELLIPSOID = 1, 2
-_MAX_ITERATIONS = 60
-
-
-def _fibonacci_directions(count: int) -> np.ndarray:
-    """``count`` unit vectors spread evenly over the sphere."""
-    k = np.arange(count) + 0.5
-    z = 1.0 - 2.0 * k / count
-    phi = np.pi * (3.0 - math.sqrt(5.0)) * k
-    r = np.sqrt(1.0 - z * z)
-    return np.column_stack((r * np.cos(phi), r * np.sin(phi), z))
-
-
-_DIRECTIONS = _fibonacci_directions(256)
 
 
 def _shape_matrix(shape, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -81,31 +74,41 @@ def _overlap(m, dc, A1, A2):
 
 
 def _least_overlap_direction(m, dc, A1, A2, scale):
-    """Unit m minimizing d(m) (Newton on the sphere with a backtracking line search)."""
+    """Unit m minimizing d(m) (Newton on the sphere with a backtracking line search).
+
+    A trial direction is accepted when d does not grow by more than ``VALUE_TOLERANCE *
+    scale`` (above d's rounding error): near the minimum d changes less than its rounding,
+    and a test of d alone would stop the Newton steps about sqrt(eps) from the minimizer.
+    The search ends when the tangential gradient vanishes, when a step moves m by at most
+    1e-16, or after a full Newton step of at most ``NEWTON_DONE`` (m is then exact to
+    rounding: the convergence is quadratic)."""
     value, grad, hess = _overlap(m, dc, A1, A2)
-    for _ in range(_MAX_ITERATIONS):
+    tolerance = VALUE_TOLERANCE * scale
+    for _ in range(MAX_ITERATIONS):
         T = _tangent_basis(m)
         g = T.T @ grad
         if float(np.linalg.norm(g)) <= 1e-15 * scale:
             break
         H = T.T @ (hess - float(m @ grad) * np.eye(3)) @ T
+        newton = True
         try:
             step = -np.linalg.solve(H, g)
             if float(step @ g) >= 0.0:
                 raise np.linalg.LinAlgError
         except np.linalg.LinAlgError:
             step = -g / max(float(np.linalg.norm(H)), 1e-300)
+            newton = False
         t = 1.0
         while True:
             trial = m + t * (T @ step)
             trial /= np.linalg.norm(trial)
             v, gr, he = _overlap(trial, dc, A1, A2)
-            if v <= value or t < 1e-12:
+            if v <= value + tolerance or t < 1e-12:
                 break
             t *= 0.5
         moved = float(np.linalg.norm(trial - m))
         m, value, grad, hess = trial, v, gr, he
-        if moved <= 1e-16:
+        if moved <= 1e-16 or (newton and t == 1.0 and moved <= NEWTON_DONE):
             break
     return m, value
 
@@ -127,7 +130,7 @@ def convex_implicit_pair(s1, s2, R1, p1, R2, p2, shape1, shape2):
     dc = p1 - p2
     # start from the best of the centre-to-centre direction and a fixed spread of
     # directions (d can have several local minima for elongated shapes)
-    starts = _DIRECTIONS if dist == 0.0 else np.vstack((_DIRECTIONS, d_centres / dist))
+    starts = DIRECTIONS if dist == 0.0 else np.vstack((DIRECTIONS, d_centres / dist))
     values = (
         starts @ dc
         + np.sqrt(np.einsum("ki,ij,kj->k", starts, A1, starts))

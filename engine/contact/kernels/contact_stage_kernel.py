@@ -1,8 +1,9 @@
 """The compliant-contact part of the fused realization's Dynamics stage
 (``engine.multibody.kernels.fused_stages``): detection of half space-sphere and
 sphere-sphere contacts, the HertzCircular law and the body forces, then the half
-space-ellipsoid (HertzElliptical) and half space-brick (BrickHalfSpacePenalty) contacts,
-in one kernel over the table's ``contact_*`` slots (``engine.multibody.kernels.layout``), which
+space-ellipsoid, sphere-ellipsoid and ellipsoid-ellipsoid (HertzElliptical) and half
+space-brick (BrickHalfSpacePenalty) contacts, in one kernel over the table's
+``contact_*`` slots (``engine.multibody.kernels.layout``), which
 ``ContactTrackerSubsystem._kernel_arrays`` fills.
 
 The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_contacts``,
@@ -19,8 +20,10 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
 4. the contacts found are sorted by pair key (heapsort) and handed to
    ``hertz_circular_forces`` and ``apply_point_forces``;
 5. each half space's ellipsoids and bricks, ascending (``hertz_elliptical_kernel``,
-   ``brick_half_space_kernel``): detected and applied one by one, after the circular
-   contacts as the stage-by-stage path applies its Python generators' forces after them.
+   ``brick_half_space_kernel``), merged in pair-key order with the Sphere-Ellipsoid and
+   Ellipsoid-Ellipsoid pairs that may touch (``implicit_pair_kernel``, the tracker's list):
+   detected and applied one by one, after the circular contacts as the stage-by-stage path
+   applies its Python generators' forces after them, in the same order.
 
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
@@ -38,9 +41,10 @@ from engine.common.numba_internals import f1, f2, f3, i1, i2
 from engine.contact.kernels.brick_half_space_kernel import half_space_brick_force
 from engine.contact.kernels.hertz_circular_kernel import apply_point_forces, hertz_circular_forces
 from engine.contact.kernels.hertz_elliptical_kernel import half_space_ellipsoid_force
+from engine.contact.kernels.implicit_pair_kernel import DIRECTIONS, implicit_pair_force
 from engine.multibody.kernels.layout import SLOT
 
-ELLIPSOID = 2  # ContactGeometry.Ellipsoid's type id (the other kind here is Brick)
+ELLIPSOID = 2  # ContactGeometry.Ellipsoid's type id (the other kind on a half space: Brick)
 
 
 @kernel_jit
@@ -157,11 +161,11 @@ def _record(m, i, j, x, radius, o0, o1, o2, n0, n1, n2, a, s, p_GB, V_GB, body_f
 
 @kernel_jit
 def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
-    """Find the half space-sphere, sphere-sphere, half space-ellipsoid and half space-brick
-    contacts of the bodies at ``p_GB``, ``R_GB`` and add their HertzCircular,
-    HertzElliptical and BrickHalfSpacePenalty forces (bodies moving with ``V_GB`` [w, v] in G)
-    into ``body_forces`` (nb, 6) [moment about Bo, force] in G. Nothing without surfaces.
-    Returns the number of contacts."""
+    """Find the half space-sphere, sphere-sphere, half space-ellipsoid, half space-brick,
+    sphere-ellipsoid and ellipsoid-ellipsoid contacts of the bodies at ``p_GB``, ``R_GB``
+    and add their HertzCircular, HertzElliptical and BrickHalfSpacePenalty forces (bodies
+    moving with ``V_GB`` [w, v] in G) into ``body_forces`` (nb, 6) [moment about Bo,
+    force] in G. Nothing without surfaces. Returns the number of contacts."""
     body = i1(a, s, SLOT.contact_body)
     ns = body.shape[0]
     counts = i1(a, s, SLOT.contact_counts)
@@ -297,20 +301,42 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                 )
                 total += 1
     _flush(m, ns, a, s, p_GB, V_GB, body_forces)
-    # half spaces against their ellipsoids and bricks, in pair-key order, after the
-    # circular contacts (the stage-by-stage path's order)
+    # half spaces against their ellipsoids and bricks, and the sphere-ellipsoid and
+    # ellipsoid-ellipsoid pairs, merged in pair-key order, after the circular contacts (the
+    # stage-by-stage path's order)
     kind = i1(a, s, SLOT.contact_kind)
     size = f2(a, s, SLOT.contact_size)
     stiffness = f1(a, s, SLOT.contact_stiffness)
     material = f2(a, s, SLOT.contact_material)
     other_starts = i1(a, s, SLOT.contact_half_other_starts)
     others = i1(a, s, SLOT.contact_half_others)
+    pairs = i2(a, s, SLOT.contact_implicit_pairs)
     vt = f1(a, s, SLOT.contact_settings)[0]
     power = f1(a, s, SLOT.contact_power)
+    q = 0
     for t in range(other_starts.shape[0] - 1):
         h = halves[t]
         for c in range(other_starts[t], other_starts[t + 1]):
             j = others[c]
+            while q < pairs.shape[0] and pairs[q, 0] * ns + pairs[q, 1] < h * ns + j:
+                found, watts = implicit_pair_force(
+                    pairs[q, 0],
+                    pairs[q, 1],
+                    R_GS,
+                    p_GS,
+                    kind,
+                    size,
+                    DIRECTIONS,
+                    material,
+                    body,
+                    p_GB,
+                    V_GB,
+                    vt,
+                    body_forces,
+                )
+                total += found
+                power[0] += watts
+                q += 1
             if kind[j] == ELLIPSOID:
                 found, watts = half_space_ellipsoid_force(
                     h, j, R_GS, p_GS, size, material, body, p_GB, V_GB, vt, body_forces
@@ -321,5 +347,24 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                 )
             total += found
             power[0] += watts
+    while q < pairs.shape[0]:
+        found, watts = implicit_pair_force(
+            pairs[q, 0],
+            pairs[q, 1],
+            R_GS,
+            p_GS,
+            kind,
+            size,
+            DIRECTIONS,
+            material,
+            body,
+            p_GB,
+            V_GB,
+            vt,
+            body_forces,
+        )
+        total += found
+        power[0] += watts
+        q += 1
     counts[0] = total
     return total

@@ -1,7 +1,9 @@
 """Kernel for a half space against an ellipsoid: the EllipticalPointContact of
 ``pair_trackers.half_space_ellipsoid`` and the HertzElliptical force of
 ``generators.hertz_elliptical`` (CONVENTIONS 14.2, 14.3), in scalars (no allocation), the
-same formulas in the same order as those Python functions, which are its oracle.
+same formulas in the same order as those Python functions, which are its oracle. The force
+(``hertz_elliptical_force``) is shared with the Sphere-Ellipsoid and Ellipsoid-Ellipsoid
+pairs (``implicit_pair_kernel``).
 
 Only what the force needs is computed: the depth, the halfway point, the normal and the
 principal curvatures (kmax, kmin); the contact frame is made by the Python tracker when a
@@ -111,16 +113,31 @@ def half_space_ellipsoid_force(h, e, R_GS, p_GS, size, material, body, p_GB, V_G
     half = 0.5 * (k00 - k11)
     radius = math.sqrt(half * half + k10 * k10)
     kmax, kmin = mean + radius, mean - radius
-    # the Hertz point law (hertz_point.hertz_point_force), R = 2 / (kmax + kmin)
-    k1, k2 = material[h, 0], material[e, 0]
+    power = hertz_elliptical_force(
+        h, e, o0, o1, o2, n0, n1, n2, x, kmax, kmin, material, body, p_GB, V_GB, vt, bf
+    )
+    return 1, power
+
+
+@kernel_jit
+def hertz_elliptical_force(
+    s1, s2, o0, o1, o2, n0, n1, n2, x, kmax, kmin, material, body, p_GB, V_GB, vt, bf
+):
+    """Add the HertzElliptical force of an EllipticalPointContact between surfaces ``s1``
+    and ``s2`` (halfway point o and unit normal n, surface 1 into 2, in G; depth x > 0;
+    principal curvatures kmax >= kmin of the combined surface) into ``bf`` (nb, 6) [moment
+    about Bo, force] in G (``material``, ``body``, ``p_GB``, ``V_GB``, ``vt`` as in
+    ``half_space_ellipsoid_force``): ``hertz_point.hertz_point_force`` with
+    R = 2 / (kmax + kmin) and the elliptical factor. Returns the dissipated power (W)."""
+    k1, k2 = material[s1, 0], material[s2, 0]
     share1 = k2 / (k1 + k2)
     hh = x * (0.5 - share1)
     c0, c1, c2 = o0 + hh * n0, o1 + hh * n1, o2 + hh * n2
     kk = k1 * share1
-    c = material[h, 1] * share1 + material[e, 1] * (1.0 - share1)
+    c = material[s1, 1] * share1 + material[s2, 1] * (1.0 - share1)
     R = 2.0 / (kmax + kmin)
     fH = elliptical_factor(kmax, kmin) * (4.0 / 3.0) * kk * x * math.sqrt(R * kk * x)
-    bb, ba = body[e], body[h]
+    bb, ba = body[s2], body[s1]
     r0, r1, r2 = c0 - p_GB[bb, 0], c1 - p_GB[bb, 1], c2 - p_GB[bb, 2]
     w0, w1, w2 = V_GB[bb, 0], V_GB[bb, 1], V_GB[bb, 2]
     v0 = V_GB[bb, 3] + (w1 * r2 - w2 * r1)
@@ -136,10 +153,10 @@ def half_space_ellipsoid_force(h, e, R_GS, p_GS, size, material, body, p_GB, V_G
     fHC = 1.5 * c * fH * xdot
     fN = fH + fHC
     if fN <= 0.0:
-        return 1, 0.0
-    f0, f1, f2, power = friction_force(fN, fHC, xdot, n0, n1, n2, t0, t1, t2, material, h, e, vt)
+        return 0.0
+    f0, f1, f2, power = friction_force(fN, fHC, xdot, n0, n1, n2, t0, t1, t2, material, s1, s2, vt)
     add_force_at(bf, bb, ba, p_GB, c0, c1, c2, 0.0, 0.0, 0.0, f0, f1, f2)
-    return 1, power
+    return power
 
 
 @kernel_jit

@@ -146,6 +146,8 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_stiffness", "f", ("*",), CONTACT, "", "stiffness per surface (N/m^2 or N/m)"),
     _A("contact_half_other_starts", "i", ("*",), CONTACT, "", "each half space's first other"),
     _A("contact_half_others", "i", ("*",), CONTACT, "", "ellipsoids, bricks per half space"),
+    # Sphere-Ellipsoid and Ellipsoid-Ellipsoid pairs (HertzElliptical), in pair-key order
+    _A("contact_implicit_pairs", "i", ("*", 2), CONTACT, "", "s1, s2 of each such pair"),
     # the tracked dissipated energy, when it is the State's only z (else empty): views of
     # the State's z, zdot and z weights, for the integrators' kernels (y = [q, u, z])
     _A("contact_z", "f", ("*",), CONTACT, "", "the State's z: dissipated energy (J)"),
