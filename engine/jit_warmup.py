@@ -33,6 +33,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -439,6 +440,11 @@ def _warm_contact(done: list, failed: dict) -> None:
             ContactGeometry.Sphere(0.2),
         ),
     }
+    from engine.contact.broad_phase import sweep_and_prune_array
+
+    centers = np.random.default_rng(2).standard_normal((4, 3))
+    sweep = partial(sweep_and_prune_array, centers, np.ones(4))
+    _attempt("contact: broad phase", sweep, done, failed)
     for name, shapes in models.items():
 
         def steps(shapes=shapes, track="tracked" in name) -> None:
@@ -482,6 +488,8 @@ def _warm_operators(done: list, failed: dict) -> None:
         nu, nb = state.getNU(), matter.getNumBodies()
         for name, fn in _operators(matter, state, nu, nb):
             _attempt(name, fn, done, failed)
+        scale = partial(system._scaleDQ, state, np.ones(nu), np.ones(state.getNQ()))
+        _attempt("scaleDQ", scale, done, failed)  # the integrators' q error scaling
 
 
 def _warm_ensemble(done: list, failed: dict) -> None:
@@ -496,6 +504,7 @@ def _warm_ensemble(done: list, failed: dict) -> None:
         ensemble = EnsembleIntegrator(system, [start, start], accuracy=1e-3, interpolate=True)
         ensemble.advanceTo(0.005)
         ensemble.advanceThrough([0.01])
+        ensemble.getAdvancedY()
 
     _attempt("ensemble", ensemble, done, failed)
 
