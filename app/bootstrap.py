@@ -251,54 +251,66 @@ import engine
 hook = getattr(engine, "warm_jit", None)
 if callable(hook):
     t0 = time.perf_counter()
-    part = sys.argv[1] if len(sys.argv) > 1 else None
-    hook(part) if part else hook()
+    team = sys.argv[1] if len(sys.argv) > 1 else None
+    summary = hook(team=team) if team else hook()
     seconds = time.perf_counter() - t0
-    print(f"[setup] numba cache warm: {part or 'all'} ({seconds:.1f} s)", flush=True)
+    tasks = ", ".join(f"{k} {v:.0f} s" for k, v in (summary or {}).get("tasks", {}).items())
+    print(f"[setup] numba warm-up process done ({seconds:.1f} s): {tasks}", flush=True)
 """
+
+#: whether the engine's warm_jit takes ``team`` (processes sharing its tasks)
+TEAM_CODE = "import inspect, engine; print('team' in inspect.signature(engine.warm_jit).parameters)"
+
+
+def warm_up_processes() -> int:
+    """How many processes share the warm-up: one per core (numba compiles on one thread),
+    two at least, four at most (its tasks depend on one another: more wait)."""
+    return max(2, min(4, os.cpu_count() or 1))
 
 
 class WarmUp:
-    """numba's on-disk cache being filled: the engine's warm-up parts in parallel processes
-    (the compiler is single-threaded), or the whole warm-up in one if the engine has no parts.
-    ``start()`` begins it, ``wait()`` waits for it and raises SetupError if a part failed."""
+    """numba's on-disk cache being filled: the engine's warm-up in ``warm_up_processes()``
+    processes that share its tasks through a temporary directory (``engine.warm_jit(team=
+    ...)``), or in one if the engine's warm_jit does not take a team. ``start()`` begins it,
+    ``wait()`` waits for it and raises SetupError if a process failed (stopping the others,
+    which could wait for its tasks)."""
 
-    def __init__(self, parts: list[str], workers: list[subprocess.Popen]) -> None:
-        self.parts = parts
+    def __init__(self, workers: list[subprocess.Popen], team: Path | None) -> None:
         self.workers = workers
+        self.team = team
         self.started = time.perf_counter()
 
     @classmethod
     def start(cls) -> WarmUp:
-        parts_code = "import engine.jit_warmup as w; print(' '.join(getattr(w, 'PARTS', ())))"
         listed = subprocess.run(
-            [VENV_PYTHON, "-c", parts_code],
+            [VENV_PYTHON, "-c", TEAM_CODE],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             check=False,
         )
-        parts = listed.stdout.split() if listed.returncode == 0 else []
-        if parts:  # stale machine code is forgotten once, before the parts write the cache
-            _run(
-                [VENV_PYTHON, "-c", "from engine.jit_warmup import forget_stale_kernels as f; f()"],
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-            )
-        commands = [[VENV_PYTHON, "-c", WARM_JIT_CODE, part] for part in parts] or [
-            [VENV_PYTHON, "-c", WARM_JIT_CODE]
-        ]
+        team = None
+        commands = [[VENV_PYTHON, "-c", WARM_JIT_CODE]]
+        if listed.returncode == 0 and listed.stdout.strip() == "True":
+            team = Path(tempfile.mkdtemp(prefix="mbstudio-warm-up-"))
+            commands = [[*commands[0], os.fspath(team)]] * warm_up_processes()
         workers = [
             subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL) for command in commands
         ]
-        return cls(parts or ["all"], workers)
+        return cls(workers, team)
 
     def wait(self) -> None:
-        codes = [worker.wait() for worker in self.workers]
-        failed = [part for part, code in zip(self.parts, codes, strict=True) if code != 0]
-        if failed:
-            raise SetupError(f"warming numba's cache failed in part(s) {', '.join(failed)}")
+        try:
+            while any(worker.poll() is None for worker in self.workers):
+                if any(worker.poll() not in (None, 0) for worker in self.workers):
+                    break
+                time.sleep(0.2)
+            codes = [worker.poll() for worker in self.workers]
+        finally:
+            self.stop()
+        if any(code != 0 for code in codes):
+            raise SetupError(f"warming numba's cache failed (exit codes {codes})")
         log(f"numba cache warm ({time.perf_counter() - self.started:.1f} s)")
 
     def stop(self) -> None:
@@ -306,6 +318,8 @@ class WarmUp:
             if worker.poll() is None:
                 worker.kill()
             worker.wait()
+        if self.team is not None:
+            shutil.rmtree(self.team, ignore_errors=True)
 
 
 @contextlib.contextmanager

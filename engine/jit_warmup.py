@@ -9,6 +9,15 @@ loading the cached machine code (a second or two). A cache made from other sourc
 an update or an edit) is deleted first (``forget_stale_kernels``), because numba would
 keep a kernel whose callee in another file changed.
 
+The work is split into ``TASKS``, each naming the tasks whose kernels it calls
+(``after``). Several processes can share it (``warm_jit(team=directory)``, one per core,
+as the set-up runs it): a task starts once those it comes after are finished, so each
+kernel is compiled by one process and loaded from the cache by the others. numba compiles
+a kernel separately for each distinct set of argument types, and a literal constant
+(``False``, a module-level int) passed from one kernel to another is a type of its own:
+callers pass run-time values (``np.int64(...)``, ``np.bool_(...)``) and arrays of the
+same layout and writability, so that one machine code serves them all.
+
 Operators the engine does not provide (yet) are skipped; an operator that fails is
 reported in the returned summary instead of aborting, so that setting up a checkout never
 fails because one operator is broken (the tests are where that shows).
@@ -16,9 +25,15 @@ fails because one operator is broken (the tests are where that shows).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import math
-from collections.abc import Callable
+import os
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +46,12 @@ _STAMP = Path("__pycache__") / "numba_sources.sha256"
 
 #: Constructor arguments after X_BM that a type requires.
 _EXTRA_ARGS = {"Screw": (0.1,), "Ellipsoid": ((0.5, 0.4, 0.3),)}
+
+
+def _mobilizer_modules():
+    from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
+
+    return MOBILIZER_MODULES.values()
 
 
 def _tiny_model():
@@ -153,32 +174,126 @@ def forget_stale_kernels(root: Path = ENGINE_ROOT) -> int:
     return removed
 
 
-#: warm_jit's parts: separate processes can run them at once (the set-up runs one process per
-#: part); each compiles different kernels, so together they take about half the time
-PARTS = ("realization", "operators")
+@dataclass(frozen=True)
+class WarmTask:
+    """One piece of the warm-up: ``run(done, failed)`` calls the engine so that numba
+    compiles (or loads) some kernels, appending what it exercised to ``done`` and failures
+    to ``failed``. ``after`` names the tasks that compile kernels it calls as well (with
+    the same argument types): in a team warm-up it starts only once they have finished,
+    so that it loads their machine code from the cache instead of compiling it again."""
+
+    name: str
+    run: Callable[[list, dict], None]
+    after: tuple[str, ...] = ()
 
 
-def warm_jit(part: str | None = None) -> dict:
-    """Compile or load every kernel (or those of one of ``PARTS``), after forgetting a cache
-    made from other sources (``forget_stale_kernels``); returns ``{"mobilizers": [...],
-    "operators": [...], "failed": {operator: message}}`` describing what was exercised.
+def warm_jit(tasks: Iterable[str] | None = None, team: str | os.PathLike | None = None) -> dict:
+    """Compile or load every kernel (the ``TASKS``, or those named in ``tasks``), after
+    forgetting a cache made from other sources (``forget_stale_kernels``); returns
+    ``{"mobilizers": [...], "operators": [...], "failed": {operator: message}, "tasks":
+    {task: seconds}}`` describing what was exercised (by this process).
 
-    "realization": the fused one-call realization (with quaternions and with Euler angles),
-    prescribed motion, the single-run integrators and compliant contact; "operators": the
-    stage-by-stage kernels, every matter operator and the ensemble integrator."""
-    if part is not None and part not in PARTS:
-        raise ValueError(f"warm_jit: part must be one of {PARTS} or None, got {part!r}")
-    forget_stale_kernels()
-    system, matter, names = _tiny_model()
+    ``team``: a directory that several processes running ``warm_jit(team=...)`` at once
+    share (the set-up runs one per core): each takes the next task whose ``after`` tasks
+    have finished and that no other has taken, so that each kernel is compiled once, by
+    one of them, and the work is spread over all of them."""
+    chosen = list(TASKS)
+    if tasks is not None:
+        wanted = set(tasks)
+        unknown = wanted - {task.name for task in TASKS}
+        if unknown:
+            raise ValueError(f"warm_jit: no such task(s) {sorted(unknown)}")
+        chosen = [task for task in TASKS if task.name in wanted]
     done: list[str] = []
     failed: dict[str, str] = {}
-    if part in (None, "realization"):
-        _warm_realization(system, matter, done, failed)
-        _warm_contact(done, failed)
-        _warm_constraints(done, failed)
-    if part in (None, "operators"):
-        _warm_operators(system, matter, done, failed)
-    return {"mobilizers": names, "operators": done, "failed": failed}
+    seconds: dict[str, float] = {}
+
+    def run(task: WarmTask) -> None:
+        start = time.perf_counter()
+        try:
+            task.run(done, failed)
+        except Exception as exc:  # noqa: BLE001  (summarised, see module docstring)
+            failed[task.name] = f"{type(exc).__name__}: {exc}"
+        seconds[task.name] = time.perf_counter() - start
+
+    if team is None:
+        forget_stale_kernels()
+        for task in chosen:
+            run(task)
+    else:
+        _work_in_team(Path(team), chosen, run)
+    names = [module.NAME for module in _mobilizer_modules()]
+    return {"mobilizers": names, "operators": done, "failed": failed, "tasks": seconds}
+
+
+def _work_in_team(team: Path, tasks: list[WarmTask], run: Callable[[WarmTask], None]) -> None:
+    """Run, one at a time, the tasks this process takes in ``team`` (see ``warm_jit``):
+    the first in ``tasks`` order whose ``after`` tasks are finished and that no other
+    process has taken (``<task>.taken``, made exclusively, holds the taker's pid;
+    ``<task>.finished`` is written when it is done). A task whose taker died counts as
+    finished (its callees are then compiled by whoever needs them)."""
+    team.mkdir(parents=True, exist_ok=True)
+    with open(team / "forget.lock", "w") as lock:  # one process forgets a stale cache
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        forget_stale_kernels()
+    known = {task.name for task in TASKS}
+    pending = list(tasks)
+    while pending:
+        ready = [
+            task
+            for task in pending
+            if all(_finished(team, name) for name in task.after if name in known)
+        ]
+        if not ready:
+            time.sleep(_TEAM_POLL)
+            continue
+        for task in ready:
+            pending.remove(task)
+            if _take(team, task.name):
+                try:
+                    run(task)
+                finally:
+                    _file(team, task.name, "finished").write_text("")
+                break
+
+
+#: seconds between looks at the team directory while every task left waits for another
+_TEAM_POLL = 0.05
+
+
+def _file(team: Path, task: str, kind: str) -> Path:
+    return team / (re.sub(r"[^A-Za-z0-9]+", "_", task) + "." + kind)
+
+
+def _take(team: Path, task: str) -> bool:
+    """Take ``task`` for this process; False if another one already has."""
+    try:
+        fd = os.open(_file(team, task, "taken"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as handle:
+        handle.write(str(os.getpid()))
+    return True
+
+
+def _finished(team: Path, task: str) -> bool:
+    """Whether ``task`` is finished, or was taken by a process that has died since."""
+    if _file(team, task, "finished").exists():
+        return True
+    try:
+        pid = int(_file(team, task, "taken").read_text())
+    except (OSError, ValueError):  # not taken yet, or its pid not written yet
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:  # a zombie (exited, not yet reaped by the set-up) is dead too
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _moved_state(system, matter, use_euler: bool):
@@ -203,14 +318,21 @@ def _attempt(name: str, call: Callable[[], object], done: list, failed: dict) ->
             done.append(name)
 
 
-def _warm_realization(system, matter, done: list, failed: dict) -> None:
-    """The fused one-call realization, prescribed motion and the single-run integrators."""
+def _warm_fused(done: list, failed: dict) -> None:
+    """The fused one-call realization, with quaternions and with Euler angles."""
     from engine.common.stage import Stage
 
+    system, matter, _ = _tiny_model()
     for use_euler in (False, True):
         state = _moved_state(system, matter, use_euler)
         system.realize(state, Stage.Report)  # Position..Acceleration in one fused kernel
-    # prescribed motion: the hybrid free/prescribed articulated-body kernels (a lock)
+
+
+def _warm_prescribed(done: list, failed: dict) -> None:
+    """Prescribed motion: the hybrid free/prescribed articulated-body kernels (a lock)."""
+    from engine.common.stage import Stage
+
+    system, matter, _ = _tiny_model()
     state = system.realizeTopology()
     system.realizeModel(state)
     matter.getMobilizedBody(1).lock(state)
@@ -220,22 +342,26 @@ def _warm_realization(system, matter, done: list, failed: dict) -> None:
         matter.multiplyByMInv(state, np.ones(state.getNU()))
 
     _attempt("prescribed motion", prescribed, done, failed)
-    # the integrators' kernels: a few RungeKuttaMerson steps, in one stepping-kernel call
-    # and then one step per call (its compiled attempts: trial stages, error norm and
-    # quaternion projection), and a few RungeKuttaFeldberg steps (the same pieces called
-    # one by one through the State, as every other integrator does)
-    from engine.integrators.runge_kutta_feldberg import RungeKuttaFeldbergIntegrator
-    from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
-    from engine.integrators.time_stepper import TimeStepper
 
-    for name, integrator_class, one_step_per_call in (
-        ("RungeKuttaMerson steps", RungeKuttaMersonIntegrator, False),
-        ("RungeKuttaMerson single steps", RungeKuttaMersonIntegrator, True),
-        ("RungeKuttaFeldberg steps", RungeKuttaFeldbergIntegrator, False),
-    ):
 
-        def steps(integrator_class=integrator_class, one_step_per_call=one_step_per_call):
-            integrator = integrator_class(system)
+def _integrator_steps(name: str, integrator_class: str, one_step_per_call: bool):
+    """A task: a few steps of the tiny model with ``integrator_class`` (a name in
+    engine.integrators), all in one stepping-kernel call where the integrator has one, or
+    one step per call."""
+
+    def task(done: list, failed: dict) -> None:
+        from engine.integrators.runge_kutta_feldberg import RungeKuttaFeldbergIntegrator
+        from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
+        from engine.integrators.time_stepper import TimeStepper
+
+        classes = {
+            "RungeKuttaMerson": RungeKuttaMersonIntegrator,
+            "RungeKuttaFeldberg": RungeKuttaFeldbergIntegrator,
+        }
+        system, _, _ = _tiny_model()
+
+        def steps() -> None:
+            integrator = classes[integrator_class](system)
             integrator.setAccuracy(1e-3)
             integrator.setReturnEveryInternalStep(one_step_per_call)
             stepper = TimeStepper(system, integrator)
@@ -243,6 +369,8 @@ def _warm_realization(system, matter, done: list, failed: dict) -> None:
             stepper.stepTo(0.01)
 
         _attempt(name, steps, done, failed)
+
+    return task
 
 
 def _contact_model(shapes, track: bool = False):
@@ -313,6 +441,11 @@ def _warm_contact(done: list, failed: dict) -> None:
             ContactGeometry.Sphere(0.2),
         ),
     }
+    from engine.contact.broad_phase import sweep_and_prune_array
+
+    centers = np.random.default_rng(2).standard_normal((4, 3))
+    sweep = partial(sweep_and_prune_array, centers, np.ones(4))
+    _attempt("contact: broad phase", sweep, done, failed)
     for name, shapes in models.items():
 
         def steps(shapes=shapes, track="tracked" in name) -> None:
@@ -330,9 +463,9 @@ def _warm_contact(done: list, failed: dict) -> None:
     _attempt("contact: HuntCrossleyForce", warm_hunt_crossley, done, failed)
 
 
-def _warm_operators(system, matter, done: list, failed: dict) -> None:
-    """The stage-by-stage kernels (the fused call cannot replace them everywhere), every
-    matter operator on States realized that way, and the ensemble integrator."""
+def _stage_by_stage_states(system, matter):
+    """The tiny model realized stage by stage (the fused call switched off), with
+    quaternions and with Euler angles: yields each State realized through Report."""
     from engine.common.stage import Stage
 
     fused, system._fused_realization = system._fused_realization, None
@@ -340,20 +473,42 @@ def _warm_operators(system, matter, done: list, failed: dict) -> None:
         for use_euler in (False, True):
             state = _moved_state(system, matter, use_euler)
             system.realize(state, Stage.Report)
-            nu, nb = state.getNU(), matter.getNumBodies()
-            for name, fn in _operators(matter, state, nu, nb):
-                _attempt(name, fn, done, failed)
+            yield state
     finally:
         system._fused_realization = fused
-    # the ensemble kernels (engine.integrators.ensemble): stepping, dense output, a pass
-    # through many report times
+
+
+def _warm_stages(done: list, failed: dict) -> None:
+    """The stage-by-stage kernels (the fused call cannot replace them everywhere)."""
+    system, matter, _ = _tiny_model()
+    for _ in _stage_by_stage_states(system, matter):
+        pass
+
+
+def _warm_operators(done: list, failed: dict) -> None:
+    """Every matter operator on States realized stage by stage."""
+    system, matter, _ = _tiny_model()
+    for state in _stage_by_stage_states(system, matter):
+        nu, nb = state.getNU(), matter.getNumBodies()
+        for name, fn in _operators(matter, state, nu, nb):
+            _attempt(name, fn, done, failed)
+        scale = partial(system._scaleDQ, state, np.ones(nu), np.ones(state.getNQ()))
+        _attempt("scaleDQ", scale, done, failed)  # the integrators' q error scaling
+
+
+def _warm_ensemble(done: list, failed: dict) -> None:
+    """The ensemble kernels (engine.integrators.ensemble): stepping, dense output, a pass
+    through many report times."""
     from engine.integrators.ensemble import EnsembleIntegrator
+
+    system, _, _ = _tiny_model()
 
     def ensemble() -> None:
         start = system.realizeTopology()
         ensemble = EnsembleIntegrator(system, [start, start], accuracy=1e-3, interpolate=True)
         ensemble.advanceTo(0.005)
         ensemble.advanceThrough([0.01])
+        ensemble.getAdvancedY()
 
     _attempt("ensemble", ensemble, done, failed)
 
@@ -424,3 +579,39 @@ def _warm_constraints(done: list, failed: dict) -> None:
         stepper.stepTo(0.01)
 
     _attempt("constraints: RungeKuttaMerson steps", steps, done, failed)
+
+
+#: The warm-up's tasks, in the order a process takes them (in a team, the first whose
+#: ``after`` tasks have finished): the longest chain first (the fused realization, the
+#: Merson stepping kernel that calls it, the ensemble kernel that calls that), and beside
+#: it the stage-by-stage kernels and everything that only they lead to. A new kernel
+#: goes into the task that first calls it (or a new task, ``after`` the tasks whose
+#: kernels it calls), called with the argument types its users pass.
+TASKS: tuple[WarmTask, ...] = (
+    WarmTask("fused realization", _warm_fused),
+    WarmTask("stage-by-stage realization", _warm_stages),
+    WarmTask(
+        "RungeKuttaMerson steps",
+        _integrator_steps("RungeKuttaMerson steps", "RungeKuttaMerson", False),
+        after=("fused realization",),
+    ),
+    WarmTask("operators", _warm_operators, after=("stage-by-stage realization",)),
+    WarmTask("prescribed motion", _warm_prescribed, after=("operators",)),
+    WarmTask(
+        "constraints",
+        _warm_constraints,
+        after=("stage-by-stage realization", "RungeKuttaMerson steps"),
+    ),
+    WarmTask("ensemble", _warm_ensemble, after=("RungeKuttaMerson steps",)),
+    WarmTask(
+        "RungeKuttaMerson single steps",
+        _integrator_steps("RungeKuttaMerson single steps", "RungeKuttaMerson", True),
+        after=("RungeKuttaMerson steps",),
+    ),
+    WarmTask(
+        "RungeKuttaFeldberg steps",
+        _integrator_steps("RungeKuttaFeldberg steps", "RungeKuttaFeldberg", False),
+        after=("RungeKuttaMerson steps",),
+    ),
+    WarmTask("contact", _warm_contact, after=("RungeKuttaMerson steps",)),
+)

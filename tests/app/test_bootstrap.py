@@ -220,3 +220,23 @@ def test_setup_waits_for_the_warm_up_and_redoes_it_if_the_install_changed_numba(
         assert events == ["engine packages", "start", "the rest", "stop", "start", "wait"]
     else:
         assert events == ["engine packages", "start", "the rest", "wait"]
+
+
+def test_a_failing_warm_up_process_stops_the_others_and_fails_the_setup(tmp_path):
+    team = tmp_path / "team"
+    team.mkdir()
+    workers = [
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]),
+        subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"]),
+    ]
+    warm_up = bootstrap.WarmUp(workers, team)
+    with pytest.raises(bootstrap.SetupError, match="failed"):
+        warm_up.wait()
+    assert workers[0].returncode is not None  # stopped, not waited for a minute
+    assert not team.exists()
+
+
+def test_the_warm_up_runs_one_process_per_core_within_two_and_four(monkeypatch):
+    for cores, processes in ((1, 2), (2, 2), (3, 3), (16, 4)):
+        monkeypatch.setattr(bootstrap.os, "cpu_count", lambda cores=cores: cores)
+        assert bootstrap.warm_up_processes() == processes

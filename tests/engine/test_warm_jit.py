@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
 import engine
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
 
@@ -73,16 +80,54 @@ def test_a_cache_made_from_other_sources_is_forgotten(tmp_path) -> None:
     assert forget_stale_kernels(package) == 1
 
 
-def test_the_parts_together_warm_what_the_whole_warms() -> None:
-    import pytest
+def test_every_task_comes_after_earlier_tasks_only() -> None:
+    from engine.jit_warmup import TASKS
 
-    from engine.jit_warmup import PARTS
+    names = [task.name for task in TASKS]
+    assert len(set(names)) == len(names)
+    for k, task in enumerate(TASKS):  # so a team can always take the first task left
+        assert set(task.after) <= set(names[:k]), task.name
+    with pytest.raises(ValueError, match="no such task"):
+        engine.warm_jit(["everything"])
 
-    whole = engine.warm_jit()["operators"]
-    parts = [engine.warm_jit(part) for part in PARTS]
-    assert all(part["failed"] == {} for part in parts)
-    assert sorted(parts[0]["operators"] + parts[1]["operators"]) == sorted(whole)
-    assert "RungeKuttaMerson steps" in parts[0]["operators"]
-    assert "calcM" in parts[1]["operators"] and "ensemble" in parts[1]["operators"]
-    with pytest.raises(ValueError, match="part"):
-        engine.warm_jit("everything")
+
+_TEAM_WORKER = """
+import json, sys
+import engine
+summary = engine.warm_jit(sys.argv[2:], team=sys.argv[1])
+print(json.dumps({"tasks": sorted(summary["tasks"]), "failed": summary["failed"]}))
+"""
+
+
+def test_a_team_of_processes_runs_each_task_once(tmp_path) -> None:
+    tasks = ["fused realization", "stage-by-stage realization", "operators", "prescribed motion"]
+    engine.warm_jit(tasks)  # the cache warm: the team only loads it
+    team = tmp_path / "team"
+    root = Path(engine.__file__).resolve().parent.parent
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _TEAM_WORKER, str(team), *tasks],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    results = [json.loads(worker.communicate(timeout=300)[0]) for worker in workers]
+    assert all(worker.returncode == 0 for worker in workers)
+    assert all(result["failed"] == {} for result in results)
+    ran = [task for result in results for task in result["tasks"]]
+    assert sorted(ran) == sorted(tasks)  # each once, by one of them
+    assert len(list(team.glob("*.finished"))) == len(tasks)
+
+
+def test_a_task_whose_taker_died_counts_as_finished(tmp_path) -> None:
+    from engine.jit_warmup import _file, _finished, _take
+
+    assert not _finished(tmp_path, "a task")
+    assert _take(tmp_path, "a task") and not _take(tmp_path, "a task")
+    assert not _finished(tmp_path, "a task")  # taken by this (living) process
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    _file(tmp_path, "a task", "taken").write_text(gone.stdout.strip())
+    assert _finished(tmp_path, "a task")

@@ -175,6 +175,7 @@ class EnsembleIntegrator:
         self._shapes = np.ascontiguousarray(np.stack([c[2] for c in tables]))
         weights = [np.asarray(a.getUWeights()) for a in self._members]
         self._wu = np.ascontiguousarray(np.stack(weights))
+        self._wu.flags.writeable = False  # read-only, as a State's: the kernels' types match
         self._yPrev = np.empty((m, ny))
         self._fPrev = np.empty((m, ny))
         self._qddPrev = np.empty((m, nq))

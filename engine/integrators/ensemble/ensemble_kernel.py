@@ -46,7 +46,8 @@ C_STEPS, C_ATTEMPTS, C_FAILURES, C_PROJECTIONS, C_REALIZATIONS = range(5)
 COUNTS = 5
 
 #: the most steps one ``merson_steps`` call may take (it is called again until the member
-#: reaches the stop time)
+#: reaches the stop time). Constants go to the kernels shared with a single run as
+#: ``np.int64``/``np.bool_`` values: a literal would make numba compile them again for it.
 _STEPS_PER_CALL = 1 << 40
 
 
@@ -94,9 +95,10 @@ def advance_members(
         while r.time < t_stop:
             nd = need[m] != 0
             st = merson_steps(
-                t_max, t_stop, _STEPS_PER_CALL, nd, nd, accuracy, min_step, max_step,
-                y_prev[m], f_prev[m], qdd_prev[m], u_scale[m], z_scale, work[m], euler[m],
-                a, s, w_u[m], infinity, project, target, False, info[m], member_run,
+                t_max, t_stop, np.int64(_STEPS_PER_CALL), nd, nd, accuracy, min_step,
+                max_step, y_prev[m], f_prev[m], qdd_prev[m], u_scale[m], z_scale, work[m],
+                euler[m], a, s, w_u[m], infinity, project, target, np.bool_(False), info[m],
+                member_run,
             )  # fmt: skip
             c = counts[m]
             c[C_STEPS] += r.steps
@@ -163,7 +165,9 @@ def interpolate_members(
                 out[m, i] = y_prev[m, i]
             continue
         if need[m] != 0:
-            realize_stages_from_table(DYNAMICS, ACCELERATION, True, euler[m], a, s)
+            realize_stages_from_table(
+                np.int64(DYNAMICS), np.int64(ACCELERATION), np.bool_(True), euler[m], a, s
+            )
             need[m] = 0
         h = t1 - t0
         qdot, udot = table_f1(a, s, _QDOT), table_f1(a, s, _UDOT)
@@ -190,7 +194,9 @@ def interpolate_members(
         else:
             _polyval(coef[:4], theta, out[m])
         write_q_and_u(fm, a, s)  # back to the member's own state
-        realize_stages_from_table(POSITION, ACCELERATION, True, euler[m], a, s)
+        realize_stages_from_table(
+            np.int64(POSITION), np.int64(ACCELERATION), np.bool_(True), euler[m], a, s
+        )
 
 
 @njit(cache=True, nogil=True)
@@ -243,8 +249,8 @@ def advance_members_through(
             t_max = np.inf if interpolate else t
             advance_members(
                 t_max, t, m, m + 1, accuracy, 0.0, np.inf, y_prev, f_prev, qdd_prev, u_scale,
-                z_scale, work, euler, addresses, shapes, w_u, False, quaternions, target, info,
-                run, counts, status, need,
+                z_scale, work, euler, addresses, shapes, w_u, np.bool_(False), quaternions,
+                target, info, run, counts, status, need,
             )  # fmt: skip
             interpolate_members(
                 t, m, m + 1, euler, addresses, shapes, y_prev, f_prev, run, need, cubic,

@@ -119,7 +119,7 @@ def merson_attempt(
     (1.0 or 0.0). Returns the status (0 when done)."""
     return attempt_kinematics_deferrable(
         h, y0, f0, work, euler, a, s, u_scale, z_scale, w_u, infinity, project, hopeless,
-        target, force, info, True,
+        target, force, info, np.bool_(True),
     )  # fmt: skip
 
 
@@ -164,7 +164,9 @@ def attempt_kinematics_deferrable(
     q = table_f1(a, s, _Q)
     write_q_and_u(y, a, s)
     if realize:
-        info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
+        info[KE] = realize_stages_from_table(
+            np.int64(POSITION), np.int64(VELOCITY), np.bool_(False), euler, a, s
+        )
     for i in range(n):
         y_err[i] = (y[i] - ysave[i]) / 5
     info[NORMALIZED] = 0.0
@@ -185,7 +187,9 @@ def attempt_kinematics_deferrable(
         if status > 0:
             normalize_quaternions(q, starts, target, force)
             if realize:
-                info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
+                info[KE] = realize_stages_from_table(
+                    np.int64(POSITION), np.int64(VELOCITY), np.bool_(False), euler, a, s
+                )
             info[NORMALIZED] = 1.0
         remove_quaternion_norm_errors(q, starts, y_err[:nq])
     norm, worst = _error_norm(work, u_scale, z_scale, w_u, infinity, euler, a, s)

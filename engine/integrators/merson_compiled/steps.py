@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from engine.integrators.error_norm import _relative_scaling
@@ -87,7 +88,9 @@ def _start_of_step(
     nz = y_prev.shape[0] - nqu
     zdot = table_f1(a, s, _ZDOT)
     if need_derivatives:
-        realize_stages_from_table(DYNAMICS, ACCELERATION, with_inertias, euler, a, s)
+        realize_stages_from_table(
+            np.int64(DYNAMICS), np.int64(ACCELERATION), with_inertias, euler, a, s
+        )
         for i in range(nz):  # as FusedRealization.realize writes it
             zdot[i] = table_f1(a, s, _POWER)[0]
     for i in range(nz):
@@ -203,7 +206,9 @@ def merson_steps(
             h = new_h
             if accepted:
                 if defer:  # the accepted q (projected) and u's kinematics, as undeferred
-                    info[KE] = realize_stages_from_table(POSITION, VELOCITY, False, euler, a, s)
+                    info[KE] = realize_stages_from_table(
+                        np.int64(POSITION), np.int64(VELOCITY), np.bool_(False), euler, a, s
+                    )
                 break
             step_failures += 1
         if status == 0:

@@ -55,7 +55,9 @@ def _evaluate(y, f, euler, a, s):
     nq = s[_Q, 0]
     nu = s[_U, 0]
     write_q_and_u(y, a, s)
-    realize_stages_from_table(POSITION, ACCELERATION, True, euler, a, s)
+    realize_stages_from_table(
+        np.int64(POSITION), np.int64(ACCELERATION), np.bool_(True), euler, a, s
+    )
     qdot = f1(a, s, _QDOT)
     udot = f1(a, s, _UDOT)
     ok = True

@@ -246,13 +246,13 @@ def _equations(t, cf, level, R, p, w, v, bb, aa, out, off):
         out[off] = _dot(e, ar) + (_dot(vr, vr) - ev * ev) / r
         return OK
     if t == BALL:
-        _coincident(level, False, R, p, w, v, bb, aa, cf[0:3], cf[3:6], out, off)
+        _coincident(level, np.bool_(False), R, p, w, v, bb, aa, cf[0:3], cf[3:6], out, off)
         return OK
     if t == WELD:
         R1 = cf[0:9].copy().reshape((3, 3))
         R2 = cf[12:21].copy().reshape((3, 3))
         _orientation(level, R, w, bb, R1, R2, out, off)
-        _coincident(level, True, R, p, w, v, bb, aa, cf[9:12], cf[21:24], out, off + 3)
+        _coincident(level, np.bool_(True), R, p, w, v, bb, aa, cf[9:12], cf[21:24], out, off + 3)
         return OK
     if t == POINT_IN_PLANE:
         n = _mv(R[0], cf[0:3])

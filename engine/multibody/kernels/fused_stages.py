@@ -18,6 +18,8 @@ slots it uses by name. The caller keeps every array of the table alive and unmov
 
 from __future__ import annotations
 
+import numpy as np
+
 from engine.common.numba_internals import f1, f2, f3, i1, i2, kernel_jit
 from engine.contact.kernels.contact_stage_kernel import contact_stage
 from engine.forces.compiled_terms import apply_force_terms
@@ -40,7 +42,7 @@ def realize_stages_from_table(first, last, with_inertias, euler, a, s):
     among them (else 0). Frames and units as the stage kernels'."""
     ke = 0.0
     if first <= POSITION:
-        position_stage(euler, -1, a, s)
+        position_stage(euler, np.int64(-1), a, s)
         quaternion_errors(f1(a, s, SLOT.q), i1(a, s, SLOT.quat_starts), f1(a, s, SLOT.qerr), 0)
     if last < VELOCITY:
         return ke
