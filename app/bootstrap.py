@@ -370,7 +370,7 @@ def run_studio(args: Sequence[str]) -> int:
 
 def parallel_args(pytest_args: Sequence[str]) -> list[str]:
     """pytest-xdist options for the test run: one worker per core (two at least, four at most),
-    tests that drive Qt widgets grouped in one worker (``tests/conftest.py``). None when the
+    each drawing on an X display of its own (``tests/conftest.py``). None when the
     caller chose the workers (``-n``) or turned pytest-xdist off (``-p no:xdist``)."""
     chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in pytest_args)
     if chosen or "no:xdist" in pytest_args:

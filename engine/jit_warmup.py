@@ -595,13 +595,21 @@ TASKS: tuple[WarmTask, ...] = (
         _integrator_steps("RungeKuttaMerson steps", "RungeKuttaMerson", False),
         after=("fused realization",),
     ),
-    WarmTask("operators", _warm_operators, after=("stage-by-stage realization",)),
-    WarmTask("prescribed motion", _warm_prescribed, after=("operators",)),
+    # the constrained stepping kernels (the longest task) start as soon as the fused
+    # realization they call is compiled, beside the Merson steps; the operators wait for the
+    # fused realization too, so that the process done with the stage kernels takes the
+    # constraints first rather than after the operators
     WarmTask(
         "constraints",
         _warm_constraints,
-        after=("stage-by-stage realization", "RungeKuttaMerson steps"),
+        after=("fused realization", "stage-by-stage realization"),
     ),
+    WarmTask(
+        "operators",
+        _warm_operators,
+        after=("stage-by-stage realization", "fused realization"),
+    ),
+    WarmTask("prescribed motion", _warm_prescribed, after=("operators",)),
     WarmTask("ensemble", _warm_ensemble, after=("RungeKuttaMerson steps",)),
     WarmTask(
         "RungeKuttaMerson single steps",

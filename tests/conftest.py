@@ -5,10 +5,19 @@ Qt, VTK and the app are imported inside fixtures only, so engine tests never loa
 
 from __future__ import annotations
 
+import ctypes
 import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 
 import pytest
+
+from app.bootstrap import XVFB_SERVER_ARGS
 
 # QSettings and anything else that writes per-user configuration go to a throw-away directory,
 # never to the developer's ~/.config (set before any QApplication exists).
@@ -60,16 +69,60 @@ def read_render_window():
     return read
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``--dist loadgroup``) every test that drives Qt widgets runs in one
-    worker, one after another: windows of two processes on one X display would take each
-    other's keyboard focus. The engine's tests share out over the other workers."""
-    for item in items:
-        path = str(item.path)
-        if (
-            "qtbot" in getattr(item, "fixturenames", ())
-            or item.get_closest_marker("gui") is not None
-            or "/tests/app/" in path
-            or "/tests/viz/" in path
-        ):
-            item.add_marker(pytest.mark.xdist_group("gui"))
+def _end_with_parent() -> None:
+    """In the child before exec: the kernel sends it SIGTERM when this process ends (after
+    every X client of this process is gone, so none sees its server vanish)."""
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+
+
+def _start_private_display() -> subprocess.Popen | None:
+    """An Xvfb server of this process's own, ending with it (the display number it chose is
+    put in DISPLAY); None, and DISPLAY left as it was, if it cannot be started."""
+    read_end, write_end = os.pipe()
+    try:
+        server = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_end), "-nolisten", "tcp", *XVFB_SERVER_ARGS.split()],
+            pass_fds=(write_end,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_end_with_parent,
+        )
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    os.close(write_end)
+    number = b""
+    deadline = time.monotonic() + 30.0
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        while not number.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([pipe], [], [], left)[0]:
+                break
+            chunk = pipe.read(16)
+            if not chunk:  # the server exited
+                break
+            number += chunk
+    if not number.strip().isdigit():
+        server.kill()
+        server.wait()
+        return None
+    os.environ["DISPLAY"] = f":{number.decode().strip()}"
+    return server
+
+
+def pytest_configure(config):
+    """Under pytest-xdist each worker draws on an X display of its own: windows of two
+    processes on one display take each other's keyboard focus (there is no window manager
+    under Xvfb), so a key sent to one window would reach nothing."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("DISPLAY"):
+        if shutil.which("Xvfb"):
+            server = _start_private_display()
+            if server is not None:
+                return
+        sys.stderr.write(
+            "tests: no Xvfb of this worker's own; the workers share DISPLAY "
+            f"{os.environ['DISPLAY']}\n"
+        )
