@@ -54,6 +54,7 @@ from engine.integrators.merson_compiled.constrained_steps import (
 )
 from engine.integrators.merson_compiled.run_record import new_run_records
 from engine.integrators.merson_compiled.steps import merson_steps
+from engine.multibody.kernels.constraint_kernels import constrained_work_size
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
 
 _TIME_STAGE = POSITION - 1
@@ -314,6 +315,7 @@ class RungeKuttaMersonIntegrator(Integrator):
             matter._q_weights(adv),
             np.array(adv.getUErrWeights(sx)[:m], dtype=np.float64),
             wu,
+            np.zeros(constrained_work_size(m, matter.getNumBodies(), nu)),
         )
         tol = self._consTol
         force = float(bool(self._userProjectEveryStep))

@@ -63,7 +63,7 @@ from engine.integrators.step_control import (
     trial_step_end,
 )
 from engine.multibody.kernels.array_table import f1 as table_f1
-from engine.multibody.kernels.constraint_kernels import OK, constrained_accelerations
+from engine.multibody.kernels.constraint_kernels import OK, constrained_accelerations_into
 from engine.multibody.kernels.constraint_projection import (
     CHANGED,
     FAILED,
@@ -113,10 +113,12 @@ _ORDER = 4
 def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
     """Realize ``first``..Acceleration and correct udot (and A_GB, qdotdot) by the
     constraint forces; False if the constraint kernel declined."""
-    ci, cf, m, multipliers, udot_err = cons[0], cons[1], cons[2], cons[5], cons[6]
+    ci, cf, m, multipliers, udot_err, work = cons[0], cons[1], cons[2], cons[5], cons[6], cons[11]
     # run-time stage numbers: the fused realization's own compiled specialisation
     realize_stages_from_table(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
-    status = constrained_accelerations(a, s, False, euler, ci, cf, m, multipliers, udot_err)
+    status = constrained_accelerations_into(
+        a, s, False, euler, ci, cf, m, multipliers, udot_err, work
+    )
     return status == OK
 
 
@@ -181,10 +183,12 @@ def constrained_attempt(
     h, y0, f0, work, euler, a, s, u_scale, z_scale, w_u, infinity, hopeless, cons, tols, info
 ):
     """One attempt of step h from (y0, f0), steps 2 of the module docstring. ``cons`` =
-    (ci, cf, m, qerr, uerr, multipliers, udot_err, tp, wq, tpv, wu): the compiled
-    constraints, the State's arrays their kernels write, and the projection weights
-    (QErrWeights, q weights, UErrWeights, u weights); ``tols`` = (constraint tolerance,
-    projection target, projection limit, force projection as 0.0/1.0). ``work[YERR]`` gets
+    (ci, cf, m, qerr, uerr, multipliers, udot_err, tp, wq, tpv, wu, work): the compiled
+    constraints, the State's arrays their kernels write, the projection weights
+    (QErrWeights, q weights, UErrWeights, u weights) and the scratch of
+    ``constrained_accelerations_into`` (``constrained_work_size`` long); ``tols`` =
+    (constraint tolerance, projection target, projection limit, force projection as
+    0.0/1.0). ``work[YERR]`` gets
     the (projected) error estimate, ``info`` the entries KE..U_CHANGED. The status."""
     failed = constrained_trial_stages(
         h, y0, f0, work[F1], work[F2], work[F3], work[F4], work[Y], work[YSAVE], work[TMP],

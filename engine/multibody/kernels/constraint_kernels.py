@@ -104,6 +104,49 @@ def _mm(R1, R2):
     return out
 
 
+# 3-vectors as tuples: no array is allocated (the hot paths of the constrained accelerations)
+@njit(cache=True, nogil=True, inline="always")
+def _tv(x):
+    return (x[0], x[1], x[2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tadd(x, y):
+    return (x[0] + y[0], x[1] + y[1], x[2] + y[2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tsub(x, y):
+    return (x[0] - y[0], x[1] - y[1], x[2] - y[2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tcross(x, y):
+    return (x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tmv(R, x):
+    """R @ x for a 3 x 3 R, as a tuple."""
+    return (
+        R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2],
+        R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2],
+        R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2],
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tstation_velocity(R, w, v, k, s):
+    return _tadd(_tv(v[k]), _tcross(_tv(w[k]), _tmv(R[k], s)))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tstation_acceleration(R, w, bb, aa, k, s):
+    r = _tmv(R[k], s)
+    wk = _tv(w[k])
+    return _tadd(_tadd(_tv(aa[k]), _tcross(_tv(bb[k]), r)), _tcross(wk, _tcross(wk, r)))
+
+
 # -------------------------------------------------------- kinematics in the ancestor A
 @njit(cache=True, nogil=True)
 def _kinematics(anc, b1, b2, R_GB, p_GB, V_GB, A_GB, level, R, p, w, v, bb, aa):
@@ -225,26 +268,34 @@ def _orientation(level, R, w, bb, R1, R2, out, off):
 
 
 @njit(cache=True, nogil=True)
+def _rod_equation(cf, level, R, p, w, v, bb, aa, out, off):
+    """The Rod's equation at ``level`` into out[off] (tuples, no arrays); the status."""
+    s1, s2 = cf[0:3], cf[3:6]
+    d = _tsub(_tadd(_tv(p[1]), _tmv(R[1], s2)), _tadd(_tv(p[0]), _tmv(R[0], s1)))
+    r = math.sqrt(_dot(d, d))
+    if level == _POSITION:
+        out[off] = r - cf[6]
+        return OK
+    if r == 0.0:
+        return COINCIDENT_ROD_POINTS
+    vr = _tsub(_tstation_velocity(R, w, v, 1, s2), _tstation_velocity(R, w, v, 0, s1))
+    if level == _VELOCITY:
+        out[off] = _dot(d, vr) / r
+        return OK
+    e = (d[0] / r, d[1] / r, d[2] / r)
+    ev = _dot(e, vr)
+    ar = _tsub(
+        _tstation_acceleration(R, w, bb, aa, 1, s2), _tstation_acceleration(R, w, bb, aa, 0, s1)
+    )
+    out[off] = _dot(e, ar) + (_dot(vr, vr) - ev * ev) / r
+    return OK
+
+
+@njit(cache=True, nogil=True)
 def _equations(t, cf, level, R, p, w, v, bb, aa, out, off):
     """The equations of one constraint of type t at ``level`` into out[off:]; the status."""
     if t == ROD:
-        s1, s2 = cf[0:3], cf[3:6]
-        d = _station(R, p, 1, s2) - _station(R, p, 0, s1)
-        r = math.sqrt(_dot(d, d))
-        if level == _POSITION:
-            out[off] = r - cf[6]
-            return OK
-        if r == 0.0:
-            return COINCIDENT_ROD_POINTS
-        vr = _station_velocity(R, w, v, 1, s2) - _station_velocity(R, w, v, 0, s1)
-        if level == _VELOCITY:
-            out[off] = _dot(d, vr) / r
-            return OK
-        e = d / r
-        ev = _dot(e, vr)
-        ar = _station_acceleration(R, w, bb, aa, 1, s2) - _station_acceleration(R, w, bb, aa, 0, s1)
-        out[off] = _dot(e, ar) + (_dot(vr, vr) - ev * ev) / r
-        return OK
+        return _rod_equation(cf, level, R, p, w, v, bb, aa, out, off)
     if t == BALL:
         _coincident(level, np.bool_(False), R, p, w, v, bb, aa, cf[0:3], cf[3:6], out, off)
         return OK
@@ -285,17 +336,29 @@ def _equations(t, cf, level, R, p, w, v, bb, aa, out, off):
     return OK
 
 
+#: length of the block ``_kinematics_views`` carves
+KIN_SIZE = 18 + 5 * 6 + 72
+
+
+@njit(cache=True, nogil=True)
+def _kinematics_views(blk):
+    """Views of blk (KIN_SIZE,): the kinematics buffers of the two constrained bodies (R,
+    p, w, v, b, a in A) and the rows C (6, 2, 2, 3) of ``_rows_in_ancestor``."""
+    buf = (
+        blk[0:18].reshape((2, 3, 3)),
+        blk[18:24].reshape((2, 3)),
+        blk[24:30].reshape((2, 3)),
+        blk[30:36].reshape((2, 3)),
+        blk[36:42].reshape((2, 3)),
+        blk[42:48].reshape((2, 3)),
+    )
+    return buf, blk[48:120].reshape((6, 2, 2, 3))
+
+
 @njit(cache=True, nogil=True)
 def _buffers():
     """Kinematics buffers of the two constrained bodies: R, p, w, v, b, a in A."""
-    return (
-        np.empty((2, 3, 3)),
-        np.empty((2, 3)),
-        np.zeros((2, 3)),
-        np.zeros((2, 3)),
-        np.zeros((2, 3)),
-        np.zeros((2, 3)),
-    )
+    return _kinematics_views(np.zeros(KIN_SIZE))[0]
 
 
 @njit(cache=True, nogil=True)
@@ -324,7 +387,12 @@ def _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off, buf):
 def constraint_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out):
     """out[:mp] = perr (level 0), pverr (1) or paerr (2) of every constraint; the status
     (OK, or COINCIDENT_ROD_POINTS: nothing is reliable, the Python path words it)."""
-    buf = _buffers()
+    return constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out, _buffers())
+
+
+@njit(cache=True, nogil=True)
+def constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out, buf):
+    """``constraint_errors`` with the kinematics buffers ``buf`` (``_buffers``) given."""
     for c in range(ci.shape[0]):
         status = _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, ci[c, CI_ROW], buf)
         if status != OK:
@@ -359,18 +427,23 @@ def _rows_in_ancestor(t, cf, R, p, C):
     linear velocities of constrained body k (0, 1) about its origin, in the ancestor A
     (R, p: the bodies' poses in A). These are the coefficients of the ``_equations`` at
     the velocity level, written out. The status."""
-    eye = np.eye(3)
     if t == ROD:
-        s1A = _mv(R[0], cf[0:3])
-        s2A = _mv(R[1], cf[3:6])
-        d = (p[1] + s2A) - (p[0] + s1A)
+        s1A = _tmv(R[0], cf[0:3])
+        s2A = _tmv(R[1], cf[3:6])
+        d = _tsub(_tadd(_tv(p[1]), s2A), _tadd(_tv(p[0]), s1A))
         r = math.sqrt(_dot(d, d))
         if r == 0.0:
             return COINCIDENT_ROD_POINTS
-        n = np.zeros((3, 3))
-        n[0] = d / r
-        _station_rows(C, 0, n, s1A, s2A, True)
+        n = (d[0] / r, d[1] / r, d[2] / r)
+        c2 = _tcross(s2A, n)
+        c1 = _tcross(s1A, n)
+        for i in range(3):
+            C[0, 1, 0, i] = c2[i]
+            C[0, 1, 1, i] = n[i]
+            C[0, 0, 0, i] = -c1[i]
+            C[0, 0, 1, i] = -n[i]
         return OK
+    eye = np.eye(3)
     if t == BALL or t == WELD:
         e0 = 3 if t == WELD else 0
         s2 = cf[3:6] if t == BALL else cf[21:24]
@@ -407,8 +480,15 @@ def body_rows(ci, cf, m, R_GB, p_GB, Gb):
     constraint's coefficients in its ancestor A (``_rows_in_ancestor``) carried to the
     Ground-frame velocities of its bodies and of A (w_k = R_GA^T (w_Bk - w_A),
     v_k = R_GA^T (v_Bk - v_A - w_A x r_k), r_k from A's origin to Bk's). The status."""
-    R, p, w, v, bb, aa = _buffers()
-    C = np.zeros((6, 2, 2, 3))
+    buf, C = _kinematics_views(np.zeros(KIN_SIZE))
+    return body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
+
+
+@njit(cache=True, nogil=True)
+def body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C):
+    """``body_rows`` with the kinematics buffers ``buf`` (``_buffers``) and the rows
+    ``C`` (6, 2, 2, 3) given."""
+    R, p, w, v, bb, aa = buf
     position = np.int64(_POSITION)  # a run-time level: one compiled body for every level
     Gb[:, :, :] = 0.0
     for c in range(ci.shape[0]):
@@ -423,17 +503,18 @@ def body_rows(ci, cf, m, R_GB, p_GB, Gb):
         for e in range(neq):
             for k in range(2):
                 bd = b1 if k == 0 else b2
-                cw = C[e, k, 0].copy()
-                cv = C[e, k, 1].copy()
                 if anc != 0:
-                    cw = _mv(R_GB[anc], cw)
-                    cv = _mv(R_GB[anc], cv)
+                    cw = _tmv(R_GB[anc], C[e, k, 0])
+                    cv = _tmv(R_GB[anc], C[e, k, 1])
+                else:
+                    cw = _tv(C[e, k, 0])
+                    cv = _tv(C[e, k, 1])
                 if bd != 0:
                     for i in range(3):
                         Gb[row + e, bd, i] += cw[i]
                         Gb[row + e, bd, 3 + i] += cv[i]
                 if anc != 0:
-                    rxcv = _cross(p_GB[bd] - p_GB[anc], cv)
+                    rxcv = _tcross(_tsub(_tv(p_GB[bd]), _tv(p_GB[anc])), cv)
                     for i in range(3):
                         Gb[row + e, anc, i] -= cw[i] + rxcv[i]
                         Gb[row + e, anc, 3 + i] -= cv[i]
@@ -493,15 +574,20 @@ def least_squares(W, rhs, out):
     semidefinite (its symmetric part is used): by its eigen-decomposition, dropping
     eigenvalues below RCOND times the largest (as an SVD with that cut-off)."""
     m = W.shape[0]
+    least_squares_into(W, rhs, out, np.empty((m, m)), np.empty((m, m)))
+
+
+@njit(cache=True, nogil=True)
+def least_squares_into(W, rhs, out, A, V):
+    """``least_squares`` with the (m, m) scratch matrices A and V given."""
+    m = W.shape[0]
     for i in range(m):
         out[i] = 0.0
     if m == 0:
         return
-    A = np.empty((m, m))
     for i in range(m):
         for j in range(m):
             A[i, j] = 0.5 * (W[i, j] + W[j, i])
-    V = np.empty((m, m))
     symmetric_eigen(A, V)
     top = 0.0
     for k in range(m):
@@ -534,17 +620,27 @@ def constraint_jacobian(a, s, ci, cf, m, G):
     """G (m, nu): the holonomic constraint Jacobian (pverr = G u). The status."""
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB, R_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.R_GB)
-    nb = parent.shape[0]
-    Gb = np.empty((m, nb, 6))
-    status = body_rows(ci, cf, m, R_GB, p_GB, Gb)
+    n = m * parent.shape[0] * 6
+    blk = np.zeros(n + KIN_SIZE)
+    Gb = blk[0:n].reshape((m, parent.shape[0], 6))
+    buf, C = _kinematics_views(blk[n : n + KIN_SIZE])
+    status = body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
     if status != OK:
         return status
-    col = np.zeros(G.shape[1])
     for e in range(m):
-        col[:] = 0.0
-        multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, Gb[e], col)
-        G[e, :] = col
+        row = G[e]
+        row[:] = 0.0
+        multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, Gb[e], row)
     return OK
+
+
+def constrained_work_size(m, nb, nu):
+    """The length of the float64 scratch ``constrained_accelerations_into`` needs for m
+    equations, nb bodies (Ground included) and nu mobilities."""
+    return 2 * m * nu + m * nb * 6 + 3 * m * m + 2 * nu + nb * 6 + m + 18 + 4 * 6 + 2 * 6 + 72
+
+
+constrained_work_size_kernel = njit(cache=True, nogil=True)(constrained_work_size)
 
 
 @njit(cache=True, nogil=True)
@@ -553,26 +649,74 @@ def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_e
     A_GB and qdotdot in the table, the multipliers ``lam`` (m,) and the acceleration
     errors ``udot_err`` (m,). ``with_inertias``: the articulated inertias must be
     computed first. The status (nothing written unless OK)."""
+    nb, nu = s[SLOT.parent, 0], s[SLOT.udot, 0]
+    work = np.empty(constrained_work_size_kernel(m, nb, nu))
+    return constrained_accelerations_into(
+        a, s, with_inertias, euler, ci, cf, m, lam, udot_err, work
+    )
+
+
+@njit(cache=True, nogil=True)
+def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, udot_err, work):
+    """``constrained_accelerations`` with its scratch given: ``work`` (float64, at least
+    ``constrained_work_size(m, nb, nu)`` long), so that a call allocates no array."""
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB, R_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.R_GB)
     V_GB, cor = f2(a, s, SLOT.V_GB), f2(a, s, SLOT.total_coriolis)
     udot, A_GB = f1(a, s, SLOT.udot), f2(a, s, SLOT.A_GB)
     nb, nu = parent.shape[0], udot.shape[0]
-    G = np.zeros((m, nu))
-    status = constraint_jacobian(a, s, ci, cf, m, G)
+    o = 0
+    G = work[o : o + m * nu].reshape((m, nu))
+    o += m * nu
+    Gb = work[o : o + m * nb * 6].reshape((m, nb, 6))
+    o += m * nb * 6
+    Y = work[o : o + nu * m].reshape((nu, m))
+    o += nu * m
+    W = work[o : o + m * m].reshape((m, m))
+    o += m * m
+    Ws = work[o : o + m * m].reshape((m, m))
+    o += m * m
+    Vs = work[o : o + m * m].reshape((m, m))
+    o += m * m
+    col = work[o : o + nu]
+    o += nu
+    rhs = work[o : o + nu]
+    o += nu
+    A0 = work[o : o + nb * 6].reshape((nb, 6))
+    o += nb * 6
+    aerr0 = work[o : o + m]
+    o += m
+    R = work[o : o + 18].reshape((2, 3, 3))
+    o += 18
+    p = work[o : o + 6].reshape((2, 3))
+    o += 6
+    w = work[o : o + 6].reshape((2, 3))
+    o += 6
+    v = work[o : o + 6].reshape((2, 3))
+    o += 6
+    bb = work[o : o + 6].reshape((2, 3))
+    o += 6
+    aa = work[o : o + 6].reshape((2, 3))
+    o += 6
+    C = work[o : o + 72].reshape((6, 2, 2, 3))
+    buf = (R, p, w, v, bb, aa)
+    # G = (J^T Gb^T)^T
+    status = body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
     if status != OK:
         return status
+    for e in range(m):
+        col[:] = 0.0
+        multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, Gb[e], col)
+        for i in range(nu):
+            G[e, i] = col[i]
     # Y = M^-1 G^T, W = G Y
-    Y = np.zeros((nu, m))
-    col = np.empty(nu)
-    rhs = np.empty(nu)
     for e in range(m):
         for i in range(nu):
             rhs[i] = G[e, i]
         if m_inverse_times(a, s, with_inertias and e == 0, rhs, col):
             return NOT_FINITE
-        Y[:, e] = col
-    W = np.zeros((m, m))
+        for i in range(nu):
+            Y[i, e] = col[i]
     for i in range(m):
         for j in range(m):
             acc = 0.0
@@ -580,18 +724,19 @@ def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_e
                 acc += G[i, k] * Y[k, j]
             W[i, j] = acc
     # the acceleration errors of the unconstrained udot0
-    A0 = np.empty((nb, 6))
     multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, udot, A0)
     for b in range(nb):
         for j in range(6):
             A0[b, j] += cor[b, j]
-    aerr0 = np.zeros(m)
-    status = constraint_errors(ci, cf, np.int64(_ACCELERATION), R_GB, p_GB, V_GB, A0, aerr0)
+    aerr0[:] = 0.0
+    status = constraint_errors_into(
+        ci, cf, np.int64(_ACCELERATION), R_GB, p_GB, V_GB, A0, aerr0, buf
+    )
     if status != OK:
         return status
     if not (_all_finite2(W) and _all_finite2(aerr0.reshape((1, m)))):
         return NOT_FINITE
-    least_squares(W, aerr0, lam)
+    least_squares_into(W, aerr0, lam, Ws, Vs)
     for i in range(nu):
         acc = 0.0
         for e in range(m):

@@ -89,8 +89,12 @@ def min_norm_solve(A, b, x):
                 return False
     if m == 0:
         return True
-    C = A.copy()  # rows are the columns of A^T, orthogonalized in place
-    V = np.zeros((m, m))
+    blk = np.zeros(m * n + m * m + m)
+    C = blk[0 : m * n].reshape((m, n))  # rows: the columns of A^T, orthogonalized in place
+    for i in range(m):
+        for j in range(n):
+            C[i, j] = A[i, j]
+    V = blk[m * n : m * n + m * m].reshape((m, m))
     for i in range(m):
         V[i, i] = 1.0
     for _sweep in range(60):
@@ -126,7 +130,7 @@ def min_norm_solve(A, b, x):
         if not rotated:
             break
     # A = V C, C's rows orthogonal with norms the singular values
-    sq = np.empty(m)
+    sq = blk[m * n + m * m : m * n + m * m + m]
     top = 0.0
     for i in range(m):
         acc = 0.0
@@ -211,17 +215,21 @@ def weighted_pq(euler, a, s, ci, cf, m, tp, wq, A):
     q (Position realized); the status."""
     nu = s[SLOT.u, 0]
     nq = A.shape[1]
-    P = np.zeros((m, nu))
+    blk = np.zeros(m * nu + nu + 2 * nq)
+    P = blk[0 : m * nu].reshape((m, nu))
     status = constraint_jacobian(a, s, ci, cf, m, P)
     if status != OK:
         return status
     q = f1(a, s, SLOT.q)
-    zero_qdot = np.zeros(nq)
-    row = np.empty(nq)
+    p_row = blk[m * nu : m * nu + nu]
+    zero_qdot = blk[m * nu + nu : m * nu + nu + nq]
+    row = blk[m * nu + nu + nq : m * nu + nu + 2 * nq]
     mtype, qs, nqs = i1(a, s, SLOT.mtype), i1(a, s, SLOT.qs), i1(a, s, SLOT.nqs)
     us, nus, params = i1(a, s, SLOT.us), i1(a, s, SLOT.nus), f2(a, s, SLOT.params)
     R_FM = f3(a, s, SLOT.R_FM)
     for i in range(m):
+        for j in range(nu):
+            p_row[j] = P[i, j]
         apply_n_operator(
             np.int64(NINV_OP),
             m > 0,
@@ -235,7 +243,7 @@ def weighted_pq(euler, a, s, ci, cf, m, tp, wq, A):
             R_FM,
             q,
             zero_qdot,
-            P[i].copy(),
+            p_row,
             row,
         )  # fmt: skip  (run-time op and transpose = True: one specialisation)
         for j in range(nq):
@@ -278,17 +286,21 @@ def project_q(
         if realize_position(euler, a, s, ci, cf, qerr) != OK:
             return IRREGULAR
         info[CHANGED] = 1.0
-    A = np.empty((m, nq))
-    tmp_m, tmp_n = np.empty(m), np.empty(nq)
+    blk = np.empty(m * nq + 4 * m + 3 * nq)
+    A = blk[0 : m * nq].reshape((m, nq))
+    o = m * nq
+    tmp_m, tmp_n = blk[o : o + m], blk[o + m : o + m + nq]
+    o += m + nq
     if m:
-        errs, new_errs, squares = np.empty(m), np.empty(m), np.empty(m)
+        errs, new_errs, squares = blk[o : o + m], blk[o + m : o + 2 * m], blk[o + 2 * m : o + 3 * m]
         for i in range(m):
             errs[i] = tp[i] * qerr[i]
         norm = error_norm(errs, squares, infinity)
         if norm > accuracy or (force and norm > 0.0):
             if norm > limit:
                 return FAILED
-            dq, q0 = np.empty(nq), np.empty(nq)
+            o += 3 * m
+            dq, q0 = blk[o : o + nq], blk[o + nq : o + 2 * nq]
             iterations = 0
             while norm > target and iterations < MAX_Q_ITERATIONS:
                 if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A) != OK:
@@ -355,9 +367,13 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
         return OK
     u = f1(a, s, SLOT.u)
     nu = u.shape[0]
-    A = np.empty((m, nu))
+    blk = np.empty(m * nu + 3 * m + 2 * nu)
+    A = blk[0 : m * nu].reshape((m, nu))
+    o = m * nu
     have_A = False
-    errs, squares = np.empty(m), np.empty(m)
+    errs, squares, tmp_m = blk[o : o + m], blk[o + m : o + 2 * m], blk[o + 2 * m : o + 3 * m]
+    o += 3 * m
+    du, tmp_n = blk[o : o + nu], blk[o + nu : o + 2 * nu]
     for i in range(m):
         errs[i] = tpv[i] * uerr[i]
     norm = error_norm(errs, squares, infinity)
@@ -365,7 +381,6 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
         if weighted_p(a, s, ci, cf, m, tpv, wu, A) != OK:
             return IRREGULAR
         have_A = True
-        du = np.empty(nu)
         for _ in range(MAX_U_ITERATIONS):
             if not min_norm_solve(A, errs, du):
                 return IRREGULAR
@@ -389,7 +404,7 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
             return IRREGULAR
         for j in range(nu):
             est[j] *= wu[j]
-        if not remove_row_space(A, est, np.empty(m), np.empty(nu)):
+        if not remove_row_space(A, est, tmp_m, tmp_n):
             return IRREGULAR
         for j in range(nu):
             est[j] /= wu[j]
