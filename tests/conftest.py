@@ -69,6 +69,10 @@ def read_render_window():
     return read
 
 
+#: environment variable holding the pid of this worker's own Xvfb (see pytest_configure)
+DISPLAY_SERVER_PID = "MBSTUDIO_TEST_DISPLAY_PID"
+
+
 def _end_with_parent() -> None:
     """In the child before exec: the kernel sends it SIGTERM when this process ends (after
     every X client of this process is gone, so none sees its server vanish)."""
@@ -110,6 +114,7 @@ def _start_private_display() -> subprocess.Popen | None:
         server.wait()
         return None
     os.environ["DISPLAY"] = f":{number.decode().strip()}"
+    os.environ[DISPLAY_SERVER_PID] = str(server.pid)  # a child process the tests leave alone
     return server
 
 
