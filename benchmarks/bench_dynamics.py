@@ -1,7 +1,10 @@
 """Multibody dynamics speed: mbstudio's engine against Simbody 3.7, OpenSim, Pinocchio, MuJoCo.
 
-Run: ``.venv/bin/python benchmarks/bench_dynamics.py [--models pin10,pin50,...] [--quick]
-[--results]`` (``--results`` writes the table into benchmarks/RESULTS.md)
+Run: ``.venv/bin/python benchmarks/bench_dynamics.py [--models pin10,pin50,...]
+[--ops fd_u,multiplyByMInv,...] [--quick] [--no-warm] [--results]`` (``--results`` writes
+the table into benchmarks/RESULTS.md; ``--no-warm`` skips ``engine.warm_jit()``, which
+deletes numba's whole on-disk cache after any engine source edit: the kernels then
+compile, or load from the cache, on their first untimed call)
 
 The same models go through every engine:
 
@@ -222,7 +225,13 @@ class Result:
 
 
 # --------------------------------------------------------------------------- our engine
-def run_ours(model: Model, quick: bool) -> Result:
+def _timed(ops: dict[str, Callable[[], object]], wanted, quick: bool) -> dict[str, float]:
+    """CPU microseconds per call of each operation in ``ops`` that ``wanted`` names (all
+    if ``wanted`` is None)."""
+    return {op: time_call(f, quick) for op, f in ops.items() if wanted is None or op in wanted}
+
+
+def run_ours(model: Model, quick: bool, wanted=None) -> Result:
     from engine import Stage
 
     system, matter = build_ours(model.links)
@@ -248,22 +257,20 @@ def run_ours(model: Model, quick: bool) -> Result:
         state.setQ(q)
         system.realize(state, Stage.Acceleration)
 
-    times = {
-        "fd_u": time_call(fd_u, quick),
-        "fd_q": time_call(fd_q, quick),
-        "calcM": time_call(lambda: matter.calcM(state), quick),
-        "inverse_dynamics": time_call(
-            lambda: matter.calcResidualForceIgnoringConstraints(state, f0, F0, udot), quick
+    ops = {
+        "fd_u": fd_u,
+        "fd_q": fd_q,
+        "calcM": lambda: matter.calcM(state),
+        "inverse_dynamics": lambda: matter.calcResidualForceIgnoringConstraints(
+            state, f0, F0, udot
         ),
-        "multiplyByMInv": time_call(lambda: matter.multiplyByMInv(state, v), quick),
-        "system_jacobian": time_call(lambda: matter.calcSystemJacobian(state), quick),
-        "multiplyByM": time_call(lambda: matter.multiplyByM(state, v), quick),
-        "jacobian_product": time_call(lambda: matter.multiplyBySystemJacobian(state, v), quick),
-        "jacobian_transpose_product": time_call(
-            lambda: matter.multiplyBySystemJacobianTranspose(state, F1), quick
-        ),
+        "multiplyByMInv": lambda: matter.multiplyByMInv(state, v),
+        "system_jacobian": lambda: matter.calcSystemJacobian(state),
+        "multiplyByM": lambda: matter.multiplyByM(state, v),
+        "jacobian_product": lambda: matter.multiplyBySystemJacobian(state, v),
+        "jacobian_transpose_product": lambda: matter.multiplyBySystemJacobianTranspose(state, F1),
     }
-    return Result(udot, times)
+    return Result(udot, _timed(ops, wanted, quick))
 
 
 # --------------------------------------------------------------------------- Simbody C++
@@ -552,7 +559,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default="pin10,pin50,pin200,ball50,tree255,humanoid")
     parser.add_argument("--engines", default="ours,simbody,simbody_rel,opensim,pinocchio,mujoco")
+    parser.add_argument(
+        "--ops",
+        default=",".join(OPS),
+        help="the operations to print (comma-separated; default all); ours times only "
+        "these, the other engines time all of theirs",
+    )
     parser.add_argument("--quick", action="store_true", help="shorter timing batches")
+    parser.add_argument(
+        "--no-warm",
+        action="store_true",
+        help="skip engine.warm_jit() (which deletes numba's whole on-disk cache after any "
+        "engine source edit and compiles every kernel again): kernels compile, or load "
+        "from the cache, on their first untimed call instead",
+    )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table too")
     parser.add_argument(
         "--results",
@@ -564,11 +584,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     models = make_models(args.models.split(","))
     engines = args.engines.split(",")
+    wanted = args.ops.split(",")
+    unknown = sorted(set(wanted) - set(OPS))
+    if unknown:
+        parser.error(f"unknown operation(s) {', '.join(unknown)}; known: {', '.join(OPS)}")
     notes: list[str] = []
 
     import engine
 
-    engine.warm_jit()
+    if not args.no_warm:
+        engine.warm_jit()
     exe = None
     if "simbody" in engines:
         exe, why = build_simbody_program("simbody_bench")
@@ -577,7 +602,9 @@ def main(argv: list[str] | None = None) -> int:
     exe_rel = None
     if "simbody_rel" in engines:
         exe_rel = release_simbody_program("simbody_bench", notes)
-    runners: dict[str, Callable[[Model], Result]] = {"ours": lambda m: run_ours(m, args.quick)}
+    runners: dict[str, Callable[[Model], Result]] = {
+        "ours": lambda m: run_ours(m, args.quick, wanted)
+    }
     if exe is not None:
         runners["simbody"] = lambda m: run_simbody(m, exe)
     if exe_rel is not None:
@@ -619,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
         header = f"  {'op':26s}" + "".join(f"{n:>12s}" for n in results)
         header += "".join(f"{'ours/' + n:>16s}" for n in results if n != "ours")
         print(header + "   (us per call)")
-        for op in OPS:
+        for op in (op for op in OPS if op in wanted):
             line = f"  {op:26s}"
             for res in results.values():
                 t = res.times.get(op)
