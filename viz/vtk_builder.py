@@ -101,6 +101,9 @@ class DrawItem:
     instance: tuple | None = None
     x_bd: np.ndarray | None = None
     scale: np.ndarray | None = None
+    #: A line's two end points (its model coordinates); its VTK source and mapper are made
+    #: only when it is drawn singly (``line_mapper``): a batched line never needs them.
+    points: tuple | None = None
     reuse_key: object = None
     #: Index of the decoration it was made from in the iterable given to ``build``.
     owner: int = -1
@@ -131,9 +134,25 @@ def _mapper_for(port_or_data) -> vtkPolyDataMapper:
     return mapper
 
 
+def line_mapper(item: DrawItem):
+    """The mapper of ``item`` (for a line: its vtkLineSource's, made now if it has none)."""
+    if item.mapper is None and item.kind == "line" and item.points is not None:
+        source = vtkLineSource()
+        source.SetPoint1(*item.points[0])
+        source.SetPoint2(*item.points[1])
+        item.mapper = _mapper_for(source.GetOutputPort())
+        item.keep = [source]
+    return item.mapper
+
+
 def _user_scale(geom: DecorativeGeometry) -> np.ndarray:
     s = np.asarray(geom.getScaleFactors(), dtype=np.float64)
     return np.where(s > 0.0, s, 1.0)
+
+
+_UNIT_W = np.ones(1)
+_EYE4 = np.eye(4)
+_EYE4.flags.writeable = False
 
 
 class VtkGeometryBuilder(DecorativeGeometryImplementation):
@@ -212,7 +231,8 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         s = _user_scale(geom)
         item.geometry = geom
         item.body_id = geom.getBodyId()
-        item.local = x_bd @ scale4(s) @ shape
+        # x_bd @ diag(s, 1) @ shape, the diagonal scaling as a product by columns
+        item.local = (x_bd * np.concatenate((s, _UNIT_W))) @ shape
         c = geom.getColor()
         item.color = None if c[0] < 0.0 else np.array(c, dtype=np.float64)
         o = geom.getOpacity()
@@ -330,18 +350,15 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         item.representation = POINTS
 
     def implementLineGeometry(self, geom) -> None:  # noqa: N802
-        item = self._take("line")
-        if item is None:
-            source = vtkLineSource()
-            item = DrawItem("line", geom, 0, np.eye(4))
-            item.mapper = _mapper_for(source.GetOutputPort())
-            item.keep = [source]
+        item = self._take("line") or DrawItem("line", geom, 0, _EYE4)
         p1, p2 = geom.getPoint1(), geom.getPoint2()
-        item.keep[0].SetPoint1(*p1)
-        item.keep[0].SetPoint2(*p2)
+        item.points = (tuple(p1.tolist()), tuple(p2.tolist()))
+        if item.keep:  # a pooled line drawn singly: its source follows
+            item.keep[0].SetPoint1(*p1)
+            item.keep[0].SetPoint2(*p2)
         item.visible = bool(np.any(p1 != p2))
         item.lighting = False
-        self._emit(item, geom, np.eye(4))
+        self._emit(item, geom, _EYE4)
 
     def implementArrowGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, 16, 3)
