@@ -47,7 +47,7 @@ from engine.common.decorative_geometry import (
     DecorativeGeometry,
     DecorativeGeometryImplementation,
 )
-from viz.matrix_utils import place_x_axis, scale4, translate4
+from viz.matrix_utils import place_x_axis, translate4
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +153,12 @@ def _user_scale(geom: DecorativeGeometry) -> np.ndarray:
 _UNIT_W = np.ones(1)
 _EYE4 = np.eye(4)
 _EYE4.flags.writeable = False
+_HOMOGENEOUS_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def _diagonal(values) -> np.ndarray:
+    """A scaling's 3 diagonal entries (``_emit``'s short form of ``scale4(values)``)."""
+    return np.array(values, dtype=np.float64).reshape(3)
 
 
 class VtkGeometryBuilder(DecorativeGeometryImplementation):
@@ -226,13 +232,24 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         return item
 
     def _emit(self, item: DrawItem, geom: DecorativeGeometry, shape: np.ndarray) -> DrawItem:
-        """Fill placement and appearance from ``geom`` and append the item to the output."""
-        x_bd = geom.getTransform().toMat44()
+        """Fill placement and appearance from ``geom`` and append the item to the output.
+        ``shape``: the unit shape's placement, a 4x4 matrix or (a scaling) its 3 diagonal
+        entries."""
+        transform = geom.getTransform()
         s = _user_scale(geom)
         item.geometry = geom
         item.body_id = geom.getBodyId()
-        # x_bd @ diag(s, 1) @ shape, the diagonal scaling as a product by columns
-        item.local = (x_bd * np.concatenate((s, _UNIT_W))) @ shape
+        # x_bd @ diag(s, 1) @ shape, each diagonal scaling a product by columns
+        x_bd = np.empty((4, 4))
+        x_bd[:3, :3] = transform.R().asMat33()
+        x_bd[:3, 3] = transform.p()
+        x_bd[3] = _HOMOGENEOUS_ROW
+        if shape.ndim == 1:
+            diagonal = shape
+            item.local = x_bd * np.concatenate((s * shape, _UNIT_W))
+        else:
+            diagonal = shape.diagonal()[:3]
+            item.local = (x_bd * np.concatenate((s, _UNIT_W))) @ shape
         c = geom.getColor()
         item.color = None if c[0] < 0.0 else np.array(c, dtype=np.float64)
         o = geom.getOpacity()
@@ -244,7 +261,7 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         item.point_size = 3.0 if t <= 0.0 else float(t)
         if item.instance is not None:
             item.x_bd = x_bd
-            item.scale = s * np.diag(shape)[:3]
+            item.scale = s * diagonal
         self._out.append(item)
         return item
 
@@ -281,9 +298,9 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
     def _shared_item(self, kind: str, key: tuple, make, instance: bool = False) -> DrawItem:
         """An item drawing the unit shape ``key`` with a mapper shared by all such items."""
         objects, mapper = self._shared_unit(key, make)
-        item = self._take(kind) or DrawItem(kind, None, 0, np.eye(4))
+        item = self._take(kind) or DrawItem(kind, None, 0, _EYE4)
         item.mapper = mapper
-        item.keep = list(objects)
+        item.keep = objects
         item.instance = key if instance else None
         return item
 
@@ -292,27 +309,27 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
     def implementSphereGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, SPHERE_RESOLUTION, 6)
         item = self._shared_item("sphere", ("sphere", res), lambda: _unit_sphere(res), True)
-        self._emit(item, geom, scale4([geom.getRadius()] * 3))
+        self._emit(item, geom, _diagonal([geom.getRadius()] * 3))
 
     def implementEllipsoidGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, SPHERE_RESOLUTION, 6)
         item = self._shared_item("ellipsoid", ("sphere", res), lambda: _unit_sphere(res), True)
-        self._emit(item, geom, scale4(geom.getRadii()))
+        self._emit(item, geom, _diagonal(geom.getRadii()))
 
     def implementBrickGeometry(self, geom) -> None:  # noqa: N802
         item = self._shared_item("brick", ("brick",), _unit_cube, True)
-        self._emit(item, geom, scale4(geom.getHalfLengths()))
+        self._emit(item, geom, _diagonal(geom.getHalfLengths()))
 
     def implementCylinderGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, CYLINDER_RESOLUTION, 6)
         item = self._shared_item("cylinder", ("cylinder", res), lambda: _unit_cylinder(res), True)
         r = geom.getRadius()
-        self._emit(item, geom, scale4([r, geom.getHalfHeight(), r]))
+        self._emit(item, geom, _diagonal([r, geom.getHalfHeight(), r]))
 
     def implementCircleGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, 36, 8)
         item = self._shared_item("circle", ("circle", res), lambda: _unit_disc(res))
-        self._emit(item, geom, scale4([geom.getRadius()] * 3))
+        self._emit(item, geom, _diagonal([geom.getRadius()] * 3))
 
     def implementConeGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, CYLINDER_RESOLUTION, 6)
@@ -390,7 +407,7 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
             item.mapper.ScalarVisibilityOn()
             item.mapper.SetScalarModeToUseCellData()
             item.mapper.SetColorModeToDirectScalars()
-        self._emit(item, geom, scale4([geom.getAxisLength()] * 3))
+        self._emit(item, geom, _diagonal([geom.getAxisLength()] * 3))
         item.scalar_colors = axis_colors
         item.lighting = False
         item.representation = SURFACE
