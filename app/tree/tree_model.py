@@ -44,10 +44,18 @@ def parse_key(key: str | None) -> tuple[str, str]:
     return kind, rest
 
 
-def _item(text: str, key: str, tooltip: str = "") -> QStandardItem:
+_READ_ONLY: list = []  # an item's default flags but editable (made once: setEditable is slow)
+
+
+def _item(text: str, key: str, tooltip: str = "", editable: bool = False) -> QStandardItem:
+    """A row's item (an item's default flags: selectable, draggable, a drop target; editable
+    only if ``editable``)."""
     item = QStandardItem(text)
     item.setData(key, KEY_ROLE)
-    item.setEditable(False)
+    if not editable:
+        if not _READ_ONLY:
+            _READ_ONLY.append(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+        item.setFlags(_READ_ONLY[0])
     if tooltip:
         item.setToolTip(tooltip)
     return item
@@ -65,10 +73,7 @@ def _type_text(b, flat: bool) -> str:
 def _body_row(b, flat: bool = False) -> list[QStandardItem]:
     """The two items of body ``b``'s row: its name (editable, draggable) and its mobilizer
     (and, in a flat list, its parent)."""
-    item = _item(b.name, body_key(b.name), _body_tooltip(b))
-    item.setEditable(True)
-    item.setDragEnabled(True)
-    item.setDropEnabled(True)
+    item = _item(b.name, body_key(b.name), _body_tooltip(b), editable=True)
     return [item, _item(_type_text(b, flat), body_key(b.name))]
 
 

@@ -13,7 +13,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QWidget
 
-from app.document import BodySpec, FrameSpec, GeometrySpec, ModelData, ModelDocument, model_io
+from app.document import (
+    GROUND,
+    BodySpec,
+    FrameSpec,
+    GeometrySpec,
+    ModelData,
+    ModelDocument,
+    model_io,
+)
 from app.document.examples import example_path
 from app.document.model_io import ModelFileError
 
@@ -326,6 +334,20 @@ def test_edits_in_the_window_change_only_what_they_touch(main_window, qtbot, tmp
     after = sliders._boxes  # noqa: SLF001
     assert last not in after
     assert all(after[b] is box for b, box in boxes.items() if b != last and b in after)
+    # a batched line keeps its two points and was never given a VTK source
+    lines = [it for it in scene._items if it.kind == "line"]  # noqa: SLF001
+    assert lines and all(it.points is not None for it in lines)
+    batched = [it for it in lines if it.group is not None]
+    assert batched and all(it.mapper is None for it in batched)
+
+    # Ctrl+Z brings the body back, Ctrl+Shift+Z removes it again, row by row
+    ctrl, shift = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
+    for modifier, present in ((ctrl, True), (ctrl | shift, False)):
+        serial = panel.snapshot.model_serial
+        qtbot.keyClick(tree.view, Qt.Key.Key_Z, modifier)
+        qtbot.waitUntil(lambda p=present: (last in document.body_names()) == p, timeout=5000)
+        shown(serial)
+        assert model._body_items[GROUND].rowCount() == WINDOW_N - (not present)  # noqa: SLF001
     assert not resets, "an edit of one body rebuilt the whole tree"
 
     # what a fresh open of the saved file shows
