@@ -589,7 +589,9 @@ class SimulationPanel(QObject):
             if drawn is None or snap.geometry is not drawn[0] or hints != drawn[1]:
                 self._drawn = (snap.geometry, hints)
                 window.viewport.show_model(snap.geometry, hints)
-            self.sliders.set_model(model.mobilizer_types, model.q_index, model.length_scale)
+            self.sliders.set_model(
+                model.mobilizer_types, model.q_index, model.length_scale, model.joint_layout
+            )
             if self._plots is not None:
                 if snap.model.samples is not self._plots.buffer:  # not an edit that kept it
                     self._plots.set_buffer(snap.model.samples)

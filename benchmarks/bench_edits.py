@@ -115,7 +115,7 @@ class Stalls:
 
 
 def run_edits(
-    path: pathlib.Path, n: int, only: set[str] | None = None
+    path: pathlib.Path, n: int, only: set[str] | None = None, profile: str | None = None
 ) -> list[tuple[str, dict[str, float]]]:
     from PySide6.QtCore import QEventLoop, QSettings
     from PySide6.QtWidgets import QApplication
@@ -140,12 +140,27 @@ def run_edits(
                 raise TimeoutError("the studio did not get there in time")
             time.sleep(0.001)
 
+    profiles: dict[str, object] = {}
+
+    def profiled(label: str):
+        """A cProfile profiler of the GUI thread for ``label`` (a no-op without --profile)."""
+        import contextlib
+
+        if profile is None:
+            return contextlib.nullcontext()
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiles[label] = profiler
+        return profiler
+
     stalls = Stalls()
     cpu0 = time.thread_time()
     t0 = time.perf_counter()
-    assert editor.open_path(path, modal=False)
-    wait(lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > n)
-    wait(lambda: panel._plots is not None)  # noqa: SLF001
+    with profiled("open"):
+        assert editor.open_path(path, modal=False)
+        wait(lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > n)
+        wait(lambda: panel._plots is not None)  # noqa: SLF001
     opened = time.perf_counter() - t0
     gui_cpu = time.thread_time() - cpu0
     print(
@@ -188,10 +203,11 @@ def run_edits(
         stalls.reset()
         start = time.perf_counter()
         cpu = time.thread_time()
-        action()
-        edit = time.perf_counter() - start
-        edit_cpu = time.thread_time() - cpu
-        wait(lambda: panel.snapshot.model_serial != serial and shows[-1] >= 0)
+        with profiled(label):
+            action()
+            edit = time.perf_counter() - start
+            edit_cpu = time.thread_time() - cpu
+            wait(lambda: panel.snapshot.model_serial != serial and shows[-1] >= 0)
         total = time.perf_counter() - start
         gui_cpu = time.thread_time() - cpu
         app.processEvents()
@@ -242,6 +258,9 @@ def run_edits(
     )
     measure("undo (remove subtree)", editor.undo_stack.undo)
     stalls.timer.stop()
+    for label, profiler in profiles.items():
+        name = "".join(c if c.isalnum() else "_" for c in label)
+        profiler.dump_stats(f"{profile}_{n}_{name}.prof")
     editor.interactive = False
     editor.undo_stack.setClean()
     window.close()
@@ -257,6 +276,11 @@ def main() -> None:
     parser.add_argument(
         "--only", nargs="*", help="edits to make (first words: mass rename add remove ...)"
     )
+    parser.add_argument(
+        "--profile",
+        metavar="PREFIX",
+        help="profile the GUI thread (cProfile) in the open and each edit: PREFIX_N_LABEL.prof",
+    )
     args = parser.parse_args()
     sizes = args.bodies or [1000]
     directory = pathlib.Path(tempfile.mkdtemp())
@@ -267,7 +291,7 @@ def main() -> None:
             times = time_load(path)
             print("  " + "  ".join(f"{k} {v:.2f} s" for k, v in times.items()), flush=True)
         if not args.no_edits:
-            run_edits(path, n, set(args.only or ()))
+            run_edits(path, n, set(args.only or ()), args.profile)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ _PLAIN = (float, int, str, bool, type(None))
 #: Attribute types whose values hash by value as they are.
 _HASHABLE = frozenset((*_PLAIN, Representation))
 _UNIQUE = itertools.count(1)
+_SERIALS = itertools.count(1)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -90,11 +91,15 @@ class KeyedGeometry(tuple):
     ``fingerprint``, int64) and ``body_names`` (the model's body names by index, or None).
 
     It is an ordinary tuple to everything that iterates decorations. The fingerprints are
-    taken when it is made: its decorations must not be changed afterwards."""
+    taken when it is made: its decorations must not be changed afterwards. ``serial`` tells
+    KeyedGeometry apart; ``paired`` is (the serial of another KeyedGeometry, ``match`` of it
+    with this one) once ``pair_with`` made it."""
 
     bodies: np.ndarray
     hashes: np.ndarray
     body_names: tuple | None
+    serial: int
+    paired: tuple | None
 
     def __new__(cls, geometry=(), body_names=None):
         self = super().__new__(cls, geometry)
@@ -102,7 +107,17 @@ class KeyedGeometry(tuple):
         self.bodies = np.fromiter((_body_of(g) for g in self), dtype=np.intp, count=n)
         self.hashes = np.fromiter((fingerprint(g) for g in self), dtype=np.int64, count=n)
         self.body_names = None if body_names is None else tuple(body_names)
+        self.serial = next(_SERIALS)
+        self.paired = None
         return self
+
+    def pair_with(self, drawn: KeyedGeometry | None) -> None:
+        """Pair these decorations with those of ``drawn`` now (``match``), on the thread that
+        made them (the simulation worker after an edit): a Scene showing ``drawn`` that is
+        given these then uses this pairing instead of making it on the GUI thread. Only the
+        serial of ``drawn`` is kept, not ``drawn``."""
+        if isinstance(drawn, KeyedGeometry) and len(drawn.hashes):
+            self.paired = (drawn.serial, match(drawn, self))
 
     def __reduce__(self):
         return (KeyedGeometry, (tuple(self), self.body_names))

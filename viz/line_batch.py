@@ -76,9 +76,8 @@ def _line_arrays(items: list[DrawItem], default_color) -> tuple:
     pts, segs, own_colors = [], [], []
     shared: dict[int, tuple] = {}  # mapper -> its segments (items sharing a unit shape)
     for it in items:
-        if it.kind == "line" and it.keep:  # a vtkLineSource: its two points
-            source = it.keep[0]
-            p, s, c = (source.GetPoint1(), source.GetPoint2()), _ONE_SEGMENT, None
+        if it.kind == "line" and it.points is not None:  # its two points
+            p, s, c = it.points, _ONE_SEGMENT, None
         else:
             made = shared.get(id(it.mapper))
             if made is None or made[0] is not it.mapper:

@@ -45,7 +45,14 @@ from viz.environment import Environment
 from viz.instancing import GlyphGroup
 from viz.line_batch import LineBatch, batchable
 from viz.render_window import capture_rgb, create_offscreen_window
-from viz.vtk_builder import POINTS, SURFACE, WIREFRAME, DrawItem, VtkGeometryBuilder
+from viz.vtk_builder import (
+    POINTS,
+    SURFACE,
+    WIREFRAME,
+    DrawItem,
+    VtkGeometryBuilder,
+    line_mapper,
+)
 
 DEFAULT_COLOR = (0.72, 0.74, 0.78)
 """Surface colour for decorations that request none (light blue-grey)."""
@@ -68,6 +75,7 @@ class _Drawn(NamedTuple):
     bodies: np.ndarray
     hashes: np.ndarray
     body_names: tuple | None
+    serial: int  # the KeyedGeometry's
 
 
 def _object_array(items) -> np.ndarray:
@@ -241,13 +249,19 @@ class Scene:
         """
         keys = keyed(geometry if isinstance(geometry, KeyedGeometry) else tuple(geometry))
         old = self._drawn
-        pairing = match(old, keys) if old is not None and len(old.hashes) else None
+        paired = keys.paired
+        if old is None or not len(old.hashes):
+            pairing = None
+        elif paired is not None and paired[0] == old.serial:  # paired by the worker
+            pairing = paired[1]
+        else:
+            pairing = match(old, keys)
         fresh = int((pairing < 0).sum()) if pairing is not None else len(keys)
         if pairing is None or fresh > max(64, len(keys) // 2):
             self._build_all(keys)
         else:
             self._update(keys, old, pairing)
-        self._drawn = _Drawn(keys.bodies, keys.hashes, keys.body_names)
+        self._drawn = _Drawn(keys.bodies, keys.hashes, keys.body_names, keys.serial)
         self._place(self._static_place, self._groups)
 
     def has_body_geometry(self) -> bool:
@@ -747,8 +761,9 @@ class Scene:
             self._style_screen_text(item)
             return
         actor.SetPickable(visible)
-        if actor.GetMapper() is not item.mapper:
-            actor.SetMapper(item.mapper)
+        mapper = line_mapper(item)
+        if actor.GetMapper() is not mapper:
+            actor.SetMapper(mapper)
         default = self._text_default() if item.kind.startswith("text") else self._default()
         self._style_property(actor.GetProperty(), item, default)
 

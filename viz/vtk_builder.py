@@ -47,7 +47,7 @@ from engine.common.decorative_geometry import (
     DecorativeGeometry,
     DecorativeGeometryImplementation,
 )
-from viz.matrix_utils import place_x_axis, scale4, translate4
+from viz.matrix_utils import place_x_axis, translate4
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,9 @@ class DrawItem:
     instance: tuple | None = None
     x_bd: np.ndarray | None = None
     scale: np.ndarray | None = None
+    #: A line's two end points (its model coordinates); its VTK source and mapper are made
+    #: only when it is drawn singly (``line_mapper``): a batched line never needs them.
+    points: tuple | None = None
     reuse_key: object = None
     #: Index of the decoration it was made from in the iterable given to ``build``.
     owner: int = -1
@@ -131,9 +134,31 @@ def _mapper_for(port_or_data) -> vtkPolyDataMapper:
     return mapper
 
 
+def line_mapper(item: DrawItem):
+    """The mapper of ``item`` (for a line: its vtkLineSource's, made now if it has none)."""
+    if item.mapper is None and item.kind == "line" and item.points is not None:
+        source = vtkLineSource()
+        source.SetPoint1(*item.points[0])
+        source.SetPoint2(*item.points[1])
+        item.mapper = _mapper_for(source.GetOutputPort())
+        item.keep = [source]
+    return item.mapper
+
+
 def _user_scale(geom: DecorativeGeometry) -> np.ndarray:
     s = np.asarray(geom.getScaleFactors(), dtype=np.float64)
     return np.where(s > 0.0, s, 1.0)
+
+
+_UNIT_W = np.ones(1)
+_EYE4 = np.eye(4)
+_EYE4.flags.writeable = False
+_HOMOGENEOUS_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def _diagonal(values) -> np.ndarray:
+    """A scaling's 3 diagonal entries (``_emit``'s short form of ``scale4(values)``)."""
+    return np.array(values, dtype=np.float64).reshape(3)
 
 
 class VtkGeometryBuilder(DecorativeGeometryImplementation):
@@ -207,12 +232,24 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         return item
 
     def _emit(self, item: DrawItem, geom: DecorativeGeometry, shape: np.ndarray) -> DrawItem:
-        """Fill placement and appearance from ``geom`` and append the item to the output."""
-        x_bd = geom.getTransform().toMat44()
+        """Fill placement and appearance from ``geom`` and append the item to the output.
+        ``shape``: the unit shape's placement, a 4x4 matrix or (a scaling) its 3 diagonal
+        entries."""
+        transform = geom.getTransform()
         s = _user_scale(geom)
         item.geometry = geom
         item.body_id = geom.getBodyId()
-        item.local = x_bd @ scale4(s) @ shape
+        # x_bd @ diag(s, 1) @ shape, each diagonal scaling a product by columns
+        x_bd = np.empty((4, 4))
+        x_bd[:3, :3] = transform.R().asMat33()
+        x_bd[:3, 3] = transform.p()
+        x_bd[3] = _HOMOGENEOUS_ROW
+        if shape.ndim == 1:
+            diagonal = shape
+            item.local = x_bd * np.concatenate((s * shape, _UNIT_W))
+        else:
+            diagonal = shape.diagonal()[:3]
+            item.local = (x_bd * np.concatenate((s, _UNIT_W))) @ shape
         c = geom.getColor()
         item.color = None if c[0] < 0.0 else np.array(c, dtype=np.float64)
         o = geom.getOpacity()
@@ -224,7 +261,7 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         item.point_size = 3.0 if t <= 0.0 else float(t)
         if item.instance is not None:
             item.x_bd = x_bd
-            item.scale = s * np.diag(shape)[:3]
+            item.scale = s * diagonal
         self._out.append(item)
         return item
 
@@ -261,9 +298,9 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
     def _shared_item(self, kind: str, key: tuple, make, instance: bool = False) -> DrawItem:
         """An item drawing the unit shape ``key`` with a mapper shared by all such items."""
         objects, mapper = self._shared_unit(key, make)
-        item = self._take(kind) or DrawItem(kind, None, 0, np.eye(4))
+        item = self._take(kind) or DrawItem(kind, None, 0, _EYE4)
         item.mapper = mapper
-        item.keep = list(objects)
+        item.keep = objects
         item.instance = key if instance else None
         return item
 
@@ -272,27 +309,27 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
     def implementSphereGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, SPHERE_RESOLUTION, 6)
         item = self._shared_item("sphere", ("sphere", res), lambda: _unit_sphere(res), True)
-        self._emit(item, geom, scale4([geom.getRadius()] * 3))
+        self._emit(item, geom, _diagonal([geom.getRadius()] * 3))
 
     def implementEllipsoidGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, SPHERE_RESOLUTION, 6)
         item = self._shared_item("ellipsoid", ("sphere", res), lambda: _unit_sphere(res), True)
-        self._emit(item, geom, scale4(geom.getRadii()))
+        self._emit(item, geom, _diagonal(geom.getRadii()))
 
     def implementBrickGeometry(self, geom) -> None:  # noqa: N802
         item = self._shared_item("brick", ("brick",), _unit_cube, True)
-        self._emit(item, geom, scale4(geom.getHalfLengths()))
+        self._emit(item, geom, _diagonal(geom.getHalfLengths()))
 
     def implementCylinderGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, CYLINDER_RESOLUTION, 6)
         item = self._shared_item("cylinder", ("cylinder", res), lambda: _unit_cylinder(res), True)
         r = geom.getRadius()
-        self._emit(item, geom, scale4([r, geom.getHalfHeight(), r]))
+        self._emit(item, geom, _diagonal([r, geom.getHalfHeight(), r]))
 
     def implementCircleGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, 36, 8)
         item = self._shared_item("circle", ("circle", res), lambda: _unit_disc(res))
-        self._emit(item, geom, scale4([geom.getRadius()] * 3))
+        self._emit(item, geom, _diagonal([geom.getRadius()] * 3))
 
     def implementConeGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, CYLINDER_RESOLUTION, 6)
@@ -330,18 +367,15 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
         item.representation = POINTS
 
     def implementLineGeometry(self, geom) -> None:  # noqa: N802
-        item = self._take("line")
-        if item is None:
-            source = vtkLineSource()
-            item = DrawItem("line", geom, 0, np.eye(4))
-            item.mapper = _mapper_for(source.GetOutputPort())
-            item.keep = [source]
+        item = self._take("line") or DrawItem("line", geom, 0, _EYE4)
         p1, p2 = geom.getPoint1(), geom.getPoint2()
-        item.keep[0].SetPoint1(*p1)
-        item.keep[0].SetPoint2(*p2)
+        item.points = (tuple(p1.tolist()), tuple(p2.tolist()))
+        if item.keep:  # a pooled line drawn singly: its source follows
+            item.keep[0].SetPoint1(*p1)
+            item.keep[0].SetPoint2(*p2)
         item.visible = bool(np.any(p1 != p2))
         item.lighting = False
-        self._emit(item, geom, np.eye(4))
+        self._emit(item, geom, _EYE4)
 
     def implementArrowGeometry(self, geom) -> None:  # noqa: N802
         res = self._resolution(geom, 16, 3)
@@ -373,7 +407,7 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
             item.mapper.ScalarVisibilityOn()
             item.mapper.SetScalarModeToUseCellData()
             item.mapper.SetColorModeToDirectScalars()
-        self._emit(item, geom, scale4([geom.getAxisLength()] * 3))
+        self._emit(item, geom, _diagonal([geom.getAxisLength()] * 3))
         item.scalar_colors = axis_colors
         item.lighting = False
         item.representation = SURFACE

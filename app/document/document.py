@@ -69,6 +69,7 @@ class ModelDocument:
         if not validated:
             validate(data)
         self._data = data
+        self._children_cache: tuple | None = None  # (content, children map)
         self._listeners: list[Listener] = []
         self.revision = 0  # increases with every edit
 
@@ -126,14 +127,25 @@ class ModelDocument:
     def body_names(self) -> list[str]:
         return [b.name for b in self._data.bodies]
 
-    def children(self, name: str) -> list[str]:
-        return [b.name for b in self._data.bodies if b.parent == name]
-
-    def descendants(self, name: str) -> list[str]:
-        """The bodies outboard of ``name``, breadth first (O(n))."""
+    def _children_map(self) -> dict[str, list[str]]:
+        """Each body's (and Ground's) children's names, in document order; made once per
+        content (the form of a body asks for its descendants on every refresh)."""
+        cached = self._children_cache
+        if cached is not None and cached[0] is self._data:
+            return cached[1]
         children: dict[str, list[str]] = {}
         for b in self._data.bodies:
             children.setdefault(b.parent, []).append(b.name)
+        self._children_cache = (self._data, children)
+        return children
+
+    def children(self, name: str) -> list[str]:
+        return list(self._children_map().get(name, ()))
+
+    def descendants(self, name: str) -> list[str]:
+        """The bodies outboard of ``name``, breadth first (O(n) once per content, then
+        O(descendants))."""
+        children = self._children_map()
         out: list[str] = []
         queue = deque(children.get(name, ()))
         while queue:

@@ -7,6 +7,8 @@ every edit, so an invalid edit changes nothing.
 from __future__ import annotations
 
 import math
+from itertools import compress, repeat
+from operator import attrgetter, not_
 
 import numpy as np
 
@@ -29,6 +31,9 @@ from app.document.specs import (
     GeometrySpec,
     ModelData,
 )
+
+_NAME = attrgetter("name")
+_PARENT = attrgetter("parent")
 
 
 class DocumentError(ValueError):
@@ -425,15 +430,23 @@ def check_element(
 
 
 def check_parents(data: ModelData) -> None:
-    """Every parent exists and no body is its own ancestor."""
-    parents = {b.name: b.parent for b in data.bodies}
-    for b in data.bodies:
-        if b.parent != GROUND and b.parent not in parents:
-            raise DocumentError("parent", f"no body named {b.parent!r}", b.name)
-    # O(n): each body's chain is walked only until it meets a body already known to reach
-    # Ground
+    """Every parent exists and no body is its own ancestor (O(n), at C speed when every
+    parent comes before its children, the order the document keeps)."""
+    bodies = data.bodies
+    names = list(map(_NAME, bodies))
+    parent_list = list(map(_PARENT, bodies))
+    parents = dict(zip(names, parent_list, strict=True))
+    if not set(parent_list) <= parents.keys() | {GROUND}:
+        for b in bodies:
+            if b.parent != GROUND and b.parent not in parents:
+                raise DocumentError("parent", f"no body named {b.parent!r}", b.name)
+    position = dict(zip(names, range(len(names)), strict=True))
+    before = np.fromiter(map(position.get, parent_list, repeat(-1)), np.int64, len(names))
+    if not len(names) or bool(np.all(before < np.arange(len(names)))):
+        return  # each parent is Ground or an earlier body: no loop
+    # each body's chain is walked only until it meets a body already known to reach Ground
     reaches_ground = {GROUND}
-    for b in data.bodies:
+    for b in bodies:
         path = [b.name]
         on_path = {b.name}
         p = b.parent
@@ -528,15 +541,18 @@ def validate(data: ModelData, previous: ModelData | None = None) -> None:
     very object ``previous`` holds is valid on its own and only checked against the others
     (name clashes, parents, element arguments), so an edit of one body in a large model costs
     a few set and dict look-ups per body instead of the full per-body checks."""
-    known = {id(b) for b in previous.bodies} if previous is not None else set()
-    fresh = [b for b in data.bodies if id(b) not in known]
+    known = set(map(id, previous.bodies)) if previous is not None else set()
+    # the bodies that are not ``previous``'s very objects, picked at C speed
+    fresh = list(compress(data.bodies, map(not_, map(known.__contains__, map(id, data.bodies)))))
     for b in fresh:
         check_name(b.name)
-    seen: set[str] = set()
-    for b in data.bodies:
-        if b.name in seen:
-            raise DocumentError("name", f"two bodies are named {b.name!r}", b.name)
-        seen.add(b.name)
+    names = list(map(_NAME, data.bodies))
+    if len(set(names)) != len(names):
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise DocumentError("name", f"two bodies are named {name!r}", name)
+            seen.add(name)
     check_parents(data)
     physical = _clearly_physical(fresh)
     # A body whose specs are the very objects of one checked before (a repeated link read
@@ -555,7 +571,8 @@ def validate(data: ModelData, previous: ModelData | None = None) -> None:
         check_contact_surface(c, f"contact_surfaces[{k}]", GROUND)
     check_contact_settings(data)
     nus = {GROUND: 0}
-    nus.update({b.name: MOBILIZER_TYPES[b.mobilizer].nu for b in data.bodies})
+    if data.constraints or data.forces or data.measures:  # (only elements name bodies)
+        nus.update({b.name: MOBILIZER_TYPES[b.mobilizer].nu for b in data.bodies})
     for section in ("constraints", "forces"):
         for i, e in enumerate(getattr(data, section)):
             check_element(section, i, e, nus)

@@ -15,6 +15,18 @@ import threading
 import numpy as np
 
 
+class QuantityNames:
+    """The plottable quantities of a buffer (every column but time): ``names``, each one's
+    position (``index``) and lower-case form (``lower``, for the plot list's filter). A
+    buffer makes them once, on the thread that makes it (the worker), so that showing a new
+    model's 200,000 quantities does not index them on the GUI thread."""
+
+    def __init__(self, names) -> None:
+        self.names = list(names)
+        self.index = dict(zip(self.names, range(len(self.names)), strict=True))
+        self.lower = [n.lower() for n in self.names]
+
+
 class SampleBuffer:
     """Ring buffer of float rows with named columns (see module docstring)."""
 
@@ -22,6 +34,7 @@ class SampleBuffer:
         if capacity < 2:
             raise ValueError(f"a sample buffer needs room for at least 2 rows, got {capacity}")
         self.columns = list(columns)
+        self.quantities = QuantityNames(self.columns[1:])
         self.capacity = int(capacity)
         self._data = np.full((self.capacity, len(self.columns)), np.nan)
         self._count = 0  # rows ever appended, less those dropped

@@ -296,6 +296,8 @@ class SimulationSession:
             # the very tuple the view drew: an edit that leaves the drawing alone (a mass, a
             # joint's frame...) is not redrawn (see SimulationPanel.show_snapshot)
             self._geometry = old_geometry
+        else:  # the view's pairing of old and new decorations, made here, not on the GUI
+            self._geometry.pair_with(old_geometry)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         if not keep_history:

@@ -99,13 +99,31 @@ class CacheReport:
     variables: tuple[StateVariable, ...]
 
 
+def joint_layout(
+    mobilizer_types: dict[str, str], q_index: dict[tuple[str, int], int]
+) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Body name -> (its mobilizer type, its q numbers), in q order: what the sliders show
+    of a model (``q_index`` maps (body, which q) to the global q index, in q order). Equal
+    joint kinds share one value object (the lazy layout sizes each kind once)."""
+    by_body: dict[str, list[int]] = {}
+    for body, which in q_index:
+        by_body.setdefault(body, []).append(which)
+    shared: dict = {}
+    layout = {}
+    for body, whichs in by_body.items():
+        joint = (mobilizer_types[body], tuple(sorted(whichs)))
+        layout[body] = shared.setdefault(joint, joint)
+    return layout
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What the GUI needs about the model being simulated, as plain data (never the live
     System): the global q index of each (body name, which q), q labels, the session's
     plot-sample buffer (which has its own lock), the body names by MobilizedBodyIndex, each
-    body's mobilizer type, the Measures' names, and the System's display hints (up
-    direction in G, uniform background, length scale in m)."""
+    body's mobilizer type, the Measures' names, the System's display hints (up
+    direction in G, uniform background, length scale in m) and the joints the sliders show
+    (``joint_layout``: made here, on the worker, not on the GUI thread)."""
 
     q_index: dict
     q_labels: tuple[str, ...]
@@ -116,19 +134,22 @@ class ModelInfo:
     up: tuple[float, float, float] = (0.0, 1.0, 0.0)
     uniform_background: bool = False
     length_scale: float = 1.0
+    joint_layout: dict | None = None
 
     @staticmethod
     def of(built, q_index: dict, q_labels, samples) -> ModelInfo:
         """The ModelInfo of the BuiltModel ``built`` (worker thread)."""
         system = built.system
+        mobilizer_types = {
+            name: mobod.getMobilizerTypeName() for name, mobod in built.mobilized_bodies.items()
+        }
         return ModelInfo(
             q_index=dict(q_index),
             q_labels=tuple(q_labels),
             samples=samples,
             body_names=tuple(built.body_name_of_index),
-            mobilizer_types={
-                name: mobod.getMobilizerTypeName() for name, mobod in built.mobilized_bodies.items()
-            },
+            mobilizer_types=mobilizer_types,
+            joint_layout=joint_layout(mobilizer_types, q_index),
             measure_names=tuple(getattr(built, "measures", {}) or {}),
             up=tuple(float(x) for x in system.getUpDirection().asVec3()),
             uniform_background=bool(system.getUseUniformBackground()),

@@ -19,6 +19,8 @@ cannot be read anyway. Re-parenting by drag and drop and renaming in place work 
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import compress
+from operator import not_
 
 from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
@@ -42,10 +44,18 @@ def parse_key(key: str | None) -> tuple[str, str]:
     return kind, rest
 
 
-def _item(text: str, key: str, tooltip: str = "") -> QStandardItem:
+_READ_ONLY: list = []  # an item's default flags but editable (made once: setEditable is slow)
+
+
+def _item(text: str, key: str, tooltip: str = "", editable: bool = False) -> QStandardItem:
+    """A row's item (an item's default flags: selectable, draggable, a drop target; editable
+    only if ``editable``)."""
     item = QStandardItem(text)
     item.setData(key, KEY_ROLE)
-    item.setEditable(False)
+    if not editable:
+        if not _READ_ONLY:
+            _READ_ONLY.append(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+        item.setFlags(_READ_ONLY[0])
     if tooltip:
         item.setToolTip(tooltip)
     return item
@@ -63,10 +73,7 @@ def _type_text(b, flat: bool) -> str:
 def _body_row(b, flat: bool = False) -> list[QStandardItem]:
     """The two items of body ``b``'s row: its name (editable, draggable) and its mobilizer
     (and, in a flat list, its parent)."""
-    item = _item(b.name, body_key(b.name), _body_tooltip(b))
-    item.setEditable(True)
-    item.setDragEnabled(True)
-    item.setDropEnabled(True)
+    item = _item(b.name, body_key(b.name), _body_tooltip(b), editable=True)
     return [item, _item(_type_text(b, flat), body_key(b.name))]
 
 
@@ -103,6 +110,25 @@ def tree_depth(bodies) -> int:
             depth[n] = d
         deepest = max(deepest, d)
     return deepest
+
+
+def _not_in(bodies, ids: set) -> list:
+    """The bodies of ``bodies`` whose ids are not in ``ids``, in order (at C speed)."""
+    return list(compress(bodies, map(not_, map(ids.__contains__, map(id, bodies)))))
+
+
+def _remove_rows(parent: QStandardItem, rows: list[int]) -> None:
+    """Remove the rows ``rows`` of ``parent``: each run of adjacent rows in one call, the
+    last run first (a removed subtree of a chain listed flat is one run: one call, not one
+    per body, each of which the view follows)."""
+    rows = sorted(rows)
+    end = len(rows)
+    while end:
+        start = end - 1
+        while start and rows[start - 1] == rows[start] - 1:
+            start -= 1
+        parent.removeRows(rows[start], end - start)
+        end = start
 
 
 #: More bodies added or removed than this (and than half the model) rebuild the whole tree.
@@ -228,21 +254,22 @@ class ModelTreeModel(QStandardItemModel):
     def _sync(self) -> bool:
         """Bring the rows from the content they show to the document's, changing only the
         rows of bodies added, removed, renamed, moved or otherwise edited and the element
-        sections that changed (O(n) in Python, O(changed rows) in Qt); False (nothing done)
-        if the change is too large for that (then rebuild)."""
+        sections that changed (the changed bodies are found at C speed; the tree's depth
+        and, after a re-parenting, a flat list's order take one pass; Qt sees only the changed
+        rows); False (nothing done) if the change is too large for that (then rebuild)."""
         old, doc = self._shown, self.document
         if old is None or doc is None:
             return False
         new = doc.data
-        old_bodies = {b.name: b for b in old.bodies}
-        new_bodies = {b.name: b for b in new.bodies}
+        # The bodies that are not the other content's very objects (specs are immutable: an
+        # edit replaces only the bodies it changes), picked at C speed; only they are diffed.
+        old_ids, new_ids = set(map(id, old.bodies)), set(map(id, new.bodies))
+        old_bodies = {b.name: b for b in _not_in(old.bodies, new_ids)}
+        new_bodies = {b.name: b for b in _not_in(new.bodies, old_ids)}
         removed = [n for n in old_bodies if n not in new_bodies]
         added = [n for n in new_bodies if n not in old_bodies]
-        if len(removed) + len(added) > max(SYNC_LIMIT, len(new_bodies) // 2):
+        if len(removed) + len(added) > max(SYNC_LIMIT, len(new.bodies) // 2):
             return False
-        flat = tree_depth(new.bodies) > MAX_NESTED_DEPTH
-        if flat != self.flat:
-            return False  # nested to flat or back: every row changes
         renamed: dict[str, str] = {}
         if len(removed) == len(added) == 1:
             o, n = old_bodies[removed[0]], new_bodies[added[0]]
@@ -256,12 +283,19 @@ class ModelTreeModel(QStandardItemModel):
             before = old_bodies.get(old_name.get(name, name))
             if before is not None and renamed.get(before.parent, before.parent) != b.parent:
                 moved.append(name)
-        if flat:
+        if self.flat and not removed and not moved:
+            flat = True  # bodies added to a tree too deep to nest leave it as deep
+        else:
+            flat = tree_depth(new.bodies) > MAX_NESTED_DEPTH
+        if flat != self.flat:
+            return False  # nested to flat or back: every row changes
+        if flat and moved:
             # the rows kept must keep their order (a re-parenting may reorder the bodies)
             gone, fresh = set(removed), set(added)
             kept_before = [renamed.get(b.name, b.name) for b in old.bodies if b.name not in gone]
             if kept_before != [b.name for b in new.bodies if b.name not in fresh]:
                 return False
+        if flat:
             moved = []  # a flat row stays where it is; its Type column names the new parent
         self.sync_started.emit()
         try:
@@ -277,21 +311,34 @@ class ModelTreeModel(QStandardItemModel):
             for name in moved:
                 item = items[name]
                 taken[name] = item.parent().takeRow(item.row())
+            rows_of: dict[int, tuple] = {}  # parent item -> (it, the rows to remove under it)
             for name in removed:
                 if flat or old_bodies[name].parent not in gone:
                     item = items[name]
-                    item.parent().removeRow(item.row())
+                    parent = item.parent()
+                    rows_of.setdefault(id(parent), (parent, []))[1].append(item.row())
+            for parent, rows in rows_of.values():
+                _remove_rows(parent, rows)
             for name in removed:
                 del items[name]
             inserted = []
             if flat and added:
                 fresh = set(added)
-                ground = items[GROUND]
+                runs: list[list] = []  # [first row, its bodies]: rows added next to each other
                 for position, b in enumerate(new.bodies):
                     if b.name in fresh:
+                        if runs and runs[-1][0] + len(runs[-1][1]) == position:
+                            runs[-1][1].append(b)
+                        else:
+                            runs.append([position, [b]])
+                ground = items[GROUND]
+                for first, run in runs:  # (in order: each run's rows are final when made)
+                    ground.insertRows(first, len(run))  # one insertion the view follows
+                    for k, b in enumerate(run):
                         row = _body_row(b, flat)
                         items[b.name] = row[0]
-                        ground.insertRow(position, row)
+                        for column, cell in enumerate(row):
+                            ground.setChild(first + k, column, cell)
             placed = set() if flat else set(added) | set(moved)
             if placed:
                 from app.document.document import _parents_first
@@ -311,9 +358,9 @@ class ModelTreeModel(QStandardItemModel):
                     parent.insertRow(position, row)
                     if b.parent not in placed:  # the top of what is added or moved
                         inserted.append(row[0])
-            for name, b in new_bodies.items():
+            for name, b in new_bodies.items():  # (the changed bodies)
                 before = old_bodies.get(old_name.get(name, name))
-                if before is not None and before is not b:
+                if before is not None:
                     item = items[name]
                     item.setToolTip(_body_tooltip(b))
                     if before.mobilizer != b.mobilizer or (flat and before.parent != b.parent):

@@ -45,7 +45,9 @@ class ModelTreeWidget(QWidget):
             "Select a body to edit it; Ctrl-click to pick several bodies for a constraint or force"
         )
         self._current_key = ""
-        self._current_ancestors: list[str] = []
+        #: The document content the current key was chosen in (its ancestors are looked up
+        #: there when the body is gone).
+        self._current_data = None
         self._selecting = False
 
         self.add_body_button = self._button(
@@ -223,7 +225,7 @@ class ModelTreeWidget(QWidget):
         elif key.startswith("body:"):
             # The selected body is gone (removed, or its addition undone): select the nearest
             # surviving ancestor, so the view never points at a body that no longer exists.
-            for name in self._current_ancestors:
+            for name in self._ancestors(self._current_key, self._current_data):
                 if self._select_key("ground" if name == GROUND else body_key(name)):
                     break
         elif key:
@@ -255,7 +257,7 @@ class ModelTreeWidget(QWidget):
 
     def _set_current(self, key: str) -> None:
         self._current_key = key
-        self._current_ancestors = self._ancestors(key)
+        self._current_data = self._document_data()
         self.key_selected.emit(key)
         kind, rest = parse_key(key)
         if kind == "body":
@@ -263,14 +265,19 @@ class ModelTreeWidget(QWidget):
         elif kind == "ground":
             self.body_selected.emit(GROUND)
 
-    def _ancestors(self, key: str) -> list[str]:
-        """Parent, grandparent, ... Ground of the body ``key`` names (empty for other keys)."""
-        kind, name = parse_key(key)
+    def _document_data(self):
         doc = self.model.document
+        return doc.data if doc is not None else None
+
+    @staticmethod
+    def _ancestors(key: str, data) -> list[str]:
+        """Parent, grandparent, ... Ground of the body ``key`` names in the document content
+        ``data`` (empty for other keys)."""
+        kind, name = parse_key(key)
         out: list[str] = []
-        if kind != "body" or doc is None:
+        if kind != "body" or data is None:
             return out
-        parent_of = {b.name: b.parent for b in doc.data.bodies}
+        parent_of = {b.name: b.parent for b in data.bodies}
         while name in parent_of and len(out) <= len(parent_of):
             name = parent_of[name]
             out.append(name)
@@ -294,7 +301,7 @@ class ModelTreeWidget(QWidget):
             self._set_current(key)
         else:
             self._current_key = key
-            self._current_ancestors = self._ancestors(key)
+            self._current_data = self._document_data()
         return True
 
     @Slot(str)

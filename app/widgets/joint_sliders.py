@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.simulation.snapshot import joint_layout
 from app.widgets.coordinate_units import from_display, q_kinds, to_display, unit
 from app.widgets.wheel_guard import guard_wheel
 
@@ -207,33 +208,36 @@ class JointSliders(QWidget):
         mobilizer_types: dict[str, str],
         q_index: dict[tuple[str, int], int],
         length_scale: float,
+        layout: dict | None = None,
     ) -> None:
         """Show the sliders of a model whose bodies have ``mobilizer_types`` (body name ->
-        mobilizer type name); ``q_index`` maps (body, which) to global q index, in q order.
-        The same joints again (an edit of masses or geometry) keep the sliders they have; an
-        edit of a few joints (a body added, removed, renamed or given another mobilizer)
-        replaces only those bodies' rows."""
-        key = (dict(mobilizer_types), dict(q_index), float(length_scale))
-        if key == getattr(self, "_model_key", None):
+        mobilizer type name); ``q_index`` maps (body, which) to global q index, in q order;
+        ``layout``: their ``joint_layout`` if already made (the worker makes it, see
+        ModelInfo). The same joints again (an edit of masses or geometry) keep the sliders
+        they have; an edit of a few joints (a body added, removed, renamed or given another
+        mobilizer) replaces only those bodies' rows."""
+        if layout is None:
+            layout = joint_layout(mobilizer_types, q_index)
+        old_layout = getattr(self, "_body_layout", None)
+        old_scale = getattr(self, "_model_scale", None)
+        self._global_index = q_index  # (never changed here; a new model gives a new one)
+        if old_scale == float(length_scale) and (
+            layout is old_layout
+            or (layout == old_layout and list(layout) == list(old_layout))  # order too
+        ):
             return
-        old_key = getattr(self, "_model_key", None)
-        self._model_key = key
+        self._model_scale = float(length_scale)
         self._new_rows = True  # the next snapshot sets every row, new ones included
-        by_body: dict[str, list[int]] = {}
-        for body, which in q_index:
-            by_body.setdefault(body, []).append(which)
-        layout = {body: (mobilizer_types[body], tuple(sorted(w))) for body, w in by_body.items()}
-        old_layout = getattr(self, "_body_layout", {})
-        self._global_index = dict(q_index)
+        old_layout = old_layout or {}
         if len(layout) > LAZY_ABOVE:
-            self._set_lazy(layout, length_scale, keep=old_key is not None and old_key[2] == key[2])
+            self._set_lazy(layout, length_scale, keep=old_scale == float(length_scale))
             return
         kept = [b for b in old_layout if layout.get(b) == old_layout[b]]
         gone = len(old_layout) - len(kept)
         if (
             self._lazy
-            or old_key is None
-            or old_key[2] != float(length_scale)
+            or old_scale is None
+            or old_scale != float(length_scale)
             or gone > max(50, len(old_layout) // 2)
             or kept != [b for b in layout if old_layout.get(b) == layout[b]]
         ):
@@ -373,14 +377,12 @@ class JointSliders(QWidget):
         self._length_scale = float(length_scale)
         self._order = list(layout)
         self._position = {body: i for i, body in enumerate(self._order)}
-        heights = np.fromiter(
-            (
-                self._group_height(self._form_rows(kind, len(whichs))) + GROUP_SPACING
-                for kind, whichs in layout.values()
-            ),
-            dtype=np.int64,
-            count=len(layout),
-        )
+        # one height per kind of joint (a chain has one or two), looked up per body at C speed
+        height = {
+            joint: self._group_height(self._form_rows(joint[0], len(joint[1]))) + GROUP_SPACING
+            for joint in set(layout.values())
+        }
+        heights = np.fromiter(map(height.__getitem__, layout.values()), np.int64, len(layout))
         self._tops = np.concatenate(([0], np.cumsum(heights)))
         self._inner.setMinimumHeight(int(self._tops[-1]))
         self._rows_enabled = None

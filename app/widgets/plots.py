@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.simulation.samples import QuantityNames
 from app.widgets.offset_axis import OffsetAxis
 
 DEFAULT_CHECKED = ("total energy",)
@@ -53,13 +54,16 @@ class QuantityModel(QAbstractListModel):
         self._filter = ""
 
     def set_names(self, names, checked: set) -> None:
-        """Hold ``names`` (those in ``checked`` checked), with the current filter."""
-        names = list(names)
+        """Hold ``names`` (a list, or QuantityNames with their index made), those in
+        ``checked`` checked, with the current filter."""
+        table = names if isinstance(names, QuantityNames) else None
+        listed = table.names if table is not None else list(names)
         self.beginResetModel()
-        if names != self.names:  # an edit that keeps the columns keeps what they gave
-            self.names = names
-            self._lower = [n.lower() for n in names]
-            self._index = {n: i for i, n in enumerate(names)}
+        if listed != self.names:  # an edit that keeps the columns keeps what they gave
+            table = table if table is not None else QuantityNames(listed)
+            self.names = table.names
+            self._lower = table.lower
+            self._index = table.index
             self._rows = self._matches(self._filter)
         self.checked_names = {n for n in checked if n in self._index}
         self.endResetModel()
@@ -253,7 +257,7 @@ class PlotsWidget(QWidget):
         checked = (set(self.checked()) or set(DEFAULT_CHECKED)) | self._wanted
         self._wanted -= set(buffer.columns)
         self.buffer = buffer
-        self._set_names(buffer.columns[1:], checked)
+        self._set_names(getattr(buffer, "quantities", None) or buffer.columns[1:], checked)
         self._apply_filter(self.filter.text())
         self._reset_range()
         self._rebuild()

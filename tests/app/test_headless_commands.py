@@ -192,6 +192,16 @@ def test_bad_model_and_arguments_are_refused_without_writing(tmp_path, capsys, h
     assert ".png" in capsys.readouterr().err
 
 
+def test_a_negative_accuracy_is_refused_not_ignored(tmp_path, capsys):
+    """Issue 22: a negative integrator accuracy was silently ignored."""
+    csv_out = tmp_path / "x.csv"
+    args = ["simulate", str(default_example_path()), "--until", "0.1", "--csv", str(csv_out)]
+    for accuracy in (["--accuracy=-1e-3"], ["--accuracy", "-0.001"], ["--accuracy", "0"]):
+        assert cli.main([*args, *accuracy]) == 2
+        assert "accuracy: must be a positive number" in capsys.readouterr().err
+    assert not csv_out.exists()
+
+
 def test_help_lists_the_headless_commands(capsys):
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out

@@ -13,7 +13,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QWidget
 
-from app.document import BodySpec, FrameSpec, GeometrySpec, ModelData, ModelDocument, model_io
+from app.document import (
+    GROUND,
+    BodySpec,
+    FrameSpec,
+    GeometrySpec,
+    ModelData,
+    ModelDocument,
+    model_io,
+)
 from app.document.examples import example_path
 from app.document.model_io import ModelFileError
 
@@ -202,3 +210,169 @@ def test_a_large_file_s_refusals_are_a_small_file_s(spoil):
         refusals.append((info.value.field.replace(f"bodies[{k}]", "bodies[k]"), info.value.message))
     assert refusals[0] == refusals[1]
     assert refusals[0][0].startswith("model.bodies[k].")
+
+
+WINDOW_N = 300  # past the sliders' lazy layout (200 bodies) and the tree's nesting (64 levels)
+
+
+def _items_by_body(scene) -> dict[int, set[int]]:
+    """The ids of the 3-D view's static draw items (batched or not) on each body index."""
+    out: dict[int, set[int]] = {}
+    for it, body in zip(scene._items, scene._item_body.tolist(), strict=True):  # noqa: SLF001
+        out.setdefault(body, set()).add(id(it))
+    return out
+
+
+@pytest.mark.gui
+def test_edits_in_the_window_change_only_what_they_touch(main_window, qtbot, tmp_path):
+    """A long chain opened from its file in the studio; a rename typed with F2 in the tree, a
+    mass typed in the Properties form and a body removed with the Delete key change only
+    that body's tree row, slider group and 3-D items; the 3-D view uses the worker's pairing
+    of old and new decorations; and the studio then shows what a fresh open of the saved
+    file shows."""
+    from app.document import build
+    from app.tree.tree_model import ModelTreeModel
+    from viz.decoration_keys import KeyedGeometry
+    from viz.scene import Scene
+    from viz.system_decorations import static_decorations
+
+    window = main_window
+    editor, panel = window.model_editor, window.simulation
+    editor.interactive = False
+    path = tmp_path / "chain.mbs.json"
+    model_io.save(_chain_document(WINDOW_N), path)
+    assert editor.open_path(path, modal=False)
+    qtbot.waitUntil(
+        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > WINDOW_N,
+        timeout=60000,
+    )
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    tree, form, sliders = editor.tree, editor.properties, panel.sliders
+    scene = window.viewport.scene
+    model, document = tree.model, editor.document
+    assert model.flat and sliders._lazy  # noqa: SLF001
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+
+    def shown(serial: int) -> None:
+        qtbot.waitUntil(
+            lambda: (
+                panel.snapshot.model_serial != serial
+                and list(panel.snapshot.model.body_names)[1:] == document.body_names()
+            ),
+            timeout=30000,
+        )
+        qtbot.wait(50)
+
+    # rename b150 with F2 in the tree: its row and slider group change, nothing is redrawn
+    tree.select_body("b150")
+    sliders.scroll_to_body("b150")
+    qtbot.wait(50)
+    boxes = dict(sliders._boxes)  # noqa: SLF001
+    assert "b150" in boxes and len(boxes) > 3
+    items = _items_by_body(scene)
+    rows = {n: model._body_items[n] for n in ("b149", "b150", "b151")}  # noqa: SLF001
+    serial = panel.snapshot.model_serial
+    tree.view.setFocus()
+    qtbot.waitUntil(tree.view.hasFocus, timeout=2000)
+    qtbot.keyClick(tree.view, Qt.Key.Key_F2)
+    qtbot.waitUntil(lambda: isinstance(QApplication.focusWidget(), QLineEdit), timeout=2000)
+    line = QApplication.focusWidget()
+    line.selectAll()
+    qtbot.keyClicks(line, "elbow")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "elbow" in document.body_names(), timeout=5000)
+    shown(serial)
+    assert model._body_items["elbow"] is rows["b150"]  # noqa: SLF001
+    assert model._body_items["b149"] is rows["b149"]  # noqa: SLF001
+    assert model._body_items["b151"] is rows["b151"]  # noqa: SLF001
+    assert model._body_items["b151"].parent().child(151, 1).text() == "Ball on elbow"  # noqa: SLF001
+    after = sliders._boxes  # noqa: SLF001
+    assert "b150" not in after and after["elbow"] is not boxes["b150"]
+    assert all(after[b] is box for b, box in boxes.items() if b != "b150")
+    assert after["elbow"].title() == "elbow (Ball)"
+    assert _items_by_body(scene) == items  # the same drawing: the same items
+
+    # the mass of b200 typed in the Properties form: only its tooltip changes
+    tree.select_body("b200")
+    qtbot.waitUntil(lambda: form.key == "body:b200" and "mass" in form.fields, timeout=2000)
+    serial = panel.snapshot.model_serial
+    field = form.field("mass")
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClicks(field, "0.5")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: document.body("b200").mass == 0.5, timeout=5000)
+    shown(serial)
+    assert "0.5 kg" in model._body_items["b200"].toolTip()  # noqa: SLF001
+    assert _items_by_body(scene) == items
+
+    # remove the last body with the Delete key: its row, slider group and items go, the
+    # others stay the very objects they were; the view took the worker's pairing
+    last = f"b{WINDOW_N - 1}"
+    tree.select_body(last)
+    sliders.scroll_to_body(last)
+    qtbot.wait(50)
+    boxes = dict(sliders._boxes)  # noqa: SLF001
+    drawn_serial = scene._drawn.serial  # noqa: SLF001
+    serial = panel.snapshot.model_serial
+    tree.view.setFocus()
+    qtbot.waitUntil(tree.view.hasFocus, timeout=2000)
+    qtbot.keyClick(tree.view, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: last not in document.body_names(), timeout=5000)
+    shown(serial)
+    geometry = panel.snapshot.geometry
+    assert isinstance(geometry, KeyedGeometry)
+    assert geometry.paired is not None and geometry.paired[0] == drawn_serial
+    assert scene._drawn.serial == geometry.serial  # noqa: SLF001
+    now = _items_by_body(scene)
+    # the removed body's items are gone (with those of its joint drawn on its parent); every
+    # other body keeps its very items
+    assert WINDOW_N not in now and now[WINDOW_N - 1] < items[WINDOW_N - 1]
+    assert all(now[b] == ids for b, ids in items.items() if b < WINDOW_N - 1)
+    after = sliders._boxes  # noqa: SLF001
+    assert last not in after
+    assert all(after[b] is box for b, box in boxes.items() if b != last and b in after)
+    # a batched line keeps its two points and was never given a VTK source
+    lines = [it for it in scene._items if it.kind == "line"]  # noqa: SLF001
+    assert lines and all(it.points is not None for it in lines)
+    batched = [it for it in lines if it.group is not None]
+    assert batched and all(it.mapper is None for it in batched)
+
+    # Ctrl+Z brings the body back, Ctrl+Shift+Z removes it again, row by row
+    ctrl, shift = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
+    for modifier, present in ((ctrl, True), (ctrl | shift, False)):
+        serial = panel.snapshot.model_serial
+        qtbot.keyClick(tree.view, Qt.Key.Key_Z, modifier)
+        qtbot.waitUntil(lambda p=present: (last in document.body_names()) == p, timeout=5000)
+        shown(serial)
+        assert model._body_items[GROUND].rowCount() == WINDOW_N - (not present)  # noqa: SLF001
+    assert not resets, "an edit of one body rebuilt the whole tree"
+
+    # what a fresh open of the saved file shows
+    saved = tmp_path / "edited.mbs.json"
+    assert editor.save_to(saved)
+    reopened = model_io.load(saved)
+    assert reopened == document
+    fresh_tree = ModelTreeModel(reopened)
+    assert _rows(model) == _rows(fresh_tree)
+    fresh_tree.detach()
+    built = build(reopened)
+    from engine import Stage, State
+
+    state = State(built.state)
+    built.system.realize(state, Stage.Position)
+    fresh_scene = Scene(instancing_threshold=scene.instancing_threshold)
+    fresh_scene.set_geometry(
+        KeyedGeometry(static_decorations(built.system, state), built.body_name_of_index)
+    )
+    assert scene.describe() == fresh_scene.describe()
+    fresh_scene.close()
+    layout = {
+        name: (mobod.getMobilizerTypeName(), tuple(range(mobod.getNumQ(state))))
+        for name, mobod in built.mobilized_bodies.items()
+        if not mobod.isGround()
+    }
+    shown_layout = sliders._body_layout  # noqa: SLF001
+    assert list(shown_layout.items()) == list(layout.items())
