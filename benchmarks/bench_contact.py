@@ -24,6 +24,11 @@ Run: ``.venv/bin/python benchmarks/bench_contact.py [--sizes 100,1000] [--repeat
   (``ragdoll_no_clique``: its limbs' ellipsoids and its head sphere then touch each other,
   Ellipsoid-Ellipsoid and Sphere-Ellipsoid contacts at the joints).
 
+* ``mesh_drop``: a 192-face mesh cube dropped onto the floor and a Sphere onto a fixed
+  192-face mesh slab (HalfSpace-TriangleMesh, Sphere-TriangleMesh: ElasticFoundation), one
+  realization to Dynamics in ms once landed, and CPU seconds per simulated second over
+  ``--sim-time`` seconds (RungeKuttaMerson accuracy 1e-3, a report every 1/60 s).
+
 ``--stage-by-stage`` runs everything with the fused one-call realization switched off (the
 path every contact model took before contact was in the fused kernel), for comparison.
 The ball drop against Simbody 3.7 Release is ``simbody_contact_bench.cpp``.
@@ -396,6 +401,80 @@ def time_example(key: str, sim_time: float) -> tuple[float, str]:
     return (time.process_time() - t0) / sim_time, why
 
 
+def mesh_drop():
+    """A 192-face mesh cube (half side 5 cm, trimesh's box subdivided twice, 1 kg) and a
+    Sphere (radius 5 cm) dropped tilted and sliding onto a floor half space beside a
+    fixed mesh slab, the sphere onto the slab (the two meshes share a clique);
+    ContactMaterial(1e6, 0.5, 0.6, 0.4, 0.1). Returns (system, state)."""
+    import trimesh
+
+    def cube(extents, subdivisions):
+        box = trimesh.creation.box(extents=extents)
+        for _ in range(subdivisions):
+            box = box.subdivide()
+        return ContactGeometry.TriangleMesh(box)
+
+    system = MultibodySystem()
+    matter = SimbodyMatterSubsystem(system)
+    forces = GeneralForceSubsystem(system)
+    Force.UniformGravity(forces, matter, (0, -9.81, 0))
+    material = ContactMaterial(1e6, 0.5, 0.6, 0.4, 0.1)
+    ground = matter.Ground().updBody()
+    ground.addContactSurface(
+        Transform(Rotation(-math.pi / 2, 2)), ContactSurface(ContactGeometry.HalfSpace(), material)
+    )
+    meshes_apart = ContactSurface.createNewContactClique()  # no mesh-mesh pair
+    slab = ContactSurface(cube((0.3, 0.04, 0.3), 2), material)
+    slab.joinClique(meshes_apart)
+    ground.addContactSurface(Transform((0.5, 0.0, 0.0)), slab)
+    bodies = []
+    for shape in (cube((0.1, 0.1, 0.1), 2), ContactGeometry.Sphere(RADIUS)):
+        body = Body.Rigid(MassProperties(1.0, (0, 0, 0), Inertia(0.0017)))
+        surface = ContactSurface(shape, material)
+        if shape.getTypeName() == "TriangleMesh":
+            surface.joinClique(meshes_apart)
+        body.addContactSurface(Transform(), surface)
+        bodies.append(MobilizedBody.Free(matter.Ground(), Transform(), body, Transform()))
+    tracker = ContactTrackerSubsystem(system)
+    CompliantContactSubsystem(system, tracker)
+    state = system.realizeTopology()
+    for mobod, p in zip(bodies, ((0.0, 0.1, 0.0), (0.5, 0.1, 0.0)), strict=True):
+        mobod.setQToFitTranslation(state, p)
+        mobod.setQToFitRotation(state, Rotation(0.3, (1.0, 0.2, 0.5)))
+        mobod.setUToFitLinearVelocity(state, (0.3, 0.0, -0.1))
+        mobod.setUToFitAngularVelocity(state, (0.5, 1.0, 0.0))
+    return system, state
+
+
+def time_mesh_drop(sim_time: float, repeats: int) -> tuple[float, float, int, str]:
+    """(realize Dynamics in ms at the first landing, best of ``repeats``; CPU seconds per
+    simulated second of ``mesh_drop`` over ``sim_time`` s with RungeKuttaMerson 1e-3, a
+    report every 1/60 s; steps taken; why not fused) ."""
+    system, state = mesh_drop()
+    _unfuse(system)
+    system.realize(state, Stage.Acceleration)
+    why = system.whyNotFused(state)
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.setAccuracy(1e-3)
+    stepper = TimeStepper(system, integ)
+    stepper.initialize(state)
+    stepper.stepTo(1 / 60)  # compile and warm up
+    t, t0 = stepper.getTime(), time.process_time()
+    end = t + sim_time
+    while t < end - 1e-12:
+        t = min(end, t + 1 / 60)
+        stepper.stepTo(t)
+    rate = (time.process_time() - t0) / sim_time
+    landed = stepper.getState()
+    best = math.inf
+    for _ in range(repeats):
+        landed.updQ()  # invalidates Position stage
+        t0 = time.perf_counter()
+        system.realize(landed, Stage.Dynamics)
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3, rate, integ.getNumStepsTaken(), why
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="100,1000")
@@ -405,6 +484,7 @@ def main() -> None:
     parser.add_argument("--stage-by-stage", action="store_true")
     parser.add_argument("--examples", default=",".join(EXAMPLES))
     parser.add_argument("--sim-time", type=float, default=0.5)
+    parser.add_argument("--no-mesh", action="store_true")
     args = parser.parse_args()
     global STAGE_BY_STAGE
     STAGE_BY_STAGE = args.stage_by_stage
@@ -457,6 +537,12 @@ def main() -> None:
                 f"steps; ours / Simbody = {cpu / simbody['cpu']:.2f}; final q differ by "
                 f"{gap:.1e}"
             )
+    if not args.no_mesh:
+        ms, rate, steps, why = time_mesh_drop(args.sim_time, args.repeats)
+        print(
+            f"mesh_drop: realize Dynamics {ms:.3f} ms; {rate:.3f} CPU s per simulated s, "
+            f"{steps} steps; {why or 'fused'}"
+        )
     for key in filter(None, args.examples.split(",")):
         rate, why = time_example(key, args.sim_time)
         print(f"{key}: {rate:.3f} CPU s per simulated s; {why or 'fused'}")

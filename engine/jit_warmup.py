@@ -410,16 +410,31 @@ def _contact_model(shapes, track: bool = False):
         bodies.append((MobilizedBody.Free(matter.Ground(), body), 0.3 * k, geometry))
     state = system.realizeTopology()
     for mobod, x, geometry in bodies:
-        low = {"Sphere": lambda g: g.getRadius(), "Ellipsoid": lambda g: g.getRadii()[1]}
+        low = {
+            "Sphere": lambda g: g.getRadius(),
+            "Ellipsoid": lambda g: g.getRadii()[1],
+            "TriangleMesh": lambda g: -float(g.vertices()[:, 1].min()),
+        }
         height = low.get(geometry.getTypeName(), lambda g: g.getHalfLengths()[1])(geometry)
         mobod.setQToFitTranslation(state, (x, height - 0.001, 0.0))
     return system, state
 
 
+def _box_mesh(half: float):
+    """A ContactGeometry.TriangleMesh cube of half side ``half`` (12 faces)."""
+    from engine.contact.contact_geometry import ContactGeometry
+
+    corners = [(x, y, z) for x in (-half, half) for y in (-half, half) for z in (-half, half)]
+    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1)]
+    faces += [(2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    return ContactGeometry.TriangleMesh(corners, faces)
+
+
 def _warm_contact(done: list, failed: dict) -> None:
     """Compliant contact: realization and RungeKuttaMerson steps of spheres on a floor and
     against each other, and of an ellipsoid and a brick on it (the shapes of the contact
-    examples), and of spheres with the dissipated energy tracked (y = [q, u, z])."""
+    examples), of spheres with the dissipated energy tracked (y = [q, u, z]), and of a
+    mesh cube and a sphere on it (the mesh kernel)."""
     from engine.common.stage import Stage
     from engine.contact.contact_geometry import ContactGeometry
     from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
@@ -440,6 +455,7 @@ def _warm_contact(done: list, failed: dict) -> None:
             ContactGeometry.Sphere(0.1),
             ContactGeometry.Sphere(0.2),
         ),
+        "contact: mesh": lambda: (_box_mesh(0.05), ContactGeometry.Sphere(0.05)),
     }
     from engine.contact.broad_phase import sweep_and_prune_array
 

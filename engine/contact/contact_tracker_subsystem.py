@@ -239,15 +239,54 @@ class ContactTrackerSubsystem(Subsystem):
             ],
             dtype=np.int64,
         ).reshape(-1, 2)
+        # the HalfSpace-TriangleMesh and Sphere-TriangleMesh pairs, in pair-key order
+        self._mesh_kernel_pairs = np.array(
+            [
+                (a, b)
+                for a, b, _ in self._mesh_pairs
+                if kind[a] in (HALF_SPACE, SPHERE) and kind[b] == mesh_trackers.TRIANGLE_MESH
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 2)
         self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
 
     # ------------------------------------------------------------------ fused realization
     def _fused_obstacle(self) -> str:
         """Why the fused kernel cannot find this tracker's contacts ("" if it can: no
-        triangle mesh may touch another surface)."""
-        if len(self._mesh_pairs) > self._implicit_pairs.shape[0]:
-            return "a triangle mesh may touch another surface (Python trackers)"
+        two triangle meshes may touch)."""
+        kernel_pairs = self._implicit_pairs.shape[0] + self._mesh_kernel_pairs.shape[0]
+        if len(self._mesh_pairs) > kernel_pairs:
+            return "two triangle meshes may touch (Python tracker)"
         return ""
+
+    def _mesh_pairs_possible(self) -> bool:
+        """Whether a half space or a sphere may touch a triangle mesh (a
+        TriangleMeshContact the fused kernel finds)."""
+        return self._mesh_kernel_pairs.shape[0] > 0
+
+    def _mesh_kernel_arrays(self) -> dict[str, np.ndarray]:
+        """The ``contact_mesh_*`` arrays: the half space-mesh and sphere-mesh pairs, and the
+        face centroids and areas and the bounding sphere of each mesh surface that is in
+        one of them (no faces for the other surfaces)."""
+        ns = len(self._surfaces)
+        used = set(self._mesh_kernel_pairs[:, 1].tolist())
+        counts = np.zeros(ns + 1, dtype=np.int64)
+        centroids, areas = [np.zeros((0, 3))], [np.zeros(0)]
+        bounds = np.zeros((ns, 4))
+        for k in sorted(used):
+            mesh = self._surfaces[k][3].getShape()
+            centroids.append(mesh.faceCentroids())
+            areas.append(mesh.faceAreas())
+            counts[k + 1] = mesh.faceAreas().shape[0]
+            centre, radius = mesh.getBoundingSphere()
+            bounds[k, :3], bounds[k, 3] = centre, radius
+        return {
+            "contact_mesh_pairs": np.ascontiguousarray(self._mesh_kernel_pairs, dtype=np.int64),
+            "contact_mesh_face_starts": np.cumsum(counts, dtype=np.int64),
+            "contact_mesh_centroids": np.ascontiguousarray(np.concatenate(centroids)),
+            "contact_mesh_areas": np.ascontiguousarray(np.concatenate(areas)),
+            "contact_mesh_bounds": bounds,
+        }
 
     def _half_space_kinds(self) -> set[int]:
         """The kinds (ELLIPSOID, BRICK) some half space may touch."""
@@ -323,6 +362,7 @@ class ContactTrackerSubsystem(Subsystem):
             "contact_half_other_starts": other_starts,
             "contact_half_others": np.concatenate(others).astype(i64) if others else _i0(),
             "contact_implicit_pairs": np.ascontiguousarray(self._implicit_pairs, dtype=i64),
+            **self._mesh_kernel_arrays(),
         }
 
     # ------------------------------------------------------------------ accessors

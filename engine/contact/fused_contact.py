@@ -6,10 +6,10 @@ applies their forces at Dynamics stage. It takes a System whose contact subsyste
 ContactTrackerSubsystem and one CompliantContactSubsystem on it, where
 
 * the pairs that may touch are half space-sphere, sphere-sphere, half space-ellipsoid,
-  half space-brick, sphere-ellipsoid and ellipsoid-ellipsoid (no triangle mesh: its
-  trackers are Python);
-* the generators of those contacts are the built-in HertzCircular, HertzElliptical and
-  BrickHalfSpacePenalty;
+  half space-brick, sphere-ellipsoid, ellipsoid-ellipsoid, half space-mesh and sphere-mesh
+  (not mesh-mesh: its tracker is Python);
+* the generators of those contacts are the built-in HertzCircular, HertzElliptical,
+  BrickHalfSpacePenalty and ElasticFoundation;
 * the dissipated energy, if tracked, is the CompliantContactSubsystem's only z (its
   derivative, the kernel's ``contact_power``, is written after the kernel call). When it
   is the State's only z, the integrators' kernels step it too: the table's ``contact_z``,
@@ -32,6 +32,8 @@ from engine.contact.contact import (
 )
 from engine.contact.contact_tracker_subsystem import BRICK, ContactTrackerSubsystem
 from engine.contact.generators import BrickHalfSpacePenalty, HertzCircular, HertzElliptical
+from engine.contact.generators.elastic_foundation import ElasticFoundation
+from engine.contact.triangle_mesh_contact import TriangleMeshContact
 
 CONTACT_SUBSYSTEMS = (ContactTrackerSubsystem, CompliantContactSubsystem)
 
@@ -65,6 +67,9 @@ def contact_obstacle(sub, hook: str) -> str:
     ):
         if possible and type(ccs._generators.get(contact_type)) is not builtin:
             return f"{contact_type.__name__}s have a generator other than {builtin.__name__}"
+    if tracker._mesh_pairs_possible():
+        if type(ccs._generators.get(TriangleMeshContact)) is not ElasticFoundation:
+            return "TriangleMeshContacts have a generator other than ElasticFoundation"
     return tracker._fused_obstacle()
 
 

@@ -88,7 +88,8 @@ def _pierced_faces(A, B, C, edges_start, edges_end) -> np.ndarray:
             qvec = np.cross(tvec, e1)
             w = np.einsum("ki,ki->k", d, qvec) * inv
             t = np.einsum("ki,ki->k", e2, qvec) * inv
-        crossing = ok & (u >= 0) & (w >= 0) & (u + w <= 1) & (t >= 0) & (t <= 1)
+            # a segment parallel to a face (det 0) gives inf and nan here; ``ok`` drops it
+            crossing = ok & (u >= 0) & (w >= 0) & (u + w <= 1) & (t >= 0) & (t <= 1)
         hit[fi[crossing]] = True
     return hit
 

@@ -346,26 +346,26 @@ def test_a_replaced_elliptical_or_brick_generator_keeps_contact_stage_by_stage(k
     assert kind.__name__ in system.whyNotFused(state)
 
 
-def test_a_mesh_keeps_contact_stage_by_stage_and_an_ellipsoid_pair_is_fused():
-    """TriangleMesh surfaces have Python trackers only: the fused kernel refuses such models
-    and the stage-by-stage path finds their contacts. The Sphere-Ellipsoid pair is the
-    kernel's (test_contact_fused_ellipsoid_pairs.py)."""
-    for other, why in (
-        (
-            ContactGeometry.TriangleMesh(
-                [(0, 0, 0), (0.2, 0, 0), (0, 0.2, 0), (0, 0, 0.2)],
-                [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)],
-            ),
-            "Python trackers",
-        ),
-        (ContactGeometry.Ellipsoid((0.1, 0.2, 0.15)), ""),
+def _tetrahedron(size: float):
+    return ContactGeometry.TriangleMesh(
+        [(0, 0, 0), (size, 0, 0), (0, size, 0), (0, 0, size)],
+        [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)],
+    )
+
+
+def test_two_meshes_keep_contact_stage_by_stage_a_mesh_on_a_sphere_is_fused():
+    """A mesh-mesh pair has a Python tracker only: the fused kernel refuses such models.
+    A Sphere-TriangleMesh pair (test_contact_fused_mesh.py) and a Sphere-Ellipsoid pair
+    (test_contact_fused_ellipsoid_pairs.py) are the kernel's."""
+    for base, other, why in (
+        (ContactGeometry.Sphere(0.1), _tetrahedron(0.2), ""),
+        (_tetrahedron(0.2), _tetrahedron(0.2), "two triangle meshes may touch"),
+        (ContactGeometry.Sphere(0.1), ContactGeometry.Ellipsoid((0.1, 0.2, 0.15)), ""),
     ):
         system = MultibodySystem()
         matter = SimbodyMatterSubsystem(system)
         material = ContactMaterial(1e6, 0.1, 0.5, 0.4, 0.0)
-        matter.Ground().updBody().addContactSurface(
-            Transform(), ContactSurface(ContactGeometry.Sphere(0.1), material)
-        )
+        matter.Ground().updBody().addContactSurface(Transform(), ContactSurface(base, material))
         body = Body.Rigid(MassProperties(1.0, (0, 0, 0), Inertia(0.01)))
         mobod = MobilizedBody.Free(matter.Ground(), Transform(), body, Transform())
         mobod.updBody().addContactSurface(Transform(), ContactSurface(other, material))

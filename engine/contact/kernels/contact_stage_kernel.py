@@ -23,7 +23,9 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
    ``brick_half_space_kernel``), merged in pair-key order with the Sphere-Ellipsoid and
    Ellipsoid-Ellipsoid pairs that may touch (``implicit_pair_kernel``, the tracker's list):
    detected and applied one by one, after the circular contacts as the stage-by-stage path
-   applies its Python generators' forces after them, in the same order.
+   applies its Python generators' forces after them, in the same order;
+6. the half space-mesh and sphere-mesh pairs (``mesh_contact_kernel``: ElasticFoundation,
+   one spring per face), after those.
 
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
@@ -42,6 +44,7 @@ from engine.contact.kernels.brick_half_space_kernel import half_space_brick_forc
 from engine.contact.kernels.hertz_circular_kernel import apply_point_forces, hertz_circular_forces
 from engine.contact.kernels.hertz_elliptical_kernel import half_space_ellipsoid_force
 from engine.contact.kernels.implicit_pair_kernel import DIRECTIONS, implicit_pair_force
+from engine.contact.kernels.mesh_contact_kernel import mesh_contact_forces
 from engine.multibody.kernels.layout import SLOT
 
 ELLIPSOID = 2  # ContactGeometry.Ellipsoid's type id (the other kind on a half space: Brick)
@@ -366,5 +369,28 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
         total += found
         power[0] += watts
         q += 1
+    # half spaces and spheres against triangle meshes (ElasticFoundation)
+    mesh_pairs = i2(a, s, SLOT.contact_mesh_pairs)
+    if mesh_pairs.shape[0]:
+        found, watts = mesh_contact_forces(
+            mesh_pairs,
+            i1(a, s, SLOT.contact_mesh_face_starts),
+            f2(a, s, SLOT.contact_mesh_centroids),
+            f1(a, s, SLOT.contact_mesh_areas),
+            f2(a, s, SLOT.contact_mesh_bounds),
+            kind,
+            size,
+            stiffness,
+            material,
+            body,
+            R_GS,
+            p_GS,
+            p_GB,
+            V_GB,
+            vt,
+            body_forces,
+        )
+        total += found
+        power[0] += watts
     counts[0] = total
     return total

@@ -153,6 +153,13 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_z", "f", ("*",), CONTACT, "", "the State's z: dissipated energy (J)"),
     _A("contact_zdot", "f", ("*",), CONTACT, "Acceleration", "the State's zdot (W)"),
     _A("contact_z_weights", "f", ("*",), CONTACT, "", "the State's z weights (1/J)"),
+    # HalfSpace-TriangleMesh and Sphere-TriangleMesh pairs (ElasticFoundation), in pair-key
+    # order; the meshes' faces (engine.contact.kernels.mesh_contact_kernel)
+    _A("contact_mesh_pairs", "i", ("*", 2), CONTACT, "", "s1 (half space, sphere), s2 (mesh)"),
+    _A("contact_mesh_face_starts", "i", ("*",), CONTACT, "", "each surface's first face"),
+    _A("contact_mesh_centroids", "f", ("*", 3), CONTACT, "", "face centroids in S (m)"),
+    _A("contact_mesh_areas", "f", ("*",), CONTACT, "", "face areas (m^2)"),
+    _A("contact_mesh_bounds", "f", ("*", 4), CONTACT, "", "bounding sphere per surface (S, m)"),
 )
 del _A
 
