@@ -1,0 +1,101 @@
+"""Problems found by using the studio by hand, each reproduced with real input events (QTest
+mouse and key events on the real widgets at the pixels where things are drawn)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from tests.app import test_view_interaction
+from tests.app.sim_models import chain
+from tests.app.test_view_interaction import (
+    CTRL,
+    LEFT,
+    activate,
+    ball_position,
+    body_pixel,
+    drag,
+)
+
+studio = test_view_interaction.studio  # the fixture: a shown, active window
+
+pytestmark = pytest.mark.gui
+
+
+def empty_pixel(window) -> QPoint:
+    """A pixel of the 3-D view where no body is drawn (the sky above the model)."""
+    widget = window.viewport.interactor_widget
+    scene = window.viewport.scene
+    scene.render()
+    for y in range(10, widget.height() // 2, 10):
+        point = QPoint(widget.width() // 2, y)
+        hit = scene.pick(point.x(), widget.height() - 1 - y)
+        if hit is None or hit.body_id <= 0:
+            return point
+    raise AssertionError("every pixel of the view's upper half shows a body")
+
+
+def camera_pose(window) -> np.ndarray:
+    camera = window.viewport.renderer.GetActiveCamera()
+    return np.array([*camera.GetPosition(), *camera.GetFocalPoint(), *camera.GetViewUp()])
+
+
+def test_a_ctrl_drag_that_misses_every_body_leaves_the_camera_alone(studio, qtbot):
+    """Ctrl + left drag pulls a body; one that starts beside it (a running body moves on between
+    seeing it and pressing) used to roll the camera about the line of sight (VTK's own Ctrl +
+    left drag), tilting the floor, with no way back but a camera preset."""
+    window = studio(chain(1, q0=0.0))
+    before = camera_pose(window)
+    start = empty_pixel(window)
+    drag(qtbot, window, start, start + QPoint(120, 60), modifier=CTRL)
+    qtbot.wait(50)
+    assert np.allclose(camera_pose(window), before), "a Ctrl drag off the bodies moved the camera"
+    assert "Ctrl + drag" in window.statusBar().currentMessage()
+    # a Ctrl drag that starts on the body still pulls it (paused: drags its pose)
+    x0 = ball_position(window)
+    start = body_pixel(window, 1)
+    drag(qtbot, window, start, start + QPoint(60, 0), modifier=CTRL, hold=300)
+    qtbot.waitUntil(lambda: np.linalg.norm(ball_position(window) - x0) > 0.05, timeout=5000)
+    assert np.allclose(camera_pose(window), before)
+
+
+def test_a_body_clicked_in_a_deep_chain_shows_its_name_in_the_tree(studio, qtbot):
+    """Clicking a body far down the 50-link chain selected its row in the model tree, but the
+    row is indented far past the tree's right edge: a highlighted row with no name in it."""
+    from app.document.examples import example_path
+
+    window = studio()
+    window.model_editor.open_path(example_path("chain50"), as_example=True, modal=False)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None and panel.snapshot.model is not None)
+    activate(qtbot, window)
+    qtbot.wait(200)
+    names = list(panel.snapshot.model.body_names)
+    scene = window.viewport.scene
+    scene.render()
+    widget = window.viewport.interactor_widget
+    target = None
+    for b in range(len(names) - 1, 30, -1):  # a deep link drawn at its origin
+        xy = scene.world_to_display(panel.snapshot.x_gb[b][:3, 3])
+        hit = scene.pick(*xy)
+        if hit is not None and hit.body_id == b:
+            target = (b, QPoint(round(xy[0]), widget.height() - 1 - round(xy[1])))
+            break
+    assert target is not None, "no deep link is drawn at its origin"
+    b, point = target
+    from PySide6.QtTest import QTest
+
+    QTest.mouseClick(widget, LEFT, Qt.KeyboardModifier.NoModifier, point)
+    tree = window.model_editor.tree
+    qtbot.waitUntil(lambda: tree.selected_bodies() == [names[b]], timeout=5000)
+    qtbot.wait(50)
+    index = tree.model.index_of(f"body:{names[b]}")
+    rect = tree.view.visualRect(index)
+    viewport = tree.view.viewport()
+    text_width = tree.view.fontMetrics().horizontalAdvance(names[b])
+    assert rect.top() >= 0 and rect.bottom() <= viewport.height(), "the row is scrolled away"
+    assert rect.left() >= 0 and rect.left() + text_width <= viewport.width(), (
+        f"the selected row's name is drawn at x = {rect.left()}..{rect.left() + text_width}, "
+        f"outside the tree's {viewport.width()} px"
+    )
