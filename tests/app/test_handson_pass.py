@@ -99,3 +99,65 @@ def test_a_body_clicked_in_a_deep_chain_shows_its_name_in_the_tree(studio, qtbot
         f"the selected row's name is drawn at x = {rect.left()}..{rect.left() + text_width}, "
         f"outside the tree's {viewport.width()} px"
     )
+
+
+def any_body_pixel(window, b: int) -> QPoint:
+    """A pixel of the 3-D view where body ``b`` is drawn: the centre of one of its decorations
+    that the scene's picker finds there."""
+    widget = window.viewport.interactor_widget
+    scene = window.viewport.scene
+    scene.render()
+    for item in scene._static:  # noqa: SLF001  (the decorations drawn on the bodies)
+        if item.body_id == b and item.actor is not None:
+            centre = np.array(item.actor.GetBounds()).reshape(3, 2).mean(axis=1)
+            x, y = scene.world_to_display(centre)
+            hit = scene.pick(x, y)
+            if hit is not None and hit.body_id == b:
+                return QPoint(round(x), widget.height() - 1 - round(y))
+    raise AssertionError(f"body {b} is not drawn")
+
+
+def visible_fields(properties) -> list[str]:
+    """The Properties form's fields whose whole height shows in its scroll area."""
+    viewport = properties.scroll.viewport()
+    out = []
+    for key, (field, _error) in properties.fields.items():
+        top = field.mapTo(viewport, QPoint(0, 0)).y()
+        if field.isVisible() and top >= 0 and top + field.height() <= viewport.height():
+            out.append(key)
+    return out
+
+
+def test_a_clicked_body_shows_more_than_its_name_in_the_default_layout(qtbot, qsettings):
+    """In the default 1280 x 800 layout the Properties dock was squeezed between the model tree
+    and the joint sliders: a body clicked in the view showed only its name and parent."""
+    from PySide6.QtTest import QTest
+
+    from app.document.examples import example_path
+    from app.main_window import DEFAULT_SIZE, MainWindow
+
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    window.model_editor.interactive = False
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert (window.width(), window.height()) == DEFAULT_SIZE
+    window.model_editor.open_path(example_path("double_pendulum"), as_example=True, modal=False)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None and panel.snapshot.model is not None)
+    activate(qtbot, window)
+    qtbot.wait(200)
+    names = list(panel.snapshot.model.body_names)
+    b = names.index("lower")
+    QTest.mouseClick(
+        window.viewport.interactor_widget,
+        LEFT,
+        Qt.KeyboardModifier.NoModifier,
+        any_body_pixel(window, b),
+    )
+    properties = window.model_editor.properties
+    qtbot.waitUntil(lambda: properties.key == "body:lower", timeout=5000)
+    qtbot.wait(100)
+    shown = visible_fields(properties)
+    assert {"name", "parent", "mobilizer", "X_PF.p", "X_PF.rpy"} <= set(shown), shown
+    window.close()
