@@ -3,12 +3,15 @@ mouse and key events on the real widgets at the pixels where things are drawn)."
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
 
-from tests.app import test_view_interaction
-from tests.app.sim_models import chain
+from engine import Force
+from tests.app import sim_models, test_view_interaction
 from tests.app.test_view_interaction import (
     CTRL,
     LEFT,
@@ -45,7 +48,7 @@ def test_a_ctrl_drag_that_misses_every_body_leaves_the_camera_alone(studio, qtbo
     """Ctrl + left drag pulls a body; one that starts beside it (a running body moves on between
     seeing it and pressing) used to roll the camera about the line of sight (VTK's own Ctrl +
     left drag), tilting the floor, with no way back but a camera preset."""
-    window = studio(chain(1, q0=0.0))
+    window = studio(sim_models.chain(1, q0=0.0))
     before = camera_pose(window)
     start = empty_pixel(window)
     drag(qtbot, window, start, start + QPoint(120, 60), modifier=CTRL)
@@ -161,3 +164,33 @@ def test_a_clicked_body_shows_more_than_its_name_in_the_default_layout(qtbot, qs
     shown = visible_fields(properties)
     assert {"name", "parent", "mobilizer", "X_PF.p", "X_PF.rpy"} <= set(shown), shown
     window.close()
+
+
+class SlowFirstStep(Force):
+    """A force element whose first call after t = 0 takes ``seconds`` (as a first run's kernel
+    loading does); it applies no force."""
+
+    def __init__(self, forces, seconds: float) -> None:
+        super().__init__(forces)
+        self.seconds = seconds
+        self.slept = False
+
+    def calcForce(self, state, bodyForces, particleForces, mobilityForces) -> None:  # noqa: N802, N803
+        if state.getTime() > 0.0 and not self.slept:
+            self.slept = True
+            time.sleep(self.seconds)
+
+
+def test_a_run_whose_first_steps_are_slow_says_what_it_waits_for(studio, qtbot, monkeypatch):
+    """Play on a model whose first steps take seconds (a fresh studio loading the compiled
+    kernels: 1.5-2.5 s measured for Newton's cradle) showed "Running", t = 0 and a still model
+    with nothing saying why."""
+    monkeypatch.setattr(sim_models, "FailAfter", SlowFirstStep)
+    window = studio(sim_models.chain(1, q0=0.5, fail_after=2.5))
+    QTest.keyClick(window, Qt.Key.Key_Space)
+    bar = window.statusBar()
+    qtbot.waitUntil(lambda: "first run" in bar.currentMessage(), timeout=2400)
+    assert window.simulation.snapshot.time == 0.0
+    qtbot.waitUntil(lambda: window.simulation.snapshot.time > 0.0, timeout=10000)
+    qtbot.waitUntil(lambda: bar.currentMessage() == "Running", timeout=5000)
+    QTest.keyClick(window, Qt.Key.Key_Space)
