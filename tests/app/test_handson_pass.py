@@ -194,3 +194,22 @@ def test_a_run_whose_first_steps_are_slow_says_what_it_waits_for(studio, qtbot, 
     qtbot.waitUntil(lambda: window.simulation.snapshot.time > 0.0, timeout=10000)
     qtbot.waitUntil(lambda: bar.currentMessage() == "Running", timeout=5000)
     QTest.keyClick(window, Qt.Key.Key_Space)
+
+
+def test_rotating_the_camera_keeps_the_horizon_level(studio, qtbot):
+    """A diagonal left drag (VTK's trackball) rolled the camera: the floor's horizon ended up
+    slanted, the model's up direction no longer the screen's vertical."""
+    window = studio(sim_models.chain(1, q0=0.0))
+    camera = window.viewport.renderer.GetActiveCamera()
+    up = np.array(window.viewport.scene.environment.up, dtype=np.float64)
+    widget = window.viewport.interactor_widget
+    centre = QPoint(widget.width() // 2, widget.height() // 2)
+    before = camera_pose(window)
+    for delta in (QPoint(150, 90), QPoint(-60, 120), QPoint(140, -100)):
+        drag(qtbot, window, centre, centre + delta, modifier=Qt.KeyboardModifier.NoModifier)
+        direction = np.array(camera.GetDirectionOfProjection())
+        right = np.cross(direction, np.array(camera.GetViewUp()))
+        assert abs(right @ up) < 1e-6, (
+            f"the horizon is tilted by {np.degrees(np.arcsin(right @ up)):.1f} deg"
+        )
+    assert not np.allclose(camera_pose(window), before), "the drags did not rotate the camera"
