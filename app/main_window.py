@@ -57,8 +57,9 @@ SIMULATION_ACTIONS = {
 SETTINGS_GEOMETRY = "main_window/geometry"
 SETTINGS_STATE = "main_window/state"
 DEFAULT_SIZE = (1280, 800)
-#: Relative heights of the Model, Properties and Joints docks in the default layout.
-LEFT_COLUMN_SHARES = (200, 290, 130)
+#: Heights (px) of the Model, Properties and Joints docks in the default layout; their sum is
+#: what the default window leaves beside the Plots dock (more would squeeze the Plots dock).
+LEFT_COLUMN_SHARES = (160, 240, 110)
 
 
 def app_icon() -> QIcon:
