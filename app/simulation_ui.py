@@ -567,6 +567,7 @@ class SimulationPanel(QObject):
         bar = self.window.statusBar()
         if bar.currentMessage() != WAITING_TEXT:
             bar.showMessage(WAITING_TEXT)
+            self._shown_status = None  # the next frame shows the run's status again
 
     def _rendering(self, busy: bool) -> None:
         """The view starts (True) or ends (False) drawing a frame: the worker pauses between
@@ -627,10 +628,14 @@ class SimulationPanel(QObject):
         if snap.error:
             if not self.run_errors_explained:
                 self.show_error(snap.error)
-            window.statusBar().showMessage(snap.status)
         else:
             self.banner.hide()
-            window.statusBar().showMessage(snap.status)
+        bar = window.statusBar()
+        if snap.status != getattr(self, "_shown_status", None) or not bar.currentMessage():
+            # only a change of status: a message shown meanwhile (a refused field value, a
+            # selection) would otherwise be replaced by every frame of a run
+            self._shown_status = snap.status
+            bar.showMessage(snap.status)
         self.snapshot_shown.emit(snap)
 
     def _refresh_panels(self, snap, now: float, slack: float) -> None:

@@ -213,3 +213,44 @@ def test_rotating_the_camera_keeps_the_horizon_level(studio, qtbot):
             f"the horizon is tilted by {np.degrees(np.arcsin(right @ up)):.1f} deg"
         )
     assert not np.allclose(camera_pose(window), before), "the drags did not rotate the camera"
+
+
+def test_an_example_opened_from_the_menu_plots_only_its_own_quantities(studio, qtbot):
+    """Box on a tilting plane ticks its plane angle and box speeds, which were drawn beside the
+    default total energy (about 6 kJ) on one axis: flat lines at zero."""
+    from tests.app.test_studio_leaks import _open_example
+
+    window = studio()
+    _open_example(qtbot, window, "tilting_plane")
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None and panel.snapshot.model is not None)
+    qtbot.waitUntil(lambda: len(panel.plots.checked()) >= 3, timeout=5000)
+    qtbot.wait(100)
+    checked = panel.plots.checked()
+    assert "total energy" not in checked
+    assert sorted(c.split(" ", 1)[1] for c in checked) == ["box.u3", "box.u4", "plane.q0"]
+
+
+def test_a_refused_step_size_keeps_its_message_while_the_model_runs(studio, qtbot):
+    """A bad fixed step size is refused with a message in the status bar, but every frame wrote
+    the run's status ("Running") over it at once: the field turned red with no reason given."""
+    window = studio(sim_models.chain(1, q0=0.5))
+    panel = window.simulation
+    box = panel.integrator_box
+    QTest.mouseClick(box, LEFT)
+    qtbot.waitUntil(box.view().isVisible, timeout=3000)
+    for _ in range(box.findText("ExplicitEuler") - box.currentIndex()):
+        QTest.keyClick(box.view(), Qt.Key.Key_Down)
+    QTest.keyClick(box.view(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: box.currentText() == "ExplicitEuler", timeout=3000)
+    QTest.keyClick(window, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: panel.snapshot.running and panel.snapshot.time > 0, timeout=10000)
+    field = panel.step_size_edit
+    QTest.mouseClick(field, LEFT)
+    QTest.keyClicks(field, "-1")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    frames = window.viewport.frames_rendered
+    qtbot.waitUntil(lambda: window.viewport.frames_rendered > frames + 5, timeout=5000)
+    assert panel.snapshot.running
+    assert "step size" in window.statusBar().currentMessage()
+    QTest.keyClick(window, Qt.Key.Key_Space)
