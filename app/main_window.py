@@ -57,6 +57,9 @@ SIMULATION_ACTIONS = {
 SETTINGS_GEOMETRY = "main_window/geometry"
 SETTINGS_STATE = "main_window/state"
 DEFAULT_SIZE = (1280, 800)
+#: Heights (px) of the Model, Properties and Joints docks in the default layout; their sum is
+#: what the default window leaves beside the Plots dock (more would squeeze the Plots dock).
+LEFT_COLUMN_SHARES = (160, 240, 110)
 
 
 def app_icon() -> QIcon:
@@ -167,6 +170,7 @@ class MainWindow(QMainWindow):
             self.model_editor.open_path(model_path, modal=False)
 
         self.resize(*DEFAULT_SIZE)
+        self._share_left_column()
         if restore_layout:
             self._restore_layout()
         else:
@@ -194,6 +198,13 @@ class MainWindow(QMainWindow):
         self.docks["Stage inspector"].raise_()
         self.resizeDocks([self.docks["Model"]], [260], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["Plots"]], [180], Qt.Orientation.Vertical)
+
+    def _share_left_column(self) -> None:
+        """Give the Properties form most of the left column's height: a body's form is long,
+        an example's model tree and joint sliders are short."""
+        left = [self.docks.get(k) for k in ("Model", "Properties", "Joints")]
+        if all(dock is not None for dock in left):
+            self.resizeDocks(left, list(LEFT_COLUMN_SHARES), Qt.Orientation.Vertical)
 
     def _icon(self, filename: str, fallback: QStyle.StandardPixmap) -> QIcon:
         path = ICONS_DIR / filename

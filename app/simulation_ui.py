@@ -56,6 +56,11 @@ SLIDER_INTERVAL = 0.25  # s between slider refreshes while running
 STAGE_INTERVAL = 0.2  # s between stage-table refreshes while running
 CACHE_INTERVAL = 0.1  # s between cache-inspector refreshes while running (>= 5 Hz)
 CLOSE_WAIT = 0.5  # s the closing window waits for the simulation worker
+WAITING_AFTER = 1.0  # s running without a new frame before the status bar says why
+WAITING_TEXT = (
+    "Running: waiting for the next steps (a model's first run loads its compiled code, "
+    "which takes a few seconds)"
+)
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
 
@@ -382,6 +387,7 @@ class SimulationPanel(QObject):
 
     def play(self) -> None:
         if self.session is not None:
+            self._frame_at = time.perf_counter()
             self.session.play()
             self._update_actions(running=True, loaded=True)
 
@@ -546,9 +552,22 @@ class SimulationPanel(QObject):
             # inspectors and plots up to date without adding to a frame's drawing time.
             if self.snapshot is not None and self.snapshot.running:
                 self._refresh_panels(self.snapshot, now, slack=1.0)
+                self._say_if_waiting(now)
             return
         self._last_serial = snap.serial
+        self._frame_at = now
         self.show_snapshot(snap)
+
+    def _say_if_waiting(self, now: float) -> None:
+        """While running with no new frame for WAITING_AFTER seconds (the worker is in a long
+        call: a first run loading or compiling the model's kernels), say so in the status bar
+        rather than show a still model beside "Running"."""
+        if now - getattr(self, "_frame_at", now) < WAITING_AFTER:
+            return
+        bar = self.window.statusBar()
+        if bar.currentMessage() != WAITING_TEXT:
+            bar.showMessage(WAITING_TEXT)
+            self._shown_status = None  # the next frame shows the run's status again
 
     def _rendering(self, busy: bool) -> None:
         """The view starts (True) or ends (False) drawing a frame: the worker pauses between
@@ -611,10 +630,14 @@ class SimulationPanel(QObject):
         if snap.error:
             if not self.run_errors_explained:
                 self.show_error(snap.error)
-            window.statusBar().showMessage(snap.status)
         else:
             self.banner.hide()
-            window.statusBar().showMessage(snap.status)
+        bar = window.statusBar()
+        if snap.status != getattr(self, "_shown_status", None) or not bar.currentMessage():
+            # only a change of status: a message shown meanwhile (a refused field value, a
+            # selection) would otherwise be replaced by every frame of a run
+            self._shown_status = snap.status
+            bar.showMessage(snap.status)
         self.snapshot_shown.emit(snap)
 
     def _refresh_panels(self, snap, now: float, slack: float) -> None:

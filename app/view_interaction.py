@@ -28,6 +28,7 @@ from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 from app.body_puller import FORCE, TORQUE, PullRequest, rotation_from_vector
 
 BAND_COLOR = (1.0, 0.35, 0.1)
+MISSED_TEXT = "Nothing to pull here: Ctrl + drag starting on a body pulls it"
 #: Radians of turn per pixel of mouse motion, times the view's width (half a turn per width).
 TURN_PER_WIDTH = math.pi
 
@@ -73,14 +74,15 @@ class BodyDragger(QObject):
             return False
         panel = self.window.simulation
         session, snap = panel.session, panel.snapshot
-        if session is None or snap is None or snap.x_gb is None:
-            return False
-        hit, p_G = self.viewport.scene.pick_point(x, y)
-        if hit is None or hit.body_id <= 0:
-            return False
+        hit, p_G = (None, None)
+        if session is not None and snap is not None and snap.x_gb is not None:
+            hit, p_G = self.viewport.scene.pick_point(x, y)
+        if hit is None or hit.body_id <= 0 or int(hit.body_id) >= len(snap.x_gb):
+            # A Ctrl drag that misses the body (it moved on while running) does nothing: the
+            # camera's own Ctrl drag would roll the view about the line of sight.
+            self.window.statusBar().showMessage(MISSED_TEXT, 4000)
+            return True
         b = int(hit.body_id)
-        if b >= len(snap.x_gb):
-            return False
         X_GB = np.asarray(snap.x_gb[b])
         p_BS = X_GB[:3, :3].T @ (p_G - X_GB[:3, 3])
         camera = self.viewport.renderer.GetActiveCamera()

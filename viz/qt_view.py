@@ -21,6 +21,7 @@ import vtkmodules.qt
 
 vtkmodules.qt.PyQtImpl = "PySide6"
 
+import numpy as np  # noqa: E402
 import vtkmodules.vtkInteractionStyle  # noqa: E402, F401  (default interactor styles)
 from PySide6.QtCore import Qt, Signal  # noqa: E402
 from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
@@ -30,6 +31,9 @@ from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # 
 from viz.scene import Scene  # noqa: E402
 
 CLICK_TOLERANCE_PX = 3
+VTKIS_ROTATE = 1  # vtkInteractorStyle's state while the mouse rotates the camera
+#: |cos| of the angle between the view direction and up beyond which the horizon is not levelled
+LEVEL_LIMIT = 0.999
 
 # event -> (button, default handler name of vtkInteractorStyle)
 _PRESS = {
@@ -124,6 +128,23 @@ class SceneView(QWidget):
             self.drag_handler.move(x, y)
             return
         self._style.OnMouseMove()
+        if self._style.GetState() == VTKIS_ROTATE:
+            self._level_camera()
+
+    def _level_camera(self) -> None:
+        """Keep the horizon level while the mouse rotates the camera (as MuJoCo's and OpenSim's
+        views do): the trackball turns about the screen's axes, and a diagonal drag would
+        otherwise roll the model's up direction off the screen's vertical. Upside down (the
+        camera turned over the top) stays upside down; looking straight along up is left alone."""
+        camera = self.scene.renderer.GetActiveCamera()
+        up = np.asarray(self.scene.environment.up, dtype=np.float64)
+        direction = np.asarray(camera.GetDirectionOfProjection(), dtype=np.float64)
+        if abs(float(direction @ up)) > LEVEL_LIMIT:
+            return
+        if float(np.asarray(camera.GetViewUp(), dtype=np.float64) @ up) < 0.0:
+            up = -up
+        camera.SetViewUp(*up)
+        camera.OrthogonalizeViewUp()
 
     def _on_release(self, _style, event: str) -> None:
         button, default = _RELEASE[event]

@@ -434,6 +434,8 @@ class ModelEditor(QObject):
             self._follow_body(example.follow)
         if example is None or not example.plots or session is None:
             return
+        # the example's quantities alone: beside a total energy of kJ they would plot flat
+        simulation.plots.uncheck_all()
         simulation.plots.show_quantities(example.plot_columns(session.samples.columns))
 
     def _follow_body(self, name: str) -> None:

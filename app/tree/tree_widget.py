@@ -295,6 +295,7 @@ class ModelTreeWidget(QWidget):
                 | QItemSelectionModel.SelectionFlag.Rows,
             )
             self.view.scrollTo(index)
+            self._scroll_name_into_view(index)
         finally:
             self._selecting = False
         if emit:
@@ -303,6 +304,16 @@ class ModelTreeWidget(QWidget):
             self._current_key = key
             self._current_data = self._document_data()
         return True
+
+    def _scroll_name_into_view(self, index) -> None:
+        """Scroll sideways so the name of the row at ``index`` shows: in a deep tree (a long
+        chain) it is indented past the view's right edge, or scrolled off its left edge."""
+        rect = self.view.visualRect(index)
+        width = self.view.viewport().width()
+        if rect.isEmpty() or 0 <= rect.left() <= width // 2:
+            return
+        bar = self.view.horizontalScrollBar()
+        bar.setValue(bar.value() + rect.left() - 2 * self.view.indentation())
 
     @Slot(str)
     def select_body(self, name: str) -> None:

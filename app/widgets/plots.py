@@ -254,7 +254,8 @@ class PlotsWidget(QWidget):
 
     def set_buffer(self, buffer) -> None:
         """Plot from ``buffer`` (a new model or a reset): keeps the checked names that exist."""
-        checked = (set(self.checked()) or set(DEFAULT_CHECKED)) | self._wanted
+        # names asked for (an example's quantities) take the default's place
+        checked = (set(self.checked()) or set(self._wanted or DEFAULT_CHECKED)) | self._wanted
         self._wanted -= set(buffer.columns)
         self.buffer = buffer
         self._set_names(getattr(buffer, "quantities", None) or buffer.columns[1:], checked)
