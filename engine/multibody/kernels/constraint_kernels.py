@@ -39,7 +39,7 @@ from engine.common.numba_internals import f1, f2, f3, i1
 from engine.multibody.kernels.checked_operators import m_inverse_times
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
-    multiply_by_system_jacobian_transpose,
+    multiply_by_system_jacobian_transpose_in_place,
 )
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.stage_kernels import qdotdot_from_udot
@@ -66,42 +66,8 @@ _POSITION, _VELOCITY, _ACCELERATION = 0, 1, 2
 
 # ---------------------------------------------------------------- small vector helpers
 @njit(cache=True, nogil=True, inline="always")
-def _cross(x, y):
-    return np.array(
-        (x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0])
-    )
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _dot(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mv(R, x):
-    """R @ x for a 3 x 3 R."""
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = R[i, 0] * x[0] + R[i, 1] * x[1] + R[i, 2] * x[2]
-    return out
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mtv(R, x):
-    """R^T @ x for a 3 x 3 R."""
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = R[0, i] * x[0] + R[1, i] * x[1] + R[2, i] * x[2]
-    return out
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mm(R1, R2):
-    out = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = R1[i, 0] * R2[0, j] + R1[i, 1] * R2[1, j] + R1[i, 2] * R2[2, j]
-    return out
 
 
 # 3-vectors as tuples: no array is allocated (the hot paths of the constrained accelerations)
@@ -136,6 +102,52 @@ def _tmv(R, x):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _tmtv(R, x):
+    """R^T @ x for a 3 x 3 R, as a tuple."""
+    return (
+        R[0, 0] * x[0] + R[1, 0] * x[1] + R[2, 0] * x[2],
+        R[0, 1] * x[0] + R[1, 1] * x[1] + R[2, 1] * x[2],
+        R[0, 2] * x[0] + R[1, 2] * x[1] + R[2, 2] * x[2],
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tneg(x):
+    return (-x[0], -x[1], -x[2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tscale(c, x):
+    return (c * x[0], c * x[1], c * x[2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trow(X, b, o):
+    """(X[b, o], X[b, o + 1], X[b, o + 2]) of a 2-D array X."""
+    return (X[b, o], X[b, o + 1], X[b, o + 2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tput(X, k, x):
+    """X[k, 0:3] = x."""
+    X[k, 0] = x[0]
+    X[k, 1] = x[1]
+    X[k, 2] = x[2]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tcol(R, M, o, j):
+    """R @ (column j of the 3 x 3 matrix stored row by row in M[o:o + 9]): column j of
+    R M, as a tuple."""
+    return _tmv(R, (M[o + j], M[o + 3 + j], M[o + 6 + j]))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tstation(R, p, k, s):
+    return _tadd(_tv(p[k]), _tmv(R[k], s))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _tstation_velocity(R, w, v, k, s):
     return _tadd(_tv(v[k]), _tcross(_tv(w[k]), _tmv(R[k], s)))
 
@@ -151,7 +163,8 @@ def _tstation_acceleration(R, w, bb, aa, k, s):
 @njit(cache=True, nogil=True)
 def _kinematics(anc, b1, b2, R_GB, p_GB, V_GB, A_GB, level, R, p, w, v, bb, aa):
     """R_AB, p_AB (and w, v; b, a at ``level`` 1, 2) of the two constrained bodies b1, b2
-    (k = 0, 1) in the ancestor A, as ConstraintKinematics computes them."""
+    (k = 0, 1) in the ancestor A, as ConstraintKinematics computes them (on 3-tuples: no
+    array is allocated)."""
     bodies = (b1, b2)
     if anc == 0:
         for k in range(2):
@@ -166,7 +179,7 @@ def _kinematics(anc, b1, b2, R_GB, p_GB, V_GB, A_GB, level, R, p, w, v, bb, aa):
                 aa[k] = A_GB[bd, 3:6]
         return
     R_GA = R_GB[anc]
-    p_GA = p_GB[anc]
+    p_GA = _trow(p_GB, anc, 0)
     for k in range(2):
         bd = bodies[k]
         for i in range(3):
@@ -176,94 +189,79 @@ def _kinematics(anc, b1, b2, R_GB, p_GB, V_GB, A_GB, level, R, p, w, v, bb, aa):
                     + R_GA[1, i] * R_GB[bd, 1, j]
                     + R_GA[2, i] * R_GB[bd, 2, j]
                 )
-        p[k] = _mtv(R_GA, p_GB[bd] - p_GA)
+        _tput(p, k, _tmtv(R_GA, _tsub(_trow(p_GB, bd, 0), p_GA)))
     if level < _VELOCITY:
         return
-    w_GA = V_GB[anc, 0:3].copy()
-    v_GA = V_GB[anc, 3:6].copy()
+    w_GA = _trow(V_GB, anc, 0)
+    v_GA = _trow(V_GB, anc, 3)
     for k in range(2):
         bd = bodies[k]
-        r = p_GB[bd] - p_GA
-        w[k] = _mtv(R_GA, V_GB[bd, 0:3] - w_GA)
-        v[k] = _mtv(R_GA, V_GB[bd, 3:6] - v_GA - _cross(w_GA, r))
+        r = _tsub(_trow(p_GB, bd, 0), p_GA)
+        _tput(w, k, _tmtv(R_GA, _tsub(_trow(V_GB, bd, 0), w_GA)))
+        _tput(v, k, _tmtv(R_GA, _tsub(_tsub(_trow(V_GB, bd, 3), v_GA), _tcross(w_GA, r))))
     if level < _ACCELERATION:
         return
-    b_GA = A_GB[anc, 0:3].copy()
-    a_GA = A_GB[anc, 3:6].copy()
+    b_GA = _trow(A_GB, anc, 0)
+    a_GA = _trow(A_GB, anc, 3)
     for k in range(2):
         bd = bodies[k]
-        r = p_GB[bd] - p_GA
-        w_GB = V_GB[bd, 0:3].copy()
-        dv = V_GB[bd, 3:6] - v_GA
-        bb[k] = _mtv(R_GA, A_GB[bd, 0:3] - b_GA - _cross(w_GA, w_GB))
-        aa[k] = _mtv(
-            R_GA,
-            A_GB[bd, 3:6]
-            - a_GA
-            - _cross(b_GA, r)
-            - 2.0 * _cross(w_GA, dv)
-            + _cross(w_GA, _cross(w_GA, r)),
-        )
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _station(R, p, k, s):
-    return p[k] + _mv(R[k], s)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _station_velocity(R, w, v, k, s):
-    return v[k] + _cross(w[k], _mv(R[k], s))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _station_acceleration(R, w, bb, aa, k, s):
-    r = _mv(R[k], s)
-    return aa[k] + _cross(bb[k], r) + _cross(w[k], _cross(w[k], r))
+        r = _tsub(_trow(p_GB, bd, 0), p_GA)
+        w_GB = _trow(V_GB, bd, 0)
+        dv = _tsub(_trow(V_GB, bd, 3), v_GA)
+        _tput(bb, k, _tmtv(R_GA, _tsub(_tsub(_trow(A_GB, bd, 0), b_GA), _tcross(w_GA, w_GB))))
+        acc = _tsub(_tsub(_trow(A_GB, bd, 3), a_GA), _tcross(b_GA, r))
+        acc = _tsub(acc, _tscale(2.0, _tcross(w_GA, dv)))
+        _tput(aa, k, _tmtv(R_GA, _tadd(acc, _tcross(w_GA, _tcross(w_GA, r)))))
 
 
 # ----------------------------------------------------------------- equations per type
 @njit(cache=True, nogil=True)
-def _coincident(level, exact, R, p, w, v, bb, aa, s1, s2, out, off):
-    """Station s2 of body 2 on station s1 of body 1 (Ball; Weld's origins), in A."""
-    p2 = _station(R, p, 1, s2)
+def _coincident(level, exact, R, p, w, v, bb, aa, cf, o1, o2, out, off):
+    """Station s2 = cf[o2:o2 + 3] of body 2 on station s1 = cf[o1:o1 + 3] of body 1
+    (Ball; Weld's origins), in A."""
+    s1 = (cf[o1], cf[o1 + 1], cf[o1 + 2])
+    s2 = (cf[o2], cf[o2 + 1], cf[o2 + 2])
+    p2 = _tstation(R, p, 1, s2)
     if level == _POSITION:
-        d = p2 - _station(R, p, 0, s1)
+        d = _tsub(p2, _tstation(R, p, 0, s1))
         for i in range(3):
             out[off + i] = d[i]
         return
-    c = _mtv(R[0], p2 - p[0])  # point of body 1 coincident with S2, in body 1
-    v2 = _station_velocity(R, w, v, 1, s2)
-    vc = _station_velocity(R, w, v, 0, c)
+    c = _tmtv(R[0], _tsub(p2, _tv(p[0])))  # point of body 1 coincident with S2, in body 1
+    v2 = _tstation_velocity(R, w, v, 1, s2)
+    vc = _tstation_velocity(R, w, v, 0, c)
     if level == _VELOCITY:
         for i in range(3):
             out[off + i] = v2[i] - vc[i]
         return
-    acc = _station_acceleration(R, w, bb, aa, 1, s2) - _station_acceleration(R, w, bb, aa, 0, c)
+    acc = _tsub(
+        _tstation_acceleration(R, w, bb, aa, 1, s2), _tstation_acceleration(R, w, bb, aa, 0, c)
+    )
     if exact:
-        acc = acc - _cross(w[0], v2 - vc)
+        acc = _tsub(acc, _tcross(_tv(w[0]), _tsub(v2, vc)))
     for i in range(3):
         out[off + i] = acc[i]
 
 
 @njit(cache=True, nogil=True)
-def _orientation(level, R, w, bb, R1, R2, out, off):
-    """RF.x.RB.y, RF.y.RB.z, RF.z.RB.x (RB = frame 1 on body 1, RF = frame 2 on body 2)."""
-    RB = _mm(R[0], R1)
-    RF = _mm(R[1], R2)
-    w_rel = w[1] - w[0] if level >= _VELOCITY else np.zeros(3)
+def _orientation(level, R, w, bb, cf, out, off):
+    """RF.x.RB.y, RF.y.RB.z, RF.z.RB.x (RB = frame 1 on body 1, cf[0:9], RF = frame 2 on
+    body 2, cf[12:21], each row by row)."""
+    w0 = _tv(w[0])
+    w1 = _tv(w[1])
+    w_rel = _tsub(w1, w0)
     for i in range(3):
         j = (i + 1) % 3
-        f = RF[:, i].copy()
-        g = RB[:, j].copy()
+        f = _tcol(R[1], cf, 12, i)  # column i of RF = R_AB2 R2
+        g = _tcol(R[0], cf, 0, j)  # column j of RB = R_AB1 R1
         if level == _POSITION:
             out[off + i] = _dot(f, g)
         elif level == _VELOCITY:
-            out[off + i] = _dot(w_rel, _cross(f, g))
+            out[off + i] = _dot(w_rel, _tcross(f, g))
         else:
-            b_rel = bb[1] - bb[0]
-            out[off + i] = _dot(b_rel, _cross(f, g)) + _dot(
-                w_rel, _cross(_cross(w[1], f), g) + _cross(f, _cross(w[0], g))
+            b_rel = _tsub(_tv(bb[1]), _tv(bb[0]))
+            out[off + i] = _dot(b_rel, _tcross(f, g)) + _dot(
+                w_rel, _tadd(_tcross(_tcross(w1, f), g), _tcross(f, _tcross(w0, g)))
             )
 
 
@@ -297,41 +295,43 @@ def _equations(t, cf, level, R, p, w, v, bb, aa, out, off):
     if t == ROD:
         return _rod_equation(cf, level, R, p, w, v, bb, aa, out, off)
     if t == BALL:
-        _coincident(level, np.bool_(False), R, p, w, v, bb, aa, cf[0:3], cf[3:6], out, off)
+        _coincident(level, np.bool_(False), R, p, w, v, bb, aa, cf, 0, 3, out, off)
         return OK
     if t == WELD:
-        R1 = cf[0:9].copy().reshape((3, 3))
-        R2 = cf[12:21].copy().reshape((3, 3))
-        _orientation(level, R, w, bb, R1, R2, out, off)
-        _coincident(level, np.bool_(True), R, p, w, v, bb, aa, cf[9:12], cf[21:24], out, off + 3)
+        _orientation(level, R, w, bb, cf, out, off)
+        _coincident(level, np.bool_(True), R, p, w, v, bb, aa, cf, 9, 21, out, off + 3)
         return OK
     if t == POINT_IN_PLANE:
-        n = _mv(R[0], cf[0:3])
-        s = cf[4:7]
-        p_S = _station(R, p, 1, s)
+        n = _tmv(R[0], (cf[0], cf[1], cf[2]))
+        s = (cf[4], cf[5], cf[6])
+        p_S = _tstation(R, p, 1, s)
         if level == _POSITION:
-            out[off] = _dot(n, p_S - p[0]) - cf[3]
+            out[off] = _dot(n, _tsub(p_S, _tv(p[0]))) - cf[3]
             return OK
-        c = _mtv(R[0], p_S - p[0])
-        dv = _station_velocity(R, w, v, 1, s) - _station_velocity(R, w, v, 0, c)
+        c = _tmtv(R[0], _tsub(p_S, _tv(p[0])))
+        dv = _tsub(_tstation_velocity(R, w, v, 1, s), _tstation_velocity(R, w, v, 0, c))
         if level == _VELOCITY:
             out[off] = _dot(n, dv)
             return OK
-        da = _station_acceleration(R, w, bb, aa, 1, s) - _station_acceleration(R, w, bb, aa, 0, c)
-        out[off] = _dot(n, da - 2.0 * _cross(w[0], dv))
+        da = _tsub(
+            _tstation_acceleration(R, w, bb, aa, 1, s), _tstation_acceleration(R, w, bb, aa, 0, c)
+        )
+        out[off] = _dot(n, _tsub(da, _tscale(2.0, _tcross(_tv(w[0]), dv))))
         return OK
     # CONSTANT_ANGLE
-    a = _mv(R[0], cf[0:3])
-    b = _mv(R[1], cf[3:6])
+    a = _tmv(R[0], (cf[0], cf[1], cf[2]))
+    b = _tmv(R[1], (cf[3], cf[4], cf[5]))
     if level == _POSITION:
         out[off] = _dot(a, b) - cf[6]
         return OK
-    w_rel = w[1] - w[0]
+    w0 = _tv(w[0])
+    w1 = _tv(w[1])
+    w_rel = _tsub(w1, w0)
     if level == _VELOCITY:
-        out[off] = _dot(w_rel, _cross(b, a))
+        out[off] = _dot(w_rel, _tcross(b, a))
         return OK
-    out[off] = _dot(bb[1] - bb[0], _cross(b, a)) + _dot(
-        w_rel, _cross(_cross(w[1], b), a) + _cross(b, _cross(w[0], a))
+    out[off] = _dot(_tsub(_tv(bb[1]), _tv(bb[0])), _tcross(b, a)) + _dot(
+        w_rel, _tadd(_tcross(_tcross(w1, b), a), _tcross(b, _tcross(w0, a)))
     )
     return OK
 
@@ -407,17 +407,21 @@ def _put_row(C, e, k, cw, cv):
         C[e, k, 1, i] = cv[i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _station_row(C, e, ni, s1A, s2A):
+    """Row e of C for the equation ni . (velocity of body 2's point at s2A - velocity of
+    body 1's point at s1A) (s1A, s2A from the bodies' origins, in A): body 2
+    (w . (s2A x ni), v . ni), body 1 the negatives at s1A."""
+    _put_row(C, e, 1, _tcross(s2A, ni), ni)
+    _put_row(C, e, 0, _tneg(_tcross(s1A, ni)), _tneg(ni))
+
+
 @njit(cache=True, nogil=True)
-def _station_rows(C, e0, n, s1A, s2A, rod):
-    """Rows e0.. of C for the equations n_i . (velocity of body 2's point at s2A - velocity
-    of body 1's point at s1A) (s1A, s2A from the bodies' origins, in A; n (3 x 3) has the
-    directions n_i as rows): body 2 (w . (s2A x n_i), v . n_i), body 1 the negatives at
-    s1A. With ``rod`` only one row, along n[0]."""
-    rows = 1 if rod else 3
-    for i in range(rows):
-        ni = n[i].copy()
-        _put_row(C, e0 + i, 1, _cross(s2A, ni), ni)
-        _put_row(C, e0 + i, 0, -_cross(s1A, ni), -ni)
+def _station_rows(C, e0, s1A, s2A):
+    """Rows e0..e0 + 2 of C: ``_station_row`` along the axes of A."""
+    _station_row(C, e0, (1.0, 0.0, 0.0), s1A, s2A)
+    _station_row(C, e0 + 1, (0.0, 1.0, 0.0), s1A, s2A)
+    _station_row(C, e0 + 2, (0.0, 0.0, 1.0), s1A, s2A)
 
 
 @njit(cache=True, nogil=True)
@@ -443,34 +447,30 @@ def _rows_in_ancestor(t, cf, R, p, C):
             C[0, 0, 0, i] = -c1[i]
             C[0, 0, 1, i] = -n[i]
         return OK
-    eye = np.eye(3)
+    zero = (0.0, 0.0, 0.0)
     if t == BALL or t == WELD:
         e0 = 3 if t == WELD else 0
-        s2 = cf[3:6] if t == BALL else cf[21:24]
-        s2A = _mv(R[1], s2)
-        cA = (p[1] + s2A) - p[0]  # body 1's point coincident with S2, from its origin
-        _station_rows(C, e0, eye, cA, s2A, False)
+        o2 = 3 if t == BALL else 21
+        s2A = _tmv(R[1], (cf[o2], cf[o2 + 1], cf[o2 + 2]))
+        cA = _tsub(_tadd(_tv(p[1]), s2A), _tv(p[0]))  # body 1's point coincident with S2
+        _station_rows(C, e0, cA, s2A)
         if t == WELD:
-            R1 = cf[0:9].copy().reshape((3, 3))
-            R2 = cf[12:21].copy().reshape((3, 3))
-            RB = _mm(R[0], R1)
-            RF = _mm(R[1], R2)
             for i in range(3):
-                fg = _cross(RF[:, i].copy(), RB[:, (i + 1) % 3].copy())
-                _put_row(C, i, 1, fg, np.zeros(3))
-                _put_row(C, i, 0, -fg, np.zeros(3))
+                # column i of RF = R_AB2 R2 x column i + 1 of RB = R_AB1 R1
+                fg = _tcross(_tcol(R[1], cf, 12, i), _tcol(R[0], cf, 0, (i + 1) % 3))
+                _put_row(C, i, 1, fg, zero)
+                _put_row(C, i, 0, _tneg(fg), zero)
         return OK
     if t == POINT_IN_PLANE:
-        n = np.zeros((3, 3))
-        n[0] = _mv(R[0], cf[0:3])
-        sA = _mv(R[1], cf[4:7])
-        cA = (p[1] + sA) - p[0]
-        _station_rows(C, 0, n, cA, sA, True)
+        n = _tmv(R[0], (cf[0], cf[1], cf[2]))
+        sA = _tmv(R[1], (cf[4], cf[5], cf[6]))
+        cA = _tsub(_tadd(_tv(p[1]), sA), _tv(p[0]))
+        _station_row(C, 0, n, cA, sA)
         return OK
     # CONSTANT_ANGLE
-    ba = _cross(_mv(R[1], cf[3:6]), _mv(R[0], cf[0:3]))
-    _put_row(C, 0, 1, ba, np.zeros(3))
-    _put_row(C, 0, 0, -ba, np.zeros(3))
+    ba = _tcross(_tmv(R[1], (cf[3], cf[4], cf[5])), _tmv(R[0], (cf[0], cf[1], cf[2])))
+    _put_row(C, 0, 1, ba, zero)
+    _put_row(C, 0, 0, _tneg(ba), zero)
     return OK
 
 
@@ -630,7 +630,7 @@ def constraint_jacobian(a, s, ci, cf, m, G):
     for e in range(m):
         row = G[e]
         row[:] = 0.0
-        multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, Gb[e], row)
+        multiply_by_system_jacobian_transpose_in_place(parent, us, nus, H_G, p_GB, Gb[e], row)
     return OK
 
 
@@ -704,11 +704,10 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
     status = body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
     if status != OK:
         return status
-    for e in range(m):
-        col[:] = 0.0
-        multiply_by_system_jacobian_transpose(parent, us, nus, H_G, p_GB, Gb[e], col)
-        for i in range(nu):
-            G[e, i] = col[i]
+    for e in range(m):  # Gb[e] is the scratch of the product
+        row = G[e]
+        row[:] = 0.0
+        multiply_by_system_jacobian_transpose_in_place(parent, us, nus, H_G, p_GB, Gb[e], row)
     # Y = M^-1 G^T, W = G Y
     for e in range(m):
         for i in range(nu):
