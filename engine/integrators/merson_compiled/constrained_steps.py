@@ -78,7 +78,7 @@ from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     DYNAMICS,
     POSITION,
-    realize_stages_from_table,
+    realize_stages_by_address,
 )
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.weighted_error_norm import NOT_FINITE
@@ -115,7 +115,7 @@ def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
     constraint forces; False if the constraint kernel declined."""
     ci, cf, m, multipliers, udot_err, work = cons[0], cons[1], cons[2], cons[5], cons[6], cons[11]
     # run-time stage numbers: the fused realization's own compiled specialisation
-    realize_stages_from_table(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
+    realize_stages_by_address(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
     status = constrained_accelerations_into(
         a, s, False, euler, ci, cf, m, multipliers, udot_err, work
     )

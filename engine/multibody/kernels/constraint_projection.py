@@ -47,7 +47,7 @@ from engine.multibody.kernels.constraint_kernels import (
     position_errors,
     velocity_errors,
 )
-from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_from_table
+from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_by_address
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.n_operators import NINV_OP, apply_n_operator
 from engine.multibody.kernels.quaternion_projection import (
@@ -195,7 +195,7 @@ def realize_position(euler, a, s, ci, cf, qerr):
     # run-time stage numbers and flag: the fused realization's own compiled specialisation
     # (constants would be typed as literals and compile another)
     stage, no = np.int64(POSITION), qerr.shape[0] < 0
-    realize_stages_from_table(stage, stage, no, euler, a, s)
+    realize_stages_by_address(stage, stage, no, euler, a, s)
     return position_errors(a, s, ci, cf, qerr)
 
 
@@ -204,7 +204,7 @@ def realize_velocity(euler, a, s, ci, cf, uerr):
     """Velocity stage and the constraints' velocity errors (uerr[:m]); (status, kinetic
     energy)."""
     stage, no = np.int64(VELOCITY), uerr.shape[0] < 0  # run-time values (realize_position)
-    ke = realize_stages_from_table(stage, stage, no, euler, a, s)
+    ke = realize_stages_by_address(stage, stage, no, euler, a, s)
     return velocity_errors(a, s, ci, cf, uerr), ke
 
 
