@@ -35,6 +35,7 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import re
 import traceback
 
@@ -88,17 +89,24 @@ class _AddressCell:
     cell (an int64 registered with LLVM as ``symbol``) that holds its compiled native
     entry's address once known in this process (0 before)."""
 
-    def __init__(self, dispatcher, argtypes: tuple, symbol: str) -> None:
+    def __init__(self, dispatcher, signature, symbol: str) -> None:
         self.dispatcher = dispatcher
-        self.argtypes = argtypes
+        self.signature = signature
         self.symbol = symbol
         self.cell = ctypes.c_int64(0)
 
     def resolve(self) -> int:
-        """The callee's native entry address, compiled or loaded from the cache now."""
+        """The callee's native entry address, compiled or loaded from the cache now.
+        Raises TypeError if the compiled callee returns another type than declared."""
         if self.cell.value == 0:
-            self.dispatcher.compile(self.argtypes)
-            cres = self.dispatcher.overloads[self.argtypes]
+            argtypes = tuple(self.signature.args)
+            self.dispatcher.compile(argtypes)
+            cres = self.dispatcher.overloads[argtypes]
+            if cres.signature.return_type != self.signature.return_type:
+                raise TypeError(
+                    f"{self.symbol}: the kernel returns {cres.signature.return_type}, "
+                    f"its address_call declares {self.signature.return_type}"
+                )
             self.cell.value = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
         return self.cell.value
 
@@ -106,12 +114,15 @@ class _AddressCell:
 #: cell address -> its _AddressCell (the callback receives the address of the cell)
 _ADDRESS_CELLS: dict[int, _AddressCell] = {}
 _RESOLVER_SYMBOL = "mbstudio_resolve_kernel_address"
+#: (dispatcher, signature) -> its address_call (one cell and symbol per kernel)
+_ADDRESS_CALLS: dict = {}
 
 
 @ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
 def _resolve_address(cell_address: int) -> int:
     """Called (holding the GIL, which ctypes takes) by compiled code that finds a cell
-    empty: fills it. 0 if that failed (the caller then raises RuntimeError)."""
+    empty: fills it. 0 if that failed (the caller then raises RuntimeError; the reason
+    is printed to stderr)."""
     try:
         return _ADDRESS_CELLS[cell_address].resolve()
     except BaseException:  # a compile failure cannot cross into compiled code
@@ -133,11 +144,16 @@ def address_call(dispatcher, signature):
     caller is compiled). The dispatcher itself when the JIT is off."""
     if not JIT_ENABLED:
         return dispatcher
+    known = _ADDRESS_CALLS.get((dispatcher, signature))
+    if known is not None:
+        return known
     argtypes, restype = tuple(signature.args), signature.return_type
     py_func = dispatcher.py_func
     name = re.sub(r"\W", "_", f"{py_func.__module__}.{py_func.__qualname__}")
-    symbol = f"mbstudio_kernel_address_{name}"
-    entry = _AddressCell(dispatcher, argtypes, symbol)
+    # the same symbol in every process: a stable digest of the signature
+    digest = hashlib.sha1(str(signature).encode()).hexdigest()[:12]
+    symbol = f"mbstudio_kernel_address_{name}_{digest}"
+    entry = _AddressCell(dispatcher, signature, symbol)
     address = ctypes.addressof(entry.cell)
     _ADDRESS_CELLS[address] = entry
     llvm_binding.add_symbol(symbol, address)
@@ -178,7 +194,8 @@ def address_call(dispatcher, signature):
     exec(source, scope)
     by_address = scope["by_address"]
     by_address.__name__ = by_address.__qualname__ = f"{name}_by_address"
-    return intrinsic(by_address)
+    _ADDRESS_CALLS[dispatcher, signature] = call = intrinsic(by_address)
+    return call
 
 
 def _array_intrinsic(element_type, ndim: int):
