@@ -19,16 +19,33 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
 * ``compiled_entry_point`` and ``signature_entry_point``: a dispatcher's compiled entry
   point for given arguments or types (``overloads``, ``typeof_pyval``), which skips the
   per-call type resolution.
+* ``address_call``: a kernel called from other kernels at its compiled address instead
+  of being linked into them (numba links the LLVM library of every jitted callee into its
+  caller and optimises the whole again, so a large kernel called from several separately
+  compiled kernels is compiled once per caller). The caller's machine code loads the
+  callee's address from a cell, an external symbol registered with LLVM
+  (``llvmlite.binding.add_symbol``) that numba's on-disk cache keeps as a relocation by
+  name: no process-specific address is cached. A cell still empty in this process is
+  filled on the first call through it by a callback into Python that compiles (or loads
+  from the cache) the callee for its one signature; the call itself is numba's native
+  calling convention, so the callee's exceptions reach the caller as if it were linked.
 * ``JIT_ENABLED``: whether numba compiles at all (``numba.config.DISABLE_JIT``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import re
+import traceback
 
 import numpy as np
+from llvmlite import binding as llvm_binding
+from llvmlite import ir
 from numba import config, njit, types
 from numba.core import cgutils
+from numba.core.errors import TypingError
+from numba.core.typing import signature as numba_signature
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
@@ -65,6 +82,120 @@ def signature_entry_point(dispatcher, signature: tuple):
         return dispatcher
     dispatcher.compile(signature)
     return dispatcher.overloads[signature].entry_point
+
+
+class _AddressCell:
+    """One kernel called by address: its dispatcher and numba argument types, and the
+    cell (an int64 registered with LLVM as ``symbol``) that holds its compiled native
+    entry's address once known in this process (0 before)."""
+
+    def __init__(self, dispatcher, signature, symbol: str) -> None:
+        self.dispatcher = dispatcher
+        self.signature = signature
+        self.symbol = symbol
+        self.cell = ctypes.c_int64(0)
+
+    def resolve(self) -> int:
+        """The callee's native entry address, compiled or loaded from the cache now.
+        Raises TypeError if the compiled callee returns another type than declared."""
+        if self.cell.value == 0:
+            argtypes = tuple(self.signature.args)
+            self.dispatcher.compile(argtypes)
+            cres = self.dispatcher.overloads[argtypes]
+            if cres.signature.return_type != self.signature.return_type:
+                raise TypeError(
+                    f"{self.symbol}: the kernel returns {cres.signature.return_type}, "
+                    f"its address_call declares {self.signature.return_type}"
+                )
+            self.cell.value = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+        return self.cell.value
+
+
+#: cell address -> its _AddressCell (the callback receives the address of the cell)
+_ADDRESS_CELLS: dict[int, _AddressCell] = {}
+_RESOLVER_SYMBOL = "mbstudio_resolve_kernel_address"
+#: (dispatcher, signature) -> its address_call (one cell and symbol per kernel)
+_ADDRESS_CALLS: dict = {}
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
+def _resolve_address(cell_address: int) -> int:
+    """Called (holding the GIL, which ctypes takes) by compiled code that finds a cell
+    empty: fills it. 0 if that failed (the caller then raises RuntimeError; the reason
+    is printed to stderr)."""
+    try:
+        return _ADDRESS_CELLS[cell_address].resolve()
+    except BaseException:  # a compile failure cannot cross into compiled code
+        traceback.print_exc()
+        return 0
+
+
+if JIT_ENABLED:
+    llvm_binding.add_symbol(_RESOLVER_SYMBOL, ctypes.cast(_resolve_address, ctypes.c_void_p).value)
+
+
+def address_call(dispatcher, signature):
+    """A function for kernels that calls the kernel ``dispatcher`` (a kernel_jit or
+    runtime_jit function) compiled for the numba ``signature`` (``restype(*argtypes)``,
+    the one the dispatcher's Python callers compile too) at its address, so that it is
+    compiled once and not linked into (and optimised again inside) each separately
+    compiled caller; see the module docstring. Callers pass exactly these argument types
+    (literal constants are cast; another array layout or writability is refused when the
+    caller is compiled). The dispatcher itself when the JIT is off."""
+    if not JIT_ENABLED:
+        return dispatcher
+    known = _ADDRESS_CALLS.get((dispatcher, signature))
+    if known is not None:
+        return known
+    argtypes, restype = tuple(signature.args), signature.return_type
+    py_func = dispatcher.py_func
+    name = re.sub(r"\W", "_", f"{py_func.__module__}.{py_func.__qualname__}")
+    # the same symbol in every process: a stable digest of the signature
+    digest = hashlib.sha1(str(signature).encode()).hexdigest()[:12]
+    symbol = f"mbstudio_kernel_address_{name}_{digest}"
+    entry = _AddressCell(dispatcher, signature, symbol)
+    address = ctypes.addressof(entry.cell)
+    _ADDRESS_CELLS[address] = entry
+    llvm_binding.add_symbol(symbol, address)
+
+    def codegen(context, builder, sig, args):
+        module = builder.module
+        cell = module.globals.get(symbol)
+        if cell is None:
+            cell = ir.GlobalVariable(module, ir.IntType(64), symbol)
+            cell.linkage = "external"
+        resolver = cgutils.get_or_insert_function(
+            module, ir.FunctionType(ir.IntType(64), [ir.IntType(64)]), _RESOLVER_SYMBOL
+        )
+        slot = cgutils.alloca_once_value(builder, builder.load(cell))
+        with cgutils.if_unlikely(builder, cgutils.is_null(builder, builder.load(slot))):
+            builder.store(builder.call(resolver, [builder.ptrtoint(cell, ir.IntType(64))]), slot)
+            with cgutils.if_unlikely(builder, cgutils.is_null(builder, builder.load(slot))):
+                context.call_conv.return_user_exc(
+                    builder, RuntimeError, (f"{name} could not be compiled (see stderr)",)
+                )
+        fnty = context.call_conv.get_function_type(restype, argtypes)
+        callee = builder.inttoptr(builder.load(slot), fnty.as_pointer())
+        status, out = context.call_conv.call_function(builder, callee, restype, argtypes, args)
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return out
+
+    def typer(typingctx, *args):
+        given = tuple(types.unliteral(t) for t in args)
+        if given != argtypes:
+            raise TypingError(f"{name} by address takes {argtypes}, not {given}")
+        return numba_signature(restype, *argtypes), codegen
+
+    # numba's intrinsic needs named parameters: one per argument
+    params = ", ".join(f"a{k}" for k in range(len(argtypes)))
+    scope: dict = {"typer": typer}
+    source = f"def by_address(typingctx, {params}):\n    return typer(typingctx, {params})\n"
+    exec(source, scope)
+    by_address = scope["by_address"]
+    by_address.__name__ = by_address.__qualname__ = f"{name}_by_address"
+    _ADDRESS_CALLS[dispatcher, signature] = call = intrinsic(by_address)
+    return call
 
 
 def _array_intrinsic(element_type, ndim: int):

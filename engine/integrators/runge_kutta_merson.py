@@ -194,37 +194,12 @@ class RungeKuttaMersonIntegrator(Integrator):
         compiled = fused.compiledDerivatives(adv)
         if compiled is None:  # compiled constraints: the steps that project them
             return self._takeConstrainedCompiledSteps(tMax, tStop, maxSteps, stage)
-        ny, nq = adv.getNY(), adv.getNQ()
-        work = self._workMatrix(ny)
+        nz = adv.getNY() - adv.getNQ() - adv.getNU()  # z: the dissipated energy
+        leading, scratch = self._compiledStepsStart(tMax, tStop, maxSteps, stage, nz)
         runRecord = self._runRecord
         run = runRecord[0]  # a view of the record the kernel writes
-        run["time"] = adv.getTime()
-        run["step_size"] = self._currentStepSize
-        run["first_step_size"] = self._actualInitialStepSizeTaken
-        run["tiny_steps"] = self._tinySteps
-        needDerivatives = stage < Stage.Acceleration
-        withInertias = needDerivatives and not system._matter._abi_current(
-            fused._current_plan(adv).ctx
-        )
-        mn, mx = self._userMinStepSize, self._userMaxStepSize
-        nu = adv.getNU()
-        yPrev, fPrev, qddPrev = np.empty(ny), np.empty(ny), np.empty(nq)
-        uScale, zScale = np.empty(nu), np.empty(ny - nq - nu)  # z: the dissipated energy
         args = (
-            tMax,
-            tStop,
-            min(maxSteps, _MAX_STEPS_PER_CALL),
-            needDerivatives,
-            withInertias,
-            self._accuracyInUse,
-            0.0 if mn is None else mn,
-            math.inf if mx is None else mx,
-            yPrev,
-            fPrev,
-            qddPrev,
-            uScale,
-            zScale,
-            work,
+            *leading,
             *compiled,
             adv.getUWeights(),
             self.isInfinityNormInUse(),
@@ -235,13 +210,49 @@ class RungeKuttaMersonIntegrator(Integrator):
             runRecord,
         )
         status = merson_steps(*args)  # once per stepTo: the dispatcher will do
-        steps = self._afterCompiledSteps(status, yPrev, fPrev, qddPrev, uScale, zScale)
+        steps = self._afterCompiledSteps(status, *scratch)
         if steps:
             projections = int(run["projections"])
             self._countKernelAttempts(
                 fused, int(run["attempts"]), projections, int(run["normalizations"])
             )
         return steps
+
+    def _compiledStepsStart(self, tMax, tStop, maxSteps, stage, nz: int) -> tuple:
+        """Before a stepping kernel's call (``merson_steps``, ``constrained_merson_steps``):
+        the run record's start values written, and (leading, scratch): the arguments both
+        kernels take first (the step limits, the derivative flags, the accuracy, the step
+        size bounds, the previous-step scratch and the work matrix), and the scratch
+        arrays (y, ydot, qdotdot, u scale and z scale (``nz`` long) of the previous step)
+        that ``_afterCompiledSteps`` takes."""
+        system, adv = self._system, self._advanced
+        fused = system._fused_realization
+        ny, nq, nu = adv.getNY(), adv.getNQ(), adv.getNU()
+        work = self._workMatrix(ny)  # (and the run record, on a first call)
+        run = self._runRecord[0]
+        run["time"] = adv.getTime()
+        run["step_size"] = self._currentStepSize
+        run["first_step_size"] = self._actualInitialStepSizeTaken
+        run["tiny_steps"] = self._tinySteps
+        needDerivatives = stage < Stage.Acceleration
+        withInertias = needDerivatives and not system._matter._abi_current(
+            fused._current_plan(adv).ctx
+        )
+        mn, mx = self._userMinStepSize, self._userMaxStepSize
+        scratch = (np.empty(ny), np.empty(ny), np.empty(nq), np.empty(nu), np.empty(nz))
+        leading = (
+            tMax,
+            tStop,
+            min(maxSteps, _MAX_STEPS_PER_CALL),
+            needDerivatives,
+            withInertias,
+            self._accuracyInUse,
+            0.0 if mn is None else mn,
+            math.inf if mx is None else mx,
+            *scratch,
+            work,
+        )
+        return leading, scratch
 
     def _afterCompiledSteps(self, status, yPrev, fPrev, qddPrev, uScale, zScale) -> int:
         """Leave the integrator and the advanced state as the Python loop would after the
@@ -292,15 +303,8 @@ class RungeKuttaMersonIntegrator(Integrator):
         args, cc = fused.compiledConstrainedDerivatives(adv)
         matter = system._matter
         sx = matter.getMySubsystemIndex()
-        ny, nq, nu, m = adv.getNY(), adv.getNQ(), adv.getNU(), cc.m
-        work = self._workMatrix(ny)
-        run = self._runRecord[0]
-        run["time"] = adv.getTime()
-        run["step_size"] = self._currentStepSize
-        run["first_step_size"] = self._actualInitialStepSizeTaken
-        run["tiny_steps"] = self._tinySteps
-        needDerivatives = stage < Stage.Acceleration
-        withInertias = needDerivatives and not matter._abi_current(fused._current_plan(adv).ctx)
+        nu, m = adv.getNU(), cc.m
+        leading, scratch = self._compiledStepsStart(tMax, tStop, maxSteps, stage, 0)
         wu = np.array(adv.getUWeights(sx), dtype=np.float64)
         wu[wu <= 0] = 1.0
         cons = (
@@ -325,24 +329,8 @@ class RungeKuttaMersonIntegrator(Integrator):
             info = self._constrainedInfo = np.zeros(ATTEMPT_INFO_SIZE)
             self._constrainedCounts = np.zeros(COUNTS_SIZE, dtype=np.int64)
         counts = self._constrainedCounts
-        mn, mx = self._userMinStepSize, self._userMaxStepSize
-        yPrev, fPrev, qddPrev = np.empty(ny), np.empty(ny), np.empty(nq)
-        uScale, zScale = np.empty(nu), np.empty(0)
         status = constrained_merson_steps(
-            tMax,
-            tStop,
-            min(maxSteps, _MAX_STEPS_PER_CALL),
-            needDerivatives,
-            withInertias,
-            self._accuracyInUse,
-            0.0 if mn is None else mn,
-            math.inf if mx is None else mx,
-            yPrev,
-            fPrev,
-            qddPrev,
-            uScale,
-            zScale,
-            work,
+            *leading,
             *args,
             adv.getUWeights(),
             self.isInfinityNormInUse(),
@@ -352,7 +340,7 @@ class RungeKuttaMersonIntegrator(Integrator):
             counts,
             self._runRecord,
         )
-        steps = self._afterCompiledSteps(status, yPrev, fPrev, qddPrev, uScale, zScale)
+        steps = self._afterCompiledSteps(status, *scratch)
         if steps:
             attempts = int(counts[ATTEMPTS])
             projections = int(counts[PROJECTIONS])

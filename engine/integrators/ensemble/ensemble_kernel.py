@@ -34,7 +34,7 @@ from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     DYNAMICS,
     POSITION,
-    realize_stages_from_table,
+    realize_stages_by_address,
 )
 from engine.multibody.kernels.layout import SLOT
 
@@ -165,7 +165,7 @@ def interpolate_members(
                 out[m, i] = y_prev[m, i]
             continue
         if need[m] != 0:
-            realize_stages_from_table(
+            realize_stages_by_address(
                 np.int64(DYNAMICS), np.int64(ACCELERATION), np.bool_(True), euler[m], a, s
             )
             need[m] = 0
@@ -194,7 +194,7 @@ def interpolate_members(
         else:
             _polyval(coef[:4], theta, out[m])
         write_q_and_u(fm, a, s)  # back to the member's own state
-        realize_stages_from_table(
+        realize_stages_by_address(
             np.int64(POSITION), np.int64(ACCELERATION), np.bool_(True), euler[m], a, s
         )
 

@@ -38,7 +38,7 @@ from engine.multibody.kernels.array_table import i1 as table_i1
 from engine.multibody.kernels.fused_stages import (
     POSITION,
     VELOCITY,
-    realize_stages_from_table,
+    realize_stages_by_address,
 )
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.quaternion_projection import (
@@ -164,7 +164,7 @@ def attempt_kinematics_deferrable(
     q = table_f1(a, s, _Q)
     write_q_and_u(y, a, s)
     if realize:
-        info[KE] = realize_stages_from_table(
+        info[KE] = realize_stages_by_address(
             np.int64(POSITION), np.int64(VELOCITY), np.bool_(False), euler, a, s
         )
     for i in range(n):
@@ -187,7 +187,7 @@ def attempt_kinematics_deferrable(
         if status > 0:
             normalize_quaternions(q, starts, target, force)
             if realize:
-                info[KE] = realize_stages_from_table(
+                info[KE] = realize_stages_by_address(
                     np.int64(POSITION), np.int64(VELOCITY), np.bool_(False), euler, a, s
                 )
             info[NORMALIZED] = 1.0

@@ -33,8 +33,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from engine.common.numba_internals import address_call
 from engine.integrators.merson_compiled.attempt import (
     F1,
     F2,
@@ -69,16 +70,16 @@ from engine.multibody.kernels.constraint_projection import (
     FAILED,
     INFO_SIZE,
     KINETIC_ENERGY,
-    project_q,
-    project_u,
-    realize_position,
-    realize_velocity,
+    project_q_by_address,
+    project_u_by_address,
+    realize_position_by_address,
+    realize_velocity_by_address,
 )
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     DYNAMICS,
     POSITION,
-    realize_stages_from_table,
+    realize_stages_by_address,
 )
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.weighted_error_norm import NOT_FINITE
@@ -108,6 +109,15 @@ COUNTS_SIZE = 7
 #: the order of the Merson error estimate
 _ORDER = 4
 
+_B, _I, _I1, _I2 = types.boolean, types.int64, types.int64[::1], types.int64[:, ::1]
+_F1, _F2 = types.float64[::1], types.float64[:, ::1]
+#: constrained_accelerations_into called at its compiled address (with_inertias False
+#: here is a run-time bool: the machine code Python's calls use)
+_constrained_accelerations_by_address = address_call(
+    constrained_accelerations_into,
+    _I(_I1, _I2, _B, _B, _I2, _F2, _I, _F1, _F1, _F1),
+)
+
 
 @njit(cache=True, nogil=True)
 def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
@@ -115,8 +125,8 @@ def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
     constraint forces; False if the constraint kernel declined."""
     ci, cf, m, multipliers, udot_err, work = cons[0], cons[1], cons[2], cons[5], cons[6], cons[11]
     # run-time stage numbers: the fused realization's own compiled specialisation
-    realize_stages_from_table(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
-    status = constrained_accelerations_into(
+    realize_stages_by_address(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
+    status = _constrained_accelerations_by_address(
         a, s, False, euler, ci, cf, m, multipliers, udot_err, work
     )
     return status == OK
@@ -206,9 +216,9 @@ def constrained_attempt(
     tol, target, limit, force = tols[0], tols[1], tols[2], tols[3] != 0.0
     nq, nu = s[_Q, 0], s[_U, 0]
     write_q_and_u(y, a, s)
-    if realize_position(euler, a, s, ci, cf, qerr) != OK:
+    if realize_position_by_address(euler, a, s, ci, cf, qerr) != OK:
         return CONSTRAINTS_IRREGULAR
-    status, ke = realize_velocity(euler, a, s, ci, cf, uerr)
+    status, ke = realize_velocity_by_address(euler, a, s, ci, cf, uerr)
     if status != OK:
         return CONSTRAINTS_IRREGULAR
     info[KE] = ke
@@ -224,7 +234,7 @@ def constrained_attempt(
         return 0
     info[PROJECTED] = 1.0
     pinfo = np.zeros(INFO_SIZE)
-    status = project_q(
+    status = project_q_by_address(
         euler, a, s, ci, cf, m, qerr, tp, wq, tol, target, limit, infinity, force,
         y_err[:nq], pinfo,
     )  # fmt: skip
@@ -232,11 +242,11 @@ def constrained_attempt(
         return PROJECTION_FAILED if status == FAILED else CONSTRAINTS_IRREGULAR
     if pinfo[CHANGED] != 0.0:
         info[Q_CHANGED] = 1.0
-        status, ke = realize_velocity(euler, a, s, ci, cf, uerr)
+        status, ke = realize_velocity_by_address(euler, a, s, ci, cf, uerr)
         if status != OK:
             return CONSTRAINTS_IRREGULAR
         info[KE] = ke
-    status = project_u(
+    status = project_u_by_address(
         euler, a, s, ci, cf, m, uerr, tpv, wu, tol, target, infinity, force,
         y_err[nq : nq + nu], pinfo,
     )  # fmt: skip

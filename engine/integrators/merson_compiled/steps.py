@@ -55,7 +55,7 @@ from engine.multibody.kernels.fused_stages import (
     DYNAMICS,
     POSITION,
     VELOCITY,
-    realize_stages_from_table,
+    realize_stages_by_address,
 )
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.n_operators import n_reads_only_q
@@ -88,7 +88,7 @@ def _start_of_step(
     nz = y_prev.shape[0] - nqu
     zdot = table_f1(a, s, _ZDOT)
     if need_derivatives:
-        realize_stages_from_table(
+        realize_stages_by_address(
             np.int64(DYNAMICS), np.int64(ACCELERATION), with_inertias, euler, a, s
         )
         for i in range(nz):  # as FusedRealization.realize writes it
@@ -206,7 +206,7 @@ def merson_steps(
             h = new_h
             if accepted:
                 if defer:  # the accepted q (projected) and u's kinematics, as undeferred
-                    info[KE] = realize_stages_from_table(
+                    info[KE] = realize_stages_by_address(
                         np.int64(POSITION), np.int64(VELOCITY), np.bool_(False), euler, a, s
                     )
                 break

@@ -20,7 +20,7 @@ from engine.multibody.kernels.array_table import f1
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     POSITION,
-    realize_stages_from_table,
+    realize_stages_by_address,
 )
 from engine.multibody.kernels.layout import SLOT
 
@@ -55,7 +55,7 @@ def _evaluate(y, f, euler, a, s):
     nq = s[_Q, 0]
     nu = s[_U, 0]
     write_q_and_u(y, a, s)
-    realize_stages_from_table(
+    realize_stages_by_address(
         np.int64(POSITION), np.int64(ACCELERATION), np.bool_(True), euler, a, s
     )
     qdot = f1(a, s, _QDOT)

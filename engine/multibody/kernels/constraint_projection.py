@@ -38,8 +38,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from engine.common.numba_internals import address_call
 from engine.multibody.kernels.array_table import f1, f2, f3, i1
 from engine.multibody.kernels.constraint_kernels import (
     OK,
@@ -47,7 +48,7 @@ from engine.multibody.kernels.constraint_kernels import (
     position_errors,
     velocity_errors,
 )
-from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_from_table
+from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_by_address
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.n_operators import NINV_OP, apply_n_operator
 from engine.multibody.kernels.quaternion_projection import (
@@ -195,7 +196,7 @@ def realize_position(euler, a, s, ci, cf, qerr):
     # run-time stage numbers and flag: the fused realization's own compiled specialisation
     # (constants would be typed as literals and compile another)
     stage, no = np.int64(POSITION), qerr.shape[0] < 0
-    realize_stages_from_table(stage, stage, no, euler, a, s)
+    realize_stages_by_address(stage, stage, no, euler, a, s)
     return position_errors(a, s, ci, cf, qerr)
 
 
@@ -204,8 +205,20 @@ def realize_velocity(euler, a, s, ci, cf, uerr):
     """Velocity stage and the constraints' velocity errors (uerr[:m]); (status, kinetic
     energy)."""
     stage, no = np.int64(VELOCITY), uerr.shape[0] < 0  # run-time values (realize_position)
-    ke = realize_stages_from_table(stage, stage, no, euler, a, s)
+    ke = realize_stages_by_address(stage, stage, no, euler, a, s)
     return velocity_errors(a, s, ci, cf, uerr), ke
+
+
+_B, _I, _F = types.boolean, types.int64, types.float64
+_I1, _I2 = types.int64[::1], types.int64[:, ::1]
+_F1, _F2 = types.float64[::1], types.float64[:, ::1]
+#: (euler, a, s, ci, cf): the State's table and the compiled constraints
+_TABLE = (_B, _I1, _I2, _I2, _F2)
+
+#: realize_position and realize_velocity for kernels, called at their compiled addresses
+#: (``numba_internals.address_call``: compiled once, not linked into each caller)
+realize_position_by_address = address_call(realize_position, _I(*_TABLE, _F1))
+realize_velocity_by_address = address_call(realize_velocity, types.Tuple((_I, _F))(*_TABLE, _F1))
 
 
 # ------------------------------------------------------------------ the matrices
@@ -283,7 +296,7 @@ def project_q(
         return IRREGULAR
     if status > 0:
         normalize_quaternions(q, starts, target, force)
-        if realize_position(euler, a, s, ci, cf, qerr) != OK:
+        if realize_position_by_address(euler, a, s, ci, cf, qerr) != OK:
             return IRREGULAR
         info[CHANGED] = 1.0
     blk = np.empty(m * nq + 4 * m + 3 * nq)
@@ -318,7 +331,7 @@ def project_q(
                     if quaternions_to_normalize(q, starts, 0.0, True) < 0:
                         return IRREGULAR
                     normalize_quaternions(q, starts, 0.0, True)
-                    if realize_position(euler, a, s, ci, cf, qerr) != OK:
+                    if realize_position_by_address(euler, a, s, ci, cf, qerr) != OK:
                         return IRREGULAR
                     for i in range(m):
                         new_errs[i] = tp[i] * qerr[i]
@@ -331,7 +344,7 @@ def project_q(
                 if not new_norm < norm:  # no descent: keep the better q
                     for j in range(nq):
                         q[j] = q0[j]
-                    if realize_position(euler, a, s, ci, cf, qerr) != OK:
+                    if realize_position_by_address(euler, a, s, ci, cf, qerr) != OK:
                         return IRREGULAR
                     break
                 for i in range(m):
@@ -386,7 +399,7 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
                 return IRREGULAR
             for j in range(nu):
                 u[j] += -du[j] / wu[j]
-            status, ke = realize_velocity(euler, a, s, ci, cf, uerr)
+            status, ke = realize_velocity_by_address(euler, a, s, ci, cf, uerr)
             if status != OK:
                 return IRREGULAR
             info[KINETIC_ENERGY] = ke
@@ -409,3 +422,12 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
         for j in range(nu):
             est[j] /= wu[j]
     return OK
+
+
+#: project_q and project_u for kernels, called at their compiled addresses
+project_q_by_address = address_call(
+    project_q, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _F, _B, _B, _F1, _F1)
+)
+project_u_by_address = address_call(
+    project_u, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _B, _B, _F1, _F1)
+)

@@ -14,13 +14,19 @@ Its arrays come by address and shape, in a table built on the declared kernel la
 (``engine.multibody.kernels.layout``), every slot filled, and each stage kernel reads the
 slots it uses by name. The caller keeps every array of the table alive and unmoved
 (``engine.multibody.fused_realization._Plan`` holds the table).
+
+Kernels call it as ``realize_stages_by_address``: at its compiled address, so that its
+machine code is compiled once and not linked into (and optimised again inside) each
+kernel that calls it (``engine.common.numba_internals.address_call``,
+docs/jit-warm-up.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
-from engine.common.numba_internals import f1, f2, f3, i1, i2, kernel_jit
+from engine.common.numba_internals import address_call, f1, f2, f3, i1, i2, kernel_jit
 from engine.contact.kernels.contact_stage_kernel import contact_stage
 from engine.forces.compiled_terms import apply_force_terms
 from engine.multibody.kernels.layout import SLOT
@@ -74,3 +80,12 @@ def realize_stages_from_table(first, last, with_inertias, euler, a, s):
         return ke
     acceleration_stage(with_inertias, euler, a, s)
     return ke
+
+
+#: the one signature of realize_stages_from_table (Python's calls and the kernels' alike)
+REALIZE_STAGES_SIGNATURE = types.float64(
+    types.int64, types.int64, types.boolean, types.boolean, types.int64[::1], types.int64[:, ::1]
+)
+
+#: realize_stages_from_table for kernels: called at its compiled address (same arguments)
+realize_stages_by_address = address_call(realize_stages_from_table, REALIZE_STAGES_SIGNATURE)
