@@ -1,0 +1,71 @@
+"""GUI fixes from the second hands-on pass, each driven by real input events."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.main_window import MainWindow
+from engine import Stage
+from tests.app.sim_models import chain
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def studio(qtbot, qsettings):
+    """A shown window simulating ``built``, closed at teardown."""
+    windows = []
+
+    def make(built):
+        window = MainWindow(settings=qsettings, restore_layout=False)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        window.simulation.load_built(built)
+        qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=10000)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+    assert not [t for t in threading.enumerate() if t.name == "mbstudio-simulation"]
+
+
+def test_realize_buttons_are_disabled_where_they_cannot_act(studio, qtbot):
+    window = studio(chain(2))
+    panel = window.simulation
+    inspector = panel.stage_inspector
+    window.docks["Stage inspector"].raise_()
+    # Realize to Report with the target box and the button, as a user would.
+    qtbot.waitUntil(lambda: "stage:" in inspector.summary.text(), timeout=5000)
+    if panel.snapshot.stages.system_stage < Stage.Report:
+        inspector.target.setFocus()
+        qtbot.keyClick(inspector.target, Qt.Key.Key_End)  # the last entry: Report
+        assert inspector.target.currentText() == "Report"
+        qtbot.mouseClick(inspector.to_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Report, timeout=5000)
+    qtbot.waitUntil(lambda: "Report" in inspector.summary.text(), timeout=5000)
+    assert not inspector.next_button.isEnabled()
+    assert "already at Report" in inspector.next_button.toolTip()
+    assert not inspector.to_button.isEnabled()  # nothing is above Report
+    assert "already at Report" in inspector.to_button.toolTip()
+
+    # Typing a new angle drops the State to Time: both buttons can act again.
+    spin = panel.sliders.rows[("link1", 0)].spin
+    spin.setFocus()
+    qtbot.keyClick(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(spin, "30")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Time, timeout=5000)
+    qtbot.waitUntil(inspector.next_button.isEnabled, timeout=5000)
+    assert inspector.to_button.isEnabled()
+    assert "already" not in inspector.next_button.toolTip()
+    qtbot.keyClick(inspector.target, Qt.Key.Key_Up)  # Acceleration
+    qtbot.mouseClick(inspector.to_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Acceleration, timeout=5000)
+    qtbot.waitUntil(lambda: not inspector.to_button.isEnabled(), timeout=5000)
+    assert inspector.next_button.isEnabled()  # Report is still ahead
