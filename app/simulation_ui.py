@@ -586,7 +586,11 @@ class SimulationPanel(QObject):
             n = self.window.viewport.frames_rendered
             self._fps = (n - n0) / (now - t0)
             self._fps_mark = (now, n)
-            self.fps_label.setText(f"fps {self._fps:.0f}")
+            # paused, the view draws only on a change: a frame rate would mean nothing
+            running = self.snapshot is not None and self.snapshot.running
+            text = f"fps {self._fps:.0f}" if running else "fps – (paused)"
+            if self.fps_label.text() != text:
+                self.fps_label.setText(text)
 
     @property
     def fps(self) -> float:

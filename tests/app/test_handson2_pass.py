@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
+import warnings
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
 from engine import Stage
@@ -33,6 +35,17 @@ def studio(qtbot, qsettings):
     for window in windows:
         window.close()
     assert not [t for t in threading.enumerate() if t.name == "mbstudio-simulation"]
+
+
+def activate(window, qtbot) -> None:
+    """Make ``window`` the active window (no window manager under Xvfb), for key shortcuts."""
+    window.raise_()
+    window.activateWindow()
+    if QApplication.activeWindow() is not window:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            QApplication.setActiveWindow(window)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def test_realize_buttons_are_disabled_where_they_cannot_act(studio, qtbot):
@@ -69,3 +82,18 @@ def test_realize_buttons_are_disabled_where_they_cannot_act(studio, qtbot):
     qtbot.waitUntil(lambda: panel.snapshot.stages.system_stage == Stage.Acceleration, timeout=5000)
     qtbot.waitUntil(lambda: not inspector.to_button.isEnabled(), timeout=5000)
     assert inspector.next_button.isEnabled()  # Report is still ahead
+
+
+def test_status_bar_shows_no_frame_rate_while_paused(studio, qtbot):
+    window = studio(chain(2))
+    panel = window.simulation
+    label = panel.fps_label
+    qtbot.wait(1300)  # past a frame-rate period, paused
+    assert not any(c.isdigit() for c in label.text()), label.text()
+    activate(window, qtbot)
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: panel.snapshot.running, timeout=5000)
+    qtbot.waitUntil(lambda: any(c.isdigit() for c in label.text()), timeout=5000)
+    qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.waitUntil(lambda: "paused" in label.text(), timeout=5000)
