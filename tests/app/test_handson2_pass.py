@@ -97,3 +97,48 @@ def test_status_bar_shows_no_frame_rate_while_paused(studio, qtbot):
     qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
     qtbot.waitUntil(lambda: "paused" in label.text(), timeout=5000)
+
+
+def click_tree_body(qtbot, window, name: str) -> None:
+    """Click body ``name``'s row in the model tree."""
+    tree = window.model_editor.tree
+    index = tree.model.index_of(f"body:{name}")
+    tree.view.scrollTo(index)
+    rect = tree.view.visualRect(index)
+    qtbot.mouseClick(tree.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: tree.selected_bodies() == [name], timeout=5000)
+
+
+def test_plots_say_why_a_welded_body_lists_nothing(qtbot, qsettings):
+    from app.document.examples import example_path
+
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        window.model_editor.open_path(example_path("molecule"), as_example=True, modal=False)
+        panel = window.simulation
+        qtbot.waitUntil(
+            lambda: panel.snapshot is not None and panel.snapshot.model is not None,
+            timeout=10000,
+        )
+        plots = panel.plots
+        qtbot.waitUntil(lambda: plots.buffer is not None, timeout=5000)
+        click_tree_body(qtbot, window, "C2")  # a free body: its q, u, udot are listed
+        qtbot.waitUntil(lambda: len(plots.listed()) > 0, timeout=5000)
+        assert not plots.empty_hint.isVisible()
+        click_tree_body(qtbot, window, "H1_C1")  # welded to C1: nothing of its own
+        qtbot.waitUntil(lambda: plots.filter.text() == " H1_C1.", timeout=5000)
+        assert plots.listed() == []
+        assert plots.empty_hint.isVisible()
+        assert "H1_C1" in plots.empty_hint.text() and "welded" in plots.empty_hint.text()
+        plots.filter.setFocus()
+        qtbot.keyClick(plots.filter, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(plots.filter, "zzz")  # typed over the selection
+        assert "zzz" in plots.empty_hint.text()
+        qtbot.keyClick(plots.filter, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(plots.filter, Qt.Key.Key_Backspace)
+        assert not plots.empty_hint.isVisible()
+    finally:
+        window.close()
