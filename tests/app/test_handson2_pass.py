@@ -142,3 +142,33 @@ def test_plots_say_why_a_welded_body_lists_nothing(qtbot, qsettings):
         assert not plots.empty_hint.isVisible()
     finally:
         window.close()
+
+
+def test_the_selected_body_is_highlighted_and_restored(studio, qtbot, read_render_window):
+    from PySide6.QtTest import QTest
+
+    from tests.app.test_handson_pass import any_body_pixel
+
+    window = studio(chain(2))
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot.x_gb is not None, timeout=5000)
+    qtbot.wait(200)
+    widget = window.viewport.interactor_widget
+    p1 = any_body_pixel(window, 1)
+    p2 = any_body_pixel(window, 2)
+
+    def colour(point):
+        window.viewport.scene.render()
+        img = read_render_window(window.viewport.render_window)
+        return img[point.y(), point.x()].astype(int)  # row 0 at the top
+
+    before = colour(p1)
+    assert before[0] > 150 and before[1] < 90, before  # the red ball
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, p1)
+    qtbot.waitUntil(lambda: panel.selected_body == "link1", timeout=5000)
+    qtbot.waitUntil(lambda: colour(p1)[1] > before[1] + 50, timeout=5000)  # tinted yellow
+    assert colour(p2)[1] < 90  # the other ball is not
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, p2)
+    qtbot.waitUntil(lambda: panel.selected_body == "link2", timeout=5000)
+    qtbot.waitUntil(lambda: colour(p2)[1] > 120, timeout=5000)
+    qtbot.waitUntil(lambda: abs(colour(p1) - before).max() < 20, timeout=5000)  # restored
