@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.main_window import MainWindow
 from engine import Stage
@@ -172,3 +172,38 @@ def test_the_selected_body_is_highlighted_and_restored(studio, qtbot, read_rende
     qtbot.waitUntil(lambda: panel.selected_body == "link2", timeout=5000)
     qtbot.waitUntil(lambda: colour(p2)[1] > 120, timeout=5000)
     qtbot.waitUntil(lambda: abs(colour(p1) - before).max() < 20, timeout=5000)  # restored
+
+
+def test_default_toolbars_fit_1280_px(qtbot, qsettings):
+    from PySide6.QtWidgets import QToolBar
+
+    from app.main_window import DEFAULT_SIZE
+
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.resize(*DEFAULT_SIZE)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(100)
+    assert window.width() == 1280
+    try:
+        for toolbar in window.findChildren(QToolBar):
+            if not toolbar.isVisible():
+                continue
+            chevron = toolbar.findChild(QWidget, "qt_toolbar_ext_button")
+            assert chevron is None or not chevron.isVisible(), toolbar.windowTitle()
+            for action in toolbar.actions():
+                if action.isSeparator() or not action.isVisible():
+                    continue
+                widget = toolbar.widgetForAction(action)
+                assert widget is not None and widget.isVisible(), (
+                    f"{toolbar.windowTitle()}: {action.text()!r} hides behind the chevron"
+                )
+        # Follow, on the View toolbar, takes a click where it is drawn.
+        follow = window.findChild(QToolBar, "viewToolbar")
+        action = next(a for a in follow.actions() if "Follow" in a.text().replace("&", ""))
+        button = follow.widgetForAction(action)
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton, pos=button.rect().center())
+        assert "Select a body to follow" in window.statusBar().currentMessage()
+    finally:
+        window.close()
