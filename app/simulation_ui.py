@@ -623,7 +623,10 @@ class SimulationPanel(QObject):
             self._fps_mark = (now, n)
             # paused, the view draws only on a change: a frame rate would mean nothing
             running = self.snapshot is not None and self.snapshot.running
-            text = f"fps {self._fps:.0f}" if running else "fps – (paused)"
+            if running:
+                text = f"fps {self._fps:.0f}"
+            else:
+                text = "fps – (paused)" if self.snapshot is not None else "fps –"
             if self.fps_label.text() != text:
                 self.fps_label.setText(text)
 
