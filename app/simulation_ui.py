@@ -24,6 +24,7 @@ import math
 import sys
 import time
 
+import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -61,6 +62,10 @@ WAITING_TEXT = (
     "Running: waiting for the next steps (a model's first run loads its compiled code, "
     "which takes a few seconds)"
 )
+#: The selected body's highlight: a shell this much larger, this colour and opacity.
+HIGHLIGHT_SCALE = 1.12
+HIGHLIGHT_COLOR = (1.0, 0.85, 0.0)
+HIGHLIGHT_OPACITY = 0.45
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
 
@@ -520,7 +525,37 @@ class SimulationPanel(QObject):
             triad.setColor([1.0, 0.85, 0.0])
             triad.setLineThickness(3)
             geometry.append(triad)
+            geometry.extend(self._highlight(snap.geometry, names.index(self.selected_body)))
         return geometry
+
+    def _highlight(self, drawn: tuple, body: int) -> list:
+        """A translucent yellow shell, a little larger, over each solid decoration of ``body``
+        (the selected body shows tinted and outlined, as in MuJoCo's simulate); it goes with
+        the selection. Made once per model and selection."""
+        key = (id(drawn), body)
+        cached = getattr(self, "_highlight_cache", None)
+        if cached is not None and cached[0] == key and cached[1] is drawn:
+            return cached[2]
+        from engine.common.decorations.annotations import (
+            DecorativeFrame,
+            DecorativeLine,
+            DecorativePoint,
+            DecorativeText,
+        )
+
+        skip = (DecorativeFrame, DecorativeLine, DecorativePoint, DecorativeText)
+        shells = []
+        for g in drawn:
+            if g.getBodyId() != body or isinstance(g, skip):
+                continue
+            shell = g.clone()
+            factors = np.where(g.getScaleFactors() > 0.0, g.getScaleFactors(), 1.0)
+            shell.setScaleFactors(HIGHLIGHT_SCALE * factors)
+            shell.setColor(HIGHLIGHT_COLOR)
+            shell.setOpacity(HIGHLIGHT_OPACITY)
+            shells.append(shell)
+        self._highlight_cache = (key, drawn, shells)
+        return shells
 
     def connect_tree(self, tree) -> None:
         """Two-way selection between the model tree and the 3-D view."""
@@ -586,7 +621,14 @@ class SimulationPanel(QObject):
             n = self.window.viewport.frames_rendered
             self._fps = (n - n0) / (now - t0)
             self._fps_mark = (now, n)
-            self.fps_label.setText(f"fps {self._fps:.0f}")
+            # paused, the view draws only on a change: a frame rate would mean nothing
+            running = self.snapshot is not None and self.snapshot.running
+            if running:
+                text = f"fps {self._fps:.0f}"
+            else:
+                text = "fps – (paused)" if self.snapshot is not None else "fps –"
+            if self.fps_label.text() != text:
+                self.fps_label.setText(text)
 
     @property
     def fps(self) -> float:

@@ -177,6 +177,10 @@ class ViewControls(QObject):
         button.setMenu(getattr(self, "camera_menu", None) or QMenu(button))
         toolbar.addWidget(button)
         toolbar.addAction(self.actions["follow"])
+        toolbar.addAction(self.actions["full_screen"])
+        # a row of its own: beside the simulation toolbar it would not fit 1280 px and would
+        # hide behind the >> chevron
+        self.window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         self.window.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
         self.toolbar = toolbar
         view_menu = self._menu("View")

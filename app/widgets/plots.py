@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGraphicsItem,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListView,
     QPushButton,
@@ -194,6 +195,12 @@ class PlotsWidget(QWidget):
         self.quantities.setObjectName("plotQuantities")
         self.quantities.setUniformItemSizes(True)  # the view lays out only the rows in sight
         self.quantities.setModel(self.quantity_model)
+        #: Says why the list is empty (a welded body has no q, u or udot of its own).
+        self.empty_hint = QLabel("")
+        self.empty_hint.setObjectName("plotsEmptyHint")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setVisible(False)
+        self._body: str | None = None  # the body whose quantities the filter lists
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setObjectName("exportCsvButton")
         self.export_button.setToolTip("Write time and the checked quantities to a CSV file")
@@ -206,6 +213,7 @@ class PlotsWidget(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.filter)
+        left_layout.addWidget(self.empty_hint)
         left_layout.addWidget(self.quantities, 1)
         row = QHBoxLayout()
         row.addWidget(self.export_button)
@@ -299,7 +307,11 @@ class PlotsWidget(QWidget):
 
     def show_body(self, name: str) -> None:
         """List the quantities of body ``name`` (its q, u, udot) for choosing."""
-        self.filter.setText(f" {name}." if name and name != "Ground" else "")
+        self._body = name if name and name != "Ground" else None
+        text = f" {name}." if self._body else ""
+        if self.filter.text() == text:
+            self._update_empty_hint()
+        self.filter.setText(text)
 
     def show_measure(self, name: str) -> None:
         """Plot Measure ``name`` (now, or as soon as the simulated model has it) and list
@@ -314,6 +326,23 @@ class PlotsWidget(QWidget):
     def _apply_filter(self, text: str) -> None:
         """List only the quantities whose names contain ``text`` (any case)."""
         self.quantity_model.set_filter(text)
+        self._update_empty_hint()
+
+    def _update_empty_hint(self) -> None:
+        """Above an empty list, say why it is empty."""
+        text = self.filter.text()
+        hint = ""
+        if self.buffer is not None and text and not self.quantity_model.rowCount():
+            if self._body is not None and text == f" {self._body}.":
+                hint = (
+                    f"{self._body} has no mobilities (no q, u or udot): it is welded to its "
+                    "parent and moves with it. Select its parent, or clear the filter."
+                )
+            else:
+                hint = f"No quantity contains \u201c{text.strip()}\u201d."
+        if hint != self.empty_hint.text():
+            self.empty_hint.setText(hint)
+        self.empty_hint.setVisible(bool(hint))
 
     def _selection_changed(self, *_args) -> None:
         self._rebuild()

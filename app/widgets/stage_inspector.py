@@ -103,6 +103,10 @@ class StageTable(QTableWidget):
         return super().viewportEvent(event)
 
 
+NEXT_TIP = "Realize the State one stage further (paused only)"
+TO_TIP = "Realize stage by stage up to the chosen stage (paused only)"
+
+
 class StageInspector(QWidget):
     """See the module docstring. Feed it snapshots with ``update_snapshot``."""
 
@@ -149,7 +153,7 @@ class StageInspector(QWidget):
 
         self.next_button = QPushButton("Realize next stage")
         self.next_button.setObjectName("realizeNextButton")
-        self.next_button.setToolTip("Realize the State one stage further (paused only)")
+        self.next_button.setToolTip(NEXT_TIP)
         self.next_button.clicked.connect(self.realize_next_requested)
         self.target = QComboBox()
         self.target.setObjectName("realizeTarget")
@@ -158,10 +162,11 @@ class StageInspector(QWidget):
         self.target.setCurrentText("Acceleration")
         self.to_button = QPushButton("Realize to")
         self.to_button.setObjectName("realizeToButton")
-        self.to_button.setToolTip("Realize stage by stage up to the chosen stage (paused only)")
+        self.to_button.setToolTip(TO_TIP)
         self.to_button.clicked.connect(
             lambda: self.realize_to_requested.emit(self.target.currentData())
         )
+        self.target.currentIndexChanged.connect(lambda _i: self._update_buttons())
         self.timings = QLabel("")
         self.timings.setObjectName("stageTimings")
         self.timings.setWordWrap(True)
@@ -183,6 +188,8 @@ class StageInspector(QWidget):
         self._last = None
         self._labels: list[str] = []
         self._cells: dict = {}  # (row, col) -> (text, colour, tooltip) shown
+        self._paused = True
+        self._stage: Stage | None = None  # the System stage shown; None before a model
         self.set_paused(True)
 
     def _cell_tip(self, row: int, column: int) -> str | None:
@@ -202,8 +209,39 @@ class StageInspector(QWidget):
         return tip
 
     def set_paused(self, paused: bool) -> None:
-        for w in (self.next_button, self.to_button, self.target):
-            w.setEnabled(paused)
+        self._paused = paused
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        """Enable each realize button only where it can act (paused, with a model, below its
+        stage), its tooltip saying why when it cannot."""
+        stage = self._stage
+        target = self.target.currentData()
+        self.target.setEnabled(self._paused and stage is not None)
+        if stage is None:
+            why = "No model is loaded"
+            next_why = to_why = why
+        elif not self._paused:
+            next_why = to_why = "Pause the simulation first (the integrator realizes every step)"
+        else:
+            next_why = (
+                f"The State is already at {stage.getName()}, the last stage"
+                if stage >= Stage.Report
+                else None
+            )
+            to_why = (
+                f"The State is already at {stage.getName()}, at or above {target.getName()}"
+                if target is not None and stage >= target
+                else None
+            )
+        for button, why, tip in (
+            (self.next_button, next_why, NEXT_TIP),
+            (self.to_button, to_why, TO_TIP),
+        ):
+            button.setEnabled(why is None)
+            text = tip if why is None else f"{why}.\n{tip}"
+            if button.toolTip() != text:
+                button.setToolTip(text)
 
     def row_stage(self, row: int) -> Stage:
         """The stage shown in ``row`` (0 = System)."""
@@ -215,6 +253,7 @@ class StageInspector(QWidget):
         if self._last == key:
             return
         self._last = key
+        self._stage = info.system_stage
         self.set_paused(not snap.running)
         rows = [("System", info.system_stage, info.system_versions, None)]
         rows += [(s.name, s.stage, s.versions, s.index) for s in info.subsystems]
