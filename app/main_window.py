@@ -58,8 +58,9 @@ SETTINGS_GEOMETRY = "main_window/geometry"
 SETTINGS_STATE = "main_window/state"
 DEFAULT_SIZE = (1280, 800)
 #: Heights (px) of the Model, Properties and Joints docks in the default layout; their sum is
-#: what the default window leaves beside the Plots dock (more would squeeze the Plots dock).
-LEFT_COLUMN_SHARES = (160, 240, 110)
+#: what the default window leaves beside the Plots dock below its two toolbar rows (more
+#: would squeeze the Plots dock, and the Joints dock to no visible row).
+LEFT_COLUMN_SHARES = (130, 235, 111)
 
 
 def app_icon() -> QIcon:
