@@ -475,19 +475,13 @@ def _rows_in_ancestor(t, cf, R, p, C):
 
 
 @njit(cache=True, nogil=True)
-def body_rows(ci, cf, m, R_GB, p_GB, Gb):
+def body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C):
     """Gb (m, nb, 6): pverr = sum_b Gb[e, b] . V_GB[b] (the rows of G before J): each
     constraint's coefficients in its ancestor A (``_rows_in_ancestor``) carried to the
     Ground-frame velocities of its bodies and of A (w_k = R_GA^T (w_Bk - w_A),
-    v_k = R_GA^T (v_Bk - v_A - w_A x r_k), r_k from A's origin to Bk's). The status."""
-    buf, C = _kinematics_views(np.zeros(KIN_SIZE))
-    return body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
-
-
-@njit(cache=True, nogil=True)
-def body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C):
-    """``body_rows`` with the kinematics buffers ``buf`` (``_buffers``) and the rows
-    ``C`` (6, 2, 2, 3) given."""
+    v_k = R_GA^T (v_Bk - v_A - w_A x r_k), r_k from A's origin to Bk's), with the
+    kinematics buffers ``buf`` (``_buffers``) and the rows ``C`` (6, 2, 2, 3) given. The
+    status."""
     R, p, w, v, bb, aa = buf
     position = np.int64(_POSITION)  # a run-time level: one compiled body for every level
     Gb[:, :, :] = 0.0
