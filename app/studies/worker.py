@@ -44,12 +44,19 @@ def run_task(key: str, spec: RunSpec, settings: RunSettings) -> dict:
 
 
 def dask_setup(worker) -> None:
-    """Dask preload hook (``LocalCluster(preload=["app.studies.worker"])``): a local worker
-    process ignores SIGINT, so a Ctrl-C in the terminal, which signals the whole process group,
-    reaches only the study's process; that process stops the study and shuts the workers
-    down."""
+    """Dask preload hook (``LocalCluster(preload=["app.studies.worker"])``) for the worker
+    processes of a cluster the study owns.
+
+    The process ignores SIGINT, so a Ctrl-C in the terminal, which signals the whole process
+    group, reaches only the study's process; that process stops the study and shuts the workers
+    down. Its ``distributed`` loggers print only critical records: everything a run has to say
+    travels back with the run's result, and what a worker logs while the study shuts the
+    cluster down (a heartbeat that finds the scheduler gone, with its traceback) would only
+    land in the user's terminal under the study's own message."""
+    import logging
     import signal
     import threading
 
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)

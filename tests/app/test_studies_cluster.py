@@ -68,6 +68,29 @@ def _env() -> dict:
     return env
 
 
+def test_a_study_worker_process_prints_no_shutdown_noise():
+    """A worker process of a study-owned cluster (after the preload hook ``dask_setup``) prints
+    nothing for the errors Dask logs while the study shuts the cluster down, such as a heartbeat
+    that finds the scheduler gone; a critical record still reaches stderr."""
+    script = (
+        "import logging, distributed\n"
+        "from app.studies.worker import dask_setup\n"
+        "dask_setup(None)\n"
+        "log = logging.getLogger('distributed.worker')\n"
+        "try:\n"
+        "    raise OSError('Stream is closed')\n"
+        "except OSError:\n"
+        "    log.exception('Failed to communicate with scheduler during heartbeat.')\n"
+        "log.critical('critical record')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "heartbeat" not in done.stderr and "Traceback" not in done.stderr
+    assert "critical record" in done.stderr
+
+
 def test_local_cluster_of_two_processes_ctrl_c_and_resume(tmp_path, long_reference):
     """`mbstudio sweep --workers 2` in its own session gets SIGINT on its whole process group
     (what Ctrl-C in a terminal does) after a few runs: it exits 130 without tracebacks and
