@@ -59,8 +59,9 @@ SETTINGS_STATE = "main_window/state"
 DEFAULT_SIZE = (1280, 800)
 #: Heights (px) of the Model, Properties and Joints docks in the default layout; their sum is
 #: what the default window leaves beside the Plots dock below its two toolbar rows (more
-#: would squeeze the Plots dock, and the Joints dock to no visible row).
-LEFT_COLUMN_SHARES = (130, 235, 111)
+#: would squeeze the Plots dock, and the Joints dock to no visible row). The model tree shows
+#: about eight bodies (an example's whole tree, or its top), the Properties form scrolls.
+LEFT_COLUMN_SHARES = (200, 165, 111)
 
 
 def app_icon() -> QIcon:
@@ -184,7 +185,7 @@ class MainWindow(QMainWindow):
         texts = {
             "Model": "No model loaded."
             if self.model_path is None
-            else f"Model file: {self.model_path.name}\n(opening models is not implemented yet)",
+            else f"Opening {self.model_path.name}…",
             "Stage inspector": "System stages appear here.",
             "Cache inspector": "Cache entries appear here.",
             "Plots": "Plots of simulated quantities appear here.",
@@ -201,8 +202,8 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["Plots"]], [180], Qt.Orientation.Vertical)
 
     def _share_left_column(self) -> None:
-        """Give the Properties form most of the left column's height: a body's form is long,
-        an example's model tree and joint sliders are short."""
+        """Share the left column's height between the model tree, the Properties form and
+        the joint sliders (``LEFT_COLUMN_SHARES``)."""
         left = [self.docks.get(k) for k in ("Model", "Properties", "Joints")]
         if all(dock is not None for dock in left):
             self.resizeDocks(left, list(LEFT_COLUMN_SHARES), Qt.Orientation.Vertical)
