@@ -57,11 +57,11 @@ SIMULATION_ACTIONS = {
 SETTINGS_GEOMETRY = "main_window/geometry"
 SETTINGS_STATE = "main_window/state"
 DEFAULT_SIZE = (1280, 800)
-#: Heights (px) of the Model, Properties and Joints docks in the default layout; their sum is
-#: what the default window leaves beside the Plots dock below its two toolbar rows (more
-#: would squeeze the Plots dock, and the Joints dock to no visible row). The model tree shows
-#: about eight bodies (an example's whole tree, or its top), the Properties form scrolls.
-LEFT_COLUMN_SHARES = (200, 165, 111)
+#: Heights (px) of the Model, Properties and Joints docks in the default layout, which share
+#: the left column from below the toolbars to the status bar: the model tree shows about ten
+#: rows, a body's Properties form its name, parent, mobilizer and frame, the Joints dock a few
+#: sliders (each scrolls for more).
+LEFT_COLUMN_SHARES = (200, 250, 200)
 
 
 def app_icon() -> QIcon:
@@ -196,6 +196,9 @@ class MainWindow(QMainWindow):
             dock.setWidget(_placeholder(texts[title]))
             self.addDockWidget(area, dock)
             self.docks[title] = dock
+        # The left column (model tree, Properties, joint sliders) runs to the bottom of the
+        # window, beside the Plots dock.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.docks["Stage inspector"], self.docks["Cache inspector"])
         self.docks["Stage inspector"].raise_()
         self.resizeDocks([self.docks["Model"]], [260], Qt.Orientation.Horizontal)
