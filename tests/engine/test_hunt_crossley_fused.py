@@ -257,17 +257,33 @@ def test_compiled_merson_steps_follow_the_python_loop_on_a_ball_drop():
     assert fast_state.getQ()[4] > 0.09  # it bounced and is above the floor
 
 
-def test_a_set_with_a_mesh_stays_stage_by_stage():
+def test_a_set_with_a_mesh_realizes_in_one_call():
+    """A TriangleMesh in the set is one more finite shape of the sweep (its contacts are
+    ElasticFoundationForce's): the point contacts, their order and forces are the
+    stage-by-stage ones, where the set's contacts are found in Python."""
     system, matter, forces, gcs, cs = _system()
     gcs.addBody(cs, matter.Ground(), ContactGeometry.HalfSpace(), FLOOR)
-    ball = _ball(matter, 0.1)
+    ball, other = _ball(matter, 0.1), _ball(matter, 0.05)
     v = [(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)]
     mesh = ContactGeometry.TriangleMesh(v, [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
-    gcs.addBody(cs, ball, mesh, Transform())
-    HuntCrossleyForce(forces, gcs, cs)
+    gcs.addBody(cs, ball, mesh, Transform((-0.05, -0.12, 0)))
+    gcs.addBody(cs, ball, ContactGeometry.Sphere(0.1), Transform())
+    gcs.addBody(cs, other, ContactGeometry.Sphere(0.05), Transform())
+    element = HuntCrossleyForce(forces, gcs, cs)
+    for s in range(4):
+        element.setBodyParameters(s, 1e6, 0.5, 0.5, 0.3, 0.0)
     state = system.realizeTopology()
+    ball.setQToFitTranslation(state, [0, 0.099, 0])
+    ball.setUToFitLinearVelocity(state, [0.3, -0.1, 0])
+    other.setQToFitTranslation(state, [0.14, 0.049, 0])
+    other.setUToFitAngularVelocity(state, [0, 0, 2.0])
+    slow = state.copy()
     system.realize(state, Stage.Acceleration)
-    assert "compiled force term" in system.whyNotFused(state)
+    assert system.whyNotFused(state) == ""
+    _assert_same(system, state, _stage_by_stage(system, slow))
+    pairs = [(int(c.getSurface1()), int(c.getSurface2())) for c in gcs.getContacts(state, cs)]
+    assert {(0, 2), (0, 3), (2, 3)} <= set(pairs)  # the floor under both balls, ball on ball
+    assert (0, 1) in pairs  # the mesh dips into the floor (not HuntCrossleyForce's)
 
 
 _NOJIT_SCRIPT = """
