@@ -184,6 +184,15 @@ class ElasticFoundationForce(ContactSetForce):
                     return i, j
         return None
 
+    def _why_no_compiled_term(self, state: State) -> str:
+        pair = self._mesh_pair_with_springs()
+        if pair is None:
+            return ""
+        return (
+            f"the triangle meshes {pair[0]} and {pair[1]} of its contact set may touch (its "
+            "mesh-mesh springs are Python)"
+        )
+
     def _compiled_term(self, state: State, excluded: list[int]):
         """This element as an ELASTIC_FOUNDATION term followed by its mesh, partner and face
         rows (``engine.forces.compiled_terms``, laid out as

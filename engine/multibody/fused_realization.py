@@ -407,9 +407,10 @@ class FusedRealization:
             if impl is not getattr(GeneralForceSubsystem, name):
                 return label
             if sub._compiled_terms(state, []) is None:
+                element = sub._uncompiled_element(state) or "e.g. a Force.Custom"
                 return (
                     f"force subsystem '{sub.getName()}' has an enabled element without a "
-                    "compiled force term (e.g. a Force.Custom)"
+                    f"compiled force term ({element})"
                 )
             return ""
         return label
