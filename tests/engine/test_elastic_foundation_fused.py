@@ -207,32 +207,41 @@ def test_sphere_on_a_mesh_slab_in_one_call_with_the_stage_by_stage_forces(case):
     assert element.calcPotentialEnergy(fast) > 0.0
 
 
-def test_frictionless_springs_force_is_minus_the_gradient_of_their_energy():
-    """With no dissipation and no friction, the compiled springs' force and moment on the
-    cube (about its origin, in G) are minus the derivatives of the element's energy along
-    translations and rotations about the origin (central differences)."""
-    system, cube, element = _cube_on_floor(friction=False, gravity=False)
-    state = system.realizeTopology()
-    R = Rotation(0.3, 0) * Rotation(0.2, 2)
-    p = np.array((0.01, 0.095, -0.02))
+@pytest.mark.parametrize("case", ["cube on a floor", "slab under a ball"])
+def test_frictionless_springs_force_is_minus_the_gradient_of_their_energy(case):
+    """At rest (no dissipation or friction force) the compiled springs' force and moment on
+    the mesh's body (about its origin, in G) are minus the derivatives of the element's
+    energy along translations and rotations about that origin (central differences): the
+    mesh cube in the floor, and the slab pressed against a Sphere (and the floor)."""
+    if case == "cube on a floor":
+        system, mesh_body, element = _cube_on_floor(friction=False, gravity=False)
+        state = system.realizeTopology()
+        R, p, weight = Rotation(0.3, 0) * Rotation(0.2, 2), np.array((0.01, 0.095, -0.02)), 0.0
+    else:
+        system, mesh_body, ball, element = _sphere_on_slab()
+        state = system.realizeTopology()
+        _place(state, ball, (0.013, 0.128, -0.021), Rotation())
+        R, p, weight = Rotation(0.04, 0) * Rotation(-0.03, 2), np.array((0.0, 0.003, 0.0)), 49.05
 
     def energy(point, rotation):
-        _place(state, cube, point, rotation)
+        _place(state, mesh_body, point, rotation)
         system.realize(state, Stage.Dynamics)
         return element.calcPotentialEnergy(state)
 
-    _place(state, cube, p, R)
+    _place(state, mesh_body, p, R)
     system.realize(state, Stage.Dynamics)
     assert system.whyNotFused(state) == ""
-    torque, force = system.getRigidBodyForces(state)[cube.getMobilizedBodyIndex()]
+    torque, force = system.getRigidBodyForces(state)[mesh_body.getMobilizedBodyIndex()]
+    force = force + (0.0, weight, 0.0)  # the springs' part (gravity acts at the origin)
     h = 1e-7
     grad_p = [(energy(p + h * e, R) - energy(p - h * e, R)) / (2 * h) for e in np.eye(3)]
     grad_w = [
         (energy(p, Rotation(h, k) * R) - energy(p, Rotation(-h, k) * R)) / (2 * h) for k in range(3)
     ]
-    assert force[1] > 0
-    np.testing.assert_allclose(force, -np.array(grad_p), rtol=0, atol=1e-6 * abs(force[1]))
-    np.testing.assert_allclose(torque, -np.array(grad_w), rtol=0, atol=1e-6 * abs(force[1]))
+    scale = float(np.max(np.abs(force)))
+    assert scale > 10.0
+    np.testing.assert_allclose(force, -np.array(grad_p), rtol=0, atol=1e-6 * scale)
+    np.testing.assert_allclose(torque, -np.array(grad_w), rtol=0, atol=1e-6 * scale)
 
 
 def test_compiled_merson_steps_follow_the_python_loop_on_a_cube_drop():
