@@ -33,7 +33,9 @@ from engine import (
     SimbodyMatterSubsystem,
     Stage,
     Transform,
+    TriangleMeshContact,
 )
+from engine.contact.generators import DoNothing
 from tests.engine.test_compiled_merson_attempt import simulate_merson
 
 FLOOR = Transform(Rotation(-math.pi / 2, 2))  # half space y < 0, outward normal +y
@@ -203,3 +205,16 @@ def test_general_contact_force_elements_beside_a_tracker():
     fast, _ = _fused_and_slow(system, state)
     hunt, foundation = (system.getRigidBodyForces(fast)[b][1][1] for b in (6, 7))
     assert hunt > 0 and foundation > 0  # both set forces push their bodies up
+
+
+def test_a_replaced_generator_in_the_second_subsystem_keeps_the_model_stage_by_stage():
+    """Every compliant subsystem must use the built-in generators: a quiet mesh generator
+    in the second one sends the model stage by stage, and whyNotFused says why."""
+    system, _, compliant, _ = _scene("two on one")
+    quiet = type("Quiet", (DoNothing,), {"CONTACT_TYPE": TriangleMeshContact})
+    compliant[1].adoptForceGenerator(quiet())
+    state = system.realizeTopology()
+    system.realize(state, Stage.Acceleration)
+    assert "TriangleMeshContacts have a generator other than ElasticFoundation" in (
+        system.whyNotFused(state)
+    )
