@@ -147,6 +147,14 @@ CUBE_CASES = {
 }
 
 
+def _cube_case(case: str = "tilted, sliding and spinning"):
+    """(system, state) of the mesh cube on the floor at pose ``case`` of CUBE_CASES."""
+    system, cube, _ = _cube_on_floor()
+    state = system.realizeTopology()
+    _place(state, cube, *CUBE_CASES[case])
+    return system, state
+
+
 @pytest.mark.parametrize("case", list(CUBE_CASES))
 def test_mesh_cube_on_a_half_space_in_one_call_with_the_stage_by_stage_forces(case):
     system, cube, element = _cube_on_floor()

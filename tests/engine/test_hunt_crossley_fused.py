@@ -296,14 +296,24 @@ slow = state.copy()
 system.realize(state, Stage.Acceleration)
 fused = system.whyNotFused(state) == ""
 _stage_by_stage(system, slow)
+from tests.engine.test_elastic_foundation_fused import _cube_case
+cube_system, cube_state = _cube_case()
+cube_slow = cube_state.copy()
+cube_system.realize(cube_state, Stage.Acceleration)
+cube_fused = cube_system.whyNotFused(cube_state) == ""
+_stage_by_stage(cube_system, cube_slow)
 json.dump({"fused": fused, "udot": np.asarray(state.getUDot()).tolist(),
            "slow": np.asarray(slow.getUDot()).tolist(),
-           "contacts": len(gcs.getContacts(state, cs))}, sys.stdout)
+           "contacts": len(gcs.getContacts(state, cs)),
+           "cube_fused": cube_fused, "cube_udot": np.asarray(cube_state.getUDot()).tolist(),
+           "cube_slow": np.asarray(cube_slow.getUDot()).tolist()}, sys.stdout)
 """
 
 
 @pytest.mark.slow
 def test_the_kernels_run_as_python_with_the_jit_off():
+    """HUNT_CROSSLEY's and ELASTIC_FOUNDATION's kernels with NUMBA_DISABLE_JIT=1 give the
+    compiled kernels' accelerations."""
     system, gcs, cs, _, state = _pile(5, nballs=4)
     system.realize(state, Stage.Acceleration)
     proc = subprocess.run(
@@ -320,6 +330,15 @@ def test_the_kernels_run_as_python_with_the_jit_off():
     assert result["fused"] and result["contacts"] == len(gcs.getContacts(state, cs)) >= 1
     np.testing.assert_allclose(result["udot"], state.getUDot(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(result["slow"], state.getUDot(), rtol=1e-12, atol=1e-11)
+    # ElasticFoundationForce's kernel (a mesh cube on a floor) as Python too
+    from tests.engine.test_elastic_foundation_fused import _cube_case
+
+    cube_system, cube_state = _cube_case()
+    cube_system.realize(cube_state, Stage.Acceleration)
+    udot = cube_state.getUDot()
+    assert result["cube_fused"]
+    np.testing.assert_allclose(result["cube_udot"], udot, rtol=0, atol=1e-12 * np.abs(udot).max())
+    np.testing.assert_allclose(result["cube_slow"], udot, rtol=0, atol=1e-12 * np.abs(udot).max())
 
 
 def test_reference_model_fused_gives_simbodys_udot():
