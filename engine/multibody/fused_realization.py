@@ -12,10 +12,10 @@ For a MultibodySystem whose stage hooks between Position and Acceleration are on
 * GeneralForceSubsystems whose enabled elements all have compiled force terms
   (``engine.forces.compiled_terms``: gravity, mobility springs, dampers and forces,
   constant torques and forces, the global damper);
-* one ContactTrackerSubsystem and one CompliantContactSubsystem whose contacts the
-  kernel's contact stage can find and apply (``engine.contact.fused_contact``: half
-  space-sphere and sphere-sphere, HertzCircular; the dissipated energy's zdot is written
-  after the call);
+* ContactTrackerSubsystems and CompliantContactSubsystems on them whose contacts the
+  kernel's contact stage can find and apply (``engine.contact.fused_contact``: the pairs
+  and built-in generators it has; the dissipated energies' zdot are written after the
+  call);
 * a DefaultSystemSubsystem whose Measures have no work at those stages (they compute
   their values when asked; Integrate, Differentiate and the extremes do have);
 
@@ -149,9 +149,9 @@ class FusedRealization:
         contact = plan.contact
         if contact is not None:
             if first <= POSITION:
-                state.markCacheValueNotRealized(contact[0], contact[1])  # made on request
-            if contact[2] >= 0 and last >= ACCELERATION:  # the dissipated energy's zdot
-                state.updZDot(contact[2])[0] = contact[3][0]
+                contact.positions_realized(state)  # the snapshots are made on request
+            if last >= ACCELERATION:
+                contact.accelerations_realized(state)  # the dissipated energies' zdot
         return True
 
     def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
@@ -165,7 +165,7 @@ class FusedRealization:
             plan.ctx.vc.kinetic_energy = ke
         state._enter_lockstep(ALL_STAGES[last])
         if plan.contact is not None and first <= POSITION:
-            state.markCacheValueNotRealized(plan.contact[0], plan.contact[1])  # on request
+            plan.contact.positions_realized(state)  # the snapshots are made on request
 
     def countStages(self, first: int, last: int, n: int) -> None:
         """Count ``n`` realizations of each stage ``first..last`` (ints) that kernels did
@@ -407,9 +407,10 @@ class FusedRealization:
             if impl is not getattr(GeneralForceSubsystem, name):
                 return label
             if sub._compiled_terms(state, []) is None:
+                element = sub._uncompiled_element(state) or "e.g. a Force.Custom"
                 return (
                     f"force subsystem '{sub.getName()}' has an enabled element without a "
-                    "compiled force term (e.g. a Force.Custom)"
+                    f"compiled force term ({element})"
                 )
             return ""
         return label
