@@ -65,6 +65,7 @@ from engine.common.state_books import (
     Z_VERSION,
     cause_code,
     cause_text,
+    enter_lockstep,
     lockstep_invalidator,
     python_function,
     value_store,
@@ -85,6 +86,7 @@ _CODES = {what: cause_code(what) for what in ("setQ", "setU", "setZ", "setY")}
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
 _walks_key = python_function(walks_key)
 _value_walks_done = python_function(value_walks_done)
+_enter_lockstep = python_function(enter_lockstep)
 #: store_if_finite's result when it did a setter's whole work
 _ALL_DONE = STORED_AND_INVALIDATED + WALKS_DONE
 _TOPOLOGY, _MODEL, _POSITION = Stage.Topology, Stage.Model, Stage.Position
@@ -437,8 +439,7 @@ class State:
     def _enter_lockstep(self, stage: Stage) -> None:
         """Every subsystem and the System are now at ``stage`` (a runtime stage), which
         one kernel realized for all of them: record it once, for all (see SharedStage)."""
-        bv = self._bv
-        bv[LOCKSTEP] = bv[SYSTEM_STAGE] = stage
+        _enter_lockstep(self._bv, stage)
 
     def _leave_lockstep(self) -> None:
         """Give every subsystem its own stage record again, before one of them changes."""

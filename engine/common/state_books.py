@@ -24,8 +24,10 @@ slot                meaning
 ==================  =====================================================================
 
 Python reads and writes the array through a ``memoryview`` (an item read is a Python
-int, faster than a numpy scalar). ``invalidate_in_lockstep`` is the one implementation of
-an invalidation in lockstep: ``State._invalidate`` calls it, and so does
+int, faster than a numpy scalar). ``enter_lockstep`` is the one implementation of entering
+the lockstep after a kernel realized every subsystem (the fused realization's compiled
+entry calls it, ``State._enter_lockstep`` runs its Python function).
+``invalidate_in_lockstep`` is the one implementation of an invalidation in lockstep: ``State._invalidate`` calls it, and so does
 ``store_if_finite``, which is a setter's whole work (checked copy, invalidation, value
 version, and whether the walks over the entries depending on the values can be skipped)
 in one call. ``value_walks_done`` is the one rule for that skip: compiled inside
@@ -117,6 +119,15 @@ def invalidate_in_lockstep(books, first, cause) -> bool:
         books[LOCKSTEP] = first - 1
         books[SYSTEM_STAGE] = first - 1
     return True
+
+
+@kernel_jit
+def enter_lockstep(books, stage) -> None:
+    """Every subsystem and the System are now at ``stage`` (a runtime stage, an int),
+    which one kernel realized for all of them: the shared stage and the System's stage
+    become ``stage`` (see SharedStage)."""
+    books[LOCKSTEP] = stage
+    books[SYSTEM_STAGE] = stage
 
 
 @kernel_jit
