@@ -39,7 +39,7 @@ from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.numba_internals import JIT_ENABLED, signature_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
-from engine.common.state_books import LOCKSTEP
+from engine.common.state_books import ENTRY_EDITS, LOCKSTEP
 from engine.contact.fused_contact import (
     CONTACT_SUBSYSTEMS,
     contact_home,
@@ -94,6 +94,8 @@ class _Plan:
         "matter",
         "vc",
         "constrained_derivatives",
+        "abi_edits",
+        "abi_current",
     )
 
 
@@ -121,7 +123,8 @@ class FusedRealization:
 
         The common case: the plan's validity (``_current_plan``: three compares), the
         lockstep slot, whether the articulated inertias are current (the matter
-        subsystem's ``_abi_current``), and one compiled call that realizes the stages and
+        subsystem's ``_abi_current``, whose answer the plan keeps while the books'
+        ENTRY_EDITS stays the same), and one compiled call that realizes the stages and
         enters the lockstep in the State's books (``fused_entry.realize_stages_in_books``)."""
         plan = self._current_plan(state)
         call_args = plan.call_args
@@ -134,8 +137,17 @@ class FusedRealization:
                 if info.stage != prev:
                     return False
         # the articulated inertias, unless still current (a change of q makes them stale;
-        # a change of t alone does not)
-        with_inertias = last >= ACCELERATION and not plan.matter._abi_current(plan.ctx)
+        # a change of t alone does not). ``_abi_current``'s answer depends on the entry's
+        # realized version, whose every change counts in the books' ENTRY_EDITS, and on
+        # the matter subsystem's Instance stage version, fixed while the plan is valid:
+        # the plan keeps the answer until ENTRY_EDITS changes.
+        with_inertias = False
+        if last >= ACCELERATION:
+            edits = bv[ENTRY_EDITS]
+            if plan.abi_edits != edits:
+                plan.abi_current = plan.matter._abi_current(plan.ctx)
+                plan.abi_edits = edits
+            with_inertias = not plan.abi_current
         # without constraints, realize_stages_in_books: the kernel, then the lockstep in
         # the books; with them, the kernel alone and the lockstep once they are realized
         ke = plan.fn(first, last, with_inertias, *call_args)
@@ -281,6 +293,7 @@ class FusedRealization:
         plan.constraints = plan.call_args = plan.matter = None
         plan.vc = None
         plan.derivatives = plan.constrained_derivatives = False
+        plan.abi_edits, plan.abi_current = -1, False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
         plan.triggers = any(state._trigger_counts[POSITION : ACCELERATION + 1])
