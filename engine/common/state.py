@@ -144,7 +144,8 @@ def _values_setter(which: int, doc: str):
         if done != _ALL_DONE:
             self._finish_set(values, which, done)
 
-    setter.__name__ = setter.__qualname__ = SETTER_NAMES[which]
+    setter.__name__ = SETTER_NAMES[which]
+    setter.__qualname__ = f"State.{SETTER_NAMES[which]}"
     setter.__doc__ = doc
     return setter
 
