@@ -1,6 +1,7 @@
 """The Panda example's mimic finger (a CoordinateCoupler with a Function.Linear): one
-realization to Acceleration with the coupler compiled (the fused call) and with every
-constraint on its class's Python methods (stage by stage), interleaved.
+realization to Acceleration with the coupler compiled (the fused call), with every
+constraint on its class's Python methods (stage by stage) and with the coupler disabled
+(the unconstrained fused call), interleaved.
 
 Run: ``.venv/bin/python benchmarks/bench_panda_coupler.py [--runs 20] [--calls 200]``
 
@@ -37,9 +38,11 @@ def python_constraints() -> None:
     fused_realization.compiled_constraints = lambda *args: None
 
 
-def _panda():
+def _panda(coupled: bool = True):
     built = build(model_io.load(PANDA))
     system, state = built.system, built.state
+    if not coupled:
+        built.matter.getConstraint(0).disable(state)
     rng = np.random.default_rng(5)
     state.updQ()[:] = np.asarray(state.getQ()) + 0.1 * rng.standard_normal(state.getNQ())
     state.updU()[:] = rng.standard_normal(state.getNU())
@@ -58,20 +61,25 @@ def _microseconds_per_realization(system, state, calls: int) -> float:
 
 def realization(runs: int, calls: int) -> None:
     compiled = _panda()
+    free = _panda(coupled=False)
     print(f"compiled: whyNotFused = {compiled[0]._fused_realization.whyNotFused(compiled[1])!r}")
     saved = matter_constraints.compiled_constraints, fused_realization.compiled_constraints
     python_constraints()
     python = _panda()
     print(f"python:   whyNotFused = {python[0]._fused_realization.whyNotFused(python[1])!r}")
-    times = {"compiled": [], "python": []}
+    times = {"compiled": [], "python": [], "no coupler": []}
     for _ in range(runs):
-        for name, (system, state) in (("compiled", compiled), ("python", python)):
-            on = saved if name == "compiled" else (lambda *args: None,) * 2
+        for name, (system, state) in (
+            ("compiled", compiled),
+            ("python", python),
+            ("no coupler", free),
+        ):
+            on = saved if name != "python" else (lambda *args: None,) * 2
             matter_constraints.compiled_constraints, fused_realization.compiled_constraints = on
             times[name].append(_microseconds_per_realization(system, state, calls))
     for name, t in times.items():
         print(
-            f"{name:9s} realize to Acceleration: median {np.median(t):7.1f} us "
+            f"{name:10s} realize to Acceleration: median {np.median(t):7.1f} us "
             f"(min {min(t):.1f}, max {max(t):.1f}; {runs} runs of {calls})"
         )
     ratio = np.median(times["python"]) / np.median(times["compiled"])
