@@ -135,28 +135,57 @@ def test_projections_agree_and_satisfy_the_coupler(monkeypatch):
     np.testing.assert_allclose(u, u2, rtol=0, atol=1e-12)
 
 
-def _trajectory(system, state, until: float = 0.3):
+def _trajectory(system, state, python_loop: bool = False, until: float = 0.3):
+    """(final State, integrator, internal steps taken by the compiled stepping kernel) of
+    RungeKuttaMerson at 1e-8 from ``state`` projected; ``python_loop``: one step at a time
+    through the State."""
     system.projectQ(state, 1e-12)
     system.projectU(state, 1e-12)
     integrator = RungeKuttaMersonIntegrator(system)
     integrator.setAccuracy(1e-8)
+    compiled_steps = integrator._takeCompiledSteps
+    taken = [0]
+
+    def counted(*args) -> int:
+        n = 0 if python_loop else compiled_steps(*args)
+        taken[0] += n
+        return n
+
+    integrator._takeCompiledSteps = counted
     stepper = TimeStepper(system, integrator)
     stepper.initialize(state)
+    assert integrator.whyNotCompiledSteps() == ""
     stepper.stepTo(until)
-    final = stepper.getState()
-    return np.array(final.getQ()), np.array(final.getU())
+    return stepper.getState(), integrator, taken[0]
 
 
 def test_a_trajectory_of_the_coupled_pins_matches_the_python_path(monkeypatch):
     system, matter, state = model("two_pins")
-    assert system._fused_realization.compiledConstrainedDerivatives(state) is not None
-    q, u = _trajectory(system, state)
+    c, ci, taken = _trajectory(system, state)
+    assert taken == ci.getNumStepsTaken() > 5  # every step in the compiled kernel
+    q, u = np.array(c.getQ()), np.array(c.getU())
     assert q[1] == pytest.approx(2.0 * q[0] + 0.1, abs=1e-7)  # the mimic holds
+    # the Python loop on the same compiled constraints: the same steps
+    system, matter, state = model("two_pins")
+    p, pi, taken = _trajectory(system, state, python_loop=True)
+    assert taken == 0
+    for stat in ("StepsTaken", "StepsAttempted", "Realizations", "QProjections", "UProjections"):
+        assert getattr(ci, f"getNum{stat}")() == getattr(pi, f"getNum{stat}")(), stat
+    np.testing.assert_allclose(q, p.getQ(), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(u, p.getU(), rtol=0, atol=1e-10)
+    # the constraints' Python methods: the same motion within the integration accuracy
     _python_path(monkeypatch)
     system2, _, state2 = model("two_pins")
-    q2, u2 = _trajectory(system2, state2)
-    np.testing.assert_allclose(q, q2, rtol=0, atol=1e-6)
-    np.testing.assert_allclose(u, u2, rtol=0, atol=1e-5)
+    system2.projectQ(state2, 1e-12)
+    system2.projectU(state2, 1e-12)
+    integrator = RungeKuttaMersonIntegrator(system2)
+    integrator.setAccuracy(1e-8)
+    stepper = TimeStepper(system2, integrator)
+    stepper.initialize(state2)
+    assert "compiled form" in integrator.whyNotCompiledSteps()
+    stepper.stepTo(0.3)
+    np.testing.assert_allclose(q, stepper.getState().getQ(), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(u, stepper.getState().getU(), rtol=0, atol=1e-5)
 
 
 def test_couplers_without_a_compiled_form_keep_the_python_path_and_say_why():
