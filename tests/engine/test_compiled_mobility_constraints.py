@@ -212,3 +212,15 @@ def test_couplers_without_a_compiled_form_keep_the_python_path_and_say_why():
         "constraints without a compiled form are enabled (constraint 0, a CoordinateCoupler: "
         "a coordinate's mobilizer (Ball) does not have qdot = u)"
     )
+
+
+def test_a_new_constant_coordinate_value_reaches_the_compiled_errors():
+    system, matter, state = model("mixed")
+    held = matter.getConstraint(1)  # the ConstantCoordinate on the Cylinder's coordinate 1
+    cylinder = held.getMobilizedBody()
+    for value in (0.3, -0.45):
+        held.setValue(state, value)
+        system.realize(state, Stage.Position)
+        assert compiled_constraints(matter, state, matter._instance_info(state)) is not None
+        q = cylinder.getOneQ(state, 1)
+        assert held.getPositionErrorsAsVector(state)[0] == pytest.approx(q - value, abs=1e-15)
