@@ -49,7 +49,10 @@ from engine.contact.fused_contact import (
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.measures.measure import Measure
-from engine.multibody.constraints.compiled import compiled_constraints
+from engine.multibody.constraints.compiled import (
+    compiled_constraints,
+    why_constraints_not_compiled,
+)
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.fused_entry import entry as realize_in_books_entry
 from engine.multibody.kernels.fused_stages import (
@@ -399,7 +402,7 @@ class FusedRealization:
         info = matter._instance_info(state)
         if info.clayout is not None and info.clayout.m:
             if compiled_constraints(matter, state, info) is None:
-                return "constraints without a compiled form are enabled"
+                return why_constraints_not_compiled(matter, info)
         if info.playout is not None and info.playout.any_known_udot:
             return "some accelerations are prescribed"
         return ""

@@ -215,7 +215,10 @@ def test_work_that_is_not_compiled_is_realized_stage_by_stage():
     rod = Constraint.ConstantSpeed(mobods[1], 0.5)
     state = system.realizeTopology()
     system.realize(state, Stage.Instance)
-    assert fused.whyNotFused(state) == "constraints without a compiled form are enabled"
+    assert fused.whyNotFused(state) == (
+        "constraints without a compiled form are enabled (constraint 0, a ConstantSpeed: its "
+        "type has no compiled form)"
+    )
     rod.disable(state)  # a discrete-variable change: the plan is made again
     system.realize(state, Stage.Instance)
     assert fused.whyNotFused(state) == ""

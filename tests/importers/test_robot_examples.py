@@ -59,3 +59,41 @@ def test_robot_example_matches_its_urdf_and_carries_its_meshes_and_licence(examp
         assert (ours.mass, ours.com) == (theirs.mass, theirs.com)
         assert ours.inertia == pytest.approx(theirs.inertia, rel=1e-12, abs=1e-18)
     assert doc.data.forces == fresh.forces and doc.data.constraints == fresh.constraints
+
+
+def _panda_realized(python_constraints: bool, monkeypatch) -> tuple[str, dict]:
+    """(whyNotFused, the Acceleration-stage results) of the Panda example at a generic q, u;
+    ``python_constraints``: its mimic coupler on the class's Python methods."""
+    import engine.multibody.fused_realization as fused_realization
+    import engine.multibody.matter_constraints as matter_constraints
+    from app.document.builder import build
+    from engine import Stage
+
+    if python_constraints:
+        monkeypatch.setattr(matter_constraints, "compiled_constraints", lambda *args: None)
+        monkeypatch.setattr(fused_realization, "compiled_constraints", lambda *args: None)
+    panda = next(e for e in ROBOT_EXAMPLES if e.key == "panda")
+    built = build(model_io.load(panda.path))
+    system, state = built.system, built.state
+    rng = np.random.default_rng(2)
+    state.updQ()[:] = np.asarray(state.getQ()) + 0.2 * rng.standard_normal(state.getNQ())
+    state.updU()[:] = rng.standard_normal(state.getNU())
+    system.realize(state, Stage.Acceleration)
+    results = {
+        name: np.array(getattr(state, name)())
+        for name in ("getUDot", "getQDotDot", "getMultipliers", "getQErr", "getUErr", "getUDotErr")
+    }
+    return system._fused_realization.whyNotFused(state), results
+
+
+def test_the_panda_mimic_finger_is_realized_in_the_fused_call_as_on_the_python_path(
+    monkeypatch,
+):
+    why, fused = _panda_realized(False, monkeypatch)
+    assert why == ""  # its CoordinateCoupler (a Function.Linear on two Sliders) is compiled
+    assert abs(fused["getMultipliers"]).max() > 1e-3
+    why, python = _panda_realized(True, monkeypatch)
+    assert why.startswith("constraints without a compiled form are enabled")
+    scale = 1.0 + abs(python["getUDot"]).max()
+    for name, value in python.items():
+        np.testing.assert_allclose(fused[name], value, rtol=0, atol=1e-12 * scale, err_msg=name)
