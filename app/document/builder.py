@@ -122,6 +122,11 @@ class _SharedParts:
         self.base_dir = base_dir
         self._frames: dict = {}
         self._bodies: dict = {}
+        #: templates by the identity of a body's geometry tuple (a file's repeated bodies
+        #: share their specs) and its mass properties; the tuples are kept alive here
+        self._by_geometry: dict = {}
+        self._geometry_kept: list = []
+        self._default_q: dict = {}
 
     def transform(self, frame: FrameSpec):
         """The Transform of ``frame``, shared: only for handing to a MobilizedBody."""
@@ -133,6 +138,34 @@ class _SharedParts:
     def body(self, b):
         """A Body template with ``b``'s mass properties and visual decorations, shared: only
         for handing to a MobilizedBody."""
+        try:
+            fast = (id(b.geometry), b.mass, b.com, b.inertia)
+            template = self._by_geometry.get(fast)
+        except TypeError:  # a value that cannot be a key
+            fast = template = None
+        if template is None:
+            template = self._body(b)
+            if fast is not None:
+                self._by_geometry[fast] = template
+                self._geometry_kept.append(b.geometry)
+        return template
+
+    def default_q(self, b) -> np.ndarray:
+        """``b``'s initial q as an array (checked once per distinct q and mobilizer): only
+        for handing to ``MobilizedBody.setDefaultQ``, which copies it."""
+        try:
+            key = (b.mobilizer, b.q)
+            q = self._default_q.get(key)
+        except TypeError:
+            key = q = None
+        if q is None:
+            _check_quaternion(b)
+            q = np.asarray(b.q, dtype=np.float64)
+            if key is not None:
+                self._default_q[key] = q
+        return q
+
+    def _body(self, b):
         from engine import Body
 
         visual = [g for g in b.geometry if g.role == "visual"]
@@ -232,16 +265,16 @@ def _build(model) -> BuiltModel:
         try:
             body = shared.body(b)
             cls = getattr(MobilizedBody, b.mobilizer)
+            options = b.mobilizer_params
             mb = cls(
                 mobods[b.parent],
                 shared.transform(b.X_PF),
                 body,
                 shared.transform(b.X_BM),
-                **dict(b.mobilizer_params),
+                **(dict(options) if options else {}),
             )
             if b.q is not None:
-                _check_quaternion(b)
-                mb.setDefaultQ(np.asarray(b.q, dtype=np.float64))
+                mb.setDefaultQ(shared.default_q(b))
         except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
             raise BuildError(f"body {b.name!r}", str(exc)) from exc
         mobods[b.name] = mb
