@@ -389,14 +389,15 @@ def _massless_subtree(data: ModelData) -> str | None:
     return None
 
 
-def _check_dynamics(data: ModelData, system, state) -> None:
-    """Realize a copy of the initial State through Acceleration: a System whose mass matrix is
-    singular (a body carrying no mass) or whose initial State is not finite is refused here,
-    naming the body where that can be told, instead of failing later in a simulation."""
+def _check_dynamics(data: ModelData, system, state, realize_copy: bool = True) -> None:
+    """Realize a copy of the initial State (``realize_copy=False``: the State itself)
+    through Acceleration: a System whose mass matrix is singular (a body carrying no mass) or
+    whose initial State is not finite is refused here, naming the body where that can be
+    told, instead of failing later in a simulation."""
     from engine.common.exceptions import SimTKError
     from engine.common.stage import Stage
 
-    probe = state.copy()
+    probe = state.copy() if realize_copy else state
     try:
         with np.errstate(all="ignore"):
             system.realize(probe, Stage.Acceleration)

@@ -283,6 +283,9 @@ class SimulationSession:
                     branch.samples = rows
                 self._last_sample_time = state.getTime()
             self.samples = old_samples
+        elif old_samples is not None and old_samples.columns == self._columns:
+            self.samples = old_samples.empty_like()  # (its quantity names made once)
+            self._last_sample_time = -math.inf
         else:
             # at most SAMPLE_BYTES of samples: a 20,000-body model has 200,000 columns
             rows = SAMPLE_BYTES // (8 * len(self._columns))
@@ -303,15 +306,16 @@ class SimulationSession:
         if not keep_history:
             self._record(state)
 
-    def _keep_or_clear_history(self, keep: bool, state: State):
+    def _keep_or_clear_history(self, keep: bool, state: State, same_system: bool = False):
         """An edit that keeps the State's layout (``keep``) forks the history at the State's
         time: the recorded past stays, the recorded future becomes a branch. Any other new
-        model starts a new history. Returns (history kept, the branch made or None)."""
+        model starts a new history. Returns (history kept, the branch made or None).
+        ``same_system``: the System was edited in place, so its records fit ``state``."""
         t = state.getTime()
         branch = None
         with self._history_lock:
             keep = keep and len(self.history) > 0
-            if keep:
+            if keep and not same_system:
                 try:
                     restore(self.history[-1], State(state))  # the layout is the same
                 except RecordError:
@@ -922,8 +926,13 @@ class SimulationSession:
         return "model rebuilt"
 
     def _cmd_rebuild(self, model, kinds: frozenset) -> str | None:
-        from app.document import BuildError, build
+        from app.document import BuildError, build, in_place
 
+        edit = None
+        if not hasattr(model, "build") and self._reset_built is None:
+            edit = in_place.plan(getattr(self.built, "data", None), model.data)
+        if edit is not None:
+            return self._edit_in_place(edit, model.data, kinds)
         collecting = gc.isenabled()
         gc.disable()  # a large model's build would set off full collections (see background_load)
         try:
@@ -942,6 +951,78 @@ class SimulationSession:
         # "parameters" and "hints" edits (renaming a body...) keep the State layout: q and u
         # carry over whole, whatever the bodies are called now.
         return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
+
+    def _edit_in_place(self, edit, data, kinds: frozenset) -> str | None:
+        """An edit the System takes in place (``app.document.in_place``: mass properties,
+        frames, initial q/u, gravity, hints): its values are set on the live System, which
+        is realized again, and the session goes on with a State of the same layout."""
+        from app.document import BuildError, in_place
+
+        initial = kinds <= {"initial_state"}
+        try:
+            in_place.apply(self.built, edit, data)
+        except BuildError as exc:  # the System has its old values again, realized anew
+            self._error = f"{REBUILD_FAILED}: {exc}"
+            state = State(self.built.state)
+            self._copy_layout(self._state, state)
+            self._state = state
+            self._stepper = None
+            self._realize_for_display(state)
+            return None
+        if self._error.startswith(REBUILD_FAILED):
+            self._error = ""
+        if initial and (self._running or self._state.getTime() != 0.0):
+            # the run goes on from where it is; Reset starts from the new initial state
+            self._adopt_in_place(redraw=edit.redraw, hints=edit.hints is not None, initial=False)
+            self._status = "Initial state changed: Reset to start from it"
+            return "model rebuilt"
+        self._adopt_in_place(redraw=edit.redraw, hints=edit.hints is not None, initial=initial)
+        if initial:
+            self._status = "Initial state changed"
+            return "initial state edited"
+        return "model rebuilt"
+
+    def _adopt_in_place(self, redraw: bool, hints: bool, initial: bool) -> None:
+        """Go on with ``self.built`` after its System was changed in place (same bodies and
+        State layout; see ``_install`` for a new one): a State of the new topology with
+        the current time, q and u (``initial``: the initial State, a new history), the
+        history forked at the edit, the columns, plot samples and decorations kept unless
+        the drawing changed (``redraw``) or the hints did."""
+        built, old_state = self.built, self._state
+        self.pull.forget()
+        state = State(built.state)
+        if not initial:
+            self._copy_layout(old_state, state)
+        kept, branch = self._keep_or_clear_history(not initial, state, same_system=True)
+        self._state = state
+        self._stepper = None
+        self._cost = None
+        self._step_cost = None
+        self._model_serial += 1
+        self._left_marks = ((), ())
+        if kept:
+            rows = self.samples.take_from(state.getTime(), inclusive=False)
+            if branch is not None:
+                branch.samples = rows
+            self._last_sample_time = state.getTime()
+        else:
+            self.samples = self.samples.empty_like()
+            self._last_sample_time = -math.inf
+        if hints:
+            self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
+        else:  # the same names and layout: a new ModelInfo (a new model) with equal content
+            self.model_info = replace(self.model_info, samples=self.samples)
+        self._realize_for_display(state)
+        if redraw:
+            old_geometry = self._geometry
+            self._geometry = self._collect_geometry(state)
+            if _same_geometry(old_geometry, self._geometry):
+                self._geometry = old_geometry
+            else:
+                self._geometry.pair_with(old_geometry)
+        self._has_dynamic = True
+        self._has_dynamic = bool(self._dynamic_geometry(state))
+        self._record(state)
 
     def _cmd_initial_state(self, built) -> str | None:
         """New initial q/u: shown at once if the run has not started, else used by reset."""
