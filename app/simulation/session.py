@@ -25,6 +25,7 @@ Readers call ``latest()`` (a short mutex, never the State lock) and ``samples.si
 
 from __future__ import annotations
 
+import copy
 import enum
 import gc
 import math
@@ -731,12 +732,32 @@ class SimulationSession:
         model = branch.model
         if model is not None and model is not self.built:
             # The branch was run with other parameters: simulate its model again.
+            model = self._refit_model(model)
             self._install(model, carry=True, same_layout=True, keep_history=True)
             self._cascade = None  # the last edit's cascade was of the other model's State
             with self._snap_lock:
                 self._branch_model = (self._branch_model[0] + 1, getattr(model, "data", None))
         self._last_sample_time = last
         return self._cmd_show_recorded(last)
+
+    def _refit_model(self, model):
+        """``model`` (a branch's BuiltModel) ready to simulate: a model of the live System
+        whose values an in-place edit changed since gets them back (set in place again, or
+        a new build when they cannot be)."""
+        from app.document import BuildError, build, in_place
+
+        if model.system is not self.system:
+            return model
+        data = model.data
+        edit = in_place.plan(self.built.data, data)
+        if edit is not None:
+            model.data = self.built.data  # the values the System has now
+            try:
+                in_place.apply(model, edit, data)
+                return model
+            except BuildError:
+                model.data = data
+        return build(data)
 
     def _cmd_switch_to_branch(self, switch) -> str | None:
         with self._history_lock:
@@ -959,10 +980,16 @@ class SimulationSession:
         from app.document import BuildError, in_place
 
         initial = kinds <= {"initial_state"}
+        # A new BuiltModel of the same System: the old one keeps the old content for the
+        # history's branch "before the edit" (see _cmd_switch_branch).
+        built = copy.copy(self.built)
         try:
-            in_place.apply(self.built, edit, data)
+            in_place.apply(built, edit, data)
         except BuildError as exc:  # the System has its old values again, realized anew
             self._error = f"{REBUILD_FAILED}: {exc}"
+            self.built = built
+            with self._history_lock:
+                self.history.model = built
             state = State(self.built.state)
             self._copy_layout(self._state, state)
             self._state = state
@@ -971,29 +998,33 @@ class SimulationSession:
             return None
         if self._error.startswith(REBUILD_FAILED):
             self._error = ""
+        hints = edit.hints is not None
         if initial and (self._running or self._state.getTime() != 0.0):
             # the run goes on from where it is; Reset starts from the new initial state
-            self._adopt_in_place(redraw=edit.redraw, hints=edit.hints is not None, initial=False)
+            self._adopt_in_place(built, redraw=edit.redraw, hints=hints, initial=False)
             self._status = "Initial state changed: Reset to start from it"
             return "model rebuilt"
-        self._adopt_in_place(redraw=edit.redraw, hints=edit.hints is not None, initial=initial)
+        self._adopt_in_place(built, redraw=edit.redraw, hints=hints, initial=initial)
         if initial:
             self._status = "Initial state changed"
             return "initial state edited"
         return "model rebuilt"
 
-    def _adopt_in_place(self, redraw: bool, hints: bool, initial: bool) -> None:
-        """Go on with ``self.built`` after its System was changed in place (same bodies and
-        State layout; see ``_install`` for a new one): a State of the new topology with
+    def _adopt_in_place(self, built, redraw: bool, hints: bool, initial: bool) -> None:
+        """Go on with ``built``, a BuiltModel of the current System changed in place (same
+        bodies and State layout; see ``_install`` for a new System): a State of it with
         the current time, q and u (``initial``: the initial State, a new history), the
         history forked at the edit, the columns, plot samples and decorations kept unless
         the drawing changed (``redraw``) or the hints did."""
-        built, old_state = self.built, self._state
+        old_state = self._state
         self.pull.forget()
         state = State(built.state)
         if not initial:
             self._copy_layout(old_state, state)
         kept, branch = self._keep_or_clear_history(not initial, state, same_system=True)
+        self.built = built
+        with self._history_lock:
+            self.history.model = built
         self._state = state
         self._stepper = None
         self._cost = None
