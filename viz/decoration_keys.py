@@ -119,6 +119,25 @@ class KeyedGeometry(tuple):
         if isinstance(drawn, KeyedGeometry) and len(drawn.hashes):
             self.paired = (drawn.serial, match(drawn, self))
 
+    def head(self, n: int, drawn: KeyedGeometry | None = None) -> KeyedGeometry:
+        """The first ``n`` decorations as a KeyedGeometry (their fingerprints not taken
+        again), paired with ``drawn`` (an earlier, shorter head of this one: its decorations
+        are the first ones here) for a Scene that draws a large model in steps. The whole
+        (``n == len(self)``) has this one's serial, so that a later edit's pairing with this
+        KeyedGeometry holds for the Scene that drew it in steps."""
+        n = max(0, min(int(n), len(self)))
+        out = tuple.__new__(KeyedGeometry, self[:n])
+        out.bodies, out.hashes = self.bodies[:n], self.hashes[:n]
+        out.body_names = self.body_names
+        out.serial = self.serial if n == len(self) else next(_SERIALS)
+        out.paired = None
+        if drawn is not None:
+            pairing = np.full(n, -1, dtype=np.intp)
+            k = min(len(drawn), n)
+            pairing[:k] = np.arange(k, dtype=np.intp)
+            out.paired = (drawn.serial, pairing)
+        return out
+
     def __reduce__(self):
         return (KeyedGeometry, (tuple(self), self.body_names))
 
