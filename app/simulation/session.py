@@ -373,18 +373,26 @@ class SimulationSession:
         q_labels: list[str] = [""] * state.getNQ()
         self._q_index: dict[tuple[str, int], int] = {}
         u_labels: list[str] = [""] * state.getNU()
-        qs = state.getQStart(self.matter.getMySubsystemIndex())
-        us = state.getUStart(self.matter.getMySubsystemIndex())
-        for b in range(1, self.matter.getNumBodies()):
-            mobod = self.matter.getMobilizedBody(b)
+        matter = self.matter
+        qs = state.getQStart(matter.getMySubsystemIndex())
+        us = state.getUStart(matter.getMySubsystemIndex())
+        # every body's first q and u and their numbers (MobilizedBody.getFirstQIndex,
+        # getNumQ, ... of each body), read as whole arrays of the matter's topology
+        topo = matter._topo(state)  # noqa: SLF001
+        nq = topo.nqs.copy()
+        if matter.getUseEulerAngles(state):
+            nq[topo.uses_quaternion] -= 1
+        first_q, first_u = (topo.qs + qs).tolist(), (topo.us + us).tolist()
+        num_q, num_u = nq.tolist(), topo.nus.tolist()
+        q_index = self._q_index
+        for b in range(1, matter.getNumBodies()):
             name = _body_name(names, b)
-            q0, nq = mobod.getFirstQIndex(state), mobod.getNumQ(state)
-            u0, nu = mobod.getFirstUIndex(state), mobod.getNumU(state)
-            for k in range(nq):
-                q_labels[qs + q0 + k] = f"{name}.q{k}"
-                self._q_index[(name, k)] = qs + q0 + k
-            for k in range(nu):
-                u_labels[us + u0 + k] = f"{name}.u{k}"
+            q0, u0 = first_q[b], first_u[b]
+            for k in range(num_q[b]):
+                q_labels[q0 + k] = f"{name}.q{k}"
+                q_index[(name, k)] = q0 + k
+            for k in range(num_u[b]):
+                u_labels[u0 + k] = f"{name}.u{k}"
         q_labels = [lab or f"q{i}" for i, lab in enumerate(q_labels)]
         u_labels = [lab or f"u{i}" for i, lab in enumerate(u_labels)]
         columns = ["t"]
