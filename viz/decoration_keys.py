@@ -79,6 +79,37 @@ def fingerprint(decoration) -> int:
         return hash(("unmatched", next(_UNIQUE)))
 
 
+def _fingerprints(decorations):
+    """``fingerprint`` of each of ``decorations``, taken once per distinct set of attribute
+    objects: decorations copied from one prototype (a body template's, the default sketch's)
+    share every attribute object but their body index, and so their fingerprint. The
+    attribute objects are identified by ``id`` (a Transform by its arrays') while
+    ``decorations`` holds them all alive."""
+    memo: dict = {}
+    body_at: dict = {}  # attribute names (in order) -> position of _bodyId in them
+    for decoration in decorations:
+        attributes = getattr(decoration, "__dict__", None)
+        if attributes is None:
+            yield fingerprint(decoration)
+            continue
+        names = tuple(attributes)
+        at = body_at.get(names)
+        if at is None:
+            at = body_at[names] = names.index("_bodyId") if "_bodyId" in names else -1
+        # (a Transform by its read-only arrays: each body's copy of one frame shares them)
+        ids = [
+            (id(v._R._m), id(v._p)) if type(v) is Transform else id(v)  # noqa: SLF001
+            for v in attributes.values()
+        ]
+        if at >= 0:
+            ids[at] = 0
+        key = (type(decoration), names, *ids)
+        value = memo.get(key)
+        if value is None:
+            value = memo[key] = fingerprint(decoration)
+        yield value
+
+
 def _body_of(decoration) -> int:
     try:
         return int(decoration.getBodyId())
@@ -105,7 +136,7 @@ class KeyedGeometry(tuple):
         self = super().__new__(cls, geometry)
         n = len(self)
         self.bodies = np.fromiter((_body_of(g) for g in self), dtype=np.intp, count=n)
-        self.hashes = np.fromiter((fingerprint(g) for g in self), dtype=np.int64, count=n)
+        self.hashes = np.fromiter(_fingerprints(self), dtype=np.int64, count=n)
         self.body_names = None if body_names is None else tuple(body_names)
         self.serial = next(_SERIALS)
         self.paired = None

@@ -253,6 +253,8 @@ class SimbodyMatterSubsystem(
     def _build_topology(self) -> MatterTopology:
         last, rows = self._built_topology, self._changed_rows
         self._changed_rows = None
+        if self._topology is not None and self._topology is last:
+            rows = set()  # only another subsystem changed: the bodies' rows are as they were
         if last is not None and rows is not None and last.nb == len(self._mobods):
             topology = self._topology_with_rows(last, sorted(rows))
         else:
