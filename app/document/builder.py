@@ -123,16 +123,23 @@ class _SharedParts:
         self._frames: dict = {}
         self._bodies: dict = {}
         #: templates by the identity of a body's geometry tuple (a file's repeated bodies
-        #: share their specs) and its mass properties; the tuples are kept alive here
+        #: share their specs) and its mass properties; the specs found by identity are
+        #: kept alive in ``_kept`` (their ids are not reused meanwhile)
         self._by_geometry: dict = {}
-        self._geometry_kept: list = []
+        self._kept: list = []
         self._default_q: dict = {}
+        self._frame_of_id: dict = {}
 
     def transform(self, frame: FrameSpec):
-        """The Transform of ``frame``, shared: only for handing to a MobilizedBody."""
-        X = self._frames.get(frame)
+        """The Transform of ``frame``, shared: only for handing to a MobilizedBody. Found
+        by the spec's identity first (a file's repeated bodies share their frame specs)."""
+        X = self._frame_of_id.get(id(frame))
         if X is None:
-            X = self._frames[frame] = transform(frame)
+            X = self._frames.get(frame)
+            if X is None:
+                X = self._frames[frame] = transform(frame)
+            self._frame_of_id[id(frame)] = X
+            self._kept.append(frame)  # (keeps its id from being reused)
         return X
 
     def body(self, b):
@@ -147,7 +154,7 @@ class _SharedParts:
             template = self._body(b)
             if fast is not None:
                 self._by_geometry[fast] = template
-                self._geometry_kept.append(b.geometry)
+                self._kept.append(b.geometry)
         return template
 
     def default_q(self, b) -> np.ndarray:

@@ -185,7 +185,10 @@ class MobilizedBody(
     def setDefaultQ(self, q) -> MobilizedBody:
         """Default values of this mobilizer's q slots (used by realizeTopology/realizeModel)."""
         n = 0 if self._module is None else self._module.NQ_SLOTS
-        arr = np.array(q, dtype=np.float64).reshape(-1)
+        if type(q) is np.ndarray and q.dtype == np.float64 and q.ndim == 1:
+            arr = q.copy()
+        else:
+            arr = np.array(q, dtype=np.float64).reshape(-1)
         if arr.size != n or not np.isfinite(arr).all():
             raise InvalidArgumentError(
                 f"setDefaultQ: {self.getMobilizerTypeName()} has {n} q slots; got {arr.tolist()}"
