@@ -40,13 +40,16 @@ from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for
 from viz.qt_view import SceneView
 from viz.scene import Scene
 
-#: A new model with more decorations than this is drawn in steps of DRAW_STEP decorations,
-#: one step per turn of the event loop, with a progress bar: the GUI never waits for the
-#: whole drawing (120,000 decorations for a 20,000-body chain).
+#: A new model with more decorations than this is drawn in steps, one per turn of the event
+#: loop, with a progress bar: the GUI never waits for the whole drawing (120,000 decorations
+#: for a 20,000-body chain). The first step draws DRAW_STEP decorations; each next one as
+#: many as take about STEP_SECONDS at the pace of the step before (within the bounds).
 DRAW_IN_STEPS_ABOVE = 6000
 DRAW_STEP = 1500
+DRAW_STEP_BOUNDS = (1000, 20000)
+STEP_SECONDS = 0.05
 #: Seconds between the renders that show a drawing in steps as it grows.
-STEP_RENDER_INTERVAL = 0.5
+STEP_RENDER_INTERVAL = 1.5
 
 
 class _StudioScene(Scene):
@@ -91,6 +94,7 @@ class ViewportWidget(QWidget):
         self._stepping: KeyedGeometry | None = None  # the geometry being drawn in steps
         self._step_head: KeyedGeometry | None = None  # what of it is drawn
         self._step_rendered = 0.0
+        self._step_size = DRAW_STEP
         self._aim_after_steps = False
         self._step_timer = QTimer(self)
         self._step_timer.setInterval(0)
@@ -179,7 +183,8 @@ class ViewportWidget(QWidget):
         """Draw ``geometry`` afresh in steps of DRAW_STEP decorations, the first one now."""
         self._stepping = geometry
         self._step_head = None
-        self._step_rendered = 0.0
+        self._step_rendered = time.perf_counter()
+        self._step_size = DRAW_STEP
         self.draw_progress.setRange(0, len(geometry))
         self.draw_progress.setValue(0)
         self.draw_progress.show()
@@ -194,12 +199,16 @@ class ViewportWidget(QWidget):
             self._stop_steps()
             return
         drawn = self._step_head
-        n = min(len(geometry), (len(drawn) if drawn is not None else 0) + DRAW_STEP)
+        start = time.perf_counter()
+        n = min(len(geometry), (len(drawn) if drawn is not None else 0) + self._step_size)
         head = geometry.head(n, drawn)
         self.scene.set_geometry(head)
         self._step_head = head
         self.draw_progress.setValue(n)
         now = time.perf_counter()
+        low, high = DRAW_STEP_BOUNDS
+        pace = self._step_size / max(now - start, 1e-3)  # decorations per second
+        self._step_size = int(min(high, max(low, pace * STEP_SECONDS)))
         if n == len(geometry):
             self._stop_steps()
             if self._aim_after_steps:
