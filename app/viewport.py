@@ -93,7 +93,7 @@ class ViewportWidget(QWidget):
         layout.addWidget(self.draw_progress)
         self._stepping: KeyedGeometry | None = None  # the geometry being drawn in steps
         self._step_head: KeyedGeometry | None = None  # what of it is drawn
-        self._step_rendered = 0.0
+        self._step_rendered = self._step_shown = 0.0
         self._step_size = DRAW_STEP
         self._aim_after_steps = False
         self._step_timer = QTimer(self)
@@ -183,7 +183,7 @@ class ViewportWidget(QWidget):
         """Draw ``geometry`` afresh in steps of DRAW_STEP decorations, the first one now."""
         self._stepping = geometry
         self._step_head = None
-        self._step_rendered = time.perf_counter()
+        self._step_rendered = self._step_shown = time.perf_counter()
         self._step_size = DRAW_STEP
         self.draw_progress.setRange(0, len(geometry))
         self.draw_progress.setValue(0)
@@ -204,8 +204,10 @@ class ViewportWidget(QWidget):
         head = geometry.head(n, drawn)
         self.scene.set_geometry(head)
         self._step_head = head
-        self.draw_progress.setValue(n)
         now = time.perf_counter()
+        if now - self._step_shown > 0.25:  # (a progress bar repaints at once: not each step)
+            self._step_shown = now
+            self.draw_progress.setValue(n)
         low, high = DRAW_STEP_BOUNDS
         pace = self._step_size / max(now - start, 1e-3)  # decorations per second
         self._step_size = int(min(high, max(low, pace * STEP_SECONDS)))
