@@ -9,7 +9,8 @@ MobilizedBody and Force handles (``setDefaultMassProperties``, ``setDefaultInboa
 ``setDefaultQ``, ``setDefaultDownDirection``, ...), realizes the System's Topology and
 Model again (only the changed bodies' topology rows are made again) and makes the
 BuiltModel's initial State. The cost is O(changed bodies) plus that realization, where a
-rebuild from scratch makes every body, template and decoration again.
+rebuild from scratch makes every body, template and decoration again. An edit that only
+renames bodies (``renames``) changes nothing of the System at all (``renamed``).
 
 ``apply`` checks the new values as ``build`` does (the same BuildError, naming the body) and
 on a refusal puts the old values back before raising, so the System is the one it was.
@@ -108,6 +109,48 @@ def plan(old: ModelData | None, new: ModelData) -> InPlaceEdit | None:
     hints = None if old.hints == new.hints else (old.hints, new.hints)
     redraw = hints is not None or any(_drawn_differently(a, b) for _, a, b in bodies)
     return InPlaceEdit(tuple(bodies), tuple(forces), hints, redraw)
+
+
+#: At most this many bodies renamed by one edit are recognised as renames (``renames``).
+MAX_RENAMES = 8
+
+
+def renames(old: ModelData | None, new: ModelData) -> dict[str, str] | None:
+    """The bodies renamed (old name -> new name) when ``new`` is ``old`` with only bodies
+    renamed (and the references to them, as ``ModelDocument.rename_body`` renames them), else
+    None. The engine System knows no names, so such an edit needs no change of the System."""
+    if old is None or len(old.bodies) != len(new.bodies):
+        return None
+    pairs = [
+        (a.name, b.name)
+        for a, b in zip(old.bodies, new.bodies, strict=True)
+        if a is not b and a.name != b.name
+    ]
+    if not pairs or len(pairs) > MAX_RENAMES:
+        return None
+    from app.document.document import ModelDocument
+    from app.document.validation import DocumentError
+
+    document = ModelDocument(old, validated=True)
+    try:
+        for a, b in pairs:
+            document.rename_body(a, b)
+    except DocumentError:  # (names swapped by several edits: not told apart here)
+        return None
+    return dict(pairs) if document.data == new else None
+
+
+def renamed(built, names: dict[str, str], new: ModelData):
+    """A BuiltModel of ``built``'s very System with its bodies renamed (``names``: old ->
+    new) and ``new`` as its content."""
+    import copy
+
+    out = copy.copy(built)
+    out.data = new.copy()
+    out.mobilized_bodies = {names.get(k, k): mb for k, mb in built.mobilized_bodies.items()}
+    out.body_name_of_index = [names.get(k, k) for k in built.body_name_of_index]
+    out.contact_surfaces = [(names.get(k, k), i) for k, i in built.contact_surfaces]
+    return out
 
 
 def apply(built, edit: InPlaceEdit, new: ModelData) -> None:

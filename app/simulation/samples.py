@@ -55,6 +55,20 @@ class SampleBuffer:
         out._lock = threading.Lock()
         return out
 
+    def renamed(self, columns: list[str]) -> SampleBuffer:
+        """A copy of this buffer (its rows) with the columns named ``columns`` (as many)."""
+        if len(columns) != len(self.columns):
+            raise ValueError(f"{len(self.columns)} column names needed, got {len(columns)}")
+        out = SampleBuffer.__new__(SampleBuffer)
+        out.columns = list(columns)
+        out.quantities = QuantityNames(out.columns[1:])
+        out.capacity = self.capacity
+        out._lock = threading.Lock()
+        with self._lock:
+            out._data = self._data.copy()
+            out._count, out._oldest, out.epoch = self._count, self._oldest, self.epoch
+        return out
+
     def __len__(self) -> int:
         return self._count - self._oldest
 

@@ -957,11 +957,15 @@ class SimulationSession:
     def _cmd_rebuild(self, model, kinds: frozenset) -> str | None:
         from app.document import BuildError, build, in_place
 
-        edit = None
+        edit = names = None
         if not hasattr(model, "build") and self._reset_built is None:
-            edit = in_place.plan(getattr(self.built, "data", None), model.data)
+            old = getattr(self.built, "data", None)
+            edit = in_place.plan(old, model.data)
+            names = None if edit is not None else in_place.renames(old, model.data)
         if edit is not None:
             return self._edit_in_place(edit, model.data, kinds)
+        if names is not None:
+            return self._rename_in_place(in_place.renamed(self.built, names, model.data))
         collecting = gc.isenabled()
         gc.disable()  # a large model's build would set off full collections (see background_load)
         try:
@@ -1016,6 +1020,21 @@ class SimulationSession:
         if initial:
             self._status = "Initial state changed"
             return "initial state edited"
+        return "model rebuilt"
+
+    def _rename_in_place(self, built) -> str | None:
+        """Bodies were renamed (``built``: the same System under the new names): the State,
+        stepper, history and drawing go on as they are; the sample columns take the new
+        names (their rows are kept)."""
+        if self._error.startswith(REBUILD_FAILED):
+            self._error = ""
+        self.built = built
+        with self._history_lock:
+            self.history.model = built
+        self._model_serial += 1
+        self._columns, self._q_labels, self._u_labels = self._column_names(built, self._state)
+        self.samples = self.samples.renamed(self._columns)
+        self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         return "model rebuilt"
 
     def _adopt_in_place(self, built, redraw: bool, hints: bool, initial: bool) -> None:

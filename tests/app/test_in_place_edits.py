@@ -1,8 +1,8 @@
 """An edit that leaves the System's bodies and State layout alone (mass properties, mobilizer
 frames, initial q, gravity) is set on the live System in place (``app.document.in_place``)
 instead of building a new System: the worker's cost is then O(changed bodies) plus one
-realization, and the simulation goes on exactly as on a System built afresh. Other edits
-(a rename, a new body) still build a new System."""
+realization, and the simulation goes on exactly as on a System built afresh. A rename
+changes no System at all; other edits (a new body) still build a new System."""
 
 from __future__ import annotations
 
@@ -186,10 +186,21 @@ def test_a_refused_edit_leaves_the_old_values_and_the_run_goes_on(studio):
     assert np.all(np.isfinite(stepped.q))
 
 
-def test_a_rename_or_a_new_body_builds_a_new_system(studio):
+def test_a_rename_keeps_the_system_and_a_new_body_builds_one(studio):
+    """The System knows no names: a rename changes only the names the session shows (the
+    sample columns keep their rows under the new names); a body added needs a new System."""
     document, session, builds = studio
-    system = session.system
+    system, state, geometry = session.system, session._state, session._geometry
+    rows = len(session.samples)
+    assert rows > 0
     after = _edit(document, session, lambda: document.rename_body("b2", "middle"))
-    assert not after.error and len(builds) == 1 and session.system is not system
+    assert not after.error and builds == []
+    assert session.system is system and session._state is state  # the run goes on as it was
+    assert session._geometry is geometry  # nothing to redraw
+    assert "middle" in after.model.body_names and "b2" not in after.model.body_names
+    assert session.built.mobilized_bodies["middle"].getMobilizedBodyIndex() == 3
+    assert any(c.endswith(" middle.q0") for c in session.samples.columns)
+    assert len(session.samples) == rows
     after = _edit(document, session, lambda: document.add_body(BodySpec("extra", parent="b5")))
-    assert not after.error and len(builds) == 2
+    assert not after.error and len(builds) == 1 and session.system is not system
+    assert session.built.mobilized_bodies["middle"].getMobilizedBodyIndex() == 3
