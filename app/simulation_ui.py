@@ -507,9 +507,12 @@ class SimulationPanel(QObject):
         self.window.statusBar().showMessage(f"Selected {name}", 3000)
         self.selected_body = name
         self.sliders.scroll_to_body(name)  # its joint's rows come into view
-        if self._plots is not None:
-            self._plots.show_body(name)
         snap = self.snapshot
+        if self._plots is not None:
+            # a body renamed or added just now has its quantities in the next model's buffer
+            model = snap.model if snap is not None else None
+            plotted = model is None or name == "Ground" or name in model.body_names
+            self._plots.show_body(name, plotted)
         if snap is not None:
             self.window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))
 

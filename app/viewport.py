@@ -19,6 +19,8 @@ Only the GUI thread may call any of it.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 # PySide6 is imported before vtkmodules.qt (through viz.qt_view), which picks the Qt binding
@@ -26,16 +28,28 @@ import numpy as np
 import vtkmodules.vtkInteractionStyle  # noqa: F401
 import vtkmodules.vtkRenderingFreeType  # noqa: F401
 import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
-from PySide6.QtCore import QEvent, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
 from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
 from viz.camera import zoom_to_fit
+from viz.decoration_keys import KeyedGeometry
 from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
 from viz.qt_view import SceneView
 from viz.scene import Scene
+
+#: A new model with more decorations than this is drawn in steps, one per turn of the event
+#: loop, with a progress bar: the GUI never waits for the whole drawing (120,000 decorations
+#: for a 20,000-body chain). The first step draws DRAW_STEP decorations; each next one as
+#: many as take about STEP_SECONDS at the pace of the step before (within the bounds).
+DRAW_IN_STEPS_ABOVE = 6000
+DRAW_STEP = 1500
+DRAW_STEP_BOUNDS = (1000, 20000)
+STEP_SECONDS = 0.05
+#: Seconds between the renders that show a drawing in steps as it grows.
+STEP_RENDER_INTERVAL = 1.5
 
 
 class _StudioScene(Scene):
@@ -70,6 +84,21 @@ class ViewportWidget(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._view)
+        #: Progress of a large model drawn in steps (see DRAW_IN_STEPS_ABOVE).
+        self.draw_progress = QProgressBar(self)
+        self.draw_progress.setObjectName("drawProgress")
+        self.draw_progress.setFormat("Drawing the model: %v of %m decorations")
+        self.draw_progress.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.draw_progress.hide()
+        layout.addWidget(self.draw_progress)
+        self._stepping: KeyedGeometry | None = None  # the geometry being drawn in steps
+        self._step_head: KeyedGeometry | None = None  # what of it is drawn
+        self._step_rendered = self._step_shown = 0.0
+        self._step_size = DRAW_STEP
+        self._aim_after_steps = False
+        self._step_timer = QTimer(self)
+        self._step_timer.setInterval(0)
+        self._step_timer.timeout.connect(self._draw_step)
         self._view.picked.connect(self.picked)
         self._has_model = False
         self._new_model = False
@@ -128,14 +157,75 @@ class ViewportWidget(QWidget):
             # bodies the new model does not have.
             self.scene.set_dynamic_geometry([])
             self._has_dynamic = False
-        # an edited model's decorations: the Scene redraws only those that changed
-        self.scene.set_geometry(geometry)
+        new_model = not self._has_model or self._new_model or self._stepping is not None
+        self._stop_steps()
+        if (
+            new_model
+            and isinstance(geometry, KeyedGeometry)
+            and len(geometry) > (DRAW_IN_STEPS_ABOVE)
+        ):
+            self._start_steps(geometry)
+        else:  # an edited model's decorations: the Scene redraws only those that changed
+            self.scene.set_geometry(geometry)
         has_bodies = self.scene.has_body_geometry()
-        if not self._has_model or self._new_model or (has_bodies and not self._had_bodies):
+        if new_model or (has_bodies and not self._had_bodies):
             self._aim_camera = True  # once the bodies are in place (next update_frame)
+            self._aim_after_steps = self._stepping is not None  # and once all are drawn
         self._has_model = True
         self._new_model = False
         self._had_bodies = has_bodies
+
+    def drawing_in_steps(self) -> bool:
+        """Whether a large model is still being drawn (in steps)."""
+        return self._stepping is not None
+
+    def _start_steps(self, geometry: KeyedGeometry) -> None:
+        """Draw ``geometry`` afresh in steps of DRAW_STEP decorations, the first one now."""
+        self._stepping = geometry
+        self._step_head = None
+        self._step_rendered = self._step_shown = time.perf_counter()
+        self._step_size = DRAW_STEP
+        self.draw_progress.setRange(0, len(geometry))
+        self.draw_progress.setValue(0)
+        self.draw_progress.show()
+        self._draw_step()
+        if self._stepping is not None:
+            self._step_timer.start()
+
+    def _draw_step(self) -> None:
+        """Draw the next DRAW_STEP decorations (one turn of the event loop's worth)."""
+        geometry = self._stepping
+        if geometry is None or self._closed:
+            self._stop_steps()
+            return
+        drawn = self._step_head
+        start = time.perf_counter()
+        n = min(len(geometry), (len(drawn) if drawn is not None else 0) + self._step_size)
+        head = geometry.head(n, drawn)
+        self.scene.set_geometry(head)
+        self._step_head = head
+        now = time.perf_counter()
+        if now - self._step_shown > 0.25:  # (a progress bar repaints at once: not each step)
+            self._step_shown = now
+            self.draw_progress.setValue(n)
+        low, high = DRAW_STEP_BOUNDS
+        pace = self._step_size / max(now - start, 1e-3)  # decorations per second
+        self._step_size = int(min(high, max(low, pace * STEP_SECONDS)))
+        if n == len(geometry):
+            self._stop_steps()
+            if self._aim_after_steps:
+                self._aim_after_steps = False
+                self._aim_camera = self._aim_camera or self._kept_box is not None
+            self.request_render()
+        elif now - self._step_rendered > STEP_RENDER_INTERVAL:
+            self._step_rendered = now
+            self.request_render()
+
+    def _stop_steps(self) -> None:
+        self._step_timer.stop()
+        self._stepping = None
+        self._step_head = None
+        self.draw_progress.hide()
 
     def expect_new_model(self) -> None:
         """The next ``show_model`` is a different model (not an edit): aim the camera at it."""
@@ -245,6 +335,7 @@ class ViewportWidget(QWidget):
         """Release the OpenGL resources (idempotent); call before the window goes away."""
         if self._closed:
             return
+        self._stop_steps()
         self._closed = True
         self._axes_widget.SetEnabled(0)
         self._view.close()

@@ -79,6 +79,37 @@ def fingerprint(decoration) -> int:
         return hash(("unmatched", next(_UNIQUE)))
 
 
+def _fingerprints(decorations):
+    """``fingerprint`` of each of ``decorations``, taken once per distinct set of attribute
+    objects: decorations copied from one prototype (a body template's, the default sketch's)
+    share every attribute object but their body index, and so their fingerprint. The
+    attribute objects are identified by ``id`` (a Transform by its arrays') while
+    ``decorations`` holds them all alive."""
+    memo: dict = {}
+    body_at: dict = {}  # attribute names (in order) -> position of _bodyId in them
+    for decoration in decorations:
+        attributes = getattr(decoration, "__dict__", None)
+        if attributes is None:
+            yield fingerprint(decoration)
+            continue
+        names = tuple(attributes)
+        at = body_at.get(names)
+        if at is None:
+            at = body_at[names] = names.index("_bodyId") if "_bodyId" in names else -1
+        # (a Transform by its read-only arrays: each body's copy of one frame shares them)
+        ids = [
+            (id(v._R._m), id(v._p)) if type(v) is Transform else id(v)  # noqa: SLF001
+            for v in attributes.values()
+        ]
+        if at >= 0:
+            ids[at] = 0
+        key = (type(decoration), names, *ids)
+        value = memo.get(key)
+        if value is None:
+            value = memo[key] = fingerprint(decoration)
+        yield value
+
+
 def _body_of(decoration) -> int:
     try:
         return int(decoration.getBodyId())
@@ -105,7 +136,7 @@ class KeyedGeometry(tuple):
         self = super().__new__(cls, geometry)
         n = len(self)
         self.bodies = np.fromiter((_body_of(g) for g in self), dtype=np.intp, count=n)
-        self.hashes = np.fromiter((fingerprint(g) for g in self), dtype=np.int64, count=n)
+        self.hashes = np.fromiter(_fingerprints(self), dtype=np.int64, count=n)
         self.body_names = None if body_names is None else tuple(body_names)
         self.serial = next(_SERIALS)
         self.paired = None
@@ -118,6 +149,25 @@ class KeyedGeometry(tuple):
         serial of ``drawn`` is kept, not ``drawn``."""
         if isinstance(drawn, KeyedGeometry) and len(drawn.hashes):
             self.paired = (drawn.serial, match(drawn, self))
+
+    def head(self, n: int, drawn: KeyedGeometry | None = None) -> KeyedGeometry:
+        """The first ``n`` decorations as a KeyedGeometry (their fingerprints not taken
+        again), paired with ``drawn`` (an earlier, shorter head of this one: its decorations
+        are the first ones here) for a Scene that draws a large model in steps. The whole
+        (``n == len(self)``) has this one's serial, so that a later edit's pairing with this
+        KeyedGeometry holds for the Scene that drew it in steps."""
+        n = max(0, min(int(n), len(self)))
+        out = tuple.__new__(KeyedGeometry, self[:n])
+        out.bodies, out.hashes = self.bodies[:n], self.hashes[:n]
+        out.body_names = self.body_names
+        out.serial = self.serial if n == len(self) else next(_SERIALS)
+        out.paired = None
+        if drawn is not None:
+            pairing = np.full(n, -1, dtype=np.intp)
+            k = min(len(drawn), n)
+            pairing[:k] = np.arange(k, dtype=np.intp)
+            out.paired = (drawn.serial, pairing)
+        return out
 
     def __reduce__(self):
         return (KeyedGeometry, (tuple(self), self.body_names))

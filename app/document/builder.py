@@ -122,17 +122,57 @@ class _SharedParts:
         self.base_dir = base_dir
         self._frames: dict = {}
         self._bodies: dict = {}
+        #: templates by the identity of a body's geometry tuple (a file's repeated bodies
+        #: share their specs) and its mass properties; the specs found by identity are
+        #: kept alive in ``_kept`` (their ids are not reused meanwhile)
+        self._by_geometry: dict = {}
+        self._kept: list = []
+        self._default_q: dict = {}
+        self._frame_of_id: dict = {}
 
     def transform(self, frame: FrameSpec):
-        """The Transform of ``frame``, shared: only for handing to a MobilizedBody."""
-        X = self._frames.get(frame)
+        """The Transform of ``frame``, shared: only for handing to a MobilizedBody. Found
+        by the spec's identity first (a file's repeated bodies share their frame specs)."""
+        X = self._frame_of_id.get(id(frame))
         if X is None:
-            X = self._frames[frame] = transform(frame)
+            X = self._frames.get(frame)
+            if X is None:
+                X = self._frames[frame] = transform(frame)
+            self._frame_of_id[id(frame)] = X
+            self._kept.append(frame)  # (keeps its id from being reused)
         return X
 
     def body(self, b):
         """A Body template with ``b``'s mass properties and visual decorations, shared: only
         for handing to a MobilizedBody."""
+        try:
+            fast = (id(b.geometry), b.mass, b.com, b.inertia)
+            template = self._by_geometry.get(fast)
+        except TypeError:  # a value that cannot be a key
+            fast = template = None
+        if template is None:
+            template = self._body(b)
+            if fast is not None:
+                self._by_geometry[fast] = template
+                self._kept.append(b.geometry)
+        return template
+
+    def default_q(self, b) -> np.ndarray:
+        """``b``'s initial q as an array (checked once per distinct q and mobilizer): only
+        for handing to ``MobilizedBody.setDefaultQ``, which copies it."""
+        try:
+            key = (b.mobilizer, b.q)
+            q = self._default_q.get(key)
+        except TypeError:
+            key = q = None
+        if q is None:
+            _check_quaternion(b)
+            q = np.asarray(b.q, dtype=np.float64)
+            if key is not None:
+                self._default_q[key] = q
+        return q
+
+    def _body(self, b):
         from engine import Body
 
         visual = [g for g in b.geometry if g.role == "visual"]
@@ -232,16 +272,16 @@ def _build(model) -> BuiltModel:
         try:
             body = shared.body(b)
             cls = getattr(MobilizedBody, b.mobilizer)
+            options = b.mobilizer_params
             mb = cls(
                 mobods[b.parent],
                 shared.transform(b.X_PF),
                 body,
                 shared.transform(b.X_BM),
-                **dict(b.mobilizer_params),
+                **(dict(options) if options else {}),
             )
             if b.q is not None:
-                _check_quaternion(b)
-                mb.setDefaultQ(np.asarray(b.q, dtype=np.float64))
+                mb.setDefaultQ(shared.default_q(b))
         except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
             raise BuildError(f"body {b.name!r}", str(exc)) from exc
         mobods[b.name] = mb
@@ -356,14 +396,15 @@ def _massless_subtree(data: ModelData) -> str | None:
     return None
 
 
-def _check_dynamics(data: ModelData, system, state) -> None:
-    """Realize a copy of the initial State through Acceleration: a System whose mass matrix is
-    singular (a body carrying no mass) or whose initial State is not finite is refused here,
-    naming the body where that can be told, instead of failing later in a simulation."""
+def _check_dynamics(data: ModelData, system, state, realize_copy: bool = True) -> None:
+    """Realize a copy of the initial State (``realize_copy=False``: the State itself)
+    through Acceleration: a System whose mass matrix is singular (a body carrying no mass) or
+    whose initial State is not finite is refused here, naming the body where that can be
+    told, instead of failing later in a simulation."""
     from engine.common.exceptions import SimTKError
     from engine.common.stage import Stage
 
-    probe = state.copy()
+    probe = state.copy() if realize_copy else state
     try:
         with np.errstate(all="ignore"):
             system.realize(probe, Stage.Acceleration)

@@ -36,12 +36,38 @@ class SampleBuffer:
         self.columns = list(columns)
         self.quantities = QuantityNames(self.columns[1:])
         self.capacity = int(capacity)
-        self._data = np.full((self.capacity, len(self.columns)), np.nan)
+        # rows are read only once written (rows [oldest, count)): no fill needed
+        self._data = np.empty((self.capacity, len(self.columns)))
         self._count = 0  # rows ever appended, less those dropped
         self._oldest = 0  # running index of the oldest row held
         self._lock = threading.Lock()
         #: Changes whenever rows are dropped: a reader's running count is then meaningless.
         self.epoch = 0
+
+    def empty_like(self) -> SampleBuffer:
+        """A new, empty buffer with these columns, capacity and quantity names."""
+        out = SampleBuffer.__new__(SampleBuffer)
+        out.columns = self.columns
+        out.quantities = self.quantities
+        out.capacity = self.capacity
+        out._data = np.empty_like(self._data)
+        out._count = out._oldest = out.epoch = 0
+        out._lock = threading.Lock()
+        return out
+
+    def renamed(self, columns: list[str]) -> SampleBuffer:
+        """A copy of this buffer (its rows) with the columns named ``columns`` (as many)."""
+        if len(columns) != len(self.columns):
+            raise ValueError(f"{len(self.columns)} column names needed, got {len(columns)}")
+        out = SampleBuffer.__new__(SampleBuffer)
+        out.columns = list(columns)
+        out.quantities = QuantityNames(out.columns[1:])
+        out.capacity = self.capacity
+        out._lock = threading.Lock()
+        with self._lock:
+            out._data = self._data.copy()
+            out._count, out._oldest, out.epoch = self._count, self._oldest, self.epoch
+        return out
 
     def __len__(self) -> int:
         return self._count - self._oldest

@@ -25,6 +25,7 @@ Readers call ``latest()`` (a short mutex, never the State lock) and ``samples.si
 
 from __future__ import annotations
 
+import copy
 import enum
 import gc
 import math
@@ -283,6 +284,9 @@ class SimulationSession:
                     branch.samples = rows
                 self._last_sample_time = state.getTime()
             self.samples = old_samples
+        elif old_samples is not None and old_samples.columns == self._columns:
+            self.samples = old_samples.empty_like()  # (its quantity names made once)
+            self._last_sample_time = -math.inf
         else:
             # at most SAMPLE_BYTES of samples: a 20,000-body model has 200,000 columns
             rows = SAMPLE_BYTES // (8 * len(self._columns))
@@ -303,15 +307,16 @@ class SimulationSession:
         if not keep_history:
             self._record(state)
 
-    def _keep_or_clear_history(self, keep: bool, state: State):
+    def _keep_or_clear_history(self, keep: bool, state: State, same_system: bool = False):
         """An edit that keeps the State's layout (``keep``) forks the history at the State's
         time: the recorded past stays, the recorded future becomes a branch. Any other new
-        model starts a new history. Returns (history kept, the branch made or None)."""
+        model starts a new history. Returns (history kept, the branch made or None).
+        ``same_system``: the System was edited in place, so its records fit ``state``."""
         t = state.getTime()
         branch = None
         with self._history_lock:
             keep = keep and len(self.history) > 0
-            if keep:
+            if keep and not same_system:
                 try:
                     restore(self.history[-1], State(state))  # the layout is the same
                 except RecordError:
@@ -368,18 +373,26 @@ class SimulationSession:
         q_labels: list[str] = [""] * state.getNQ()
         self._q_index: dict[tuple[str, int], int] = {}
         u_labels: list[str] = [""] * state.getNU()
-        qs = state.getQStart(self.matter.getMySubsystemIndex())
-        us = state.getUStart(self.matter.getMySubsystemIndex())
-        for b in range(1, self.matter.getNumBodies()):
-            mobod = self.matter.getMobilizedBody(b)
+        matter = self.matter
+        qs = state.getQStart(matter.getMySubsystemIndex())
+        us = state.getUStart(matter.getMySubsystemIndex())
+        # every body's first q and u and their numbers (MobilizedBody.getFirstQIndex,
+        # getNumQ, ... of each body), read as whole arrays of the matter's topology
+        topo = matter._topo(state)  # noqa: SLF001
+        nq = topo.nqs.copy()
+        if matter.getUseEulerAngles(state):
+            nq[topo.uses_quaternion] -= 1
+        first_q, first_u = (topo.qs + qs).tolist(), (topo.us + us).tolist()
+        num_q, num_u = nq.tolist(), topo.nus.tolist()
+        q_index = self._q_index
+        for b in range(1, matter.getNumBodies()):
             name = _body_name(names, b)
-            q0, nq = mobod.getFirstQIndex(state), mobod.getNumQ(state)
-            u0, nu = mobod.getFirstUIndex(state), mobod.getNumU(state)
-            for k in range(nq):
-                q_labels[qs + q0 + k] = f"{name}.q{k}"
-                self._q_index[(name, k)] = qs + q0 + k
-            for k in range(nu):
-                u_labels[us + u0 + k] = f"{name}.u{k}"
+            q0, u0 = first_q[b], first_u[b]
+            for k in range(num_q[b]):
+                q_labels[q0 + k] = f"{name}.q{k}"
+                q_index[(name, k)] = q0 + k
+            for k in range(num_u[b]):
+                u_labels[u0 + k] = f"{name}.u{k}"
         q_labels = [lab or f"q{i}" for i, lab in enumerate(q_labels)]
         u_labels = [lab or f"u{i}" for i, lab in enumerate(u_labels)]
         columns = ["t"]
@@ -727,12 +740,32 @@ class SimulationSession:
         model = branch.model
         if model is not None and model is not self.built:
             # The branch was run with other parameters: simulate its model again.
+            model = self._refit_model(model)
             self._install(model, carry=True, same_layout=True, keep_history=True)
             self._cascade = None  # the last edit's cascade was of the other model's State
             with self._snap_lock:
                 self._branch_model = (self._branch_model[0] + 1, getattr(model, "data", None))
         self._last_sample_time = last
         return self._cmd_show_recorded(last)
+
+    def _refit_model(self, model):
+        """``model`` (a branch's BuiltModel) ready to simulate: a model of the live System
+        whose values an in-place edit changed since gets them back (set in place again, or
+        a new build when they cannot be)."""
+        from app.document import BuildError, build, in_place
+
+        if model.system is not self.system:
+            return model
+        data = model.data
+        edit = in_place.plan(self.built.data, data)
+        if edit is not None:
+            model.data = self.built.data  # the values the System has now
+            try:
+                in_place.apply(model, edit, data)
+                return model
+            except BuildError:
+                model.data = data
+        return build(data)
 
     def _cmd_switch_to_branch(self, switch) -> str | None:
         with self._history_lock:
@@ -922,8 +955,17 @@ class SimulationSession:
         return "model rebuilt"
 
     def _cmd_rebuild(self, model, kinds: frozenset) -> str | None:
-        from app.document import BuildError, build
+        from app.document import BuildError, build, in_place
 
+        edit = names = None
+        if not hasattr(model, "build") and self._reset_built is None:
+            old = getattr(self.built, "data", None)
+            edit = in_place.plan(old, model.data)
+            names = None if edit is not None else in_place.renames(old, model.data)
+        if edit is not None:
+            return self._edit_in_place(edit, model.data, kinds)
+        if names is not None:
+            return self._rename_in_place(in_place.renamed(self.built, names, model.data))
         collecting = gc.isenabled()
         gc.disable()  # a large model's build would set off full collections (see background_load)
         try:
@@ -942,6 +984,103 @@ class SimulationSession:
         # "parameters" and "hints" edits (renaming a body...) keep the State layout: q and u
         # carry over whole, whatever the bodies are called now.
         return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
+
+    def _edit_in_place(self, edit, data, kinds: frozenset) -> str | None:
+        """An edit the System takes in place (``app.document.in_place``: mass properties,
+        frames, initial q/u, gravity, hints): its values are set on the live System, which
+        is realized again, and the session goes on with a State of the same layout."""
+        from app.document import BuildError, in_place
+
+        initial = kinds <= {"initial_state"}
+        # A new BuiltModel of the same System: the old one keeps the old content for the
+        # history's branch "before the edit" (see _cmd_switch_branch).
+        built = copy.copy(self.built)
+        try:
+            in_place.apply(built, edit, data)
+        except BuildError as exc:  # the System has its old values again, realized anew
+            self._error = f"{REBUILD_FAILED}: {exc}"
+            self.built = built
+            with self._history_lock:
+                self.history.model = built
+            state = State(self.built.state)
+            self._copy_layout(self._state, state)
+            self._state = state
+            self._stepper = None
+            self._realize_for_display(state)
+            return None
+        if self._error.startswith(REBUILD_FAILED):
+            self._error = ""
+        hints = edit.hints is not None
+        if initial and (self._running or self._state.getTime() != 0.0):
+            # the run goes on from where it is; Reset starts from the new initial state
+            self._adopt_in_place(built, redraw=edit.redraw, hints=hints, initial=False)
+            self._status = "Initial state changed: Reset to start from it"
+            return "model rebuilt"
+        self._adopt_in_place(built, redraw=edit.redraw, hints=hints, initial=initial)
+        if initial:
+            self._status = "Initial state changed"
+            return "initial state edited"
+        return "model rebuilt"
+
+    def _rename_in_place(self, built) -> str | None:
+        """Bodies were renamed (``built``: the same System under the new names): the State,
+        stepper, history and drawing go on as they are; the sample columns take the new
+        names (their rows are kept)."""
+        if self._error.startswith(REBUILD_FAILED):
+            self._error = ""
+        self.built = built
+        with self._history_lock:
+            self.history.model = built
+        self._model_serial += 1
+        self._columns, self._q_labels, self._u_labels = self._column_names(built, self._state)
+        self.samples = self.samples.renamed(self._columns)
+        self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
+        return "model rebuilt"
+
+    def _adopt_in_place(self, built, redraw: bool, hints: bool, initial: bool) -> None:
+        """Go on with ``built``, a BuiltModel of the current System changed in place (same
+        bodies and State layout; see ``_install`` for a new System): a State of it with
+        the current time, q and u (``initial``: the initial State, a new history), the
+        history forked at the edit, the columns, plot samples and decorations kept unless
+        the drawing changed (``redraw``) or the hints did."""
+        old_state = self._state
+        self.pull.forget()
+        state = State(built.state)
+        if not initial:
+            self._copy_layout(old_state, state)
+        kept, branch = self._keep_or_clear_history(not initial, state, same_system=True)
+        self.built = built
+        with self._history_lock:
+            self.history.model = built
+        self._state = state
+        self._stepper = None
+        self._cost = None
+        self._step_cost = None
+        self._model_serial += 1
+        self._left_marks = ((), ())
+        if kept:
+            rows = self.samples.take_from(state.getTime(), inclusive=False)
+            if branch is not None:
+                branch.samples = rows
+            self._last_sample_time = state.getTime()
+        else:
+            self.samples = self.samples.empty_like()
+            self._last_sample_time = -math.inf
+        if hints:
+            self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
+        else:  # the same names and layout: a new ModelInfo (a new model) with equal content
+            self.model_info = replace(self.model_info, samples=self.samples)
+        self._realize_for_display(state)
+        if redraw:
+            old_geometry = self._geometry
+            self._geometry = self._collect_geometry(state)
+            if _same_geometry(old_geometry, self._geometry):
+                self._geometry = old_geometry
+            else:
+                self._geometry.pair_with(old_geometry)
+        self._has_dynamic = True
+        self._has_dynamic = bool(self._dynamic_geometry(state))
+        self._record(state)
 
     def _cmd_initial_state(self, built) -> str | None:
         """New initial q/u: shown at once if the run has not started, else used by reset."""

@@ -123,6 +123,7 @@ class PropertyEditor(QWidget):
         self.fields: dict[str, tuple[QWidget, QLabel]] = {}
         self._refresh_pending = False
         self._committing = False
+        self._shown: tuple = ()
         self.scroll = QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         layout = QVBoxLayout(self)
@@ -147,7 +148,13 @@ class PropertyEditor(QWidget):
 
     def _deferred_refresh(self) -> None:
         self._refresh_pending = False
-        self.refresh()
+        if self._shown != self._showing():  # (not built for this content meanwhile)
+            self.refresh()
+
+    def _showing(self) -> tuple:
+        """What the form is made from: the key and the document's content (its revision)."""
+        doc = self.editor.document
+        return (self.key, id(doc), getattr(doc, "revision", None))
 
     def field(self, key: str) -> QWidget:
         return self.fields[key][0]
@@ -160,6 +167,7 @@ class PropertyEditor(QWidget):
 
     # -- form building
     def refresh(self) -> None:
+        self._shown = self._showing()
         self.fields = {}
         old = self._form_widget
         widget = QWidget()

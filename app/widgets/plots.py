@@ -53,6 +53,9 @@ class QuantityModel(QAbstractListModel):
         self.checked_names: set[str] = set()
         self._rows: list[int] | None = None  # the listed names' indices (None: all)
         self._filter = ""
+        #: the filter's matches are to be found when the next names come (set_filter's
+        #: ``scan=False``); nothing is listed meanwhile
+        self._unscanned = False
 
     def set_names(self, names, checked: set) -> None:
         """Hold ``names`` (a list, or QuantityNames with their index made), those in
@@ -66,14 +69,26 @@ class QuantityModel(QAbstractListModel):
             self._lower = table.lower
             self._index = table.index
             self._rows = self._matches(self._filter)
+        elif self._unscanned:
+            self._rows = self._matches(self._filter)
+        self._unscanned = False
         self.checked_names = {n for n in checked if n in self._index}
         self.endResetModel()
 
-    def set_filter(self, text: str) -> None:
-        """List only the names that contain ``text`` (any case; blank: all)."""
-        if text == self._filter:  # the rows already list its matches
+    def set_filter(self, text: str, scan: bool = True) -> None:
+        """List only the names that contain ``text`` (any case; blank: all). ``scan=False``:
+        the names held now are known not to match (a body the next names bring): list none
+        and find the matches when those names come (``set_names``)."""
+        if not scan:
+            self._filter, self._unscanned = text, True
+            if self._rows != []:
+                self.beginResetModel()
+                self._rows = []
+                self.endResetModel()
             return
-        self._filter = text
+        if text == self._filter and not self._unscanned:  # the rows list its matches
+            return
+        self._filter, self._unscanned = text, False
         rows = self._matches(text)
         if rows == self._rows:
             return
@@ -305,10 +320,20 @@ class PlotsWidget(QWidget):
         self.quantity_model.uncheck_all()
         self._rebuild()
 
-    def show_body(self, name: str) -> None:
-        """List the quantities of body ``name`` (its q, u, udot) for choosing."""
+    def show_body(self, name: str, plotted: bool = True) -> None:
+        """List the quantities of body ``name`` (its q, u, udot) for choosing. ``plotted``
+        False: the quantities held now are not of ``name`` (a body just renamed or added,
+        whose quantities come with the next buffer): it is listed when they come, with no
+        search of the names held now."""
         self._body = name if name and name != "Ground" else None
         text = f" {name}." if self._body else ""
+        if not plotted and self._body is not None and self.buffer is not None:
+            blocked = self.filter.blockSignals(True)
+            self.filter.setText(text)
+            self.filter.blockSignals(blocked)
+            self.quantity_model.set_filter(text, scan=False)
+            self.empty_hint.hide()
+            return
         if self.filter.text() == text:
             self._update_empty_hint()
         self.filter.setText(text)

@@ -35,6 +35,13 @@ class Transform:
     __slots__ = ("_R", "_p")
 
     def __init__(self, *args) -> None:
+        if len(args) == 1 and type(args[0]) is Transform:  # a copy: the commonest call
+            a = args[0]
+            R = Rotation.__new__(Rotation)
+            R._m = a._R._m  # read-only arrays, which the setters replace and never write
+            self._R = R
+            self._p = a._p
+            return
         if len(args) == 0:
             R, p = Rotation(), np.zeros(3)
         elif len(args) == 1:

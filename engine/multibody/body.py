@@ -19,6 +19,9 @@ class Body:
             )
         self._mass_properties = massProperties or MassProperties(0.0, (0, 0, 0), _zero_inertia())
         self._decorations: list = []
+        #: the decoration list is shared with clones until one of them changes it or hands
+        #: out its items (copy on write; see clone)
+        self._decorations_shared = False
         self._contact_surfaces: list = []
 
     def getDefaultRigidBodyMassProperties(self) -> MassProperties:
@@ -38,15 +41,28 @@ class Body:
             X_BD, geometry = args
         else:
             raise InvalidArgumentError("addDecoration takes (geometry) or (X_BD, geometry)")
-        self._decorations.append((Transform(X_BD), geometry))
+        self._own_decorations()
+        self._decorations.append((Transform(X_BD), geometry.clone()))  # a copy, as Simbody's
         return len(self._decorations) - 1
 
     def getNumDecorations(self) -> int:
         return len(self._decorations)
 
     def getDecorations(self) -> list:
-        """(X_BD, geometry) pairs."""
+        """(X_BD, geometry) pairs: this Body's own decorations (changing one changes it)."""
+        self._own_decorations()
         return list(self._decorations)
+
+    def _decoration_items(self) -> list:
+        """The (X_BD, geometry) pairs for reading only (they may be shared with clones of
+        this Body): whoever keeps or changes one must clone it."""
+        return self._decorations
+
+    def _own_decorations(self) -> None:
+        """Give this Body its own decoration list and items if it shares them with a clone."""
+        if getattr(self, "_decorations_shared", False):
+            self._decorations = [(X_BD, g.clone()) for X_BD, g in self._decorations]
+            self._decorations_shared = False
 
     def addContactSurface(self, X_BS, surface) -> int:
         """Attach a copy of ``surface`` (a ContactSurface) at X_BS; returns its ordinal here."""
@@ -90,14 +106,18 @@ class Body:
         return self
 
     def clone(self) -> Body:
-        """An independent copy: same type and mass properties, its own decoration list.
+        """An independent copy: same type and mass properties, its own decoration list
+        (copied when either Body first changes it or hands out its items).
 
         A MobilizedBody keeps a clone of the Body it is given (as Simbody copies it), so one
         Body description can serve as a template for many mobilized bodies.
         """
         copy = type(self).__new__(type(self))
         copy.__dict__.update(self.__dict__)
-        copy._decorations = [(X_BD, geometry.clone()) for X_BD, geometry in self._decorations]
+        if self._decorations:  # shared until either Body changes it or hands out its items
+            self._decorations_shared = copy._decorations_shared = True
+        else:
+            copy._decorations = []
         copy._contact_surfaces = [
             (Transform(X_BS), surface.clone())
             for X_BS, surface in getattr(self, "_contact_surfaces", [])

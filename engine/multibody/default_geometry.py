@@ -42,7 +42,7 @@ def append_body_decorations(matter, geometry: list) -> None:
     placements: dict[tuple[int, int], Transform] = {}  # bodies copied from one template
     for b in range(matter.getNumBodies()):
         body = matter.getMobilizedBody(b).getBody()
-        for index, (X_BD, decoration) in enumerate(body.getDecorations()):
+        for index, (X_BD, decoration) in enumerate(body._decoration_items()):  # (cloned below)
             item = decoration.clone()
             item._bodyId = b  # (a valid body index: no check needed)
             item.setIndexOnBody(index)

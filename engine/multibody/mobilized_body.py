@@ -32,7 +32,7 @@ from engine.multibody.mobilized_body_partitions import MobilizedBodyPartitionsMi
 from engine.multibody.mobilized_body_reactions import MobilizedBodyReactionsMixin
 from engine.multibody.mobilizer_accessors import ACCESSORS
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
-from engine.multibody.mobilizers.params import OPTION_NAMES, params_for
+from engine.multibody.mobilizers.params import NUM_PARAMS, OPTION_NAMES, params_for
 
 if TYPE_CHECKING:
     from engine.common.state import State
@@ -70,6 +70,8 @@ def _pack_params(module, extra: tuple, kwargs: dict) -> np.ndarray:
     radial_axis, radial_negated); keywords use those names.
     """
     name = module.NAME
+    if not extra and not kwargs and name not in OPTION_NAMES:
+        return np.zeros(NUM_PARAMS)  # a type without options
     names = OPTION_NAMES.get(name, ())
     if len(extra) > len(names):
         expected = ", ".join(names) if names else "no extra arguments"
@@ -104,7 +106,10 @@ class MobilizedBody(
                 f"the first argument of MobilizedBody.{type(self).__name__} is the parent "
                 f"MobilizedBody (e.g. matter.Ground()), got {type(parent).__name__}"
             )
-        args, reversed_ = _pop_direction(args, kwargs)
+        if kwargs or (args and isinstance(args[-1], Direction)):
+            args, reversed_ = _pop_direction(args, kwargs)
+        else:
+            reversed_ = False
         if len(args) >= 3 and isinstance(args[1], Body):
             X_PF, body, X_BM, extra = args[0], args[1], args[2], args[3:]
         elif len(args) >= 1 and isinstance(args[0], Body):
@@ -180,13 +185,36 @@ class MobilizedBody(
     def setDefaultQ(self, q) -> MobilizedBody:
         """Default values of this mobilizer's q slots (used by realizeTopology/realizeModel)."""
         n = 0 if self._module is None else self._module.NQ_SLOTS
-        arr = np.asarray(q, dtype=np.float64).reshape(-1)
-        if arr.size != n or not np.all(np.isfinite(arr)):
+        if type(q) is np.ndarray and q.dtype == np.float64 and q.ndim == 1:
+            arr = q.copy()
+        else:
+            arr = np.array(q, dtype=np.float64).reshape(-1)
+        if arr.size != n or not np.isfinite(arr).all():
             raise InvalidArgumentError(
                 f"setDefaultQ: {self.getMobilizerTypeName()} has {n} q slots; got {arr.tolist()}"
             )
         self._default_q = arr
-        self._matter.invalidateSubsystemTopologyCache()
+        self._matter._invalidate_body_row(self._index)
+        return self
+
+    def getDefaultMassProperties(self):
+        """The Body's mass properties (kg; mass centre and inertia about Bo, in B)."""
+        return self._body.getDefaultRigidBodyMassProperties()
+
+    def setDefaultMassProperties(self, massProperties) -> MobilizedBody:
+        """Give this body new mass properties (a topology change, as in Simbody: the
+        System must be realizeTopology()'d again)."""
+        from engine.math.mass_properties import MassProperties
+
+        if self._module is None:
+            raise InvalidArgumentError("setDefaultMassProperties: Ground's mass is infinite")
+        if not isinstance(massProperties, MassProperties):
+            raise InvalidArgumentError(
+                "setDefaultMassProperties needs MassProperties, got "
+                f"{type(massProperties).__name__}"
+            )
+        self._body.setDefaultRigidBodyMassProperties(massProperties)
+        self._matter._invalidate_body_row(self._index)
         return self
 
     def getBodyMassProperties(self, state: State):

@@ -41,8 +41,8 @@ class MobilizedBodyExtrasMixin:
         R, p = np.asarray(X.R().asMat33()), np.asarray(X.p())
         if not (np.all(np.isfinite(R)) and np.all(np.isfinite(p))):
             raise InvalidArgumentError(f"{what}: the transform must be finite")
-        setattr(self, attr, X)
-        self._matter.invalidateSubsystemTopologyCache()
+        setattr(self, attr, Transform(X))  # its own copy, as the constructor keeps
+        self._matter._invalidate_body_row(self._index)
 
     def getDefaultQ(self) -> np.ndarray:
         """Default values of this mobilizer's q slots (set by setDefaultQ, else the type's)."""

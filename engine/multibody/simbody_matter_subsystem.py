@@ -159,6 +159,11 @@ class SimbodyMatterSubsystem(
         super().__init__("SimbodyMatterSubsystem", "3.7")
         self._mobods: list[MobilizedBody] = [MobilizedBody._ground(self)]
         self._topology: MatterTopology | None = None
+        #: the last topology built and the bodies whose own row of it changed since (their
+        #: frames, mass properties or default q): realizeTopology rebuilds only those rows
+        #: when nothing else changed (None: rebuild every row)
+        self._built_topology: MatterTopology | None = None
+        self._changed_rows: set[int] | None = None
         self._ix = _Indices()
         self._show_default_geometry = True
         if system is not None:
@@ -178,32 +183,29 @@ class SimbodyMatterSubsystem(
         so a constructed handle is already owned: adopting it again under its own parent
         returns its index, and anything else is refused, as Simbody refuses a handle that
         does not own its implementation."""
+        if child is None:  # a constructor adopting the handle it makes
+            self._mobods.append(parent)
+            self.invalidateSubsystemTopologyCache()
+            return len(self._mobods) - 1
         from engine.multibody.matter.arguments import body_index
 
-        if child is None:
-            mobod = parent
-        else:
-            p = body_index(self, parent, "adoptMobilizedBody")
-            if not isinstance(child, MobilizedBody):
-                raise InvalidArgumentError(
-                    f"adoptMobilizedBody: the child must be a MobilizedBody, got "
-                    f"{type(child).__name__}"
-                )
-            owned = child.getMatterSubsystem() is self and 0 < child.getMobilizedBodyIndex()
-            if owned and child.getParentMobilizedBody().getMobilizedBodyIndex() == p:
-                return child.getMobilizedBodyIndex()
+        p = body_index(self, parent, "adoptMobilizedBody")
+        if not isinstance(child, MobilizedBody):
             raise InvalidArgumentError(
-                "adoptMobilizedBody: this MobilizedBody already belongs to "
-                + (
-                    f"this matter subsystem as body {child.getMobilizedBodyIndex()} with parent "
-                    f"{child.getParentMobilizedBody().getMobilizedBodyIndex()}, not {p}"
-                    if owned
-                    else "another matter subsystem"
-                )
+                f"adoptMobilizedBody: the child must be a MobilizedBody, got {type(child).__name__}"
             )
-        self._mobods.append(mobod)
-        self.invalidateSubsystemTopologyCache()
-        return len(self._mobods) - 1
+        owned = child.getMatterSubsystem() is self and 0 < child.getMobilizedBodyIndex()
+        if owned and child.getParentMobilizedBody().getMobilizedBodyIndex() == p:
+            return child.getMobilizedBodyIndex()
+        raise InvalidArgumentError(
+            "adoptMobilizedBody: this MobilizedBody already belongs to "
+            + (
+                f"this matter subsystem as body {child.getMobilizedBodyIndex()} with parent "
+                f"{child.getParentMobilizedBody().getMobilizedBodyIndex()}, not {p}"
+                if owned
+                else "another matter subsystem"
+            )
+        )
 
     def getNumBodies(self) -> int:
         """Number of mobilized bodies including Ground."""
@@ -233,10 +235,57 @@ class SimbodyMatterSubsystem(
 
     def invalidateSubsystemTopologyCache(self) -> None:
         self._topology = None
+        self._changed_rows = None
         super().invalidateSubsystemTopologyCache()
+
+    def _invalidate_body_row(self, index: int) -> None:
+        """A topology change confined to body ``index``'s own values (its frames, mass
+        properties or default q): the System must be realizeTopology()'d again, which
+        rebuilds only the changed bodies' rows if nothing else changed meanwhile."""
+        rows = self._changed_rows if self._topology is None else set()
+        self._topology = None
+        if rows is not None:
+            rows.add(int(index))
+        self._changed_rows = rows
+        Subsystem.invalidateSubsystemTopologyCache(self)
 
     # --------------------------------------------------------------- topology
     def _build_topology(self) -> MatterTopology:
+        last, rows = self._built_topology, self._changed_rows
+        self._changed_rows = None
+        if self._topology is not None and self._topology is last:
+            rows = set()  # only another subsystem changed: the bodies' rows are as they were
+        if last is not None and rows is not None and last.nb == len(self._mobods):
+            topology = self._topology_with_rows(last, sorted(rows))
+        else:
+            topology = self._topology_of_all()
+        self._built_topology = topology
+        return topology
+
+    def _topology_with_rows(self, last: MatterTopology, rows: list[int]) -> MatterTopology:
+        """A copy of ``last`` with the rows of bodies ``rows`` made again (their frames and
+        mass properties; the tree and the mobilizer types are ``last``'s)."""
+        fields = {
+            name: np.array(getattr(last, name))
+            for name in (
+                "mtype", "parent", "qs", "nqs", "us", "nus", "params", "R_PF", "p_PF",
+                "R_BM", "p_BM", "mass", "com_B", "I_B", "uses_quaternion",
+            )
+        }  # fmt: skip
+        for b in rows:
+            m = self._mobods[b]
+            fields["params"][b] = m._params
+            fields["R_PF"][b] = m._X_PF.R().asMat33()
+            fields["p_PF"][b] = m._X_PF.p()
+            fields["R_BM"][b] = m._X_BM.R().asMat33()
+            fields["p_BM"][b] = m._X_BM.p()
+            mp = m.getBody().getDefaultRigidBodyMassProperties()
+            fields["mass"][b] = mp.getMass()
+            fields["com_B"][b] = mp.getMassCenter()
+            fields["I_B"][b] = mp.getInertia().toMat33()
+        return MatterTopology(**fields, quaternion_pool_order=list(last.quaternion_pool_order))
+
+    def _topology_of_all(self) -> MatterTopology:
         nb = len(self._mobods)
         arrays = layout.allocate(layout.TOPOLOGY, {"nb": nb})
         uses_quat = np.zeros(nb, dtype=bool)
@@ -255,14 +304,15 @@ class SimbodyMatterSubsystem(
             arrays["nus"][1:] = [mod.NU for mod in modules]
             uses_quat[1:] = [mod.USES_QUATERNION for mod in modules]
             arrays["params"][1:] = [m._params for m in mobods]
-            arrays["R_PF"][1:] = [m._X_PF.R().asMat33() for m in mobods]
-            arrays["p_PF"][1:] = [m._X_PF.p() for m in mobods]
-            arrays["R_BM"][1:] = [m._X_BM.R().asMat33() for m in mobods]
-            arrays["p_BM"][1:] = [m._X_BM.p() for m in mobods]
-            props = [m.getBody().getDefaultRigidBodyMassProperties() for m in mobods]
+            # (the frames' and inertias' own read-only arrays, read without copies)
+            arrays["R_PF"][1:] = [m._X_PF._R._m for m in mobods]
+            arrays["p_PF"][1:] = [m._X_PF._p for m in mobods]
+            arrays["R_BM"][1:] = [m._X_BM._R._m for m in mobods]
+            arrays["p_BM"][1:] = [m._X_BM._p for m in mobods]
+            props = [m._body.getDefaultRigidBodyMassProperties() for m in mobods]
             arrays["mass"][1:] = [mp.getMass() for mp in props]
             arrays["com_B"][1:] = [mp.getMassCenter() for mp in props]
-            arrays["I_B"][1:] = [mp.getInertia().toMat33() for mp in props]
+            arrays["I_B"][1:] = [mp.getInertia()._m for mp in props]
         arrays["qs"][1:] = np.cumsum(arrays["nqs"])[:-1]
         arrays["us"][1:] = np.cumsum(arrays["nus"])[:-1]
         return MatterTopology(

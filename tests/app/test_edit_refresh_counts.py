@@ -1,0 +1,124 @@
+"""What one edit costs the GUI thread of a large model, counted (issue 22: an edit of a
+20,000-body chain should show in under 0.5 s): an edit typed in the Properties form, a
+rename typed in the tree and a body added with the toolbar's button build the Properties
+form once, filter the plot list's quantities at most once, and (a mass typed in) leave the
+simulated System in place. Counted through real input in the real window."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLineEdit
+
+from app.document import BodySpec, FrameSpec, GeometrySpec, ModelData, ModelDocument, model_io
+
+N = 250  # past the sliders' lazy layout (200 bodies) and the tree's nesting (64 levels)
+
+
+def _chain(n: int) -> ModelDocument:
+    geometry = (GeometrySpec("cylinder", {"radius": 0.01, "half_height": 0.05}),)
+    bodies = [
+        BodySpec(
+            f"b{i}",
+            parent="Ground" if i == 0 else f"b{i - 1}",
+            mobilizer="Ball",
+            X_PF=FrameSpec((0.0, -0.1, 0.0)),
+            com=(0.0, -0.05, 0.0),
+            inertia=(0.01, 0.001, 0.01, 0.0, 0.0, 0.0),
+            geometry=geometry,
+        )
+        for i in range(n)
+    ]
+    return ModelDocument(ModelData(name="chain", bodies=bodies))
+
+
+@pytest.mark.gui
+def test_an_edit_builds_the_form_once_and_filters_the_plot_list_once(
+    main_window, qtbot, tmp_path, monkeypatch
+):
+    from app.tree.property_editor import PropertyEditor
+    from app.widgets.plots import QuantityModel
+
+    counts = {"form": 0, "filter": 0}
+    real_refresh, real_matches = PropertyEditor.refresh, QuantityModel._matches
+
+    def refresh(self):
+        counts["form"] += 1
+        return real_refresh(self)
+
+    def matches(self, text):
+        if text.strip():
+            counts["filter"] += 1
+        return real_matches(self, text)
+
+    monkeypatch.setattr(PropertyEditor, "refresh", refresh)
+    monkeypatch.setattr(QuantityModel, "_matches", matches)
+
+    window = main_window
+    editor, panel = window.model_editor, window.simulation
+    editor.interactive = False
+    path = tmp_path / "chain.mbs.json"
+    model_io.save(_chain(N), path)
+    assert editor.open_path(path, modal=False)
+    qtbot.waitUntil(
+        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > N,
+        timeout=60000,
+    )
+    qtbot.waitUntil(lambda: panel._plots is not None, timeout=30000)  # noqa: SLF001
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    tree, form, document = editor.tree, editor.properties, editor.document
+
+    def settle(serial: int) -> None:
+        """Until the edited model is shown, and the events after it are handled."""
+        qtbot.waitUntil(
+            lambda: (
+                panel.snapshot.model_serial != serial
+                and list(panel.snapshot.model.body_names)[1:] == document.body_names()
+            ),
+            timeout=30000,
+        )
+        qtbot.wait(100)
+
+    tree.select_body("b100")
+    qtbot.waitUntil(lambda: form.key == "body:b100" and "mass" in form.fields, timeout=3000)
+    qtbot.wait(100)
+    system = panel.session.system
+
+    # a mass typed in the Properties form
+    counts.update(form=0, filter=0)
+    serial = panel.snapshot.model_serial
+    field = form.field("mass")
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClicks(field, "0.5")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: document.body("b100").mass == 0.5, timeout=5000)
+    settle(serial)
+    assert counts == {"form": 1, "filter": 0}
+    assert panel.session.system is system  # set in place, not built again
+
+    # a rename typed in the tree (F2): the form shows the new name, built once; the plot
+    # list is filtered for the renamed body once
+    counts.update(form=0, filter=0)
+    serial = panel.snapshot.model_serial
+    tree.view.setFocus()
+    qtbot.waitUntil(tree.view.hasFocus, timeout=2000)
+    qtbot.keyClick(tree.view, Qt.Key.Key_F2)
+    qtbot.waitUntil(lambda: isinstance(QApplication.focusWidget(), QLineEdit), timeout=2000)
+    line = QApplication.focusWidget()
+    line.selectAll()
+    qtbot.keyClicks(line, "elbow")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "elbow" in document.body_names(), timeout=5000)
+    settle(serial)
+    assert form.key == "body:elbow"
+    assert counts == {"form": 1, "filter": 1}
+
+    # a body added to the selected one with the tree's "Add body" button
+    counts.update(form=0, filter=0)
+    serial = panel.snapshot.model_serial
+    qtbot.mouseClick(tree.add_body_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(document.bodies) == N + 1, timeout=5000)
+    settle(serial)
+    assert counts["form"] == 1 and counts["filter"] <= 1
