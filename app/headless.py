@@ -28,8 +28,11 @@ from app.cli import PROG, nonnegative_float, positive_float, register_command
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 
-#: internal integrator steps between returns to Python (progress, checks, signals)
+#: the most internal integrator steps between returns to this loop (progress, checks)
 STEP_BATCH = 50
+#: fewer steps than STEP_BATCH are taken between returns where steps cost so much that
+#: STEP_BATCH of them would take longer than this (s of wall time)
+BATCH_SECONDS = 0.2
 #: a run whose mean step size would need more steps than this to finish is stalled ...
 MAX_PROJECTED_STEPS = 3e7
 #: ... measured over windows of this much wall time (s)
@@ -135,6 +138,31 @@ class StallWatch:
                 "explicit method (a very stiff spring or contact); lower the stiffness, add "
                 "damping, or loosen --accuracy"
             )
+
+
+class BatchSizer:
+    """Sets an integrator's internal step limit so that each ``stepTo`` returns within about
+    BATCH_SECONDS of wall time: STEP_BATCH steps, or fewer at the wall time per step measured
+    over the previous call (models whose steps are expensive: many constraints, contact)."""
+
+    def __init__(self, integrator) -> None:
+        self.integrator = integrator
+        self.limit = STEP_BATCH
+        self._start = (0.0, 0)
+
+    def start(self) -> None:
+        self._start = (_time.perf_counter(), self.integrator.getNumStepsTaken())
+
+    def stop(self) -> None:
+        t0, n0 = self._start
+        steps = self.integrator.getNumStepsTaken() - n0
+        if steps <= 0:
+            return
+        per_step = (_time.perf_counter() - t0) / steps
+        limit = max(1, min(STEP_BATCH, int(BATCH_SECONDS / max(per_step, 1e-9))))
+        if limit != self.limit:
+            self.limit = limit
+            self.integrator.setInternalStepLimit(limit)
 
 
 class Progress:
@@ -392,20 +420,25 @@ def simulate_to(
 ):
     """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``.
 
-    The integrator returns every STEP_BATCH internal steps, so progress is shown, signals are
-    handled and the run is checked (SimulationStoppedError: non-finite State, collapsed step size)
-    even between far-apart sample times."""
+    The integrator returns every STEP_BATCH internal steps, or fewer where those would take
+    longer than BATCH_SECONDS, so progress is shown and the run is checked
+    (SimulationStoppedError: non-finite State, collapsed step size) several times a second
+    even between far-apart sample times; signals are handled between the integrator's compiled
+    calls, which return to Python several times a second."""
     stepper = make_stepper(built, accuracy)
     integ = stepper.getIntegrator()
     integ.setInternalStepLimit(STEP_BATCH)
     stepper.setReportAllSignificantStates(True)  # return at every step limit too
     watch = StallWatch(integ, until, integ.getMethodName())
+    batch = BatchSizer(integ)
     times = [until] if times is None else times
     for t in times:
         idle = 0
         while t > stepper.getTime():
             before = stepper.getTime()
+            batch.start()
             stepper.stepTo(t)
+            batch.stop()
             check_state(built, stepper.getState())
             watch.check()
             if progress is not None:

@@ -34,9 +34,13 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import hashlib
 import re
+import signal
+import threading
+import time
 import traceback
 
 import numpy as np
@@ -123,11 +127,35 @@ def _resolve_address(cell_address: int) -> int:
     """Called (holding the GIL, which ctypes takes) by compiled code that finds a cell
     empty: fills it. 0 if that failed (the caller then raises RuntimeError; the reason
     is printed to stderr)."""
-    try:
-        return _ADDRESS_CELLS[cell_address].resolve()
-    except BaseException:  # a compile failure cannot cross into compiled code
-        traceback.print_exc()
-        return 0
+    cell = _ADDRESS_CELLS[cell_address]
+    interrupted = None
+    while True:
+        try:
+            address = cell.resolve()
+        except Exception:  # a compile failure cannot cross into compiled code
+            traceback.print_exc()
+            address = 0
+        except BaseException as exc:  # noqa: BLE001  (delivered again below)
+            # A signal's handler raised here (KeyboardInterrupt, a command's interruption):
+            # no exception may cross into compiled code, so the cell is filled all the same
+            interrupted = getattr(exc, "signum", signal.SIGINT)
+            continue
+        break
+    if interrupted is not None:
+        _deliver_after_return(interrupted)
+    return address
+
+
+def _deliver_after_return(signum: int) -> None:
+    """Deliver ``signum`` to the main thread again a few milliseconds from now, from another
+    thread: its handler then runs once the compiled caller of ``_resolve_address`` has
+    returned to Python (the callback itself returns within microseconds)."""
+
+    def deliver() -> None:
+        time.sleep(0.005)
+        _thread.interrupt_main(signum)
+
+    threading.Thread(target=deliver, name="mbstudio-signal-redelivery", daemon=True).start()
 
 
 if JIT_ENABLED:
