@@ -61,10 +61,15 @@ def interruptible():
     """While inside, SIGINT and SIGTERM raise Interrupted in the main thread (the engine
     returns to Python every few steps, so this takes effect within a fraction of a second)."""
 
+    from engine.common.numba_internals import deliver_after_return, in_compiled_callback
+
     def handler(signum, frame):
         # remembered too: where the exception cannot propagate (a callback inside the JIT
         # compiler swallows it) the caller still learns that a signal came
         interruptible.received = signum
+        if in_compiled_callback(frame):  # raising here would crash the calling kernel
+            deliver_after_return(signum)
+            return
         raise Interrupted(signum)
 
     interruptible.received = None
@@ -416,9 +421,16 @@ def configure_render(parser: argparse.ArgumentParser) -> None:
 
 
 def simulate_to(
-    built, until: float, accuracy: float, progress: Progress | None, on_sample=None, times=None
+    built,
+    until: float,
+    accuracy: float,
+    progress: Progress | None,
+    on_sample=None,
+    times=None,
+    on_batch=None,
 ):
-    """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``.
+    """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``, and
+    ``on_batch()`` each time the integrator returns (several times a second).
 
     The integrator returns every STEP_BATCH internal steps, or fewer where those would take
     longer than BATCH_SECONDS, so progress is shown and the run is checked
@@ -439,6 +451,8 @@ def simulate_to(
             batch.start()
             stepper.stepTo(t)
             batch.stop()
+            if on_batch is not None:
+                on_batch()
             check_state(built, stepper.getState())
             watch.check()
             if progress is not None:
@@ -654,7 +668,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     csv_set = {round(t, 12) for t in csv_times}
     frame_set = {round(t, 12) for t in frame_times}
     progress = Progress("simulating", args.until)
-    rows = 0
+    rows = unflushed = 0
     last_flush = _time.monotonic()
     try:
         with interruptible(), _open_csv(args.csv) as f:
@@ -662,8 +676,17 @@ def run_simulate(args: argparse.Namespace) -> int:
             out.writerow(csv_header(built))
             f.flush()
 
+            def flush_now() -> None:
+                """Rows written since the last flush reach the file once FLUSH_SECONDS have
+                passed since it, even while no new sample comes (a slow or stiff run)."""
+                nonlocal last_flush, unflushed
+                now = _time.monotonic()
+                if unflushed and now - last_flush >= FLUSH_SECONDS:
+                    f.flush()
+                    last_flush, unflushed = now, 0
+
             def sample(state) -> None:
-                nonlocal rows, last_flush
+                nonlocal rows, unflushed
                 key = round(state.getTime(), 12)
                 if key in csv_set and recorder is not None:
                     recorder.capture(state)
@@ -676,10 +699,8 @@ def run_simulate(args: argparse.Namespace) -> int:
                         )
                     out.writerow([repr(float(v)) for v in values])
                     rows += 1
-                    now = _time.monotonic()
-                    if now - last_flush >= FLUSH_SECONDS:
-                        f.flush()
-                        last_flush = now
+                    unflushed += 1
+                    flush_now()
                 if key in frame_set and renderer is not None:
                     writer.write(
                         renderer.capture(state.copy(), overlay=f"t = {state.getTime():.2f} s")
@@ -692,6 +713,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                 progress,
                 sample,
                 _merge_times(csv_times, frame_times),
+                on_batch=flush_now,
             )
     except Interrupted as exc:
         progress.finish(progress.last)

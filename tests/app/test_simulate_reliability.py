@@ -124,7 +124,8 @@ def test_mutated_files_through_simulate_never_crash_or_hang(tmp_path):
         _check_outcome(*_run(model, tmp_path))
 
 
-def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp_path):
+def _stiff_model(tmp_path: Path) -> Path:
+    """The double pendulum with a spring of stiffness 1e12 N/m on its lower body."""
     raw = json.loads((EXAMPLES / "double_pendulum.mbs.json").read_text())
     raw["model"]["forces"].append(
         {
@@ -141,7 +142,11 @@ def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp
     )
     model = tmp_path / "stiff.mbs.json"
     model.write_text(json.dumps(raw))
-    code, err, rows = _run(model, tmp_path, until="10")
+    return model
+
+
+def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp_path):
+    code, err, rows = _run(_stiff_model(tmp_path), tmp_path, until="10")
     _check_outcome(code, err, rows)
     assert code == 1 and "too stiff" in err and "step size" in err
 
@@ -182,7 +187,7 @@ def test_sigint_during_constraint_projecting_steps_stops_within_a_second(tmp_pat
     proc = _start(_ladder(tmp_path, 60), out, "--until", "100", "--dt", "1")
     try:
         _wait_for_rows(proc, out, 1, timeout=240)  # the t = 0 row: the stepping has begun
-        time.sleep(1.0)
+        time.sleep(0.5)
         assert proc.poll() is None
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
@@ -214,3 +219,25 @@ def test_sigint_while_the_engine_loads_exits_with_a_message(tmp_path):
             proc.wait()
     assert proc.returncode == 130, err
     assert "interrupted by SIGINT" in err and "Traceback" not in err
+
+
+def test_sigint_while_a_stiff_model_crawls_stops_within_a_second_keeping_the_first_row(tmp_path):
+    """The stiff model's steps are ~1e-7 s: no second sample comes for a long while, yet the
+    t = 0 row reaches the file within a second, and SIGINT stops the run with it kept."""
+    out = tmp_path / "stiff.csv"
+    proc = _start(_stiff_model(tmp_path), out, "--until", "10", "--dt", "0.01")
+    try:
+        _wait_for_rows(proc, out, 1, timeout=240)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    rows = _rows(out)
+    assert len(rows) == 2 and rows[1][0] == "0.0"

@@ -5,6 +5,7 @@ linked into the caller (which is what keeps each caller's compile small)."""
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -109,7 +110,10 @@ def test_a_signal_while_a_callee_is_loaded_interrupts_after_the_kernel_returns(m
     compile_ = cell.dispatcher.compile
     interrupts = [KeyboardInterrupt()]
 
+    inside = []
+
     def compile_interrupted_once(argtypes):
+        inside.append(numba_internals.in_compiled_callback(sys._getframe()))
         if interrupts:
             raise interrupts.pop()  # as Python's SIGINT handler raises in the callback
         return compile_(argtypes)
@@ -120,3 +124,6 @@ def test_a_signal_while_a_callee_is_loaded_interrupts_after_the_kernel_returns(m
         got = _doubled_plus_one(1.5)
         time.sleep(2.0)  # the signal is delivered again within milliseconds
     assert got == 5.0 and not interrupts and cell.cell.value != 0
+    # a signal handler called there is told so (it must not raise: see app.headless)
+    assert inside and all(inside)
+    assert not numba_internals.in_compiled_callback(sys._getframe())
