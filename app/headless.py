@@ -488,13 +488,22 @@ def run_render(args: argparse.Namespace) -> int:
 
     progress = Progress("simulating", args.time)
     try:
-        state = simulate_to(
-            built,
-            args.time,
-            args.accuracy,
-            progress,
-            times=sample_times(args.time, max(args.time / 100, 1e-9)) if args.time > 0 else [0.0],
-        )
+        with interruptible():
+            state = simulate_to(
+                built,
+                args.time,
+                args.accuracy,
+                progress,
+                times=sample_times(args.time, max(args.time / 100, 1e-9))
+                if args.time > 0
+                else [0.0],
+            )
+    except Interrupted as exc:
+        progress.finish(progress.last)
+        _error(f"interrupted by {exc.name}: stopped; nothing was rendered")
+        if "pytest" not in sys.modules:  # a real process (tests call run_render in-process)
+            exit_after_signal(128 + exc.signum)
+        return 128 + exc.signum
     except SimTKError as exc:
         progress.finish(args.time)
         _error(f"the simulation failed: {exc}")

@@ -241,3 +241,32 @@ def test_sigint_while_a_stiff_model_crawls_stops_within_a_second_keeping_the_fir
     assert "interrupted by SIGINT" in err and "Traceback" not in err
     rows = _rows(out)
     assert len(rows) == 2 and rows[1][0] == "0.0"
+
+
+def test_sigint_during_render_stops_within_a_second_with_a_message(tmp_path):
+    out = tmp_path / "frame.png"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "render", "double_pendulum", "--time", "5000"]
+        + ["--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = proc.stderr.readline()  # the progress line: the stepping has begun
+        assert first.startswith("simulating"), first
+        time.sleep(0.3)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        err = first + proc.communicate(timeout=30)[1]
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    assert not out.exists()

@@ -1,5 +1,6 @@
 """EnsembleIntegrator: many States of one System advanced together by Runge-Kutta-Merson,
-one compiled call per report time for all members (design: docs/ensembles.md).
+compiled calls over all members, each limited to about CALL_SECONDS of wall time (design:
+docs/ensembles.md).
 
 ::
 
