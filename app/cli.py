@@ -222,6 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.code is None:
             return 0
         return exc.code if isinstance(exc.code, int) else 2
+    except KeyboardInterrupt:  # Ctrl-C before a command's own handling (loading the engine)
+        print(f"{PROG}: interrupted by SIGINT", file=sys.stderr)
+        return 130
 
 
 # Headless subcommands register themselves on import (render, simulate).

@@ -28,8 +28,11 @@ from app.cli import PROG, nonnegative_float, positive_float, register_command
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 
-#: internal integrator steps between returns to Python (progress, checks, signals)
+#: the most internal integrator steps between returns to this loop (progress, checks)
 STEP_BATCH = 50
+#: fewer steps than STEP_BATCH are taken between returns where steps cost so much that
+#: STEP_BATCH of them would take longer than this (s of wall time)
+BATCH_SECONDS = 0.2
 #: a run whose mean step size would need more steps than this to finish is stalled ...
 MAX_PROJECTED_STEPS = 3e7
 #: ... measured over windows of this much wall time (s)
@@ -58,10 +61,15 @@ def interruptible():
     """While inside, SIGINT and SIGTERM raise Interrupted in the main thread (the engine
     returns to Python every few steps, so this takes effect within a fraction of a second)."""
 
+    from engine.common.numba_internals import deliver_after_return, in_compiled_callback
+
     def handler(signum, frame):
         # remembered too: where the exception cannot propagate (a callback inside the JIT
         # compiler swallows it) the caller still learns that a signal came
         interruptible.received = signum
+        if in_compiled_callback(frame):  # raising here would crash the calling kernel
+            deliver_after_return(signum)
+            return
         raise Interrupted(signum)
 
     interruptible.received = None
@@ -135,6 +143,31 @@ class StallWatch:
                 "explicit method (a very stiff spring or contact); lower the stiffness, add "
                 "damping, or loosen --accuracy"
             )
+
+
+class BatchSizer:
+    """Sets an integrator's internal step limit so that each ``stepTo`` returns within about
+    BATCH_SECONDS of wall time: STEP_BATCH steps, or fewer at the wall time per step measured
+    over the previous call (models whose steps are expensive: many constraints, contact)."""
+
+    def __init__(self, integrator) -> None:
+        self.integrator = integrator
+        self.limit = STEP_BATCH
+        self._start = (0.0, 0)
+
+    def start(self) -> None:
+        self._start = (_time.perf_counter(), self.integrator.getNumStepsTaken())
+
+    def stop(self) -> None:
+        t0, n0 = self._start
+        steps = self.integrator.getNumStepsTaken() - n0
+        if steps <= 0:
+            return
+        per_step = (_time.perf_counter() - t0) / steps
+        limit = max(1, min(STEP_BATCH, int(BATCH_SECONDS / max(per_step, 1e-9))))
+        if limit != self.limit:
+            self.limit = limit
+            self.integrator.setInternalStepLimit(limit)
 
 
 class Progress:
@@ -388,24 +421,38 @@ def configure_render(parser: argparse.ArgumentParser) -> None:
 
 
 def simulate_to(
-    built, until: float, accuracy: float, progress: Progress | None, on_sample=None, times=None
+    built,
+    until: float,
+    accuracy: float,
+    progress: Progress | None,
+    on_sample=None,
+    times=None,
+    on_batch=None,
 ):
-    """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``.
+    """Step the built model to ``until``; calls ``on_sample(state)`` at each of ``times``, and
+    ``on_batch()`` each time the integrator returns (several times a second).
 
-    The integrator returns every STEP_BATCH internal steps, so progress is shown, signals are
-    handled and the run is checked (SimulationStoppedError: non-finite State, collapsed step size)
-    even between far-apart sample times."""
+    The integrator returns every STEP_BATCH internal steps, or fewer where those would take
+    longer than BATCH_SECONDS, so progress is shown and the run is checked
+    (SimulationStoppedError: non-finite State, collapsed step size) several times a second
+    even between far-apart sample times; signals are handled between the integrator's compiled
+    calls, which return to Python several times a second."""
     stepper = make_stepper(built, accuracy)
     integ = stepper.getIntegrator()
     integ.setInternalStepLimit(STEP_BATCH)
     stepper.setReportAllSignificantStates(True)  # return at every step limit too
     watch = StallWatch(integ, until, integ.getMethodName())
+    batch = BatchSizer(integ)
     times = [until] if times is None else times
     for t in times:
         idle = 0
         while t > stepper.getTime():
             before = stepper.getTime()
+            batch.start()
             stepper.stepTo(t)
+            batch.stop()
+            if on_batch is not None:
+                on_batch()
             check_state(built, stepper.getState())
             watch.check()
             if progress is not None:
@@ -441,13 +488,22 @@ def run_render(args: argparse.Namespace) -> int:
 
     progress = Progress("simulating", args.time)
     try:
-        state = simulate_to(
-            built,
-            args.time,
-            args.accuracy,
-            progress,
-            times=sample_times(args.time, max(args.time / 100, 1e-9)) if args.time > 0 else [0.0],
-        )
+        with interruptible():
+            state = simulate_to(
+                built,
+                args.time,
+                args.accuracy,
+                progress,
+                times=sample_times(args.time, max(args.time / 100, 1e-9))
+                if args.time > 0
+                else [0.0],
+            )
+    except Interrupted as exc:
+        progress.finish(progress.last)
+        _error(f"interrupted by {exc.name}: stopped; nothing was rendered")
+        if "pytest" not in sys.modules:  # a real process (tests call run_render in-process)
+            exit_after_signal(128 + exc.signum)
+        return 128 + exc.signum
     except SimTKError as exc:
         progress.finish(args.time)
         _error(f"the simulation failed: {exc}")
@@ -621,7 +677,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     csv_set = {round(t, 12) for t in csv_times}
     frame_set = {round(t, 12) for t in frame_times}
     progress = Progress("simulating", args.until)
-    rows = 0
+    rows = unflushed = 0
     last_flush = _time.monotonic()
     try:
         with interruptible(), _open_csv(args.csv) as f:
@@ -629,8 +685,17 @@ def run_simulate(args: argparse.Namespace) -> int:
             out.writerow(csv_header(built))
             f.flush()
 
+            def flush_now() -> None:
+                """Rows written since the last flush reach the file once FLUSH_SECONDS have
+                passed since it, even while no new sample comes (a slow or stiff run)."""
+                nonlocal last_flush, unflushed
+                now = _time.monotonic()
+                if unflushed and now - last_flush >= FLUSH_SECONDS:
+                    f.flush()
+                    last_flush, unflushed = now, 0
+
             def sample(state) -> None:
-                nonlocal rows, last_flush
+                nonlocal rows, unflushed
                 key = round(state.getTime(), 12)
                 if key in csv_set and recorder is not None:
                     recorder.capture(state)
@@ -643,10 +708,8 @@ def run_simulate(args: argparse.Namespace) -> int:
                         )
                     out.writerow([repr(float(v)) for v in values])
                     rows += 1
-                    now = _time.monotonic()
-                    if now - last_flush >= FLUSH_SECONDS:
-                        f.flush()
-                        last_flush = now
+                    unflushed += 1
+                    flush_now()
                 if key in frame_set and renderer is not None:
                     writer.write(
                         renderer.capture(state.copy(), overlay=f"t = {state.getTime():.2f} s")
@@ -659,6 +722,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                 progress,
                 sample,
                 _merge_times(csv_times, frame_times),
+                on_batch=flush_now,
             )
     except Interrupted as exc:
         progress.finish(progress.last)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.assembler.assembly_condition import normalize_result
+from engine.common import interruptible_linalg
 from engine.common.exceptions import AssembleFailedError, InvalidArgumentError
 from engine.common.stage import Stage
 
@@ -317,12 +318,12 @@ class AssemblySolver:
         if not (np.all(np.isfinite(A)) and np.all(np.isfinite(r))):
             # LAPACK's least squares may never return on NaN or infinity
             raise AssembleFailedError("assembly: the constraint errors or Jacobian are not finite")
-        yield np.linalg.lstsq(A, -r, rcond=None)[0]
-        AtA = A.T @ A
+        yield interruptible_linalg.lstsq(A, -r, rcond=None)[0]
+        AtA = interruptible_linalg.matmul(A.T, A)
         Atr = A.T @ r
         scale = max(float(np.max(np.diag(AtA))) if AtA.size else 1.0, 1e-12)
         for mu in (1e-3, 1e-1, 1e1, 1e3):
-            yield np.linalg.solve(AtA + mu * scale * np.eye(self.n), -Atr)
+            yield interruptible_linalg.solve(AtA + mu * scale * np.eye(self.n), -Atr)
 
     # ---------------------------------------------------------- optimization
     def _null_space(self, A: np.ndarray) -> np.ndarray:
@@ -332,7 +333,7 @@ class AssemblySolver:
             return np.eye(self.n)
         if not np.all(np.isfinite(M)):  # LAPACK's SVD may never return on NaN or infinity
             raise AssembleFailedError("assembly: the constraint Jacobian is not finite")
-        _, s, Vt = np.linalg.svd(M)
+        _, s, Vt = interruptible_linalg.svd(M)
         rank = int(np.sum(s > max(M.shape) * np.finfo(float).eps * (s[0] if s.size else 0)))
         return Vt[rank:].T
 
@@ -362,7 +363,7 @@ class AssemblySolver:
             Z = self._null_space(A)
             if Z.shape[1] == 0:
                 break
-            lam = np.linalg.lstsq(A.T, -g, rcond=None)[0] if A.shape[0] else np.zeros(0)
+            lam = interruptible_linalg.lstsq(A.T, -g, rcond=None)[0] if A.shape[0] else np.zeros(0)
             gl0 = g + A.T @ lam if A.shape[0] else g
             gz = Z.T @ g
             if not np.any(gz):
@@ -370,13 +371,13 @@ class AssemblySolver:
             c = self.gauss_newton_weights() if use_gauss_newton else None
             if c is not None:
                 Je = self.jacobian(x, self.goals)
-                JZ = Je @ Z
-                H = 2.0 * JZ.T @ (c[:, None] * JZ)
+                JZ = interruptible_linalg.matmul(Je, Z)
+                H = 2.0 * interruptible_linalg.matmul(JZ.T, c[:, None] * JZ)
             else:
                 H = self._reduced_hessian(x, Z, A, lam, gl0)
             # Newton step on |H| (negative curvature flipped); directions of no curvature
             # (a goal that leaves some freedom) get no step, so x stays near its start.
-            w, V = np.linalg.eigh(H)
+            w, V = interruptible_linalg.eigh(H)
             wmax = float(np.max(np.abs(w))) if w.size else 0.0
             keep = np.abs(w) > 1e-8 * wmax
             dz = -V[:, keep] @ ((V[:, keep].T @ gz) / np.abs(w[keep]))

@@ -34,9 +34,13 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import hashlib
 import re
+import signal
+import threading
+import time
 import traceback
 
 import numpy as np
@@ -118,16 +122,56 @@ _RESOLVER_SYMBOL = "mbstudio_resolve_kernel_address"
 _ADDRESS_CALLS: dict = {}
 
 
-@ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
-def _resolve_address(cell_address: int) -> int:
+def _resolve(cell_address: int) -> int:
     """Called (holding the GIL, which ctypes takes) by compiled code that finds a cell
-    empty: fills it. 0 if that failed (the caller then raises RuntimeError; the reason
-    is printed to stderr)."""
-    try:
-        return _ADDRESS_CELLS[cell_address].resolve()
-    except BaseException:  # a compile failure cannot cross into compiled code
-        traceback.print_exc()
-        return 0
+    empty, through ``_resolve_address``: fills it. 0 if that failed (the caller then raises
+    RuntimeError; the reason is printed to stderr)."""
+    cell = _ADDRESS_CELLS[cell_address]
+    interrupted = None
+    while True:
+        try:
+            address = cell.resolve()
+        except Exception:  # a compile failure cannot cross into compiled code
+            traceback.print_exc()
+            address = 0
+        except BaseException as exc:  # noqa: BLE001  (delivered again below)
+            # A signal's handler raised here (KeyboardInterrupt): no exception may cross
+            # into compiled code, so the cell is filled all the same
+            interrupted = getattr(exc, "signum", signal.SIGINT)
+            continue
+        break
+    if interrupted is not None:
+        deliver_after_return(interrupted)
+    return address
+
+
+_resolve_address = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(_resolve)
+
+
+def in_compiled_callback(frame) -> bool:
+    """True if ``frame`` (where a signal handler was called) is inside a callback from
+    compiled code (``_resolve_address``, a kernel's callee being loaded). An exception
+    raised there cannot cross the compiled caller: the callback would return garbage and
+    the kernel crash. A handler called there should ``deliver_after_return`` its signal
+    and return instead of raising."""
+    code = _resolve.__code__
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def deliver_after_return(signum: int) -> None:
+    """Deliver ``signum`` to the main thread again a few milliseconds from now, from another
+    thread: its handler then runs once the compiled caller of ``_resolve_address`` has
+    returned to Python (the callback itself returns within microseconds)."""
+
+    def deliver() -> None:
+        time.sleep(0.005)
+        _thread.interrupt_main(signum)
+
+    threading.Thread(target=deliver, name="mbstudio-signal-redelivery", daemon=True).start()
 
 
 if JIT_ENABLED:

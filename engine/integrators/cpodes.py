@@ -40,6 +40,7 @@ from enum import IntEnum
 import numpy as np
 from scipy.integrate import BDF, LSODA
 
+from engine.common import interruptible_linalg
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
 from engine.integrators.error_norm import scaleDQ
@@ -322,7 +323,7 @@ class CPodesIntegrator(Integrator):
             C[:, j] = (errors(xj) - c) / h
         x = x0
         for _ in range(8):
-            x = x - np.linalg.lstsq(C, c, rcond=None)[0]
+            x = x - interruptible_linalg.lstsq(C, c, rcond=None)[0]
             c = errors(x)
             worst = float(np.max(np.abs(c)))
             if worst <= target:

@@ -25,6 +25,7 @@ State, which names what failed.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -63,6 +64,12 @@ _TIME_STAGE = POSITION - 1
 #: be interrupted, at least this often)
 _MAX_STEPS_PER_CALL = 2000
 
+#: a stepping kernel call takes at most as many steps as fit in this much wall time (s) at
+#: the wall time per step its previous calls took (``_stepsPerCall``): control returns to
+#: Python, which shows progress and handles signals, several times a second however much a
+#: step costs (a model with many constraints can take a tenth of a second per step)
+_SECONDS_PER_CALL = 0.1
+
 #: the default overshoot factor of the integrators' projections (target accuracy
 #: = constraint tolerance x this)
 _OVERSHOOT = ProjectOptions().getOvershootFactor()
@@ -80,6 +87,9 @@ class RungeKuttaMersonIntegrator(Integrator):
     #: the step serial of the step that ``merson_steps`` last stopped before (it left
     #: that step to Python)
     _compiledStepsStopped = -1
+    #: wall time (s) per step of the last stepping kernel call that took steps (NaN before
+    #: the first: that call takes one step, and its time includes loading the kernel)
+    _secondsPerCompiledStep = math.nan
 
     def _workMatrix(self, n: int) -> np.ndarray:
         """(WORK_ROWS, n) scratch kept between steps, so a step allocates nothing: rows
@@ -209,8 +219,10 @@ class RungeKuttaMersonIntegrator(Integrator):
             self._rkInfo,
             runRecord,
         )
+        start = time.perf_counter()
         status = merson_steps(*args)  # once per stepTo: the dispatcher will do
         steps = self._afterCompiledSteps(status, *scratch)
+        self._timeCompiledSteps(start, steps)
         if steps:
             projections = int(run["projections"])
             self._countKernelAttempts(
@@ -243,7 +255,7 @@ class RungeKuttaMersonIntegrator(Integrator):
         leading = (
             tMax,
             tStop,
-            min(maxSteps, _MAX_STEPS_PER_CALL),
+            self._stepsPerCall(maxSteps),
             needDerivatives,
             withInertias,
             self._accuracyInUse,
@@ -253,6 +265,21 @@ class RungeKuttaMersonIntegrator(Integrator):
             work,
         )
         return leading, scratch
+
+    def _stepsPerCall(self, maxSteps: float) -> float:
+        """The most steps the next stepping kernel call may take: ``maxSteps`` (the
+        caller's limit), at most _MAX_STEPS_PER_CALL, and at most what fits in
+        _SECONDS_PER_CALL at the measured wall time per step (one step before any is
+        measured)."""
+        perStep = self._secondsPerCompiledStep
+        fit = 1 if math.isnan(perStep) else max(1, int(_SECONDS_PER_CALL / max(perStep, 1e-9)))
+        return min(maxSteps, _MAX_STEPS_PER_CALL, fit)
+
+    def _timeCompiledSteps(self, start: float, steps: int) -> None:
+        """Record the wall time per step of a stepping kernel call that began at ``start``
+        (``time.perf_counter``) and took ``steps`` steps (see ``_stepsPerCall``)."""
+        if steps:
+            self._secondsPerCompiledStep = (time.perf_counter() - start) / steps
 
     def _afterCompiledSteps(self, status, yPrev, fPrev, qddPrev, uScale, zScale) -> int:
         """Leave the integrator and the advanced state as the Python loop would after the
@@ -329,6 +356,7 @@ class RungeKuttaMersonIntegrator(Integrator):
             info = self._constrainedInfo = np.zeros(ATTEMPT_INFO_SIZE)
             self._constrainedCounts = np.zeros(COUNTS_SIZE, dtype=np.int64)
         counts = self._constrainedCounts
+        start = time.perf_counter()
         status = constrained_merson_steps(
             *leading,
             *args,
@@ -341,6 +369,7 @@ class RungeKuttaMersonIntegrator(Integrator):
             self._runRecord,
         )
         steps = self._afterCompiledSteps(status, *scratch)
+        self._timeCompiledSteps(start, steps)
         if steps:
             attempts = int(counts[ATTEMPTS])
             projections = int(counts[PROJECTIONS])

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.common import interruptible_linalg
 from engine.common.exceptions import (
     IndexOutOfRangeError,
     InvalidArgumentError,
@@ -718,7 +719,7 @@ def _least_squares(W: np.ndarray, rhs: np.ndarray) -> np.ndarray:
             "constraint forces: the constraint matrix or its right-hand side is not finite "
             "(NaN or infinity); the State has diverged or holds non-finite values"
         )
-    U, s, Vt = np.linalg.svd(W)
+    U, s, Vt = interruptible_linalg.svd(W)
     keep = s > _RCOND * s[0] if s[0] > 0 else np.zeros_like(s, dtype=bool)
     y = (U.T @ rhs)[keep] / s[keep]
     return Vt[keep].T @ y

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.common import interruptible_linalg
 from engine.common.exceptions import ProjectionFailedError
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
@@ -53,7 +54,7 @@ def _min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
             "projection: the constraint Jacobian or errors are not finite (NaN or infinity); "
             "the State has diverged"
         )
-    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    U, s, Vt = interruptible_linalg.svd(A, full_matrices=False)
     if s.size == 0 or s[0] == 0.0:
         return np.zeros(A.shape[1])
     keep = s > _RCOND * s[0]

@@ -124,7 +124,8 @@ def test_mutated_files_through_simulate_never_crash_or_hang(tmp_path):
         _check_outcome(*_run(model, tmp_path))
 
 
-def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp_path):
+def _stiff_model(tmp_path: Path) -> Path:
+    """The double pendulum with a spring of stiffness 1e12 N/m on its lower body."""
     raw = json.loads((EXAMPLES / "double_pendulum.mbs.json").read_text())
     raw["model"]["forces"].append(
         {
@@ -141,6 +142,131 @@ def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp
     )
     model = tmp_path / "stiff.mbs.json"
     model.write_text(json.dumps(raw))
-    code, err, rows = _run(model, tmp_path, until="10")
+    return model
+
+
+def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp_path):
+    code, err, rows = _run(_stiff_model(tmp_path), tmp_path, until="10")
     _check_outcome(code, err, rows)
     assert code == 1 and "too stiff" in err and "step size" in err
+
+
+def _ladder(tmp_path: Path, rungs: int) -> Path:
+    """Two hanging chains of ``rungs`` Ball links joined by a Rod at every rung: each step
+    projects onto ``rungs`` constraints and solves for as many multipliers (about a tenth of
+    a second per step with 60 rungs)."""
+    raw = json.loads((EXAMPLES / "chain50.mbs.json").read_text())
+    link = raw["model"]["bodies"][1]
+    bodies = []
+    for side, x in (("a", 0.0), ("b", 0.3)):
+        for k in range(rungs):
+            body = json.loads(json.dumps(link))
+            body.pop("geometry", None)
+            body.update(name=f"{side}{k}", parent="Ground" if k == 0 else f"{side}{k - 1}")
+            body["X_PF"]["p"] = [x, 4.5, 0.0] if k == 0 else [0.0, -0.08, 0.0]
+            body["q"] = [1.0, 0.0, 0.0, 0.0]
+            bodies.append(body)
+    bodies[0]["u"] = [0.0, 0.0, 1.0]
+    rod = {"point1": [0.0, -0.08, 0.0], "point2": [0.0, -0.08, 0.0], "length": 0.3}
+    raw["model"]["bodies"] = bodies
+    raw["model"]["ground_geometry"] = []
+    raw["model"]["constraints"] = [
+        {"type": "Rod", "name": f"rung{k}", "args": {"body1": f"a{k}", "body2": f"b{k}", **rod}}
+        for k in range(rungs)
+    ]
+    model = tmp_path / f"ladder{rungs}.mbs.json"
+    model.write_text(json.dumps(raw))
+    return model
+
+
+def test_sigint_during_constraint_projecting_steps_stops_within_a_second(tmp_path):
+    """Between two samples (--dt 1) the integrator takes dozens of steps, each projecting q and
+    u onto 60 Rods and solving for their multipliers in compiled code; SIGINT must not wait
+    for all of them."""
+    out = tmp_path / "ladder.csv"
+    proc = _start(_ladder(tmp_path, 60), out, "--until", "100", "--dt", "1")
+    try:
+        _wait_for_rows(proc, out, 1, timeout=240)  # the t = 0 row: the stepping has begun
+        time.sleep(0.5)
+        assert proc.poll() is None
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signal.SIGINT
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    rows = _rows(out)
+    assert len(rows) >= 2 and rows[1][0] == "0.0"
+
+
+def test_sigint_while_the_engine_loads_exits_with_a_message(tmp_path):
+    """Ctrl-C before the run starts (importing the engine, loading the model) ends with a
+    message and exit status 130, never a traceback."""
+    out = tmp_path / "early.csv"
+    proc = _start(EXAMPLES / "double_pendulum.mbs.json", out, "--until", "100")
+    try:
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+
+
+def test_sigint_while_a_stiff_model_crawls_stops_within_a_second_keeping_the_first_row(tmp_path):
+    """The stiff model's steps are ~1e-7 s: no second sample comes for a long while, yet the
+    t = 0 row reaches the file within a second, and SIGINT stops the run with it kept."""
+    out = tmp_path / "stiff.csv"
+    proc = _start(_stiff_model(tmp_path), out, "--until", "10", "--dt", "0.01")
+    try:
+        _wait_for_rows(proc, out, 1, timeout=240)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    rows = _rows(out)
+    assert len(rows) == 2 and rows[1][0] == "0.0"
+
+
+def test_sigint_during_render_stops_within_a_second_with_a_message(tmp_path):
+    out = tmp_path / "frame.png"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "render", "double_pendulum", "--time", "5000"]
+        + ["--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = proc.stderr.readline()  # the progress line: the stepping has begun
+        assert first.startswith("simulating"), first
+        time.sleep(0.3)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        err = first + proc.communicate(timeout=30)[1]
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    assert not out.exists()

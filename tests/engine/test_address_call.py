@@ -5,6 +5,9 @@ linked into the caller (which is what keeps each caller's compile small)."""
 
 from __future__ import annotations
 
+import sys
+import time
+
 import numpy as np
 import pytest
 from numba import njit, types
@@ -82,3 +85,45 @@ def test_the_callee_is_not_linked_into_its_caller():
     by_address_ir = next(iter(_by_address.inspect_llvm().values()))
     assert callee in linked_ir  # (the test's premise: numba links a jitted callee)
     assert callee not in by_address_ir
+
+
+@njit(_nrt=False)
+def _plus_one(x):
+    return x + 1.0
+
+
+_plus_one_by_address = address_call(_plus_one, types.float64(types.float64))
+
+
+@njit(_nrt=False)
+def _doubled_plus_one(x):
+    return 2.0 * _plus_one_by_address(x)
+
+
+def test_a_signal_while_a_callee_is_loaded_interrupts_after_the_kernel_returns(monkeypatch):
+    """A signal handler that raises while the callee's address is being resolved (the JIT
+    loading it, inside the callback from compiled code) neither leaves the cell empty nor
+    prints a traceback: the kernel finishes and the handler's exception comes after."""
+    from engine.common import numba_internals
+
+    cell = next(c for c in numba_internals._ADDRESS_CELLS.values() if c.dispatcher is _plus_one)
+    compile_ = cell.dispatcher.compile
+    interrupts = [KeyboardInterrupt()]
+
+    inside = []
+
+    def compile_interrupted_once(argtypes):
+        inside.append(numba_internals.in_compiled_callback(sys._getframe()))
+        if interrupts:
+            raise interrupts.pop()  # as Python's SIGINT handler raises in the callback
+        return compile_(argtypes)
+
+    monkeypatch.setattr(cell.dispatcher, "compile", compile_interrupted_once)
+    got = None
+    with pytest.raises(KeyboardInterrupt):
+        got = _doubled_plus_one(1.5)
+        time.sleep(2.0)  # the signal is delivered again within milliseconds
+    assert got == 5.0 and not interrupts and cell.cell.value != 0
+    # a signal handler called there is told so (it must not raise: see app.headless)
+    assert inside and all(inside)
+    assert not numba_internals.in_compiled_callback(sys._getframe())

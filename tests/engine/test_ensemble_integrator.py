@@ -227,3 +227,59 @@ def test_set_up_reports_progress_and_a_raising_callback_stops_it(monkeypatch):
 
     with pytest.raises(KeyboardInterrupt):
         EnsembleIntegrator(system, states, progress=cancel)
+
+
+@pytest.mark.parametrize("interpolate", [False, True])
+def test_stepping_in_calls_of_a_few_steps_changes_no_step(monkeypatch, interpolate):
+    """The kernels stop after their step budget and the next call goes on where they
+    stopped: with calls of 1 to 3 steps, advanceTo and advanceThrough give what the default
+    calls give, bit for bit."""
+    from engine.integrators.ensemble import ensemble_integrator
+
+    system, states = members(3, spacing=0.05)
+    times = [0.05 * k for k in range(1, 5)]
+    default = EnsembleIntegrator(system, states, accuracy=1e-5, interpolate=interpolate)
+    expected = [default.advanceTo(t) for t in times]
+    expected_through = EnsembleIntegrator(system, states, accuracy=1e-5).advanceThrough(times)
+    monkeypatch.setattr(ensemble_integrator, "_FIRST_BUDGET", 1)
+    monkeypatch.setattr(ensemble_integrator, "_MAX_BUDGET", 3)
+    small = EnsembleIntegrator(system, states, accuracy=1e-5, interpolate=interpolate)
+    for t, (tt, q, u) in zip(times, expected, strict=True):
+        got = small.advanceTo(t)
+        assert np.array_equal(got[0], tt) and np.array_equal(got[1], q)
+        assert np.array_equal(got[2], u)
+    assert np.array_equal(small.getNumStepsTaken(), default.getNumStepsTaken())
+    through = EnsembleIntegrator(system, states, accuracy=1e-5).advanceThrough(times)
+    for got, want in zip(through, expected_through, strict=True):
+        assert np.array_equal(got, want)
+
+
+class _AlarmError(Exception):
+    pass
+
+
+def test_a_signal_stops_a_long_advance_within_a_fraction_of_a_second():
+    """A member that needs millions of steps to reach the report time: a signal handler's
+    exception comes out of advanceTo while it runs, not after it."""
+    import signal
+    import time
+
+    system, states = members(2)
+    ensemble = EnsembleIntegrator(system, states, accuracy=1e-12)
+    ensemble.advanceTo(1e-3)  # compiled and started
+
+    def alarm(signum, frame):
+        raise _AlarmError
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        start = time.perf_counter()
+        with pytest.raises(_AlarmError):
+            ensemble.advanceTo(1e4)
+        took = time.perf_counter() - start
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert took < 0.8, f"the handler's exception came {took:.2f} s after the advance began"
+    assert 0 < ensemble.getTime().min() < 1e4

@@ -1,5 +1,6 @@
 """EnsembleIntegrator: many States of one System advanced together by Runge-Kutta-Merson,
-one compiled call per report time for all members (design: docs/ensembles.md).
+compiled calls over all members, each limited to about CALL_SECONDS of wall time (design:
+docs/ensembles.md).
 
 ::
 
@@ -57,6 +58,12 @@ _THIRD = 1.0 / 3.0
 
 #: with a progress callback, ``advanceTo`` reports about this often (s of wall time)
 PROGRESS_INTERVAL = 0.25
+
+#: a stepping kernel call is limited to as many steps as take about this long (s of wall
+#: time, measured), so that control returns to Python several times a second
+CALL_SECONDS = 0.1
+#: the first call's step limit, and the largest
+_FIRST_BUDGET, _MAX_BUDGET = 256, 1 << 24
 
 #: what a member's nonzero status means
 STATUS_TEXT = {
@@ -191,6 +198,8 @@ class EnsembleIntegrator:
             for _ in range(self._threads)
         ]
         self._started = False
+        self._budget = _FIRST_BUDGET  # steps per kernel call (_in_bounded_calls)
+        self._cancelled = False
         for k, adv in enumerate(self._members):
             self._run[k]["time"] = adv.getTime()
             y = np.asarray(adv.getY())
@@ -243,12 +252,37 @@ class EnsembleIntegrator:
 
     def _parallel(self, fn, first: int = 0, last: int | None = None) -> None:
         chunks = self._chunks(first, last)
+        self._cancelled = False
         if len(chunks) == 1:
             fn(*chunks[0])
             return
         with ThreadPoolExecutor(len(chunks)) as pool:
-            for f in [pool.submit(fn, *c) for c in chunks]:
-                f.result()
+            try:
+                for f in [pool.submit(fn, *c) for c in chunks]:
+                    f.result()
+            except BaseException:  # an interruption: the other threads stop at their next return
+                self._cancelled = True
+                raise
+
+    def _in_bounded_calls(self, call) -> None:
+        """``call(budget)`` (a stepping kernel limited to ``budget`` steps, True once done)
+        again and again until it is done, each call sized to take about CALL_SECONDS of wall
+        time, so that control returns to Python (signals, a cancellation) several times a
+        second however long the members take; stops early if another thread of the same
+        ``_parallel`` was interrupted."""
+        budget = self._budget
+        while True:
+            start = time.perf_counter()
+            if call(np.int64(budget)):
+                break
+            if self._cancelled:
+                return
+            took = time.perf_counter() - start
+            if took < CALL_SECONDS / 2:
+                budget = min(2 * budget, _MAX_BUDGET)
+            elif took > 2 * CALL_SECONDS:
+                budget = max(1, budget // 2)
+            self._budget = budget
 
     def advanceTo(
         self, t: float, progress: Callable[[float], None] | None = None
@@ -276,12 +310,15 @@ class EnsembleIntegrator:
         t_max = math.inf if self._interpolate else t
 
         def step(first, last, _):
-            advance_members(
-                t_max, t, first, last, acc, 0.0, math.inf, self._yPrev, self._fPrev, self._qddPrev,
-                self._uScale, np.zeros(0), self._work, self._euler, self._addresses,
-                self._shapes, self._wu, False, self._quaternions, target, self._info,
-                self._run, self._counts, self._status, self._need,
-            )  # fmt: skip
+            def call(budget):
+                return advance_members(
+                    t_max, t, first, last, acc, 0.0, math.inf, self._yPrev, self._fPrev,
+                    self._qddPrev, self._uScale, np.zeros(0), self._work, self._euler,
+                    self._addresses, self._shapes, self._wu, False, self._quaternions, target,
+                    self._info, self._run, self._counts, self._status, self._need, budget,
+                ) >= 0  # fmt: skip
+
+            self._in_bounded_calls(call)
 
         if progress is None:
             self._parallel(step)
@@ -330,15 +367,21 @@ class EnsembleIntegrator:
             self._start()
         target = self._accuracy / 10 * _OVERSHOOT
 
+        next_time = np.zeros(m, dtype=np.int64)
+
         def step(first, last, k):
             rows, coef, ym, fm = self._scratch[k]
-            advance_members_through(
-                times, self._interpolate, first, last, self._accuracy, self._yPrev,
-                self._fPrev, self._qddPrev, self._uScale, np.zeros(0), self._work, self._euler,
-                self._addresses, self._shapes, self._wu, self._quaternions, target, self._info,
-                self._run, self._counts, self._status, self._need, _CUBIC, _QUARTIC, _THIRD,
-                rows, coef, ym, fm, out,
-            )  # fmt: skip
+
+            def call(budget):
+                return advance_members_through(
+                    times, self._interpolate, first, last, self._accuracy, self._yPrev,
+                    self._fPrev, self._qddPrev, self._uScale, np.zeros(0), self._work,
+                    self._euler, self._addresses, self._shapes, self._wu, self._quaternions,
+                    target, self._info, self._run, self._counts, self._status, self._need,
+                    _CUBIC, _QUARTIC, _THIRD, rows, coef, ym, fm, out, next_time, budget,
+                )  # fmt: skip
+
+            self._in_bounded_calls(call)
 
         if progress is None:
             self._parallel(step)

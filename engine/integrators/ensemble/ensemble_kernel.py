@@ -78,6 +78,7 @@ def advance_members(
     counts,
     status,
     need,
+    budget,
 ):
     """Step members ``first..last-1`` that still advance (status 0) until their time
     reaches ``t_stop`` (s), no step ending past ``t_max`` (s); each step ends where its own
@@ -85,7 +86,13 @@ def advance_members(
     ``t_stop``, as ``TimeStepper.stepTo`` steps; with ``t_max`` infinite it may end past it,
     as ``Integrator.stepTo`` steps). A member whose compiled step stops
     (non-finite derivatives, a failing attempt, step underflow, crawling) keeps its State
-    at the start of that step and gets the nonzero status."""
+    at the start of that step and gets the nonzero status.
+
+    At most ``budget`` steps are taken in all (so that the call returns to Python, which can
+    be interrupted, within a bounded time): the steps left of it are returned once every
+    member is done, -1 if it ran out first (a later call with the same arguments goes on
+    where this one stopped: the members' steps are the same)."""
+    left = budget
     for m in range(first, last):
         if status[m] != 0:
             continue
@@ -93,13 +100,16 @@ def advance_members(
         member_run = run[m : m + 1]
         r = member_run[0]
         while r.time < t_stop:
+            if left <= 0:
+                return -1
             nd = need[m] != 0
             st = merson_steps(
-                t_max, t_stop, np.int64(_STEPS_PER_CALL), nd, nd, accuracy, min_step,
+                t_max, t_stop, min(left, np.int64(_STEPS_PER_CALL)), nd, nd, accuracy, min_step,
                 max_step, y_prev[m], f_prev[m], qdd_prev[m], u_scale[m], z_scale, work[m],
                 euler[m], a, s, w_u[m], infinity, project, target, np.bool_(False), info[m],
                 member_run,
             )  # fmt: skip
+            left -= r.steps
             c = counts[m]
             c[C_STEPS] += r.steps
             c[C_ATTEMPTS] += r.attempts
@@ -112,6 +122,7 @@ def advance_members(
                 status[m] = st
                 need[m] = 1
                 break
+    return left
 
 
 @njit(cache=True, nogil=True)
@@ -234,7 +245,7 @@ def hermite_inverses(third: float = 1.0 / 3.0) -> tuple[np.ndarray, np.ndarray]:
 def advance_members_through(
     times, interpolate, first, last, accuracy, y_prev, f_prev, qdd_prev, u_scale, z_scale,
     work, euler, addresses, shapes, w_u, quaternions, target, info, run, counts, status,
-    need, cubic, quartic, third, rows, coef, ym, fm, out,
+    need, cubic, quartic, third, rows, coef, ym, fm, out, next_time, budget,
 ):  # fmt: skip
     """Members ``first..last-1`` each advanced through all the report ``times`` (s,
     ascending) before the next member starts: out[j, m] = member m's y (q then u) at
@@ -242,17 +253,29 @@ def advance_members_through(
     do for it at each time in turn (its steps depend on its own State only), so the results
     equal one ``advanceTo`` per time bit for bit; one pass over the members keeps each
     member's arrays in the cache for its whole run. ``interpolate``: the steps go past a
-    report time (dense output) instead of ending at it."""
+    report time (dense output) instead of ending at it.
+
+    ``next_time`` (M,): for each member, the index of the first time not yet reported (0 at
+    the start). At most ``budget`` steps are taken in all: False if that ran out before every
+    member was through (a later call with the same arguments goes on: the members' steps are
+    the same), True once they all are."""
+    left = budget
     for m in range(first, last):
-        for j in range(times.shape[0]):
+        j = next_time[m]
+        while j < times.shape[0]:
             t = times[j]
             t_max = np.inf if interpolate else t
-            advance_members(
+            left = advance_members(
                 t_max, t, m, m + 1, accuracy, 0.0, np.inf, y_prev, f_prev, qdd_prev, u_scale,
                 z_scale, work, euler, addresses, shapes, w_u, np.bool_(False), quaternions,
-                target, info, run, counts, status, need,
+                target, info, run, counts, status, need, left,
             )  # fmt: skip
+            if left < 0:
+                return False
             interpolate_members(
                 t, m, m + 1, euler, addresses, shapes, y_prev, f_prev, run, need, cubic,
                 quartic, third, rows, coef, ym, fm, out[j],
             )  # fmt: skip
+            j += 1
+            next_time[m] = j
+    return True
