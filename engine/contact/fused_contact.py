@@ -5,9 +5,9 @@ The fused kernel (``engine.contact.kernels.contact_stage_kernel``) finds the con
 applies their forces at Dynamics stage. It takes a System whose contact subsystems are one
 ContactTrackerSubsystem and one CompliantContactSubsystem on it, where
 
-* the pairs that may touch are half space-sphere, sphere-sphere, half space-ellipsoid,
-  half space-brick, sphere-ellipsoid, ellipsoid-ellipsoid, half space-mesh and sphere-mesh
-  (not mesh-mesh: its tracker is Python);
+* the pairs that may touch are any the tracker has: half space-sphere, sphere-sphere,
+  half space-ellipsoid, half space-brick, sphere-ellipsoid, ellipsoid-ellipsoid, half
+  space-mesh, sphere-mesh and mesh-mesh;
 * the generators of those contacts are the built-in HertzCircular, HertzElliptical,
   BrickHalfSpacePenalty and ElasticFoundation;
 * the dissipated energy, if tracked, is the CompliantContactSubsystem's only z (its

@@ -1,0 +1,481 @@
+"""Kernel for TriangleMesh-TriangleMesh contact (Simbody 3.7's TriangleMeshTriangleMesh
+tracker) with the ElasticFoundation force generator, for the fused realization's contact
+stage (no allocation).
+
+The arithmetic is that of ``mesh_trackers.mesh_mesh`` and ``generators.elastic_foundation``
+(its oracle, which describes the model), over the flat mesh arrays of
+``mesh_queries.mesh_query_arrays`` and with its compiled queries:
+
+* broad phase: the two meshes' bounding spheres;
+* the faces in contact, for each mesh A against the other mesh B (in A's frame): within
+  the overlap of A's box and the box of B's vertices, the faces of A (found in A's AABB
+  tree) with a vertex inside B (strictly inside B's box, then the pseudo-normal test at the
+  nearest point of B) or crossed by one of B's edges whose box meets the overlap (the
+  faces whose boxes meet the edge's, from A's tree, then the segment-triangle test);
+* the force: with both meshes in contact, each mesh's face areas are scaled so that each
+  contributes half of the mean patch area; each listed face whose centroid P0 is inside the
+  other mesh is a spring (``mesh_contact_kernel.face_spring``) with Q the nearest point of
+  the other mesh, ``x = |P0 - Q|``, ``n = (P0 - Q)/x``, at ``P = P0 - f_M x n`` (f_M the
+  mesh's deformation share: s1 for surface 1, 1 - s1 for surface 2).
+
+Each acting face's force is applied at its point P, which sums to the generator's resultant
+at the centre of pressure with its residual moment (they differ by rounding only).
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.common.kernel_jit import kernel_jit
+from engine.contact.kernels.hertz_circular_kernel import _combine
+from engine.contact.kernels.mesh_contact_kernel import face_spring
+from engine.contact.kernels.mesh_queries import (
+    face_box_meets,
+    faces_in_box,
+    nearest_point_and_inside,
+    point_inside_mesh,
+    segment_crosses_triangle,
+)
+
+CANDIDATE, IN_CONTACT = 1, 2  # face flags (0: not a candidate)
+#: above this many candidates left, an edge looks for the faces it may cross in the tree
+TREE_WALK = 48
+
+
+@kernel_jit
+def mesh_mesh_forces(
+    pairs, mesh, scratch, bounds, stiffness, material, body, R_GS, p_GS, p_GB, V_GB, vt, bf
+):
+    """Add the ElasticFoundation forces of every mesh-mesh pair of ``pairs`` (n, 2) into
+    ``bf`` (nb, 6) [moment about Bo, force] in G. ``mesh`` is the tuple of the table's mesh
+    arrays (face_starts, starts, centroids, areas, vertices, faces, face_normals,
+    vertex_normals, face_boxes, edges, nodes, links, tree_faces: ``contact_mesh_*``),
+    ``scratch`` the
+    tuple (vertex_flags, face_flags, candidates, work, stack); ``bounds`` (ns, 4) each
+    mesh's bounding sphere (centre in S, radius), ``stiffness`` (ns,), ``material`` (ns, 5)
+    (dissipation, us, ud, uv in columns 1..4), ``body`` each surface's body, ``R_GS``,
+    ``p_GS`` the surface frames in G, ``p_GB``, ``V_GB`` [w, v] the bodies' origins and
+    velocities in G, ``vt`` the transition velocity. Returns (the number of pairs in
+    contact, their dissipated power in W)."""
+    count = 0
+    power = 0.0
+    for q in range(pairs.shape[0]):
+        found, watts = _mesh_pair(
+            pairs[q, 0],
+            pairs[q, 1],
+            mesh,
+            scratch,
+            bounds,
+            stiffness,
+            material,
+            body,
+            R_GS,
+            p_GS,
+            p_GB,
+            V_GB,
+            vt,
+            bf,
+        )
+        count += found
+        power += watts
+    return count, power
+
+
+@kernel_jit
+def _mesh_pair(
+    m1, m2, mesh, scratch, bounds, stiffness, material, body, R_GS, p_GS, p_GB, V_GB, vt, bf
+):
+    """One pair of ``mesh_mesh_forces`` (surface 1 = ``m1``). Returns (1 if any face is in
+    contact else 0, the dissipated power)."""
+    # broad phase: the bounding spheres' centres in G
+    g0 = _centre(m1, 0, R_GS, p_GS, bounds) - _centre(m2, 0, R_GS, p_GS, bounds)
+    g1 = _centre(m1, 1, R_GS, p_GS, bounds) - _centre(m2, 1, R_GS, p_GS, bounds)
+    g2 = _centre(m1, 2, R_GS, p_GS, bounds) - _centre(m2, 2, R_GS, p_GS, bounds)
+    if math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) >= bounds[m1, 3] + bounds[m2, 3]:
+        return 0, 0.0
+    # mesh 2 in mesh 1: R12 = R1^T R2, p12 = R1^T (p2 - p1)
+    R12 = (
+        R_GS[m1, 0, 0] * R_GS[m2, 0, 0]
+        + R_GS[m1, 1, 0] * R_GS[m2, 1, 0]
+        + R_GS[m1, 2, 0] * R_GS[m2, 2, 0],
+        R_GS[m1, 0, 0] * R_GS[m2, 0, 1]
+        + R_GS[m1, 1, 0] * R_GS[m2, 1, 1]
+        + R_GS[m1, 2, 0] * R_GS[m2, 2, 1],
+        R_GS[m1, 0, 0] * R_GS[m2, 0, 2]
+        + R_GS[m1, 1, 0] * R_GS[m2, 1, 2]
+        + R_GS[m1, 2, 0] * R_GS[m2, 2, 2],
+        R_GS[m1, 0, 1] * R_GS[m2, 0, 0]
+        + R_GS[m1, 1, 1] * R_GS[m2, 1, 0]
+        + R_GS[m1, 2, 1] * R_GS[m2, 2, 0],
+        R_GS[m1, 0, 1] * R_GS[m2, 0, 1]
+        + R_GS[m1, 1, 1] * R_GS[m2, 1, 1]
+        + R_GS[m1, 2, 1] * R_GS[m2, 2, 1],
+        R_GS[m1, 0, 1] * R_GS[m2, 0, 2]
+        + R_GS[m1, 1, 1] * R_GS[m2, 1, 2]
+        + R_GS[m1, 2, 1] * R_GS[m2, 2, 2],
+        R_GS[m1, 0, 2] * R_GS[m2, 0, 0]
+        + R_GS[m1, 1, 2] * R_GS[m2, 1, 0]
+        + R_GS[m1, 2, 2] * R_GS[m2, 2, 0],
+        R_GS[m1, 0, 2] * R_GS[m2, 0, 1]
+        + R_GS[m1, 1, 2] * R_GS[m2, 1, 1]
+        + R_GS[m1, 2, 2] * R_GS[m2, 2, 1],
+        R_GS[m1, 0, 2] * R_GS[m2, 0, 2]
+        + R_GS[m1, 1, 2] * R_GS[m2, 1, 2]
+        + R_GS[m1, 2, 2] * R_GS[m2, 2, 2],
+    )
+    d0 = p_GS[m2, 0] - p_GS[m1, 0]
+    d1 = p_GS[m2, 1] - p_GS[m1, 1]
+    d2 = p_GS[m2, 2] - p_GS[m1, 2]
+    p12 = (
+        R_GS[m1, 0, 0] * d0 + R_GS[m1, 1, 0] * d1 + R_GS[m1, 2, 0] * d2,
+        R_GS[m1, 0, 1] * d0 + R_GS[m1, 1, 1] * d1 + R_GS[m1, 2, 1] * d2,
+        R_GS[m1, 0, 2] * d0 + R_GS[m1, 1, 2] * d1 + R_GS[m1, 2, 2] * d2,
+    )
+    # mesh 1 in mesh 2: R21 = R12^T, p21 = -R12^T p12
+    R21 = (R12[0], R12[3], R12[6], R12[1], R12[4], R12[7], R12[2], R12[5], R12[8])
+    p21 = (
+        -(R21[0] * p12[0] + R21[1] * p12[1] + R21[2] * p12[2]),
+        -(R21[3] * p12[0] + R21[4] * p12[1] + R21[5] * p12[2]),
+        -(R21[6] * p12[0] + R21[7] * p12[1] + R21[8] * p12[2]),
+    )
+    n1, a1 = _faces_in_contact(m1, m2, R21, p21, mesh, scratch)
+    n2, a2 = _faces_in_contact(m2, m1, R12, p12, mesh, scratch)
+    face_starts = mesh[0]
+    flags, candidates = scratch[1], scratch[2]
+    found = 0
+    power = 0.0
+    if a1 > 0.0 or a2 > 0.0:
+        found = 1
+        scale1 = scale2 = 0.0
+        if a1 > 0.0 and a2 > 0.0:
+            area = 0.5 * (a1 + a2)
+            scale1, scale2 = 0.5 * area / a1, 0.5 * area / a2
+        elif a1 > 0.0:
+            scale1 = 1.0
+        else:
+            scale2 = 1.0
+        # the materials combined linearly (ElasticFoundation's material_parameters)
+        k1, k2 = stiffness[m1], stiffness[m2]
+        s1 = k2 / (k1 + k2)
+        k = k1 * s1
+        c = material[m1, 1] * s1 + material[m2, 1] * (1.0 - s1)
+        us = _combine(material[m1, 2], material[m2, 2])
+        ud = _combine(material[m1, 3], material[m2, 3])
+        uv = _combine(material[m1, 4], material[m2, 4])
+        friction = (us, ud, uv)
+        power += _springs(
+            m1,
+            m2,
+            n1,
+            s1,
+            scale1,
+            k,
+            c,
+            friction,
+            mesh,
+            scratch,
+            body,
+            R_GS,
+            p_GS,
+            p_GB,
+            V_GB,
+            vt,
+            bf,
+        )
+        power += _springs(
+            m2,
+            m1,
+            n2,
+            1.0 - s1,
+            scale2,
+            k,
+            c,
+            friction,
+            mesh,
+            scratch,
+            body,
+            R_GS,
+            p_GS,
+            p_GB,
+            V_GB,
+            vt,
+            bf,
+        )
+    for t in range(n1):
+        flags[face_starts[m1] + candidates[face_starts[m1] + t]] = 0
+    for t in range(n2):
+        flags[face_starts[m2] + candidates[face_starts[m2] + t]] = 0
+    return found, power
+
+
+@kernel_jit
+def _centre(m, r, R_GS, p_GS, bounds):
+    """Coordinate r of mesh surface m's bounding-sphere centre in G."""
+    return p_GS[m, r] + (
+        R_GS[m, r, 0] * bounds[m, 0] + R_GS[m, r, 1] * bounds[m, 1] + R_GS[m, r, 2] * bounds[m, 2]
+    )
+
+
+@kernel_jit
+def _faces_in_contact(ma, mb, XR, Xp, mesh, scratch):
+    """Mark the faces of mesh surface ``ma`` in contact with mesh surface ``mb``
+    (``IN_CONTACT`` in the face flags; the other candidates ``CANDIDATE``), ``mesh_trackers
+    ._faces_inside``'s definition; (XR (row-major 9-tuple), Xp) is the pose of ``ma`` in
+    ``mb``'s frame. The candidates (faces of ``ma`` whose boxes meet the box overlap, local
+    numbers) are written to ``ma``'s part of ``candidates``. Returns (the number of
+    candidates, the area of the faces in contact)."""
+    (
+        face_starts,
+        starts,
+        _,
+        areas,
+        vertices,
+        faces,
+        face_normals,
+        vertex_normals,
+        face_boxes,
+        edges,
+        nodes,
+        links,
+        tree_faces,
+    ) = mesh
+    vertex_flags, face_flags, candidates, work, stack = scratch
+    fa0, fa1 = face_starts[ma], face_starts[ma + 1]
+    va0, va1 = starts[ma, 0], starts[ma + 1, 0]
+    fb0, fb1 = face_starts[mb], face_starts[mb + 1]
+    vb0, vb1 = starts[mb, 0], starts[mb + 1, 0]
+    Va, Fa, Ba = vertices[va0:va1], faces[fa0:fa1], face_boxes[fa0:fa1]
+    Vb, Fb = vertices[vb0:vb1], faces[fb0:fb1]
+    Na, La, Ta = (
+        nodes[starts[ma, 2] : starts[ma + 1, 2]],
+        links[starts[ma, 2] : starts[ma + 1, 2]],
+        tree_faces[fa0:fa1],
+    )
+    Nb, Lb, Tb = (
+        nodes[starts[mb, 2] : starts[mb + 1, 2]],
+        links[starts[mb, 2] : starts[mb + 1, 2]],
+        tree_faces[fb0:fb1],
+    )
+    FNb, VNb = face_normals[fb0:fb1], vertex_normals[vb0:vb1]
+    Eb = edges[starts[mb, 1] : starts[mb + 1, 1]]
+    flags, listed, mark = face_flags[fa0:fa1], candidates[fa0:fa1], vertex_flags[va0:va1]
+    # B's vertices in A's frame, XR^T (v - Xp), and their box
+    lo0 = lo1 = lo2 = math.inf
+    hi0 = hi1 = hi2 = -math.inf
+    for i in range(Vb.shape[0]):
+        e0, e1, e2 = Vb[i, 0] - Xp[0], Vb[i, 1] - Xp[1], Vb[i, 2] - Xp[2]
+        o0 = e0 * XR[0] + e1 * XR[3] + e2 * XR[6]
+        o1 = e0 * XR[1] + e1 * XR[4] + e2 * XR[7]
+        o2 = e0 * XR[2] + e1 * XR[5] + e2 * XR[8]
+        work[i, 0], work[i, 1], work[i, 2] = o0, o1, o2
+        lo0, lo1, lo2 = min(lo0, o0), min(lo1, o1), min(lo2, o2)
+        hi0, hi1, hi2 = max(hi0, o0), max(hi1, o1), max(hi2, o2)
+    # the overlap with A's box (its tree's root box)
+    lo0, lo1, lo2 = max(lo0, Na[0, 0]), max(lo1, Na[0, 1]), max(lo2, Na[0, 2])
+    hi0, hi1, hi2 = min(hi0, Na[0, 3]), min(hi1, Na[0, 4]), min(hi2, Na[0, 5])
+    if lo0 > hi0 or lo1 > hi1 or lo2 > hi2:
+        return 0, 0.0
+    count = faces_in_box(lo0, lo1, lo2, hi0, hi1, hi2, Ba, Na, La, Ta, stack, listed)
+    for t in range(count):
+        f = listed[t]
+        flags[f] = CANDIDATE
+        mark[Fa[f, 0]] = mark[Fa[f, 1]] = mark[Fa[f, 2]] = -1
+    # faces with a vertex inside B; a vertex outside the overlap is outside the box of B's
+    # vertices, so outside B, and needs no query
+    hint = -1
+    for t in range(count):
+        f = listed[t]
+        for corner in range(3):
+            v = Fa[f, corner]
+            if mark[v] < 0:
+                mark[v] = 0
+                x0, x1, x2 = Va[v, 0], Va[v, 1], Va[v, 2]
+                if lo0 <= x0 <= hi0 and lo1 <= x1 <= hi1 and lo2 <= x2 <= hi2:
+                    w0 = XR[0] * x0 + XR[1] * x1 + XR[2] * x2 + Xp[0]
+                    w1 = XR[3] * x0 + XR[4] * x1 + XR[5] * x2 + Xp[1]
+                    w2 = XR[6] * x0 + XR[7] * x1 + XR[8] * x2 + Xp[2]
+                    inside, near = point_inside_mesh(
+                        w0, w1, w2, Vb, Fb, FNb, VNb, Nb, Lb, Tb, stack, hint
+                    )
+                    if near >= 0:
+                        hint = near
+                    if inside:
+                        mark[v] = 1
+            if mark[v] == 1:
+                flags[f] = IN_CONTACT
+    # faces crossed by an edge of B that meets the overlap: the candidates not yet in
+    # contact are moved to the front of the list, and out of it once crossed
+    rest = 0
+    for t in range(count):
+        f = listed[t]
+        if flags[f] == CANDIDATE:
+            listed[t], listed[rest] = listed[rest], f
+            rest += 1
+    for e in range(Eb.shape[0]):
+        if rest == 0:
+            break
+        a, b = Eb[e, 0], Eb[e, 1]
+        s0 = min(work[a, 0], work[b, 0])
+        s1 = min(work[a, 1], work[b, 1])
+        s2 = min(work[a, 2], work[b, 2])
+        t0 = max(work[a, 0], work[b, 0])
+        t1 = max(work[a, 1], work[b, 1])
+        t2 = max(work[a, 2], work[b, 2])
+        if not (s0 <= hi0 and t0 >= lo0 and s1 <= hi1 and t1 >= lo1 and s2 <= hi2 and t2 >= lo2):
+            continue
+        if rest > TREE_WALK:
+            _pierce(work, a, b, s0, s1, s2, t0, t1, t2, Va, Fa, Ba, Na, La, Ta, flags, stack)
+            continue
+        t = 0
+        while t < rest:
+            f = listed[t]
+            if face_box_meets(Ba, f, s0, s1, s2, t0, t1, t2) and _crosses(work, a, b, Va, Fa, f):
+                flags[f] = IN_CONTACT
+                rest -= 1
+                listed[t], listed[rest] = listed[rest], f
+            else:
+                t += 1
+    area = 0.0
+    for t in range(count):
+        if flags[listed[t]] == IN_CONTACT:
+            area += areas[fa0 + listed[t]]
+    return count, area
+
+
+@kernel_jit
+def _pierce(work, a, b, s0, s1, s2, t0, t1, t2, Va, Fa, Ba, Na, La, Ta, flags, stack):
+    """Mark ``IN_CONTACT`` the candidate faces of A (``flags``) that the segment from
+    work[a] to work[b] (box [s, t]) crosses: the faces of A's tree whose boxes meet the
+    segment's box, then the segment-triangle test."""
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        k = stack[top]
+        if not (Na[k, 0] <= t0 and Na[k, 3] >= s0 and Na[k, 1] <= t1 and Na[k, 4] >= s1):
+            continue
+        if not (Na[k, 2] <= t2 and Na[k, 5] >= s2):
+            continue
+        child = La[k, 0]
+        if child >= 0:
+            stack[top], stack[top + 1] = child + 1, child
+            top += 2
+            continue
+        for i in range(La[k, 1], La[k, 1] + La[k, 2]):
+            f = Ta[i]
+            if flags[f] != CANDIDATE or not face_box_meets(Ba, f, s0, s1, s2, t0, t1, t2):
+                continue
+            if _crosses(work, a, b, Va, Fa, f):
+                flags[f] = IN_CONTACT
+
+
+@kernel_jit
+def _crosses(work, a, b, Va, Fa, f):
+    """Whether the segment from work[a] to work[b] crosses face f of A."""
+    A, B, C = Fa[f, 0], Fa[f, 1], Fa[f, 2]
+    return segment_crosses_triangle(
+        work[a, 0],
+        work[a, 1],
+        work[a, 2],
+        work[b, 0],
+        work[b, 1],
+        work[b, 2],
+        Va[A, 0],
+        Va[A, 1],
+        Va[A, 2],
+        Va[B, 0],
+        Va[B, 1],
+        Va[B, 2],
+        Va[C, 0],
+        Va[C, 1],
+        Va[C, 2],
+    )
+
+
+@kernel_jit
+def _springs(
+    mm, mo, count, share, scale, k, c, friction, mesh, scratch, body, R_GS, p_GS, p_GB, V_GB, vt, bf
+):
+    """The face springs of mesh surface ``mm`` (M) against mesh surface ``mo`` (O): each
+    face in contact (flags ``IN_CONTACT`` among the ``count`` candidates) whose centroid is
+    inside O, with its area times ``scale``. Returns the dissipated power."""
+    (
+        face_starts,
+        starts,
+        centroids,
+        areas,
+        vertices,
+        faces,
+        face_normals,
+        vertex_normals,
+        _,
+        _,
+        nodes,
+        links,
+        tree_faces,
+    ) = mesh
+    _, face_flags, candidates, _, stack = scratch
+    if scale == 0.0:
+        return 0.0
+    us, ud, uv = friction
+    fm0 = face_starts[mm]
+    fo0, fo1 = face_starts[mo], face_starts[mo + 1]
+    Vo, Fo = vertices[starts[mo, 0] : starts[mo + 1, 0]], faces[fo0:fo1]
+    FNo, VNo = face_normals[fo0:fo1], vertex_normals[starts[mo, 0] : starts[mo + 1, 0]]
+    No, Lo, To = (
+        nodes[starts[mo, 2] : starts[mo + 1, 2]],
+        links[starts[mo, 2] : starts[mo + 1, 2]],
+        tree_faces[fo0:fo1],
+    )
+    bm, bo = body[mm], body[mo]
+    power = 0.0
+    hint = -1
+    for t in range(count):
+        f = fm0 + candidates[fm0 + t]
+        if face_flags[f] != IN_CONTACT:
+            continue
+        a0, a1, a2 = centroids[f, 0], centroids[f, 1], centroids[f, 2]
+        P0 = p_GS[mm, 0] + (R_GS[mm, 0, 0] * a0 + R_GS[mm, 0, 1] * a1 + R_GS[mm, 0, 2] * a2)
+        P1 = p_GS[mm, 1] + (R_GS[mm, 1, 0] * a0 + R_GS[mm, 1, 1] * a1 + R_GS[mm, 1, 2] * a2)
+        P2 = p_GS[mm, 2] + (R_GS[mm, 2, 0] * a0 + R_GS[mm, 2, 1] * a1 + R_GS[mm, 2, 2] * a2)
+        # the centroid in O's frame, R_GO^T (P0 - p_GO)
+        e0, e1, e2 = P0 - p_GS[mo, 0], P1 - p_GS[mo, 1], P2 - p_GS[mo, 2]
+        o0 = R_GS[mo, 0, 0] * e0 + R_GS[mo, 1, 0] * e1 + R_GS[mo, 2, 0] * e2
+        o1 = R_GS[mo, 0, 1] * e0 + R_GS[mo, 1, 1] * e1 + R_GS[mo, 2, 1] * e2
+        o2 = R_GS[mo, 0, 2] * e0 + R_GS[mo, 1, 2] * e1 + R_GS[mo, 2, 2] * e2
+        q0, q1, q2, inside, hint = nearest_point_and_inside(
+            o0, o1, o2, Vo, Fo, FNo, VNo, No, Lo, To, stack, hint
+        )
+        if not inside:
+            continue
+        Q0 = R_GS[mo, 0, 0] * q0 + R_GS[mo, 0, 1] * q1 + R_GS[mo, 0, 2] * q2 + p_GS[mo, 0]
+        Q1 = R_GS[mo, 1, 0] * q0 + R_GS[mo, 1, 1] * q1 + R_GS[mo, 1, 2] * q2 + p_GS[mo, 1]
+        Q2 = R_GS[mo, 2, 0] * q0 + R_GS[mo, 2, 1] * q1 + R_GS[mo, 2, 2] * q2 + p_GS[mo, 2]
+        g0, g1, g2 = P0 - Q0, P1 - Q1, P2 - Q2
+        x = math.sqrt(g0 * g0 + g1 * g1 + g2 * g2)
+        if not x > 0.0:
+            continue
+        fN, watts = face_spring(
+            P0,
+            P1,
+            P2,
+            x,
+            g0 / x,
+            g1 / x,
+            g2 / x,
+            scale * areas[f],
+            share,
+            k,
+            c,
+            us,
+            ud,
+            uv,
+            bo,
+            bm,
+            p_GB,
+            V_GB,
+            vt,
+            bf,
+        )
+        power += watts
+    return power
