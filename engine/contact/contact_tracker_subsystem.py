@@ -5,7 +5,8 @@ At Topology stage it collects every ContactSurface on the matter subsystem's bod
 builds the pair table: pairs on different bodies, sharing no clique, with a tracker
 (HalfSpace-Sphere, Sphere-Sphere, HalfSpace-Ellipsoid, HalfSpace-Brick, and those of
 ``mesh_trackers.PAIR_TRACKERS``: the TriangleMesh pairs, Sphere-Ellipsoid and
-Ellipsoid-Ellipsoid, listed in ``_mesh_pairs`` and run in Python). Half-space pairs
+Ellipsoid-Ellipsoid, listed in ``_mesh_pairs`` and run in Python; the fused kernel has a
+compiled form of each). Half-space pairs
 are listed once there (O(N) per half space); Sphere-Sphere pairs are found at each
 Position realization by a sweep-and-prune broad phase (``broad_phase``).
 

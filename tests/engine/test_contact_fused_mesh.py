@@ -224,7 +224,7 @@ from engine import Stage
 from tests.engine.test_contact_fused_mesh import _scene
 udots, why = [], None
 for fused in (True, False):
-    system, tracker, ccs, state = _scene(fused, 2)
+    system, tracker, ccs, state = _scene(fused, 2, meshes=2)
     system.realize(state, Stage.Acceleration)
     udots.append(state.getUDot().tolist())
     why = system.whyNotFused(state) if why is None else why
@@ -234,7 +234,7 @@ print(json.dumps({"why": why, "udot": udots}))
 
 def test_the_mesh_kernel_runs_as_python_with_the_jit_disabled():
     """With NUMBA_DISABLE_JIT=1 the same kernels run as Python: the fused realization of the
-    scene gives the stage-by-stage udot."""
+    scene (with its mesh-mesh pairs) gives the stage-by-stage udot."""
     proc = subprocess.run(
         [sys.executable, "-c", _NOJIT_SCRIPT],
         capture_output=True,
