@@ -25,7 +25,9 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
    detected and applied one by one, after the circular contacts as the stage-by-stage path
    applies its Python generators' forces after them, in the same order;
 6. the half space-mesh and sphere-mesh pairs (``mesh_contact_kernel``: ElasticFoundation,
-   one spring per face), after those, then the mesh-mesh pairs (``mesh_mesh_kernel``).
+   one spring per face), after those, then the mesh-mesh pairs (``mesh_mesh_kernel``,
+   called at its compiled address: compiled once, when a model with such a pair first
+   realizes).
 
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
@@ -45,7 +47,7 @@ from engine.contact.kernels.hertz_circular_kernel import apply_point_forces, her
 from engine.contact.kernels.hertz_elliptical_kernel import half_space_ellipsoid_force
 from engine.contact.kernels.implicit_pair_kernel import DIRECTIONS, implicit_pair_force
 from engine.contact.kernels.mesh_contact_kernel import mesh_contact_forces
-from engine.contact.kernels.mesh_mesh_kernel import mesh_mesh_forces
+from engine.contact.kernels.mesh_mesh_kernel import mesh_mesh_stage_by_address
 from engine.multibody.kernels.layout import SLOT
 
 ELLIPSOID = 2  # ContactGeometry.Ellipsoid's type id (the other kind on a half space: Brick)
@@ -394,45 +396,8 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
         total += found
         power[0] += watts
     # triangle meshes against triangle meshes (ElasticFoundation)
-    mesh_mesh_pairs = i2(a, s, SLOT.contact_mesh_mesh_pairs)
-    if mesh_mesh_pairs.shape[0]:
-        mesh = (
-            i1(a, s, SLOT.contact_mesh_face_starts),
-            i2(a, s, SLOT.contact_mesh_starts),
-            f2(a, s, SLOT.contact_mesh_centroids),
-            f1(a, s, SLOT.contact_mesh_areas),
-            f2(a, s, SLOT.contact_mesh_vertices),
-            i2(a, s, SLOT.contact_mesh_faces),
-            f3(a, s, SLOT.contact_mesh_face_normals),
-            f2(a, s, SLOT.contact_mesh_vertex_normals),
-            f2(a, s, SLOT.contact_mesh_face_boxes),
-            i2(a, s, SLOT.contact_mesh_edges),
-            f2(a, s, SLOT.contact_mesh_nodes),
-            i2(a, s, SLOT.contact_mesh_links),
-            i1(a, s, SLOT.contact_mesh_tree_faces),
-        )
-        scratch = (
-            i1(a, s, SLOT.contact_mesh_vertex_flags),
-            i1(a, s, SLOT.contact_mesh_face_flags),
-            i1(a, s, SLOT.contact_mesh_candidates),
-            f2(a, s, SLOT.contact_mesh_work),
-            i1(a, s, SLOT.contact_mesh_stack),
-        )
-        found, watts = mesh_mesh_forces(
-            mesh_mesh_pairs,
-            mesh,
-            scratch,
-            f2(a, s, SLOT.contact_mesh_bounds),
-            stiffness,
-            material,
-            body,
-            R_GS,
-            p_GS,
-            p_GB,
-            V_GB,
-            vt,
-            body_forces,
-        )
+    if i2(a, s, SLOT.contact_mesh_mesh_pairs).shape[0]:
+        found, watts = mesh_mesh_stage_by_address(a, s, p_GB, V_GB, body_forces)
         total += found
         power[0] += watts
     counts[0] = total

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import math
 
-from engine.common.kernel_jit import kernel_jit
+from numba import types
+
+from engine.common.numba_internals import address_call, f1, f2, f3, i1, i2, kernel_jit
 from engine.contact.kernels.hertz_circular_kernel import _combine
 from engine.contact.kernels.mesh_contact_kernel import face_spring
 from engine.contact.kernels.mesh_queries import (
@@ -36,10 +38,71 @@ from engine.contact.kernels.mesh_queries import (
     point_inside_mesh,
     segment_crosses_triangle,
 )
+from engine.multibody.kernels.layout import SLOT
 
 CANDIDATE, IN_CONTACT = 1, 2  # face flags (0: not a candidate)
 #: above this many candidates left, an edge looks for the faces it may cross in the tree
 TREE_WALK = 48
+
+
+@kernel_jit
+def mesh_mesh_stage(a, s, p_GB, V_GB, body_forces):
+    """``mesh_mesh_forces`` of the table's ``contact_mesh_mesh_pairs`` (``a`` addresses,
+    ``s`` shapes; ``layout.SLOT``), with the surface frames ``contact_R_GS``,
+    ``contact_p_GS`` the contact stage computed; returns (the number of pairs in contact,
+    their dissipated power in W)."""
+    mesh = (
+        i1(a, s, SLOT.contact_mesh_face_starts),
+        i2(a, s, SLOT.contact_mesh_starts),
+        f2(a, s, SLOT.contact_mesh_centroids),
+        f1(a, s, SLOT.contact_mesh_areas),
+        f2(a, s, SLOT.contact_mesh_vertices),
+        i2(a, s, SLOT.contact_mesh_faces),
+        f3(a, s, SLOT.contact_mesh_face_normals),
+        f2(a, s, SLOT.contact_mesh_vertex_normals),
+        f2(a, s, SLOT.contact_mesh_face_boxes),
+        i2(a, s, SLOT.contact_mesh_edges),
+        f2(a, s, SLOT.contact_mesh_nodes),
+        i2(a, s, SLOT.contact_mesh_links),
+        i1(a, s, SLOT.contact_mesh_tree_faces),
+    )
+    scratch = (
+        i1(a, s, SLOT.contact_mesh_vertex_flags),
+        i1(a, s, SLOT.contact_mesh_face_flags),
+        i1(a, s, SLOT.contact_mesh_candidates),
+        f2(a, s, SLOT.contact_mesh_work),
+        i1(a, s, SLOT.contact_mesh_stack),
+    )
+    return mesh_mesh_forces(
+        i2(a, s, SLOT.contact_mesh_mesh_pairs),
+        mesh,
+        scratch,
+        f2(a, s, SLOT.contact_mesh_bounds),
+        f1(a, s, SLOT.contact_stiffness),
+        f2(a, s, SLOT.contact_material),
+        i1(a, s, SLOT.contact_body),
+        f3(a, s, SLOT.contact_R_GS),
+        f2(a, s, SLOT.contact_p_GS),
+        p_GB,
+        V_GB,
+        f1(a, s, SLOT.contact_settings)[0],
+        body_forces,
+    )
+
+
+#: the one signature of mesh_mesh_stage: (table addresses, shapes, p_GB, V_GB, body forces)
+MESH_MESH_SIGNATURE = types.Tuple((types.int64, types.float64))(
+    types.int64[::1],
+    types.int64[:, ::1],
+    types.float64[:, ::1],
+    types.float64[:, ::1],
+    types.float64[:, ::1],
+)
+
+#: mesh_mesh_stage for the contact stage: called at its compiled address, so that it is
+#: compiled once, on the first call (a model with a mesh-mesh pair), and not linked into
+#: (and optimised again inside) the fused realization
+mesh_mesh_stage_by_address = address_call(mesh_mesh_stage, MESH_MESH_SIGNATURE)
 
 
 @kernel_jit
