@@ -338,11 +338,17 @@ def _faces_in_contact(ma, mb, XR, Xp, mesh, scratch):
     hi0, hi1, hi2 = min(hi0, Na[0, 3]), min(hi1, Na[0, 4]), min(hi2, Na[0, 5])
     if lo0 > hi0 or lo1 > hi1 or lo2 > hi2:
         return 0, 0.0
-    count = faces_in_box(lo0, lo1, lo2, hi0, hi1, hi2, Ba, Na, La, Ta, stack, listed)
-    for t in range(count):
+    found = faces_in_box(lo0, lo1, lo2, hi0, hi1, hi2, Ba, Na, La, Ta, stack, listed)
+    # of those, the faces whose box in B's frame meets B's box: a face in contact has a
+    # vertex inside B or is crossed by an edge of B, so it meets B's box there too
+    count = 0
+    for t in range(found):
         f = listed[t]
-        flags[f] = CANDIDATE
-        mark[Fa[f, 0]] = mark[Fa[f, 1]] = mark[Fa[f, 2]] = -1
+        if _meets_box(Va, Fa, f, XR, Xp, Nb):
+            listed[count] = f
+            count += 1
+            flags[f] = CANDIDATE
+            mark[Fa[f, 0]] = mark[Fa[f, 1]] = mark[Fa[f, 2]] = -1
     # faces with a vertex inside B; a vertex outside the overlap is outside the box of B's
     # vertices, so outside B, and needs no query
     hint = -1
@@ -403,6 +409,24 @@ def _faces_in_contact(ma, mb, XR, Xp, mesh, scratch):
         if flags[listed[t]] == IN_CONTACT:
             area += areas[fa0 + listed[t]]
     return count, area
+
+
+@kernel_jit
+def _meets_box(Va, Fa, f, XR, Xp, Nb):
+    """Whether the box of face f of A, its vertices taken to B's frame by (XR, Xp), meets
+    B's box (the root box of B's tree), closed boxes."""
+    for axis in range(3):
+        low = math.inf
+        high = -math.inf
+        for corner in range(3):
+            v = Fa[f, corner]
+            x = XR[3 * axis] * Va[v, 0] + XR[3 * axis + 1] * Va[v, 1] + XR[3 * axis + 2] * Va[v, 2]
+            x += Xp[axis]
+            low = min(low, x)
+            high = max(high, x)
+        if low > Nb[0, 3 + axis] or high < Nb[0, axis]:
+            return False
+    return True
 
 
 @kernel_jit
