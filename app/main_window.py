@@ -57,10 +57,11 @@ SIMULATION_ACTIONS = {
 SETTINGS_GEOMETRY = "main_window/geometry"
 SETTINGS_STATE = "main_window/state"
 DEFAULT_SIZE = (1280, 800)
-#: Heights (px) of the Model, Properties and Joints docks in the default layout; their sum is
-#: what the default window leaves beside the Plots dock below its two toolbar rows (more
-#: would squeeze the Plots dock, and the Joints dock to no visible row).
-LEFT_COLUMN_SHARES = (130, 235, 111)
+#: Heights (px) of the Model, Properties and Joints docks in the default layout, which share
+#: the left column from below the toolbars to the status bar: the model tree shows about ten
+#: rows, a body's Properties form its name, parent, mobilizer and frame, the Joints dock a few
+#: sliders (each scrolls for more).
+LEFT_COLUMN_SHARES = (200, 250, 200)
 
 
 def app_icon() -> QIcon:
@@ -184,7 +185,7 @@ class MainWindow(QMainWindow):
         texts = {
             "Model": "No model loaded."
             if self.model_path is None
-            else f"Model file: {self.model_path.name}\n(opening models is not implemented yet)",
+            else f"Opening {self.model_path.name}…",
             "Stage inspector": "System stages appear here.",
             "Cache inspector": "Cache entries appear here.",
             "Plots": "Plots of simulated quantities appear here.",
@@ -195,14 +196,17 @@ class MainWindow(QMainWindow):
             dock.setWidget(_placeholder(texts[title]))
             self.addDockWidget(area, dock)
             self.docks[title] = dock
+        # The left column (model tree, Properties, joint sliders) runs to the bottom of the
+        # window, beside the Plots dock.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.docks["Stage inspector"], self.docks["Cache inspector"])
         self.docks["Stage inspector"].raise_()
         self.resizeDocks([self.docks["Model"]], [260], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["Plots"]], [180], Qt.Orientation.Vertical)
 
     def _share_left_column(self) -> None:
-        """Give the Properties form most of the left column's height: a body's form is long,
-        an example's model tree and joint sliders are short."""
+        """Share the left column's height between the model tree, the Properties form and
+        the joint sliders (``LEFT_COLUMN_SHARES``)."""
         left = [self.docks.get(k) for k in ("Model", "Properties", "Joints")]
         if all(dock is not None for dock in left):
             self.resizeDocks(left, list(LEFT_COLUMN_SHARES), Qt.Orientation.Vertical)

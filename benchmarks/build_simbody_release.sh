@@ -5,10 +5,24 @@
 # the same C++ program against this build, without Debian's debug assertions (each
 # bench_*.py compiles its program against it through common.build_simbody_program:
 # simbody_bench.cpp, simbody_integration_bench.cpp, simbody_contact_bench.cpp, and
-# simbody_span_bench.cpp for bench_span.py's window-by-window cost of chain50). Needs cmake,
-# g++, curl and liblapack-dev (apt-get install cmake g++ curl liblapack-dev); about 25
-# minutes on 2 cores.
+# simbody_span_bench.cpp for bench_span.py's window-by-window cost of chain50). Installs what it
+# needs from Debian's packages (cmake, g++, curl, liblapack-dev, libblas-dev) when they are
+# missing; about 25 minutes on 2 cores.
 set -euo pipefail
+# Without LAPACK's development files cmake still configures and builds Simbody, but its
+# libraries then leave LAPACK's symbols undefined and no benchmark program links: install them.
+missing=()
+for pkg in cmake g++ curl liblapack-dev libblas-dev; do
+    dpkg -s "$pkg" > /dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+    echo "installing ${missing[*]}"
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get install -y -q "${missing[@]}"
+    else
+        sudo apt-get install -y -q "${missing[@]}"
+    fi
+fi
 prefix="${MBSTUDIO_SIMBODY_RELEASE:-$HOME/.cache/mbstudio/simbody-3.7-release}"
 url="http://deb.debian.org/debian/pool/main/s/simbody/simbody_3.7+dfsg.orig.tar.xz"
 sha256="c2e2a3e7def05ba4fda4b216d04d41bdc6477c0cfcec20bfce98c1005532dfb6"

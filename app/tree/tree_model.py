@@ -77,8 +77,9 @@ def _body_row(b, flat: bool = False) -> list[QStandardItem]:
     return [item, _item(_type_text(b, flat), body_key(b.name))]
 
 
-#: A body tree deeper than this many levels is listed flat under Ground.
-MAX_NESTED_DEPTH = 64
+#: A body tree deeper than this many levels is listed flat under Ground: deeper nesting runs off
+#: the right of the Model dock (a 50-link chain), where a flat list names each parent.
+MAX_NESTED_DEPTH = 16
 
 
 def tree_depth(bodies) -> int:

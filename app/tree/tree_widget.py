@@ -242,11 +242,30 @@ class ModelTreeWidget(QWidget):
         self._selecting = False
         for item in self.model.inserted:
             self.view.expandRecursively(item.index())
+        renamed = [self.model.index_of(body_key(n)) for n in self.model.renamed.values()]
+        self._fit_name_column([item.index() for item in self.model.inserted] + renamed)
         kind, name = parse_key(self._current_key)
         if kind == "body" and name in self.model.renamed:
             self._select_key(body_key(self.model.renamed[name]))
             return
         self._restore_selection()
+
+    def _fit_name_column(self, indexes) -> None:
+        """Widen the name column so that the rows ``indexes`` (added or renamed; their
+        descendants are not looked at) show their names in full; it never narrows, so a
+        width the user chose stays. Costs O(len(indexes)), not O(rows)."""
+        header = self.view.header()
+        need = header.sectionSize(0)
+        for index in indexes:
+            if not index.isValid():
+                continue
+            depth, parent = 1, index.parent()
+            while parent.isValid():
+                depth, parent = depth + 1, parent.parent()
+            width = self.view.sizeHintForIndex(index.siblingAtColumn(0)).width()
+            need = max(need, depth * self.view.indentation() + width)
+        if need > header.sectionSize(0):
+            header.resizeSection(0, need)
 
     # -- selection
     def _current_changed(self, current, _previous) -> None:

@@ -52,8 +52,18 @@ from engine.common.state_books import (
     CAUSES,
     ENTRY_EDITS,
     LOCKSTEP,
+    NQ,
+    NZ,
     Q_VERSION,
     SERIAL,
+    SET_Q,
+    SET_U,
+    SET_Y,
+    SET_Z,
+    SETTER_NAMES,
+    SETTER_STAGES,
+    SETTER_VERSIONS_FROM,
+    SETTER_VERSIONS_TO,
     STORED,
     STORED_AND_INVALIDATED,
     SYSTEM_STAGE,
@@ -65,8 +75,10 @@ from engine.common.state_books import (
     Z_VERSION,
     cause_code,
     cause_text,
+    enter_lockstep,
     lockstep_invalidator,
     python_function,
+    setter_span,
     value_store,
     value_walks_done,
     walks_key,
@@ -76,8 +88,6 @@ from engine.common.subsystem_slot import PerSubsystemInfo, PoolRequest, SharedSt
 _EMPTY = np.zeros(0)
 _EMPTY.flags.writeable = False
 _F64 = np.dtype(np.float64)  # the float64 dtype object ordinary arrays share
-#: the setters' invalidation cause codes (state_books.cause_code)
-_CODES = {what: cause_code(what) for what in ("setQ", "setU", "setZ", "setY")}
 
 
 # Stage members and int values looked up once (Enum class attribute access and int(stage)
@@ -85,6 +95,8 @@ _CODES = {what: cause_code(what) for what in ("setQ", "setU", "setZ", "setY")}
 _INT = list(range(len(ALL_STAGES)))  # _INT[stage] == int(stage), by __index__
 _walks_key = python_function(walks_key)
 _value_walks_done = python_function(value_walks_done)
+_enter_lockstep = python_function(enter_lockstep)
+_setter_span = python_function(setter_span)
 #: store_if_finite's result when it did a setter's whole work
 _ALL_DONE = STORED_AND_INVALIDATED + WALKS_DONE
 _TOPOLOGY, _MODEL, _POSITION = Stage.Topology, Stage.Model, Stage.Position
@@ -106,15 +118,44 @@ def _as_stage(stage: Any, what: str = "stage") -> Stage:
         raise StageOutOfRangeError(f"{what} must be a Stage, got {stage!r}") from exc
 
 
+_store = None  # state_books.store_if_finite's compiled entry point, once looked up
+
+
+def _values_setter(which: int, doc: str):
+    """The State method for the setter ``which`` (``state_books.SET_Q`` .. ``SET_Y``):
+    copy a finite vector of the setter's length into its part of y, count a new value
+    of the variables set, back the State up to the stage before ``SETTER_STAGES[which]``
+    and make the cache entries depending on those variables stale. The State must be at
+    Model stage or later; on error nothing changes.
+
+    The stage check, the length and value checks, the copy, the count, an invalidation
+    in lockstep and the check that the dependents' walks are already made are one
+    compiled call (``state_books.store_if_finite``); Python only checks the types it
+    takes, and finishes what it leaves (``State._finish_set``)."""
+
+    def setter(self, values) -> None:
+        global _store
+        if type(values) is not np.ndarray or values.dtype is not _F64 or values.ndim != 1:
+            values = self._setter_argument(values, which)
+        store = _store
+        if store is None:
+            store = _store = value_store()
+        done = store(values, self._y, self._books, which)
+        if done != _ALL_DONE:
+            self._finish_set(values, which, done)
+
+    setter.__name__ = SETTER_NAMES[which]
+    setter.__qualname__ = f"State.{SETTER_NAMES[which]}"
+    setter.__doc__ = doc
+    return setter
+
+
 class State:
     """All the variable values of a System, and its realization cache.
 
     ``State()`` is empty (Stage.Empty, no subsystems). ``State(other)`` is a copy
     (see the module docstring for what a copy keeps).
     """
-
-    #: state_books.store_if_finite's compiled entry point, once looked up
-    _store = None
 
     def __init__(self, other: State | None = None) -> None:
         self._lock = threading.RLock()
@@ -170,8 +211,14 @@ class State:
         books[SYSTEM_VERSIONS + first : SYSTEM_VERSIONS + last + 1] = serial
         books[CAUSES + first : CAUSES + last + 1] = cause_code(cause)
 
+    def _set_dimensions(self, nq: int, nu: int, nz: int) -> None:
+        """The number of q, u and z, for Python and in the books (for the setters'
+        compiled call)."""
+        self._nq, self._nu, self._nz = nq, nu, nz
+        self._books[NQ : NZ + 1] = (nq, nu, nz)
+
     def _drop_model_resources(self) -> None:
-        self._nq = self._nu = self._nz = 0
+        self._set_dimensions(0, 0, 0)
         self._y = np.zeros(0)
         self._ydot = np.zeros(0)
         self._qdotdot = np.zeros(0)
@@ -231,7 +278,7 @@ class State:
         dst._drop_model_resources()
         dst._drop_instance_resources()
         if self._system_stage >= Stage.Model:
-            dst._nq, dst._nu, dst._nz = self._nq, self._nu, self._nz
+            dst._set_dimensions(self._nq, self._nu, self._nz)
             dst._y = self._y.copy()
             dst._ydot = self._ydot.copy()
             dst._qdotdot = self._qdotdot.copy()
@@ -437,8 +484,7 @@ class State:
     def _enter_lockstep(self, stage: Stage) -> None:
         """Every subsystem and the System are now at ``stage`` (a runtime stage), which
         one kernel realized for all of them: record it once, for all (see SharedStage)."""
-        bv = self._bv
-        bv[LOCKSTEP] = bv[SYSTEM_STAGE] = stage
+        _enter_lockstep(self._bv, stage)
 
     def _leave_lockstep(self) -> None:
         """Give every subsystem its own stage record again, before one of them changes."""
@@ -557,7 +603,7 @@ class State:
             sub.q_start, nq = nq, nq + sub.nq
             sub.u_start, nu = nu, nu + sub.nu
             sub.z_start, nz = nz, nz + sub.nz
-        self._nq, self._nu, self._nz = nq, nu, nz
+        self._set_dimensions(nq, nu, nz)
         parts = [r.initial for s in self._subs for r in s.q_requests]
         parts += [r.initial for s in self._subs for r in s.u_requests]
         parts += [r.initial for s in self._subs for r in s.z_requests]
@@ -874,37 +920,31 @@ class State:
         self._dep_plans = {}
         self._bv[WALKS_KEY] = -1
 
-    def _set_values(self, values, start: int, size: int, what: str, stage: int, v0: int, v1: int):
-        """A setter (``what``): copy ``values`` (checked: a finite vector of length
-        ``size``) into y[start : start + size], count a new value of the variables whose
-        value versions are the books' slots v0..v1, back the State up to ``stage - 1`` and
-        make the entries depending on those variables stale. The State must be at Model
-        stage or later. On error nothing changes.
-
-        The stage check, the length and value checks, the copy, the count, an
-        invalidation in lockstep and the check that the dependents' walks are already
-        made are one compiled call (``state_books.store_if_finite``); Python only checks
-        the types the compiled call takes."""
-        store = State._store
-        if store is None:
-            store = State._store = value_store()
-        if type(values) is not np.ndarray or values.dtype is not _F64 or values.ndim != 1:
-            if self._bv[SYSTEM_STAGE] < 2:
-                self._require_system_stage(_MODEL, what)
-            values = self._checked_vector(values, size, what)  # says what is wrong, if anything
-        done = store(values, self._y, start, size, self._books, stage, _CODES[what], v0, v1)
-        if done == _ALL_DONE:
-            return
+    def _finish_set(self, values, which: int, done: int) -> None:
+        """What the compiled call of the setter ``which`` (``state_books.SET_Q`` ..) left
+        to Python, by its result ``done``: say why it refused (nothing changed), the
+        invalidation outside lockstep, the walks over the entries depending on the values
+        set."""
+        what, stage = SETTER_NAMES[which], SETTER_STAGES[which]
         if done < STORED:  # nothing changed: say why
             self._require_system_stage(_MODEL, what)
-            self._checked_vector(values, size, what)
+            self._checked_vector(values, _setter_span(self._bv, which)[1], what)
         if not done & STORED_AND_INVALIDATED:
             self._invalidate_stage_by_stage(stage, what)
-        self._invalidate_value_dependents(v0, v1, what)
+        self._invalidate_value_dependents(
+            SETTER_VERSIONS_FROM[which], SETTER_VERSIONS_TO[which], what
+        )
 
-    def setY(self, y) -> None:
-        """Set all of y = [q, u, z]; backs up to Time stage."""
-        self._set_values(y, 0, self._y.size, "setY", 5, Q_VERSION, Z_VERSION)
+    def _setter_argument(self, values, which: int) -> np.ndarray:
+        """A setter's argument that is not a 1-D float64 ndarray, as one (checked: the
+        State must be at Model stage or later, the values a finite vector of the
+        setter's length), or the error saying what is wrong."""
+        what = SETTER_NAMES[which]
+        if self._bv[SYSTEM_STAGE] < 2:
+            self._require_system_stage(_MODEL, what)
+        return self._checked_vector(values, _setter_span(self._bv, which)[1], what)
+
+    setY = _values_setter(SET_Y, "Set all of y = [q, u, z]; backs up to Time stage.")
 
     def updY(self) -> np.ndarray:
         """Writable view of y; asking for it backs up to Time stage."""
@@ -912,17 +952,11 @@ class State:
         self._note_y_change("updY")
         return self._y
 
-    def setQ(self, q) -> None:
-        """Set all q; backs up to Time stage."""
-        self._set_values(q, 0, self._nq, "setQ", 5, Q_VERSION, Q_VERSION)
+    setQ = _values_setter(SET_Q, "Set all q; backs up to Time stage.")
 
-    def setU(self, u) -> None:
-        """Set all u; backs up to Position stage."""
-        self._set_values(u, self._nq, self._nu, "setU", 6, U_VERSION, U_VERSION)
+    setU = _values_setter(SET_U, "Set all u; backs up to Position stage.")
 
-    def setZ(self, z) -> None:
-        """Set all z; backs up to Velocity stage."""
-        self._set_values(z, self._nq + self._nu, self._nz, "setZ", 7, Z_VERSION, Z_VERSION)
+    setZ = _values_setter(SET_Z, "Set all z; backs up to Velocity stage.")
 
     def updQ(self, subsys: int | None = None) -> np.ndarray:
         """Writable view of q (or one subsystem's q); asking backs up to Time stage."""

@@ -21,16 +21,21 @@ slot                meaning
 ``ENTRY_EDITS``     counts every change of a cache entry's validity or cause
 ``WALKS_EDITS``     ``ENTRY_EDITS`` when the value dependents' walks were last made
 ``WALKS_KEY``       which walks those were (``walks_key``), or -1 (none recorded)
+``NQ``, ``NU``, ..  the number of q, u and z (0 before Model stage; ``setter_span``)
 ==================  =====================================================================
 
 Python reads and writes the array through a ``memoryview`` (an item read is a Python
-int, faster than a numpy scalar). ``invalidate_in_lockstep`` is the one implementation of
-an invalidation in lockstep: ``State._invalidate`` calls it, and so does
-``store_if_finite``, which is a setter's whole work (checked copy, invalidation, value
-version, and whether the walks over the entries depending on the values can be skipped)
-in one call. ``value_walks_done`` is the one rule for that skip: compiled inside
-``store_if_finite``, and its Python function for ``State._invalidate_value_dependents``.
-With NUMBA_DISABLE_JIT they run as Python on the same arrays.
+int, faster than a numpy scalar). ``enter_lockstep`` is the one implementation of entering
+the lockstep after a kernel realized every subsystem (the fused realization's compiled
+entry calls it, ``State._enter_lockstep`` runs its Python function).
+``invalidate_in_lockstep`` is the one implementation of an invalidation in lockstep:
+``State._invalidate`` calls it, and so does ``store_if_finite``, which is a setter's whole
+work (checked copy, invalidation, value version, and whether the walks over the entries
+depending on the values can be skipped) in one call, its part of y found from the sizes
+in the books (``setter_span``). ``value_walks_done`` is the one rule for that skip:
+compiled inside ``store_if_finite``, and its Python function for
+``State._invalidate_value_dependents``. With NUMBA_DISABLE_JIT they run as Python on the
+same arrays.
 """
 
 from __future__ import annotations
@@ -52,7 +57,19 @@ CAUSES = SHARED_VERSIONS + 11
 ENTRY_EDITS = CAUSES + 11
 WALKS_EDITS = ENTRY_EDITS + 1
 WALKS_KEY = WALKS_EDITS + 1
-SIZE = WALKS_KEY + 1
+NQ, NU, NZ = WALKS_KEY + 1, WALKS_KEY + 2, WALKS_KEY + 3
+SIZE = NZ + 1
+
+#: a State's value setters, by index (``store_if_finite``'s ``which``)
+SET_Q, SET_U, SET_Z, SET_Y = 0, 1, 2, 3
+SETTER_NAMES = ("setQ", "setU", "setZ", "setY")
+#: the stage each setter invalidates from: Position, Velocity, Dynamics, Position
+SETTER_STAGES = (5, 6, 7, 5)
+#: the value versions each setter counts: the slots SETTER_VERSIONS_FROM..SETTER_VERSIONS_TO
+SETTER_VERSIONS_FROM = (Q_VERSION, U_VERSION, Z_VERSION, Q_VERSION)
+SETTER_VERSIONS_TO = (Q_VERSION, U_VERSION, Z_VERSION, Z_VERSION)
+#: each setter's invalidation cause code (its name, coded first: see ``cause_code``)
+SETTER_CAUSES = (1, 2, 3, 4)
 
 _REFUSED = -1
 #: store_if_finite's results: copied, and the invalidation still has to be done in
@@ -73,8 +90,8 @@ def new_books() -> np.ndarray:
 
 
 # ----------------------------------------------------------------------- causes
-_TEXTS: list[str] = [""]
-_CODES: dict[str, int] = {"": 0}
+_TEXTS: list[str] = ["", *SETTER_NAMES]  # the setters' causes have fixed codes
+_CODES: dict[str, int] = {text: code for code, text in enumerate(_TEXTS)}
 #: cause text -> code of every cause coded so far (``cause_code``'s table, for readers
 #: that try it before calling ``cause_code``)
 CAUSE_CODES = _CODES
@@ -120,6 +137,15 @@ def invalidate_in_lockstep(books, first, cause) -> bool:
 
 
 @kernel_jit
+def enter_lockstep(books, stage) -> None:
+    """Every subsystem and the System are now at ``stage`` (a runtime stage, an int),
+    which one kernel realized for all of them: the shared stage and the System's stage
+    become ``stage`` (see SharedStage)."""
+    books[LOCKSTEP] = stage
+    books[SYSTEM_STAGE] = stage
+
+
+@kernel_jit
 def walks_key(first, last, code) -> int:
     """The key of the value dependents' walks for the value versions ``first..last``
     (slots Q_VERSION..Z_VERSION) made stale with the cause ``code``."""
@@ -135,18 +161,37 @@ def value_walks_done(books, key) -> bool:
 
 
 @kernel_jit
-def store_if_finite(src, dst, start, size, books, first, cause, versions_from, versions_to):
-    """A setter's work: if the State is at Model stage or later and the float64 vector
-    ``src`` has ``size`` elements, all finite, copy it into ``dst[start:]``, count a new
-    value of q, u and/or z (the value versions ``books[versions_from : versions_to + 1]``)
-    and invalidate from stage ``first`` if the State is in lockstep
-    (``invalidate_in_lockstep``). Returns ``STORED_AND_INVALIDATED``, ``STORED`` when the
-    invalidation is left to the caller (the State is not in lockstep), plus
-    ``WALKS_DONE`` when the walks ``walks_key(versions_from, versions_to, cause)`` need
-    not be made again (``value_walks_done``), or a negative number when nothing changed
-    (stage too low, wrong length, an element not finite)."""
+def setter_span(books, which):
+    """(start, size): the part of y = [q, u, z] the setter ``which`` (``SET_Q`` ..
+    ``SET_Y``) sets, from the sizes in the books."""
+    nq, nu, nz = books[NQ], books[NU], books[NZ]
+    if which == SET_Q:
+        return 0, nq
+    if which == SET_U:
+        return nq, nu
+    if which == SET_Z:
+        return nq + nu, nz
+    return 0, nq + nu + nz
+
+
+@kernel_jit
+def store_if_finite(src, dst, books, which):
+    """The work of the setter ``which`` (``SET_Q`` .. ``SET_Y``): if the State is at
+    Model stage or later and the float64 vector ``src`` has the length of the setter's
+    part of y (``setter_span``), all finite, copy it there in ``dst`` (y), count a new
+    value of q, u and/or z (the value versions ``SETTER_VERSIONS_FROM[which]`` ..
+    ``SETTER_VERSIONS_TO[which]``) and invalidate from ``SETTER_STAGES[which]`` if the
+    State is in lockstep (``invalidate_in_lockstep``, cause ``SETTER_CAUSES[which]``).
+    Returns ``STORED_AND_INVALIDATED``, ``STORED`` when the invalidation is left to the
+    caller (the State is not in lockstep), plus ``WALKS_DONE`` when the walks
+    ``walks_key(versions from, versions to, cause)`` need not be made again
+    (``value_walks_done``), or a negative number when nothing changed (stage too low,
+    wrong length, an element not finite)."""
     if books[SYSTEM_STAGE] < 2:
         return _REFUSED
+    start, size = setter_span(books, which)
+    versions_from, versions_to = SETTER_VERSIONS_FROM[which], SETTER_VERSIONS_TO[which]
+    first, cause = SETTER_STAGES[which], SETTER_CAUSES[which]
     n = src.shape[0]
     if n != size:
         return _REFUSED
@@ -176,7 +221,7 @@ def _entry(name: str):
     fn = _entries.get(name)
     if fn is None:
         if name == "store":
-            sig = (_VECTOR, _VECTOR, types.int64, types.int64, _BOOKS, *(types.int64,) * 4)
+            sig = (_VECTOR, _VECTOR, _BOOKS, types.int64)
             fn = signature_entry_point(store_if_finite, sig)
         else:
             sig = (_BOOKS, types.int64, types.int64)
@@ -198,6 +243,6 @@ def lockstep_invalidator():
 
 def value_store():
     """``store_if_finite`` through its compiled entry point (for 1-D float64 arrays
-    ``src`` and ``dst`` of any stride and the books array: the caller checks that they
-    are, the entry point does not)."""
+    ``src`` and ``dst`` of any stride, the books array and a setter index: the caller
+    checks that they are, the entry point does not)."""
     return _entry("store")

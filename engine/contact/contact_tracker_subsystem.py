@@ -376,10 +376,12 @@ class ContactTrackerSubsystem(Subsystem):
         ellipsoid, or a Sphere-Ellipsoid or Ellipsoid-Ellipsoid pair may touch."""
         return ELLIPSOID in self._half_space_kinds() or self._implicit_pairs.shape[0] > 0
 
-    def _kernel_arrays(self, transition_velocity: float) -> dict[str, np.ndarray]:
+    def _kernel_arrays(self, transition_velocities: list[float]) -> dict[str, np.ndarray]:
         """The ``contact_*`` arrays of the fused kernel's table (layout CONTACT home): the
-        surfaces, the half spaces' candidate spheres, the cliques, and fresh scratch sized
-        for the contacts this model can have (see ``contact_stage_kernel``)."""
+        surfaces, the half spaces' candidate spheres, the cliques, the transition velocity
+        of each CompliantContactSubsystem that makes forces of the contacts (m/s, in
+        subsystem order; none for a tracker alone), and fresh scratch sized for the
+        contacts this model can have (see ``contact_stage_kernel``)."""
         ns = len(self._surfaces)
         kind = self._kind
         radius = np.where(kind == SPHERE, self._size[:, 0], 0.0) if ns else np.zeros(0)
@@ -412,7 +414,7 @@ class ContactTrackerSubsystem(Subsystem):
             "contact_spheres": np.ascontiguousarray(self._spheres, dtype=i64),
             "contact_clique_starts": clique_starts,
             "contact_cliques": np.array([c for cs in cliques for c in cs], dtype=i64),
-            "contact_settings": np.array([transition_velocity], dtype=f64),
+            "contact_settings": np.array(transition_velocities, dtype=f64).reshape(-1),
             "contact_R_GS": np.zeros((ns, 3, 3)),
             "contact_p_GS": np.zeros((ns, 3)),
             "contact_order": np.arange(nsph, dtype=i64),
@@ -429,7 +431,7 @@ class ContactTrackerSubsystem(Subsystem):
             "contact_normal": np.zeros((capacity, 3)),
             "contact_out": np.zeros((capacity, 13)),
             "contact_counts": np.zeros(2, dtype=i64),
-            "contact_power": np.zeros(1),
+            "contact_power": np.zeros(max(1, len(transition_velocities))),
             "contact_kind": np.ascontiguousarray(self._kind, dtype=i64),
             "contact_size": np.ascontiguousarray(self._size, dtype=f64).reshape(ns, 3),
             "contact_stiffness": np.array(stiffness, dtype=f64),

@@ -202,10 +202,13 @@ class GeneralContactSubsystem(Subsystem):
             bodies[i] = b
         return R_GS, p_GS, bodies
 
-    def _kernel_surfaces(self, set_index: int) -> list[tuple] | None:
+    def _kernel_surfaces(self, set_index: int, meshes: bool = False) -> list[tuple] | None:
         """Set ``set_index``'s surfaces as the detection kernel reads them: per surface
         (body index, kind, (x axis of S in B, origin of S in B, radius or bounding radius));
-        None if the set holds a shape the kernel cannot place (a TriangleMesh)."""
+        None if the set holds a TriangleMesh, unless ``meshes``: a mesh is then a finite
+        shape of the sweep (OTHER_FINITE, its bounding radius about S's origin), which is
+        all HuntCrossleyForce needs (its point contacts come out in the same order; the
+        mesh's contacts are not found)."""
         from engine.contact.kernels.general_contact_kernel import (
             HALF_SPACE,
             OTHER_FINITE,
@@ -216,7 +219,7 @@ class GeneralContactSubsystem(Subsystem):
         rows = []
         for s in self._sets[int(set_index)]:
             name = _type_name(s.geometry)
-            if name == "TriangleMesh":
+            if name == "TriangleMesh" and not meshes:
                 return None
             if name == "HalfSpace":
                 kind = HALF_SPACE

@@ -7,7 +7,8 @@ State's current parameters. ``GeneralForceSubsystem._compiled_program`` stacks t
 its enabled elements into ``(term_ints (n, INTS) int64, term_floats (n, FLOATS) float64,
 excluded (k,) int64)``; ``apply_force_terms`` adds their forces into the accumulators in
 the same order, with the same arithmetic, as the elements' own ``calcForce`` (an element
-may also return a list of such terms: HuntCrossleyForce's header and surface rows). An element
+may also return a list of such terms: HuntCrossleyForce's header and surface rows,
+ElasticFoundationForce's header and mesh, partner and face rows). An element
 that returns ``None`` (a Force.Custom, a spring between two stations, ...) makes its
 subsystem's realization take the ordinary per-element path.
 
@@ -22,6 +23,7 @@ import math
 import numpy as np
 
 from engine.common.kernel_jit import kernel_jit
+from engine.contact.kernels.elastic_foundation_force_kernel import elastic_foundation_forces
 from engine.contact.kernels.general_contact_kernel import APPLY, set_contacts
 from engine.forces.gravity_kernel import add_gravity_forces
 
@@ -64,6 +66,15 @@ SMOOTH_SPHERE_HALF_SPACE = 10
 #: out. The contacts are found and their forces applied in one pass (``set_contacts``)
 HUNT_CROSSLEY = 11
 HUNT_CROSSLEY_SURFACE = 12
+#: ElasticFoundationForce's springs on the half space-mesh and sphere-mesh pairs of its
+#: contact set: ints (n,) the number of rows after it; floats (vt,) the transition velocity
+#: (m/s). The n rows after it are ELASTIC_FOUNDATION_MESH, _PARTNER and _FACE rows (which
+#: do nothing by themselves and are skipped), as
+#: ``engine.contact.kernels.elastic_foundation_force_kernel`` lays them out
+ELASTIC_FOUNDATION = 13
+ELASTIC_FOUNDATION_MESH = 14
+ELASTIC_FOUNDATION_PARTNER = 15
+ELASTIC_FOUNDATION_FACE = 16
 
 
 @kernel_jit
@@ -172,11 +183,12 @@ def apply_force_terms(
     in G, ``V_GB`` (nb, 6) the body velocities ``[w, v_Bo]`` in G (read only by the terms
     that depend on velocities), q and u the matter subsystem's."""
     nb = mass.shape[0]
-    for k in range(term_ints.shape[0]):
-        op = term_ints[k, 0]
-        a = term_ints[k, 1]
-        b = term_ints[k, 2]
-        fl = term_floats[k]
+    row = 0
+    while row < term_ints.shape[0]:
+        op = term_ints[row, 0]
+        a = term_ints[row, 1]
+        b = term_ints[row, 2]
+        fl = term_floats[row]
         if op == GRAVITY:
             add_gravity_forces(
                 mass, com_G, excluded[a : a + b], fl[0], fl[1], fl[2], body_forces.reshape(nb, 2, 3)
@@ -250,7 +262,7 @@ def apply_force_terms(
                 APPLY,
                 term_ints,
                 term_floats,
-                k + 1,
+                row + 1,
                 a,
                 b,
                 fl[0],
@@ -261,6 +273,12 @@ def apply_force_terms(
                 term_ints,
                 term_floats,
             )
+        elif op == ELASTIC_FOUNDATION:
+            elastic_foundation_forces(
+                term_ints, term_floats, row + 1, a, fl[0], p_GB, R_GB, V_GB, body_forces
+            )
+            row += a  # past the term's own rows
+        row += 1
 
 
 def stack_terms(terms: list[tuple[int, tuple, tuple]], excluded: list[int]):

@@ -101,6 +101,11 @@ class Force:
         element by element. Defined beside ``calcForce`` and giving the same forces."""
         return None
 
+    def _why_no_compiled_term(self, state: State) -> str:
+        """Why ``_compiled_term`` gives None for this element's current model, when it has
+        a reason worth showing ("" otherwise); ``System.whyNotFused`` quotes it."""
+        return ""
+
     def calcForceContribution(self, state: State):
         """(bodyForces (nb, 2, 3) at Bo in G, particleForces (0, 3), mobilityForces (nu,))
         this element alone would apply in ``state`` (zeros if it is disabled).

@@ -182,6 +182,20 @@ class GeneralForceSubsystem(Subsystem):
                 terms.append(term)
         return terms
 
+    def _uncompiled_element(self, state: State) -> str:
+        """The first enabled element without a compiled force term, as "ClassName index"
+        with the element's reason if it gives one ("" if every element has a term)."""
+        flags = self.getDiscreteVariable(state, self._enabled_index)
+        for index, (force, on) in enumerate(zip(self._forces, flags, strict=True)):
+            if not on:
+                continue
+            if _term_matches_calc_force(type(force)):
+                if force._compiled_term(state, []) is not None:
+                    continue
+            why = force._why_no_compiled_term(state)
+            return f"{type(force).__name__} {index}" + (f": {why}" if why else "")
+        return ""
+
     def realizeSubsystemAccelerationImpl(self, state: State) -> None:
         if self.getNZ(state):
             state.updZDot(self.getMySubsystemIndex())[:] = 0.0

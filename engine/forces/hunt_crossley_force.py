@@ -163,13 +163,12 @@ class HuntCrossleyForce(ContactSetForce):
         """This element as a HUNT_CROSSLEY term and its set's HUNT_CROSSLEY_SURFACE rows
         (``engine.forces.compiled_terms``): detection of the set's contacts and the force
         law in the fused realization's kernel, with the same arithmetic and walk as
-        ``calcForce``. None (stage by stage) if the set holds a TriangleMesh."""
+        ``calcForce``. A TriangleMesh of the set is a finite shape of the sweep (its
+        contacts are ElasticFoundationForce's, not this element's)."""
         from engine.contact.kernels.general_contact_kernel import OTHER_FINITE, SPHERE
         from engine.forces.compiled_terms import HUNT_CROSSLEY, HUNT_CROSSLEY_SURFACE
 
-        surfaces = self._contacts._kernel_surfaces(self._set_index)
-        if surfaces is None:
-            return None
+        surfaces = self._contacts._kernel_surfaces(self._set_index, meshes=True)
         finite = [s for s, row in enumerate(surfaces) if row[1] in (SPHERE, OTHER_FINITE)]
         terms = [(HUNT_CROSSLEY, (len(surfaces), len(finite)), (self._transition_velocity,))]
         for s, (body, kind, geometry) in enumerate(surfaces):

@@ -12,10 +12,10 @@ For a MultibodySystem whose stage hooks between Position and Acceleration are on
 * GeneralForceSubsystems whose enabled elements all have compiled force terms
   (``engine.forces.compiled_terms``: gravity, mobility springs, dampers and forces,
   constant torques and forces, the global damper);
-* one ContactTrackerSubsystem and one CompliantContactSubsystem whose contacts the
-  kernel's contact stage can find and apply (``engine.contact.fused_contact``: half
-  space-sphere and sphere-sphere, HertzCircular; the dissipated energy's zdot is written
-  after the call);
+* ContactTrackerSubsystems and CompliantContactSubsystems on them whose contacts the
+  kernel's contact stage can find and apply (``engine.contact.fused_contact``: the pairs
+  and built-in generators it has; the dissipated energies' zdot are written after the
+  call);
 * a DefaultSystemSubsystem whose Measures have no work at those stages (they compute
   their values when asked; Integrate, Differentiate and the extremes do have);
 
@@ -36,10 +36,10 @@ State's ``_fast`` slot, which the State empties when it reallocates).
 from __future__ import annotations
 
 from engine.common.default_system_subsystem import DefaultSystemSubsystem
-from engine.common.numba_internals import JIT_ENABLED, compiled_entry_point
+from engine.common.numba_internals import JIT_ENABLED, signature_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
-from engine.common.state_books import LOCKSTEP
+from engine.common.state_books import ENTRY_EDITS, LOCKSTEP
 from engine.contact.fused_contact import (
     CONTACT_SUBSYSTEMS,
     contact_home,
@@ -49,16 +49,22 @@ from engine.contact.fused_contact import (
 from engine.forces.compiled_terms import stack_terms
 from engine.forces.general_force_subsystem import GeneralForceSubsystem
 from engine.measures.measure import Measure
-from engine.multibody.constraints.compiled import compiled_constraints
+from engine.multibody.constraints.compiled import (
+    compiled_constraints,
+    why_constraints_not_compiled,
+)
 from engine.multibody.kernels import layout
+from engine.multibody.kernels.fused_entry import entry as realize_in_books_entry
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     POSITION,
+    REALIZE_STAGES_SIGNATURE,
     VELOCITY,
     realize_stages_from_table,
 )
 
 _INSTANCE_INT, _TIME_INT = int(Stage.Instance), int(Stage.Time)
+_REALIZE_STAGES_TYPES = tuple(REALIZE_STAGES_SIGNATURE.args)
 _JIT = JIT_ENABLED
 _HOOKS = {
     int(Stage.Position): "realizeSubsystemPositionImpl",
@@ -91,6 +97,8 @@ class _Plan:
         "matter",
         "vc",
         "constrained_derivatives",
+        "abi_edits",
+        "abi_current",
     )
 
 
@@ -118,7 +126,9 @@ class FusedRealization:
 
         The common case: the plan's validity (``_current_plan``: three compares), the
         lockstep slot, whether the articulated inertias are current (the matter
-        subsystem's ``_abi_current``), the kernel call, and ``State._enter_lockstep``."""
+        subsystem's ``_abi_current``, whose answer the plan keeps while the books'
+        ENTRY_EDITS stays the same), and one compiled call that realizes the stages and
+        enters the lockstep in the State's books (``fused_entry.realize_stages_in_books``)."""
         plan = self._current_plan(state)
         call_args = plan.call_args
         if call_args is None:  # it does not qualify, or event witnesses need stages
@@ -130,28 +140,35 @@ class FusedRealization:
                 if info.stage != prev:
                     return False
         # the articulated inertias, unless still current (a change of q makes them stale;
-        # a change of t alone does not)
-        with_inertias = last >= ACCELERATION and not plan.matter._abi_current(plan.ctx)
-        fn = plan.fn
-        ke = fn(first, last, with_inertias, *call_args)
-        if fn is realize_stages_from_table:  # the entry point, once compiled for these
-            plan.fn = compiled_entry_point(fn, (first, last, with_inertias, *call_args))
-        if plan.constraints is not None and not plan.matter._fused_constraint_stages(
-            plan.constraints, plan.ctx, first, last
-        ):
-            return False  # (a Rod's points coincide...: the stage-by-stage path words it)
+        # a change of t alone does not). ``_abi_current``'s answer depends on the entry's
+        # realized version, whose every change counts in the books' ENTRY_EDITS, and on
+        # the matter subsystem's Instance stage version, fixed while the plan is valid:
+        # the plan keeps the answer until ENTRY_EDITS changes.
+        with_inertias = False
+        if last >= ACCELERATION:
+            edits = bv[ENTRY_EDITS]
+            if plan.abi_edits != edits:
+                plan.abi_current = plan.matter._abi_current(plan.ctx)
+                plan.abi_edits = edits
+            with_inertias = not plan.abi_current
+        # without constraints, realize_stages_in_books: the kernel, then the lockstep in
+        # the books; with them, the kernel alone and the lockstep once they are realized
+        ke = plan.fn(first, last, with_inertias, *call_args)
+        if plan.constraints is not None:
+            if not plan.matter._fused_constraint_stages(plan.constraints, plan.ctx, first, last):
+                return False  # (a Rod's points coincide...: the stage-by-stage path words it)
+            state._enter_lockstep(last)
         if first <= VELOCITY <= last:
             plan.vc.kinetic_energy = ke
-        state._enter_lockstep(last)
         self._system._num_stage_runs[first * 11 + last] += 1
         if with_inertias:
             plan.matter._mark_abi(state, plan.ctx)
         contact = plan.contact
         if contact is not None:
             if first <= POSITION:
-                state.markCacheValueNotRealized(contact[0], contact[1])  # made on request
-            if contact[2] >= 0 and last >= ACCELERATION:  # the dissipated energy's zdot
-                state.updZDot(contact[2])[0] = contact[3][0]
+                contact.positions_realized(state)  # the snapshots are made on request
+            if last >= ACCELERATION:
+                contact.accelerations_realized(state)  # the dissipated energies' zdot
         return True
 
     def recordKernelRealization(self, state: State, first: int, last: int, ke: float) -> None:
@@ -165,7 +182,7 @@ class FusedRealization:
             plan.ctx.vc.kinetic_energy = ke
         state._enter_lockstep(ALL_STAGES[last])
         if plan.contact is not None and first <= POSITION:
-            state.markCacheValueNotRealized(plan.contact[0], plan.contact[1])  # on request
+            plan.contact.positions_realized(state)  # the snapshots are made on request
 
     def countStages(self, first: int, last: int, n: int) -> None:
         """Count ``n`` realizations of each stage ``first..last`` (ints) that kernels did
@@ -279,6 +296,7 @@ class FusedRealization:
         plan.constraints = plan.call_args = plan.matter = None
         plan.vc = None
         plan.derivatives = plan.constrained_derivatives = False
+        plan.abi_edits, plan.abi_current = -1, False
         # event witnesses at Position..Acceleration: realize stage by stage (the counts
         # change only with Instance stage, as the plan does)
         plan.triggers = any(state._trigger_counts[POSITION : ACCELERATION + 1])
@@ -306,12 +324,17 @@ class FusedRealization:
         }
         homes[layout.CONTACT], plan.contact = contact_home(self._system, state)
         plan.table = layout.build_table(homes, matter._kernel_dims(ctx))
-        plan.fn = realize_stages_from_table
         plan.args = (ctx.euler, plan.table.addresses, plan.table.shapes)
         if info.clayout is not None and info.clayout.m:  # compiled constraints, after the call
             plan.constraints = compiled_constraints(matter, state, info)
+        if plan.constraints is None:
+            plan.fn = realize_in_books_entry()
+            books_args = (*plan.args, state._books)  # (clear() empties _fast with the books)
+        else:
+            plan.fn = signature_entry_point(realize_stages_from_table, _REALIZE_STAGES_TYPES)
+            books_args = plan.args
         if not plan.triggers:
-            plan.call_args = plan.args
+            plan.call_args = books_args
         # (NUMBA_DISABLE_JIT: the integrators' kernels would run as Python; they step aside)
         plan.derivatives = (
             _JIT
@@ -379,7 +402,7 @@ class FusedRealization:
         info = matter._instance_info(state)
         if info.clayout is not None and info.clayout.m:
             if compiled_constraints(matter, state, info) is None:
-                return "constraints without a compiled form are enabled"
+                return why_constraints_not_compiled(matter, info)
         if info.playout is not None and info.playout.any_known_udot:
             return "some accelerations are prescribed"
         return ""
@@ -407,9 +430,10 @@ class FusedRealization:
             if impl is not getattr(GeneralForceSubsystem, name):
                 return label
             if sub._compiled_terms(state, []) is None:
+                element = sub._uncompiled_element(state) or "e.g. a Force.Custom"
                 return (
                     f"force subsystem '{sub.getName()}' has an enabled element without a "
-                    "compiled force term (e.g. a Force.Custom)"
+                    f"compiled force term ({element})"
                 )
             return ""
         return label

@@ -173,7 +173,7 @@ def test_probe_stages_are_checked():
 
 def run_session(doc: ModelDocument, until: float) -> SimulationSession:
     session = SimulationSession(
-        build(doc), Settings(pacing=Pacing.FAST, report_interval=0.01), sample_capacity=5000
+        build(doc), Settings(pacing=Pacing.SAMPLED, report_interval=0.02), sample_capacity=5000
     )
     session.start()
     session.play()
@@ -205,8 +205,8 @@ def _first_pass_through_the_bottom(doc: ModelDocument) -> float:
 
 def test_session_samples_measures_as_the_engine_computes_them():
     doc = pendulum_with_measures()
-    # a fast run keeps at most FAST_MAX_SAMPLES_PER_SECOND samples per wall-clock second, so
-    # a fast machine samples 0.3 s of this pendulum only about ten times: run 1 s
+    # SAMPLED pacing samples every reporting interval whatever the machine's speed (running
+    # as fast as possible thins the samples to a few per wall-clock second on a fast machine)
     session = run_session(doc, 1.0)
     samples = session.samples
     names = doc.measure_names()

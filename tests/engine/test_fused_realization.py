@@ -215,7 +215,10 @@ def test_work_that_is_not_compiled_is_realized_stage_by_stage():
     rod = Constraint.ConstantSpeed(mobods[1], 0.5)
     state = system.realizeTopology()
     system.realize(state, Stage.Instance)
-    assert fused.whyNotFused(state) == "constraints without a compiled form are enabled"
+    assert fused.whyNotFused(state) == (
+        "constraints without a compiled form are enabled (constraint 0, a ConstantSpeed: its "
+        "type has no compiled form)"
+    )
     rod.disable(state)  # a discrete-variable change: the plan is made again
     system.realize(state, Stage.Instance)
     assert fused.whyNotFused(state) == ""
@@ -373,6 +376,45 @@ def test_random_edits_keep_the_same_books_as_stage_by_stage(seed):
         _same_changes(before[0], after[0], before[1], after[1])
         if fused.getSystemStage() >= Stage.Acceleration:
             np.testing.assert_allclose(fused.getUDot(), twin.getUDot(), rtol=1e-12, atol=1e-12)
+
+
+def test_fused_realization_follows_the_articulated_inertias_entry_marked_elsewhere():
+    """The fused realization keeps its answer to whether the articulated inertias are
+    current only while no cache entry is edited: marked stale by hand they are
+    recomputed, computed and marked realized by multiplyByMInv they are not, and the
+    accelerations equal the stage-by-stage path's."""
+    system, matter, _, state, rng, _ = _with_every_compiled_force(11)
+    _randomize(system, matter, state, rng)
+    fused = system._fused_realization
+    system.realize(state, Stage.Acceleration)
+    plan = fused._current_plan(state)
+    seen: list[bool] = []
+    kernel = plan.fn
+
+    def spy(first, last, with_inertias, *args):
+        seen.append(with_inertias)
+        return kernel(first, last, with_inertias, *args)
+
+    plan.fn = spy
+    entry = plan.ctx.abi_entry
+    sx = matter.getMySubsystemIndex()
+    state.markCacheValueNotRealized(sx, entry.index)
+    state.setU(rng.uniform(-1.0, 1.0, state.getNU()))
+    system.realize(state, Stage.Acceleration)
+    state.setU(rng.uniform(-1.0, 1.0, state.getNU()))
+    system.realize(state, Stage.Acceleration)
+    assert seen == [True, False]
+    state.setQ(state.getQ() + 0.03)
+    system.realize(state, Stage.Position)
+    assert not state.isCacheValueRealized(sx, entry.index)
+    matter.multiplyByMInv(state, np.ones(state.getNU()))  # computes and marks them
+    assert state.isCacheValueRealized(sx, entry.index)
+    reference = state.copy()
+    seen.clear()
+    system.realize(state, Stage.Acceleration)
+    assert seen == [False]
+    _stage_by_stage(system, reference)
+    _assert_same(_outputs(system, matter, state), _outputs(system, matter, reference))
 
 
 def test_fused_realization_recomputes_articulated_inertias_exactly_when_q_changed():

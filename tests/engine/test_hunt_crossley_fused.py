@@ -257,17 +257,33 @@ def test_compiled_merson_steps_follow_the_python_loop_on_a_ball_drop():
     assert fast_state.getQ()[4] > 0.09  # it bounced and is above the floor
 
 
-def test_a_set_with_a_mesh_stays_stage_by_stage():
+def test_a_set_with_a_mesh_realizes_in_one_call():
+    """A TriangleMesh in the set is one more finite shape of the sweep (its contacts are
+    ElasticFoundationForce's): the point contacts, their order and forces are the
+    stage-by-stage ones, where the set's contacts are found in Python."""
     system, matter, forces, gcs, cs = _system()
     gcs.addBody(cs, matter.Ground(), ContactGeometry.HalfSpace(), FLOOR)
-    ball = _ball(matter, 0.1)
+    ball, other = _ball(matter, 0.1), _ball(matter, 0.05)
     v = [(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)]
     mesh = ContactGeometry.TriangleMesh(v, [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
-    gcs.addBody(cs, ball, mesh, Transform())
-    HuntCrossleyForce(forces, gcs, cs)
+    gcs.addBody(cs, ball, mesh, Transform((-0.05, -0.12, 0)))
+    gcs.addBody(cs, ball, ContactGeometry.Sphere(0.1), Transform())
+    gcs.addBody(cs, other, ContactGeometry.Sphere(0.05), Transform())
+    element = HuntCrossleyForce(forces, gcs, cs)
+    for s in range(4):
+        element.setBodyParameters(s, 1e6, 0.5, 0.5, 0.3, 0.0)
     state = system.realizeTopology()
+    ball.setQToFitTranslation(state, [0, 0.099, 0])
+    ball.setUToFitLinearVelocity(state, [0.3, -0.1, 0])
+    other.setQToFitTranslation(state, [0.14, 0.049, 0])
+    other.setUToFitAngularVelocity(state, [0, 0, 2.0])
+    slow = state.copy()
     system.realize(state, Stage.Acceleration)
-    assert "compiled force term" in system.whyNotFused(state)
+    assert system.whyNotFused(state) == ""
+    _assert_same(system, state, _stage_by_stage(system, slow))
+    pairs = [(int(c.getSurface1()), int(c.getSurface2())) for c in gcs.getContacts(state, cs)]
+    assert {(0, 2), (0, 3), (2, 3)} <= set(pairs)  # the floor under both balls, ball on ball
+    assert (0, 1) in pairs  # the mesh dips into the floor (not HuntCrossleyForce's)
 
 
 _NOJIT_SCRIPT = """
@@ -280,14 +296,24 @@ slow = state.copy()
 system.realize(state, Stage.Acceleration)
 fused = system.whyNotFused(state) == ""
 _stage_by_stage(system, slow)
+from tests.engine.test_elastic_foundation_fused import _cube_case
+cube_system, cube_state = _cube_case()
+cube_slow = cube_state.copy()
+cube_system.realize(cube_state, Stage.Acceleration)
+cube_fused = cube_system.whyNotFused(cube_state) == ""
+_stage_by_stage(cube_system, cube_slow)
 json.dump({"fused": fused, "udot": np.asarray(state.getUDot()).tolist(),
            "slow": np.asarray(slow.getUDot()).tolist(),
-           "contacts": len(gcs.getContacts(state, cs))}, sys.stdout)
+           "contacts": len(gcs.getContacts(state, cs)),
+           "cube_fused": cube_fused, "cube_udot": np.asarray(cube_state.getUDot()).tolist(),
+           "cube_slow": np.asarray(cube_slow.getUDot()).tolist()}, sys.stdout)
 """
 
 
 @pytest.mark.slow
 def test_the_kernels_run_as_python_with_the_jit_off():
+    """HUNT_CROSSLEY's and ELASTIC_FOUNDATION's kernels with NUMBA_DISABLE_JIT=1 give the
+    compiled kernels' accelerations."""
     system, gcs, cs, _, state = _pile(5, nballs=4)
     system.realize(state, Stage.Acceleration)
     proc = subprocess.run(
@@ -304,6 +330,15 @@ def test_the_kernels_run_as_python_with_the_jit_off():
     assert result["fused"] and result["contacts"] == len(gcs.getContacts(state, cs)) >= 1
     np.testing.assert_allclose(result["udot"], state.getUDot(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(result["slow"], state.getUDot(), rtol=1e-12, atol=1e-11)
+    # ElasticFoundationForce's kernel (a mesh cube on a floor) as Python too
+    from tests.engine.test_elastic_foundation_fused import _cube_case
+
+    cube_system, cube_state = _cube_case()
+    cube_system.realize(cube_state, Stage.Acceleration)
+    udot = cube_state.getUDot()
+    assert result["cube_fused"]
+    np.testing.assert_allclose(result["cube_udot"], udot, rtol=0, atol=1e-12 * np.abs(udot).max())
+    np.testing.assert_allclose(result["cube_slow"], udot, rtol=0, atol=1e-12 * np.abs(udot).max())
 
 
 def test_reference_model_fused_gives_simbodys_udot():

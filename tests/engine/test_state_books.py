@@ -155,19 +155,23 @@ def test_compiled_books_functions_agree_with_their_python_source():
         cause = sb.cause_code("a test")
         books[sb.ENTRY_EDITS] = rng.integers(0, 3)
         books[sb.WALKS_EDITS] = rng.integers(0, 3)
-        keys = (-1, sb.walks_key(sb.U_VERSION, sb.U_VERSION, cause), 5)
+        keys = (-1, sb.walks_key(sb.U_VERSION, sb.U_VERSION, sb.SETTER_CAUSES[sb.SET_U]), 5)
         books[sb.WALKS_KEY] = keys[rng.integers(0, 3)]
         src = rng.standard_normal(int(rng.integers(0, 5)))
         if rng.random() < 0.2 and src.size:
             src[0] = np.nan
-        size = src.size if rng.random() < 0.9 else src.size + 1
+        which = int(rng.integers(0, 4))
+        books[sb.NQ : sb.NZ + 1] = rng.integers(0, 4, 3)
+        if which == sb.SET_Y:
+            books[sb.NU : sb.NZ + 1] = 0
+        books[sb.NQ + which % 3] = src.size if rng.random() < 0.9 else src.size + 1
         for fn, entry in pairs:
             py_func = getattr(fn, "py_func", fn)
             results = []
             for call in (py_func, entry or fn):
-                b, dst = books.copy(), np.zeros(8)
+                b, dst = books.copy(), np.zeros(16)
                 if fn is sb.store_if_finite:
-                    r = call(src, dst, 2, size, b, first, cause, sb.U_VERSION, sb.U_VERSION)
+                    r = call(src, dst, b, which)
                 else:
                     r = call(b, first, cause)
                 results.append((int(r), b.tolist(), dst.tolist()))

@@ -32,8 +32,15 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
 order of summation then differs from the stage-by-stage path's, by rounding only).
-``contact_counts[0]`` is the number of contacts of the last call, ``contact_power[0]`` their
-dissipated power (W), the derivative of the dissipated energy when it is tracked.
+Each CompliantContactSubsystem of the System makes forces of every contact (Simbody's
+semantics: all trackers see the same surfaces, so they report the same contacts, and each
+compliant subsystem applies the forces of its tracker's contacts). ``contact_settings``
+holds one transition velocity per compliant subsystem, in subsystem order; steps 2-6 run
+once for each (the stage-by-stage path's order: one subsystem's forces after the other's),
+and none for a System whose trackers have no compliant subsystem. ``contact_counts[0]`` is
+the number of contacts of the last call (0 without a compliant subsystem),
+``contact_power[g]`` the dissipated power (W) of compliant subsystem g's forces, the
+derivative of its dissipated energy when it is tracked.
 """
 
 from __future__ import annotations
@@ -101,9 +108,10 @@ def _share_clique(starts, cliques, i, j):
 
 
 @kernel_jit
-def _flush(m, ns, a, s, p_GB, V_GB, body_forces):
-    """Apply the m contacts in the found buffers, in pair-key order; adds their dissipated
-    power to ``contact_power[0]``."""
+def _flush(g, m, ns, a, s, p_GB, V_GB, body_forces):
+    """Apply the m contacts in the found buffers, in pair-key order, with the transition
+    velocity of CompliantContactSubsystem ``g`` (``contact_settings[g]``); adds their
+    dissipated power to ``contact_power[g]``."""
     if m == 0:
         return
     found = i2(a, s, SLOT.contact_found)
@@ -128,7 +136,7 @@ def _flush(m, ns, a, s, p_GB, V_GB, body_forces):
         normal[k, 0], normal[k, 1], normal[k, 2] = geometry[r, 5], geometry[r, 6], geometry[r, 7]
     body = i1(a, s, SLOT.contact_body)
     material = f2(a, s, SLOT.contact_material)
-    vt = f1(a, s, SLOT.contact_settings)[0]
+    vt = f1(a, s, SLOT.contact_settings)[g]
     hertz_circular_forces(
         origin[:m],
         normal[:m],
@@ -146,16 +154,16 @@ def _flush(m, ns, a, s, p_GB, V_GB, body_forces):
     apply_point_forces(out[:m], s1[:m], s2[:m], body, p_GB, body_forces)
     power = f1(a, s, SLOT.contact_power)
     for k in range(m):
-        power[0] += out[k, 7]
+        power[g] += out[k, 7]
 
 
 @kernel_jit
-def _record(m, i, j, x, radius, o0, o1, o2, n0, n1, n2, a, s, p_GB, V_GB, body_forces):
-    """Add one contact to the found buffers (applying them first if full); returns the
-    new count."""
+def _record(g, m, i, j, x, radius, o0, o1, o2, n0, n1, n2, a, s, p_GB, V_GB, body_forces):
+    """Add one contact to the found buffers (applying them first if full, for
+    CompliantContactSubsystem ``g``); returns the new count."""
     found = i2(a, s, SLOT.contact_found)
     if m == found.shape[0]:
-        _flush(m, f2(a, s, SLOT.contact_p_GS).shape[0], a, s, p_GB, V_GB, body_forces)
+        _flush(g, m, f2(a, s, SLOT.contact_p_GS).shape[0], a, s, p_GB, V_GB, body_forces)
         m = 0
     geometry = f2(a, s, SLOT.contact_found_geometry)
     found[m, 0], found[m, 1] = i, j
@@ -171,16 +179,15 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
     sphere-ellipsoid and ellipsoid-ellipsoid contacts of the bodies at ``p_GB``, ``R_GB``
     and add their HertzCircular, HertzElliptical and BrickHalfSpacePenalty forces (bodies
     moving with ``V_GB`` [w, v] in G) into ``body_forces`` (nb, 6) [moment about Bo,
-    force] in G. Nothing without surfaces. Returns the number of contacts."""
+    force] in G, once for each CompliantContactSubsystem (``contact_settings``). Nothing
+    without surfaces. Returns the number of contacts."""
     body = i1(a, s, SLOT.contact_body)
     ns = body.shape[0]
     counts = i1(a, s, SLOT.contact_counts)
     if ns == 0:
         return 0
-    f1(a, s, SLOT.contact_power)[0] = 0.0
     R_BS = f3(a, s, SLOT.contact_R_BS)
     p_BS = f2(a, s, SLOT.contact_p_BS)
-    radii = f1(a, s, SLOT.contact_radius)
     R_GS = f3(a, s, SLOT.contact_R_GS)
     p_GS = f2(a, s, SLOT.contact_p_GS)
     for k in range(ns):
@@ -195,6 +202,27 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
             p_GS[k, r] = p_GB[b, r] + (
                 R_GB[b, r, 0] * p_BS[k, 0] + R_GB[b, r, 1] * p_BS[k, 1] + R_GB[b, r, 2] * p_BS[k, 2]
             )
+    total = 0
+    settings = f1(a, s, SLOT.contact_settings)
+    power = f1(a, s, SLOT.contact_power)
+    for g in range(settings.shape[0]):
+        power[g] = 0.0
+        total = _compliant_forces(g, a, s, p_GB, V_GB, body_forces)
+    counts[0] = total
+    return total
+
+
+@kernel_jit
+def _compliant_forces(g, a, s, p_GB, V_GB, body_forces):
+    """Find the contacts (surface frames already in ``contact_R_GS``, ``contact_p_GS``)
+    and add the forces CompliantContactSubsystem ``g`` makes of them (its transition
+    velocity ``contact_settings[g]``; its dissipated power into ``contact_power[g]``).
+    Returns the number of contacts."""
+    body = i1(a, s, SLOT.contact_body)
+    ns = body.shape[0]
+    radii = f1(a, s, SLOT.contact_radius)
+    R_GS = f3(a, s, SLOT.contact_R_GS)
+    p_GS = f2(a, s, SLOT.contact_p_GS)
     total = 0
     m = 0
     # half spaces against their spheres
@@ -215,6 +243,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
             if x > 0.0:
                 back = d + 0.5 * x
                 m = _record(
+                    g,
                     m,
                     h,
                     j,
@@ -288,6 +317,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                 n0, n1, n2 = d0 / dist, d1 / dist, d2 / dist
                 out = r1 - 0.5 * x
                 m = _record(
+                    g,
                     m,
                     s1,
                     s2,
@@ -306,7 +336,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                     body_forces,
                 )
                 total += 1
-    _flush(m, ns, a, s, p_GB, V_GB, body_forces)
+    _flush(g, m, ns, a, s, p_GB, V_GB, body_forces)
     # half spaces against their ellipsoids and bricks, and the sphere-ellipsoid and
     # ellipsoid-ellipsoid pairs, merged in pair-key order, after the circular contacts (the
     # stage-by-stage path's order)
@@ -317,7 +347,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
     other_starts = i1(a, s, SLOT.contact_half_other_starts)
     others = i1(a, s, SLOT.contact_half_others)
     pairs = i2(a, s, SLOT.contact_implicit_pairs)
-    vt = f1(a, s, SLOT.contact_settings)[0]
+    vt = f1(a, s, SLOT.contact_settings)[g]
     power = f1(a, s, SLOT.contact_power)
     q = 0
     for t in range(other_starts.shape[0] - 1):
@@ -341,7 +371,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                     body_forces,
                 )
                 total += found
-                power[0] += watts
+                power[g] += watts
                 q += 1
             if kind[j] == ELLIPSOID:
                 found, watts = half_space_ellipsoid_force(
@@ -352,7 +382,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
                     h, j, R_GS, p_GS, size, stiffness, material, body, p_GB, V_GB, vt, body_forces
                 )
             total += found
-            power[0] += watts
+            power[g] += watts
     while q < pairs.shape[0]:
         found, watts = implicit_pair_force(
             pairs[q, 0],
@@ -370,7 +400,7 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
             body_forces,
         )
         total += found
-        power[0] += watts
+        power[g] += watts
         q += 1
     # half spaces and spheres against triangle meshes (ElasticFoundation)
     mesh_pairs = i2(a, s, SLOT.contact_mesh_pairs)
@@ -394,11 +424,10 @@ def contact_stage(a, s, p_GB, R_GB, V_GB, body_forces):
             body_forces,
         )
         total += found
-        power[0] += watts
+        power[g] += watts
     # triangle meshes against triangle meshes (ElasticFoundation)
     if i2(a, s, SLOT.contact_mesh_mesh_pairs).shape[0]:
-        found, watts = mesh_mesh_stage_by_address(a, s, p_GB, V_GB, body_forces)
+        found, watts = mesh_mesh_stage_by_address(g, a, s, p_GB, V_GB, body_forces)
         total += found
-        power[0] += watts
-    counts[0] = total
+        power[g] += watts
     return total

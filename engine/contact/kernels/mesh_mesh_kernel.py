@@ -36,9 +36,10 @@ from engine.multibody.kernels.layout import SLOT
 
 
 @kernel_jit
-def mesh_mesh_stage(a, s, p_GB, V_GB, body_forces):
+def mesh_mesh_stage(g, a, s, p_GB, V_GB, body_forces):
     """``mesh_mesh_forces`` of the table's ``contact_mesh_mesh_pairs`` (``a`` addresses,
-    ``s`` shapes; ``layout.SLOT``), with the surface frames ``contact_R_GS``,
+    ``s`` shapes; ``layout.SLOT``) for CompliantContactSubsystem ``g`` (its transition
+    velocity ``contact_settings[g]``), with the surface frames ``contact_R_GS``,
     ``contact_p_GS`` the contact stage computed; returns (the number of pairs in contact,
     their dissipated power in W)."""
     mesh = (
@@ -75,13 +76,15 @@ def mesh_mesh_stage(a, s, p_GB, V_GB, body_forces):
         f2(a, s, SLOT.contact_p_GS),
         p_GB,
         V_GB,
-        f1(a, s, SLOT.contact_settings)[0],
+        f1(a, s, SLOT.contact_settings)[g],
         body_forces,
     )
 
 
-#: the one signature of mesh_mesh_stage: (table addresses, shapes, p_GB, V_GB, body forces)
+#: the one signature of mesh_mesh_stage: (compliant subsystem, table addresses, shapes,
+#: p_GB, V_GB, body forces)
 MESH_MESH_SIGNATURE = types.Tuple((types.int64, types.float64))(
+    types.int64,
     types.int64[::1],
     types.int64[:, ::1],
     types.float64[:, ::1],

@@ -1,6 +1,7 @@
 """Runge-Kutta-Merson steps in one kernel call for a State with compiled constraints
 (``FusedRealization.compiledConstrainedDerivatives``: every enabled constraint a Rod,
-Ball, Weld, PointInPlane or ConstantAngle, nothing prescribed, y = [q, u]).
+Ball, Weld, PointInPlane, ConstantAngle, or a linear CoordinateCoupler or ConstantCoordinate
+on qdot = u coordinates, nothing prescribed, y = [q, u]).
 
 They are the steps ``Integrator._stepTo`` takes through the State for such a State, with
 ``Integrator._attemptDAEStep``'s projections, in the same order and with the same step

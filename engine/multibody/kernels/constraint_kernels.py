@@ -1,14 +1,24 @@
 """Compiled holonomic constraints: their errors, Jacobian and the constrained accelerations.
 
-The constraint types here (Rod, Ball, Weld, PointInPlane, ConstantAngle) are the
-common holonomic ones: each has only position equations (mp), no time or u dependence,
-so ``pverr`` is linear in the body velocities and zero at rest. They are described by
-two arrays built once per State configuration (``engine.multibody.constraints.compiled``):
+The constraint types here (Rod, Ball, Weld, PointInPlane, ConstantAngle, and the
+mobility type LINEAR_COORDINATES) are the common holonomic ones: each has only position
+equations (mp), no time or u dependence, so ``pverr`` is linear in the velocities and
+zero at rest. They are described by two arrays built once per State configuration
+(``engine.multibody.constraints.compiled``):
 
 * ``ci`` (nc, 5) int64: type code, ancestor body A, constrained body 1, constrained body
   2, first row of the constraint's equations in the position block;
-* ``cf`` (nc, NCF) float64: the type's parameters (stations and frames in their body
-  frames, lengths), see ``engine.multibody.constraints.compiled.constraint_rows``.
+* ``cf`` (nc, >= NCF) float64: the type's parameters (stations and frames in their body
+  frames, lengths), see ``engine.multibody.constraints.compiled.constraint_row``.
+
+LINEAR_COORDINATES (a CoordinateCoupler with a Function.Linear, a ConstantCoordinate) is
+a mobility constraint: ``sum_k c_k q[iq_k] + c0 = 0`` on coordinates whose mobilizers
+have qdot = u, so its velocity error is ``sum_k c_k u[iu_k]``, its acceleration error
+``sum_k c_k udot[iu_k]`` (no bias), and its row of G holds c_k at the mobilities iu_k
+(no body rows: its ancestor and body columns of ``ci`` are unused). Its ``cf`` row is
+``[c0, n, iq_0, iu_0, c_0, ..., iq_(n-1), iu_(n-1), c_(n-1)]`` (indices stored exactly
+as floats), so ``cf`` is wider than NCF when a constraint couples more than 7
+coordinates.
 
 The equations are those of the Python constraint classes, written in the constraint's
 ancestor frame A exactly as ``ConstraintKinematics`` and the classes' ``_perr``,
@@ -45,14 +55,23 @@ from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.stage_kernels import qdotdot_from_udot
 
 #: type codes (ci[:, CI_TYPE])
-ROD, BALL, WELD, POINT_IN_PLANE, CONSTANT_ANGLE = 1, 2, 3, 4, 5
+ROD, BALL, WELD, POINT_IN_PLANE, CONSTANT_ANGLE, LINEAR_COORDINATES = 1, 2, 3, 4, 5, 6
 #: ci columns
 CI_TYPE, CI_ANCESTOR, CI_BODY1, CI_BODY2, CI_ROW = 0, 1, 2, 3, 4
 NCI = 5
 #: cf columns (parameters per constraint)
 NCF = 24
 #: equations per type
-NUM_EQUATIONS = {ROD: 1, BALL: 3, WELD: 6, POINT_IN_PLANE: 1, CONSTANT_ANGLE: 1}
+NUM_EQUATIONS = {
+    ROD: 1,
+    BALL: 3,
+    WELD: 6,
+    POINT_IN_PLANE: 1,
+    CONSTANT_ANGLE: 1,
+    LINEAR_COORDINATES: 1,
+}
+#: LINEAR_COORDINATES's cf: the constant, the number of terms, then (iq, iu, c) per term
+LC_CONSTANT, LC_COUNT, LC_TERMS, LC_TERM_SIZE = 0, 1, 2, 3
 #: singular values of W below this fraction of the largest are dropped (as _least_squares)
 RCOND = 1e-12
 
@@ -157,6 +176,35 @@ def _tstation_acceleration(R, w, bb, aa, k, s):
     r = _tmv(R[k], s)
     wk = _tv(w[k])
     return _tadd(_tadd(_tv(aa[k]), _tcross(_tv(bb[k]), r)), _tcross(wk, _tcross(wk, r)))
+
+
+# ------------------------------------------------------------ the mobility constraint
+@njit(cache=True, nogil=True, inline="always")
+def _linear_coordinates(cf, level, x):
+    """LINEAR_COORDINATES's equation at ``level`` (module doc): ``x`` is q at Position
+    (the constant added), u at Velocity, udot at Acceleration."""
+    n = int(cf[LC_COUNT])
+    index = 0 if level == _POSITION else 1
+    acc = 0.0
+    for k in range(n):
+        o = LC_TERMS + LC_TERM_SIZE * k
+        acc += cf[o + 2] * x[int(cf[o + index])]
+    if level == _POSITION:
+        acc += cf[LC_CONSTANT]
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def mobility_rows_add(ci, cf, G):
+    """G[row, iu_k] += c_k for every LINEAR_COORDINATES constraint (its row of G acts on
+    the mobilities directly; the body rows give it nothing)."""
+    for c in range(ci.shape[0]):
+        if ci[c, CI_TYPE] != LINEAR_COORDINATES:
+            continue
+        row = ci[c, CI_ROW]
+        for k in range(int(cf[c, LC_COUNT])):
+            o = LC_TERMS + LC_TERM_SIZE * k
+            G[row, int(cf[c, o + 1])] += cf[c, o + 2]
 
 
 # -------------------------------------------------------- kinematics in the ancestor A
@@ -384,17 +432,22 @@ def _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off, buf):
 
 
 @njit(cache=True, nogil=True)
-def constraint_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out):
-    """out[:mp] = perr (level 0), pverr (1) or paerr (2) of every constraint; the status
+def constraint_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out):
+    """out[:mp] = perr (level 0), pverr (1) or paerr (2) of every constraint, ``x`` the
+    State's q, u or udot at that level (the mobility constraints' variables); the status
     (OK, or COINCIDENT_ROD_POINTS: nothing is reliable, the Python path words it)."""
-    return constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out, _buffers())
+    return constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out, _buffers())
 
 
 @njit(cache=True, nogil=True)
-def constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out, buf):
+def constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out, buf):
     """``constraint_errors`` with the kinematics buffers ``buf`` (``_buffers``) given."""
     for c in range(ci.shape[0]):
-        status = _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, ci[c, CI_ROW], buf)
+        off = ci[c, CI_ROW]
+        if ci[c, CI_TYPE] == LINEAR_COORDINATES:
+            out[off] = _linear_coordinates(cf[c], level, x)
+            continue
+        status = _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off, buf)
         if status != OK:
             return status
     return OK
@@ -486,9 +539,11 @@ def body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C):
     position = np.int64(_POSITION)  # a run-time level: one compiled body for every level
     Gb[:, :, :] = 0.0
     for c in range(ci.shape[0]):
+        t = ci[c, CI_TYPE]
+        if t == LINEAR_COORDINATES:  # no body rows (``mobility_rows_add``)
+            continue
         anc, b1, b2 = ci[c, CI_ANCESTOR], ci[c, CI_BODY1], ci[c, CI_BODY2]
         _kinematics(anc, b1, b2, R_GB, p_GB, p_GB, p_GB, position, R, p, w, v, bb, aa)
-        t = ci[c, CI_TYPE]
         status = _rows_in_ancestor(t, cf[c], R, p, C)
         if status != OK:
             return status
@@ -625,6 +680,7 @@ def constraint_jacobian(a, s, ci, cf, m, G):
         row = G[e]
         row[:] = 0.0
         multiply_by_system_jacobian_transpose_in_place(parent, us, nus, H_G, p_GB, Gb[e], row)
+    mobility_rows_add(ci, cf, G)
     return OK
 
 
@@ -702,6 +758,7 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
         row = G[e]
         row[:] = 0.0
         multiply_by_system_jacobian_transpose_in_place(parent, us, nus, H_G, p_GB, Gb[e], row)
+    mobility_rows_add(ci, cf, G)
     # Y = M^-1 G^T, W = G Y
     for e in range(m):
         for i in range(nu):
@@ -723,7 +780,7 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
             A0[b, j] += cor[b, j]
     aerr0[:] = 0.0
     status = constraint_errors_into(
-        ci, cf, np.int64(_ACCELERATION), R_GB, p_GB, V_GB, A0, aerr0, buf
+        ci, cf, np.int64(_ACCELERATION), R_GB, p_GB, V_GB, A0, udot, aerr0, buf
     )
     if status != OK:
         return status
@@ -766,12 +823,13 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
 @njit(cache=True, nogil=True)
 def position_errors(a, s, ci, cf, qerr):
     """qerr[:mp] = perr of every constraint (Position stage). The status."""
-    R_GB, p_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB)
-    return constraint_errors(ci, cf, np.int64(_POSITION), R_GB, p_GB, p_GB, p_GB, qerr)
+    R_GB, p_GB, q = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f1(a, s, SLOT.q)
+    return constraint_errors(ci, cf, np.int64(_POSITION), R_GB, p_GB, p_GB, p_GB, q, qerr)
 
 
 @njit(cache=True, nogil=True)
 def velocity_errors(a, s, ci, cf, uerr):
     """uerr[:mp] = pverr of every constraint (Velocity stage). The status."""
     R_GB, p_GB, V_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f2(a, s, SLOT.V_GB)
-    return constraint_errors(ci, cf, np.int64(_VELOCITY), R_GB, p_GB, V_GB, V_GB, uerr)
+    u = f1(a, s, SLOT.u)
+    return constraint_errors(ci, cf, np.int64(_VELOCITY), R_GB, p_GB, V_GB, V_GB, u, uerr)

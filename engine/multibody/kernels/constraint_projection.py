@@ -1,6 +1,7 @@
 """Compiled projection of q and u onto the compiled holonomic constraints (Rod, Ball,
-Weld, PointInPlane, ConstantAngle: ``constraint_kernels``), and of an integrator's error
-estimate onto their tangent spaces.
+Weld, PointInPlane, ConstantAngle, and the linear mobility constraints on qdot = u
+coordinates: ``constraint_kernels``), and of an integrator's error estimate onto their
+tangent spaces.
 
 These kernels do what ``MatterProjectionMixin.projectQImpl`` and ``projectUImpl``
 (engine/multibody/matter_projection.py) do through the State, for a State whose

@@ -122,7 +122,7 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_spheres", "i", ("*",), CONTACT, "", "the sphere surfaces, ascending"),
     _A("contact_clique_starts", "i", ("*",), CONTACT, "", "each surface's first clique"),
     _A("contact_cliques", "i", ("*",), CONTACT, "", "clique ids per surface, ascending"),
-    _A("contact_settings", "f", ("*",), CONTACT, "", "transition velocity (m/s)"),
+    _A("contact_settings", "f", ("*",), CONTACT, "", "each compliant subsystem's vt (m/s)"),
     _A("contact_R_GS", "f", ("*", 3, 3), CONTACT, "Dynamics", "surface frames in G"),
     _A("contact_p_GS", "f", ("*", 3), CONTACT, "Dynamics", "surface origins in G (m)"),
     _A("contact_order", "i", ("*",), CONTACT, "Dynamics", "spheres by lower interval end"),
@@ -139,7 +139,7 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_normal", "f", ("*", 3), CONTACT, "Dynamics", "normals 1 into 2 in G"),
     _A("contact_out", "f", ("*", 13), CONTACT, "Dynamics", "HertzCircular rows"),
     _A("contact_counts", "i", ("*",), CONTACT, "Dynamics", "contacts found at the last call"),
-    _A("contact_power", "f", ("*",), CONTACT, "Dynamics", "their dissipated power (W)"),
+    _A("contact_power", "f", ("*",), CONTACT, "Dynamics", "each one's dissipated power (W)"),
     # ellipsoids and bricks on half spaces (HertzElliptical, BrickHalfSpacePenalty)
     _A("contact_kind", "i", ("*",), CONTACT, "", "ContactGeometry type id per surface"),
     _A("contact_size", "f", ("*", 3), CONTACT, "", "radii or half-lengths per surface (m)"),
