@@ -253,6 +253,7 @@ class _TriangleMesh(ContactGeometry):
         self._bound_center = frozen(center)
         self._bound_radius = float(np.sqrt(((v - center) ** 2).sum(axis=1).max()))
         self._trimesh = None
+        self._query_arrays = None  # kernels.mesh_queries.mesh_query_arrays, made when asked
 
     # ------------------------------------------------------------------ Simbody accessors
     def isConvex(self) -> bool:
