@@ -433,8 +433,8 @@ def _box_mesh(half: float):
 def _warm_contact(done: list, failed: dict) -> None:
     """Compliant contact: realization and RungeKuttaMerson steps of spheres on a floor and
     against each other, and of an ellipsoid and a brick on it (the shapes of the contact
-    examples), of spheres with the dissipated energy tracked (y = [q, u, z]), and of a
-    mesh cube and a sphere on it (the mesh kernel)."""
+    examples), of spheres with the dissipated energy tracked (y = [q, u, z]), and of two
+    mesh cubes and a sphere (the mesh kernels: half space-mesh, sphere-mesh, mesh-mesh)."""
     from engine.common.stage import Stage
     from engine.contact.contact_geometry import ContactGeometry
     from engine.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
@@ -455,7 +455,11 @@ def _warm_contact(done: list, failed: dict) -> None:
             ContactGeometry.Sphere(0.1),
             ContactGeometry.Sphere(0.2),
         ),
-        "contact: mesh": lambda: (_box_mesh(0.05), ContactGeometry.Sphere(0.05)),
+        "contact: mesh": lambda: (
+            _box_mesh(0.05),
+            ContactGeometry.Sphere(0.05),
+            _box_mesh(0.04),  # mesh-mesh pairs: the mesh-mesh kernel, compiled at first call
+        ),
     }
     from engine.contact.broad_phase import sweep_and_prune_array
 

@@ -5,7 +5,8 @@ At Topology stage it collects every ContactSurface on the matter subsystem's bod
 builds the pair table: pairs on different bodies, sharing no clique, with a tracker
 (HalfSpace-Sphere, Sphere-Sphere, HalfSpace-Ellipsoid, HalfSpace-Brick, and those of
 ``mesh_trackers.PAIR_TRACKERS``: the TriangleMesh pairs, Sphere-Ellipsoid and
-Ellipsoid-Ellipsoid, listed in ``_mesh_pairs`` and run in Python). Half-space pairs
+Ellipsoid-Ellipsoid, listed in ``_mesh_pairs`` and run in Python; the fused kernel has a
+compiled form of each). Half-space pairs
 are listed once there (O(N) per half space); Sphere-Sphere pairs are found at each
 Position realization by a sweep-and-prune broad phase (``broad_phase``).
 
@@ -26,9 +27,25 @@ from engine.contact import mesh_trackers, pair_trackers
 from engine.contact.broad_phase import sweep_and_prune_array
 from engine.contact.contact import BrokenContact, Condition, ContactId, _new_ids
 from engine.contact.contact_surface import ContactSurfaceIndex
+from engine.contact.kernels.mesh_queries import mesh_query_arrays
 from engine.math.transform import Transform
 
 HALF_SPACE, SPHERE, ELLIPSOID, BRICK, CYLINDER = 0, 1, 2, 3, 4
+
+
+#: the per-mesh arrays of ``mesh_query_arrays`` the fused kernel's table holds
+_MESH_QUERY_ARRAYS = (
+    "vertices",
+    "vertex_normals",
+    "faces",
+    "face_normals",
+    "face_boxes",
+    "edges",
+    "nodes",
+    "links",
+    "tree_faces",
+)
+_INT_ARRAYS = {"faces", "edges", "links", "tree_faces"}
 
 
 def _empty(shape, dtype) -> np.ndarray:
@@ -248,44 +265,101 @@ class ContactTrackerSubsystem(Subsystem):
             ],
             dtype=np.int64,
         ).reshape(-1, 2)
+        # the TriangleMesh-TriangleMesh pairs, in pair-key order
+        self._mesh_mesh_pairs = np.array(
+            [
+                (a, b)
+                for a, b, _ in self._mesh_pairs
+                if kind[a] == mesh_trackers.TRIANGLE_MESH and kind[b] == mesh_trackers.TRIANGLE_MESH
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 2)
         self._sphere_cliques = any(self._cliques[s] for s in self._spheres)
 
     # ------------------------------------------------------------------ fused realization
     def _fused_obstacle(self) -> str:
-        """Why the fused kernel cannot find this tracker's contacts ("" if it can: no
-        two triangle meshes may touch)."""
-        kernel_pairs = self._implicit_pairs.shape[0] + self._mesh_kernel_pairs.shape[0]
+        """Why the fused kernel cannot find this tracker's contacts ("" if it can: every
+        pair a Python tracker handles has a kernel)."""
+        kernel_pairs = (
+            self._implicit_pairs.shape[0]
+            + self._mesh_kernel_pairs.shape[0]
+            + self._mesh_mesh_pairs.shape[0]
+        )
         if len(self._mesh_pairs) > kernel_pairs:
-            return "two triangle meshes may touch (Python tracker)"
+            return "a pair of surfaces has a Python tracker only"
         return ""
 
     def _mesh_pairs_possible(self) -> bool:
-        """Whether a half space or a sphere may touch a triangle mesh (a
+        """Whether a half space, a sphere or a triangle mesh may touch a triangle mesh (a
         TriangleMeshContact the fused kernel finds)."""
-        return self._mesh_kernel_pairs.shape[0] > 0
+        return self._mesh_kernel_pairs.shape[0] + self._mesh_mesh_pairs.shape[0] > 0
 
     def _mesh_kernel_arrays(self) -> dict[str, np.ndarray]:
-        """The ``contact_mesh_*`` arrays: the half space-mesh and sphere-mesh pairs, and the
-        face centroids and areas and the bounding sphere of each mesh surface that is in
-        one of them (no faces for the other surfaces)."""
+        """The ``contact_mesh_*`` arrays: the half space-mesh and sphere-mesh pairs, the
+        mesh-mesh pairs, and for each mesh surface in one of them its face centroids and
+        areas, its bounding sphere and its query arrays (``mesh_queries.mesh_query_arrays``:
+        vertices, faces, pseudo-normals, edges, AABB tree), with the scratch the mesh-mesh
+        kernel needs (nothing for the other surfaces)."""
         ns = len(self._surfaces)
-        used = set(self._mesh_kernel_pairs[:, 1].tolist())
-        counts = np.zeros(ns + 1, dtype=np.int64)
+        used = set(self._mesh_kernel_pairs[:, 1].tolist()) | set(
+            self._mesh_mesh_pairs.ravel().tolist()
+        )
+        counts = np.zeros((ns + 1, 4), dtype=np.int64)  # faces, vertices, edges, nodes
+        parts = {name: [] for name in _MESH_QUERY_ARRAYS}
         centroids, areas = [np.zeros((0, 3))], [np.zeros(0)]
         bounds = np.zeros((ns, 4))
         for k in sorted(used):
             mesh = self._surfaces[k][3].getShape()
             centroids.append(mesh.faceCentroids())
             areas.append(mesh.faceAreas())
-            counts[k + 1] = mesh.faceAreas().shape[0]
+            query = mesh_query_arrays(mesh)
+            for name in _MESH_QUERY_ARRAYS:
+                parts[name].append(query[name])
+            counts[k + 1] = (
+                query["faces"].shape[0],
+                query["vertices"].shape[0],
+                query["edges"].shape[0],
+                query["nodes"].shape[0],
+            )
             centre, radius = mesh.getBoundingSphere()
             bounds[k, :3], bounds[k, 3] = centre, radius
+        starts = np.cumsum(counts, axis=0, dtype=np.int64)
+        faces, vertices = int(starts[-1, 0]), int(starts[-1, 1])
+        widest = int(counts[:, 1].max()) if ns else 0
+        deepest = int(counts[:, 3].max()) if ns else 0
+        shapes = {
+            "vertices": (0, 3),
+            "vertex_normals": (0, 3),
+            "faces": (0, 3),
+            "face_normals": (0, 4, 3),
+            "face_boxes": (0, 6),
+            "edges": (0, 2),
+            "nodes": (0, 6),
+            "links": (0, 3),
+            "tree_faces": (0,),
+        }
+        arrays = {
+            f"contact_mesh_{name}": np.ascontiguousarray(
+                np.concatenate(parts[name])
+                if parts[name]
+                else np.zeros(shapes[name], dtype=np.int64 if name in _INT_ARRAYS else float)
+            )
+            for name in _MESH_QUERY_ARRAYS
+        }
         return {
             "contact_mesh_pairs": np.ascontiguousarray(self._mesh_kernel_pairs, dtype=np.int64),
-            "contact_mesh_face_starts": np.cumsum(counts, dtype=np.int64),
+            "contact_mesh_face_starts": np.ascontiguousarray(starts[:, 0]),
             "contact_mesh_centroids": np.ascontiguousarray(np.concatenate(centroids)),
             "contact_mesh_areas": np.ascontiguousarray(np.concatenate(areas)),
             "contact_mesh_bounds": bounds,
+            "contact_mesh_mesh_pairs": np.ascontiguousarray(self._mesh_mesh_pairs, dtype=np.int64),
+            "contact_mesh_starts": np.ascontiguousarray(starts[:, 1:]),
+            **arrays,
+            "contact_mesh_vertex_flags": np.zeros(vertices, dtype=np.int64),
+            "contact_mesh_face_flags": np.zeros(faces, dtype=np.int64),
+            "contact_mesh_candidates": np.zeros(faces, dtype=np.int64),
+            "contact_mesh_work": np.zeros((widest, 3)),
+            "contact_mesh_stack": np.zeros(deepest + 2, dtype=np.int64),
         }
 
     def _half_space_kinds(self) -> set[int]:

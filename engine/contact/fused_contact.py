@@ -5,9 +5,9 @@ The fused kernel (``engine.contact.kernels.contact_stage_kernel``) finds the con
 applies their forces at Dynamics stage. It takes a System whose contact subsystems are
 ContactTrackerSubsystems and CompliantContactSubsystems on them, any number of each, where
 
-* the pairs that may touch are half space-sphere, sphere-sphere, half space-ellipsoid,
-  half space-brick, sphere-ellipsoid, ellipsoid-ellipsoid, half space-mesh and sphere-mesh
-  (not mesh-mesh: its tracker is Python);
+* the pairs that may touch are any the tracker has: half space-sphere, sphere-sphere,
+  half space-ellipsoid, half space-brick, sphere-ellipsoid, ellipsoid-ellipsoid, half
+  space-mesh, sphere-mesh and mesh-mesh;
 * the generators of those contacts are the built-in HertzCircular, HertzElliptical,
   BrickHalfSpacePenalty and ElasticFoundation in every compliant subsystem;
 * each compliant subsystem's dissipated energy, if tracked, is its only z (its

@@ -83,23 +83,26 @@ def _vertices_faces_from(mesh, faceIndices):
     )
 
 
-def closest_points_on_triangles(P, A, B, C):
-    """Closest point of each triangle (A[j], B[j], C[j]) to each point P[i].
+def _dot(x, y):
+    return np.einsum("...i,...i->...", x, y)
 
-    Returns (points (q, f, 3), squared distances (q, f), interior (q, f) bool: the closest
-    point lies strictly inside the face rather than on an edge or a vertex). Region tests
-    after Ericson, Real-Time Collision Detection 5.1.5."""
-    P = P[:, None, :]
-    ab, ac = (B - A)[None], (C - A)[None]
-    ap = P - A[None]
-    d1 = np.einsum("qfi,qfi->qf", np.broadcast_to(ab, ap.shape), ap)
-    d2 = np.einsum("qfi,qfi->qf", np.broadcast_to(ac, ap.shape), ap)
-    bp = P - B[None]
-    d3 = np.einsum("qfi,qfi->qf", np.broadcast_to(ab, bp.shape), bp)
-    d4 = np.einsum("qfi,qfi->qf", np.broadcast_to(ac, bp.shape), bp)
-    cp = P - C[None]
-    d5 = np.einsum("qfi,qfi->qf", np.broadcast_to(ab, cp.shape), cp)
-    d6 = np.einsum("qfi,qfi->qf", np.broadcast_to(ac, cp.shape), cp)
+
+def _closest_on_triangles(P, A, B, C):
+    """Closest point of triangles (A, B, C) to points P, all broadcast together (..., 3):
+    (points (..., 3), squared distances (...), interior (...) bool: the closest point lies
+    strictly inside the face rather than on an edge or a vertex). Region tests after
+    Ericson, Real-Time Collision Detection 5.1.5 (``kernels.mesh_queries`` has the same
+    arithmetic in scalars)."""
+    ab, ac = B - A, C - A
+    ap = P - A
+    d1 = _dot(ab, ap)
+    d2 = _dot(ac, ap)
+    bp = P - B
+    d3 = _dot(ab, bp)
+    d4 = _dot(ac, bp)
+    cp = P - C
+    d5 = _dot(ab, cp)
+    d6 = _dot(ac, cp)
     va = d3 * d6 - d5 * d4
     vb = d5 * d2 - d1 * d6
     vc = d1 * d4 - d3 * d2
@@ -133,9 +136,17 @@ def closest_points_on_triangles(P, A, B, C):
     v = np.where(region_a, 0.0, v)
     w = np.where(region_a, 0.0, w)
     interior &= ~(region_bc | region_ac | region_ab | region_a | region_b | region_c)
-    Q = A[None] + v[..., None] * ab + w[..., None] * ac
+    Q = A + v[..., None] * ab + w[..., None] * ac
     diff = Q - P
-    return Q, np.einsum("qfi,qfi->qf", diff, diff), interior
+    return Q, _dot(diff, diff), interior
+
+
+def closest_points_on_triangles(P, A, B, C):
+    """Closest point of each triangle (A[j], B[j], C[j]) to each point P[i].
+
+    Returns (points (q, f, 3), squared distances (q, f), interior (q, f) bool: the closest
+    point lies strictly inside the face rather than on an edge or a vertex)."""
+    return _closest_on_triangles(P[:, None, :], A[None], B[None], C[None])
 
 
 class _TriangleMesh(ContactGeometry):
@@ -242,6 +253,7 @@ class _TriangleMesh(ContactGeometry):
         self._bound_center = frozen(center)
         self._bound_radius = float(np.sqrt(((v - center) ** 2).sum(axis=1).max()))
         self._trimesh = None
+        self._query_arrays = None  # kernels.mesh_queries.mesh_query_arrays, made when asked
 
     # ------------------------------------------------------------------ Simbody accessors
     def isConvex(self) -> bool:
@@ -359,46 +371,49 @@ class _TriangleMesh(ContactGeometry):
     def nearestPoints(self, points):
         """Vectorized findNearestPoint: (nearest (k, 3), inside (k,), normal (k, 3)) in S.
 
-        ``inside`` is decided by the outward pseudo-normal at the nearest point: the face
-        normal inside a face, the sum of the two faces' normals on an edge, the
-        angle-weighted sum of the faces' normals at a vertex; this is exact for a closed
-        mesh. The nearest point itself is found by trimesh (an r-tree of the faces)."""
+        The nearest point is the closest point of the nearest face among trimesh's
+        ``nearby_faces`` (the faces whose boxes meet the box around the point reaching its
+        nearest vertex, which hold the nearest point); of equally near faces the first
+        listed. ``inside`` is decided by the outward pseudo-normal at the nearest point: the
+        face normal inside a face, the sum of the two faces' normals on an edge, the
+        angle-weighted sum of the faces' normals at a vertex (``kernels.mesh_queries``);
+        this is exact for a closed mesh."""
         import trimesh
+
+        from engine.contact.kernels.mesh_queries import ON_EDGE, mesh_query_arrays
 
         P = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         k = P.shape[0]
         if k == 0:
             return np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros((0, 3))
-        tm = self._as_trimesh()
-        near, _, tri = trimesh.proximity.closest_point(tm, P)
-        tri = np.asarray(tri, dtype=np.int64)
+        candidates = trimesh.proximity.nearby_faces(self._as_trimesh(), P)
+        counts = np.array([len(c) for c in candidates], dtype=np.int64)
+        faces = np.concatenate(candidates).astype(np.int64)
+        rows = np.repeat(np.arange(k), counts)
+        v, f = self._vertices, self._faces[faces]
+        Q, d2, _ = _closest_on_triangles(P[rows], v[f[:, 0]], v[f[:, 1]], v[f[:, 2]])
+        order = np.lexsort((d2, rows))  # by point, then distance; stable
+        best = order[np.searchsorted(rows[order], np.arange(k))]
+        near, tri = Q[best], faces[best]
         corners = self._vertices[self._faces[tri]]
         bary = trimesh.triangles.points_to_barycentric(corners, near)
+        arrays = mesh_query_arrays(self)
         normal = self._normals[tri].copy()
-        eps = 1e-9
-        small = bary <= eps
+        small = bary <= ON_EDGE
         count = small.sum(axis=1)
         edge_rows = np.flatnonzero(count == 1)
         if edge_rows.size:
             j = np.argmax(small[edge_rows], axis=1)  # on the edge opposite corner j
-            e = self._face_edges[tri[edge_rows], (j + 1) % 3]
-            both = self._edge_faces[e]
-            normal[edge_rows] = self._normals[both[:, 0]] + self._normals[both[:, 1]]
+            normal[edge_rows] = arrays["face_normals"][tri[edge_rows], 1 + j]
         vertex_rows = np.flatnonzero(count >= 2)
         if vertex_rows.size:
             j = np.argmax(bary[vertex_rows], axis=1)
             vids = self._faces[tri[vertex_rows], j]
-            faces_of = tm.vertex_faces[vids]  # padded with -1
-            angles = tm.face_angles
-            for r, vid, fl in zip(vertex_rows.tolist(), vids.tolist(), faces_of, strict=True):
-                fl = fl[fl >= 0]
-                corner = np.argmax(self._faces[fl] == vid, axis=1)
-                w = angles[fl, corner]
-                normal[r] = (w[:, None] * self._normals[fl]).sum(axis=0)
+            normal[vertex_rows] = arrays["vertex_normals"][vids]
         lengths = np.linalg.norm(normal, axis=1)
         normal /= np.where(lengths > 0, lengths, 1.0)[:, None]
         inside = np.einsum("ki,ki->k", P - near, normal) < 0.0
-        return np.asarray(near, dtype=np.float64), inside, normal
+        return near, inside, normal
 
     def findNearestPoint(self, position):
         """(nearest surface point in S, inside?, outward unit normal there) for a point in S."""

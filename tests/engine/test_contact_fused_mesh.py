@@ -1,8 +1,8 @@
 """HalfSpace-TriangleMesh and Sphere-TriangleMesh contact (ElasticFoundation) inside the fused
 one-call realization (``engine.contact.kernels.mesh_contact_kernel``): such models realize
 in one call with the stage-by-stage accelerations and dissipated power, and take
-RungeKuttaMerson's compiled steps, which equal the Python loop's. Two meshes that may touch
-still realize stage by stage."""
+RungeKuttaMerson's compiled steps, which equal the Python loop's. Mesh-mesh pairs:
+test_contact_fused_mesh_mesh.py."""
 
 from __future__ import annotations
 
@@ -144,10 +144,17 @@ def test_mesh_pairs_in_one_call_with_the_stage_by_stage_accelerations(seed):
     assert state.getZDot()[0] > 0.0
 
 
-def test_two_meshes_that_may_touch_keep_the_model_stage_by_stage():
-    system, _, _, state = _scene(True, 1, meshes=2)
+def test_a_scene_where_two_meshes_may_touch_is_fused_with_the_same_accelerations():
+    """The scene with a second mesh on the icosphere's body that may touch the cubes
+    (mesh-mesh pairs, ``mesh_mesh_kernel``): one call, the stage-by-stage udot."""
+    system, tracker, _, state = _scene(True, 1, meshes=2)
     system.realize(state, Stage.Acceleration)
-    assert "two triangle meshes" in system.whyNotFused(state)
+    assert system.whyNotFused(state) == ""
+    assert tracker._mesh_mesh_pairs.shape[0] == 2
+    other, _, _, state2 = _scene(False, 1, meshes=2)
+    other.realize(state2, Stage.Acceleration)
+    scale = np.max(np.abs(state2.getUDot()))
+    np.testing.assert_allclose(state.getUDot(), state2.getUDot(), rtol=0, atol=1e-12 * scale)
 
 
 def test_a_replaced_mesh_generator_keeps_the_model_stage_by_stage():
@@ -217,7 +224,7 @@ from engine import Stage
 from tests.engine.test_contact_fused_mesh import _scene
 udots, why = [], None
 for fused in (True, False):
-    system, tracker, ccs, state = _scene(fused, 2)
+    system, tracker, ccs, state = _scene(fused, 2, meshes=2)
     system.realize(state, Stage.Acceleration)
     udots.append(state.getUDot().tolist())
     why = system.whyNotFused(state) if why is None else why
@@ -227,7 +234,7 @@ print(json.dumps({"why": why, "udot": udots}))
 
 def test_the_mesh_kernel_runs_as_python_with_the_jit_disabled():
     """With NUMBA_DISABLE_JIT=1 the same kernels run as Python: the fused realization of the
-    scene gives the stage-by-stage udot."""
+    scene (with its mesh-mesh pairs) gives the stage-by-stage udot."""
     proc = subprocess.run(
         [sys.executable, "-c", _NOJIT_SCRIPT],
         capture_output=True,

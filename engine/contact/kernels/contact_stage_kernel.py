@@ -25,7 +25,9 @@ The arithmetic is the stage-by-stage path's (``ContactTrackerSubsystem._find_con
    detected and applied one by one, after the circular contacts as the stage-by-stage path
    applies its Python generators' forces after them, in the same order;
 6. the half space-mesh and sphere-mesh pairs (``mesh_contact_kernel``: ElasticFoundation,
-   one spring per face), after those.
+   one spring per face), after those, then the mesh-mesh pairs (``mesh_mesh_kernel``,
+   called at its compiled address: compiled once, when a model with such a pair first
+   realizes).
 
 The found-contact buffers have a fixed capacity: when they fill up, the contacts so far
 are applied and the buffers reused, so every force is applied whatever the capacity (the
@@ -52,6 +54,7 @@ from engine.contact.kernels.hertz_circular_kernel import apply_point_forces, her
 from engine.contact.kernels.hertz_elliptical_kernel import half_space_ellipsoid_force
 from engine.contact.kernels.implicit_pair_kernel import DIRECTIONS, implicit_pair_force
 from engine.contact.kernels.mesh_contact_kernel import mesh_contact_forces
+from engine.contact.kernels.mesh_mesh_kernel import mesh_mesh_stage_by_address
 from engine.multibody.kernels.layout import SLOT
 
 ELLIPSOID = 2  # ContactGeometry.Ellipsoid's type id (the other kind on a half space: Brick)
@@ -420,6 +423,11 @@ def _compliant_forces(g, a, s, p_GB, V_GB, body_forces):
             vt,
             body_forces,
         )
+        total += found
+        power[g] += watts
+    # triangle meshes against triangle meshes (ElasticFoundation)
+    if i2(a, s, SLOT.contact_mesh_mesh_pairs).shape[0]:
+        found, watts = mesh_mesh_stage_by_address(g, a, s, p_GB, V_GB, body_forces)
         total += found
         power[g] += watts
     return total

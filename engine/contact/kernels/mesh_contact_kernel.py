@@ -159,36 +159,53 @@ def _one_mesh_pair(
                 n0, n1, n2 = -d0 / dist, -d1 / dist, -d2 / dist
             else:  # the centre: the sphere's nearest point is along its x axis
                 n0, n1, n2 = -h0, -h1, -h2
-        area = areas[f]
-        # the contact point, and O's material velocity relative to the mesh's there
-        Px, Py, Pz = P0 - share * x * n0, P1 - share * x * n1, P2 - share * x * n2
-        r0, r1, r2 = Px - p_GB[bo, 0], Py - p_GB[bo, 1], Pz - p_GB[bo, 2]
-        w0, w1, w2 = V_GB[bo, 0], V_GB[bo, 1], V_GB[bo, 2]
-        v0 = V_GB[bo, 3] + (w1 * r2 - w2 * r1)
-        v1 = V_GB[bo, 4] + (w2 * r0 - w0 * r2)
-        v2 = V_GB[bo, 5] + (w0 * r1 - w1 * r0)
-        r0, r1, r2 = Px - p_GB[bm, 0], Py - p_GB[bm, 1], Pz - p_GB[bm, 2]
-        w0, w1, w2 = V_GB[bm, 0], V_GB[bm, 1], V_GB[bm, 2]
-        v0 -= V_GB[bm, 3] + (w1 * r2 - w2 * r1)
-        v1 -= V_GB[bm, 4] + (w2 * r0 - w0 * r2)
-        v2 -= V_GB[bm, 5] + (w0 * r1 - w1 * r0)
-        xdot = -(v0 * n0 + v1 * n1 + v2 * n2)
-        t0, t1, t2 = v0 + xdot * n0, v1 + xdot * n1, v2 + xdot * n2
-        fK = k * area * x
-        fC = fK * c * xdot
-        fN = fK + fC
-        if not fN > 0.0:
-            continue
-        acted = 1
-        F0, F1, F2 = fN * n0, fN * n1, fN * n2  # on O
-        power += fC * xdot
-        slip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-        if slip > SIGNIFICANT_REAL:
-            mu = _stribeck(us, ud, uv, slip, vt)
-            scale = mu * fN / slip
-            F0 -= scale * t0
-            F1 -= scale * t1
-            F2 -= scale * t2
-            power += mu * fN * slip
-        add_force_at(bf, bo, bm, p_GB, Px, Py, Pz, 0.0, 0.0, 0.0, F0, F1, F2)
+        fN, watts = face_spring(
+            P0, P1, P2, x, n0, n1, n2, areas[f], share, k, c, us, ud, uv, bo, bm, p_GB, V_GB, vt, bf
+        )
+        if fN > 0.0:
+            acted = 1
+            power += watts
     return acted, power
+
+
+@kernel_jit
+def face_spring(
+    P0, P1, P2, x, n0, n1, n2, area, share, k, c, us, ud, uv, bo, bm, p_GB, V_GB, vt, bf
+):
+    """One ElasticFoundation face spring of a mesh M (body ``bm``) against the other
+    surface O (body ``bo``): the face centroid P0 (G), its overlap ``x`` and the unit normal
+    ``n`` (out of M: the direction of the force on O), the contact point
+    ``P = P0 - share x n``, ``xdot = -v·n`` with v O's material velocity relative to M's at
+    P, ``fN = k A x (1 + c xdot)``; when ``fN > 0`` the force on O, ``fN n`` less the
+    Stribeck friction ``mu fN vT/|vT|``, is added at P into ``bf`` (+ on O's body, - on M's).
+    Returns (fN, the dissipated power, 0 when fN <= 0)."""
+    Px, Py, Pz = P0 - share * x * n0, P1 - share * x * n1, P2 - share * x * n2
+    r0, r1, r2 = Px - p_GB[bo, 0], Py - p_GB[bo, 1], Pz - p_GB[bo, 2]
+    w0, w1, w2 = V_GB[bo, 0], V_GB[bo, 1], V_GB[bo, 2]
+    v0 = V_GB[bo, 3] + (w1 * r2 - w2 * r1)
+    v1 = V_GB[bo, 4] + (w2 * r0 - w0 * r2)
+    v2 = V_GB[bo, 5] + (w0 * r1 - w1 * r0)
+    r0, r1, r2 = Px - p_GB[bm, 0], Py - p_GB[bm, 1], Pz - p_GB[bm, 2]
+    w0, w1, w2 = V_GB[bm, 0], V_GB[bm, 1], V_GB[bm, 2]
+    v0 -= V_GB[bm, 3] + (w1 * r2 - w2 * r1)
+    v1 -= V_GB[bm, 4] + (w2 * r0 - w0 * r2)
+    v2 -= V_GB[bm, 5] + (w0 * r1 - w1 * r0)
+    xdot = -(v0 * n0 + v1 * n1 + v2 * n2)
+    t0, t1, t2 = v0 + xdot * n0, v1 + xdot * n1, v2 + xdot * n2
+    fK = k * area * x
+    fC = fK * c * xdot
+    fN = fK + fC
+    if not fN > 0.0:
+        return fN, 0.0
+    F0, F1, F2 = fN * n0, fN * n1, fN * n2  # on O
+    power = fC * xdot
+    slip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    if slip > SIGNIFICANT_REAL:
+        mu = _stribeck(us, ud, uv, slip, vt)
+        scale = mu * fN / slip
+        F0 -= scale * t0
+        F1 -= scale * t1
+        F2 -= scale * t2
+        power += mu * fN * slip
+    add_force_at(bf, bo, bm, p_GB, Px, Py, Pz, 0.0, 0.0, 0.0, F0, F1, F2)
+    return fN, power

@@ -160,6 +160,25 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_mesh_centroids", "f", ("*", 3), CONTACT, "", "face centroids in S (m)"),
     _A("contact_mesh_areas", "f", ("*",), CONTACT, "", "face areas (m^2)"),
     _A("contact_mesh_bounds", "f", ("*", 4), CONTACT, "", "bounding sphere per surface (S, m)"),
+    # the TriangleMesh-TriangleMesh pairs that may touch, in pair-key order, and the meshes'
+    # query arrays (engine.contact.kernels.mesh_queries, mesh_mesh_kernel); faces by
+    # contact_mesh_face_starts, vertices, edges and tree nodes by contact_mesh_starts
+    _A("contact_mesh_mesh_pairs", "i", ("*", 2), CONTACT, "", "s1, s2 of each mesh pair"),
+    _A("contact_mesh_starts", "i", ("*", 3), CONTACT, "", "first vertex, edge, tree node"),
+    _A("contact_mesh_vertices", "f", ("*", 3), CONTACT, "", "mesh vertices in S (m)"),
+    _A("contact_mesh_vertex_normals", "f", ("*", 3), CONTACT, "", "vertex pseudo-normals"),
+    _A("contact_mesh_faces", "i", ("*", 3), CONTACT, "", "face corners (the mesh's vertices)"),
+    _A("contact_mesh_face_normals", "f", ("*", 4, 3), CONTACT, "", "face, edge pseudo-normals"),
+    _A("contact_mesh_face_boxes", "f", ("*", 6), CONTACT, "", "face boxes in S (m)"),
+    _A("contact_mesh_edges", "i", ("*", 2), CONTACT, "", "edge ends (the mesh's vertices)"),
+    _A("contact_mesh_nodes", "f", ("*", 6), CONTACT, "", "AABB tree node boxes in S (m)"),
+    _A("contact_mesh_links", "i", ("*", 3), CONTACT, "", "node: first child, first face, faces"),
+    _A("contact_mesh_tree_faces", "i", ("*",), CONTACT, "", "faces in tree order"),
+    _A("contact_mesh_vertex_flags", "i", ("*",), CONTACT, "Dynamics", "vertex inside other"),
+    _A("contact_mesh_face_flags", "i", ("*",), CONTACT, "Dynamics", "face candidate, touching"),
+    _A("contact_mesh_candidates", "i", ("*",), CONTACT, "Dynamics", "candidate faces per mesh"),
+    _A("contact_mesh_work", "f", ("*", 3), CONTACT, "Dynamics", "other mesh's vertices (m)"),
+    _A("contact_mesh_stack", "i", ("*",), CONTACT, "Dynamics", "tree walk stack"),
 )
 del _A
 
