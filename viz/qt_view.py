@@ -27,7 +27,9 @@ from PySide6.QtCore import Qt, Signal  # noqa: E402
 from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
 from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # noqa: E402
+from vtkmodules.vtkRenderingCore import vtkRenderWindow  # noqa: E402
 
+from viz import window_pool  # noqa: E402
 from viz.scene import Scene  # noqa: E402
 
 CLICK_TOLERANCE_PX = 3
@@ -49,6 +51,26 @@ _RELEASE = {
 _SILENCED = ("CharEvent", "KeyPressEvent", "KeyReleaseEvent")
 
 
+class _PooledInteractor(QVTKRenderWindowInteractor):
+    """A QVTKRenderWindowInteractor drawing into a render window of ``viz.window_pool``,
+    which its first ``Finalize()`` gives back: from then on the widget holds an unused
+    render window of its own, so nothing it does later (a Finalize when its parent is
+    destroyed, a resize) reaches the window another view draws into by then."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent, rw=window_pool.take())
+        self._released = False
+
+    def Finalize(self) -> None:  # noqa: N802  (VTK's name)
+        if self._released:
+            return
+        self._released = True
+        window = self._RenderWindow
+        window.Finalize()
+        self._RenderWindow = vtkRenderWindow()
+        window_pool.release(window)
+
+
 class SceneView(QWidget):
     """A QWidget drawing ``scene``; call ``request_render()`` after changing the scene."""
 
@@ -58,7 +80,7 @@ class SceneView(QWidget):
     def __init__(self, scene: Scene, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scene = scene
-        self._vtk_widget = QVTKRenderWindowInteractor(self)
+        self._vtk_widget = _PooledInteractor(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._vtk_widget)
@@ -164,7 +186,8 @@ class SceneView(QWidget):
             self.picked.emit(self.scene.pick(x, y))
 
     def closeEvent(self, event) -> None:
-        """Stop rendering and release the OpenGL window before the widget goes away."""
+        """Stop rendering and release the OpenGL window before the widget goes away (the
+        render window goes back to ``viz.window_pool`` for the next view)."""
         self._closed = True
         self.scene.detach()
         self._vtk_widget.Finalize()

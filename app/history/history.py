@@ -10,6 +10,10 @@ Each branch keeps the model it was run with (``model``, whatever the caller sets
 history's ``model``: the session keeps its BuiltModel there), so that a future run before a
 parameter edit comes back with the parameters it had.
 Once the memory passes the budget, the oldest branch goes first, then the oldest records.
+The budget counts the records only: a branch's model (a whole built System: ~140 KiB for the
+double pendulum, ~700 KiB for a 50-body chain) is not in it, so the branches keep at most
+``MAX_BRANCH_MODELS`` models other than the current line's; past that, the oldest branches go
+first too.
 ``seconds_held`` is the span of simulated time the current line covers.
 """
 
@@ -21,6 +25,8 @@ from dataclasses import dataclass, field
 from app.history.state_record import StateRecord
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
+#: Most models besides the current line's that the branches keep (see the module docstring).
+MAX_BRANCH_MODELS = 8
 # Python object overhead per record beyond its arrays' data (measured order of magnitude).
 _RECORD_OVERHEAD_BYTES = 600
 
@@ -128,6 +134,20 @@ class History:
                 name = f"Branch {self._branches_made}"
             self.branches.append(Branch(name, fork_time, records, note, model=self.model))
             self.last_kept = self.branches[-1]
+            self._limit_branch_models()
+
+    def _limit_branch_models(self) -> None:
+        """Drop the oldest branches while the branches keep more than MAX_BRANCH_MODELS
+        models other than the current line's."""
+        while True:
+            models = {
+                id(b.model)
+                for b in self.branches
+                if b.model is not None and b.model is not self.model
+            }
+            if len(models) <= MAX_BRANCH_MODELS:
+                return
+            self._bytes -= self.branches.pop(0).nbytes
 
     def fork_at(self, t: float, note: str = "") -> None:
         """The run goes on from time ``t`` in another way (after an edit of the model): the
@@ -163,6 +183,7 @@ class History:
         self.current_name, self.current_note = branch.name, branch.note
         if branch.model is not None:
             self.model = branch.model
+            self._limit_branch_models()
         for record in branch.records:
             self._records.append(record)
             self._times.append(record.t)

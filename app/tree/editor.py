@@ -43,6 +43,9 @@ from app.tree.tree_widget import ModelTreeWidget
 
 RECENT_KEY = "files/recent"
 MAX_RECENT = 8
+#: Edits the Edit menu can undo; each holds the document's content before and after it (the
+#: lists of immutable specs), so an unbounded stack would grow with every edit of a session.
+UNDO_LIMIT = 500
 FILE_FILTER = "mbstudio models (*.mbs.json *.json);;All files (*)"
 OPEN_FILTER = (
     "mbstudio models and recordings (*.mbs.json *.json *.npz);;mbstudio models (*.mbs.json "
@@ -69,6 +72,7 @@ class ModelEditor(QObject):
         self.last_error = ""
         self.interactive = True  # show message boxes (tests may turn this off)
         self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)  # only while the stack is empty
         self.tree = ModelTreeWidget(self)
         self.properties = PropertyEditor(self)
         self.tree.key_selected.connect(self.properties.show_key)

@@ -101,6 +101,37 @@ def test_history_drops_the_oldest_records_beyond_its_budget_and_finds_the_neares
     assert history.branches == [] and len(history) == 11
 
 
+def test_branches_keep_a_bounded_number_of_models_the_oldest_branches_go_first():
+    """Each edit after going back in time leaves a branch with the model it was run with (a
+    whole System, not counted in the records' budget): past MAX_BRANCH_MODELS such models the
+    oldest branches go, whatever the budget."""
+    from app.history.history import MAX_BRANCH_MODELS
+
+    built = build(BUILDERS["pendulum"]())
+    state = built.state
+    history = History()
+    models = []
+    for edit in range(MAX_BRANCH_MODELS + 3):
+        history.model = model = object()  # the model run from here (a BuiltModel in the studio)
+        models.append(model)
+        for k in range(3):  # run 0.2 s on, go back 0.1 s and edit: the future is a branch
+            state.setTime(0.1 * (edit + k))
+            history.append(capture(state))
+        history.fork_at(0.1 * (edit + 1), f"before edit {edit}")
+    kept = [b.model for b in history.branches]
+    # the newest branches, in order; the last one was run with the current line's model
+    assert kept == models[-MAX_BRANCH_MODELS - 1 :]
+    assert history.nbytes == sum(b.nbytes for b in history.branches) + sum(
+        capture(state).nbytes + 600 for _ in range(len(history))
+    )
+    # Switching to the oldest branch left makes the current line's model one to keep: still
+    # at most MAX_BRANCH_MODELS models besides the one now run.
+    history.switch(0)
+    others = {id(b.model) for b in history.branches if b.model is not history.model}
+    assert history.model is models[-MAX_BRANCH_MODELS - 1]
+    assert len(others) <= MAX_BRANCH_MODELS and id(models[-1]) in others
+
+
 def test_recording_file_round_trips_bit_for_bit(tmp_path):
     built, state = _run_double_pendulum(0.3)
     history = History()
