@@ -36,6 +36,7 @@ from engine.common.exceptions import (
     CacheEntryOutOfDateError,
     IndexOutOfRangeError,
     InvalidArgumentError,
+    InvalidObjectError,
     NonPhysicalError,
     ProjectionFailedError,
     SimTKError,

@@ -68,3 +68,8 @@ class AssembleFailedError(SimTKError, RuntimeError):
 class UnsupportedOperationError(SimTKError, NotImplementedError):
     """A Simbody call that Simbody itself declares but does not implement (so a ported
     program learns it did nothing instead of going on as if it had)."""
+
+
+class InvalidObjectError(SimTKError, RuntimeError):
+    """A value was asked of an invalid object (a ContactForce for a contact that has no
+    force, say): check its isValid() first."""

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from engine.common.decorations.base import frozen
+from engine.common.exceptions import InvalidObjectError
 
 _NAN3 = frozen((math.nan, math.nan, math.nan))
 
@@ -38,28 +39,43 @@ class ContactForce:
         self._power = float(powerLoss)
 
     def isValid(self) -> bool:
+        """False for the ContactForce of a contact without a force (not touching, or its
+        generator made none), whose values cannot be read."""
         return self._id is not None
+
+    def _check_valid(self, what: str) -> None:
+        if self._id is None:
+            raise InvalidObjectError(
+                f"this ContactForce is invalid (its contact has no force), so it has no "
+                f"{what}: check isValid() first"
+            )
 
     def getContactId(self):
         return self._id
 
     def getContactPoint(self) -> np.ndarray:
         """C in G (m)."""
+        self._check_valid("contact point")
         return self._point
 
     def getForceOnSurface2(self) -> np.ndarray:
         """[moment, force] (2, 3) applied to surface 2's body at C, in G (N·m, N)."""
+        self._check_valid("force")
         return self._force
 
     def getPotentialEnergy(self) -> float:
         """Elastic energy stored in the contact (J)."""
+        self._check_valid("potential energy")
         return self._pe
 
     def getPowerDissipation(self) -> float:
         """Power dissipated by the contact (W, >= 0)."""
+        self._check_valid("power")
         return self._power
 
     def __repr__(self) -> str:
+        if self._id is None:
+            return "ContactForce(invalid)"
         return (
             f"ContactForce(id={self._id}, point={self._point.tolist()}, "
             f"force={self._force[1].tolist()}, pe={self._pe:g}, power={self._power:g})"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
 from engine.contact import mesh_trackers, pair_trackers
@@ -143,7 +144,7 @@ class ContactSnapshot:
 
     def _index_of_id(self, contactId) -> int | None:
         """The number of the contact with this id, or None."""
-        target = int(contactId)
+        target = index_value(contactId, "contactId")
         hits = np.flatnonzero(self._ids == target)
         if hits.size:
             return int(hits[0])
@@ -158,12 +159,12 @@ class ContactSnapshot:
     def getContactById(self, contactId):
         k = self._index_of_id(contactId)
         if k is None:
-            raise IndexOutOfRangeError(f"no contact with id {int(contactId)} in this snapshot")
+            raise IndexOutOfRangeError(f"no contact with id {contactId!r} in this snapshot")
         return self._contact(k)
 
     def getContactIdForSurfacePair(self, surf1, surf2):
         """The id of the contact between two surfaces (either order), or None."""
-        a, b = int(surf1), int(surf2)
+        a, b = index_value(surf1, "surf1"), index_value(surf2, "surf2")
         for x, y in ((a, b), (b, a)):
             hits = np.flatnonzero((self._s1 == x) & (self._s2 == y))
             if hits.size:
@@ -445,7 +446,7 @@ class ContactTrackerSubsystem(Subsystem):
     def hasContactTracker(self, surface1, surface2) -> bool:
         """Whether a tracker handles the pair of ContactGeometry type ids (either order);
         pairs without one are ignored, as in Simbody."""
-        pair = tuple(sorted((int(surface1), int(surface2))))
+        pair = tuple(sorted((index_value(surface1, "surface1"), index_value(surface2, "surface2"))))
         builtin = {
             (HALF_SPACE, SPHERE),
             (SPHERE, SPHERE),
@@ -479,7 +480,8 @@ class ContactTrackerSubsystem(Subsystem):
     def getContactSurfaceIndex(self, mobodIx, contactSurfaceOrdinal) -> ContactSurfaceIndex:
         """The ContactSurfaceIndex of surface ``ordinal`` on body ``mobodIx``."""
         self._require_topology()
-        b, k = int(mobodIx), int(contactSurfaceOrdinal)
+        b = index_value(mobodIx, "mobodIx")
+        k = index_value(contactSurfaceOrdinal, "contactSurfaceOrdinal")
         for i, s in enumerate(self._surfaces):
             if s[0] == b and s[1] == k:
                 return ContactSurfaceIndex(i)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from engine import (
     Body,
@@ -16,7 +17,9 @@ from engine import (
     ContactMaterial,
     ContactSurface,
     ContactTrackerSubsystem,
+    IndexOutOfRangeError,
     Inertia,
+    InvalidObjectError,
     MassProperties,
     MobilizedBody,
     MultibodySystem,
@@ -120,3 +123,45 @@ def test_ids_persist_through_the_history_arrays():
     second = tracker.getActiveContacts(state)
     assert [int(c.getContactId()) for c in second] == ids
     assert all(c.getCondition() == Contact.Ongoing for c in second)
+
+
+@pytest.mark.parametrize("bad", [math.nan, 1.5, None, "1", math.inf])
+def test_index_arguments_of_the_contact_accessors_are_refused_by_name(bad):
+    system, tracker, ccs, state = _model()
+    system.realize(state, Stage.Velocity)
+    snapshot = tracker.getActiveContacts(state)
+    calls = {
+        "mobodIx": lambda: tracker.getContactSurfaceIndex(bad, 0),
+        "contactSurfaceOrdinal": lambda: tracker.getContactSurfaceIndex(1, bad),
+        "surface1": lambda: tracker.hasContactTracker(bad, 1),
+        "surf2": lambda: snapshot.getContactIdForSurfacePair(0, bad),
+        "contactId": lambda: ccs.getContactForceById(state, bad),
+    }
+    for name, call in calls.items():
+        with pytest.raises(IndexOutOfRangeError, match=name):
+            call()
+    with pytest.raises(IndexOutOfRangeError, match="contactId"):
+        ccs.calcContactPatchDetailsById(state, bad)
+    with pytest.raises(IndexOutOfRangeError, match="contactId"):
+        snapshot.getContactById(bad)
+    # an integral float is an index, as Simbody's implicit conversions allow
+    assert tracker.getContactSurfaceIndex(1.0, 0) == tracker.getContactSurfaceIndex(1, 0)
+
+
+def test_the_force_of_a_contact_that_has_none_is_invalid_and_gives_no_values():
+    system, tracker, ccs, state = _model()
+    system.realize(state, Stage.Velocity)
+    ids = [c.getContactId() for c in tracker.getActiveContacts(state)]
+    unknown = max(ids) + 1000
+    force = ccs.getContactForceById(state, unknown)
+    assert not force.isValid()
+    for getter in ("getContactPoint", "getForceOnSurface2", "getPotentialEnergy"):
+        with pytest.raises(InvalidObjectError, match="isValid"):
+            getattr(force, getter)()
+    with pytest.raises(InvalidObjectError):
+        force.getPowerDissipation()
+    assert repr(force) == "ContactForce(invalid)"
+    patch = ccs.calcContactPatchDetailsById(state, unknown)
+    assert not patch.isValid() and patch.getNumDetails() == 0
+    valid = ccs.getContactForce(state, 0)
+    assert valid.isValid() and np.all(np.isfinite(valid.getForceOnSurface2()))
