@@ -43,23 +43,30 @@ def test_an_edit_checks_only_the_bodies_it_changes(monkeypatch):
     assert document.descendants("b197") == ["b198", "b199"]
 
 
-def test_the_tree_updates_an_edited_body_in_place(qtbot):
-    from app.tree.tree_model import ModelTreeModel
+@pytest.mark.parametrize("n", [12, 50])  # nested, and deeper than MAX_NESTED_DEPTH: flat
+def test_the_tree_updates_an_edited_body_in_place(qtbot, n):
+    from app.tree.tree_model import MAX_NESTED_DEPTH, ModelTreeModel
 
-    document = _chain(50)
+    document = _chain(n)
     model = ModelTreeModel(document)
+    assert model.flat == (n > MAX_NESTED_DEPTH)
     resets = []
     model.modelReset.connect(lambda: resets.append(1))
-    item = model._body_items["b20"]
-    document.set_body("b20", mass=3.5)
+    item = model._body_items["b5"]
+    document.set_body("b5", mass=3.5)
     assert not resets, "a mass edit rebuilt the whole tree"
-    assert model._body_items["b20"] is item and "3.5 kg" in item.toolTip()
-    document.rename_body("b20", "twenty")  # the same row, renamed
+    assert model._body_items["b5"] is item and "3.5 kg" in item.toolTip()
+    document.rename_body("b5", "five")  # the same row, renamed
     assert not resets, "a rename rebuilt the whole tree"
-    assert model._body_items["twenty"] is item and item.text() == "twenty"
-    assert "b20" not in model._body_items
-    child = model._body_items["b21"]
-    assert child.parent() is item and "b21" in child.toolTip()
+    assert model._body_items["five"] is item and item.text() == "five"
+    assert "b5" not in model._body_items
+    child = model._body_items["b6"]
+    assert "b6" in child.toolTip()
+    if model.flat:  # listed under Ground, its Type column naming its parent
+        type_item = child.parent().child(child.row(), 1)
+        assert type_item.text().endswith("on five"), type_item.text()
+    else:
+        assert child.parent() is item
 
 
 def test_a_large_model_s_plot_samples_fit_in_a_bounded_buffer():

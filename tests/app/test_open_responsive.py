@@ -151,7 +151,7 @@ def test_a_large_model_opens_without_freezing_the_window(main_window, qtbot, tmp
     assert window.simulation.session.is_alive
 
 
-def test_cancelling_an_open_keeps_the_open_model(main_window, qtbot, tmp_path):
+def test_cancelling_an_open_keeps_the_open_model(main_window, qtbot, tmp_path, monkeypatch):
     window = main_window
     editor = window.model_editor
     editor.open_path(example_path("pendulum"), as_example=True, modal=False)
@@ -159,6 +159,16 @@ def test_cancelling_an_open_keeps_the_open_model(main_window, qtbot, tmp_path):
     session = window.simulation.session
     path = _chain_file(tmp_path, CANCELLED_BODIES)
     editor.add_recent(path)
+    # The read waits for the click on Cancel: on a fast machine the file is read and built
+    # before the progress dialog is clicked, and the open is over before it can be cancelled.
+    clicked = threading.Event()
+    work = background_load._work
+
+    def work_after_the_click(*args) -> None:
+        clicked.wait(60)
+        work(*args)
+
+    monkeypatch.setattr(background_load, "_work", work_after_the_click)
     stalls = _Stalls(window)
 
     cancelled = []
@@ -169,6 +179,7 @@ def test_cancelling_an_open_keeps_the_open_model(main_window, qtbot, tmp_path):
         button = dialog.findChild(QPushButton)
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
         cancelled.append(True)
+        clicked.set()
         return True
 
     stalls.actions.append((0.0, cancel))

@@ -31,7 +31,13 @@ def _start(model: Path, csv_path: Path, *extra: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as a terminal starts it: pytest-xdist's workers ignore SIGINT, which a child inherits
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _rows(csv_path: Path) -> list[list[str]]:

@@ -5,6 +5,7 @@ linked into the caller (which is what keeps each caller's compile small)."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
@@ -119,10 +120,16 @@ def test_a_signal_while_a_callee_is_loaded_interrupts_after_the_kernel_returns(m
         return compile_(argtypes)
 
     monkeypatch.setattr(cell.dispatcher, "compile", compile_interrupted_once)
+    # Python's own SIGINT handler, as in a program started from a terminal (pytest-xdist's
+    # workers ignore SIGINT, and a re-delivered signal that is ignored never arrives)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     got = None
-    with pytest.raises(KeyboardInterrupt):
-        got = _doubled_plus_one(1.5)
-        time.sleep(2.0)  # the signal is delivered again within milliseconds
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            got = _doubled_plus_one(1.5)
+            time.sleep(2.0)  # the signal is delivered again within milliseconds
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert got == 5.0 and not interrupts and cell.cell.value != 0
     # a signal handler called there is told so (it must not raise: see app.headless)
     assert inside and all(inside)
