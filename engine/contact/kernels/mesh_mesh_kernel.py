@@ -33,6 +33,7 @@ from engine.contact.kernels.mesh_contact_kernel import face_spring
 from engine.contact.kernels.mesh_mesh_faces import IN_CONTACT, faces_in_contact
 from engine.contact.kernels.mesh_queries import nearest_point_and_inside
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.spatial_inline import column3, dot3, inline, row_sub
 
 
 @kernel_jit
@@ -137,6 +138,25 @@ def mesh_mesh_forces(
     return count, power
 
 
+@inline
+def _transpose_times(A, B):
+    """A^T B of two 3 x 3 matrices as a row-major 9-tuple (entry (i, j): column i of A
+    dotted with column j of B)."""
+    a0, a1, a2 = column3(A, 0, 0), column3(A, 0, 1), column3(A, 0, 2)
+    b0, b1, b2 = column3(B, 0, 0), column3(B, 0, 1), column3(B, 0, 2)
+    return (
+        dot3(a0, b0), dot3(a0, b1), dot3(a0, b2),
+        dot3(a1, b0), dot3(a1, b1), dot3(a1, b2),
+        dot3(a2, b0), dot3(a2, b1), dot3(a2, b2),
+    )  # fmt: skip
+
+
+@inline
+def _transpose_times_vector(A, x):
+    """A^T x of a 3 x 3 matrix and a 3-tuple."""
+    return dot3(column3(A, 0, 0), x), dot3(column3(A, 0, 1), x), dot3(column3(A, 0, 2), x)
+
+
 @kernel_jit
 def _mesh_pair(
     m1, m2, mesh, scratch, bounds, stiffness, material, body, R_GS, p_GS, p_GB, V_GB, vt, bf
@@ -150,43 +170,9 @@ def _mesh_pair(
     if math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) >= bounds[m1, 3] + bounds[m2, 3]:
         return 0, 0.0
     # mesh 2 in mesh 1: R12 = R1^T R2, p12 = R1^T (p2 - p1)
-    R12 = (
-        R_GS[m1, 0, 0] * R_GS[m2, 0, 0]
-        + R_GS[m1, 1, 0] * R_GS[m2, 1, 0]
-        + R_GS[m1, 2, 0] * R_GS[m2, 2, 0],
-        R_GS[m1, 0, 0] * R_GS[m2, 0, 1]
-        + R_GS[m1, 1, 0] * R_GS[m2, 1, 1]
-        + R_GS[m1, 2, 0] * R_GS[m2, 2, 1],
-        R_GS[m1, 0, 0] * R_GS[m2, 0, 2]
-        + R_GS[m1, 1, 0] * R_GS[m2, 1, 2]
-        + R_GS[m1, 2, 0] * R_GS[m2, 2, 2],
-        R_GS[m1, 0, 1] * R_GS[m2, 0, 0]
-        + R_GS[m1, 1, 1] * R_GS[m2, 1, 0]
-        + R_GS[m1, 2, 1] * R_GS[m2, 2, 0],
-        R_GS[m1, 0, 1] * R_GS[m2, 0, 1]
-        + R_GS[m1, 1, 1] * R_GS[m2, 1, 1]
-        + R_GS[m1, 2, 1] * R_GS[m2, 2, 1],
-        R_GS[m1, 0, 1] * R_GS[m2, 0, 2]
-        + R_GS[m1, 1, 1] * R_GS[m2, 1, 2]
-        + R_GS[m1, 2, 1] * R_GS[m2, 2, 2],
-        R_GS[m1, 0, 2] * R_GS[m2, 0, 0]
-        + R_GS[m1, 1, 2] * R_GS[m2, 1, 0]
-        + R_GS[m1, 2, 2] * R_GS[m2, 2, 0],
-        R_GS[m1, 0, 2] * R_GS[m2, 0, 1]
-        + R_GS[m1, 1, 2] * R_GS[m2, 1, 1]
-        + R_GS[m1, 2, 2] * R_GS[m2, 2, 1],
-        R_GS[m1, 0, 2] * R_GS[m2, 0, 2]
-        + R_GS[m1, 1, 2] * R_GS[m2, 1, 2]
-        + R_GS[m1, 2, 2] * R_GS[m2, 2, 2],
-    )
-    d0 = p_GS[m2, 0] - p_GS[m1, 0]
-    d1 = p_GS[m2, 1] - p_GS[m1, 1]
-    d2 = p_GS[m2, 2] - p_GS[m1, 2]
-    p12 = (
-        R_GS[m1, 0, 0] * d0 + R_GS[m1, 1, 0] * d1 + R_GS[m1, 2, 0] * d2,
-        R_GS[m1, 0, 1] * d0 + R_GS[m1, 1, 1] * d1 + R_GS[m1, 2, 1] * d2,
-        R_GS[m1, 0, 2] * d0 + R_GS[m1, 1, 2] * d1 + R_GS[m1, 2, 2] * d2,
-    )
+    R1, R2 = R_GS[m1], R_GS[m2]
+    R12 = _transpose_times(R1, R2)
+    p12 = _transpose_times_vector(R1, row_sub(p_GS, m2, p_GS, m1))
     # mesh 1 in mesh 2: R21 = R12^T, p21 = -R12^T p12
     R21 = (R12[0], R12[3], R12[6], R12[1], R12[4], R12[7], R12[2], R12[5], R12[8])
     p21 = (
