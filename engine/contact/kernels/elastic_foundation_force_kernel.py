@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 
 from engine.common.kernel_jit import kernel_jit
-from engine.contact.kernels.elastic_foundation_mesh_pair_kernel import mesh_springs
+from engine.contact.kernels.elastic_foundation_mesh_pair_kernel import mesh_springs_by_address
 from engine.contact.kernels.elastic_foundation_spring import push
 
 #: a partner's kind (column 2 of its ints)
@@ -111,7 +111,7 @@ def elastic_foundation_forces(ti, tf, first, nrows, nsprings, vt, p_GB, R_GB, V_
                 g0, g1, g2 = pM[0] - pO[0], pM[1] - pO[1], pM[2] - pO[2]
                 if math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) >= bound + radius:
                     continue
-                pushed += mesh_springs(
+                pushed += mesh_springs_by_address(
                     ti, tf, end, ti[row, _LOCAL], ti[o, _OTHER], tf[o, _SCALE], RM, pM, RO,
                     pO, bm, bo, k, c, us, ud, uv, vt, p_GB, V_GB, bf,
                 )  # fmt: skip

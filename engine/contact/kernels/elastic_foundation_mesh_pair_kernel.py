@@ -26,8 +26,10 @@ allocated. Runs with NUMBA_DISABLE_JIT=1.
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from engine.common.kernel_jit import kernel_jit
+from engine.common.numba_internals import address_call
 from engine.contact.kernels.elastic_foundation_spring import push
 from engine.contact.kernels.mesh_mesh_faces import IN_CONTACT, faces_in_contact
 from engine.contact.kernels.mesh_queries import nearest_point_and_inside
@@ -179,6 +181,33 @@ def mesh_springs(ti, tf, block, lm, lo, scale, RM, pM, RO, pO, bm, bo, k, c, us,
     for t in range(count):
         face_flags[fm0 + candidates[fm0 + t]] = 0
     return pushed
+
+
+_rows = (types.int64[:, ::1], types.float64[:, ::1])
+_frame = (types.UniTuple(types.float64, 9), types.UniTuple(types.float64, 3))
+#: the one signature of mesh_springs, as ``elastic_foundation_force_kernel`` calls it
+#: inside the fused realization (the force-term table's arrays and the bodies' p_GB, V_GB
+#: and body forces are table entries)
+MESH_SPRINGS_SIGNATURE = types.int64(
+    *_rows,
+    types.int64,
+    types.int64,
+    types.int64,
+    types.float64,
+    *_frame,
+    *_frame,
+    types.int64,
+    types.int64,
+    *(types.float64,) * 6,
+    types.float64[:, ::1],
+    types.float64[:, ::1],
+    types.float64[:, ::1],
+)
+
+#: mesh_springs called at its compiled address: compiled once, the first time a model
+#: with a mesh-mesh pair with springs realizes, and not linked into (and optimised again
+#: inside) the fused realization every model compiles
+mesh_springs_by_address = address_call(mesh_springs, MESH_SPRINGS_SIGNATURE)
 
 
 def mesh_data_rows(meshes, opcode: int) -> list[tuple[int, tuple, tuple]]:
