@@ -303,6 +303,15 @@ CUBES_CASES = {
 }
 
 
+def _cubes_case(case: str = "deep, on an edge", both: bool = True):
+    """(system, state) of the two mesh cubes at pose ``case`` of CUBES_CASES."""
+    system, a, b, _ = _two_cubes(both)
+    state = system.realizeTopology()
+    for body, pose in zip((a, b), CUBES_CASES[case], strict=True):
+        _place(state, body, *pose)
+    return system, state
+
+
 @pytest.mark.parametrize("both", [False, True], ids=["springs on one", "springs on both"])
 @pytest.mark.parametrize("case", list(CUBES_CASES))
 def test_mesh_cube_on_a_mesh_cube_in_one_call_with_the_stage_by_stage_forces(case, both):
