@@ -107,15 +107,7 @@ def elastic_foundation_forces(ti, tf, first, nrows, nsprings, vt, p_GB, R_GB, V_
             radius = tf[o, _RADIUS]
             RO, pO = _frame(tf, o, R_GB[bo], p_GB[bo])
             if ti[o, _KIND] == MESH:
-                # broad phase: the two meshes' bounding spheres about their origins
-                g0, g1, g2 = pM[0] - pO[0], pM[1] - pO[1], pM[2] - pO[2]
-                if math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) >= bound + radius:
-                    continue
-                pushed += mesh_springs_by_address(
-                    ti, tf, end, ti[row, _LOCAL], ti[o, _OTHER], tf[o, _SCALE], RM, pM, RO,
-                    pO, bm, bo, k, c, us, ud, uv, vt, p_GB, V_GB, bf,
-                )  # fmt: skip
-                continue
+                continue  # _mesh_partners
             # broad phase: M's origin in O's frame against the bounding radius
             g0, g1, g2 = pM[0] - pO[0], pM[1] - pO[1], pM[2] - pO[2]
             x0 = g0 * RO[0] + g1 * RO[3] + g2 * RO[6]
@@ -132,7 +124,35 @@ def elastic_foundation_forces(ti, tf, first, nrows, nsprings, vt, p_GB, R_GB, V_
                     tf[f, 0], tf[f, 1], tf[f, 2], tf[f, 3], RM, pM, RO, pO, half_space,
                     radius, bm, bo, k, c, us, ud, uv, vt, p_GB, V_GB, bf,
                 )  # fmt: skip
+        if ti[row, _LOCAL] >= 0:
+            pushed += _mesh_partners(ti, tf, row, end, RM, pM, vt, p_GB, R_GB, V_GB, bf)
         row = face1
+    return pushed
+
+
+@kernel_jit
+def _mesh_partners(ti, tf, row, block, RM, pM, vt, p_GB, R_GB, V_GB, bf):
+    """The springs of the mesh of MESH row ``row`` (its frame (RM, pM) in G) against its
+    MESH partners (``elastic_foundation_mesh_pair_kernel``, the MESH_DATA block at row
+    ``block``), each skipped when the two meshes' bounding spheres about their origins do
+    not overlap. Returns the number of springs that pushed."""
+    pushed = 0
+    bm = ti[row, _BODY]
+    bound = tf[row, _RADIUS]
+    k, c = tf[row, _K], tf[row, _C]
+    us, ud, uv = tf[row, _US], tf[row, _UD], tf[row, _UV]
+    for o in range(row + 1, row + 1 + ti[row, _PARTNERS]):
+        if ti[o, _KIND] != MESH:
+            continue
+        bo = ti[o, _BODY]
+        RO, pO = _frame(tf, o, R_GB[bo], p_GB[bo])
+        g0, g1, g2 = pM[0] - pO[0], pM[1] - pO[1], pM[2] - pO[2]
+        if math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) >= bound + tf[o, _RADIUS]:
+            continue
+        pushed += mesh_springs_by_address(
+            ti, tf, block, ti[row, _LOCAL], ti[o, _OTHER], tf[o, _SCALE], RM, pM, RO, pO, bm,
+            bo, k, c, us, ud, uv, vt, p_GB, V_GB, bf,
+        )  # fmt: skip
     return pushed
 
 
