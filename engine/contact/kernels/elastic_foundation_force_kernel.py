@@ -34,9 +34,9 @@ The term is a block of rows of the force-term table (ints ``INTS`` = 5 columns, 
   (``elastic_foundation_mesh_pair_kernel``).
 
 The bounding radii let a pair be skipped when the mesh cannot reach O. Forces are
-summed mesh by mesh, partner by partner, face by face, in the order the Python element
-sums them when the set's contacts are reported in set order (else they differ by
-rounding only). Nothing is allocated; runs with NUMBA_DISABLE_JIT=1.
+summed mesh by mesh, partner by partner (a mesh's half space and sphere partners, then its
+mesh partners, ``_mesh_partners``), face by face: the Python element sums them contact by
+contact, so the two differ by rounding only. Nothing is allocated; runs with NUMBA_DISABLE_JIT=1.
 """
 
 from __future__ import annotations
