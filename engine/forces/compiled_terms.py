@@ -66,15 +66,18 @@ SMOOTH_SPHERE_HALF_SPACE = 10
 #: out. The contacts are found and their forces applied in one pass (``set_contacts``)
 HUNT_CROSSLEY = 11
 HUNT_CROSSLEY_SURFACE = 12
-#: ElasticFoundationForce's springs on the half space-mesh and sphere-mesh pairs of its
-#: contact set: ints (n,) the number of rows after it; floats (vt,) the transition velocity
-#: (m/s). The n rows after it are ELASTIC_FOUNDATION_MESH, _PARTNER and _FACE rows (which
-#: do nothing by themselves and are skipped), as
-#: ``engine.contact.kernels.elastic_foundation_force_kernel`` lays them out
+#: ElasticFoundationForce's springs on the mesh pairs of its contact set: ints (n, m) the
+#: number of rows after it and how many of them are ELASTIC_FOUNDATION_MESH, _PARTNER and
+#: _FACE rows; floats (vt,) the transition velocity (m/s). The rows after those m are the
+#: meshes' arrays for the mesh-mesh springs (an ELASTIC_FOUNDATION_MESH_DATA row and its
+#: packed rows, whose int column 0 is data). None of the n rows does anything by itself
+#: (all are skipped), as ``engine.contact.kernels.elastic_foundation_force_kernel`` lays
+#: them out
 ELASTIC_FOUNDATION = 13
 ELASTIC_FOUNDATION_MESH = 14
 ELASTIC_FOUNDATION_PARTNER = 15
 ELASTIC_FOUNDATION_FACE = 16
+ELASTIC_FOUNDATION_MESH_DATA = 17
 
 
 @kernel_jit
@@ -275,7 +278,7 @@ def apply_force_terms(
             )
         elif op == ELASTIC_FOUNDATION:
             elastic_foundation_forces(
-                term_ints, term_floats, row + 1, a, fl[0], p_GB, R_GB, V_GB, body_forces
+                term_ints, term_floats, row + 1, a, b, fl[0], p_GB, R_GB, V_GB, body_forces
             )
             row += a  # past the term's own rows
         row += 1

@@ -169,49 +169,29 @@ class ElasticFoundationForce(ContactSetForce):
     def calcForce(self, state: State, bodyForces, particleForces, mobilityForces) -> None:
         self._evaluate(state, bodyForces)
 
-    def _mesh_pair_with_springs(self) -> tuple[int, int] | None:
-        """Two mesh surfaces of the set on different bodies, one of them with parameters
-        (a mesh-mesh pair, whose springs have no compiled form), or None."""
-        gcs, k = self._contacts, self._set_index
-        meshes = [
-            (i, gcs.getBody(k, i).getMobilizedBodyIndex())
-            for i in range(gcs.getNumBodies(k))
-            if gcs.getBodyGeometry(k, i).getTypeName() == "TriangleMesh"
-        ]
-        for a, (i, bi) in enumerate(meshes):
-            for j, bj in meshes[a + 1 :]:
-                if bi != bj and (i in self._body_params or j in self._body_params):
-                    return i, j
-        return None
-
-    def _why_no_compiled_term(self, state: State) -> str:
-        pair = self._mesh_pair_with_springs()
-        if pair is None:
-            return ""
-        return (
-            f"the triangle meshes {pair[0]} and {pair[1]} of its contact set may touch (its "
-            "mesh-mesh springs are Python)"
-        )
-
     def _compiled_term(self, state: State, excluded: list[int]):
         """This element as an ELASTIC_FOUNDATION term followed by its mesh, partner and face
-        rows (``engine.forces.compiled_terms``, laid out as
+        rows and, when a mesh with parameters may touch another mesh, the MESH_DATA block of
+        those meshes (``engine.forces.compiled_terms``, laid out as
         ``engine.contact.kernels.elastic_foundation_force_kernel`` reads them): the springs
-        of each mesh with parameters against the set's half spaces and spheres on other
-        bodies, with the arithmetic of ``calcForce``. None (stage by stage) if two meshes
-        of the set may touch and one of them has springs."""
-        from engine.contact.kernels.elastic_foundation_force_kernel import HALF_SPACE, SPHERE
+        of each mesh with parameters against the set's half spaces, spheres and meshes on
+        other bodies, with the arithmetic of ``calcForce``."""
+        from engine.contact.kernels.elastic_foundation_force_kernel import (
+            HALF_SPACE,
+            MESH,
+            SPHERE,
+        )
+        from engine.contact.kernels.elastic_foundation_mesh_pair_kernel import mesh_data_rows
         from engine.forces.compiled_terms import (
             ELASTIC_FOUNDATION,
             ELASTIC_FOUNDATION_FACE,
             ELASTIC_FOUNDATION_MESH,
+            ELASTIC_FOUNDATION_MESH_DATA,
             ELASTIC_FOUNDATION_PARTNER,
         )
 
-        if self._mesh_pair_with_springs() is not None:
-            return None
         gcs, k = self._contacts, self._set_index
-        kinds = {"HalfSpace": HALF_SPACE, "Sphere": SPHERE}
+        kinds = {"HalfSpace": HALF_SPACE, "Sphere": SPHERE, "TriangleMesh": MESH}
         surfaces = []  # (body, kind name, R_BS row-major, p_BS, geometry)
         for i in range(gcs.getNumBodies(k)):
             X = gcs.getBodyTransform(k, i)
@@ -220,24 +200,52 @@ class ElasticFoundationForce(ContactSetForce):
             geometry = gcs.getBodyGeometry(k, i)
             body = int(gcs.getBody(k, i).getMobilizedBodyIndex())
             surfaces.append((body, geometry.getTypeName(), R_BS, p_BS, geometry))
+        # the meshes of the mesh pairs with springs, numbered for the MESH_DATA block
+        paired: set[int] = set()
+        for m in self._body_params:
+            others = [
+                j
+                for j, (b, name, *_) in enumerate(surfaces)
+                if name == "TriangleMesh" and b != surfaces[m][0]
+            ]
+            if others:
+                paired |= {m, *others}
+        local = {m: n for n, m in enumerate(sorted(paired))}
         rows: list = []
         for m in sorted(self._body_params):
             body, _, R_BS, p_BS, mesh = surfaces[m]
             p = self._body_params[m]
-            partners = [
-                (ELASTIC_FOUNDATION_PARTNER, (b, kinds[name]), (*R, *o, self._radius(g)))
-                for b, name, R, o, g in surfaces
-                if b != body and name in kinds
-            ]
-            centre, radius = mesh.getBoundingSphere()
-            bound = float(np.linalg.norm(centre)) + float(radius)
+            partners = []
+            for j, (b, name, R, o, g) in enumerate(surfaces):
+                if b == body or name not in kinds:
+                    continue
+                if name == "TriangleMesh":
+                    scale = 0.5 if j in self._body_params else 1.0
+                    floats = (*R, *o, self._bound(g), scale)
+                    ints = (b, MESH, local[j])
+                else:
+                    floats, ints = (*R, *o, self._radius(g)), (b, kinds[name])
+                partners.append((ELASTIC_FOUNDATION_PARTNER, ints, floats))
             material = (p.stiffness, p.dissipation, p.staticFriction)
-            floats = (*R_BS, *p_BS, bound, *material, p.dynamicFriction, p.viscousFriction)
+            floats = (*R_BS, *p_BS, self._bound(mesh), *material)
+            floats += (p.dynamicFriction, p.viscousFriction)
             faces = np.column_stack((mesh.faceCentroids(), mesh.faceAreas())).tolist()
-            rows.append((ELASTIC_FOUNDATION_MESH, (body, len(partners), len(faces)), floats))
+            ints = (body, len(partners), len(faces), local.get(m, -1))
+            rows.append((ELASTIC_FOUNDATION_MESH, ints, floats))
             rows += partners
             rows += [(ELASTIC_FOUNDATION_FACE, (), tuple(face)) for face in faces]
-        return [(ELASTIC_FOUNDATION, (len(rows),), (self._transition_velocity,)), *rows]
+        springs = len(rows)
+        if paired:
+            meshes = [surfaces[m][4] for m in sorted(paired)]
+            rows += mesh_data_rows(meshes, ELASTIC_FOUNDATION_MESH_DATA)
+        header = (ELASTIC_FOUNDATION, (len(rows), springs), (self._transition_velocity,))
+        return [header, *rows]
+
+    @staticmethod
+    def _bound(mesh) -> float:
+        """The radius (m) about the mesh's origin of a sphere holding its bounding sphere."""
+        centre, radius = mesh.getBoundingSphere()
+        return float(np.linalg.norm(centre)) + float(radius)
 
     @staticmethod
     def _radius(geometry) -> float:

@@ -2,7 +2,7 @@
 sphere-mesh springs as a compiled force term (ELASTIC_FOUNDATION) give the stage-by-stage
 accelerations, body forces and energy; the frictionless springs' force is minus the
 gradient of their energy; RungeKuttaMerson's compiled steps take the Python loop's steps;
-a set where two meshes with springs may touch stays stage by stage."""
+the mesh-mesh springs (springs on one mesh or both) are compiled too, equal and opposite."""
 
 from __future__ import annotations
 
@@ -267,27 +267,88 @@ def test_compiled_merson_steps_follow_the_python_loop_on_a_cube_drop():
     assert fast_state.getQ()[5] > 0.05  # landed on the floor, not through it
 
 
-def test_two_meshes_with_springs_that_may_touch_stay_stage_by_stage():
-    """A mesh-mesh pair whose springs have no compiled form: the element has no term and
-    the model realizes stage by stage; without springs on either mesh it is fused."""
-    system, matter, forces, gcs, cs = _world()
-    gcs.addBody(cs, matter.Ground(), ContactGeometry.HalfSpace(), FLOOR)
-    a, b = _free(matter), _free(matter)
-    gcs.addBody(cs, a, _box((0.2, 0.2, 0.2), 1), Transform())
+def _two_cubes(both: bool, floor: bool = True):
+    """A 192-face mesh cube A (0.2 m, free) and a 48-face mesh cube B (0.1 m, free) in one
+    set, with a floor and gravity when ``floor``; springs on B, and on A too when
+    ``both`` (then each face's area is halved)."""
+    system, matter, forces, gcs, cs = _world(gravity=floor)
+    if floor:
+        gcs.addBody(cs, matter.Ground(), ContactGeometry.HalfSpace(), FLOOR)
+    a, b = _free(matter), _free(matter, 1.0)
+    first = gcs.getNumBodies(cs)
+    gcs.addBody(cs, a, _box((0.2, 0.2, 0.2), 2), Transform((0.003, 0.0, -0.002)))
     gcs.addBody(cs, b, _box((0.1, 0.1, 0.1), 1), Transform())
     element = ElasticFoundationForce(forces, gcs, cs)
+    element.setBodyParameters(first + 1, 1e7, 0.4, 0.6, 0.4, 0.02)
+    if both:
+        element.setBodyParameters(first, 3e7, 0.2, 0.5, 0.3, 0.0)
+    element.setTransitionVelocity(0.05)
+    return system, a, b, element
+
+
+#: (cube A pose, cube B pose) as (position, rotation, linear velocity, angular velocity)
+CUBES_CASES = {
+    "touching, sliding": (
+        ((0, 0.0995, 0), Rotation(), (0.1, 0, 0), (0, 1.0, 0)),
+        ((0.01, 0.2485, 0.02), Rotation(0.2, 0), (0.3, -0.2, 0.1), (1.0, 0.0, 2.0)),
+    ),
+    "deep, on an edge": (
+        ((0.02, 0.099, -0.01), Rotation(0.05, 2), (0, 0, 0), (0, 0, 0)),
+        ((0.0, 0.21, 0.0), Rotation(math.pi / 4, 2) * Rotation(0.1, 0), (0, -1.0, 0), (0, 2, 0)),
+    ),
+    "apart": (
+        ((0, 0.0995, 0), Rotation(), (0, 0, 0), (0, 0, 0)),
+        ((0.0, 0.4, 0.0), Rotation(0.3, 1), (0, -0.5, 0), (0, 0, 1)),
+    ),
+}
+
+
+def _cubes_case(case: str = "deep, on an edge", both: bool = True):
+    """(system, state) of the two mesh cubes at pose ``case`` of CUBES_CASES."""
+    system, a, b, _ = _two_cubes(both)
     state = system.realizeTopology()
-    _place(state, a, (0, 0.095, 0), Rotation())
-    _place(state, b, (0.01, 0.24, 0), Rotation(0.2, 0))
-    system.realize(state, Stage.Acceleration)
-    assert system.whyNotFused(state) == ""  # no springs anywhere
-    element.setBodyParameters(2, 1e6, 0.1, 0.5, 0.3, 0.0)
+    for body, pose in zip((a, b), CUBES_CASES[case], strict=True):
+        _place(state, body, *pose)
+    return system, state
+
+
+@pytest.mark.parametrize("both", [False, True], ids=["springs on one", "springs on both"])
+@pytest.mark.parametrize("case", list(CUBES_CASES))
+def test_mesh_cube_on_a_mesh_cube_in_one_call_with_the_stage_by_stage_forces(case, both):
+    """A mesh-mesh pair with springs on one or both meshes (and a floor under them): the
+    element has a compiled term, the model realizes in one call, and the accelerations,
+    body forces and energy are the stage-by-stage ones."""
+    system, a, b, element = _two_cubes(both)
     state = system.realizeTopology()
-    _place(state, a, (0, 0.095, 0), Rotation())
-    _place(state, b, (0.01, 0.24, 0), Rotation(0.2, 0))
-    slow = state.copy()
-    system.realize(state, Stage.Acceleration)
-    why = system.whyNotFused(state)
-    assert "compiled force term (ElasticFoundationForce 1: the triangle meshes 1 and 2" in why
-    _assert_same(system, state, _stage_by_stage(system, slow))
-    assert element._compiled_term(state, []) is None
+    for body, pose in zip((a, b), CUBES_CASES[case], strict=True):
+        _place(state, body, *pose)
+    fast, slow = _fused_and_slow(system, state)
+    _assert_same(system, fast, slow)
+    on_b = system.getRigidBodyForces(fast)[b.getMobilizedBodyIndex()][1]
+    if case == "apart":
+        np.testing.assert_array_equal(on_b, [0.0, -9.81, 0.0])  # its weight (1 kg) alone
+    else:
+        assert on_b[1] > -9.81  # A pushes B up
+    assert (element.calcPotentialEnergy(fast) > 0.0) == (case != "apart" or both)
+
+
+@pytest.mark.parametrize("both", [False, True], ids=["springs on one", "springs on both"])
+def test_mesh_mesh_springs_obey_newtons_third_law(both):
+    """Without gravity or floor the two cubes' body forces from the fused realization are
+    equal and opposite: the forces sum to zero and so do the moments about G's origin."""
+    system, a, b, _ = _two_cubes(both, floor=False)
+    state = system.realizeTopology()
+    for body, pose in zip((a, b), CUBES_CASES["deep, on an edge"], strict=True):
+        _place(state, body, *pose)
+    fast, _ = _fused_and_slow(system, state)
+    forces = np.asarray(system.getRigidBodyForces(fast))
+    ia, ib = a.getMobilizedBodyIndex(), b.getMobilizedBodyIndex()
+    scale = float(np.abs(forces).max())
+    assert scale > 1.0
+    np.testing.assert_allclose(forces[ia, 1] + forces[ib, 1], 0.0, atol=1e-12 * scale)
+    p_a = np.asarray(a.getBodyOriginLocation(fast))
+    p_b = np.asarray(b.getBodyOriginLocation(fast))
+    moment = (
+        forces[ia, 0] + np.cross(p_a, forces[ia, 1]) + forces[ib, 0] + np.cross(p_b, forces[ib, 1])
+    )
+    np.testing.assert_allclose(moment, 0.0, atol=1e-12 * scale)

@@ -302,7 +302,13 @@ cube_slow = cube_state.copy()
 cube_system.realize(cube_state, Stage.Acceleration)
 cube_fused = cube_system.whyNotFused(cube_state) == ""
 _stage_by_stage(cube_system, cube_slow)
+from tests.engine.test_elastic_foundation_fused import _cubes_case
+cubes_system, cubes_state = _cubes_case()
+cubes_system.realize(cubes_state, Stage.Acceleration)
+cubes_fused = cubes_system.whyNotFused(cubes_state) == ""
 json.dump({"fused": fused, "udot": np.asarray(state.getUDot()).tolist(),
+           "cubes_fused": cubes_fused,
+           "cubes_udot": np.asarray(cubes_state.getUDot()).tolist(),
            "slow": np.asarray(slow.getUDot()).tolist(),
            "contacts": len(gcs.getContacts(state, cs)),
            "cube_fused": cube_fused, "cube_udot": np.asarray(cube_state.getUDot()).tolist(),
@@ -312,8 +318,8 @@ json.dump({"fused": fused, "udot": np.asarray(state.getUDot()).tolist(),
 
 @pytest.mark.slow
 def test_the_kernels_run_as_python_with_the_jit_off():
-    """HUNT_CROSSLEY's and ELASTIC_FOUNDATION's kernels with NUMBA_DISABLE_JIT=1 give the
-    compiled kernels' accelerations."""
+    """HUNT_CROSSLEY's and ELASTIC_FOUNDATION's kernels (its mesh-mesh springs too) with
+    NUMBA_DISABLE_JIT=1 give the compiled kernels' accelerations."""
     system, gcs, cs, _, state = _pile(5, nballs=4)
     system.realize(state, Stage.Acceleration)
     proc = subprocess.run(
@@ -339,6 +345,14 @@ def test_the_kernels_run_as_python_with_the_jit_off():
     assert result["cube_fused"]
     np.testing.assert_allclose(result["cube_udot"], udot, rtol=0, atol=1e-12 * np.abs(udot).max())
     np.testing.assert_allclose(result["cube_slow"], udot, rtol=0, atol=1e-12 * np.abs(udot).max())
+    # and its mesh-mesh springs (two mesh cubes with springs, deep)
+    from tests.engine.test_elastic_foundation_fused import _cubes_case
+
+    cubes_system, cubes_state = _cubes_case()
+    cubes_system.realize(cubes_state, Stage.Acceleration)
+    udot = cubes_state.getUDot()
+    assert result["cubes_fused"]
+    np.testing.assert_allclose(result["cubes_udot"], udot, rtol=0, atol=1e-12 * np.abs(udot).max())
 
 
 def test_reference_model_fused_gives_simbodys_udot():

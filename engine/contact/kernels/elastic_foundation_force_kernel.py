@@ -1,35 +1,42 @@
-"""ElasticFoundationForce's springs on the HalfSpace-TriangleMesh and Sphere-TriangleMesh
-pairs of its contact set, in a kernel: the ELASTIC_FOUNDATION compiled force term of
-``engine.forces.compiled_terms``, run inside the fused realization.
+"""ElasticFoundationForce's springs on the TriangleMesh pairs of its contact set (with a
+half space, a sphere or another mesh), in a kernel: the ELASTIC_FOUNDATION compiled force
+term of ``engine.forces.compiled_terms``, run inside the fused realization.
 
 The arithmetic is ``engine.forces.elastic_foundation_force.ElasticFoundationForce``'s (its
 oracle, which describes the model): for a mesh M with parameters (k, c, us, ud, uv) and a
 half space or sphere O of the set on another body, each face of M with its centroid P
 inside O (a half space: ``x > 0`` in O's frame; a sphere: nearer its centre than the
 radius) is a spring from P to Q, the nearest point of O's surface (found in O's frame, as
-``triangle_mesh.nearest_points`` does): ``d = |Q - P|``, ``u = (Q - P)/d``,
-``v = v_O(Q) - v_M(Q)``, ``vn = v·u``, ``vT = v - vn u``, ``f = k A d (1 + c vn)``; when
-``f > 0`` M's body gets ``f u + mu f vT/|vT|`` at Q (Hollars' friction curve with the
-element's transition velocity; no friction when ``|vT|`` is 0) and O's body the negative.
-A mesh whose partner is a half space or a sphere is the contact's only surface with
-parameters, so A is the face area, never halved.
+``triangle_mesh.nearest_points`` does), with the law of ``elastic_foundation_spring.push``:
+``d = |Q - P|``, ``u = (Q - P)/d``, ``v = v_O(Q) - v_M(Q)``, ``vn = v·u``,
+``vT = v - vn u``, ``f = k A d (1 + c vn)``; when ``f > 0`` M's body gets
+``f u + mu f vT/|vT|`` at Q (Hollars' friction curve with the element's transition
+velocity; no friction when ``|vT|`` is 0) and O's body the negative. A half space or a
+sphere has no parameters, so A is the face area there. Against another mesh O the springs
+are those of ``elastic_foundation_mesh_pair_kernel`` (the faces of M the mesh-mesh tracker
+lists, A halved when O has parameters too).
 
 The term is a block of rows of the force-term table (ints ``INTS`` = 5 columns, floats 19):
 
 * the ELASTIC_FOUNDATION header (read by ``apply_force_terms``): ints (opcode, the number
-  of rows after it), floats (transition velocity m/s,);
+  of rows after it, the number of those that are MESH, PARTNER and FACE rows), floats
+  (transition velocity m/s,);
 * for each mesh with parameters, a MESH row: ints (opcode, body, number of partners,
-  number of faces), floats R_BS row-major (0-8), S's origin in B (9-11, m), the mesh's
-  bounding radius about S's origin (12, m), k (13, N/m^3), c (14, s/m), us, ud, uv
-  (15-17); then one PARTNER row per half space or sphere of the set on another body, in
-  set order: ints (opcode, body, kind: ``HALF_SPACE`` or ``SPHERE``), floats R_BS (0-8),
-  origin (9-11), the sphere's radius (12); then one FACE row per face: floats the
-  centroid in S (0-2, m) and the area (3, m^2).
+  number of faces, the mesh's number in the MESH_DATA block or -1), floats R_BS
+  row-major (0-8), S's origin in B (9-11, m), the mesh's bounding radius about S's origin
+  (12, m), k (13, N/m^3), c (14, s/m), us, ud, uv (15-17); then one PARTNER row per half
+  space, sphere or mesh of the set on another body, in set order: ints (opcode, body,
+  kind: ``HALF_SPACE``, ``SPHERE`` or ``MESH``, a mesh's number in the MESH_DATA block),
+  floats R_BS (0-8), origin (9-11), the sphere's radius or the mesh's bounding radius
+  about its origin (12), a mesh's area scale (13); then one FACE row per face: floats the
+  centroid in S (0-2, m) and the area (3, m^2);
+* when a mesh has a mesh partner, the MESH_DATA block of every mesh of those pairs
+  (``elastic_foundation_mesh_pair_kernel``).
 
-The bounding radius lets a pair be skipped when the mesh cannot reach O. Forces are
-summed mesh by mesh, partner by partner, face by face, in the order the Python element
-sums them when the set's contacts are reported in set order (else they differ by
-rounding only). Nothing is allocated; runs with NUMBA_DISABLE_JIT=1.
+The bounding radii let a pair be skipped when the mesh cannot reach O. Forces are
+summed mesh by mesh, partner by partner (a mesh's half space and sphere partners, then its
+mesh partners, ``_mesh_partners``), face by face: the Python element sums them contact by
+contact, so the two differ by rounding only. Nothing is allocated; runs with NUMBA_DISABLE_JIT=1.
 """
 
 from __future__ import annotations
@@ -37,15 +44,18 @@ from __future__ import annotations
 import math
 
 from engine.common.kernel_jit import kernel_jit
+from engine.contact.kernels.elastic_foundation_mesh_pair_kernel import mesh_springs_by_address
+from engine.contact.kernels.elastic_foundation_spring import push
 
 #: a partner's kind (column 2 of its ints)
-HALF_SPACE, SPHERE = 0, 1
+HALF_SPACE, SPHERE, MESH = 0, 1, 2
 
 # int columns of a MESH / PARTNER row
-_BODY, _PARTNERS, _FACES = 1, 2, 3
-_KIND = 2
+_BODY, _PARTNERS, _FACES, _LOCAL = 1, 2, 3, 4
+_KIND, _OTHER = 2, 3
 # float columns
 _R_BS, _P_BS, _RADIUS, _K, _C, _US, _UD, _UV = 0, 9, 12, 13, 14, 15, 16, 17
+_SCALE = 13
 
 
 @kernel_jit
@@ -72,15 +82,16 @@ def _frame(tf, row, R, p):
 
 
 @kernel_jit
-def elastic_foundation_forces(ti, tf, first, nrows, vt, p_GB, R_GB, V_GB, bf):
-    """Add the springs' forces of the rows ``first .. first + nrows - 1`` of ``ti``, ``tf``
-    (the MESH, PARTNER and FACE rows of one ELASTIC_FOUNDATION term, see the module
-    docstring) into ``bf`` (nb, 6) [moment about Bo, force] in G, with the bodies at
-    ``R_GB`` (nb, 3, 3), ``p_GB`` (nb, 3), moving at ``V_GB`` (nb, 6) [w, v] in G, and
-    transition velocity ``vt`` (m/s). Returns the number of springs that pushed."""
+def elastic_foundation_forces(ti, tf, first, nrows, nsprings, vt, p_GB, R_GB, V_GB, bf):
+    """Add the springs' forces of the ``nrows`` rows from ``first`` of ``ti``, ``tf`` (the
+    rows after one ELASTIC_FOUNDATION header: ``nsprings`` MESH, PARTNER and FACE rows,
+    then the MESH_DATA block if there are rows left, see the module docstring) into ``bf``
+    (nb, 6) [moment about Bo, force] in G, with the bodies at ``R_GB`` (nb, 3, 3),
+    ``p_GB`` (nb, 3), moving at ``V_GB`` (nb, 6) [w, v] in G, and transition velocity
+    ``vt`` (m/s). Returns the number of springs that pushed."""
     pushed = 0
     row = first
-    end = first + nrows
+    end = first + nsprings
     while row < end:
         bm = ti[row, _BODY]
         partners = ti[row, _PARTNERS]
@@ -95,6 +106,8 @@ def elastic_foundation_forces(ti, tf, first, nrows, vt, p_GB, R_GB, V_GB, bf):
             half_space = ti[o, _KIND] == HALF_SPACE
             radius = tf[o, _RADIUS]
             RO, pO = _frame(tf, o, R_GB[bo], p_GB[bo])
+            if ti[o, _KIND] == MESH:
+                continue  # _mesh_partners
             # broad phase: M's origin in O's frame against the bounding radius
             g0, g1, g2 = pM[0] - pO[0], pM[1] - pO[1], pM[2] - pO[2]
             x0 = g0 * RO[0] + g1 * RO[3] + g2 * RO[6]
@@ -111,7 +124,35 @@ def elastic_foundation_forces(ti, tf, first, nrows, vt, p_GB, R_GB, V_GB, bf):
                     tf[f, 0], tf[f, 1], tf[f, 2], tf[f, 3], RM, pM, RO, pO, half_space,
                     radius, bm, bo, k, c, us, ud, uv, vt, p_GB, V_GB, bf,
                 )  # fmt: skip
+        if ti[row, _LOCAL] >= 0:
+            pushed += _mesh_partners(ti, tf, row, end, RM, pM, vt, p_GB, R_GB, V_GB, bf)
         row = face1
+    return pushed
+
+
+@kernel_jit
+def _mesh_partners(ti, tf, row, block, RM, pM, vt, p_GB, R_GB, V_GB, bf):
+    """The springs of the mesh of MESH row ``row`` (its frame (RM, pM) in G) against its
+    MESH partners (``elastic_foundation_mesh_pair_kernel``, the MESH_DATA block at row
+    ``block``), each skipped when the two meshes' bounding spheres about their origins do
+    not overlap. Returns the number of springs that pushed."""
+    pushed = 0
+    bm = ti[row, _BODY]
+    bound = tf[row, _RADIUS]
+    k, c = tf[row, _K], tf[row, _C]
+    us, ud, uv = tf[row, _US], tf[row, _UD], tf[row, _UV]
+    for o in range(row + 1, row + 1 + ti[row, _PARTNERS]):
+        if ti[o, _KIND] != MESH:
+            continue
+        bo = ti[o, _BODY]
+        RO, pO = _frame(tf, o, R_GB[bo], p_GB[bo])
+        g0, g1, g2 = pM[0] - pO[0], pM[1] - pO[1], pM[2] - pO[2]
+        if math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) >= bound + tf[o, _RADIUS]:
+            continue
+        pushed += mesh_springs_by_address(
+            ti, tf, block, ti[row, _LOCAL], ti[o, _OTHER], tf[o, _SCALE], RM, pM, RO, pO, bm,
+            bo, k, c, us, ud, uv, vt, p_GB, V_GB, bf,
+        )  # fmt: skip
     return pushed
 
 
@@ -144,41 +185,4 @@ def _spring(a0, a1, a2, area, RM, pM, RO, pO, half_space, radius, bm, bo, k, c, 
     Q0 = q0 * RO[0] + q1 * RO[1] + q2 * RO[2] + pO[0]
     Q1 = q0 * RO[3] + q1 * RO[4] + q2 * RO[5] + pO[1]
     Q2 = q0 * RO[6] + q1 * RO[7] + q2 * RO[8] + pO[2]
-    d0, d1, d2 = Q0 - P0, Q1 - P1, Q2 - P2
-    d = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-    if not d > 0.0:
-        return 0
-    u0, u1, u2 = d0 / d, d1 / d, d2 / d
-    # velocity of O's material relative to M's at Q
-    m0, m1, m2 = Q0 - p_GB[bm, 0], Q1 - p_GB[bm, 1], Q2 - p_GB[bm, 2]
-    r0, r1, r2 = Q0 - p_GB[bo, 0], Q1 - p_GB[bo, 1], Q2 - p_GB[bo, 2]
-    Vo = V_GB[bo]
-    Vm = V_GB[bm]
-    v0 = (Vo[3] + (Vo[1] * r2 - Vo[2] * r1)) - (Vm[3] + (Vm[1] * m2 - Vm[2] * m1))
-    v1 = (Vo[4] + (Vo[2] * r0 - Vo[0] * r2)) - (Vm[4] + (Vm[2] * m0 - Vm[0] * m2))
-    v2 = (Vo[5] + (Vo[0] * r1 - Vo[1] * r0)) - (Vm[5] + (Vm[0] * m1 - Vm[1] * m0))
-    vn = v0 * u0 + v1 * u1 + v2 * u2
-    t0, t1, t2 = v0 - vn * u0, v1 - vn * u1, v2 - vn * u2
-    fs = k * area * d * (1.0 + c * vn)
-    if fs <= 0.0:
-        return 0
-    F0, F1, F2 = fs * u0, fs * u1, fs * u2
-    vslip = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-    if vslip != 0.0:
-        vr = vslip / vt
-        mu = min(vr, 1.0) * (ud + 2.0 * (us - ud) / (1.0 + vr * vr)) + uv * vslip
-        g = mu * fs / vslip
-        F0, F1, F2 = F0 + g * t0, F1 + g * t1, F2 + g * t2
-    bf[bm, 0] += m1 * F2 - m2 * F1
-    bf[bm, 1] += m2 * F0 - m0 * F2
-    bf[bm, 2] += m0 * F1 - m1 * F0
-    bf[bm, 3] += F0
-    bf[bm, 4] += F1
-    bf[bm, 5] += F2
-    bf[bo, 0] -= r1 * F2 - r2 * F1
-    bf[bo, 1] -= r2 * F0 - r0 * F2
-    bf[bo, 2] -= r0 * F1 - r1 * F0
-    bf[bo, 3] -= F0
-    bf[bo, 4] -= F1
-    bf[bo, 5] -= F2
-    return 1
+    return push(P0, P1, P2, Q0, Q1, Q2, area, bm, bo, k, c, us, ud, uv, vt, p_GB, V_GB, bf)
