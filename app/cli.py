@@ -224,7 +224,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     except KeyboardInterrupt:  # Ctrl-C before a command's own handling (loading the engine)
         print(f"{PROG}: interrupted by SIGINT", file=sys.stderr)
-        return 130
+        from app.headless import exit_after_signal
+
+        # Gone now, as after a command's own interruption: the interpreter's teardown can
+        # take seconds, and a second SIGINT during it would end the process by the signal.
+        exit_after_signal(130)
+        return 130  # (exit_after_signal does not return)
 
 
 # Headless subcommands register themselves on import (render, simulate).
