@@ -112,6 +112,10 @@ FAST_MAX_SAMPLES_PER_SECOND = 60.0
 FAST_HORIZON_INTERVALS = 16
 FAST_CALL_BUDGET = 0.01
 FAST_MAX_STEPS_PER_CALL = 256
+#: Internal steps per stepTo when the run is paced (real time, sampled): a model that takes
+#: ordinary steps reaches its next reporting time well within them; a stiff one returns to
+#: the worker's loop this often.
+PACED_STEPS_PER_CALL = 500
 #: "As fast as possible": the worker waits for a frame being drawn only while its stepping
 #: calls get less than this share of a core (their thread CPU time over their wall-clock
 #: time, smoothed). A worker that has a core to itself takes nothing from the view by going
@@ -1180,6 +1184,13 @@ class SimulationSession:
         if self.settings.pacing is Pacing.FAST and math.isinf(target):
             return self._advance_fast(stepper, deadline, interval)
         try:
+            # A stiff model may need many thousands of steps per reporting interval: stepTo
+            # returns after PACED_STEPS_PER_CALL steps (ReachedStepLimit, which a TimeStepper
+            # returns only when it reports all significant States; no step is shortened), so
+            # the deadline, and with it a pause or an edit, is seen between them. A sample is
+            # taken where a reporting time is reached.
+            stepper.setReportAllSignificantStates(True)
+            stepper.getIntegrator().setInternalStepLimit(PACED_STEPS_PER_CALL)
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
             while t < target - tol:
@@ -1189,7 +1200,9 @@ class SimulationSession:
                 w0, t0 = time.perf_counter(), t
                 status = stepper.stepTo(t_next)
                 t = stepper.getTime()
-                self._sample(stepper.getState())
+                reached = t >= t_next - 1e-12 * max(1.0, abs(t_next))
+                if reached or status == SuccessfulStepStatus.EndOfSimulation:
+                    self._sample(stepper.getState())
                 if t > t0:  # wall-clock seconds per simulated second, smoothed
                     self._note_cost(time.perf_counter() - w0, t - t0)
                 time.sleep(0)  # a chance for the GUI thread to take the interpreter
