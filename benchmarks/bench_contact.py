@@ -481,38 +481,50 @@ def time_mesh_drop(sim_time: float, repeats: int) -> tuple[float, float, int, st
     return best * 1e3, rate, integ.getNumStepsTaken(), why
 
 
-def elastic_foundation_cube():
-    """The mesh cube of ``mesh_drop`` on a floor half space as one GeneralContactSubsystem
-    contact set with an ElasticFoundationForce on the cube (1e8 N/m^3, 0.5 s/m, friction
-    0.6/0.4/0.1, transition velocity 0.05 m/s), tilted 0.3 rad and pressed 4 mm into the
-    floor, sliding and spinning. Returns (system, state)."""
+def _subdivided_box(side: float):
+    """A closed trimesh cube of edge ``side`` (m), its faces subdivided twice: 192 faces."""
     import trimesh
 
-    box = trimesh.creation.box(extents=(0.1, 0.1, 0.1))
+    box = trimesh.creation.box(extents=(side,) * 3)
     for _ in range(2):
         box = box.subdivide()
+    return box
+
+
+def _elastic_foundation_scene(base, X_G_base, tilt: float, x: float, press: float):
+    """A free 0.1 m mesh cube (``_subdivided_box``) on Ground's contact surface ``base``
+    (placed at ``X_G_base``), both in one GeneralContactSubsystem contact set with an
+    ElasticFoundationForce on the cube (1e8 N/m^3, 0.5 s/m, friction 0.6/0.4/0.1,
+    transition velocity 0.05 m/s); the cube tilted ``tilt`` rad about z, at ``x`` (m), its
+    lowest vertex ``press`` (m) below y = 0, sliding and spinning. Returns (system, state)."""
+    small = _subdivided_box(0.1)
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
     forces = GeneralForceSubsystem(system)
     Force.UniformGravity(forces, matter, (0, -9.81, 0))
     gcs = GeneralContactSubsystem(system)
     cs = gcs.createContactSet()
-    gcs.addBody(
-        cs, matter.Ground(), ContactGeometry.HalfSpace(), Transform(Rotation(-math.pi / 2, 2))
-    )
+    gcs.addBody(cs, matter.Ground(), base, X_G_base)
     body = Body.Rigid(MassProperties(1.0, (0, 0, 0), Inertia(0.0017)))
     cube = MobilizedBody.Free(matter.Ground(), Transform(), body, Transform())
-    gcs.addBody(cs, cube, ContactGeometry.TriangleMesh(box), Transform())
+    gcs.addBody(cs, cube, ContactGeometry.TriangleMesh(small), Transform())
     element = ElasticFoundationForce(forces, gcs, cs)
     element.setBodyParameters(1, 1e8, 0.5, 0.6, 0.4, 0.1)
     element.setTransitionVelocity(0.05)
     state = system.realizeTopology()
-    tilt = Rotation(0.3, 2)
-    lowest = min(float((tilt.asMat33() @ v)[1]) for v in box.vertices)
-    cube.setQToFitTransform(state, Transform(tilt, (0.0, -lowest - 0.004, 0.0)))
+    R = Rotation(tilt, 2)
+    lowest = min(float((R.asMat33() @ v)[1]) for v in small.vertices)
+    cube.setQToFitTransform(state, Transform(R, (x, -lowest - press, 0.0)))
     cube.setUToFitLinearVelocity(state, (0.3, -0.05, -0.1))
     cube.setUToFitAngularVelocity(state, (0.5, 1.0, 0.0))
     return system, state
+
+
+def elastic_foundation_cube():
+    """The mesh cube of ``mesh_drop`` on a floor half space (``_elastic_foundation_scene``),
+    tilted 0.3 rad and pressed 4 mm into the floor. Returns (system, state)."""
+    floor = Transform(Rotation(-math.pi / 2, 2))
+    return _elastic_foundation_scene(ContactGeometry.HalfSpace(), floor, 0.3, 0.0, 0.004)
 
 
 def elastic_foundation_cubes():
@@ -520,36 +532,8 @@ def elastic_foundation_cubes():
     fixed to Ground (top face at y = 0), one contact set, tilted 0.02 rad and its lowest
     edge pressed 3 mm in (most of its bottom face's springs act), sliding and spinning.
     Returns (system, state)."""
-    import trimesh
-
-    def cube(side):
-        box = trimesh.creation.box(extents=(side,) * 3)
-        for _ in range(2):
-            box = box.subdivide()
-        return box
-
-    small = cube(0.1)
-    system = MultibodySystem()
-    matter = SimbodyMatterSubsystem(system)
-    forces = GeneralForceSubsystem(system)
-    Force.UniformGravity(forces, matter, (0, -9.81, 0))
-    gcs = GeneralContactSubsystem(system)
-    cs = gcs.createContactSet()
-    base = ContactGeometry.TriangleMesh(cube(0.2))
-    gcs.addBody(cs, matter.Ground(), base, Transform((0.0, -0.1, 0.0)))
-    body = Body.Rigid(MassProperties(1.0, (0, 0, 0), Inertia(0.0017)))
-    mover = MobilizedBody.Free(matter.Ground(), Transform(), body, Transform())
-    gcs.addBody(cs, mover, ContactGeometry.TriangleMesh(small), Transform())
-    element = ElasticFoundationForce(forces, gcs, cs)
-    element.setBodyParameters(1, 1e8, 0.5, 0.6, 0.4, 0.1)
-    element.setTransitionVelocity(0.05)
-    state = system.realizeTopology()
-    tilt = Rotation(0.02, 2)
-    lowest = min(float((tilt.asMat33() @ v)[1]) for v in small.vertices)
-    mover.setQToFitTransform(state, Transform(tilt, (0.01, -lowest - 0.003, 0.0)))
-    mover.setUToFitLinearVelocity(state, (0.3, -0.05, -0.1))
-    mover.setUToFitAngularVelocity(state, (0.5, 1.0, 0.0))
-    return system, state
+    base = ContactGeometry.TriangleMesh(_subdivided_box(0.2))
+    return _elastic_foundation_scene(base, Transform((0.0, -0.1, 0.0)), 0.02, 0.01, 0.003)
 
 
 def time_elastic_foundation_cube(repeats: int, model=None) -> tuple[float, float, str]:
