@@ -10,26 +10,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from app.document import BodySpec, FrameSpec, GeometrySpec, ModelData, ModelDocument, model_io
+from app.document import model_io
+from tests.app.test_large_model_edits import _chain_document
 
-N = 250  # past the sliders' lazy layout (200 bodies) and the tree's nesting (64 levels)
-
-
-def _chain(n: int) -> ModelDocument:
-    geometry = (GeometrySpec("cylinder", {"radius": 0.01, "half_height": 0.05}),)
-    bodies = [
-        BodySpec(
-            f"b{i}",
-            parent="Ground" if i == 0 else f"b{i - 1}",
-            mobilizer="Ball",
-            X_PF=FrameSpec((0.0, -0.1, 0.0)),
-            com=(0.0, -0.05, 0.0),
-            inertia=(0.01, 0.001, 0.01, 0.0, 0.0, 0.0),
-            geometry=geometry,
-        )
-        for i in range(n)
-    ]
-    return ModelDocument(ModelData(name="chain", bodies=bodies))
+N = 250  # past the sliders' lazy layout (200 bodies) and the tree's nesting (16 levels)
 
 
 @pytest.mark.gui
@@ -58,7 +42,7 @@ def test_an_edit_builds_the_form_once_and_filters_the_plot_list_once(
     editor, panel = window.model_editor, window.simulation
     editor.interactive = False
     path = tmp_path / "chain.mbs.json"
-    model_io.save(_chain(N), path)
+    model_io.save(_chain_document(N), path)
     assert editor.open_path(path, modal=False)
     qtbot.waitUntil(
         lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > N,
