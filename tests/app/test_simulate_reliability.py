@@ -5,6 +5,7 @@ signal or a hang."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
@@ -47,6 +48,27 @@ def _rows(csv_path: Path) -> list[list[str]]:
         return [row for row in csv.reader(f) if row]
 
 
+@contextlib.contextmanager
+def _ended_at_exit(proc: subprocess.Popen):
+    """``proc``, killed at the block's exit if it is still running (a failed wait or
+    assertion leaves no process behind)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _signal(proc: subprocess.Popen, signum: int, timeout: float = 30) -> tuple[str, float]:
+    """Send ``signum`` to ``proc`` and wait for it to end: (the rest of its stderr, the
+    seconds from the signal to its end)."""
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=timeout)
+    return err, time.monotonic() - sent
+
+
 def _wait_for_rows(proc: subprocess.Popen, csv_path: Path, n: int, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while len(_rows(csv_path)) < n + 1:  # + header
@@ -58,17 +80,10 @@ def _wait_for_rows(proc: subprocess.Popen, csv_path: Path, n: int, timeout: floa
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_mid_run_stops_within_a_second_and_keeps_the_rows(tmp_path, signum):
     out = tmp_path / "run.csv"
-    proc = _start(EXAMPLES / "double_pendulum.mbs.json", out, "--until", "2000", "--dt", "0.01")
-    try:
+    run = _start(EXAMPLES / "double_pendulum.mbs.json", out, "--until", "2000", "--dt", "0.01")
+    with _ended_at_exit(run) as proc:
         _wait_for_rows(proc, out, 5, timeout=240)
-        sent = time.monotonic()
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=10)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        err, took = _signal(proc, signum, timeout=10)
     assert took < 1.0, f"took {took:.2f} s to stop"
     assert proc.returncode == 128 + signum
     assert signal.Signals(signum).name in err and "rows written so far" in err
@@ -190,19 +205,11 @@ def test_sigint_during_constraint_projecting_steps_stops_within_a_second(tmp_pat
     u onto 60 Rods and solving for their multipliers in compiled code; SIGINT must not wait
     for all of them."""
     out = tmp_path / "ladder.csv"
-    proc = _start(_ladder(tmp_path, 60), out, "--until", "100", "--dt", "1")
-    try:
+    with _ended_at_exit(_start(_ladder(tmp_path, 60), out, "--until", "100", "--dt", "1")) as proc:
         _wait_for_rows(proc, out, 1, timeout=240)  # the t = 0 row: the stepping has begun
         time.sleep(0.5)
         assert proc.poll() is None
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        err, took = _signal(proc, signal.SIGINT)
     assert took < 1.0, f"took {took:.2f} s to stop"
     assert proc.returncode == 128 + signal.SIGINT
     assert "interrupted by SIGINT" in err and "Traceback" not in err
@@ -214,15 +221,11 @@ def test_sigint_while_the_engine_loads_exits_with_a_message(tmp_path):
     """Ctrl-C before the run starts (importing the engine, loading the model) ends with a
     message and exit status 130, never a traceback."""
     out = tmp_path / "early.csv"
-    proc = _start(EXAMPLES / "double_pendulum.mbs.json", out, "--until", "100")
-    try:
+    with _ended_at_exit(
+        _start(EXAMPLES / "double_pendulum.mbs.json", out, "--until", "100")
+    ) as proc:
         time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        err, _ = _signal(proc, signal.SIGINT)
     assert proc.returncode == 130, err
     assert "interrupted by SIGINT" in err and "Traceback" not in err
 
@@ -231,17 +234,11 @@ def test_sigint_while_a_stiff_model_crawls_stops_within_a_second_keeping_the_fir
     """The stiff model's steps are ~1e-7 s: no second sample comes for a long while, yet the
     t = 0 row reaches the file within a second, and SIGINT stops the run with it kept."""
     out = tmp_path / "stiff.csv"
-    proc = _start(_stiff_model(tmp_path), out, "--until", "10", "--dt", "0.01")
-    try:
+    with _ended_at_exit(
+        _start(_stiff_model(tmp_path), out, "--until", "10", "--dt", "0.01")
+    ) as proc:
         _wait_for_rows(proc, out, 1, timeout=240)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        err, took = _signal(proc, signal.SIGINT)
     assert took < 1.0, f"took {took:.2f} s to stop"
     assert proc.returncode == 128 + signal.SIGINT, err
     assert "interrupted by SIGINT" in err and "Traceback" not in err
@@ -260,18 +257,12 @@ def test_sigint_during_render_stops_within_a_second_with_a_message(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
+    with _ended_at_exit(proc):
         first = proc.stderr.readline()  # the progress line: the stepping has begun
         assert first.startswith("simulating"), first
         time.sleep(0.3)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        err = first + proc.communicate(timeout=30)[1]
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        rest, took = _signal(proc, signal.SIGINT)
+        err = first + rest
     assert took < 1.0, f"took {took:.2f} s to stop"
     assert proc.returncode == 128 + signal.SIGINT, err
     assert "interrupted by SIGINT" in err and "Traceback" not in err
