@@ -229,7 +229,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Gone now, as after a command's own interruption: the interpreter's teardown can
         # take seconds, and a second SIGINT during it would end the process by the signal.
         exit_after_signal(130)
-        return 130  # (exit_after_signal does not return)
 
 
 # Headless subcommands register themselves on import (render, simulate).

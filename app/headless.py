@@ -22,6 +22,7 @@ import signal
 import sys
 import time as _time
 from pathlib import Path
+from typing import NoReturn
 
 from app.cli import PROG, nonnegative_float, positive_float, register_command
 
@@ -87,7 +88,7 @@ def interruptible():
             signal.signal(signum, old)
 
 
-def exit_after_signal(code: int) -> None:
+def exit_after_signal(code: int) -> NoReturn:
     """End the process now (the CSV is closed and the message printed): a process told to
     stop by a signal skips the interpreter's teardown of the JIT and numeric libraries,
     which can take seconds, so that it is gone within a second."""
