@@ -46,7 +46,7 @@ from engine.multibody.kernels.spatial_inline import (
 )
 from engine.multibody.kernels.stage_kernels import (
     articulated_inertias,
-    articulated_solve,
+    articulated_inverse_solve,
     system_jacobian,
 )
 
@@ -78,8 +78,9 @@ def _finite(v) -> bool:
 @kernel_jit
 def m_inverse_times(a, s, with_inertias, v, out):
     """out = M^-1 v by the articulated-body method, first computing the articulated
-    inertias (P_abi, D_inv, U_cols) if ``with_inertias``. 1 (nothing done) if v holds a
-    NaN or infinity, else 0."""
+    inertias (P_abi, D_inv, U_cols) if ``with_inertias``; bodies marked ``known`` get 0
+    (M_ff^-1 on the free mobilities). 1 (nothing done) if v holds a NaN or infinity,
+    else 0."""
     if not _finite(v):
         return 1
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
@@ -99,21 +100,14 @@ def m_inverse_times(a, s, with_inertias, v, out):
             f2(a, s, SLOT.work),
             f2(a, s, SLOT.Pa),
         )
-    zero = f2(a, s, SLOT.applied)  # no velocity terms and no body forces
-    zero[:, :] = 0.0
-    articulated_solve(
+    articulated_inverse_solve(
         parent,
         us,
         nus,
-        known,
         H_G,
         p_GB,
-        P_abi,
         D_inv,
         U_cols,
-        zero,
-        zero,
-        zero,
         v,
         out,
         f2(a, s, SLOT.A),

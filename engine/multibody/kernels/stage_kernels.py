@@ -687,6 +687,93 @@ def articulated_solve(
         store6(A_GB[b], A)
 
 
+# ------------------------------------- M^-1 f: the solve with no motion terms
+@inline
+def _inverse_backward_step(s, nu, H, D_inv_b, U, z_b, f, out, g):
+    """Body b's articulated force about Bo, in Ground, before the shift to its parent,
+    when there are no velocity terms and no body forces: z_b + U D^-1 eps with
+    eps = f_b - H^T z_b, which is left in ``out[s:s+nu]`` for the forward step. ``g``
+    is scratch of at least nu entries."""
+    if nu == 1:
+        e = f[s] - column_dot6(H, 0, z_b)
+        out[s] = e
+        return add_scaled6(z_b, U, 0, D_inv_b[0, 0] * e)
+    if nu == 3:
+        D = D_inv_b
+        e0 = f[s] - column_dot6(H, 0, z_b)
+        e1 = f[s + 1] - column_dot6(H, 1, z_b)
+        e2 = f[s + 2] - column_dot6(H, 2, z_b)
+        out[s], out[s + 1], out[s + 2] = e0, e1, e2
+        za = add_scaled6(z_b, U, 0, ((0.0 + D[0, 0] * e0) + D[0, 1] * e1) + D[0, 2] * e2)
+        za = add_scaled6(za, U, 1, ((0.0 + D[1, 0] * e0) + D[1, 1] * e1) + D[1, 2] * e2)
+        return add_scaled6(za, U, 2, ((0.0 + D[2, 0] * e0) + D[2, 1] * e1) + D[2, 2] * e2)
+    for k in range(nu):
+        g[k] = out[s + k] = f[s + k] - column_dot6(H, k, z_b)
+    za = z_b
+    for k in range(nu):
+        acc = 0.0
+        for l in range(nu):
+            acc += D_inv_b[k, l] * g[l]
+        za = add_scaled6(za, U, k, acc)
+    return za
+
+
+@inline
+def _inverse_forward_step(s, nu, H, D_inv_b, U, a, out, g):
+    """Body b's part of M^-1 f and its spatial acceleration about Bo, in Ground, from
+    ``a`` (its parent's shifted to Bo): udot_b = D^-1 (eps - U^T a) replaces eps in
+    ``out[s:s+nu]``, and A = a + H udot_b is returned. ``g`` is scratch of at least nu
+    entries."""
+    if nu == 1:
+        ud = D_inv_b[0, 0] * (out[s] - column_dot6(U, 0, a))
+        out[s] = ud
+        return add_scaled6(a, H, 0, ud)
+    if nu == 3:
+        D = D_inv_b
+        g0 = out[s] - column_dot6(U, 0, a)
+        g1 = out[s + 1] - column_dot6(U, 1, a)
+        g2 = out[s + 2] - column_dot6(U, 2, a)
+        u0 = ((0.0 + D[0, 0] * g0) + D[0, 1] * g1) + D[0, 2] * g2
+        u1 = ((0.0 + D[1, 0] * g0) + D[1, 1] * g1) + D[1, 2] * g2
+        u2 = ((0.0 + D[2, 0] * g0) + D[2, 1] * g1) + D[2, 2] * g2
+        out[s], out[s + 1], out[s + 2] = u0, u1, u2
+        return add_scaled6(add_scaled6(add_scaled6(a, H, 0, u0), H, 1, u1), H, 2, u2)
+    for l in range(nu):
+        g[l] = out[s + l] - column_dot6(U, l, a)
+    for k in range(nu):
+        acc = 0.0
+        for l in range(nu):
+            acc += D_inv_b[k, l] * g[l]
+        out[s + k] = acc
+    return add_h_times(a, H, nu, out, s)
+
+
+@kernel_jit
+def articulated_inverse_solve(parent, us, nus, H_G, p_GB, D_inv, U_cols, f, out, A, z, g):
+    """out = M^-1 f from the articulated inertias' D^-1 and U: ``articulated_solve`` with
+    no velocity terms and no body forces (and no known udot: a body whose D^-1 and U are
+    0, as ``articulated_inertias`` leaves a known one, gets 0, so with prescribed motion
+    this is M_ff^-1 with 0 in the prescribed entries). A backward step per body, tip to
+    base, accumulating the articulated forces ``z`` (nb, 6), then a forward step per
+    body, base to tip, keeping the accelerations in ``A`` (nb, 6); ``g`` is scratch of
+    at least max(nus) entries. ``f`` and ``out`` may not be the same array."""
+    nb = parent.shape[0]
+    for b in range(nb):
+        for i in range(6):
+            z[b, i] = 0.0
+    for b in range(nb - 1, 0, -1):
+        s, nu = us[b], nus[b]
+        za = _inverse_backward_step(s, nu, H_G[b], D_inv[b], U_cols[b], load6(z[b]), f, out, g)
+        P = parent[b]
+        accumulate6(z[P], shift_force(za, row_sub(p_GB, b, p_GB, P)))
+    for i in range(6):
+        A[0, i] = 0.0
+    for b in range(1, nb):
+        P = parent[b]
+        a = shift_motion(load6(A[P]), row_sub(p_GB, b, p_GB, P))
+        store6(A[b], _inverse_forward_step(us[b], nus[b], H_G[b], D_inv[b], U_cols[b], a, out, g))
+
+
 @kernel_jit
 def qdotdot_from_udot(
     mtype, qs, nqs, us, nus, params, euler, R_FM, q, qdot, u, udot, qdotdot, Nbuf
