@@ -139,10 +139,13 @@ def test_non_finite_input_is_refused_before_anything_changes(bad):
         matter.multiplyBySystemJacobian(state, v)
     with pytest.raises(InvalidArgumentError, match="Transpose: body forces must be finite"):
         matter.multiplyBySystemJacobianTranspose(state, F)
-    with pytest.raises(InvalidArgumentError, match="expected a vector of length"):
-        matter.multiplyByM(state, np.ones(nu + 1))
-    with pytest.raises(InvalidArgumentError, match="expected body forces of shape"):
-        matter.multiplyBySystemJacobianTranspose(state, np.ones((nb - 1, 2, 3)))
+    for operator in (matter.multiplyByM, matter.multiplyByMInv, matter.multiplyBySystemJacobian):
+        for wrong in (np.ones(nu + 1), np.ones(nu - 1), np.ones((nu, 1))):
+            with pytest.raises(InvalidArgumentError, match="expected a vector of length"):
+                operator(state, wrong)
+    for wrong in (np.ones((nb - 1, 2, 3)), np.ones((nb + 1, 2, 3)), np.ones((nb, 2, 2))):
+        with pytest.raises(InvalidArgumentError, match="expected body forces of shape"):
+            matter.multiplyBySystemJacobianTranspose(state, wrong)
     assert state.getSubsystemStage(matter.getMySubsystemIndex()) == Stage.Position
     ok = rng.normal(size=nu)
     np.testing.assert_allclose(

@@ -5,11 +5,13 @@
 small tree, so unboxing a kernel's dozen arrays and resolving its argument types on every
 call would cost more than the work. Each kernel here takes the State's arrays from its
 kernel table (``engine.multibody.kernels.layout``, built once per State), the caller's
-input and the output, checks the input for non-finite values itself (status 1, nothing
-computed) and then runs the kernel of ``stage_kernels``, ``composite_body`` or the system
-Jacobian products. ``entry(name)`` gives each one's compiled entry point for its
-signature in ``SIGNATURES`` (skipping the dispatcher's per-call type resolution); the
-caller passes arrays of exactly those types. Spatial vectors are rows [angular, linear]
+input and the output, checks the input's length and values itself (statuses
+WRONG_LENGTH and NOT_FINITE, nothing computed) and then runs its recursion, built from
+the per-body steps here and in ``stage_kernels`` and ``composite_body``.
+``entry(name)`` gives each one's compiled entry point for its signature in
+``SIGNATURES`` (skipping the dispatcher's per-call type resolution); the caller passes
+arrays of exactly those types and numbers of dimensions (the entry point does not check
+them), the kernel checks the lengths. Spatial vectors are rows [angular, linear]
 about each body origin Bo, in Ground.
 """
 
@@ -36,19 +38,23 @@ from engine.multibody.kernels.spatial_inline import (
     accumulate6,
     add_h_times,
     column_dot6,
-    load3,
+    inline,
     load6,
     mat6_vec,
+    row_sub,
     shift_force,
     shift_motion,
     store6,
-    sub3,
 )
 from engine.multibody.kernels.stage_kernels import (
     articulated_inertias,
     articulated_inverse_solve,
     system_jacobian,
 )
+
+#: the kernels' statuses besides 0 (done): an input of the wrong length or shape, or
+#: one holding a NaN or infinity; nothing is computed then
+NOT_FINITE, WRONG_LENGTH = 1, 2
 
 _TABLE = (types.Array(int64, 1, "C"), types.Array(int64, 2, "C"))
 _VEC_IN = types.Array(float64, 1, "A")
@@ -79,10 +85,12 @@ def _finite(v) -> bool:
 def m_inverse_times(a, s, with_inertias, v, out):
     """out = M^-1 v by the articulated-body method, first computing the articulated
     inertias (P_abi, D_inv, U_cols) if ``with_inertias``; bodies marked ``known`` get 0
-    (M_ff^-1 on the free mobilities). 1 (nothing done) if v holds a NaN or infinity,
-    else 0."""
+    (M_ff^-1 on the free mobilities). WRONG_LENGTH if v and out differ in length,
+    NOT_FINITE if v holds a NaN or infinity (nothing done then), else 0."""
+    if v.shape[0] != out.shape[0]:
+        return WRONG_LENGTH
     if not _finite(v):
-        return 1
+        return NOT_FINITE
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     known, H_G, p_GB = i1(a, s, SLOT.known), f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     P_abi, D_inv, U_cols = f3(a, s, SLOT.P_abi), f3(a, s, SLOT.D_inv), f3(a, s, SLOT.U_cols)
@@ -117,15 +125,34 @@ def m_inverse_times(a, s, with_inertias, v, out):
     return 0
 
 
+@inline
+def _motion_step(A, b, P, p_GB, H, nu, x, s):
+    """Body b's spatial motion (velocity or acceleration, at Bo, in G) from its parent
+    P's row of ``A``: A_P shifted to Bo plus H_b x[s:s+nu], with no velocity terms."""
+    return add_h_times(shift_motion(load6(A[P]), row_sub(p_GB, b, p_GB, P)), H, nu, x, s)
+
+
+@inline
+def _force_step(F, b, P, p_GB, H, nu, s, out):
+    """Body b's generalized forces out[s:s+nu] = H_b^T F_b from its subtree's spatial
+    force F_b (row b of ``F``, at Bo, in G), and F_b shifted to P's origin added to F_P."""
+    F_b = load6(F[b])
+    for k in range(nu):
+        out[s + k] = column_dot6(H, k, F_b)
+    accumulate6(F[P], shift_force(F_b, row_sub(p_GB, b, p_GB, P)))
+
+
 @kernel_jit
 def m_times(a, s, v, out):
     """out = M v: the Newton-Euler recursion with no velocity terms and no forces. Base
     to tip each body's spatial acceleration A_b = A_P shifted to Bo + H_b v_b and its
     inertial force F_b = Phi_b A_b; tip to base out_b = H_b^T F_b and F_b shifted to the
-    parent's origin is added to F_P. 1 (nothing done) if v holds a NaN or infinity,
-    else 0."""
+    parent's origin is added to F_P. WRONG_LENGTH if v and out differ in length,
+    NOT_FINITE if v holds a NaN or infinity (nothing done then), else 0."""
+    if v.shape[0] != out.shape[0]:
+        return WRONG_LENGTH
     if not _finite(v):
-        return 1
+        return NOT_FINITE
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB, Phi_G = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.Phi_G)
     A, F = f2(a, s, SLOT.A), f2(a, s, SLOT.F)
@@ -134,16 +161,11 @@ def m_times(a, s, v, out):
         F[0, i] = 0.0
     nb = parent.shape[0]
     for b in range(1, nb):
-        r = sub3(load3(p_GB[b]), load3(p_GB[parent[b]]))
-        A_b = add_h_times(shift_motion(load6(A[parent[b]]), r), H_G[b], nus[b], v, us[b])
+        A_b = _motion_step(A, b, parent[b], p_GB, H_G[b], nus[b], v, us[b])
         store6(A[b], A_b)
         store6(F[b], mat6_vec(Phi_G[b], A_b))
     for b in range(nb - 1, 0, -1):
-        F_b, H, first = load6(F[b]), H_G[b], us[b]
-        for k in range(nus[b]):
-            out[first + k] = column_dot6(H, k, F_b)
-        r = sub3(load3(p_GB[b]), load3(p_GB[parent[b]]))
-        accumulate6(F[parent[b]], shift_force(F_b, r))
+        _force_step(F, b, parent[b], p_GB, H_G[b], nus[b], us[b], out)
     return 0
 
 
@@ -178,65 +200,45 @@ def jacobian(a, s, J):
 @kernel_jit
 def jacobian_times(a, s, u, V_out):
     """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
-    base to tip. 1 (nothing done) if u holds a NaN or infinity, else 0."""
-    if not _finite(u):
-        return 1
-    V = V_out.reshape(V_out.shape[0], 6)
+    base to tip. WRONG_LENGTH if u or V_out has the wrong length, NOT_FINITE if u holds
+    a NaN or infinity (nothing done then), else 0."""
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    nb = parent.shape[0]
+    if u.shape[0] != s[SLOT.u, 0] or V_out.shape[0] != nb:
+        return WRONG_LENGTH
+    if not _finite(u):
+        return NOT_FINITE
+    V = V_out.reshape(nb, 6)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     for i in range(6):
         V[0, i] = 0.0
-    for b in range(1, parent.shape[0]):
-        P = parent[b]
-        r0 = p_GB[b, 0] - p_GB[P, 0]
-        r1 = p_GB[b, 1] - p_GB[P, 1]
-        r2 = p_GB[b, 2] - p_GB[P, 2]
-        VP, Vb = V[P], V[b]
-        Vb[0], Vb[1], Vb[2] = VP[0], VP[1], VP[2]
-        Vb[3] = VP[3] + VP[1] * r2 - VP[2] * r1
-        Vb[4] = VP[4] + VP[2] * r0 - VP[0] * r2
-        Vb[5] = VP[5] + VP[0] * r1 - VP[1] * r0
-        H, first = H_G[b], us[b]
-        for j in range(nus[b]):
-            x = u[first + j]
-            for i in range(6):
-                Vb[i] += H[i, j] * x
+    for b in range(1, nb):
+        store6(V[b], _motion_step(V, b, parent[b], p_GB, H_G[b], nus[b], u, us[b]))
     return 0
 
 
 @kernel_jit
 def jacobian_transpose_times(a, s, F_in, f):
     """f = J^T F: the generalized forces of body forces F (nb, 2, 3) at Bo in G, tip to
-    base. 1 (nothing done) if F holds a NaN or infinity, else 0."""
-    nb = F_in.shape[0]
+    base. WRONG_LENGTH if F is not (nb, 2, 3) or f has the wrong length, NOT_FINITE if F
+    holds a NaN or infinity (nothing done then), else 0."""
+    parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
+    nb = parent.shape[0]
+    if F_in.shape[0] != nb or F_in.shape[1] != 2 or F_in.shape[2] != 3:
+        return WRONG_LENGTH
+    if f.shape[0] != s[SLOT.u, 0]:
+        return WRONG_LENGTH
     F = f2(a, s, SLOT.F)  # accumulates the forces of each subtree
     for b in range(nb):
         for j in range(2):
             for k in range(3):
                 x = F_in[b, j, k]
                 if not math.isfinite(x):
-                    return 1
+                    return NOT_FINITE
                 F[b, 3 * j + k] = x
-    parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     for b in range(nb - 1, 0, -1):
-        Fb, H, first = F[b], H_G[b], us[b]
-        for j in range(nus[b]):
-            acc = 0.0
-            for i in range(6):
-                acc += H[i, j] * Fb[i]
-            f[first + j] = acc
-        P = parent[b]
-        r0 = p_GB[b, 0] - p_GB[P, 0]
-        r1 = p_GB[b, 1] - p_GB[P, 1]
-        r2 = p_GB[b, 2] - p_GB[P, 2]
-        FP = F[P]
-        FP[0] += Fb[0] + r1 * Fb[5] - r2 * Fb[4]
-        FP[1] += Fb[1] + r2 * Fb[3] - r0 * Fb[5]
-        FP[2] += Fb[2] + r0 * Fb[4] - r1 * Fb[3]
-        FP[3] += Fb[3]
-        FP[4] += Fb[4]
-        FP[5] += Fb[5]
+        _force_step(F, b, parent[b], p_GB, H_G[b], nus[b], us[b], f)
     return 0
 
 

@@ -29,7 +29,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.state_books import SERIAL
 from engine.multibody.kernels import layout
-from engine.multibody.kernels.checked_operators import ENTRY
+from engine.multibody.kernels.checked_operators import ENTRY, WRONG_LENGTH
 from engine.multibody.kernels.checked_residual import INPUT_NAMES
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
 from engine.multibody.kernels.stage_kernels import (
@@ -137,7 +137,9 @@ class _Operators:
       inertias entries, Instance: an entry realized at that version is current);
     * the kernel table (``a`` addresses, ``s`` shapes), ``nb``, ``nu``, the lazy entries,
       the composite inertias array, and the shapes a vector (nu,) and body forces
-      (nb, 2, 3) must have.
+      (nb, 2, 3) must have;
+    * the compiled entry points of ``checked_operators``' kernels by name
+      (``ops.m_times``), each bound on its first use.
     """
 
     __slots__ = (
@@ -159,7 +161,22 @@ class _Operators:
         "cbi",
         "vec",
         "body",
+        # the kernels' entry points, bound on first use (``__getattr__``)
+        "m_inverse_times",
+        "m_times",
+        "mass_matrix",
+        "jacobian",
+        "jacobian_times",
+        "jacobian_transpose_times",
+        "residual",
     )
+
+    def __getattr__(self, name: str):
+        """The entry point ``name`` of ``checked_operators.ENTRY``, bound to this record on
+        first use (AttributeError for anything else not set)."""
+        fn = getattr(ENTRY, name)
+        setattr(self, name, fn)
+        return fn
 
 
 def _sized(values, n: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
@@ -181,6 +198,15 @@ def _zero_length(values) -> bool:
     return (type(values) is np.ndarray and values.size == 0) or (
         isinstance(values, (list, tuple)) and len(values) == 0
     )
+
+
+def _refuse(status: int, values, n: int, what: str) -> None:
+    """Raise the InvalidArgumentError for an operator kernel's refusal of the vector
+    ``values`` it was given: the wrong length (WRONG_LENGTH: ``_sized``'s message) or a
+    NaN or infinity."""
+    if status == WRONG_LENGTH:
+        _sized(values, n, what)
+    raise InvalidArgumentError(f"{what}: values must be finite")
 
 
 def _checked(values, n: int, what: str) -> np.ndarray:
@@ -543,13 +569,14 @@ class StageRealizationMixin:
         ops = self._current_operators(state, _POSITION, "multiplyByMInv")
         if ops.playout is not None:
             return self._prescribed_m_inverse_times(state, v, ops.playout)
-        if type(v) is not _NDARRAY or v.dtype is not _FLOAT64 or v.shape != ops.vec:
+        if type(v) is not _NDARRAY or v.dtype is not _FLOAT64 or v.ndim != 1:
             v = _sized(v, ops.nu, "multiplyByMInv")
         out = _empty(ops.nu)
         entry = ops.abi_entry
         with_inertias = entry is None or entry.realized_version != ops.abi_version
-        if ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out):
-            raise InvalidArgumentError("multiplyByMInv: values must be finite")
+        status = ops.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
+        if status:
+            _refuse(status, v, ops.nu, "multiplyByMInv")
         if with_inertias and entry is not None:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return out
@@ -558,11 +585,12 @@ class StageRealizationMixin:
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
         ops = self._current_operators(state, _POSITION, "multiplyByM")
-        if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.shape != ops.vec:
+        if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.ndim != 1:
             a = _sized(a, ops.nu, "multiplyByM")
         out = _empty(ops.nu)
-        if ENTRY.m_times(ops.a, ops.s, a, out):
-            raise InvalidArgumentError("multiplyByM: values must be finite")
+        status = ops.m_times(ops.a, ops.s, a, out)
+        if status:
+            _refuse(status, a, ops.nu, "multiplyByM")
         return out
 
     @checks_own_state
@@ -581,7 +609,7 @@ class StageRealizationMixin:
         if type(udot) is not _NDARRAY or udot.dtype is not _FLOAT64 or udot.shape != vec:
             udot = _sized(udot, ops.nu, "knownUdot", True)
         out = _empty(ops.nu)
-        status = ENTRY.residual(ops.a, ops.s, F, f, udot, out)
+        status = ops.residual(ops.a, ops.s, F, f, udot, out)
         if status:
             raise InvalidArgumentError(f"{INPUT_NAMES[status]}: values must be finite")
         return out
@@ -625,18 +653,19 @@ class StageRealizationMixin:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
         ops = self._current_operators(state, _POSITION, "calcSystemJacobian")
         J = _empty((6 * ops.nb, ops.nu))
-        ENTRY.jacobian(ops.a, ops.s, J)
+        ops.jacobian(ops.a, ops.s, J)
         return J
 
     @checks_own_state
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
         ops = self._current_operators(state, _POSITION, "multiplyBySystemJacobian")
-        if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.shape != ops.vec:
+        if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.ndim != 1:
             u = _sized(u, ops.nu, "multiplyBySystemJacobian")
         V = _empty(ops.body)
-        if ENTRY.jacobian_times(ops.a, ops.s, u, V):
-            raise InvalidArgumentError("multiplyBySystemJacobian: values must be finite")
+        status = ops.jacobian_times(ops.a, ops.s, u, V)
+        if status:
+            _refuse(status, u, ops.nu, "multiplyBySystemJacobian")
         return V
 
     @checks_own_state
@@ -644,10 +673,14 @@ class StageRealizationMixin:
         """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G (Position
         stage)."""
         ops = self._current_operators(state, _POSITION, "multiplyBySystemJacobianTranspose")
-        if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.shape != ops.body:
-            F = _body_forces_3d(F, ops.nb, "multiplyBySystemJacobianTranspose")
+        what = "multiplyBySystemJacobianTranspose"
+        if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.ndim != 3:
+            F = _body_forces_3d(F, ops.nb, what)
         f = _empty(ops.nu)
-        if ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f):
+        status = ops.jacobian_transpose_times(ops.a, ops.s, F, f)
+        if status == WRONG_LENGTH:  # refused, or of the right size and taken row by row
+            status = ops.jacobian_transpose_times(ops.a, ops.s, _body_forces_3d(F, ops.nb, what), f)
+        if status:
             raise InvalidArgumentError(
                 "multiplyBySystemJacobianTranspose: body forces must be finite"
             )
@@ -661,7 +694,7 @@ class StageRealizationMixin:
         entry = ops.cbi_entry
         with_composites = entry.realized_version != ops.cbi_version
         M = _empty((ops.nu, ops.nu))
-        ENTRY.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M)
+        ops.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M)
         if with_composites:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return M
