@@ -37,6 +37,7 @@ from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.spatial_inline import (
     accumulate6,
     add_h_times,
+    add_scaled6,
     column_dot6,
     inline,
     load6,
@@ -129,7 +130,10 @@ def m_inverse_times(a, s, with_inertias, v, out):
 def _motion_step(A, b, P, p_GB, H, nu, x, s):
     """Body b's spatial motion (velocity or acceleration, at Bo, in G) from its parent
     P's row of ``A``: A_P shifted to Bo plus H_b x[s:s+nu], with no velocity terms."""
-    return add_h_times(shift_motion(load6(A[P]), row_sub(p_GB, b, p_GB, P)), H, nu, x, s)
+    a = shift_motion(load6(A[P]), row_sub(p_GB, b, p_GB, P))
+    if nu == 1:
+        return add_scaled6(a, H, 0, x[s])
+    return add_h_times(a, H, nu, x, s)
 
 
 @inline

@@ -137,9 +137,7 @@ class _Operators:
       inertias entries, Instance: an entry realized at that version is current);
     * the kernel table (``a`` addresses, ``s`` shapes), ``nb``, ``nu``, the lazy entries,
       the composite inertias array, and the shapes a vector (nu,) and body forces
-      (nb, 2, 3) must have;
-    * the compiled entry points of ``checked_operators``' kernels by name
-      (``ops.m_times``), each bound on its first use.
+      (nb, 2, 3) must have.
     """
 
     __slots__ = (
@@ -161,22 +159,7 @@ class _Operators:
         "cbi",
         "vec",
         "body",
-        # the kernels' entry points, bound on first use (``__getattr__``)
-        "m_inverse_times",
-        "m_times",
-        "mass_matrix",
-        "jacobian",
-        "jacobian_times",
-        "jacobian_transpose_times",
-        "residual",
     )
-
-    def __getattr__(self, name: str):
-        """The entry point ``name`` of ``checked_operators.ENTRY``, bound to this record on
-        first use (AttributeError for anything else not set)."""
-        fn = getattr(ENTRY, name)
-        setattr(self, name, fn)
-        return fn
 
 
 def _sized(values, n: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
@@ -574,7 +557,7 @@ class StageRealizationMixin:
         out = _empty(ops.nu)
         entry = ops.abi_entry
         with_inertias = entry is None or entry.realized_version != ops.abi_version
-        status = ops.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
+        status = ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
         if status:
             _refuse(status, v, ops.nu, "multiplyByMInv")
         if with_inertias and entry is not None:
@@ -588,7 +571,7 @@ class StageRealizationMixin:
         if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.ndim != 1:
             a = _sized(a, ops.nu, "multiplyByM")
         out = _empty(ops.nu)
-        status = ops.m_times(ops.a, ops.s, a, out)
+        status = ENTRY.m_times(ops.a, ops.s, a, out)
         if status:
             _refuse(status, a, ops.nu, "multiplyByM")
         return out
@@ -609,7 +592,7 @@ class StageRealizationMixin:
         if type(udot) is not _NDARRAY or udot.dtype is not _FLOAT64 or udot.shape != vec:
             udot = _sized(udot, ops.nu, "knownUdot", True)
         out = _empty(ops.nu)
-        status = ops.residual(ops.a, ops.s, F, f, udot, out)
+        status = ENTRY.residual(ops.a, ops.s, F, f, udot, out)
         if status:
             raise InvalidArgumentError(f"{INPUT_NAMES[status]}: values must be finite")
         return out
@@ -653,7 +636,7 @@ class StageRealizationMixin:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
         ops = self._current_operators(state, _POSITION, "calcSystemJacobian")
         J = _empty((6 * ops.nb, ops.nu))
-        ops.jacobian(ops.a, ops.s, J)
+        ENTRY.jacobian(ops.a, ops.s, J)
         return J
 
     @checks_own_state
@@ -663,7 +646,7 @@ class StageRealizationMixin:
         if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.ndim != 1:
             u = _sized(u, ops.nu, "multiplyBySystemJacobian")
         V = _empty(ops.body)
-        status = ops.jacobian_times(ops.a, ops.s, u, V)
+        status = ENTRY.jacobian_times(ops.a, ops.s, u, V)
         if status:
             _refuse(status, u, ops.nu, "multiplyBySystemJacobian")
         return V
@@ -677,9 +660,10 @@ class StageRealizationMixin:
         if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.ndim != 3:
             F = _body_forces_3d(F, ops.nb, what)
         f = _empty(ops.nu)
-        status = ops.jacobian_transpose_times(ops.a, ops.s, F, f)
+        status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
         if status == WRONG_LENGTH:  # refused, or of the right size and taken row by row
-            status = ops.jacobian_transpose_times(ops.a, ops.s, _body_forces_3d(F, ops.nb, what), f)
+            F = _body_forces_3d(F, ops.nb, what)
+            status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
         if status:
             raise InvalidArgumentError(
                 "multiplyBySystemJacobianTranspose: body forces must be finite"
@@ -694,7 +678,7 @@ class StageRealizationMixin:
         entry = ops.cbi_entry
         with_composites = entry.realized_version != ops.cbi_version
         M = _empty((ops.nu, ops.nu))
-        ops.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M)
+        ENTRY.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M)
         if with_composites:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return M
