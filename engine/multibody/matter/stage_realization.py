@@ -474,10 +474,12 @@ class StageRealizationMixin:
         qdotdot += self._n_times(state, N_OP, False, ctx.udot)
 
     # ------------------------------------------------------------ operators
-    # Each operator's first lines are its checks' common case, written out: the State's
+    # Each operator starts with _current_operators: in the common case the State's
     # _Operators exists, the State holds this System's current topology key, and the
     # stage version it recorded is current (see _Operators); anything else goes through
-    # _operators, which checks in full and says what is wrong.
+    # _operators, which checks in full and says what is wrong. Then the input: Python
+    # makes sure it is a float64 ndarray with the kernel's number of dimensions (the
+    # compiled entry point does not check), the kernel checks its length and values.
 
     _operators_key: _OperatorsKey | None = None
 
