@@ -51,6 +51,7 @@ from engine.common.state_books import (
     CAUSE_CODES,
     CAUSES,
     ENTRY_EDITS,
+    INSTANCE_SERIAL,
     LOCKSTEP,
     NQ,
     NZ,
@@ -101,6 +102,7 @@ _setter_span = python_function(setter_span)
 _ALL_DONE = STORED_AND_INVALIDATED + WALKS_DONE
 _TOPOLOGY, _MODEL, _POSITION = Stage.Topology, Stage.Model, Stage.Position
 _VELOCITY, _DYNAMICS = Stage.Velocity, Stage.Dynamics
+_INSTANCE_INT = int(Stage.Instance)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -210,6 +212,8 @@ class State:
         books = self._books
         books[SYSTEM_VERSIONS + first : SYSTEM_VERSIONS + last + 1] = serial
         books[CAUSES + first : CAUSES + last + 1] = cause_code(cause)
+        if first <= _INSTANCE_INT:
+            books[INSTANCE_SERIAL] += 1
 
     def _set_dimensions(self, nq: int, nu: int, nz: int) -> None:
         """The number of q, u and z, for Python and in the books (for the setters'
@@ -641,6 +645,7 @@ class State:
             sub.udoterr_start, nudoterr = nudoterr, nudoterr + sub.nudoterr
         self._nqerr, self._nuerr, self._nudoterr = nqerr, nuerr, nudoterr
         self._yerr = np.zeros(nqerr + nuerr)
+        self._bv[INSTANCE_SERIAL] += 1
         self._udoterr = np.zeros(nudoterr)
         self._multipliers = np.zeros(nudoterr)
         self._qerr_weights = np.ones(nqerr)
@@ -1356,7 +1361,7 @@ class State:
     def _note_discrete_change(self, dv: DiscreteVarInfo) -> None:
         sub = self._subs[dv.subsystem]
         cause = f"a change of {dv.name} (subsystem '{sub.name}')"
-        self._discrete_serial += 1
+        self._count_discrete_change()
         self._invalidate(dv.invalidates, cause)
         if dv.auto_update_entry is not None:
             # An explicit change always makes the update value stale, whatever its
@@ -1403,6 +1408,12 @@ class State:
         ce = self._auto_entry(subsys, index)
         self.markCacheValueRealized(subsys, ce.index)
 
+    def _count_discrete_change(self) -> None:
+        """Count a change of a discrete variable's value: the discrete value version and
+        the books' INSTANCE_SERIAL."""
+        self._discrete_serial += 1
+        self._bv[INSTANCE_SERIAL] += 1
+
     def autoUpdateDiscreteVariables(self) -> None:
         """Swap every auto-update variable with its update value where that value is
         realized; the cache entry is then marked not realized. No stage is invalidated."""
@@ -1412,7 +1423,7 @@ class State:
                     continue
                 ce = sub.cache[dv.auto_update_entry]
                 if self._entry_realized(sub, ce):
-                    self._discrete_serial += 1
+                    self._count_discrete_change()
                     dv.value, ce.value = ce.value, dv.value
                     dv.last_update_time = self._t
                     self._mark_not_realized(sub, ce, "autoUpdateDiscreteVariables")

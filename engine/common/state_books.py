@@ -22,6 +22,10 @@ slot                meaning
 ``WALKS_EDITS``     ``ENTRY_EDITS`` when the value dependents' walks were last made
 ``WALKS_KEY``       which walks those were (``walks_key``), or -1 (none recorded)
 ``NQ``, ``NU``, ..  the number of q, u and z (0 before Model stage; ``setter_span``)
+``INSTANCE_SERIAL`` changes whenever what a State keeps fixed while its Instance stage
+                    stays valid may have changed: a discrete variable's value, Instance
+                    or an earlier stage invalidated, the Instance arrays (yerr ...)
+                    allocated (the fused realization's plan is valid while it is unchanged)
 ==================  =====================================================================
 
 Python reads and writes the array through a ``memoryview`` (an item read is a Python
@@ -58,7 +62,8 @@ ENTRY_EDITS = CAUSES + 11
 WALKS_EDITS = ENTRY_EDITS + 1
 WALKS_KEY = WALKS_EDITS + 1
 NQ, NU, NZ = WALKS_KEY + 1, WALKS_KEY + 2, WALKS_KEY + 3
-SIZE = NZ + 1
+INSTANCE_SERIAL = NZ + 1
+SIZE = INSTANCE_SERIAL + 1
 
 #: a State's value setters, by index (``store_if_finite``'s ``which``)
 SET_Q, SET_U, SET_Z, SET_Y = 0, 1, 2, 3

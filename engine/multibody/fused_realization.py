@@ -39,7 +39,7 @@ from engine.common.default_system_subsystem import DefaultSystemSubsystem
 from engine.common.numba_internals import JIT_ENABLED, signature_entry_point
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state import State
-from engine.common.state_books import ENTRY_EDITS, LOCKSTEP
+from engine.common.state_books import ENTRY_EDITS, INSTANCE_SERIAL, LOCKSTEP
 from engine.contact.fused_contact import (
     CONTACT_SUBSYSTEMS,
     contact_home,
@@ -63,7 +63,7 @@ from engine.multibody.kernels.fused_stages import (
     realize_stages_from_table,
 )
 
-_INSTANCE_INT, _TIME_INT = int(Stage.Instance), int(Stage.Time)
+_TIME_INT = int(Stage.Time)
 _REALIZE_STAGES_TYPES = tuple(REALIZE_STAGES_SIGNATURE.args)
 _JIT = JIT_ENABLED
 _HOOKS = {
@@ -78,12 +78,10 @@ class _Plan:
     """Whether one State qualifies and, if so, the kernel's arguments (all arrays of that
     State) and whether kernels may evaluate its derivatives with them
     (``derivatives``); valid while its discrete variables and Instance stage stay as
-    they were."""
+    they were, that is while the books' INSTANCE_SERIAL is ``instance_serial``."""
 
     __slots__ = (
-        "serial",
-        "instance_version",
-        "yerr",
+        "instance_serial",
         "args",
         "fn",
         "ctx",
@@ -124,7 +122,7 @@ class FusedRealization:
         ``state``, which is at stage ``first - 1``; False (nothing done) if this State
         does not qualify now.
 
-        The common case: the plan's validity (``_current_plan``: three compares), the
+        The common case: the plan's validity (``_current_plan``: one compare), the
         lockstep slot, whether the articulated inertias are current (the matter
         subsystem's ``_abi_current``, whose answer the plan keeps while the books'
         ENTRY_EDITS stays the same), and one compiled call that realizes the stages and
@@ -276,22 +274,15 @@ class FusedRealization:
     # -------------------------------------------------------------------- plan
     def _current_plan(self, state: State) -> _Plan:
         """This State's plan, made again if its discrete variables or Instance stage
-        changed since it was made."""
+        changed since it was made (the books' INSTANCE_SERIAL changed)."""
         plan = state._fast.get(self._key)
-        if (
-            plan is None
-            or plan.serial != state._discrete_serial
-            or plan.instance_version != state._system_stage_versions[_INSTANCE_INT]
-            or plan.yerr is not state._yerr
-        ):
+        if plan is None or plan.instance_serial != state._bv[INSTANCE_SERIAL]:
             plan = state._fast[self._key] = self._plan(state)
         return plan
 
     def _plan(self, state: State) -> _Plan:
         plan = _Plan()
-        plan.serial = state._discrete_serial
-        plan.instance_version = state._system_stage_versions[_INSTANCE_INT]
-        plan.yerr = state._yerr
+        plan.instance_serial = state._bv[INSTANCE_SERIAL]
         plan.args = plan.fn = plan.ctx = plan.table = plan.contact = None
         plan.constraints = plan.call_args = plan.matter = None
         plan.vc = None

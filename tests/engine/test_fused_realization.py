@@ -455,3 +455,30 @@ def test_fused_realization_recomputes_articulated_inertias_exactly_when_q_change
     system.realize(twin, Stage.Acceleration)
     _stage_by_stage(system, reference)
     _assert_same(_outputs(system, matter, twin), _outputs(system, matter, reference))
+
+
+def test_the_plan_is_made_again_exactly_when_a_discrete_variable_or_instance_changes():
+    """The plan stays while only q, u and t change; a discrete variable's change (a
+    force parameter, invalidating Dynamics only) or Instance stage invalidated makes it
+    again, and the accelerations still equal the stage-by-stage path's."""
+    system, matter, _, state, rng, spring = _with_every_compiled_force(7)
+    _randomize(system, matter, state, rng)
+    system.realize(state, Stage.Acceleration)
+    fused = system._fused_realization
+    plan = fused._current_plan(state)
+    state.setTime(0.5)
+    state.setQ(state.getQ() + 0.01)
+    state.setU(rng.uniform(-1.0, 1.0, state.getNU()))
+    system.realize(state, Stage.Acceleration)
+    assert fused._current_plan(state) is plan
+    spring.setStiffness(state, 70.0)
+    remade = fused._current_plan(state)
+    assert remade is not plan
+    system.realize(state, Stage.Acceleration)
+    assert fused._current_plan(state) is remade
+    state.invalidateAll(Stage.Instance)
+    system.realize(state, Stage.Acceleration)
+    assert fused._current_plan(state) is not remade
+    reference = state.copy()
+    _stage_by_stage(system, reference)
+    _assert_same(_outputs(system, matter, state), _outputs(system, matter, reference))
