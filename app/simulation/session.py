@@ -968,23 +968,26 @@ class SimulationSession:
         if names is not None:
             return self._rename_in_place(in_place.renamed(self.built, names, model.data))
         collecting = gc.isenabled()
-        gc.disable()  # a large model's build would set off full collections (see background_load)
+        # a large model's build and adoption would set off full collections of a heap that
+        # holds every body (see background_load)
+        gc.disable()
         try:
-            built = model.build() if hasattr(model, "build") else build(model)
-        except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
-            reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
-            self._error = f"{REBUILD_FAILED}: {reason}"
-            return None
+            try:
+                built = model.build() if hasattr(model, "build") else build(model, True)
+            except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
+                reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
+                self._error = f"{REBUILD_FAILED}: {reason}"
+                return None
+            if self._error.startswith(REBUILD_FAILED):
+                self._error = ""
+            if kinds <= {"initial_state"}:
+                return self._cmd_initial_state(built)
+            # "parameters" and "hints" edits (renaming a body...) keep the State layout: q
+            # and u carry over whole, whatever the bodies are called now.
+            return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
         finally:
             if collecting:
                 gc.enable()
-        if self._error.startswith(REBUILD_FAILED):
-            self._error = ""
-        if kinds <= {"initial_state"}:
-            return self._cmd_initial_state(built)
-        # "parameters" and "hints" edits (renaming a body...) keep the State layout: q and u
-        # carry over whole, whatever the bodies are called now.
-        return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
 
     def _edit_in_place(self, edit, data, kinds: frozenset) -> str | None:
         """An edit the System takes in place (``app.document.in_place``: mass properties,
