@@ -31,9 +31,9 @@ from engine.common.stage import Stage
 from engine.multibody.default_geometry import DefaultSketch, body_decorations
 from viz.decoration_keys import KeyedGeometry, fingerprints_of
 
-#: Counts of the bodies whose decorations were made (not kept), per ``collect``: a test's
-#: view of the work an edit does (the last ``collect``'s count).
-LAST_MADE = {"bodies": 0}
+#: What the last ``collect`` made rather than kept: the bodies whose decorations it made and
+#: the decorations it fingerprinted (a test's count of the work an edit does).
+LAST_MADE = {"bodies": 0, "decorations": 0}
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,6 @@ def collect(built, state, body_names=None, previous: BodyDecorations | None = No
         sub.calcDecorativeGeometryAndAppendImpl(
             state, Stage.Topology, after if seen_matter else before
         )
-    LAST_MADE["bodies"] = made
     decorations = before + items + after
     source_all = np.full(len(decorations), -1, dtype=np.intp)
     source_all[len(before) : len(before) + matter_items] = source
@@ -156,6 +155,7 @@ def collect(built, state, body_names=None, previous: BodyDecorations | None = No
     fresh = np.flatnonzero(~kept)
     new_items = [decorations[k] for k in fresh]
     hashes[fresh] = fingerprints_of(new_items)
+    LAST_MADE.update(bodies=made, decorations=len(new_items))
     bodies[fresh] = [_body_of(g) for g in new_items]
     geometry = KeyedGeometry.of_parts(decorations, bodies, hashes, body_names)
     spans[:, :, 0] += len(before)
