@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.simulation.state_carry import slots
 from engine.common.exceptions import StageTooLowError
 from engine.common.stage import Stage
 from engine.multibody.default_geometry import DefaultSketch, body_decorations
@@ -105,32 +106,51 @@ def collect(built, state, body_names=None, previous: BodyDecorations | None = No
     parents = np.asarray(matter._topo(state).parent, dtype=np.intp)  # noqa: SLF001
     settings = _settings(built, matter)
     keep = _keeps(previous, settings, specs, names, parents)
-    made = 0
-    old = previous.geometry if previous is not None else ()
-    items: list = []
-    source: list[int] = []  # position in ``old`` of each item, or -1 for an item made now
-    spans = np.zeros((2, n, 2), dtype=np.intp)
+    keep_at = np.flatnonzero(np.asarray(keep, dtype=bool))
+    changed = np.flatnonzero(~np.asarray(keep, dtype=bool)).tolist()
     placements: dict = {}
     sketch = DefaultSketch(settings[1]) if settings[0] else None
-    for section in (0, 1):
-        if section == 1 and sketch is None:
-            break
-        for b in range(n):
-            first = len(items)
-            if keep[b]:
-                start, count = previous.own[b] if section == 0 else previous.sketch[b]
-                items.extend(old[start : start + count])
-                source.extend(range(start, start + count))
-            else:
-                part = (
-                    body_decorations(matter, b, placements)
-                    if section == 0
-                    else sketch.of_body(matter, b)
-                )
-                items.extend(part)
-                source.extend([-1] * len(part))
-                made += section == 0
-            spans[section, b] = (first, len(items) - first)
+    sections = (0, 1) if sketch is not None else (0,)
+    spans = np.zeros((2, n, 2), dtype=np.intp)
+    made_parts = []
+    offset = 0
+    for section in sections:
+        # each body's count: kept from ``previous``, or that of the part made now
+        counts = np.zeros(n, dtype=np.intp)
+        if len(keep_at):
+            counts[keep_at] = (previous.own if section == 0 else previous.sketch)[keep_at, 1]
+        parts = {}
+        for b in changed:
+            part = (
+                body_decorations(matter, b, placements)
+                if section == 0
+                else sketch.of_body(matter, b)
+            )
+            parts[b] = part
+            counts[b] = len(part)
+        made_parts.append(parts)
+        spans[section, :, 1] = counts
+        spans[section, :, 0] = offset + np.cumsum(counts) - counts
+        offset += int(counts.sum())
+    made = len(changed)
+    # the matter's items in order: those kept copied at once from ``previous``, then the new
+    old = previous.geometry if previous is not None else ()
+    items_at = np.empty(offset, dtype=object)
+    source = np.full(offset, -1, dtype=np.intp)  # position in ``old`` of each item kept
+    if len(keep_at):
+        old_items = np.fromiter(old, dtype=object, count=len(old))
+        for section in sections:
+            old_spans = previous.own if section == 0 else previous.sketch
+            counts = spans[section, keep_at, 1]
+            to = slots(spans[section, keep_at, 0], counts)
+            source[to] = slots(old_spans[keep_at, 0], counts)
+            items_at[to] = old_items[source[to]]
+    for section in sections:
+        for b, part in made_parts[section].items():
+            first = int(spans[section, b, 0])
+            for k, item in enumerate(part):
+                items_at[first + k] = item
+    items = items_at.tolist()
     matter_items = len(items)
     before: list = []
     after: list = []

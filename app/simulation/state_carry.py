@@ -15,7 +15,7 @@ import numpy as np
 from engine.common.exceptions import SimTKError
 
 
-def _slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The indices start, start+1, ..., start+count-1 of every (start, count), concatenated."""
     counts = np.asarray(counts, dtype=np.intp)
     total = int(counts.sum())
@@ -73,12 +73,12 @@ def carry_by_name(old_built, old_state, built, state) -> None:
     with_q = same_type & (nq[new_b] == old_nq[old_b])
     with_u = nu[new_b] == old_nu[old_b]
     q = np.array(state.getQ())
-    q[_slots(qs[new_b[with_q]], nq[new_b[with_q]])] = np.asarray(old_state.getQ())[
-        _slots(old_qs[old_b[with_q]], old_nq[old_b[with_q]])
+    q[slots(qs[new_b[with_q]], nq[new_b[with_q]])] = np.asarray(old_state.getQ())[
+        slots(old_qs[old_b[with_q]], old_nq[old_b[with_q]])
     ]
     u = np.array(state.getU())
-    u[_slots(us[new_b[with_u]], nu[new_b[with_u]])] = np.asarray(old_state.getU())[
-        _slots(old_us[old_b[with_u]], old_nu[old_b[with_u]])
+    u[slots(us[new_b[with_u]], nu[new_b[with_u]])] = np.asarray(old_state.getU())[
+        slots(old_us[old_b[with_u]], old_nu[old_b[with_u]])
     ]
     state.setQ(q)
     state.setU(u)
