@@ -3,7 +3,8 @@
 A System's Topology-stage decorations (``viz.system_decorations.static_decorations``) are,
 in order: each body's own decorations (body 0, 1, ...), then the default sketch body by body
 (Ground's frame; each other body's frame, its mobilizer's frames and bones, its mass
-centre), then those of the subsystems other than the matter one. What one body adds to each
+centre), with those of the other subsystems before or after them in subsystem order (made
+anew each time). What one body adds to each
 of the two matter sections depends only on its document spec (geometry and contact surfaces;
 frames, mass centre, whether it has mass), its own index and its parent's index, and on the
 model-wide drawing settings (default geometry shown, length scale, hints, Ground's geometry).
@@ -15,9 +16,8 @@ body whose spec is the very same object (specs are immutable; an edit replaces o
 it changes), at the same index, under the same name and with its parent at the same index,
 keeps its decorations and their fingerprints: only the changed bodies' are made and
 fingerprinted. An edit that adds a leaf or re-parents one body thus costs O(changed bodies)
-Python plus whole-array copies, where collecting and fingerprinting all of a 20,000-body
-chain's 120,000 decorations cost seconds. A body whose index moved (removing a body renumbers
-the later ones) is made again.
+Python plus whole-array copies, not a pass over every decoration of the model. A body whose
+index moved (removing a body renumbers the later ones) is made again.
 """
 
 from __future__ import annotations

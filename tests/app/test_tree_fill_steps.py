@@ -16,7 +16,7 @@ from app.tree import tree_model
 from tests.app.test_large_model_edits import _chain_document, _rows
 
 N = 6000
-MAX_GAP_S = 0.5  # the event loop's longest pause while the rows are made (steps of ~30 ms)
+MAX_GAP_S = 1.0  # the event loop's longest pause while the rows are made (steps of ~30 ms)
 
 
 @pytest.fixture
