@@ -110,6 +110,12 @@ def _fingerprints(decorations):
         yield value
 
 
+def fingerprints_of(decorations) -> np.ndarray:
+    """``fingerprint`` of each of ``decorations`` (int64), each distinct set of attribute
+    objects fingerprinted once (``_fingerprints``)."""
+    return np.fromiter(_fingerprints(decorations), dtype=np.int64, count=len(decorations))
+
+
 def _body_of(decoration) -> int:
     try:
         return int(decoration.getBodyId())
@@ -137,6 +143,19 @@ class KeyedGeometry(tuple):
         n = len(self)
         self.bodies = np.fromiter((_body_of(g) for g in self), dtype=np.intp, count=n)
         self.hashes = np.fromiter(_fingerprints(self), dtype=np.int64, count=n)
+        self.body_names = None if body_names is None else tuple(body_names)
+        self.serial = next(_SERIALS)
+        self.paired = None
+        return self
+
+    @classmethod
+    def of_parts(cls, geometry, bodies, hashes, body_names=None) -> KeyedGeometry:
+        """A KeyedGeometry of ``geometry`` whose body indices and fingerprints are known
+        (``bodies``, ``hashes``: those of the same decorations in another KeyedGeometry, or
+        taken by ``fingerprints_of``), so they are not taken again."""
+        self = tuple.__new__(cls, geometry)
+        self.bodies = np.asarray(bodies, dtype=np.intp)
+        self.hashes = np.asarray(hashes, dtype=np.int64)
         self.body_names = None if body_names is None else tuple(body_names)
         self.serial = next(_SERIALS)
         self.paired = None

@@ -232,17 +232,21 @@ def apply_hints(system, hints: Hints) -> None:
         matter.setShowDefaultGeometry(bool(hints.show_default_geometry))
 
 
-def build(model) -> BuiltModel:
+def build(model, pull_force: bool = False) -> BuiltModel:
     """Build the engine System of a ModelDocument (or ModelData). An overflow or invalid
-    floating-point operation while building (values too large to combine) is a BuildError."""
+    floating-point operation while building (values too large to combine) is a BuildError.
+    ``pull_force``: the System also gets the studio's mouse spring (``built.pull_force``,
+    as ``app.body_puller.ensure_pull_force`` adds it) before its Topology is realized, so
+    that Topology is realized once. The initial State is realized through Acceleration (the
+    check that the System is not singular)."""
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
-            return _build(model)
+            return _build(model, pull_force)
         except ArithmeticError as exc:
             raise BuildError("system", f"a value too large to compute with ({exc})") from exc
 
 
-def _build(model) -> BuiltModel:
+def _build(model, pull_force: bool = False) -> BuiltModel:
     from engine import (
         GeneralForceSubsystem,
         MobilizedBody,
@@ -333,6 +337,11 @@ def _build(model) -> BuiltModel:
     from app.document.measure_builder import build_measures
 
     measures = build_measures(data, system, mobods)
+    pull = None
+    if pull_force:
+        from app.body_puller import PullForce
+
+        pull = PullForce(forces, matter)
     apply_hints(system, data.hints)
     try:
         state = system.realizeTopology()
@@ -342,11 +351,11 @@ def _build(model) -> BuiltModel:
                 mobods[b.name].setU(state, np.asarray(b.u, dtype=np.float64))
     except SimTKError as exc:
         raise BuildError("system", str(exc)) from exc
-    _check_dynamics(data, system, state)
+    _check_dynamics(data, system, state, realize_copy=False)
     names = [""] * matter.getNumBodies()
     for name, mb in mobods.items():
         names[mb.getMobilizedBodyIndex()] = name
-    return BuiltModel(
+    built = BuiltModel(
         system=system,
         matter=matter,
         forces=forces,
@@ -361,6 +370,9 @@ def _build(model) -> BuiltModel:
         contact_forces=compliant,
         contact_surfaces=contact_surfaces,
     )
+    if pull is not None:
+        built.pull_force = pull
+    return built
 
 
 def _check_quaternion(b) -> None:

@@ -44,6 +44,7 @@ from app.history.event_log import ASSEMBLED, EventLog, EventMark
 from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
+from app.simulation import body_decorations
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
 from app.simulation.snapshot import (
@@ -57,12 +58,13 @@ from app.simulation.snapshot import (
     realized_entries,
     stage_info,
 )
+from app.simulation.state_carry import carry_by_name
 from engine.common.exceptions import SimTKError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.integrators import SuccessfulStepStatus, TimeStepper
 from viz.decoration_keys import KeyedGeometry, same_drawing
-from viz.system_decorations import dynamic_decorations, static_decorations
+from viz.system_decorations import dynamic_decorations
 
 
 class Pacing(enum.Enum):
@@ -262,7 +264,7 @@ class SimulationSession:
         system.realizeModel(state)
         if carry and old_built is not None and old_state is not None:
             if not (same_layout and self._copy_layout(old_state, state)):
-                self._carry_state(old_built, old_state, built, state)
+                carry_by_name(old_built, old_state, built, state)
         if keep_history:
             kept, branch = True, None
         else:
@@ -298,14 +300,7 @@ class SimulationSession:
             self._last_sample_time = -math.inf
         self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)
-        old_geometry = getattr(self, "_geometry", None)
-        self._geometry = self._collect_geometry(state)
-        if _same_geometry(old_geometry, self._geometry):
-            # the very tuple the view drew: an edit that leaves the drawing alone (a mass, a
-            # joint's frame...) is not redrawn (see SimulationPanel.show_snapshot)
-            self._geometry = old_geometry
-        else:  # the view's pairing of old and new decorations, made here, not on the GUI
-            self._geometry.pair_with(old_geometry)
+        self._redraw(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         if not keep_history:
@@ -354,24 +349,6 @@ class SimulationSession:
         state.setU(old_state.getU())
         return True
 
-    @staticmethod
-    def _carry_state(old_built, old_state: State, built, state: State) -> None:
-        state.setTime(old_state.getTime())
-        for name, mobod in built.mobilized_bodies.items():
-            old = old_built.mobilized_bodies.get(name)
-            if old is None or mobod.isGround():
-                continue
-            try:
-                q, u = old.getQ(old_state), old.getU(old_state)
-                if len(q) == mobod.getNumQ(state) and old.getMobilizerTypeName() == (
-                    mobod.getMobilizerTypeName()
-                ):
-                    mobod.setQ(state, q)
-                if len(u) == mobod.getNumU(state):
-                    mobod.setU(state, u)
-            except SimTKError:
-                continue
-
     def _column_names(self, built, state: State):
         names = built.body_name_of_index
         q_labels: list[str] = [""] * state.getNQ()
@@ -417,13 +394,33 @@ class SimulationSession:
         except SimTKError as exc:
             self._fail(exc, "realizing the model failed")
 
-    def _collect_geometry(self, state: State) -> tuple:
-        """The body-fixed (Topology-stage) decorations to draw."""
+    def _collect_geometry(self, state: State) -> KeyedGeometry:
+        """The body-fixed (Topology-stage) decorations to draw, fingerprinted here, off the
+        GUI thread, so the view redraws only what an edit changed; those of the bodies the
+        edit left alone are the ones collected before (``body_decorations``)."""
         try:
-            # fingerprinted here, off the GUI thread: the view redraws only what an edit changed
-            return KeyedGeometry(static_decorations(self.system, state), self._body_names())
+            record = body_decorations.collect(
+                self.built, state, self._body_names(), getattr(self, "_decorations", None)
+            )
         except SimTKError:
+            self._decorations = None
             return KeyedGeometry()
+        self._decorations = record
+        return record.geometry
+
+    def _redraw(self, state: State) -> None:
+        """Collect the decorations of the model now installed: the very tuple drawn before
+        if they draw the same (an edit that leaves the drawing alone is not redrawn, see
+        SimulationPanel.show_snapshot), else the new ones with the view's pairing of old and
+        new decorations made here, not on the GUI thread."""
+        old_geometry = getattr(self, "_geometry", None)
+        self._geometry = self._collect_geometry(state)
+        if _same_geometry(old_geometry, self._geometry):
+            self._geometry = old_geometry
+            if self._decorations is not None:
+                self._decorations = replace(self._decorations, geometry=old_geometry)
+        else:
+            self._geometry.pair_with(old_geometry)
 
     def _body_names(self):
         info = getattr(self, "model_info", None)
@@ -971,23 +968,26 @@ class SimulationSession:
         if names is not None:
             return self._rename_in_place(in_place.renamed(self.built, names, model.data))
         collecting = gc.isenabled()
-        gc.disable()  # a large model's build would set off full collections (see background_load)
+        # a large model's build and adoption would set off full collections of a heap that
+        # holds every body (see background_load)
+        gc.disable()
         try:
-            built = model.build() if hasattr(model, "build") else build(model)
-        except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
-            reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
-            self._error = f"{REBUILD_FAILED}: {reason}"
-            return None
+            try:
+                built = model.build() if hasattr(model, "build") else build(model, True)
+            except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
+                reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
+                self._error = f"{REBUILD_FAILED}: {reason}"
+                return None
+            if self._error.startswith(REBUILD_FAILED):
+                self._error = ""
+            if kinds <= {"initial_state"}:
+                return self._cmd_initial_state(built)
+            # "parameters" and "hints" edits (renaming a body...) keep the State layout: q
+            # and u carry over whole, whatever the bodies are called now.
+            return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
         finally:
             if collecting:
                 gc.enable()
-        if self._error.startswith(REBUILD_FAILED):
-            self._error = ""
-        if kinds <= {"initial_state"}:
-            return self._cmd_initial_state(built)
-        # "parameters" and "hints" edits (renaming a body...) keep the State layout: q and u
-        # carry over whole, whatever the bodies are called now.
-        return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
 
     def _edit_in_place(self, edit, data, kinds: frozenset) -> str | None:
         """An edit the System takes in place (``app.document.in_place``: mass properties,
@@ -1076,12 +1076,7 @@ class SimulationSession:
             self.model_info = replace(self.model_info, samples=self.samples)
         self._realize_for_display(state)
         if redraw:
-            old_geometry = self._geometry
-            self._geometry = self._collect_geometry(state)
-            if _same_geometry(old_geometry, self._geometry):
-                self._geometry = old_geometry
-            else:
-                self._geometry.pair_with(old_geometry)
+            self._redraw(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         self._record(state)

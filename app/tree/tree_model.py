@@ -14,10 +14,16 @@ Ground, parents first, each body's parent named in its Type column ("Ball on b4"
 view pays for every row inserted or removed a walk up the whole depth for each expanded row
 (O(rows x depth): 7-12 s per edit of a 20,000-body chain), and a 20,000-level indentation
 cannot be read anyway. Re-parenting by drag and drop and renaming in place work the same.
+
+A model of more than ``FILL_IN_STEPS_ABOVE`` bodies gets its first rows with the reset and the
+others in short steps, one per turn of the event loop (``filling``): opening a 20,000-body
+chain never holds the GUI thread for all 20,000 rows. An edit, or a look-up of a row not made
+yet, makes the rest first (``finish_filling``).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from itertools import compress
 from operator import not_
@@ -132,6 +138,13 @@ def _remove_rows(parent: QStandardItem, rows: list[int]) -> None:
         end = start
 
 
+#: A model with more bodies than this gets the rows of its first ``FIRST_ROWS`` bodies at
+#: once and the others in steps of about ``FILL_STEP_SECONDS`` of the GUI thread, one per
+#: turn of the event loop, so that opening it never holds the GUI thread for long.
+FILL_IN_STEPS_ABOVE = 3000
+FIRST_ROWS = 500
+FILL_STEP_SECONDS = 0.03
+
 #: More bodies added or removed than this (and than half the model) rebuild the whole tree.
 SYNC_LIMIT = 200
 
@@ -144,6 +157,9 @@ class ModelTreeModel(QStandardItemModel):
     #: Rows were changed in place: ``inserted`` holds the top items of the bodies added or
     #: moved (their subtrees are under them), ``renamed`` maps old to new body names.
     synced = Signal()
+    #: A step of a large model's rows was made: the rows (first items) that got their first
+    #: child in it, for the view to expand.
+    filled = Signal(list)
 
     def __init__(self, document: ModelDocument | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -155,6 +171,11 @@ class ModelTreeModel(QStandardItemModel):
         self._shown = None  # the document content the rows show (ModelData)
         self.flat = False  # bodies listed flat under Ground (a tree too deep to nest)
         self.inserted: list[QStandardItem] = []
+        #: (the bodies, how many of them have rows) while a large model's rows are made
+        self._filling: tuple | None = None
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._fill_step)
         self.renamed: dict[str, str] = {}
         # Called as rename_handler(old, new) after a body's name is edited in place; the
         # document is the only store (the tree is rebuilt from it when it accepts).
@@ -179,6 +200,7 @@ class ModelTreeModel(QStandardItemModel):
 
     def _changed(self, change) -> None:
         self.last_change = change
+        self.finish_filling()
         if self._update_body_row(change):
             self._shown = self.document.data
         elif not self._sync():
@@ -216,11 +238,14 @@ class ModelTreeModel(QStandardItemModel):
             items = {GROUND: ground}
             self._body_items = items
             root.appendRow([ground, _item("", "ground")])
-            self.flat = flat = tree_depth(doc.data.bodies) > MAX_NESTED_DEPTH
-            for b in doc.data.bodies:
-                row = _body_row(b, flat)
-                items[b.name] = row[0]
-                (ground if flat else items[b.parent]).appendRow(row)
+            self.flat = tree_depth(doc.data.bodies) > MAX_NESTED_DEPTH
+            bodies = doc.data.bodies
+            self._filling = None
+            self._fill_timer.stop()
+            if len(bodies) > FILL_IN_STEPS_ABOVE:
+                self._filling = (bodies, FIRST_ROWS)  # the rest: one step per event-loop turn
+                self._fill_timer.start()
+            self._make_rows(bodies[: FIRST_ROWS if self._filling else len(bodies)])
             self._sections = {}
             for section, title in SECTIONS:
                 head = _item(title, f"section:{section}")
@@ -233,6 +258,55 @@ class ModelTreeModel(QStandardItemModel):
         finally:
             self.blockSignals(False)
             self.endResetModel()
+
+    def _make_rows(self, bodies) -> list[QStandardItem]:
+        """Append the rows of ``bodies`` (in document order: each parent's row is made
+        before its children's); returns the (first) items of the body rows that got their
+        first child here."""
+        items, flat = self._body_items, self.flat
+        ground = items[GROUND]
+        parents = []
+        for b in bodies:
+            row = _body_row(b, flat)
+            items[b.name] = row[0]
+            if flat:
+                ground.appendRow(row)
+            else:
+                parent = items[b.parent]
+                if not parent.hasChildren() and parent is not ground:
+                    parents.append(parent)
+                parent.appendRow(row)
+        return parents
+
+    def _fill_step(self) -> None:
+        """Make the next rows of a large model's body list, as many as take about
+        ``FILL_STEP_SECONDS`` (``filled`` then carries the rows that got their first child,
+        for the view to expand)."""
+        if self._filling is None:
+            self._fill_timer.stop()
+            return
+        bodies, done = self._filling
+        end = time.perf_counter() + FILL_STEP_SECONDS
+        parents: list[QStandardItem] = []
+        while done < len(bodies) and time.perf_counter() < end:
+            parents += self._make_rows(bodies[done : done + 100])
+            done += 100
+        self._filling = (bodies, done) if done < len(bodies) else None
+        if self._filling is None:
+            self._fill_timer.stop()
+        self.filled.emit(parents)
+
+    def filling(self) -> bool:
+        """Whether the body rows of a large model are still being made in steps."""
+        return self._filling is not None
+
+    def finish_filling(self) -> None:
+        """Make every body row not made yet, now (before an edit or a look-up needs them)."""
+        if self._filling is not None:
+            bodies, done = self._filling
+            self._filling = None
+            self._fill_timer.stop()
+            self.filled.emit(self._make_rows(bodies[done:]))
 
     def _fill_section(self, section: str) -> None:
         """(Re)make the rows of the constraints, forces or measures of the document."""
@@ -432,6 +506,9 @@ class ModelTreeModel(QStandardItemModel):
         kind, name = parse_key(key)
         if kind in ("body", "ground"):
             item = self._body_items.get(GROUND if kind == "ground" else name)
+            if item is None and self._filling is not None:
+                self.finish_filling()
+                item = self._body_items.get(name)
             return item.index() if item is not None else self.index(-1, -1)
         root = self.invisibleRootItem()
         for row in range(root.rowCount()):  # the sections and their elements

@@ -116,6 +116,7 @@ class ModelTreeWidget(QWidget):
         self.model.modelReset.connect(self._after_reset)
         self.model.sync_started.connect(self._before_sync)
         self.model.synced.connect(self._after_sync)
+        self.model.filled.connect(self._after_fill)
         # The view keeps one selection model for its model, across resets.
         self.view.selectionModel().currentChanged.connect(self._current_changed)
 
@@ -231,6 +232,11 @@ class ModelTreeWidget(QWidget):
         elif key:
             self._current_key = ""
             self.key_selected.emit("")
+
+    def _after_fill(self, parents: list) -> None:
+        """A step of a large model's rows was made: expand the rows that got children."""
+        for item in parents:
+            self.view.expand(item.index())
 
     def _before_sync(self) -> None:
         self._selecting = True  # rows taken out move the current index: not the user's choice

@@ -37,22 +37,32 @@ _BONE_COLOR = (0.55, 0.55, 0.55)
 _MASS_CENTER_COLOR = (0.9, 0.6, 0.1)
 
 
+def body_decorations(matter, b: int, placements: dict | None = None) -> list:
+    """Body ``b``'s own decorations, body-fixed copies with bodyId/indexOnBody set.
+    ``placements``: X_BD products already made, shared by bodies copied from one template
+    (filled here; keyed by the ids of the Transforms, alive while the bodies hold them)."""
+    placements = {} if placements is None else placements
+    out = []
+    body = matter.getMobilizedBody(b).getBody()
+    for index, (X_BD, decoration) in enumerate(body._decoration_items()):  # (cloned below)
+        item = decoration.clone()
+        item._bodyId = b  # (a valid body index: no check needed)
+        item.setIndexOnBody(index)
+        X_DD = decoration.getTransform()
+        key = (id(X_BD), id(X_DD))
+        X = placements.get(key)
+        if X is None:
+            X = placements[key] = X_BD * X_DD
+        item._X_BD = X
+        out.append(item)
+    return out
+
+
 def append_body_decorations(matter, geometry: list) -> None:
     """Append every body's own decorations, body-fixed, with bodyId/indexOnBody set."""
     placements: dict[tuple[int, int], Transform] = {}  # bodies copied from one template
     for b in range(matter.getNumBodies()):
-        body = matter.getMobilizedBody(b).getBody()
-        for index, (X_BD, decoration) in enumerate(body._decoration_items()):  # (cloned below)
-            item = decoration.clone()
-            item._bodyId = b  # (a valid body index: no check needed)
-            item.setIndexOnBody(index)
-            X_DD = decoration.getTransform()
-            key = (id(X_BD), id(X_DD))  # both alive, held by the body, while this runs
-            X = placements.get(key)
-            if X is None:
-                X = placements[key] = X_BD * X_DD
-            item._X_BD = X
-            geometry.append(item)
+        geometry.extend(body_decorations(matter, b, placements))
 
 
 def _default(item, body_id: int, color, X_BD: Transform | None = None):
@@ -73,43 +83,59 @@ def _placed(prototype, body_id: int, X_BD: Transform | None = None):
     return item
 
 
-def append_default_geometry(matter, length_scale: float, geometry: list) -> None:
-    """Append the default sketch (frames, mass centres, joint bones) of every body."""
-    scale = float(length_scale) if np.isfinite(length_scale) and length_scale > 0 else 1.0
-    body_axis = 0.5 * scale
-    joint_axis = 0.25 * scale
-    # one of each kind, copied per body (setting and checking a colour costs more than a copy)
-    body_frame = _default(DecorativeFrame(body_axis), 0, _BODY_FRAME_COLOR)
-    joint_frame = _default(DecorativeFrame(joint_axis), 0, _JOINT_FRAME_COLOR)
-    mass_center = _default(DecorativeSphere(0.05 * scale), 0, _MASS_CENTER_COLOR)
-    bone = _default(DecorativeLine((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), 0, _BONE_COLOR)
-    geometry.append(_placed(body_frame, 0))
-    centres: dict[bytes, Transform] = {}  # mass-centre placements, one per distinct station
-    for b in range(1, matter.getNumBodies()):
+class DefaultSketch:
+    """The default sketch's items for one length scale (metres), made body by body: one
+    prototype of each kind, copied per body (setting and checking a colour costs more than a
+    copy), and one mass-centre placement per distinct station."""
+
+    def __init__(self, length_scale: float) -> None:
+        scale = float(length_scale) if np.isfinite(length_scale) and length_scale > 0 else 1.0
+        self.body_frame = _default(DecorativeFrame(0.5 * scale), 0, _BODY_FRAME_COLOR)
+        self.joint_frame = _default(DecorativeFrame(0.25 * scale), 0, _JOINT_FRAME_COLOR)
+        self.mass_center = _default(DecorativeSphere(0.05 * scale), 0, _MASS_CENTER_COLOR)
+        self.bone = _default(DecorativeLine((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), 0, _BONE_COLOR)
+        self._centres: dict[bytes, Transform] = {}
+
+    def of_body(self, matter, b: int) -> list:
+        """The sketch items body ``b`` adds: Ground (0) its frame; any other body its frame,
+        its mobilizer's frames F (on the parent) and M, the bones to Fo (on the parent) and
+        Mo, and its mass centre if it has mass."""
+        if b == 0:
+            return [_placed(self.body_frame, 0)]
         mobod = matter.getMobilizedBody(b)
         parent = mobod.getParentMobilizedBody().getMobilizedBodyIndex()
         X_PF = mobod.getDefaultInboardFrame()
         X_BM = mobod.getDefaultOutboardFrame()
-        geometry.append(_placed(body_frame, b))
-        geometry.append(_placed(joint_frame, parent, X_PF))
-        geometry.append(_placed(joint_frame, b, X_BM))
+        out = [
+            _placed(self.body_frame, b),
+            _placed(self.joint_frame, parent, X_PF),
+            _placed(self.joint_frame, b, X_BM),
+        ]
         p_PF = X_PF.p()  # read-only, as a line's points are
         if 0.0 < np.dot(p_PF, p_PF) < np.inf:
-            line = _placed(bone, parent)
+            line = _placed(self.bone, parent)
             line._point2 = p_PF
-            geometry.append(line)
+            out.append(line)
         p_BM = X_BM.p()
         if 0.0 < np.dot(p_BM, p_BM) < np.inf:
-            line = _placed(bone, b)
+            line = _placed(self.bone, b)
             line._point2 = p_BM
-            geometry.append(line)
+            out.append(line)
         mass_properties = mobod.getBody().getDefaultRigidBodyMassProperties()
         if mass_properties.getMass() > 0.0:
             p_BC = np.asarray(mass_properties.getMassCenter(), dtype=np.float64)
-            X_BC = centres.get(p_BC.tobytes())
+            X_BC = self._centres.get(p_BC.tobytes())
             if X_BC is None:
-                X_BC = centres[p_BC.tobytes()] = Transform(p_BC)
-            geometry.append(_placed(mass_center, b, X_BC))
+                X_BC = self._centres[p_BC.tobytes()] = Transform(p_BC)
+            out.append(_placed(self.mass_center, b, X_BC))
+        return out
+
+
+def append_default_geometry(matter, length_scale: float, geometry: list) -> None:
+    """Append the default sketch (frames, mass centres, joint bones) of every body."""
+    sketch = DefaultSketch(length_scale)
+    for b in range(matter.getNumBodies()):
+        geometry.extend(sketch.of_body(matter, b))
 
 
 def append_matter_geometry(matter, state, stage: Stage, geometry: list) -> None:

@@ -54,7 +54,9 @@ def studio(monkeypatch):
     builds = []
     real_build = document_module.build
     monkeypatch.setattr(
-        document_module, "build", lambda model: (builds.append(model), real_build(model))[1]
+        document_module,
+        "build",
+        lambda model, *args: (builds.append(model), real_build(model, *args))[1],
     )
     session.start()
     session.step()

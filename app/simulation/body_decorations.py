@@ -1,0 +1,189 @@
+"""The worker's body-fixed decorations of a model, made again only for the bodies an edit changed.
+
+A System's Topology-stage decorations (``viz.system_decorations.static_decorations``) are,
+in order: each body's own decorations (body 0, 1, ...), then the default sketch body by body
+(Ground's frame; each other body's frame, its mobilizer's frames and bones, its mass
+centre), with those of the other subsystems before or after them in subsystem order (made
+anew each time). What one body adds to each
+of the two matter sections depends only on its document spec (geometry and contact surfaces;
+frames, mass centre, whether it has mass), its own index and its parent's index, and on the
+model-wide drawing settings (default geometry shown, length scale, hints, Ground's geometry).
+
+``collect(built, state, body_names, previous)`` makes the same decorations in the same order
+as ``static_decorations``, as a ``KeyedGeometry``, and keeps, per body, where its part of each
+section lies. Given the ``BodyDecorations`` of the model shown before (``previous``), each
+body whose spec is the very same object (specs are immutable; an edit replaces only the specs
+it changes), at the same index, under the same name and with its parent at the same index,
+keeps its decorations and their fingerprints: only the changed bodies' are made and
+fingerprinted. An edit that adds a leaf or re-parents one body thus costs O(changed bodies)
+Python plus whole-array copies, not a pass over every decoration of the model. A body whose
+index moved (removing a body renumbers the later ones) is made again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.simulation.state_carry import slots
+from engine.common.exceptions import StageTooLowError
+from engine.common.stage import Stage
+from engine.multibody.default_geometry import DefaultSketch, body_decorations
+from viz.decoration_keys import KeyedGeometry, fingerprints_of
+
+#: What the last ``collect`` made rather than kept: the bodies whose decorations it made and
+#: the decorations it fingerprinted (a test's count of the work an edit does).
+LAST_MADE = {"bodies": 0, "decorations": 0}
+
+
+@dataclass(frozen=True)
+class BodyDecorations:
+    """A model's body-fixed decorations (``geometry``) and where each body's lie in it.
+
+    ``own`` and ``sketch`` are (nbodies, 2) arrays of (first position, count) of each body
+    index's own decorations and default-sketch items in ``geometry``; ``specs`` the document
+    spec of each body index (None for Ground or a body without one); ``names`` the body
+    names by index; ``parents`` each body's parent index (-1 for Ground); ``settings`` the
+    model-wide values the drawing depends on."""
+
+    geometry: KeyedGeometry
+    own: np.ndarray
+    sketch: np.ndarray
+    specs: tuple
+    names: tuple
+    parents: np.ndarray
+    settings: tuple
+
+
+def _settings(built, matter) -> tuple:
+    data = getattr(built, "data", None)
+    return (
+        matter.getShowDefaultGeometry(),
+        float(matter.getSystem().getDefaultLengthScale()),
+        None if data is None else data.hints,
+        None if data is None else tuple(data.ground_geometry),
+    )
+
+
+def _keeps(previous: BodyDecorations | None, settings: tuple, specs, names, parents) -> list:
+    """For each body index, whether ``previous`` holds its decorations as they are now."""
+    n = len(specs)
+    if previous is None or previous.settings != settings:
+        return [False] * n
+    old_specs, old_names = previous.specs, previous.names
+    m = min(n, len(old_specs))
+    same_parent = np.zeros(n, dtype=bool)
+    same_parent[:m] = previous.parents[:m] == parents[:m]
+    keep = [True] + [False] * (n - 1)  # (Ground: the settings hold its geometry)
+    for b in range(1, m):
+        spec = specs[b]
+        keep[b] = (
+            spec is not None
+            and spec is old_specs[b]
+            and names[b] == old_names[b]
+            and bool(same_parent[b])
+        )
+    return keep
+
+
+def collect(built, state, body_names=None, previous: BodyDecorations | None = None):
+    """The Topology-stage decorations of ``built``'s System in ``state`` (realized to at
+    least Topology) as ``static_decorations`` makes them, with those of the bodies unchanged
+    since ``previous`` kept (see the module docstring)."""
+    system, matter = built.system, built.matter
+    if state.getSystemStage() < Stage.Topology:
+        raise StageTooLowError(
+            "collecting decorations needs the State realized to Topology",
+            needed=Stage.Topology,
+            current=state.getSystemStage(),
+        )
+    n = matter.getNumBodies()
+    names = tuple(built.body_name_of_index)
+    data = getattr(built, "data", None)
+    by_name = {} if data is None else {b.name: b for b in data.bodies}
+    specs = (None,) + tuple(by_name.get(names[b]) if b < len(names) else None for b in range(1, n))
+    parents = np.asarray(matter._topo(state).parent, dtype=np.intp)  # noqa: SLF001
+    settings = _settings(built, matter)
+    keep = _keeps(previous, settings, specs, names, parents)
+    keep_at = np.flatnonzero(np.asarray(keep, dtype=bool))
+    changed = np.flatnonzero(~np.asarray(keep, dtype=bool)).tolist()
+    placements: dict = {}
+    sketch = DefaultSketch(settings[1]) if settings[0] else None
+    sections = (0, 1) if sketch is not None else (0,)
+    spans = np.zeros((2, n, 2), dtype=np.intp)
+    made_parts = []
+    offset = 0
+    for section in sections:
+        # each body's count: kept from ``previous``, or that of the part made now
+        counts = np.zeros(n, dtype=np.intp)
+        if len(keep_at):
+            counts[keep_at] = (previous.own if section == 0 else previous.sketch)[keep_at, 1]
+        parts = {}
+        for b in changed:
+            part = (
+                body_decorations(matter, b, placements)
+                if section == 0
+                else sketch.of_body(matter, b)
+            )
+            parts[b] = part
+            counts[b] = len(part)
+        made_parts.append(parts)
+        spans[section, :, 1] = counts
+        spans[section, :, 0] = offset + np.cumsum(counts) - counts
+        offset += int(counts.sum())
+    made = len(changed)
+    # the matter's items in order: those kept copied at once from ``previous``, then the new
+    old = previous.geometry if previous is not None else ()
+    items_at = np.empty(offset, dtype=object)
+    source = np.full(offset, -1, dtype=np.intp)  # position in ``old`` of each item kept
+    if len(keep_at):
+        old_items = np.fromiter(old, dtype=object, count=len(old))
+        for section in sections:
+            old_spans = previous.own if section == 0 else previous.sketch
+            counts = spans[section, keep_at, 1]
+            to = slots(spans[section, keep_at, 0], counts)
+            source[to] = slots(old_spans[keep_at, 0], counts)
+            items_at[to] = old_items[source[to]]
+    for section in sections:
+        for b, part in made_parts[section].items():
+            first = int(spans[section, b, 0])
+            for k, item in enumerate(part):
+                items_at[first + k] = item
+    items = items_at.tolist()
+    matter_items = len(items)
+    before: list = []
+    after: list = []
+    seen_matter = False
+    for i in range(system.getNumSubsystems()):
+        sub = system.getSubsystem(i)
+        if sub is matter:
+            seen_matter = True
+            continue
+        sub.calcDecorativeGeometryAndAppendImpl(
+            state, Stage.Topology, after if seen_matter else before
+        )
+    decorations = before + items + after
+    source_all = np.full(len(decorations), -1, dtype=np.intp)
+    source_all[len(before) : len(before) + matter_items] = source
+    kept = source_all >= 0
+    hashes = np.empty(len(decorations), dtype=np.int64)
+    bodies = np.empty(len(decorations), dtype=np.intp)
+    if kept.any():
+        hashes[kept] = previous.geometry.hashes[source_all[kept]]
+        bodies[kept] = previous.geometry.bodies[source_all[kept]]
+    fresh = np.flatnonzero(~kept)
+    new_items = [decorations[k] for k in fresh]
+    hashes[fresh] = fingerprints_of(new_items)
+    LAST_MADE.update(bodies=made, decorations=len(new_items))
+    bodies[fresh] = [_body_of(g) for g in new_items]
+    geometry = KeyedGeometry.of_parts(decorations, bodies, hashes, body_names)
+    spans[:, :, 0] += len(before)
+    return BodyDecorations(geometry, spans[0], spans[1], specs, names, parents, settings)
+
+
+def _body_of(decoration) -> int:
+    try:
+        return int(decoration.getBodyId())
+    except Exception:  # noqa: BLE001  (not a decoration: the Scene reports and skips it)
+        return 0
