@@ -321,17 +321,18 @@ class RungeKuttaMersonIntegrator(Integrator):
         self._stepSerial += steps
         return steps
 
-    def _takeConstrainedCompiledSteps(self, tMax, tStop, maxSteps, stage) -> int:
-        """_takeCompiledSteps for a State with compiled constraints
-        (``fused.compiledConstrainedDerivatives``): ``constrained_merson_steps``, whose
-        attempts project q, u and the error estimate as ``_attemptDAEStep`` does."""
-        system, adv = self._system, self._advanced
-        fused = system._fused_realization
-        args, cc = fused.compiledConstrainedDerivatives(adv)
-        matter = system._matter
+    def _constrainedKernelArrays(self, adv, cc) -> tuple:
+        """The ``cons`` tuple of ``constrained_merson_steps`` for the advanced State and
+        its compiled constraints ``cc``: the constraints and the State's arrays their
+        kernels write, the projection weights and the scratch. Kept while the State and
+        ``cc`` stay the same (``cc`` is made again, with its State's plan, when the
+        discrete variables or the Instance stage change, and with them the weights)."""
+        kept = getattr(self, "_constrainedArrays", None)
+        if kept is not None and kept[0] is adv and kept[1] is cc:
+            return kept[2]
+        matter = self._system._matter
         sx = matter.getMySubsystemIndex()
         nu, m = adv.getNU(), cc.m
-        leading, scratch = self._compiledStepsStart(tMax, tStop, maxSteps, stage, 0)
         wu = np.array(adv.getUWeights(sx), dtype=np.float64)
         wu[wu <= 0] = 1.0
         cons = (
@@ -347,7 +348,20 @@ class RungeKuttaMersonIntegrator(Integrator):
             np.array(adv.getUErrWeights(sx)[:m], dtype=np.float64),
             wu,
             np.zeros(constrained_work_size(m, matter.getNumBodies(), nu)),
+            np.zeros((m, nu)),
         )
+        self._constrainedArrays = (adv, cc, cons)
+        return cons
+
+    def _takeConstrainedCompiledSteps(self, tMax, tStop, maxSteps, stage) -> int:
+        """_takeCompiledSteps for a State with compiled constraints
+        (``fused.compiledConstrainedDerivatives``): ``constrained_merson_steps``, whose
+        attempts project q, u and the error estimate as ``_attemptDAEStep`` does."""
+        system, adv = self._system, self._advanced
+        fused = system._fused_realization
+        args, cc = fused.compiledConstrainedDerivatives(adv)
+        leading, scratch = self._compiledStepsStart(tMax, tStop, maxSteps, stage, 0)
+        cons = self._constrainedKernelArrays(adv, cc)
         tol = self._consTol
         force = float(bool(self._userProjectEveryStep))
         tols = np.array([tol, tol * _OVERSHOOT, self._projectionLimit(), force])

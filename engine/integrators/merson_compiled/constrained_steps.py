@@ -14,12 +14,13 @@ sizes (``step_control``, the one source of the step-size rule):
 2. an attempt: the four Merson trial stages, each a fused realization Position..
    Acceleration corrected by the constraint forces (``constrained_trial_stages``: the
    stage arithmetic of ``trial_stages.merson_trial_stages``); y1 into q and u, Position
-   and Velocity with the constraint errors; the estimate ``(y1 - y_embedded)/5``; if its
-   weighted norm is at most 2^4 times the accuracy, q and its estimate projected
-   (``constraint_projection.project_q``), Velocity realized again if q changed, u and its
-   estimate projected (``project_u``), both at the integrator's constraint tolerance with
-   its overshoot factor, projection limit and norm; the error norm of the projected
-   estimate at the projected q;
+   and Velocity (one fused call) with the constraint errors; the estimate
+   ``(y1 - y_embedded)/5``; if its weighted norm is at most 2^4 times the accuracy, q and
+   its estimate projected (``constraint_projection.project_q``), Velocity realized again
+   if q changed, u and its estimate projected (``project_u``, with the constraint
+   Jacobian ``project_q`` computed at the final q), both at the integrator's constraint
+   tolerance with its overshoot factor, projection limit and norm; the error norm of the
+   projected estimate at the projected q;
 3. attempts repeated with ``adjusted_step_size`` until one passes the error test.
 
 The kernel stops before a step (status nonzero: q and u back at that step's start, for
@@ -73,7 +74,7 @@ from engine.multibody.kernels.constraint_projection import (
     KINETIC_ENERGY,
     project_q_by_address,
     project_u_by_address,
-    realize_position_by_address,
+    realize_kinematics_by_address,
     realize_velocity_by_address,
 )
 from engine.multibody.kernels.fused_stages import (
@@ -194,10 +195,11 @@ def constrained_attempt(
     h, y0, f0, work, euler, a, s, u_scale, z_scale, w_u, infinity, hopeless, cons, tols, info
 ):
     """One attempt of step h from (y0, f0), steps 2 of the module docstring. ``cons`` =
-    (ci, cf, m, qerr, uerr, multipliers, udot_err, tp, wq, tpv, wu, work): the compiled
-    constraints, the State's arrays their kernels write, the projection weights
-    (QErrWeights, q weights, UErrWeights, u weights) and the scratch of
-    ``constrained_accelerations_into`` (``constrained_work_size`` long); ``tols`` =
+    (ci, cf, m, qerr, uerr, multipliers, udot_err, tp, wq, tpv, wu, work, P): the
+    compiled constraints, the State's arrays their kernels write, the projection weights
+    (QErrWeights, q weights, UErrWeights, u weights), the scratch of
+    ``constrained_accelerations_into`` (``constrained_work_size`` long) and the
+    projections' (m, nu) scratch of the constraint Jacobian; ``tols`` =
     (constraint tolerance, projection target, projection limit, force projection as
     0.0/1.0). ``work[YERR]`` gets
     the (projected) error estimate, ``info`` the entries KE..U_CHANGED. The status."""
@@ -213,13 +215,11 @@ def constrained_attempt(
         if not math.isfinite(y[i]):
             return Y1_NOT_FINITE
     ci, cf, m, qerr, uerr = cons[0], cons[1], cons[2], cons[3], cons[4]
-    tp, wq, tpv, wu = cons[7], cons[8], cons[9], cons[10]
+    tp, wq, tpv, wu, P = cons[7], cons[8], cons[9], cons[10], cons[12]
     tol, target, limit, force = tols[0], tols[1], tols[2], tols[3] != 0.0
     nq, nu = s[_Q, 0], s[_U, 0]
     write_q_and_u(y, a, s)
-    if realize_position_by_address(euler, a, s, ci, cf, qerr) != OK:
-        return CONSTRAINTS_IRREGULAR
-    status, ke = realize_velocity_by_address(euler, a, s, ci, cf, uerr)
+    status, ke = realize_kinematics_by_address(euler, a, s, ci, cf, qerr, uerr)
     if status != OK:
         return CONSTRAINTS_IRREGULAR
     info[KE] = ke
@@ -237,7 +237,7 @@ def constrained_attempt(
     pinfo = np.zeros(INFO_SIZE)
     status = project_q_by_address(
         euler, a, s, ci, cf, m, qerr, tp, wq, tol, target, limit, infinity, force,
-        y_err[:nq], pinfo,
+        y_err[:nq], pinfo, P,
     )  # fmt: skip
     if status:
         return PROJECTION_FAILED if status == FAILED else CONSTRAINTS_IRREGULAR
@@ -249,7 +249,7 @@ def constrained_attempt(
         info[KE] = ke
     status = project_u_by_address(
         euler, a, s, ci, cf, m, uerr, tpv, wu, tol, target, infinity, force,
-        y_err[nq : nq + nu], pinfo,
+        y_err[nq : nq + nu], pinfo, P,
     )  # fmt: skip
     if status:
         return PROJECTION_FAILED if status == FAILED else CONSTRAINTS_IRREGULAR

@@ -52,6 +52,7 @@ from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian_transpose_in_place,
 )
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.pivoted_cholesky import LARGE_M, psd_min_norm_solve
 from engine.multibody.kernels.stage_kernels import qdotdot_from_udot
 
 #: type codes (ci[:, CI_TYPE])
@@ -618,6 +619,38 @@ def symmetric_eigen(A, V):
 
 
 @njit(cache=True, nogil=True)
+def row_products(X, Y, out, symmetric):
+    """out[i, j] = sum_k X[i, k] Y[j, k] (X (m, n), Y (p, n), rows contiguous), each sum
+    in the order of k; four columns of out at a time. With ``symmetric`` (X Y^T known
+    to be symmetric, m = p) only j >= i is summed and mirrored."""
+    m, n, p = X.shape[0], X.shape[1], Y.shape[0]
+    for i in range(m):
+        j = i if symmetric else 0
+        while j + 4 <= p:
+            a0 = a1 = a2 = a3 = 0.0
+            for k in range(n):
+                x = X[i, k]
+                a0 += x * Y[j, k]
+                a1 += x * Y[j + 1, k]
+                a2 += x * Y[j + 2, k]
+                a3 += x * Y[j + 3, k]
+            out[i, j] = a0
+            out[i, j + 1] = a1
+            out[i, j + 2] = a2
+            out[i, j + 3] = a3
+            j += 4
+        while j < p:
+            acc = 0.0
+            for k in range(n):
+                acc += X[i, k] * Y[j, k]
+            out[i, j] = acc
+            j += 1
+        if symmetric:
+            for j in range(i + 1, p):
+                out[j, i] = out[i, j]
+
+
+@njit(cache=True, nogil=True)
 def least_squares(W, rhs, out):
     """out = the minimum-norm least-squares solution of W out = rhs for W symmetric
     semidefinite (its symmetric part is used): by its eigen-decomposition, dropping
@@ -628,7 +661,10 @@ def least_squares(W, rhs, out):
 
 @njit(cache=True, nogil=True)
 def least_squares_into(W, rhs, out, A, V):
-    """``least_squares`` with the (m, m) scratch matrices A and V given."""
+    """``least_squares`` with the (m, m) scratch matrices A and V given. Beyond
+    ``LARGE_M`` equations the pivoted Cholesky factorization (``pivoted_cholesky``) with
+    the same cut-off relative to W's largest diagonal takes the eigen-decomposition's
+    place."""
     m = W.shape[0]
     for i in range(m):
         out[i] = 0.0
@@ -637,6 +673,9 @@ def least_squares_into(W, rhs, out, A, V):
     for i in range(m):
         for j in range(m):
             A[i, j] = 0.5 * (W[i, j] + W[j, i])
+    if m > LARGE_M:  # O(m^3 / 3) once instead of O(m^3) per Jacobi sweep
+        psd_min_norm_solve(A, rhs, out, V, RCOND)
+        return
     symmetric_eigen(A, V)
     top = 0.0
     for k in range(m):
@@ -720,7 +759,7 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
     o += m * nu
     Gb = work[o : o + m * nb * 6].reshape((m, nb, 6))
     o += m * nb * 6
-    Y = work[o : o + nu * m].reshape((nu, m))
+    Yt = work[o : o + nu * m].reshape((m, nu))  # (M^-1 G^T)^T: rows contiguous
     o += nu * m
     W = work[o : o + m * m].reshape((m, m))
     o += m * m
@@ -759,20 +798,16 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
         row[:] = 0.0
         multiply_by_system_jacobian_transpose_in_place(parent, us, nus, H_G, p_GB, Gb[e], row)
     mobility_rows_add(ci, cf, G)
-    # Y = M^-1 G^T, W = G Y
+    # Y = M^-1 G^T (stored as its transpose), W = G Y (symmetric: beyond LARGE_M
+    # equations only its upper triangle is summed)
     for e in range(m):
         for i in range(nu):
             rhs[i] = G[e, i]
         if m_inverse_times(a, s, with_inertias and e == 0, rhs, col):
             return NOT_FINITE
         for i in range(nu):
-            Y[i, e] = col[i]
-    for i in range(m):
-        for j in range(m):
-            acc = 0.0
-            for k in range(nu):
-                acc += G[i, k] * Y[k, j]
-            W[i, j] = acc
+            Yt[e, i] = col[i]
+    row_products(G, Yt, W, m > LARGE_M)
     # the acceleration errors of the unconstrained udot0
     multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, udot, A0)
     for b in range(nb):
@@ -790,7 +825,7 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
     for i in range(nu):
         acc = 0.0
         for e in range(m):
-            acc += Y[i, e] * lam[e]
+            acc += Yt[e, i] * lam[e]
         udot[i] -= acc
     for i in range(m):
         acc = 0.0
