@@ -55,7 +55,7 @@ from engine.integrators.merson_compiled.constrained_steps import (
 )
 from engine.integrators.merson_compiled.run_record import new_run_records
 from engine.integrators.merson_compiled.steps import merson_steps
-from engine.multibody.kernels.constraint_kernels import constrained_work_size
+from engine.multibody.kernels.constraint_kernels import carve_work, constrained_work_size
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
 
 _TIME_STAGE = POSITION - 1
@@ -332,7 +332,7 @@ class RungeKuttaMersonIntegrator(Integrator):
             return kept[2]
         matter = self._system._matter
         sx = matter.getMySubsystemIndex()
-        nu, m = adv.getNU(), cc.m
+        nu, m, nb = adv.getNU(), cc.m, matter.getNumBodies()
         wu = np.array(adv.getUWeights(sx), dtype=np.float64)
         wu[wu <= 0] = 1.0
         cons = (
@@ -347,7 +347,7 @@ class RungeKuttaMersonIntegrator(Integrator):
             matter._q_weights(adv),
             np.array(adv.getUErrWeights(sx)[:m], dtype=np.float64),
             wu,
-            np.zeros(constrained_work_size(m, matter.getNumBodies(), nu)),
+            carve_work(np.zeros(constrained_work_size(m, nb, nu)), m, nb, nu),
             np.zeros((m, nu)),
         )
         self._constrainedArrays = (adv, cc, cons)

@@ -113,11 +113,13 @@ _ORDER = 4
 
 _B, _I, _I1, _I2 = types.boolean, types.int64, types.int64[::1], types.int64[:, ::1]
 _F1, _F2 = types.float64[::1], types.float64[:, ::1]
+#: the table ``constraint_kernels.carve_work`` makes
+_WORK = types.Tuple((_F1, _I1, _I2))
 #: constrained_accelerations_into called at its compiled address (with_inertias False
 #: here is a run-time bool: the machine code Python's calls use)
 _constrained_accelerations_by_address = address_call(
     constrained_accelerations_into,
-    _I(_I1, _I2, _B, _B, _I2, _F2, _I, _F1, _F1, _F1),
+    _I(_I1, _I2, _B, _B, _I2, _F2, _I, _F1, _F1, _WORK),
 )
 
 
@@ -198,7 +200,7 @@ def constrained_attempt(
     (ci, cf, m, qerr, uerr, multipliers, udot_err, tp, wq, tpv, wu, work, P): the
     compiled constraints, the State's arrays their kernels write, the projection weights
     (QErrWeights, q weights, UErrWeights, u weights), the scratch of
-    ``constrained_accelerations_into`` (``constrained_work_size`` long) and the
+    ``constrained_accelerations_into`` (``constraint_kernels.carve_work``'s table) and the
     projections' (m, nu) scratch of the constraint Jacobian; ``tols`` =
     (constraint tolerance, projection target, projection limit, force projection as
     0.0/1.0). ``work[YERR]`` gets
@@ -219,7 +221,7 @@ def constrained_attempt(
     tol, target, limit, force = tols[0], tols[1], tols[2], tols[3] != 0.0
     nq, nu = s[_Q, 0], s[_U, 0]
     write_q_and_u(y, a, s)
-    status, ke = realize_kinematics_by_address(euler, a, s, ci, cf, qerr, uerr)
+    status, ke = realize_kinematics_by_address(euler, a, s, ci, cf, qerr, uerr, cons[11])
     if status != OK:
         return CONSTRAINTS_IRREGULAR
     info[KE] = ke

@@ -44,11 +44,15 @@ from numba import njit, types
 from engine.common.numba_internals import address_call
 from engine.multibody.kernels.array_table import f1, f2, f3, i1
 from engine.multibody.kernels.constraint_kernels import (
+    _POSITION,
+    _VELOCITY,
     OK,
     constraint_jacobian,
+    errors_into,
     position_errors,
     row_products,
     velocity_errors,
+    work_buffers,
 )
 from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_by_address
 from engine.multibody.kernels.layout import SLOT
@@ -238,15 +242,21 @@ def realize_velocity(euler, a, s, ci, cf, uerr):
 
 
 @njit(cache=True, nogil=True)
-def realize_kinematics(euler, a, s, ci, cf, qerr, uerr):
+def realize_kinematics(euler, a, s, ci, cf, qerr, uerr, work):
     """Position and Velocity stages in one fused call and the constraints' position and
-    velocity errors; (status, kinetic energy)."""
+    velocity errors, with the kinematics buffers of ``work`` (the table of
+    ``constraint_kernels.carve_work``); (status, kinetic energy)."""
+    buf = work_buffers(work)
     first, last = np.int64(POSITION), np.int64(VELOCITY)  # run-time values (above)
     ke = realize_stages_by_address(first, last, qerr.shape[0] < 0, euler, a, s)
-    status = position_errors(a, s, ci, cf, qerr)
+    R_GB, p_GB, V_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f2(a, s, SLOT.V_GB)
+    level = np.int64(_POSITION)
+    q, u = f1(a, s, SLOT.q), f1(a, s, SLOT.u)
+    status = errors_into(ci, cf, level, R_GB, p_GB, p_GB, p_GB, q, qerr, buf)
     if status != OK:
         return status, ke
-    return velocity_errors(a, s, ci, cf, uerr), ke
+    level = np.int64(_VELOCITY)
+    return errors_into(ci, cf, level, R_GB, p_GB, V_GB, V_GB, u, uerr, buf), ke
 
 
 _B, _I, _F = types.boolean, types.int64, types.float64
@@ -255,12 +265,13 @@ _F1, _F2 = types.float64[::1], types.float64[:, ::1]
 #: (euler, a, s, ci, cf): the State's table and the compiled constraints
 _TABLE = (_B, _I1, _I2, _I2, _F2)
 
-#: realize_position and realize_velocity for kernels, called at their compiled addresses
-#: (``numba_internals.address_call``: compiled once, not linked into each caller)
+#: realize_position, realize_velocity and realize_kinematics for kernels, called at their
+#: compiled addresses (``numba_internals.address_call``: compiled once, not linked into
+#: each caller)
 realize_position_by_address = address_call(realize_position, _I(*_TABLE, _F1))
 realize_velocity_by_address = address_call(realize_velocity, types.Tuple((_I, _F))(*_TABLE, _F1))
 realize_kinematics_by_address = address_call(
-    realize_kinematics, types.Tuple((_I, _F))(*_TABLE, _F1, _F1)
+    realize_kinematics, types.Tuple((_I, _F))(*_TABLE, _F1, _F1, types.Tuple((_F1, _I1, _I2)))
 )
 
 
