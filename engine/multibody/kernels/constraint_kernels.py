@@ -893,8 +893,11 @@ def constraint_jacobian(a, s, ci, cf, m, G):
     n = m * parent.shape[0] * 6
     blk = np.zeros(n + KIN_SIZE)
     Gb = blk[0:n].reshape((m, parent.shape[0], 6))
-    buf, C = _kinematics_views(blk[n : n + KIN_SIZE])
-    status = rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
+    if rods_only(ci):  # (no kinematics buffers to carve)
+        status = rod_rows(ci, cf, R_GB, p_GB, Gb)
+    else:
+        buf, C = _kinematics_views(blk[n : n + KIN_SIZE])
+        status = body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
     if status != OK:
         return status
     for e in range(m):
