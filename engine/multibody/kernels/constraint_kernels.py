@@ -33,8 +33,10 @@ the acceleration errors ``aerr0`` of the unconstrained udot0, the minimum-norm
 least-squares multipliers of ``W lambda = aerr0`` (W is symmetric semidefinite: a Jacobi
 eigen-decomposition, whose eigenvalues below ``RCOND`` times the largest are dropped as
 the Python path's SVD drops singular values, so redundant equations share their load as
-Simbody's do), ``udot = udot0 - Y lambda``, the body accelerations, qdotdot and
-``udotErr = aerr0 - W lambda``.
+Simbody's do; beyond ``pivoted_cholesky.LARGE_M`` equations a pivoted Cholesky
+factorization with the same cut-off), ``udot = udot0 - Y lambda``, the body
+accelerations, qdotdot and ``udotErr = aerr0 - W lambda``. A set of Rods only takes
+``rod_errors`` and ``rod_rows``, the same arithmetic on scalars.
 Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 """
 
@@ -215,7 +217,7 @@ def _kinematics(anc, b1, b2, R_GB, p_GB, V_GB, A_GB, level, R, p, w, v, bb, aa):
     (k = 0, 1) in the ancestor A, as ConstraintKinematics computes them (on 3-tuples: no
     array is allocated)."""
     bodies = (b1, b2)
-    if anc == 0:  # element by element: a slice assignment costs more than the copy
+    if anc == 0:  # element by element, without slice assignments
         for k in range(2):
             bd = bodies[k]
             for i in range(3):
