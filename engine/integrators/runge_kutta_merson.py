@@ -51,6 +51,7 @@ from engine.integrators.merson_compiled.constrained_steps import (
     PROJECTIONS,
     Q_PROJECTIONS,
     U_PROJECTIONS,
+    array_table,
     constrained_merson_steps,
 )
 from engine.integrators.merson_compiled.run_record import new_run_records
@@ -323,10 +324,11 @@ class RungeKuttaMersonIntegrator(Integrator):
 
     def _constrainedKernelArrays(self, adv, cc) -> tuple:
         """The ``cons`` tuple of ``constrained_merson_steps`` for the advanced State and
-        its compiled constraints ``cc``: the constraints and the State's arrays their
-        kernels write, the projection weights and the scratch. Kept while the State and
-        ``cc`` stay the same (``cc`` is made again, with its State's plan, when the
-        discrete variables or the Instance stage change, and with them the weights)."""
+        its compiled constraints ``cc``: (m, addresses, shapes), a table of the
+        constraints and the State's arrays their kernels write, the projection weights
+        and the scratch (``constrained_steps.CI`` ...). Kept, with the arrays, while the
+        State and ``cc`` stay the same (``cc`` is made again, with its State's plan, when
+        the discrete variables or the Instance stage change, and with them the weights)."""
         kept = getattr(self, "_constrainedArrays", None)
         if kept is not None and kept[0] is adv and kept[1] is cc:
             return kept[2]
@@ -335,10 +337,9 @@ class RungeKuttaMersonIntegrator(Integrator):
         nu, m, nb = adv.getNU(), cc.m, matter.getNumBodies()
         wu = np.array(adv.getUWeights(sx), dtype=np.float64)
         wu[wu <= 0] = 1.0
-        cons = (
+        arrays = (
             cc.ci,
             cc.cf,
-            m,
             cc.info.qerr,
             cc.uerr,
             cc.multipliers,
@@ -347,10 +348,12 @@ class RungeKuttaMersonIntegrator(Integrator):
             matter._q_weights(adv),
             np.array(adv.getUErrWeights(sx)[:m], dtype=np.float64),
             wu,
-            carve_work(np.zeros(constrained_work_size(m, nb, nu)), m, nb, nu),
+            *carve_work(np.zeros(constrained_work_size(m, nb, nu)), m, nb, nu),
             np.zeros((m, nu)),
         )
-        self._constrainedArrays = (adv, cc, cons)
+        cons = (m, *array_table(arrays))
+        # the arrays stay referenced while the kernels may read them at their addresses
+        self._constrainedArrays = (adv, cc, cons, arrays)
         return cons
 
     def _takeConstrainedCompiledSteps(self, tMax, tStop, maxSteps, stage) -> int:
