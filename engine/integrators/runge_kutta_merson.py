@@ -51,11 +51,12 @@ from engine.integrators.merson_compiled.constrained_steps import (
     PROJECTIONS,
     Q_PROJECTIONS,
     U_PROJECTIONS,
+    array_table,
     constrained_merson_steps,
 )
 from engine.integrators.merson_compiled.run_record import new_run_records
 from engine.integrators.merson_compiled.steps import merson_steps
-from engine.multibody.kernels.constraint_kernels import constrained_work_size
+from engine.multibody.kernels.constraint_kernels import carve_work, constrained_work_size
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
 
 _TIME_STAGE = POSITION - 1
@@ -321,23 +322,24 @@ class RungeKuttaMersonIntegrator(Integrator):
         self._stepSerial += steps
         return steps
 
-    def _takeConstrainedCompiledSteps(self, tMax, tStop, maxSteps, stage) -> int:
-        """_takeCompiledSteps for a State with compiled constraints
-        (``fused.compiledConstrainedDerivatives``): ``constrained_merson_steps``, whose
-        attempts project q, u and the error estimate as ``_attemptDAEStep`` does."""
-        system, adv = self._system, self._advanced
-        fused = system._fused_realization
-        args, cc = fused.compiledConstrainedDerivatives(adv)
-        matter = system._matter
+    def _constrainedKernelArrays(self, adv, cc) -> tuple:
+        """The ``cons`` tuple of ``constrained_merson_steps`` for the advanced State and
+        its compiled constraints ``cc``: (m, addresses, shapes), a table of the
+        constraints and the State's arrays their kernels write, the projection weights
+        and the scratch (``constrained_steps.CI`` ...). Kept, with the arrays, while the
+        State and ``cc`` stay the same (``cc`` is made again, with its State's plan, when
+        the discrete variables or the Instance stage change, and with them the weights)."""
+        kept = getattr(self, "_constrainedArrays", None)
+        if kept is not None and kept[0] is adv and kept[1] is cc:
+            return kept[2]
+        matter = self._system._matter
         sx = matter.getMySubsystemIndex()
-        nu, m = adv.getNU(), cc.m
-        leading, scratch = self._compiledStepsStart(tMax, tStop, maxSteps, stage, 0)
+        nu, m, nb = adv.getNU(), cc.m, matter.getNumBodies()
         wu = np.array(adv.getUWeights(sx), dtype=np.float64)
         wu[wu <= 0] = 1.0
-        cons = (
+        arrays = (
             cc.ci,
             cc.cf,
-            m,
             cc.info.qerr,
             cc.uerr,
             cc.multipliers,
@@ -346,8 +348,23 @@ class RungeKuttaMersonIntegrator(Integrator):
             matter._q_weights(adv),
             np.array(adv.getUErrWeights(sx)[:m], dtype=np.float64),
             wu,
-            np.zeros(constrained_work_size(m, matter.getNumBodies(), nu)),
+            *carve_work(np.zeros(constrained_work_size(m, nb, nu)), m, nb, nu),
+            np.zeros((m, nu)),
         )
+        cons = (m, *array_table(arrays))
+        # the arrays stay referenced while the kernels may read them at their addresses
+        self._constrainedArrays = (adv, cc, cons, arrays)
+        return cons
+
+    def _takeConstrainedCompiledSteps(self, tMax, tStop, maxSteps, stage) -> int:
+        """_takeCompiledSteps for a State with compiled constraints
+        (``fused.compiledConstrainedDerivatives``): ``constrained_merson_steps``, whose
+        attempts project q, u and the error estimate as ``_attemptDAEStep`` does."""
+        system, adv = self._system, self._advanced
+        fused = system._fused_realization
+        args, cc = fused.compiledConstrainedDerivatives(adv)
+        leading, scratch = self._compiledStepsStart(tMax, tStop, maxSteps, stage, 0)
+        cons = self._constrainedKernelArrays(adv, cc)
         tol = self._consTol
         force = float(bool(self._userProjectEveryStep))
         tols = np.array([tol, tol * _OVERSHOOT, self._projectionLimit(), force])

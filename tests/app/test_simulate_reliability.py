@@ -174,8 +174,8 @@ def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp
 
 def _ladder(tmp_path: Path, rungs: int) -> Path:
     """Two hanging chains of ``rungs`` Ball links joined by a Rod at every rung: each step
-    projects onto ``rungs`` constraints and solves for as many multipliers (about a tenth of
-    a second per step with 60 rungs)."""
+    projects onto ``rungs`` constraints and solves for as many multipliers (a few hundredths
+    of a second per step with 120 rungs)."""
     raw = json.loads((EXAMPLES / "chain50.mbs.json").read_text())
     link = raw["model"]["bodies"][1]
     bodies = []
@@ -202,10 +202,11 @@ def _ladder(tmp_path: Path, rungs: int) -> Path:
 
 def test_sigint_during_constraint_projecting_steps_stops_within_a_second(tmp_path):
     """Between two samples (--dt 1) the integrator takes dozens of steps, each projecting q and
-    u onto 60 Rods and solving for their multipliers in compiled code; SIGINT must not wait
-    for all of them."""
+    u onto 120 Rods and solving for their multipliers in compiled code; SIGINT must not wait
+    for all of them, nor for one step."""
     out = tmp_path / "ladder.csv"
-    with _ended_at_exit(_start(_ladder(tmp_path, 60), out, "--until", "100", "--dt", "1")) as proc:
+    ladder = _ladder(tmp_path, 120)
+    with _ended_at_exit(_start(ladder, out, "--until", "100", "--dt", "1")) as proc:
         _wait_for_rows(proc, out, 1, timeout=240)  # the t = 0 row: the stepping has begun
         time.sleep(0.5)
         assert proc.poll() is None

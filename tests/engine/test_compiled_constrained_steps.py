@@ -36,6 +36,7 @@ from engine.multibody.kernels.constraint_projection import (
     project_q,
     project_u,
 )
+from engine.multibody.kernels.pivoted_cholesky import LARGE_M
 from tests.engine.test_compiled_constraints import _body, _system, model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,11 +60,14 @@ def _compiled_projection(system, state, tol, est_q, est_u):
     wu = np.array(state.getUWeights(sx))
     wq = matter._q_weights(state)
     info = np.zeros(INFO_SIZE)
+    P = np.zeros((m, state.getNU()))  # project_q leaves the Jacobian at its q for project_u
     args = (euler, a, s, cc.ci, cc.cf, m)
-    sq = project_q(*args, cc.info.qerr, tp, wq, tol, 0.1 * tol, math.inf, False, False, est_q, info)
+    sq = project_q(
+        *args, cc.info.qerr, tp, wq, tol, 0.1 * tol, math.inf, False, False, est_q, info, P
+    )
     state._note_q_change("updQ")
     system.realize(state, Stage.Velocity)  # (the velocity errors, uerr, at the new q)
-    su = project_u(*args, cc.uerr, tpv, wu, tol, 0.1 * tol, False, False, est_u, info)
+    su = project_u(*args, cc.uerr, tpv, wu, tol, 0.1 * tol, False, False, est_u, info, P)
     state._note_u_change("updU")
     system.realize(state, Stage.Velocity)
     return sq, su, info[CHANGED]
@@ -108,13 +112,17 @@ def test_the_compiled_projection_is_the_python_projection(kind):
 
 def test_min_norm_solve_is_the_pseudo_inverse():
     rng = np.random.default_rng(5)
-    for m, n, rank in ((1, 2, 1), (1, 3, 0), (3, 3, 2), (6, 9, 6), (6, 6, 3), (12, 7, 5)):
+    cases = ((1, 2, 1), (1, 3, 0), (3, 3, 2), (6, 9, 6), (6, 6, 3), (12, 7, 5))
+    # beyond LARGE_M rows: the Gram matrix's pivoted Cholesky factorization
+    large = ((LARGE_M + 1, 40, LARGE_M + 1), (30, 60, 30), (40, 90, 25), (36, 20, 20))
+    for m, n, rank in cases + large:
         A = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
         b = rng.standard_normal(m)
         x = np.empty(n)
         assert min_norm_solve(A, b, x)
         expected = np.linalg.pinv(A, rcond=1e-12) @ b
-        np.testing.assert_allclose(x, expected, rtol=0, atol=1e-12 * (1 + abs(expected).max()))
+        tol = 1e-12 if m <= LARGE_M else 1e-10  # the Gram matrix squares the condition
+        np.testing.assert_allclose(x, expected, rtol=0, atol=tol * (1 + abs(expected).max()))
     x = np.empty(2)  # a row of rounding noise is a row: SVD keeps it, so does this
     assert min_norm_solve(np.array([[1e-17, 2e-17]]), np.array([1e-17]), x)
     np.testing.assert_allclose(x, [0.2, 0.4], rtol=1e-12)

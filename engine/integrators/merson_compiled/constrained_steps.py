@@ -14,12 +14,13 @@ sizes (``step_control``, the one source of the step-size rule):
 2. an attempt: the four Merson trial stages, each a fused realization Position..
    Acceleration corrected by the constraint forces (``constrained_trial_stages``: the
    stage arithmetic of ``trial_stages.merson_trial_stages``); y1 into q and u, Position
-   and Velocity with the constraint errors; the estimate ``(y1 - y_embedded)/5``; if its
-   weighted norm is at most 2^4 times the accuracy, q and its estimate projected
-   (``constraint_projection.project_q``), Velocity realized again if q changed, u and its
-   estimate projected (``project_u``), both at the integrator's constraint tolerance with
-   its overshoot factor, projection limit and norm; the error norm of the projected
-   estimate at the projected q;
+   and Velocity (one fused call) with the constraint errors; the estimate
+   ``(y1 - y_embedded)/5``; if its weighted norm is at most 2^4 times the accuracy, q and
+   its estimate projected (``constraint_projection.project_q``), Velocity realized again
+   if q changed, u and its estimate projected (``project_u``, with the constraint
+   Jacobian ``project_q`` computed at the final q), both at the integrator's constraint
+   tolerance with its overshoot factor, projection limit and norm; the error norm of the
+   projected estimate at the projected q;
 3. attempts repeated with ``adjusted_step_size`` until one passes the error test.
 
 The kernel stops before a step (status nonzero: q and u back at that step's start, for
@@ -65,6 +66,7 @@ from engine.integrators.step_control import (
     trial_step_end,
 )
 from engine.multibody.kernels.array_table import f1 as table_f1
+from engine.multibody.kernels.array_table import f2, i1, i2
 from engine.multibody.kernels.constraint_kernels import OK, constrained_accelerations_into
 from engine.multibody.kernels.constraint_projection import (
     CHANGED,
@@ -73,7 +75,7 @@ from engine.multibody.kernels.constraint_projection import (
     KINETIC_ENERGY,
     project_q_by_address,
     project_u_by_address,
-    realize_position_by_address,
+    realize_kinematics_by_address,
     realize_velocity_by_address,
 )
 from engine.multibody.kernels.fused_stages import (
@@ -112,19 +114,50 @@ _ORDER = 4
 
 _B, _I, _I1, _I2 = types.boolean, types.int64, types.int64[::1], types.int64[:, ::1]
 _F1, _F2 = types.float64[::1], types.float64[:, ::1]
+#: the table ``constraint_kernels.carve_work`` makes
+_WORK = types.Tuple((_F1, _I1, _I2))
 #: constrained_accelerations_into called at its compiled address (with_inertias False
 #: here is a run-time bool: the machine code Python's calls use)
 _constrained_accelerations_by_address = address_call(
     constrained_accelerations_into,
-    _I(_I1, _I2, _B, _B, _I2, _F2, _I, _F1, _F1, _F1),
+    _I(_I1, _I2, _B, _B, _I2, _F2, _I, _F1, _F1, _WORK),
 )
+
+
+#: entries of the constraints' table (``cons`` = (m, addresses, shapes), read with the State
+#: table's accessors: views without reference counts, the way the kernels pass them on)
+CI, CF, QERR, UERR, LAM, UDOT_ERR, TP, WQ, TPV, WU, WORK, WORK_ADDRESSES, WORK_SHAPES = range(13)
+P_SCRATCH = 13
+CONS_ENTRIES = 14
+
+
+def array_table(arrays) -> tuple[np.ndarray, np.ndarray]:
+    """(addresses, shapes) of C-contiguous ``arrays`` (up to three dimensions): the table
+    the kernels read with ``array_table.f1``, ``f2``, ``i1``, ``i2``."""
+    addresses = np.zeros(len(arrays), dtype=np.int64)
+    shapes = np.zeros((len(arrays), 3), dtype=np.int64)
+    for k, x in enumerate(arrays):
+        if not x.flags.c_contiguous:
+            raise ValueError(f"array_table: entry {k} is not C-contiguous")
+        addresses[k] = x.ctypes.data
+        shapes[k, : x.ndim] = x.shape
+    return addresses, shapes
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _work(cons):
+    """The scratch table of ``constraint_kernels.carve_work`` from the constraints' table."""
+    ca, cs = cons[1], cons[2]
+    return (table_f1(ca, cs, WORK), i1(ca, cs, WORK_ADDRESSES), i2(ca, cs, WORK_SHAPES))
 
 
 @njit(cache=True, nogil=True)
 def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
     """Realize ``first``..Acceleration and correct udot (and A_GB, qdotdot) by the
     constraint forces; False if the constraint kernel declined."""
-    ci, cf, m, multipliers, udot_err, work = cons[0], cons[1], cons[2], cons[5], cons[6], cons[11]
+    ca, cs = cons[1], cons[2]
+    ci, cf, m = i2(ca, cs, CI), f2(ca, cs, CF), cons[0]
+    multipliers, udot_err, work = table_f1(ca, cs, LAM), table_f1(ca, cs, UDOT_ERR), _work(cons)
     # run-time stage numbers: the fused realization's own compiled specialisation
     realize_stages_by_address(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
     status = _constrained_accelerations_by_address(
@@ -194,10 +227,12 @@ def constrained_attempt(
     h, y0, f0, work, euler, a, s, u_scale, z_scale, w_u, infinity, hopeless, cons, tols, info
 ):
     """One attempt of step h from (y0, f0), steps 2 of the module docstring. ``cons`` =
-    (ci, cf, m, qerr, uerr, multipliers, udot_err, tp, wq, tpv, wu, work): the compiled
-    constraints, the State's arrays their kernels write, the projection weights
-    (QErrWeights, q weights, UErrWeights, u weights) and the scratch of
-    ``constrained_accelerations_into`` (``constrained_work_size`` long); ``tols`` =
+    (m, addresses, shapes): the number of equations and a table (entries CI..P_SCRATCH)
+    of the compiled constraints (ci, cf), the State's arrays their kernels write (qerr,
+    uerr, multipliers, udot_err), the projection weights (QErrWeights, q weights,
+    UErrWeights, u weights), the scratch of ``constrained_accelerations_into``
+    (``constraint_kernels.carve_work``'s table: work, addresses, shapes) and the
+    projections' (m, nu) scratch of the constraint Jacobian; ``tols`` =
     (constraint tolerance, projection target, projection limit, force projection as
     0.0/1.0). ``work[YERR]`` gets
     the (projected) error estimate, ``info`` the entries KE..U_CHANGED. The status."""
@@ -212,14 +247,16 @@ def constrained_attempt(
     for i in range(n):
         if not math.isfinite(y[i]):
             return Y1_NOT_FINITE
-    ci, cf, m, qerr, uerr = cons[0], cons[1], cons[2], cons[3], cons[4]
-    tp, wq, tpv, wu = cons[7], cons[8], cons[9], cons[10]
+    ca, cs = cons[1], cons[2]
+    ci, cf, m = i2(ca, cs, CI), f2(ca, cs, CF), cons[0]
+    qerr, uerr = table_f1(ca, cs, QERR), table_f1(ca, cs, UERR)
+    tp, wq = table_f1(ca, cs, TP), table_f1(ca, cs, WQ)
+    tpv, wu = table_f1(ca, cs, TPV), table_f1(ca, cs, WU)
+    P = f2(ca, cs, P_SCRATCH)
     tol, target, limit, force = tols[0], tols[1], tols[2], tols[3] != 0.0
     nq, nu = s[_Q, 0], s[_U, 0]
     write_q_and_u(y, a, s)
-    if realize_position_by_address(euler, a, s, ci, cf, qerr) != OK:
-        return CONSTRAINTS_IRREGULAR
-    status, ke = realize_velocity_by_address(euler, a, s, ci, cf, uerr)
+    status, ke = realize_kinematics_by_address(euler, a, s, ci, cf, qerr, uerr, _work(cons))
     if status != OK:
         return CONSTRAINTS_IRREGULAR
     info[KE] = ke
@@ -237,7 +274,7 @@ def constrained_attempt(
     pinfo = np.zeros(INFO_SIZE)
     status = project_q_by_address(
         euler, a, s, ci, cf, m, qerr, tp, wq, tol, target, limit, infinity, force,
-        y_err[:nq], pinfo,
+        y_err[:nq], pinfo, P,
     )  # fmt: skip
     if status:
         return PROJECTION_FAILED if status == FAILED else CONSTRAINTS_IRREGULAR
@@ -249,7 +286,7 @@ def constrained_attempt(
         info[KE] = ke
     status = project_u_by_address(
         euler, a, s, ci, cf, m, uerr, tpv, wu, tol, target, infinity, force,
-        y_err[nq : nq + nu], pinfo,
+        y_err[nq : nq + nu], pinfo, P,
     )  # fmt: skip
     if status:
         return PROJECTION_FAILED if status == FAILED else CONSTRAINTS_IRREGULAR

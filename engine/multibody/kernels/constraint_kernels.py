@@ -33,8 +33,10 @@ the acceleration errors ``aerr0`` of the unconstrained udot0, the minimum-norm
 least-squares multipliers of ``W lambda = aerr0`` (W is symmetric semidefinite: a Jacobi
 eigen-decomposition, whose eigenvalues below ``RCOND`` times the largest are dropped as
 the Python path's SVD drops singular values, so redundant equations share their load as
-Simbody's do), ``udot = udot0 - Y lambda``, the body accelerations, qdotdot and
-``udotErr = aerr0 - W lambda``.
+Simbody's do; beyond ``pivoted_cholesky.LARGE_M`` equations a pivoted Cholesky
+factorization with the same cut-off), ``udot = udot0 - Y lambda``, the body
+accelerations, qdotdot and ``udotErr = aerr0 - W lambda``. A set of Rods only takes
+``rod_errors`` and ``rod_rows``, the same arithmetic on scalars.
 Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 """
 
@@ -52,6 +54,7 @@ from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian_transpose_in_place,
 )
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.pivoted_cholesky import LARGE_M, psd_min_norm_solve
 from engine.multibody.kernels.stage_kernels import qdotdot_from_udot
 
 #: type codes (ci[:, CI_TYPE])
@@ -214,17 +217,21 @@ def _kinematics(anc, b1, b2, R_GB, p_GB, V_GB, A_GB, level, R, p, w, v, bb, aa):
     (k = 0, 1) in the ancestor A, as ConstraintKinematics computes them (on 3-tuples: no
     array is allocated)."""
     bodies = (b1, b2)
-    if anc == 0:
+    if anc == 0:  # element by element, without slice assignments
         for k in range(2):
             bd = bodies[k]
-            R[k] = R_GB[bd]
-            p[k] = p_GB[bd]
+            for i in range(3):
+                for j in range(3):
+                    R[k, i, j] = R_GB[bd, i, j]
+                p[k, i] = p_GB[bd, i]
             if level >= _VELOCITY:
-                w[k] = V_GB[bd, 0:3]
-                v[k] = V_GB[bd, 3:6]
+                for i in range(3):
+                    w[k, i] = V_GB[bd, i]
+                    v[k, i] = V_GB[bd, 3 + i]
             if level >= _ACCELERATION:
-                bb[k] = A_GB[bd, 0:3]
-                aa[k] = A_GB[bd, 3:6]
+                for i in range(3):
+                    bb[k, i] = A_GB[bd, i]
+                    aa[k, i] = A_GB[bd, 3 + i]
         return
     R_GA = R_GB[anc]
     p_GA = _trow(p_GB, anc, 0)
@@ -391,7 +398,7 @@ KIN_SIZE = 18 + 5 * 6 + 72
 @njit(cache=True, nogil=True)
 def _kinematics_views(blk):
     """Views of blk (KIN_SIZE,): the kinematics buffers of the two constrained bodies (R,
-    p, w, v, b, a in A) and the rows C (6, 2, 2, 3) of ``_rows_in_ancestor``."""
+    p, w, v, b, a in A) and the rows C (12, 2, 3) of ``_rows_in_ancestor``."""
     buf = (
         blk[0:18].reshape((2, 3, 3)),
         blk[18:24].reshape((2, 3)),
@@ -400,7 +407,7 @@ def _kinematics_views(blk):
         blk[36:42].reshape((2, 3)),
         blk[42:48].reshape((2, 3)),
     )
-    return buf, blk[48:120].reshape((6, 2, 2, 3))
+    return buf, blk[48:120].reshape((12, 2, 3))
 
 
 @njit(cache=True, nogil=True)
@@ -431,11 +438,181 @@ def _one_constraint(ci, cf, c, level, R_GB, p_GB, V_GB, A_GB, out, off, buf):
     return _equations(ci[c, CI_TYPE], cf[c], level, R, p, w, v, bb, aa, out, off)
 
 
+# ------------------------------------------------------------------- Rods on scalars
+# Sets of Rods only (the commonest; a ladder of hundreds) take these loops instead of the
+# per-type code above, which passes many arrays between kernels and counts their
+# references at each call: ``_kinematics`` and ``_rod_equation`` / ``_rows_in_ancestor``
+# written out on scalars read from the Ground-frame arrays, the same operations in the
+# same order, so the results are bit-identical.
+@njit(cache=True, nogil=True)
+def rods_only(ci):
+    """Whether every constraint of ci is a Rod."""
+    for c in range(ci.shape[0]):
+        if ci[c, CI_TYPE] != ROD:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gv(X, b, o):
+    """(X[b, o], X[b, o + 1], X[b, o + 2])."""
+    return (X[b, o], X[b, o + 1], X[b, o + 2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rab(R_GB, anc, bd, i, j):
+    """Entry (i, j) of R_AB = R_GA^T R_GB[bd], as ``_kinematics`` forms it."""
+    return (
+        R_GB[anc, 0, i] * R_GB[bd, 0, j]
+        + R_GB[anc, 1, i] * R_GB[bd, 1, j]
+        + R_GB[anc, 2, i] * R_GB[bd, 2, j]
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rab_times(R_GB, anc, bd, s, i):
+    """Row i of R_AB s (R_AB's entries rounded first, as ``_tmv`` of ``_kinematics``'s R)."""
+    return (
+        _rab(R_GB, anc, bd, i, 0) * s[0]
+        + _rab(R_GB, anc, bd, i, 1) * s[1]
+        + _rab(R_GB, anc, bd, i, 2) * s[2]
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rod_station(anc, bd, s, R_GB, p_GB):
+    """(p_AB, R_AB s) of body bd in the ancestor A, as ``_kinematics`` and ``_tmv``
+    compute them (R_AB = R_GA^T R_GB formed first)."""
+    if anc == 0:
+        return _gv(p_GB, bd, 0), (
+            R_GB[bd, 0, 0] * s[0] + R_GB[bd, 0, 1] * s[1] + R_GB[bd, 0, 2] * s[2],
+            R_GB[bd, 1, 0] * s[0] + R_GB[bd, 1, 1] * s[1] + R_GB[bd, 1, 2] * s[2],
+            R_GB[bd, 2, 0] * s[0] + R_GB[bd, 2, 1] * s[1] + R_GB[bd, 2, 2] * s[2],
+        )
+    rs = (
+        _rab_times(R_GB, anc, bd, s, 0),
+        _rab_times(R_GB, anc, bd, s, 1),
+        _rab_times(R_GB, anc, bd, s, 2),
+    )
+    p = _tmtv(R_GB[anc], _tsub(_gv(p_GB, bd, 0), _gv(p_GB, anc, 0)))
+    return p, rs
+
+
+@njit(cache=True, nogil=True)
+def rod_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out):
+    """``constraint_errors_into`` when ``rods_only(ci)``; the status."""
+    for c in range(ci.shape[0]):
+        anc, b1, b2 = ci[c, CI_ANCESTOR], ci[c, CI_BODY1], ci[c, CI_BODY2]
+        s1 = (cf[c, 0], cf[c, 1], cf[c, 2])
+        s2 = (cf[c, 3], cf[c, 4], cf[c, 5])
+        p1, r1 = _rod_station(anc, b1, s1, R_GB, p_GB)
+        p2, r2 = _rod_station(anc, b2, s2, R_GB, p_GB)
+        d = _tsub(_tadd(p2, r2), _tadd(p1, r1))
+        r = math.sqrt(_dot(d, d))
+        off = ci[c, CI_ROW]
+        if level == _POSITION:
+            out[off] = r - cf[c, 6]
+            continue
+        if r == 0.0:
+            return COINCIDENT_ROD_POINTS
+        if anc == 0:
+            w1, v1 = _gv(V_GB, b1, 0), _gv(V_GB, b1, 3)
+            w2, v2 = _gv(V_GB, b2, 0), _gv(V_GB, b2, 3)
+        else:
+            R_GA = R_GB[anc]
+            p_GA, w_GA, v_GA = _gv(p_GB, anc, 0), _gv(V_GB, anc, 0), _gv(V_GB, anc, 3)
+            q1 = _tsub(_gv(p_GB, b1, 0), p_GA)
+            q2 = _tsub(_gv(p_GB, b2, 0), p_GA)
+            w1 = _tmtv(R_GA, _tsub(_gv(V_GB, b1, 0), w_GA))
+            v1 = _tmtv(R_GA, _tsub(_tsub(_gv(V_GB, b1, 3), v_GA), _tcross(w_GA, q1)))
+            w2 = _tmtv(R_GA, _tsub(_gv(V_GB, b2, 0), w_GA))
+            v2 = _tmtv(R_GA, _tsub(_tsub(_gv(V_GB, b2, 3), v_GA), _tcross(w_GA, q2)))
+        vr = _tsub(_tadd(v2, _tcross(w2, r2)), _tadd(v1, _tcross(w1, r1)))
+        if level == _VELOCITY:
+            out[off] = _dot(d, vr) / r
+            continue
+        if anc == 0:
+            bb1, aa1 = _gv(A_GB, b1, 0), _gv(A_GB, b1, 3)
+            bb2, aa2 = _gv(A_GB, b2, 0), _gv(A_GB, b2, 3)
+        else:
+            b_GA, a_GA = _gv(A_GB, anc, 0), _gv(A_GB, anc, 3)
+            bb1 = _tmtv(R_GA, _tsub(_tsub(_gv(A_GB, b1, 0), b_GA), _tcross(w_GA, _gv(V_GB, b1, 0))))
+            acc = _tsub(_tsub(_gv(A_GB, b1, 3), a_GA), _tcross(b_GA, q1))
+            acc = _tsub(acc, _tscale(2.0, _tcross(w_GA, _tsub(_gv(V_GB, b1, 3), v_GA))))
+            aa1 = _tmtv(R_GA, _tadd(acc, _tcross(w_GA, _tcross(w_GA, q1))))
+            bb2 = _tmtv(R_GA, _tsub(_tsub(_gv(A_GB, b2, 0), b_GA), _tcross(w_GA, _gv(V_GB, b2, 0))))
+            acc = _tsub(_tsub(_gv(A_GB, b2, 3), a_GA), _tcross(b_GA, q2))
+            acc = _tsub(acc, _tscale(2.0, _tcross(w_GA, _tsub(_gv(V_GB, b2, 3), v_GA))))
+            aa2 = _tmtv(R_GA, _tadd(acc, _tcross(w_GA, _tcross(w_GA, q2))))
+        e = (d[0] / r, d[1] / r, d[2] / r)
+        ev = _dot(e, vr)
+        a2 = _tadd(_tadd(aa2, _tcross(bb2, r2)), _tcross(w2, _tcross(w2, r2)))
+        a1 = _tadd(_tadd(aa1, _tcross(bb1, r1)), _tcross(w1, _tcross(w1, r1)))
+        out[off] = _dot(e, _tsub(a2, a1)) + (_dot(vr, vr) - ev * ev) / r
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def rod_rows(ci, cf, R_GB, p_GB, Gb):
+    """``body_rows_into`` when ``rods_only(ci)``: each Rod's ``_rows_in_ancestor``
+    carried to Ground as ``body_rows_into`` does, straight into Gb; the status."""
+    for e in range(Gb.shape[0]):
+        for b in range(Gb.shape[1]):
+            for i in range(6):
+                Gb[e, b, i] = 0.0
+    for c in range(ci.shape[0]):
+        anc, b1, b2, row = ci[c, CI_ANCESTOR], ci[c, CI_BODY1], ci[c, CI_BODY2], ci[c, CI_ROW]
+        p1, s1A = _rod_station(anc, b1, (cf[c, 0], cf[c, 1], cf[c, 2]), R_GB, p_GB)
+        p2, s2A = _rod_station(anc, b2, (cf[c, 3], cf[c, 4], cf[c, 5]), R_GB, p_GB)
+        d = _tsub(_tadd(p2, s2A), _tadd(p1, s1A))
+        r = math.sqrt(_dot(d, d))
+        if r == 0.0:
+            return COINCIDENT_ROD_POINTS
+        n = (d[0] / r, d[1] / r, d[2] / r)
+        c2 = _tcross(s2A, n)
+        c1 = _tcross(s1A, n)
+        for k in range(2):
+            bd = b1 if k == 0 else b2
+            cw = _tneg(c1) if k == 0 else c2
+            cv = _tneg(n) if k == 0 else n
+            if anc != 0:
+                cw = _tmv(R_GB[anc], cw)
+                cv = _tmv(R_GB[anc], cv)
+            if bd != 0:
+                for i in range(3):
+                    Gb[row, bd, i] += cw[i]
+                    Gb[row, bd, 3 + i] += cv[i]
+            if anc != 0:
+                rxcv = _tcross(_tsub(_gv(p_GB, bd, 0), _gv(p_GB, anc, 0)), cv)
+                for i in range(3):
+                    Gb[row, anc, i] -= cw[i] + rxcv[i]
+                    Gb[row, anc, 3 + i] -= cv[i]
+    return OK
+
+
+@njit(cache=True, nogil=True, inline="always")
+def errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out, buf):
+    """``constraint_errors_into``, by ``rod_errors`` where it applies."""
+    if rods_only(ci):
+        return rod_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out)
+    return constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out, buf)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rows_into(ci, cf, R_GB, p_GB, Gb, buf, C):
+    """``body_rows_into``, by ``rod_rows`` where it applies."""
+    if rods_only(ci):
+        return rod_rows(ci, cf, R_GB, p_GB, Gb)
+    return body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
+
+
 @njit(cache=True, nogil=True)
 def constraint_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out):
     """out[:mp] = perr (level 0), pverr (1) or paerr (2) of every constraint, ``x`` the
     State's q, u or udot at that level (the mobility constraints' variables); the status
     (OK, or COINCIDENT_ROD_POINTS: nothing is reliable, the Python path words it)."""
+    if rods_only(ci):
+        return rod_errors(ci, cf, level, R_GB, p_GB, V_GB, A_GB, out)
     return constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out, _buffers())
 
 
@@ -456,8 +633,8 @@ def constraint_errors_into(ci, cf, level, R_GB, p_GB, V_GB, A_GB, x, out, buf):
 @njit(cache=True, nogil=True, inline="always")
 def _put_row(C, e, k, cw, cv):
     for i in range(3):
-        C[e, k, 0, i] = cw[i]
-        C[e, k, 1, i] = cv[i]
+        C[2 * e + k, 0, i] = cw[i]
+        C[2 * e + k, 1, i] = cv[i]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -480,7 +657,7 @@ def _station_rows(C, e0, s1A, s2A):
 @njit(cache=True, nogil=True)
 def _rows_in_ancestor(t, cf, R, p, C):
     """C (neq, 2, 2, 3): the velocity equations of one constraint of type t as
-    ``pverr_e = sum_k C[e, k, 0] . w_k + C[e, k, 1] . v_k``, (w_k, v_k) the angular and
+    ``pverr_e = sum_k C[2e + k, 0] . w_k + C[2e + k, 1] . v_k``, (w_k, v_k) the angular and
     linear velocities of constrained body k (0, 1) about its origin, in the ancestor A
     (R, p: the bodies' poses in A). These are the coefficients of the ``_equations`` at
     the velocity level, written out. The status."""
@@ -495,10 +672,10 @@ def _rows_in_ancestor(t, cf, R, p, C):
         c2 = _tcross(s2A, n)
         c1 = _tcross(s1A, n)
         for i in range(3):
-            C[0, 1, 0, i] = c2[i]
-            C[0, 1, 1, i] = n[i]
-            C[0, 0, 0, i] = -c1[i]
-            C[0, 0, 1, i] = -n[i]
+            C[1, 0, i] = c2[i]
+            C[1, 1, i] = n[i]
+            C[0, 0, i] = -c1[i]
+            C[0, 1, i] = -n[i]
         return OK
     zero = (0.0, 0.0, 0.0)
     if t == BALL or t == WELD:
@@ -533,7 +710,7 @@ def body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C):
     constraint's coefficients in its ancestor A (``_rows_in_ancestor``) carried to the
     Ground-frame velocities of its bodies and of A (w_k = R_GA^T (w_Bk - w_A),
     v_k = R_GA^T (v_Bk - v_A - w_A x r_k), r_k from A's origin to Bk's), with the
-    kinematics buffers ``buf`` (``_buffers``) and the rows ``C`` (6, 2, 2, 3) given. The
+    kinematics buffers ``buf`` (``_buffers``) and the rows ``C`` (12, 2, 3) given. The
     status."""
     R, p, w, v, bb, aa = buf
     position = np.int64(_POSITION)  # a run-time level: one compiled body for every level
@@ -553,11 +730,11 @@ def body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C):
             for k in range(2):
                 bd = b1 if k == 0 else b2
                 if anc != 0:
-                    cw = _tmv(R_GB[anc], C[e, k, 0])
-                    cv = _tmv(R_GB[anc], C[e, k, 1])
+                    cw = _tmv(R_GB[anc], C[2 * e + k, 0])
+                    cv = _tmv(R_GB[anc], C[2 * e + k, 1])
                 else:
-                    cw = _tv(C[e, k, 0])
-                    cv = _tv(C[e, k, 1])
+                    cw = _tv(C[2 * e + k, 0])
+                    cv = _tv(C[2 * e + k, 1])
                 if bd != 0:
                     for i in range(3):
                         Gb[row + e, bd, i] += cw[i]
@@ -618,6 +795,38 @@ def symmetric_eigen(A, V):
 
 
 @njit(cache=True, nogil=True)
+def row_products(X, Y, out, symmetric):
+    """out[i, j] = sum_k X[i, k] Y[j, k] (X (m, n), Y (p, n), rows contiguous), each sum
+    in the order of k; four columns of out at a time. With ``symmetric`` (X Y^T known
+    to be symmetric, m = p) only j >= i is summed and mirrored."""
+    m, n, p = X.shape[0], X.shape[1], Y.shape[0]
+    for i in range(m):
+        j = i if symmetric else 0
+        while j + 4 <= p:
+            a0 = a1 = a2 = a3 = 0.0
+            for k in range(n):
+                x = X[i, k]
+                a0 += x * Y[j, k]
+                a1 += x * Y[j + 1, k]
+                a2 += x * Y[j + 2, k]
+                a3 += x * Y[j + 3, k]
+            out[i, j] = a0
+            out[i, j + 1] = a1
+            out[i, j + 2] = a2
+            out[i, j + 3] = a3
+            j += 4
+        while j < p:
+            acc = 0.0
+            for k in range(n):
+                acc += X[i, k] * Y[j, k]
+            out[i, j] = acc
+            j += 1
+        if symmetric:
+            for j in range(i + 1, p):
+                out[j, i] = out[i, j]
+
+
+@njit(cache=True, nogil=True)
 def least_squares(W, rhs, out):
     """out = the minimum-norm least-squares solution of W out = rhs for W symmetric
     semidefinite (its symmetric part is used): by its eigen-decomposition, dropping
@@ -628,7 +837,10 @@ def least_squares(W, rhs, out):
 
 @njit(cache=True, nogil=True)
 def least_squares_into(W, rhs, out, A, V):
-    """``least_squares`` with the (m, m) scratch matrices A and V given."""
+    """``least_squares`` with the (m, m) scratch matrices A and V given. Beyond
+    ``LARGE_M`` equations the pivoted Cholesky factorization (``pivoted_cholesky``) with
+    the same cut-off relative to W's largest diagonal takes the eigen-decomposition's
+    place."""
     m = W.shape[0]
     for i in range(m):
         out[i] = 0.0
@@ -637,6 +849,9 @@ def least_squares_into(W, rhs, out, A, V):
     for i in range(m):
         for j in range(m):
             A[i, j] = 0.5 * (W[i, j] + W[j, i])
+    if m > LARGE_M:  # O(m^3 / 3) once instead of O(m^3) per Jacobi sweep
+        psd_min_norm_solve(A, rhs, out, V, RCOND)
+        return
     symmetric_eigen(A, V)
     top = 0.0
     for k in range(m):
@@ -656,6 +871,14 @@ def least_squares_into(W, rhs, out, A, V):
 
 
 @njit(cache=True, nogil=True)
+def _all_finite1(x):
+    for i in range(x.shape[0]):
+        if not math.isfinite(x[i]):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _all_finite2(x):
     for i in range(x.shape[0]):
         for j in range(x.shape[1]):
@@ -672,8 +895,11 @@ def constraint_jacobian(a, s, ci, cf, m, G):
     n = m * parent.shape[0] * 6
     blk = np.zeros(n + KIN_SIZE)
     Gb = blk[0:n].reshape((m, parent.shape[0], 6))
-    buf, C = _kinematics_views(blk[n : n + KIN_SIZE])
-    status = body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
+    if rods_only(ci):  # (no kinematics buffers to carve)
+        status = rod_rows(ci, cf, R_GB, p_GB, Gb)
+    else:
+        buf, C = _kinematics_views(blk[n : n + KIN_SIZE])
+        status = body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
     if status != OK:
         return status
     for e in range(m):
@@ -702,56 +928,70 @@ def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_e
     nb, nu = s[SLOT.parent, 0], s[SLOT.udot, 0]
     work = np.empty(constrained_work_size_kernel(m, nb, nu))
     return constrained_accelerations_into(
-        a, s, with_inertias, euler, ci, cf, m, lam, udot_err, work
+        a, s, with_inertias, euler, ci, cf, m, lam, udot_err, carve_work(work, m, nb, nu)
     )
+
+
+#: the scratch arrays of ``constrained_accelerations_into`` in ``carve_work``'s table
+_G, _GB, _YT, _W, _WS, _VS, _COL, _RHS, _A0, _AERR0, _R, _P, _WV, _V, _B, _A, _C = range(17)
+
+
+@njit(cache=True, nogil=True)
+def carve_work(work, m, nb, nu):
+    """The scratch of ``constrained_accelerations_into`` in ``work`` (float64, at least
+    ``constrained_work_size(m, nb, nu)`` long) as (work, addresses, shapes): a table of
+    its arrays G (m, nu), Gb (m, nb, 6), Yt (m, nu), W, Ws, Vs (m, m), col, rhs (nu,), A0
+    (nb, 6), aerr0 (m,), the kinematics buffers R (2, 3, 3), p, w, v, b, a (2, 3) and the
+    rows C (12, 2, 3), read with the State table's accessors (``f1``, ``f2``, ``f3``).
+    Their views carry no reference count: a small model's constraint forces cost less
+    than counting the references of the views its kernels take."""
+    shapes = np.zeros((17, 3), dtype=np.int64)
+    dims = (
+        (m, nu, 0), (m, nb, 6), (m, nu, 0), (m, m, 0), (m, m, 0), (m, m, 0), (nu, 0, 0),
+        (nu, 0, 0), (nb, 6, 0), (m, 0, 0), (2, 3, 3), (2, 3, 0), (2, 3, 0), (2, 3, 0),
+        (2, 3, 0), (2, 3, 0), (12, 2, 3),
+    )  # fmt: skip
+    addresses = np.zeros(17, dtype=np.int64)
+    base = np.int64(work.ctypes.data)
+    o = 0
+    for k in range(17):
+        size = 1
+        for d in range(3):
+            shapes[k, d] = dims[k][d]
+            if dims[k][d]:
+                size *= dims[k][d]
+        addresses[k] = base + 8 * o
+        o += size
+    if o > work.shape[0]:
+        raise ValueError("carve_work: the work array is too short")
+    return work, addresses, shapes
+
+
+@njit(cache=True, nogil=True, inline="always")
+def work_buffers(work):
+    """The kinematics buffers (R, p, w, v, b, a) of ``carve_work``'s table."""
+    wa, ws = work[1], work[2]
+    return (f3(wa, ws, _R), f2(wa, ws, _P), f2(wa, ws, _WV), f2(wa, ws, _V), f2(wa, ws, _B),
+            f2(wa, ws, _A))  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, udot_err, work):
-    """``constrained_accelerations`` with its scratch given: ``work`` (float64, at least
-    ``constrained_work_size(m, nb, nu)`` long), so that a call allocates no array."""
+    """``constrained_accelerations`` with its scratch given: ``work`` the table
+    ``carve_work`` makes (once per stepping call: carving costs more than a small
+    model's constraint forces), so that a call allocates and carves nothing."""
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB, R_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.R_GB)
     V_GB, cor = f2(a, s, SLOT.V_GB), f2(a, s, SLOT.total_coriolis)
     udot, A_GB = f1(a, s, SLOT.udot), f2(a, s, SLOT.A_GB)
     nb, nu = parent.shape[0], udot.shape[0]
-    o = 0
-    G = work[o : o + m * nu].reshape((m, nu))
-    o += m * nu
-    Gb = work[o : o + m * nb * 6].reshape((m, nb, 6))
-    o += m * nb * 6
-    Y = work[o : o + nu * m].reshape((nu, m))
-    o += nu * m
-    W = work[o : o + m * m].reshape((m, m))
-    o += m * m
-    Ws = work[o : o + m * m].reshape((m, m))
-    o += m * m
-    Vs = work[o : o + m * m].reshape((m, m))
-    o += m * m
-    col = work[o : o + nu]
-    o += nu
-    rhs = work[o : o + nu]
-    o += nu
-    A0 = work[o : o + nb * 6].reshape((nb, 6))
-    o += nb * 6
-    aerr0 = work[o : o + m]
-    o += m
-    R = work[o : o + 18].reshape((2, 3, 3))
-    o += 18
-    p = work[o : o + 6].reshape((2, 3))
-    o += 6
-    w = work[o : o + 6].reshape((2, 3))
-    o += 6
-    v = work[o : o + 6].reshape((2, 3))
-    o += 6
-    bb = work[o : o + 6].reshape((2, 3))
-    o += 6
-    aa = work[o : o + 6].reshape((2, 3))
-    o += 6
-    C = work[o : o + 72].reshape((6, 2, 2, 3))
-    buf = (R, p, w, v, bb, aa)
+    wa, ws = work[1], work[2]
+    G, Gb, Yt = f2(wa, ws, _G), f3(wa, ws, _GB), f2(wa, ws, _YT)
+    W, Ws, Vs = f2(wa, ws, _W), f2(wa, ws, _WS), f2(wa, ws, _VS)
+    col, rhs, A0, aerr0 = f1(wa, ws, _COL), f1(wa, ws, _RHS), f2(wa, ws, _A0), f1(wa, ws, _AERR0)
+    buf, C = work_buffers(work), f3(wa, ws, _C)
     # G = (J^T Gb^T)^T
-    status = body_rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
+    status = rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
     if status != OK:
         return status
     for e in range(m):  # Gb[e] is the scratch of the product
@@ -759,38 +999,32 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
         row[:] = 0.0
         multiply_by_system_jacobian_transpose_in_place(parent, us, nus, H_G, p_GB, Gb[e], row)
     mobility_rows_add(ci, cf, G)
-    # Y = M^-1 G^T, W = G Y
+    # Y = M^-1 G^T (stored as its transpose), W = G Y (symmetric: beyond LARGE_M
+    # equations only its upper triangle is summed)
     for e in range(m):
         for i in range(nu):
             rhs[i] = G[e, i]
         if m_inverse_times(a, s, with_inertias and e == 0, rhs, col):
             return NOT_FINITE
         for i in range(nu):
-            Y[i, e] = col[i]
-    for i in range(m):
-        for j in range(m):
-            acc = 0.0
-            for k in range(nu):
-                acc += G[i, k] * Y[k, j]
-            W[i, j] = acc
+            Yt[e, i] = col[i]
+    row_products(G, Yt, W, m > LARGE_M)
     # the acceleration errors of the unconstrained udot0
     multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, udot, A0)
     for b in range(nb):
         for j in range(6):
             A0[b, j] += cor[b, j]
     aerr0[:] = 0.0
-    status = constraint_errors_into(
-        ci, cf, np.int64(_ACCELERATION), R_GB, p_GB, V_GB, A0, udot, aerr0, buf
-    )
+    status = errors_into(ci, cf, np.int64(_ACCELERATION), R_GB, p_GB, V_GB, A0, udot, aerr0, buf)
     if status != OK:
         return status
-    if not (_all_finite2(W) and _all_finite2(aerr0.reshape((1, m)))):
+    if not (_all_finite2(W) and _all_finite1(aerr0)):
         return NOT_FINITE
     least_squares_into(W, aerr0, lam, Ws, Vs)
     for i in range(nu):
         acc = 0.0
         for e in range(m):
-            acc += Y[i, e] * lam[e]
+            acc += Yt[e, i] * lam[e]
         udot[i] -= acc
     for i in range(m):
         acc = 0.0

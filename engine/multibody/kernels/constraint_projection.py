@@ -44,14 +44,20 @@ from numba import njit, types
 from engine.common.numba_internals import address_call
 from engine.multibody.kernels.array_table import f1, f2, f3, i1
 from engine.multibody.kernels.constraint_kernels import (
+    _POSITION,
+    _VELOCITY,
     OK,
     constraint_jacobian,
+    errors_into,
     position_errors,
+    row_products,
     velocity_errors,
+    work_buffers,
 )
 from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_by_address
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.n_operators import NINV_OP, apply_n_operator
+from engine.multibody.kernels.pivoted_cholesky import LARGE_M, psd_min_norm_solve
 from engine.multibody.kernels.quaternion_projection import (
     normalize_quaternions,
     quaternions_to_normalize,
@@ -69,9 +75,11 @@ RCOND = 1e-12
 #: statuses (see module docstring)
 FAILED, IRREGULAR = 1, 2
 
-#: entries of the ``info`` vector the projections fill
-CHANGED, KINETIC_ENERGY, ITERATIONS = 0, 1, 2
-INFO_SIZE = 3
+#: entries of the ``info`` vector the projections fill; JACOBIAN_CURRENT: 1.0 when the
+#: P scratch holds the constraint Jacobian at the State's q (project_q sets it, project_u
+#: uses it)
+CHANGED, KINETIC_ENERGY, ITERATIONS, JACOBIAN_CURRENT = 0, 1, 2, 3
+INFO_SIZE = 4
 
 
 # ----------------------------------------------------------------- least squares
@@ -91,6 +99,8 @@ def min_norm_solve(A, b, x):
                 return False
     if m == 0:
         return True
+    if m > LARGE_M:
+        return _gram_min_norm_solve(A, b, x)
     blk = np.zeros(m * n + m * m + m)
     C = blk[0 : m * n].reshape((m, n))  # rows: the columns of A^T, orthogonalized in place
     for i in range(m):
@@ -156,6 +166,27 @@ def min_norm_solve(A, b, x):
 
 
 @njit(cache=True, nogil=True)
+def _gram_min_norm_solve(A, b, x):
+    """``min_norm_solve`` for many rows (more than LARGE_M): x = A^T (A A^T)^+ b, the
+    pseudo-inverse of the Gram matrix by the pivoted Cholesky factorization. Its cut-off
+    (RCOND times the Gram matrix's largest diagonal) drops rows whose distance from the
+    others' span is below about 1e-6 of the largest row norm: the Gram matrix squares
+    the singular values, and its rounding would keep an exactly repeated row of an SVD's
+    below-1e-12 set."""
+    m, n = A.shape
+    W = np.empty((m, m))
+    row_products(A, A, W, True)
+    y = np.empty(m)
+    psd_min_norm_solve(W, b, y, np.empty((m, m)), RCOND)
+    for i in range(m):
+        yi = y[i]
+        if yi != 0.0:
+            for j in range(n):
+                x[j] += A[i, j] * yi
+    return True
+
+
+@njit(cache=True, nogil=True)
 def remove_row_space(A, x, tmp_m, tmp_n):
     """x (n,) minus its projection on the row space of A (m x n), in place; False if not
     finite. ``tmp_m`` (m,) and ``tmp_n`` (n,) are scratch."""
@@ -210,34 +241,56 @@ def realize_velocity(euler, a, s, ci, cf, uerr):
     return velocity_errors(a, s, ci, cf, uerr), ke
 
 
+@njit(cache=True, nogil=True)
+def realize_kinematics(euler, a, s, ci, cf, qerr, uerr, work):
+    """Position and Velocity stages in one fused call and the constraints' position and
+    velocity errors, with the kinematics buffers of ``work`` (the table of
+    ``constraint_kernels.carve_work``); (status, kinetic energy)."""
+    buf = work_buffers(work)
+    first, last = np.int64(POSITION), np.int64(VELOCITY)  # run-time values (above)
+    ke = realize_stages_by_address(first, last, qerr.shape[0] < 0, euler, a, s)
+    R_GB, p_GB, V_GB = f3(a, s, SLOT.R_GB), f2(a, s, SLOT.p_GB), f2(a, s, SLOT.V_GB)
+    level = np.int64(_POSITION)
+    q, u = f1(a, s, SLOT.q), f1(a, s, SLOT.u)
+    status = errors_into(ci, cf, level, R_GB, p_GB, p_GB, p_GB, q, qerr, buf)
+    if status != OK:
+        return status, ke
+    level = np.int64(_VELOCITY)
+    return errors_into(ci, cf, level, R_GB, p_GB, V_GB, V_GB, u, uerr, buf), ke
+
+
 _B, _I, _F = types.boolean, types.int64, types.float64
 _I1, _I2 = types.int64[::1], types.int64[:, ::1]
 _F1, _F2 = types.float64[::1], types.float64[:, ::1]
 #: (euler, a, s, ci, cf): the State's table and the compiled constraints
 _TABLE = (_B, _I1, _I2, _I2, _F2)
 
-#: realize_position and realize_velocity for kernels, called at their compiled addresses
-#: (``numba_internals.address_call``: compiled once, not linked into each caller)
+#: realize_position, realize_velocity and realize_kinematics for kernels, called at their
+#: compiled addresses (``numba_internals.address_call``: compiled once, not linked into
+#: each caller)
 realize_position_by_address = address_call(realize_position, _I(*_TABLE, _F1))
 realize_velocity_by_address = address_call(realize_velocity, types.Tuple((_I, _F))(*_TABLE, _F1))
+realize_kinematics_by_address = address_call(
+    realize_kinematics, types.Tuple((_I, _F))(*_TABLE, _F1, _F1, types.Tuple((_F1, _I1, _I2)))
+)
 
 
 # ------------------------------------------------------------------ the matrices
 @njit(cache=True, nogil=True)
-def weighted_pq(euler, a, s, ci, cf, m, tp, wq, A):
+def weighted_pq(euler, a, s, ci, cf, m, tp, wq, A, P):
     """A (m x nq) = Tp Pq Wq^-1 with Pq = P N^-1 (row by row: N^-T P[i]), at the State's
-    q (Position realized); the status."""
+    q (Position realized), P (m x nu) the constraint Jacobian there, computed into the
+    scratch P; the status."""
     nu = s[SLOT.u, 0]
     nq = A.shape[1]
-    blk = np.zeros(m * nu + nu + 2 * nq)
-    P = blk[0 : m * nu].reshape((m, nu))
     status = constraint_jacobian(a, s, ci, cf, m, P)
     if status != OK:
         return status
+    blk = np.zeros(nu + 2 * nq)
     q = f1(a, s, SLOT.q)
-    p_row = blk[m * nu : m * nu + nu]
-    zero_qdot = blk[m * nu + nu : m * nu + nu + nq]
-    row = blk[m * nu + nu + nq : m * nu + nu + 2 * nq]
+    p_row = blk[0:nu]
+    zero_qdot = blk[nu : nu + nq]
+    row = blk[nu + nq : nu + 2 * nq]
     mtype, qs, nqs = i1(a, s, SLOT.mtype), i1(a, s, SLOT.qs), i1(a, s, SLOT.nqs)
     us, nus, params = i1(a, s, SLOT.us), i1(a, s, SLOT.nus), f2(a, s, SLOT.params)
     R_FM = f3(a, s, SLOT.R_FM)
@@ -266,29 +319,34 @@ def weighted_pq(euler, a, s, ci, cf, m, tp, wq, A):
 
 
 @njit(cache=True, nogil=True)
-def weighted_p(a, s, ci, cf, m, tpv, wu, A):
-    """A (m x nu) = Tpv P Wu^-1 at the State's q (Position realized); the status."""
-    status = constraint_jacobian(a, s, ci, cf, m, A)
-    if status != OK:
-        return status
+def weighted_p(a, s, ci, cf, m, tpv, wu, A, P, have_P):
+    """A (m x nu) = Tpv P Wu^-1 at the State's q (Position realized), P (m x nu) the
+    constraint Jacobian there: given if ``have_P``, else computed into P; the status."""
+    if not have_P:
+        status = constraint_jacobian(a, s, ci, cf, m, P)
+        if status != OK:
+            return status
     for i in range(m):
         for j in range(A.shape[1]):
-            A[i, j] = tpv[i] * A[i, j] / wu[j]
+            A[i, j] = tpv[i] * P[i, j] / wu[j]
     return OK
 
 
 # --------------------------------------------------------------------- projectQ
 @njit(cache=True, nogil=True)
 def project_q(
-    euler, a, s, ci, cf, m, qerr, tp, wq, accuracy, target, limit, infinity, force, est, info
+    euler, a, s, ci, cf, m, qerr, tp, wq, accuracy, target, limit, infinity, force, est, info, P
 ):
     """projectQImpl with LocalOnly (see module docstring) on the State of table a, s,
     realized through Position with its position errors in qerr; ``est`` (nq,) the q error
     estimate, projected in place. ``info[CHANGED]`` is 1.0 if q changed (then Position is
-    realized again, Velocity not), ``info[ITERATIONS]`` the Gauss-Newton steps. The
+    realized again, Velocity not), ``info[ITERATIONS]`` the Gauss-Newton steps,
+    ``info[JACOBIAN_CURRENT]`` 1.0 if the scratch P (m, nu) holds the constraint Jacobian
+    at the final q (computed for the estimate's projection), for ``project_u``. The
     status."""
     info[CHANGED] = 0.0
     info[ITERATIONS] = 0.0
+    info[JACOBIAN_CURRENT] = 0.0
     q = f1(a, s, SLOT.q)
     nq = q.shape[0]
     starts = i1(a, s, SLOT.quat_starts)
@@ -317,7 +375,7 @@ def project_q(
             dq, q0 = blk[o : o + nq], blk[o + nq : o + 2 * nq]
             iterations = 0
             while norm > target and iterations < MAX_Q_ITERATIONS:
-                if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A) != OK:
+                if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A, P) != OK:
                     return IRREGULAR
                 if not min_norm_solve(A, errs, dq):
                     return IRREGULAR
@@ -357,8 +415,9 @@ def project_q(
     if est.shape[0]:
         remove_quaternion_norm_errors(q, starts, est)
         if m:
-            if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A) != OK:
+            if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A, P) != OK:
                 return IRREGULAR
+            info[JACOBIAN_CURRENT] = 1.0
             for j in range(nq):
                 est[j] *= wq[j]
             if not remove_row_space(A, est, tmp_m, tmp_n):
@@ -370,11 +429,15 @@ def project_q(
 
 # --------------------------------------------------------------------- projectU
 @njit(cache=True, nogil=True)
-def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity, force, est, info):
+def project_u(
+    euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity, force, est, info, P
+):
     """projectUImpl (see module docstring) on the State of table a, s, realized through
     Velocity with its velocity errors in uerr; ``est`` (nu,) the u error estimate,
     projected in place. ``info[CHANGED]`` is 1.0 if u changed (Velocity is realized
-    again, ``info[KINETIC_ENERGY]`` its kinetic energy). The status."""
+    again, ``info[KINETIC_ENERGY]`` its kinetic energy). The scratch P (m, nu) is taken as
+    the constraint Jacobian at the State's q if ``info[JACOBIAN_CURRENT]`` is 1.0 (as
+    ``project_q`` leaves it), else computed into it (and the flag set). The status."""
     info[CHANGED] = 0.0
     info[ITERATIONS] = 0.0
     if m == 0:
@@ -392,8 +455,9 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
         errs[i] = tpv[i] * uerr[i]
     norm = error_norm(errs, squares, infinity)
     if norm > accuracy or (force and norm > 0.0):
-        if weighted_p(a, s, ci, cf, m, tpv, wu, A) != OK:
+        if weighted_p(a, s, ci, cf, m, tpv, wu, A, P, info[JACOBIAN_CURRENT] != 0.0) != OK:
             return IRREGULAR
+        info[JACOBIAN_CURRENT] = 1.0
         have_A = True
         for _ in range(MAX_U_ITERATIONS):
             if not min_norm_solve(A, errs, du):
@@ -414,7 +478,9 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
         if norm > accuracy:
             return FAILED
     if est.shape[0]:
-        if not have_A and weighted_p(a, s, ci, cf, m, tpv, wu, A) != OK:
+        if not have_A and (
+            weighted_p(a, s, ci, cf, m, tpv, wu, A, P, info[JACOBIAN_CURRENT] != 0.0) != OK
+        ):
             return IRREGULAR
         for j in range(nu):
             est[j] *= wu[j]
@@ -427,8 +493,8 @@ def project_u(euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity,
 
 #: project_q and project_u for kernels, called at their compiled addresses
 project_q_by_address = address_call(
-    project_q, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _F, _B, _B, _F1, _F1)
+    project_q, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _F, _B, _B, _F1, _F1, _F2)
 )
 project_u_by_address = address_call(
-    project_u, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _B, _B, _F1, _F1)
+    project_u, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _B, _B, _F1, _F1, _F2)
 )
