@@ -35,6 +35,8 @@ from app.widgets.offset_axis import OffsetAxis
 
 DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+#: Shown across the plot while the checked quantities have no sample yet.
+NO_SAMPLES_TEXT = "No samples yet: press Play (F5) or Step (F10) to plot them."
 
 
 class QuantityModel(QAbstractListModel):
@@ -268,6 +270,12 @@ class PlotsWidget(QWidget):
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#e74c3c", width=2))
         self.cursor.setVisible(False)
         self.plot.addItem(self.cursor, ignoreBounds=True)
+        #: Across the middle of the plot while checked quantities have no sample yet (a model
+        #: just opened or reset records its first sample when it runs).
+        self.no_samples = pg.LabelItem(NO_SAMPLES_TEXT, color="#808080")
+        self.no_samples.setParentItem(self.plot.plotItem.vb)
+        self.no_samples.anchor(itemPos=(0.5, 0.5), parentPos=(0.5, 0.5))
+        self.no_samples.setVisible(False)
         #: (branch name, sample columns, rows) per branch; see set_branches.
         self.branches: list[tuple[str, list[str], np.ndarray]] = []
         #: Dashed curves of the branches: (quantity, branch name) -> curve.
@@ -428,6 +436,7 @@ class PlotsWidget(QWidget):
         if self.buffer.epoch != self._epoch:  # rows were dropped: read them all again
             self._epoch, self._seen = self.buffer.epoch, 0
             self._data = np.empty((0, self._data.shape[1]))
+            self._draw()
         rows, self._seen = self.buffer.since(self._seen, self._columns())
         if len(rows):
             self._data = np.concatenate((self._data, rows))[-self.capacity :]
@@ -441,6 +450,9 @@ class PlotsWidget(QWidget):
             self.cursor.setValue(t)
 
     def _draw(self) -> None:
+        self.no_samples.setVisible(
+            self.buffer is not None and bool(self._plotted) and len(self._data) == 0
+        )
         if not self._plotted or len(self._data) == 0:
             for curve in self.curves.values():
                 curve.setData([], [])

@@ -54,3 +54,30 @@ def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, qsettings
     assert shown.contains(label.sceneBoundingRect()), (label.sceneBoundingRect(), shown)
     window.model_editor.interactive = False
     window.close()
+
+
+def test_a_model_just_opened_says_why_its_plot_is_empty(qtbot, qsettings):
+    """A model just opened has no sample yet: its plot says so (and how to get them) instead
+    of showing empty axes from 0 to 1, and the note goes with the first step (F10)."""
+    from app.widgets.plots import NO_SAMPLES_TEXT
+
+    window = MainWindow(
+        model_path=example_path("four_bar"), settings=qsettings, restore_layout=False
+    )
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+    plots = panel.plots
+    qtbot.waitUntil(lambda: plots.checked() == ["total energy"], timeout=5000)
+    note = plots.no_samples
+    assert note.isVisible() and note.text == NO_SAMPLES_TEXT
+    shown = plots.plot.mapToScene(plots.plot.viewport().rect()).boundingRect()
+    assert shown.contains(note.sceneBoundingRect())
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F10)  # Step
+    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) > 0, timeout=10000)
+    assert not note.isVisible()
+    window.model_editor.interactive = False
+    window.close()
