@@ -50,7 +50,7 @@ def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, qsettings
     assert label.isVisible()
     assert label.text.startswith("Δ from 12.26"), label.text
     assert len(label.text) >= len("Δ from 12.26249999")  # the digits that tell it apart
-    shown = plots.plot.mapToScene(plots.plot.viewport().rect()).boundingRect()
+    shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
     assert shown.contains(label.sceneBoundingRect()), (label.sceneBoundingRect(), shown)
     window.model_editor.interactive = False
     window.close()
@@ -73,11 +73,39 @@ def test_a_model_just_opened_says_why_its_plot_is_empty(qtbot, qsettings):
     qtbot.waitUntil(lambda: plots.checked() == ["total energy"], timeout=5000)
     note = plots.no_samples
     assert note.isVisible() and note.text == NO_SAMPLES_TEXT
-    shown = plots.plot.mapToScene(plots.plot.viewport().rect()).boundingRect()
-    assert shown.contains(note.sceneBoundingRect())
+    assert plots.plot.plotItem.vb.sceneBoundingRect().contains(note.sceneBoundingRect())
     _activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F10)  # Step
     qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) > 0, timeout=10000)
     assert not note.isVisible()
+    window.model_editor.interactive = False
+    window.close()
+
+
+def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, qsettings):
+    """The gimbal-lock example plots its six generalized speeds: in the docked plot the
+    legend lays them out in columns that fit its height, every entry inside the plot (in
+    one column the last ones fell below its bottom edge)."""
+    window = MainWindow(
+        model_path=example_path("gimbal_lock"), settings=qsettings, restore_layout=False
+    )
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+    plots = panel.plots
+    qtbot.waitUntil(lambda: len(plots.checked()) == 6, timeout=5000)
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.2, timeout=15000)
+    qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Pause
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.wait(50)
+    legend = plots.plot.plotItem.legend
+    assert [label.text for _, label in legend.items] == plots.checked()
+    shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
+    for _, label in legend.items:
+        assert shown.contains(label.sceneBoundingRect()), (label.text, shown)
     window.model_editor.interactive = False
     window.close()
