@@ -109,3 +109,22 @@ def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, qs
         assert shown.contains(label.sceneBoundingRect()), (label.text, shown)
     window.model_editor.interactive = False
     window.close()
+
+
+def test_the_history_budget_box_says_what_it_is_and_takes_typed_megabytes(qtbot, qsettings):
+    """Beside the timeline, "512 MB" alone did not say what the megabytes are for: the box
+    reads "History 512 MB", and a user clicks in it, selects (Ctrl+A), types and presses
+    Return as in any number box."""
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    box = window.timeline.budget_box
+    assert box.text() == f"History {box.value()} MB"
+    assert box.isVisible() and box.width() >= box.sizeHint().width()
+    qtbot.mouseClick(box.lineEdit(), Qt.MouseButton.LeftButton)
+    qtbot.keyClick(box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(box, "256")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert box.value() == 256 and box.text() == "History 256 MB"
+    assert int(qsettings.value("history/budget_mb")) == 256
