@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -64,8 +65,19 @@ DEFAULT_SIZE = (1280, 800)
 LEFT_COLUMN_SHARES = (200, 250, 200)
 
 
+@functools.cache
+def icon_file(filename: str) -> QIcon:
+    """The icon of ``resources/icons/filename`` (a null QIcon if there is no such file), one
+    QIcon per file for the process. Qt caches the pixmaps an icon is drawn at (the window
+    icon at six sizes for the window manager, toolbar icons per size and state) in
+    QPixmapCache under the icon's own serial number, so every window sharing the one icon
+    shares those pixmaps; an icon made per window would add its own until the cache's limit."""
+    path = ICONS_DIR / filename
+    return QIcon(str(path)) if path.is_file() else QIcon()
+
+
 def app_icon() -> QIcon:
-    return QIcon(str(ICONS_DIR / "mbstudio.svg"))
+    return icon_file("mbstudio.svg")
 
 
 def grab_window(window: QWidget) -> QPixmap:
@@ -212,8 +224,7 @@ class MainWindow(QMainWindow):
             self.resizeDocks(left, list(LEFT_COLUMN_SHARES), Qt.Orientation.Vertical)
 
     def _icon(self, filename: str, fallback: QStyle.StandardPixmap) -> QIcon:
-        path = ICONS_DIR / filename
-        icon = QIcon(str(path)) if path.is_file() else QIcon()
+        icon = icon_file(filename)
         return icon if not icon.isNull() else self.style().standardIcon(fallback)
 
     def _create_toolbar(self) -> None:

@@ -15,6 +15,7 @@ The file to write is asked with ``choose_path`` (a QFileDialog by default; tests
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 
@@ -41,8 +42,11 @@ REC_STYLE = "QLabel { color: white; background: #d0021b; padding: 1px 6px; font-
 VIDEO_FPS = 30.0
 
 
+@functools.cache
 def record_icon(size: int = 32) -> QIcon:
-    """A red disc: the usual record symbol."""
+    """A red disc: the usual record symbol, one QIcon per size for the process (Qt caches the
+    pixmaps it derives from an icon, such as the greyed one of a disabled action, in
+    QPixmapCache under the icon's source pixmap: every window shares them)."""
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)

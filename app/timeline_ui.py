@@ -163,6 +163,7 @@ class TimelinePanel(QObject):
         self.budget_box.setObjectName("historyBudget")
         self.budget_box.setRange(16, 65536)
         self.budget_box.setSingleStep(64)
+        self.budget_box.setPrefix("History ")  # what the megabytes are for, without hovering
         self.budget_box.setSuffix(" MB")
         self.budget_box.setToolTip(
             "Memory the recorded history may use; beyond it the oldest branches, then the "

@@ -1,7 +1,9 @@
 """A plot value axis whose tick labels stay short when the visible range is tiny next to the
 values: a conserved energy of 1.0787762500556 J that drifts by 1e-12 J would otherwise get
-13-digit labels that all look alike. Then the ticks show the difference from an offset, and the
-axis label says which offset ("Δ from 1.0787762500557")."""
+13-digit labels that all look alike. Then the ticks show the difference from an offset, and a
+label written across the plot's top right corner (the legend has the left one) says which offset
+("Δ from 1.0787762500557"): written along the axis, as axis titles are, its 17 digits would not
+fit the height of a docked plot."""
 
 from __future__ import annotations
 
@@ -49,6 +51,10 @@ class OffsetAxis(pg.AxisItem):
     def __init__(self, orientation: str = "left", **kwargs) -> None:
         super().__init__(orientation, **kwargs)
         self.offset: float | None = None
+        #: "Δ from <offset>" across the top right corner of the linked view, hidden while the
+        #: ticks show plain values.
+        self.offset_label = pg.LabelItem("", justify="right")
+        self.offset_label.setVisible(False)
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
         low, high = (v * scale for v in self.range)
@@ -62,7 +68,13 @@ class OffsetAxis(pg.AxisItem):
         if offset == self.offset:
             return
         self.offset = offset
+        label = self.offset_label
         if offset is None:
-            self.showLabel(False)
-        else:
-            self.setLabel(f"Δ from {offset_text(offset, low, high)}")
+            label.setVisible(False)
+            return
+        view = self.linkedView()
+        if view is not None and label.parentItem() is not view:
+            label.setParentItem(view)
+            label.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, 0))
+        label.setText(f"Δ from {offset_text(offset, low, high)}", color=self.textPen().color())
+        label.setVisible(True)

@@ -14,6 +14,8 @@ as dashed curves of the same quantities, so that the current run and the branche
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
@@ -35,6 +37,10 @@ from app.widgets.offset_axis import OffsetAxis
 
 DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+#: Pixels kept free between the legend and the plot's top and bottom edges.
+LEGEND_MARGIN = 6
+#: Shown across the plot while the checked quantities have no sample yet.
+NO_SAMPLES_TEXT = "No samples yet: press Play (F5) or Step (F10) to plot them."
 
 
 class QuantityModel(QAbstractListModel):
@@ -239,7 +245,10 @@ class PlotsWidget(QWidget):
         self.plot.setObjectName("plotArea")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", "t")
-        self.plot.addLegend(offset=(5, 5))
+        # A translucent legend, in as many columns as its entries need to fit the plot's
+        # height (see _fit_legend): the curves behind it stay readable.
+        self.plot.addLegend(offset=(5, 5), brush=pg.mkBrush(255, 255, 255, 200))
+        self.plot.plotItem.vb.sigResized.connect(self._fit_legend)
         for axis in ("left", "bottom"):  # no unit prefixes: no label re-layout on re-ranging
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
             # An axis draws its grid over the whole plot: cached as a pixmap, a moving
@@ -268,6 +277,12 @@ class PlotsWidget(QWidget):
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#e74c3c", width=2))
         self.cursor.setVisible(False)
         self.plot.addItem(self.cursor, ignoreBounds=True)
+        #: Across the middle of the plot while checked quantities have no sample yet (a model
+        #: just opened or reset records its first sample when it runs).
+        self.no_samples = pg.LabelItem(NO_SAMPLES_TEXT, color="#808080")
+        self.no_samples.setParentItem(self.plot.plotItem.vb)
+        self.no_samples.anchor(itemPos=(0.5, 0.5), parentPos=(0.5, 0.5))
+        self.no_samples.setVisible(False)
         #: (branch name, sample columns, rows) per branch; see set_branches.
         self.branches: list[tuple[str, list[str], np.ndarray]] = []
         #: Dashed curves of the branches: (quantity, branch name) -> curve.
@@ -395,6 +410,17 @@ class PlotsWidget(QWidget):
         self._draw()
         self._draw_branches()
 
+    def _fit_legend(self, *_args) -> None:
+        """Lay the legend's entries out in the columns that keep it within the plot's height
+        (six quantities in a docked plot ~150 px high: two columns of three)."""
+        legend = self.plot.plotItem.legend
+        if legend is None or not legend.items:
+            return
+        row_height = max(label.boundingRect().height() for _, label in legend.items)
+        room = self.plot.plotItem.vb.height() - 2 * LEGEND_MARGIN
+        rows = max(1, int(room // max(row_height, 1.0)))
+        legend.setColumnCount(max(1, math.ceil(len(legend.items) / rows)))
+
     def set_branches(self, branches: list[tuple[str, list[str], np.ndarray]]) -> None:
         """Overlay the branches: (name, sample columns, rows) each, drawn dashed."""
         self.branches = list(branches)
@@ -416,6 +442,7 @@ class PlotsWidget(QWidget):
                     curve.setToolTip(f"{name}, {branch}")
                     self.plot.addItem(curve)
                     self.branch_curves[(name, branch)] = curve
+        self._fit_legend()
 
     def _columns(self) -> list[int]:
         names = self.buffer.columns
@@ -428,6 +455,7 @@ class PlotsWidget(QWidget):
         if self.buffer.epoch != self._epoch:  # rows were dropped: read them all again
             self._epoch, self._seen = self.buffer.epoch, 0
             self._data = np.empty((0, self._data.shape[1]))
+            self._draw()
         rows, self._seen = self.buffer.since(self._seen, self._columns())
         if len(rows):
             self._data = np.concatenate((self._data, rows))[-self.capacity :]
@@ -441,6 +469,9 @@ class PlotsWidget(QWidget):
             self.cursor.setValue(t)
 
     def _draw(self) -> None:
+        self.no_samples.setVisible(
+            self.buffer is not None and bool(self._plotted) and len(self._data) == 0
+        )
         if not self._plotted or len(self._data) == 0:
             for curve in self.curves.values():
                 curve.setData([], [])

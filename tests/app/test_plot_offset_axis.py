@@ -1,6 +1,6 @@
 """A flat curve (a conserved energy drifting by 1e-12 J) gets short tick labels relative to an
-offset named in the axis label, instead of 13-digit labels that all look alike; an ordinary
-curve keeps plain labels."""
+offset named in a label across the plot's corner, instead of 13-digit labels that all look
+alike; an ordinary curve keeps plain labels."""
 
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ def test_a_flat_energy_curve_gets_short_labels_and_an_offset(qtbot):
     ticks = _shown_ticks(axis)
     assert ticks and max(len(s) for s in ticks) <= 9, ticks
     assert axis.offset is not None
-    assert axis.labelText.startswith("Δ from 1.0787762500")
+    assert axis.offset_label.isVisible()
+    assert axis.offset_label.text.startswith("Δ from 1.0787762500")
     # each label plus the offset is the tick's value
     low, high = axis.range
     for spacing, values in axis.tickValues(low, high, axis.height()):
@@ -62,7 +63,7 @@ def test_a_flat_energy_curve_gets_short_labels_and_an_offset(qtbot):
     widget.refresh()
     qtbot.wait(100)
     _shown_ticks(axis)
-    assert axis.offset is None and not axis.label.isVisible()
+    assert axis.offset is None and not axis.offset_label.isVisible()
 
 
 def test_differences_show_the_digits_the_spacing_needs():

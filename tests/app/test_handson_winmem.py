@@ -1,0 +1,130 @@
+"""GUI fixes from a newcomer's pass over the studio's examples, each driven by real input."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from app.document.examples import example_path
+from app.main_window import MainWindow
+
+pytestmark = pytest.mark.gui
+
+
+def _activate(qtbot, window) -> None:
+    """Make ``window`` the active window (no window manager under Xvfb), for key shortcuts."""
+    window.raise_()
+    window.activateWindow()
+    if QApplication.activeWindow() is not window:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            QApplication.setActiveWindow(window)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+
+
+def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, qsettings):
+    """The pendulum's total energy drifts by ~1e-9 J around 12.26 J: its plot's ticks show
+    the drift and a label the offset, 12.2624999... with ten digits and more; in the docked
+    plot (~180 px high) that label is readable in full, inside the plot."""
+    window = MainWindow(
+        model_path=example_path("pendulum"), settings=qsettings, restore_layout=False
+    )
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+    plots = panel.plots
+    axis = plots.plot.getAxis("left")
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
+    qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Pause
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.waitUntil(lambda: axis.offset is not None, timeout=5000)
+    qtbot.wait(50)  # the plot repaints
+    label = axis.offset_label
+    assert label.isVisible()
+    assert label.text.startswith("Δ from 12.26"), label.text
+    assert len(label.text) >= len("Δ from 12.26249999")  # the digits that tell it apart
+    shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
+    assert shown.contains(label.sceneBoundingRect()), (label.sceneBoundingRect(), shown)
+    window.model_editor.interactive = False
+    window.close()
+
+
+def test_a_model_just_opened_says_why_its_plot_is_empty(qtbot, qsettings):
+    """A model just opened has no sample yet: its plot says so (and how to get them) instead
+    of showing empty axes from 0 to 1, and the note goes with the first step (F10)."""
+    from app.widgets.plots import NO_SAMPLES_TEXT
+
+    window = MainWindow(
+        model_path=example_path("four_bar"), settings=qsettings, restore_layout=False
+    )
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+    plots = panel.plots
+    qtbot.waitUntil(lambda: plots.checked() == ["total energy"], timeout=5000)
+    note = plots.no_samples
+    assert note.isVisible() and note.text == NO_SAMPLES_TEXT
+    assert plots.plot.plotItem.vb.sceneBoundingRect().contains(note.sceneBoundingRect())
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F10)  # Step
+    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) > 0, timeout=10000)
+    assert not note.isVisible()
+    window.model_editor.interactive = False
+    window.close()
+
+
+def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, qsettings):
+    """The gimbal-lock example plots its six generalized speeds: in the docked plot the
+    legend lays them out in columns that fit its height, every entry inside the plot (in
+    one column the last ones fell below its bottom edge)."""
+    window = MainWindow(
+        model_path=example_path("gimbal_lock"), settings=qsettings, restore_layout=False
+    )
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
+    plots = panel.plots
+    qtbot.waitUntil(lambda: len(plots.checked()) == 6, timeout=5000)
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.2, timeout=15000)
+    qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Pause
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.wait(50)
+    legend = plots.plot.plotItem.legend
+    assert [label.text for _, label in legend.items] == plots.checked()
+    shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
+    for _, label in legend.items:
+        assert shown.contains(label.sceneBoundingRect()), (label.text, shown)
+    window.model_editor.interactive = False
+    window.close()
+
+
+def test_the_history_budget_box_says_what_it_is_and_takes_typed_megabytes(qtbot, qsettings):
+    """Beside the timeline, "512 MB" alone did not say what the megabytes are for: the box
+    reads "History 512 MB", and a user clicks in it, selects (Ctrl+A), types and presses
+    Return as in any number box."""
+    window = MainWindow(settings=qsettings, restore_layout=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    box = window.timeline.budget_box
+    assert box.text() == f"History {box.value()} MB"
+    assert box.isVisible() and box.width() >= box.sizeHint().width()
+    qtbot.mouseClick(box.lineEdit(), Qt.MouseButton.LeftButton)
+    qtbot.keyClick(box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(box, "256")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert box.value() == 256 and box.text() == "History 256 MB"
+    assert int(qsettings.value("history/budget_mb")) == 256
