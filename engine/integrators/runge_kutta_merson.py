@@ -47,15 +47,16 @@ from engine.integrators.merson_compiled.attempt import (
 from engine.integrators.merson_compiled.constrained_steps import (
     ATTEMPT_INFO_SIZE,
     ATTEMPTS,
+    CONS_SPEC,
     COUNTS_SIZE,
     PROJECTIONS,
     Q_PROJECTIONS,
     U_PROJECTIONS,
-    array_table,
     constrained_merson_steps,
 )
 from engine.integrators.merson_compiled.run_record import new_run_records
 from engine.integrators.merson_compiled.steps import merson_steps
+from engine.multibody.kernels.array_table import ArrayTable
 from engine.multibody.kernels.constraint_kernels import carve_work, constrained_work_size
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
 
@@ -326,7 +327,7 @@ class RungeKuttaMersonIntegrator(Integrator):
         """The ``cons`` tuple of ``constrained_merson_steps`` for the advanced State and
         its compiled constraints ``cc``: (m, addresses, shapes), a table of the
         constraints and the State's arrays their kernels write, the projection weights
-        and the scratch (``constrained_steps.CI`` ...). Kept, with the arrays, while the
+        and the scratch (``constrained_steps.CONS_SPEC``). Kept, with the arrays, while the
         State and ``cc`` stay the same (``cc`` is made again, with its State's plan, when
         the discrete variables or the Instance stage change, and with them the weights)."""
         kept = getattr(self, "_constrainedArrays", None)
@@ -351,9 +352,10 @@ class RungeKuttaMersonIntegrator(Integrator):
             *carve_work(np.zeros(constrained_work_size(m, nb, nu)), m, nb, nu),
             np.zeros((m, nu)),
         )
-        cons = (m, *array_table(arrays))
+        table = ArrayTable(CONS_SPEC, arrays)  # checks each array against its declaration
+        cons = (m, table.addresses, table.shapes)
         # the arrays stay referenced while the kernels may read them at their addresses
-        self._constrainedArrays = (adv, cc, cons, arrays)
+        self._constrainedArrays = (adv, cc, cons, table)
         return cons
 
     def _takeConstrainedCompiledSteps(self, tMax, tStop, maxSteps, stage) -> int:

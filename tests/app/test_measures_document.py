@@ -163,7 +163,8 @@ def test_built_measures_match_direct_computations():
 
 def test_probe_stages_are_checked():
     built = build(pendulum_with_measures())
-    state = built.state  # realized to Model only
+    state = built.system.getDefaultState()  # realized to Model only
+    assert state.getSystemStage() == Stage.Model
     with pytest.raises(Exception, match="realized"):
         built.measures["bob speed"].getValue(state)
 

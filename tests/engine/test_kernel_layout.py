@@ -10,12 +10,20 @@ import numpy as np
 import pytest
 
 from engine import Force, Stage
+from engine.integrators.merson_compiled.constrained_steps import CONS_SLOT, CONS_SPEC
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.array_table import ArrayTable
+from engine.multibody.kernels.constraint_kernels import WORK_SLOT, WORK_SPEC
 from engine.multibody.kernels.fused_stages import ACCELERATION, POSITION, realize_stages_from_table
 from tests.engine.test_matter_operator_oracles import DYNAMIC_TYPES, random_tree
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
+#: the tables besides the State's kernel table whose kernels read them by slot name:
+#: name of the slots' namedtuple -> (the namedtuple, its declaration)
+SIDE_TABLES = {
+    "CONS_SLOT": (CONS_SLOT, CONS_SPEC),
+    "WORK_SLOT": (WORK_SLOT, WORK_SPEC),
+}
 ACCESSORS = {"f1": ("f", 1), "f2": ("f", 2), "f3": ("f", 3), "i1": ("i", 1), "i2": ("i", 2)}
 
 
@@ -35,8 +43,10 @@ def _chain(seed: int = 3):
 
 
 def _accessor_uses():
-    """(file, line, accessor, slot name) for every table read in the engine's source:
-    ``f2(a, s, SLOT.V_GB)``, also through module constants such as ``_Q = SLOT.q``."""
+    """(file, line, accessor, table, slot name) for every table read in the engine's
+    source: ``f2(a, s, SLOT.V_GB)``, also through module constants such as
+    ``_Q = SLOT.q``, and reads of the declared side tables (``SIDE_TABLES``) such as
+    ``f2(wa, ws, WORK_SLOT.G)``; table and slot are None for a read by number."""
     for path in sorted(ENGINE.rglob("*.py")):
         tree = ast.parse(path.read_text())
         aliases = {}
@@ -63,23 +73,53 @@ def _accessor_uses():
             if name not in ACCESSORS or len(node.args) != 3:
                 continue
             slot = node.args[2]
-            if isinstance(slot, ast.Attribute) and getattr(slot.value, "id", "") == "SLOT":
-                yield path.name, node.lineno, name, slot.attr
+            table = getattr(slot.value, "id", "") if isinstance(slot, ast.Attribute) else ""
+            if table == "SLOT" or table in SIDE_TABLES:
+                yield path.name, node.lineno, name, table, slot.attr
             elif isinstance(slot, ast.Name) and slot.id in aliases:
-                yield path.name, node.lineno, name, aliases[slot.id]
+                yield path.name, node.lineno, name, "SLOT", aliases[slot.id]
             else:
-                yield path.name, node.lineno, name, None
+                yield path.name, node.lineno, name, None, None
 
 
 def test_every_table_read_names_its_slot_with_the_declared_kind_and_dimensions():
     uses = list(_accessor_uses())
     assert len(uses) > 60  # the stage kernels, the fused kernel, the Merson kernels
-    for file, line, accessor, slot in uses:
-        assert slot is not None, f"{file}:{line}: a table read by number, not by SLOT name"
-        decl = layout.BY_NAME[slot]
-        assert ACCESSORS[accessor] == (decl.kind, len(decl.shape)), (
-            f"{file}:{line}: {accessor} reads {slot}, declared {decl.kind} {decl.shape}"
+    for file, line, accessor, table, slot in uses:
+        assert slot is not None, f"{file}:{line}: a table read by number, not by a slot name"
+        if table == "SLOT":
+            decl = layout.BY_NAME[slot]
+            declared = (decl.kind, len(decl.shape))
+        else:
+            declared = {name: (kind, ndim) for name, kind, ndim in SIDE_TABLES[table][1]}[slot]
+        assert ACCESSORS[accessor] == declared, (
+            f"{file}:{line}: {accessor} reads {table}.{slot}, declared {declared}"
         )
+    assert {table for _, _, _, table, _ in uses} == {"SLOT", *SIDE_TABLES}
+
+
+@pytest.mark.parametrize("table", sorted(SIDE_TABLES))
+def test_a_side_tables_slots_follow_its_declaration(table):
+    slots, spec = SIDE_TABLES[table]
+    assert slots._fields == tuple(name for name, _, _ in spec)
+    assert list(slots) == list(range(len(spec)))
+
+
+def test_the_constraints_table_refuses_an_array_of_another_kind_or_dimension():
+    """Two arrays of the constraints' table swapped (ci and cf, qerr and P) are refused
+    when the table is made, before any kernel reads them."""
+    good = [
+        np.zeros((2, 3), np.int64) if kind == "i" and ndim == 2
+        else np.zeros(3, np.int64) if kind == "i"
+        else np.zeros((2,) * ndim)
+        for _, kind, ndim in CONS_SPEC
+    ]  # fmt: skip
+    ArrayTable(CONS_SPEC, tuple(good))
+    for a, b in ((CONS_SLOT.ci, CONS_SLOT.cf), (CONS_SLOT.qerr, CONS_SLOT.P)):
+        swapped = list(good)
+        swapped[a], swapped[b] = good[b], good[a]
+        with pytest.raises(ValueError, match="must be a C-contiguous"):
+            ArrayTable(CONS_SPEC, tuple(swapped))
 
 
 def test_the_slots_spec_and_declaration_agree():

@@ -33,6 +33,7 @@ declines, a step size underflow or crawling.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, types
@@ -124,31 +125,26 @@ _constrained_accelerations_by_address = address_call(
 )
 
 
-#: entries of the constraints' table (``cons`` = (m, addresses, shapes), read with the State
-#: table's accessors: views without reference counts, the way the kernels pass them on)
-CI, CF, QERR, UERR, LAM, UDOT_ERR, TP, WQ, TPV, WU, WORK, WORK_ADDRESSES, WORK_SHAPES = range(13)
-P_SCRATCH = 13
-CONS_ENTRIES = 14
-
-
-def array_table(arrays) -> tuple[np.ndarray, np.ndarray]:
-    """(addresses, shapes) of C-contiguous ``arrays`` (up to three dimensions): the table
-    the kernels read with ``array_table.f1``, ``f2``, ``i1``, ``i2``."""
-    addresses = np.zeros(len(arrays), dtype=np.int64)
-    shapes = np.zeros((len(arrays), 3), dtype=np.int64)
-    for k, x in enumerate(arrays):
-        if not x.flags.c_contiguous:
-            raise ValueError(f"array_table: entry {k} is not C-contiguous")
-        addresses[k] = x.ctypes.data
-        shapes[k, : x.ndim] = x.shape
-    return addresses, shapes
+#: the constraints' table (``cons`` = (m, addresses, shapes), read with the State table's
+#: accessors: views without reference counts, the way the kernels pass them on), declared
+#: once: (name, kind, number of dimensions); ``CONS_SLOT.ci`` is ci's place
+CONS_SPEC = (
+    ("ci", "i", 2), ("cf", "f", 2), ("qerr", "f", 1), ("uerr", "f", 1), ("lam", "f", 1),
+    ("udot_err", "f", 1), ("tp", "f", 1), ("wq", "f", 1), ("tpv", "f", 1), ("wu", "f", 1),
+    ("work", "f", 1), ("work_addresses", "i", 1), ("work_shapes", "i", 2), ("P", "f", 2),
+)  # fmt: skip
+CONS_SLOT = namedtuple("ConsSlot", [name for name, _, _ in CONS_SPEC])(*range(len(CONS_SPEC)))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _work(cons):
     """The scratch table of ``constraint_kernels.carve_work`` from the constraints' table."""
     ca, cs = cons[1], cons[2]
-    return (table_f1(ca, cs, WORK), i1(ca, cs, WORK_ADDRESSES), i2(ca, cs, WORK_SHAPES))
+    return (
+        table_f1(ca, cs, CONS_SLOT.work),
+        i1(ca, cs, CONS_SLOT.work_addresses),
+        i2(ca, cs, CONS_SLOT.work_shapes),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -156,8 +152,9 @@ def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
     """Realize ``first``..Acceleration and correct udot (and A_GB, qdotdot) by the
     constraint forces; False if the constraint kernel declined."""
     ca, cs = cons[1], cons[2]
-    ci, cf, m = i2(ca, cs, CI), f2(ca, cs, CF), cons[0]
-    multipliers, udot_err, work = table_f1(ca, cs, LAM), table_f1(ca, cs, UDOT_ERR), _work(cons)
+    ci, cf, m = i2(ca, cs, CONS_SLOT.ci), f2(ca, cs, CONS_SLOT.cf), cons[0]
+    multipliers, udot_err = table_f1(ca, cs, CONS_SLOT.lam), table_f1(ca, cs, CONS_SLOT.udot_err)
+    work = _work(cons)
     # run-time stage numbers: the fused realization's own compiled specialisation
     realize_stages_by_address(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
     status = _constrained_accelerations_by_address(
@@ -227,7 +224,7 @@ def constrained_attempt(
     h, y0, f0, work, euler, a, s, u_scale, z_scale, w_u, infinity, hopeless, cons, tols, info
 ):
     """One attempt of step h from (y0, f0), steps 2 of the module docstring. ``cons`` =
-    (m, addresses, shapes): the number of equations and a table (entries CI..P_SCRATCH)
+    (m, addresses, shapes): the number of equations and a table (``CONS_SPEC``)
     of the compiled constraints (ci, cf), the State's arrays their kernels write (qerr,
     uerr, multipliers, udot_err), the projection weights (QErrWeights, q weights,
     UErrWeights, u weights), the scratch of ``constrained_accelerations_into``
@@ -248,11 +245,11 @@ def constrained_attempt(
         if not math.isfinite(y[i]):
             return Y1_NOT_FINITE
     ca, cs = cons[1], cons[2]
-    ci, cf, m = i2(ca, cs, CI), f2(ca, cs, CF), cons[0]
-    qerr, uerr = table_f1(ca, cs, QERR), table_f1(ca, cs, UERR)
-    tp, wq = table_f1(ca, cs, TP), table_f1(ca, cs, WQ)
-    tpv, wu = table_f1(ca, cs, TPV), table_f1(ca, cs, WU)
-    P = f2(ca, cs, P_SCRATCH)
+    ci, cf, m = i2(ca, cs, CONS_SLOT.ci), f2(ca, cs, CONS_SLOT.cf), cons[0]
+    qerr, uerr = table_f1(ca, cs, CONS_SLOT.qerr), table_f1(ca, cs, CONS_SLOT.uerr)
+    tp, wq = table_f1(ca, cs, CONS_SLOT.tp), table_f1(ca, cs, CONS_SLOT.wq)
+    tpv, wu = table_f1(ca, cs, CONS_SLOT.tpv), table_f1(ca, cs, CONS_SLOT.wu)
+    P = f2(ca, cs, CONS_SLOT.P)
     tol, target, limit, force = tols[0], tols[1], tols[2], tols[3] != 0.0
     nq, nu = s[_Q, 0], s[_U, 0]
     write_q_and_u(y, a, s)

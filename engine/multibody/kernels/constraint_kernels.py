@@ -43,6 +43,7 @@ Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -932,8 +933,15 @@ def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_e
     )
 
 
-#: the scratch arrays of ``constrained_accelerations_into`` in ``carve_work``'s table
-_G, _GB, _YT, _W, _WS, _VS, _COL, _RHS, _A0, _AERR0, _R, _P, _WV, _V, _B, _A, _C = range(17)
+#: the scratch arrays of ``constrained_accelerations_into`` in ``carve_work``'s table,
+#: declared once: (name, kind, number of dimensions); ``WORK_SLOT.G`` is G's place
+WORK_SPEC = (
+    ("G", "f", 2), ("Gb", "f", 3), ("Yt", "f", 2), ("W", "f", 2), ("Ws", "f", 2),
+    ("Vs", "f", 2), ("col", "f", 1), ("rhs", "f", 1), ("A0", "f", 2), ("aerr0", "f", 1),
+    ("R", "f", 3), ("p", "f", 2), ("w", "f", 2), ("v", "f", 2), ("b", "f", 2), ("a", "f", 2),
+    ("C", "f", 3),
+)  # fmt: skip
+WORK_SLOT = namedtuple("WorkSlot", [name for name, _, _ in WORK_SPEC])(*range(len(WORK_SPEC)))
 
 
 @njit(cache=True, nogil=True)
@@ -971,8 +979,14 @@ def carve_work(work, m, nb, nu):
 def work_buffers(work):
     """The kinematics buffers (R, p, w, v, b, a) of ``carve_work``'s table."""
     wa, ws = work[1], work[2]
-    return (f3(wa, ws, _R), f2(wa, ws, _P), f2(wa, ws, _WV), f2(wa, ws, _V), f2(wa, ws, _B),
-            f2(wa, ws, _A))  # fmt: skip
+    return (
+        f3(wa, ws, WORK_SLOT.R),
+        f2(wa, ws, WORK_SLOT.p),
+        f2(wa, ws, WORK_SLOT.w),
+        f2(wa, ws, WORK_SLOT.v),
+        f2(wa, ws, WORK_SLOT.b),
+        f2(wa, ws, WORK_SLOT.a),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -986,10 +1000,11 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
     udot, A_GB = f1(a, s, SLOT.udot), f2(a, s, SLOT.A_GB)
     nb, nu = parent.shape[0], udot.shape[0]
     wa, ws = work[1], work[2]
-    G, Gb, Yt = f2(wa, ws, _G), f3(wa, ws, _GB), f2(wa, ws, _YT)
-    W, Ws, Vs = f2(wa, ws, _W), f2(wa, ws, _WS), f2(wa, ws, _VS)
-    col, rhs, A0, aerr0 = f1(wa, ws, _COL), f1(wa, ws, _RHS), f2(wa, ws, _A0), f1(wa, ws, _AERR0)
-    buf, C = work_buffers(work), f3(wa, ws, _C)
+    G, Gb, Yt = f2(wa, ws, WORK_SLOT.G), f3(wa, ws, WORK_SLOT.Gb), f2(wa, ws, WORK_SLOT.Yt)
+    W, Ws, Vs = f2(wa, ws, WORK_SLOT.W), f2(wa, ws, WORK_SLOT.Ws), f2(wa, ws, WORK_SLOT.Vs)
+    col, rhs = f1(wa, ws, WORK_SLOT.col), f1(wa, ws, WORK_SLOT.rhs)
+    A0, aerr0 = f2(wa, ws, WORK_SLOT.A0), f1(wa, ws, WORK_SLOT.aerr0)
+    buf, C = work_buffers(work), f3(wa, ws, WORK_SLOT.C)
     # G = (J^T Gb^T)^T
     status = rows_into(ci, cf, R_GB, p_GB, Gb, buf, C)
     if status != OK:
