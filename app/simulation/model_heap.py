@@ -22,9 +22,9 @@ import threading
 
 #: A model with at least this many bodies has its heap frozen once shown.
 FREEZE_FROM_BODIES = 2000
-#: Seconds the worker waits after publishing a large model before it settles the heap (the
+#: Seconds the worker waits after adopting a large model before it settles the heap (the
 #: GUI thread shows the model meanwhile; a full collection would hold it).
-SETTLE_AFTER = 0.5
+SETTLE_AFTER = 1.5
 
 _lock = threading.Lock()
 
