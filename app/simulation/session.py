@@ -309,13 +309,14 @@ class SimulationSession:
         self._has_dynamic = bool(self._dynamic_geometry(state))
         if not keep_history:
             self._record(state)
-        self._plan_heap_settle()
+        self._plan_heap_settle(model_heap.SETTLE_AFTER if carry else model_heap.SETTLE_AFTER_OPEN)
 
-    def _plan_heap_settle(self) -> None:
-        """A large model just adopted has its heap settled once shown (``model_heap``); a
-        small one that replaces a large one hands the frozen heap back to the collector."""
+    def _plan_heap_settle(self, delay: float) -> None:
+        """A large model just adopted has its heap settled ``delay`` seconds from now, once
+        shown (``model_heap``); a small one that replaces a large one hands the frozen heap
+        back to the collector."""
         if model_heap.is_large(self.matter.getNumBodies()):
-            self._settle_due = time.perf_counter() + model_heap.SETTLE_AFTER
+            self._settle_due = time.perf_counter() + delay
         elif self._heap_frozen:
             self._settle_due = None
             self._heap_frozen = False
