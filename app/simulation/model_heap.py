@@ -22,9 +22,12 @@ import threading
 
 #: A model with at least this many bodies has its heap frozen once shown.
 FREEZE_FROM_BODIES = 2000
-#: Seconds the worker waits after adopting a large model before it settles the heap (the
-#: GUI thread shows the model meanwhile; a full collection would hold it).
+#: Seconds the worker waits after adopting an edited large model before it settles the heap
+#: (the GUI thread shows the model meanwhile; a full collection would hold it).
 SETTLE_AFTER = 1.5
+#: The same for a model opened (or a new initial State): its 3-D view is drawn in steps for
+#: a few seconds after it is shown.
+SETTLE_AFTER_OPEN = 6.0
 
 _lock = threading.Lock()
 

@@ -39,6 +39,7 @@ def chain(n: int) -> ModelDocument:
 def large_from_30(monkeypatch):
     monkeypatch.setattr(model_heap, "FREEZE_FROM_BODIES", 30)
     monkeypatch.setattr(model_heap, "SETTLE_AFTER", 0.0)
+    monkeypatch.setattr(model_heap, "SETTLE_AFTER_OPEN", 0.0)
     yield
     gc.unfreeze()
 
