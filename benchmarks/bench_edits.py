@@ -30,7 +30,10 @@ With ``--load`` it also times, outside the window, reading the model file
 (``model_io.load``: parse, validate, specs) and building its System (``build``), and the
 first realizations (``realizeTopology`` / ``realizeModel``).
 
-Run: ``python benchmarks/bench_edits.py --bodies 1000 [--bodies 20000] [--load]``.
+With ``--idle SECONDS`` the window idles that long before each edit, as a user pauses
+between edits (work the studio leaves for idle moments then happens there, not in the edit).
+
+Run: ``python benchmarks/bench_edits.py --bodies 1000 [--bodies 20000] [--load] [--idle 2]``.
 """
 
 from __future__ import annotations
@@ -115,7 +118,11 @@ class Stalls:
 
 
 def run_edits(
-    path: pathlib.Path, n: int, only: set[str] | None = None, profile: str | None = None
+    path: pathlib.Path,
+    n: int,
+    only: set[str] | None = None,
+    profile: str | None = None,
+    idle: float = 0.0,
 ) -> list[tuple[str, dict[str, float]]]:
     from PySide6.QtCore import QEventLoop, QSettings
     from PySide6.QtWidgets import QApplication
@@ -200,6 +207,10 @@ def run_edits(
     def measure(label: str, action) -> None:
         if only and label.split(" ")[0] not in only:
             return
+        idle_until = time.perf_counter() + idle  # a user's pause before the edit
+        while time.perf_counter() < idle_until:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+            time.sleep(0.005)
         app.processEvents()
         serial = panel.snapshot.model_serial
         shows.append(-1.0)
@@ -285,6 +296,13 @@ def main() -> None:
         metavar="PREFIX",
         help="profile the GUI thread (cProfile) in the open and each edit: PREFIX_N_LABEL.prof",
     )
+    parser.add_argument(
+        "--idle",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="let the window idle this long before each edit (as a user pauses between edits)",
+    )
     args = parser.parse_args()
     sizes = args.bodies or [1000]
     directory = pathlib.Path(tempfile.mkdtemp())
@@ -295,7 +313,7 @@ def main() -> None:
             times = time_load(path)
             print("  " + "  ".join(f"{k} {v:.2f} s" for k, v in times.items()), flush=True)
         if not args.no_edits:
-            run_edits(path, n, set(args.only or ()), args.profile)
+            run_edits(path, n, set(args.only or ()), args.profile, args.idle)
 
 
 if __name__ == "__main__":

@@ -139,6 +139,28 @@ class ModelDocument:
         self._children_cache = (self._data, children)
         return children
 
+    def _carry_children_map(self, data: ModelData, added=None, gone=frozenset()) -> None:
+        """Give ``data`` (the content about to be committed: this content with the bodies
+        named in ``gone`` left out, or ``added`` appended last) the children map made from
+        this content's, so an edit's listeners do not make it again from every body. A
+        body appended last is its parent's last child in document order."""
+        old = self._children_map()
+        children = {p: kids for p, kids in old.items() if p not in gone}
+        if gone:
+            parents = {self._data.bodies[i].parent for i in self._indices_of(gone)}
+            for p in parents - gone:
+                kept = [c for c in children.get(p, ()) if c not in gone]
+                if kept:
+                    children[p] = kept
+                else:
+                    children.pop(p, None)
+        if added is not None:
+            children[added.parent] = [*children.get(added.parent, ()), added.name]
+        self._children_cache = (data, children)
+
+    def _indices_of(self, names) -> list[int]:
+        return [i for i, b in enumerate(self._data.bodies) if b.name in names]
+
     def children(self, name: str) -> list[str]:
         return list(self._children_map().get(name, ()))
 
@@ -204,7 +226,10 @@ class ModelDocument:
         d = self._data.copy()
         if any(b.name == body.name for b in d.bodies):
             raise DocumentError("name", f"a body named {body.name!r} already exists", body.name)
+        last = index is None or index >= len(d.bodies)
         d.bodies.insert(len(d.bodies) if index is None else index, body)
+        if last:
+            self._carry_children_map(d, added=body)
         self._commit(d, Change("topology", body.name, ("bodies",)))
 
     def remove_body(self, name: str) -> list[str]:
@@ -224,6 +249,7 @@ class ModelDocument:
                     kept.append(e)
             setattr(d, section, kept)
         d.measures = _without_dangling_measures(d.measures)
+        self._carry_children_map(d, gone=gone)
         self._commit(d, Change("topology", name, ("bodies",)))
         return removed
 

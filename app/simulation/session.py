@@ -44,7 +44,7 @@ from app.history.event_log import ASSEMBLED, EventLog, EventMark
 from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
-from app.simulation import body_decorations
+from app.simulation import body_decorations, model_heap
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
 from app.simulation.snapshot import (
@@ -240,6 +240,10 @@ class SimulationSession:
         self.pull = BodyPull()
         #: Overlay data the readers want with each snapshot (see overlay_data.KINDS).
         self.overlay_kinds: frozenset = frozenset()
+        #: When the worker settles the heap of the large model shown (see model_heap):
+        #: a perf_counter time, or None; and whether this session froze the heap.
+        self._settle_due: float | None = None
+        self._heap_frozen = False
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -305,6 +309,31 @@ class SimulationSession:
         self._has_dynamic = bool(self._dynamic_geometry(state))
         if not keep_history:
             self._record(state)
+        self._plan_heap_settle(model_heap.SETTLE_AFTER if carry else model_heap.SETTLE_AFTER_OPEN)
+
+    def _plan_heap_settle(self, delay: float) -> None:
+        """A large model just adopted has its heap settled ``delay`` seconds from now, once
+        shown (``model_heap``); a small one that replaces a large one hands the frozen heap
+        back to the collector."""
+        if model_heap.is_large(self.matter.getNumBodies()):
+            self._settle_due = time.perf_counter() + delay
+        elif self._heap_frozen:
+            self._settle_due = None
+            self._heap_frozen = False
+            model_heap.release()
+
+    def _settle_heap_if_due(self) -> None:
+        """Settle the heap (``model_heap.settle``) once the large model adopted last has
+        been published SETTLE_AFTER seconds ago and taken by the reader, with no command
+        waiting (worker thread)."""
+        due = self._settle_due
+        if due is None or time.perf_counter() < due:
+            return
+        if not self._consumed.is_set() or not self._queue.empty():
+            return
+        self._heap_frozen = model_heap.settle(lambda: not self._stopping) > 0
+        if self._settle_due == due:  # (not planned again meanwhile)
+            self._settle_due = None
 
     def _keep_or_clear_history(self, keep: bool, state: State, same_system: bool = False):
         """An edit that keeps the State's layout (``keep``) forks the history at the State's
@@ -452,13 +481,21 @@ class SimulationSession:
         self._stopping = True
         self._queue.put(("_wake",))
         self._consumed.set()
+        self._settle_due = None
         thread = self._thread
         if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             thread.join(timeout)
             if thread.is_alive():
-                _ABANDONED.append(thread)
+                _ABANDONED.append(thread)  # (it releases the heap when it ends)
                 return False
+        self._release_heap()
         return True
+
+    def _release_heap(self) -> None:
+        """A stopped session's model is collected as any garbage: nothing stays frozen."""
+        if self._heap_frozen:
+            self._heap_frozen = False
+            model_heap.release()
 
     @property
     def is_alive(self) -> bool:
@@ -637,6 +674,7 @@ class SimulationSession:
                 next_frame = time.perf_counter()
             if self._stopping:
                 break
+            self._settle_heap_if_due()
             if self._running:
                 now = time.perf_counter()
                 if now < next_frame:
@@ -649,6 +687,7 @@ class SimulationSession:
                     self._fail(exc, STEP_FAILED)
                     self._publish(with_cache=True)
         self._running = False
+        self._release_heap()
 
     def _apply_commands(self, commands: list[tuple]) -> None:
         cascade = None

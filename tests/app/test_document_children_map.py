@@ -1,0 +1,74 @@
+"""The document's children map after adding and removing bodies: the same as one made from
+the new content's bodies, and handed to the edit's listeners without being made again."""
+
+from __future__ import annotations
+
+from app.document import ModelData, ModelDocument
+from app.document.examples import rod_body
+
+# Ground - a - b - c,  a - d - e,  Ground - f
+TREE = [("a", "Ground"), ("b", "a"), ("c", "b"), ("d", "a"), ("e", "d"), ("f", "Ground")]
+
+
+def tree_doc() -> ModelDocument:
+    data = ModelData("tree", [rod_body(n, p, 0.5, 1.0) for n, p in TREE])
+    return ModelDocument(data)
+
+
+def fresh_map(doc: ModelDocument) -> dict[str, list[str]]:
+    """The children map made from scratch (a new document of the same content)."""
+    other = ModelDocument(doc.data, validated=True)
+    return {p: other.children(p) for p in ["Ground", *other.body_names()]}
+
+
+def shown_map(doc: ModelDocument) -> dict[str, list[str]]:
+    return {p: doc.children(p) for p in ["Ground", *doc.body_names()]}
+
+
+class MapRebuilds:
+    """Counts how often a document's children map is made from all its bodies while a
+    listener asks for descendants during each edit (as the body form does)."""
+
+    def __init__(self, doc: ModelDocument) -> None:
+        self.doc = doc
+        self.made = 0
+        self.seen: list[list[str]] = []
+        made_from_bodies = ModelDocument._children_map
+
+        def counting(inner) -> dict[str, list[str]]:
+            cache = inner._children_cache
+            if inner is doc and (cache is None or cache[0] is not inner._data):
+                self.made += 1
+            return made_from_bodies(inner)
+
+        self._patch = counting
+        doc.add_listener(lambda change: self.seen.append(doc.descendants("a")))
+
+
+def test_children_after_removals_and_additions_equal_a_fresh_map(monkeypatch):
+    doc = tree_doc()
+    counter = MapRebuilds(doc)
+    monkeypatch.setattr(ModelDocument, "_children_map", counter._patch)
+    doc.descendants("a")  # the map of the first content
+    counter.made = 0
+    edits = [
+        lambda: doc.remove_body("c"),  # a leaf
+        lambda: doc.add_body(rod_body("g", "b", 0.5, 1.0)),  # appended
+        lambda: doc.remove_body("d"),  # a subtree (d, e)
+        lambda: doc.add_body(rod_body("h", "Ground", 0.5, 1.0)),
+        lambda: doc.remove_body("a"),  # the parent of everything but f and h
+    ]
+    for edit in edits:
+        edit()
+        assert shown_map(doc) == fresh_map(doc)
+    assert counter.made == 0
+    assert counter.seen == [["b", "d", "e"], ["b", "d", "g", "e"], ["b", "g"], ["b", "g"], []]
+    assert doc.children("Ground") == ["f", "h"]
+
+
+def test_a_body_inserted_before_others_gets_its_place_among_its_siblings():
+    doc = tree_doc()
+    doc.descendants("a")
+    doc.add_body(rod_body("g", "a", 0.5, 1.0), index=1)  # before b and d
+    assert doc.children("a") == ["g", "b", "d"]
+    assert shown_map(doc) == fresh_map(doc)
