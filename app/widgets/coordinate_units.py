@@ -38,6 +38,23 @@ def q_kinds(mobilizer: str, nq: int) -> list[str]:
     return (kinds + ["angle"] * nq)[:nq]
 
 
+#: Mobilizers whose length coordinates are the x, y (and z) components of the translation
+#: p_FM of the mobilizer's M frame from F, expressed in F (Simbody's order).
+_TRANSLATION_MOBILIZERS = {"Free", "FreeLine", "Bushing", "Translation", "Planar"}
+
+
+def q_label(mobilizer: str, nq: int, which: int) -> str:
+    """The label of coordinate ``which`` of a ``mobilizer`` with ``nq`` coordinates, with
+    its unit: "x (m)", "y (m)", "z (m)" for the components of a translation p_FM (in F),
+    else "q<which> (<unit>)"."""
+    kinds = q_kinds(mobilizer, nq)
+    kind = kinds[which]
+    if mobilizer in _TRANSLATION_MOBILIZERS and kind == "length":
+        lengths = [k for k, kd in enumerate(kinds) if kd == "length"]
+        return f"{'xyz'[lengths.index(which)]} ({unit(kind)})"
+    return f"q{which} ({unit(kind)})"
+
+
 def u_kinds(mobilizer: str, nu: int) -> list[str]:
     """The kind of each of the ``nu`` speeds of a ``mobilizer``."""
     if mobilizer in ("Free", "FreeLine"):
