@@ -47,6 +47,24 @@ def main_window(qtbot, qsettings):
 
 
 @pytest.fixture
+def open_example(qtbot, qsettings):
+    """open_example(name): the studio's MainWindow on the example ``name`` with the default
+    layout, shown, exposed and with its first snapshot; closed at teardown by pytest-qt."""
+    from app.document.examples import example_path
+    from app.main_window import MainWindow
+
+    def open_window(name: str):
+        window = MainWindow(model_path=example_path(name), settings=qsettings, restore_layout=False)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=30000)
+        return window
+
+    return open_window
+
+
+@pytest.fixture
 def read_render_window():
     """Function returning a vtkRenderWindow's back buffer as an (h, w, 3) uint8 array, row 0 at
     the top (``QWidget.grab()`` gives black for VTK views)."""

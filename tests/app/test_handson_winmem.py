@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app.document.examples import example_path
 from app.main_window import MainWindow
+from app.widgets.offset_axis import offset_text
 
 pytestmark = pytest.mark.gui
 
@@ -25,18 +25,12 @@ def _activate(qtbot, window) -> None:
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
-def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, qsettings):
+def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, open_example):
     """The pendulum's total energy drifts by ~1e-9 J around 12.26 J: its plot's ticks show
     the drift and a label the offset, 12.2624999... with ten digits and more; in the docked
     plot (~180 px high) that label is readable in full, inside the plot."""
-    window = MainWindow(
-        model_path=example_path("pendulum"), settings=qsettings, restore_layout=False
-    )
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = open_example("pendulum")
     panel = window.simulation
-    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
     plots = panel.plots
     axis = plots.plot.getAxis("left")
     _activate(qtbot, window)
@@ -49,26 +43,23 @@ def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, qsettings
     label = axis.offset_label
     assert label.isVisible()
     assert label.text.startswith("Δ from 12.26"), label.text
-    assert len(label.text) >= len("Δ from 12.26249999")  # the digits that tell it apart
+    # the digits that tell the offset apart at the axis's span (how many depends on how far
+    # the energy drifted in the steps taken: 12.2625 or 12.26249999...)
+    low, high = axis.range
+    assert label.text == f"Δ from {offset_text(axis.offset, low, high)}"
     shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
     assert shown.contains(label.sceneBoundingRect()), (label.sceneBoundingRect(), shown)
     window.model_editor.interactive = False
     window.close()
 
 
-def test_a_model_just_opened_says_why_its_plot_is_empty(qtbot, qsettings):
+def test_a_model_just_opened_says_why_its_plot_is_empty(qtbot, open_example):
     """A model just opened has no sample yet: its plot says so (and how to get them) instead
     of showing empty axes from 0 to 1, and the note goes with the first step (F10)."""
     from app.widgets.plots import NO_SAMPLES_TEXT
 
-    window = MainWindow(
-        model_path=example_path("four_bar"), settings=qsettings, restore_layout=False
-    )
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = open_example("four_bar")
     panel = window.simulation
-    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
     plots = panel.plots
     qtbot.waitUntil(lambda: plots.checked() == ["total energy"], timeout=5000)
     note = plots.no_samples
@@ -82,18 +73,12 @@ def test_a_model_just_opened_says_why_its_plot_is_empty(qtbot, qsettings):
     window.close()
 
 
-def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, qsettings):
+def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, open_example):
     """The gimbal-lock example plots its six generalized speeds: in the docked plot the
     legend lays them out in columns that fit its height, every entry inside the plot (in
     one column the last ones fell below its bottom edge)."""
-    window = MainWindow(
-        model_path=example_path("gimbal_lock"), settings=qsettings, restore_layout=False
-    )
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = open_example("gimbal_lock")
     panel = window.simulation
-    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
     plots = panel.plots
     qtbot.waitUntil(lambda: len(plots.checked()) == 6, timeout=5000)
     _activate(qtbot, window)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QFormLayout, QLabel
 
-from app.document.examples import example_path
-from app.main_window import MainWindow
 from app.widgets.coordinate_units import q_label
 
 
@@ -21,14 +19,8 @@ def test_translation_coordinates_are_named_by_their_axis():
 
 
 @pytest.mark.gui
-def test_the_ragdolls_free_pelvis_shows_x_y_z_rows(qtbot, qsettings):
-    window = MainWindow(model_path=example_path("ragdoll"), settings=qsettings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    panel = window.simulation
-    qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=30000)
-    box = panel.sliders._boxes["pelvis"]
+def test_the_ragdolls_free_pelvis_shows_x_y_z_rows(open_example):
+    box = open_example("ragdoll").simulation.sliders._boxes["pelvis"]
     form = box.layout()
     assert isinstance(form, QFormLayout)
     labels = [
