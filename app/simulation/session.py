@@ -202,6 +202,8 @@ class SimulationSession:
         self._latest: Snapshot | None = None
         self._consumed = threading.Event()
         self._consumed.set()
+        #: set by a pause or stop: cuts the worker's rest after a batch short
+        self._cut_rest = threading.Event()
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._running = False
@@ -479,6 +481,7 @@ class SimulationSession:
         stepping kernels, a large model's rebuild): it ends by itself when that returns,
         touching nothing but this session (see ``join_abandoned``)."""
         self._stopping = True
+        self._interrupt_step()
         self._queue.put(("_wake",))
         self._consumed.set()
         self._settle_due = None
@@ -515,6 +518,20 @@ class SimulationSession:
 
     def pause(self) -> None:
         self.submit("pause")
+        self._interrupt_step()
+
+    def _interrupt_step(self) -> None:
+        """Cut the step in progress short (a model with thousands of constraint equations
+        takes seconds per step): the integrator drops it within milliseconds, leaving the
+        State at the last completed step (``interruptStep``), and the worker applies the
+        command without resting after that batch."""
+        self._cut_rest.set()
+        stepper = self._stepper
+        interrupt = (
+            getattr(stepper.getIntegrator(), "interruptStep", None) if stepper is not None else None
+        )
+        if interrupt is not None and self._running:
+            interrupt()
 
     def step(self) -> None:
         self.submit("step")
@@ -1385,7 +1402,8 @@ class SimulationSession:
             # thread gets it without a rest (a 2 ms sleep oversleeps under load).
             return now
         rest = max(0.002, YIELD_FRACTION * (now - self._batch_start))
-        time.sleep(rest)
+        if self._cut_rest.wait(rest):  # a pause or stop came: apply it now
+            self._cut_rest.clear()
         return time.perf_counter()
 
     def _note_rate(self) -> None:

@@ -11,12 +11,20 @@ not wait for it). Small calls, and calls from threads other than the main one (w
 signal handler runs), are made directly.
 
 The functions take and return what their ``numpy.linalg`` namesakes do.
+
+``run_stoppably`` does the same for a compiled kernel that can stop early (the constrained
+Runge-Kutta-Merson steps): when a handler raises while the main thread waits, it asks the
+kernel to stop (the kernel looks at an ``InterruptRequest`` in its loops), waits a moment
+for it to return, and hands the caller both the kernel's result and the exception, so the
+caller can leave its State as the kernel left it before re-raising.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,6 +34,10 @@ THREADED_WORK = 1e7
 
 #: how often (s) the waiting main thread lets signal handlers run
 _WAIT = 0.02
+
+#: how long (s) ``run_stoppably`` waits for a kernel asked to stop (it stops within
+#: milliseconds once running; longer only while numba is still loading its callees)
+STOP_GRACE = 0.4
 
 
 def run_interruptibly(work: float, fn: Callable, *args, **kwargs):
@@ -93,3 +105,68 @@ def matmul(a, b):
     a, b = np.asarray(a), np.asarray(b)
     work = 2.0 * a.size * (b.shape[-1] if b.ndim > 1 else 1)
     return run_interruptibly(work, np.matmul, a, b)
+
+
+@dataclass
+class Stopped:
+    """What ``run_stoppably`` saw: the exception a signal handler raised while waiting
+    (``interruption``, None if none did) and the call's ``outcome`` ("value" or "error"
+    once it has returned, which sets ``done``)."""
+
+    interruption: BaseException | None
+    outcome: dict
+    done: threading.Event
+
+    @property
+    def finished(self) -> bool:
+        """Whether the call has returned."""
+        return self.done.is_set()
+
+    @property
+    def value(self):
+        """The call's value once it has returned (its exception is raised here)."""
+        if "error" in self.outcome:
+            raise self.outcome["error"]
+        return self.outcome.get("value")
+
+
+def run_stoppably(fn: Callable, args: tuple, stop: Callable[[], None], grace: float = STOP_GRACE):
+    """``fn(*args)`` in a helper thread while the main thread waits in _WAIT timed waits.
+    If a signal handler raises while it waits, ``stop()`` is called (it asks ``fn`` to
+    return early) and ``fn`` is waited for at most ``grace`` more seconds (a second
+    signal meanwhile is absorbed: the first is the one reported). Returns a ``Stopped``;
+    an exception of ``fn`` propagates (from ``Stopped.value`` after an interruption).
+    Called from another thread than the main one, ``fn`` runs in the caller's thread (no
+    handler runs there)."""
+    done = threading.Event()
+    outcome: dict = {}
+    if threading.current_thread() is not threading.main_thread():
+        outcome["value"] = fn(*args)
+        done.set()
+        return Stopped(None, outcome, done)
+
+    def run() -> None:
+        try:
+            outcome["value"] = fn(*args)
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the waiting thread)
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="mbstudio-kernel", daemon=True).start()
+    interruption = None
+    try:
+        while not done.wait(_WAIT):
+            pass
+    except BaseException as exc:  # noqa: BLE001  (handed to the caller)
+        interruption = exc
+        stop()
+        end = time.monotonic() + grace
+        while not done.is_set() and time.monotonic() < end:
+            try:
+                done.wait(_WAIT)
+            except BaseException:  # noqa: BLE001, S110  (a second signal while stopping)
+                pass
+    if interruption is None and "error" in outcome:
+        raise outcome["error"]
+    return Stopped(interruption, outcome, done)

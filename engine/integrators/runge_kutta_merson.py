@@ -20,19 +20,27 @@ error estimate and norm, quaternion projection) runs in one kernel call
 (``merson_compiled.attempt.merson_attempt``: the same operations in the same order, so the
 same steps); otherwise, or if anything in it is not finite, stage by stage through the
 State, which names what failed.
+
+A step of a model with thousands of constraint equations can take seconds; it can be cut
+short (``interruptStep`` from another thread; a signal's exception in the main thread,
+whose handler runs while the step runs in a helper thread): the step in progress is then
+not taken and the advanced State is left at the last completed step (see
+``_takeConstrainedCompiledSteps``).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import numpy as np
 
+from engine.common.interruptible_linalg import run_stoppably
 from engine.common.numba_internals import compiled_entry_point as _compiled
 from engine.common.project_options import ProjectOptions
 from engine.common.stage import Stage
-from engine.integrators.integrator import Integrator
+from engine.integrators.integrator import Integrator, SuccessfulStepStatus, _Comm
 from engine.integrators.merson_compiled.attempt import (
     INFO_SIZE,
     KE,
@@ -49,6 +57,7 @@ from engine.integrators.merson_compiled.constrained_steps import (
     ATTEMPTS,
     CONS_SPEC,
     COUNTS_SIZE,
+    INTERRUPTED,
     PROJECTIONS,
     Q_PROJECTIONS,
     U_PROJECTIONS,
@@ -59,6 +68,8 @@ from engine.integrators.merson_compiled.steps import merson_steps
 from engine.multibody.kernels.array_table import ArrayTable
 from engine.multibody.kernels.constraint_kernels import carve_work, constrained_work_size
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
+from engine.multibody.kernels.interrupt_request import InterruptRequest
+from engine.multibody.kernels.pivoted_cholesky import LARGE_M
 
 _TIME_STAGE = POSITION - 1
 
@@ -76,6 +87,17 @@ _SECONDS_PER_CALL = 0.1
 #: = constraint tolerance x this)
 _OVERSHOOT = ProjectOptions().getOvershootFactor()
 
+#: in the main thread, a constrained stepping call expected to take longer than this
+#: (s of wall time per step; or with more than LARGE_M constraint equations before a
+#: step is measured) runs in a helper thread, so that a signal's handler runs while it
+#: does (``interruptible_linalg.run_stoppably``)
+_LONG_STEP = 0.02
+
+
+class _StepInterruptedError(Exception):
+    """The compiled steps saw the integrator's interrupt request (``interruptStep``):
+    ``stepTo`` returns ReachedStepLimit."""
+
 
 class RungeKuttaMersonIntegrator(Integrator):
     """Error-controlled 4th-order Runge-Kutta-Merson integrator (method name
@@ -92,6 +114,37 @@ class RungeKuttaMersonIntegrator(Integrator):
     #: wall time (s) per step of the last stepping kernel call that took steps (NaN before
     #: the first: that call takes one step, and its time includes loading the kernel)
     _secondsPerCompiledStep = math.nan
+    #: the InterruptRequest the compiled constrained steps look at (made on first use)
+    _interruptRequest: InterruptRequest | None = None
+    #: a constrained stepping call still running in its helper thread after a signal
+    #: (``Stopped``, and what finishes its bookkeeping), waited for before the next step
+    _unfinishedCall: tuple | None = None
+
+    def interruptStep(self) -> None:
+        """Ask a ``stepTo`` running in another thread to return as soon as it can: between
+        steps, or within milliseconds inside a step of the compiled constrained steps
+        (whose cost grows as m^2 nu with the m constraint equations). The step in
+        progress is not taken: the advanced State stays at the last completed step, and
+        ``stepTo`` returns ReachedStepLimit (which a TimeStepper returns when it reports
+        all significant States). A request made while no step runs makes the next
+        ``stepTo`` return at once. Thread-safe; an mbstudio extension."""
+        self._interrupt().set()
+
+    def _interrupt(self) -> InterruptRequest:
+        """This integrator's InterruptRequest."""
+        request = self._interruptRequest
+        if request is None:
+            request = self._interruptRequest = InterruptRequest()
+        return request
+
+    def stepTo(self, reportTime: float, scheduledEventTime: float = math.inf):
+        """Integrator.stepTo; ReachedStepLimit when ``interruptStep`` cut it short."""
+        try:
+            return super().stepTo(reportTime, scheduledEventTime)
+        except _StepInterruptedError:
+            self._useInterp = False
+            self._comm = _Comm.StepHasBeenReturnedNoEvent
+            return SuccessfulStepStatus.ReachedStepLimit
 
     def _workMatrix(self, n: int) -> np.ndarray:
         """(WORK_ROWS, n) scratch kept between steps, so a step allocates nothing: rows
@@ -196,6 +249,11 @@ class RungeKuttaMersonIntegrator(Integrator):
         evaluate the derivatives and nothing needs Python between steps (see
         ``merson_compiled.steps``)."""
         system, adv = self._system, self._advanced
+        self._finishUnfinishedCall()
+        request = self._interrupt()
+        if request.is_set():
+            request.clear()
+            raise _StepInterruptedError()
         if self._compiledStepsStopped == self._stepSerial or self._compiledStepsObstacle(adv):
             return 0
         stage = adv.getSystemStage()
@@ -295,8 +353,8 @@ class RungeKuttaMersonIntegrator(Integrator):
             return 0
         adv._note_y_change("setY")  # the kernel wrote q and u (and realized from them)
         adv.setTime(run["time"])
-        if status:  # q and u are back at the start of the step Python takes next
-            self._compiledStepsStopped = self._stepSerial + steps
+        if status and status != INTERRUPTED:  # q and u are back at the start of the step
+            self._compiledStepsStopped = self._stepSerial + steps  # that Python takes next
         if steps == 0:
             return 0
         if not status:  # realized through Velocity at the last step's end
@@ -375,8 +433,8 @@ class RungeKuttaMersonIntegrator(Integrator):
             info = self._constrainedInfo = np.zeros(ATTEMPT_INFO_SIZE)
             self._constrainedCounts = np.zeros(COUNTS_SIZE, dtype=np.int64)
         counts = self._constrainedCounts
-        start = time.perf_counter()
-        status = constrained_merson_steps(
+        request = self._interrupt()
+        kernelArgs = (
             *leading,
             *args,
             adv.getUWeights(),
@@ -386,9 +444,68 @@ class RungeKuttaMersonIntegrator(Integrator):
             info,
             counts,
             self._runRecord,
+            request.address,
         )
+        start = time.perf_counter()
+        if self._longConstrainedCall(cc.m):  # a signal's handler must run meanwhile
+            call = run_stoppably(constrained_merson_steps, kernelArgs, request.set)
+            if call.interruption is not None:
+                # the State as the kernel left it (the step in progress dropped), then the
+                # signal's exception; a kernel still loading its callees is waited for by
+                # the next step
+                self._unfinishedCall = (call, scratch)
+                if call.finished:
+                    self._finishUnfinishedCall()
+                raise call.interruption
+            status = call.value
+        else:
+            status = constrained_merson_steps(*kernelArgs)
+        steps = self._afterConstrainedSteps(status, scratch, start)
+        if status == INTERRUPTED:
+            raise _StepInterruptedError()
+        return steps
+
+    def _longConstrainedCall(self, m: int) -> bool:
+        """Whether the next constrained stepping call runs in a helper thread
+        (``_LONG_STEP``): in the main thread, where signal handlers run, when its steps
+        are slow."""
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        perStep = self._secondsPerCompiledStep
+        return perStep > _LONG_STEP if not math.isnan(perStep) else m > LARGE_M
+
+    def _finishUnfinishedCall(self) -> None:
+        """Wait for a constrained stepping call that a signal left running (see
+        ``_takeConstrainedCompiledSteps``) and do its bookkeeping."""
+        unfinished = self._unfinishedCall
+        if unfinished is None:
+            return
+        call, scratch = unfinished
+        call.done.wait()
+        self._unfinishedCall = None
+        try:
+            self._afterConstrainedSteps(call.value, scratch, math.nan)
+        finally:
+            self._interrupt().clear()  # asked by the signal, whatever the call returned
+
+    def _afterConstrainedSteps(self, status: int, scratch: tuple, start: float) -> int:
+        """The bookkeeping after a ``constrained_merson_steps`` call that began at ``start``
+        (``time.perf_counter``) with the previous-step ``scratch`` and returned
+        ``status``: the steps taken. An interrupted call (INTERRUPTED: the step in
+        progress dropped, q and u back at its start) leaves the advanced State realized
+        through Velocity at the last completed step, as it was before that step."""
+        system, adv = self._system, self._advanced
+        fused = system._fused_realization
+        counts = self._constrainedCounts
         steps = self._afterCompiledSteps(status, *scratch)
-        self._timeCompiledSteps(start, steps)
+        if status == INTERRUPTED:
+            self._interrupt().clear()
+            adv._note_y_change("setY")  # the dropped step's stages wrote the State's cache
+            system.realize(adv, Stage.Velocity)
+            if steps:
+                self._comm = _Comm.CompletedInternalStepNoEvent
+        elif not math.isnan(start):
+            self._timeCompiledSteps(start, steps)
         if steps:
             attempts = int(counts[ATTEMPTS])
             projections = int(counts[PROJECTIONS])

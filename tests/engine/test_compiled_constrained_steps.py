@@ -31,6 +31,7 @@ from engine.multibody.constraints.compiled import compiled_constraints
 from engine.multibody.kernels.constraint_projection import (
     CHANGED,
     INFO_SIZE,
+    IRREGULAR,
     OK,
     min_norm_solve,
     project_q,
@@ -63,11 +64,11 @@ def _compiled_projection(system, state, tol, est_q, est_u):
     P = np.zeros((m, state.getNU()))  # project_q leaves the Jacobian at its q for project_u
     args = (euler, a, s, cc.ci, cc.cf, m)
     sq = project_q(
-        *args, cc.info.qerr, tp, wq, tol, 0.1 * tol, math.inf, False, False, est_q, info, P
+        *args, cc.info.qerr, tp, wq, tol, 0.1 * tol, math.inf, False, False, est_q, info, P, 0
     )
     state._note_q_change("updQ")
     system.realize(state, Stage.Velocity)  # (the velocity errors, uerr, at the new q)
-    su = project_u(*args, cc.uerr, tpv, wu, tol, 0.1 * tol, False, False, est_u, info, P)
+    su = project_u(*args, cc.uerr, tpv, wu, tol, 0.1 * tol, False, False, est_u, info, P, 0)
     state._note_u_change("updU")
     system.realize(state, Stage.Velocity)
     return sq, su, info[CHANGED]
@@ -119,14 +120,14 @@ def test_min_norm_solve_is_the_pseudo_inverse():
         A = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
         b = rng.standard_normal(m)
         x = np.empty(n)
-        assert min_norm_solve(A, b, x)
+        assert min_norm_solve(A, b, x, 0) == OK
         expected = np.linalg.pinv(A, rcond=1e-12) @ b
         tol = 1e-12 if m <= LARGE_M else 1e-10  # the Gram matrix squares the condition
         np.testing.assert_allclose(x, expected, rtol=0, atol=tol * (1 + abs(expected).max()))
     x = np.empty(2)  # a row of rounding noise is a row: SVD keeps it, so does this
-    assert min_norm_solve(np.array([[1e-17, 2e-17]]), np.array([1e-17]), x)
+    assert min_norm_solve(np.array([[1e-17, 2e-17]]), np.array([1e-17]), x, 0) == OK
     np.testing.assert_allclose(x, [0.2, 0.4], rtol=1e-12)
-    assert not min_norm_solve(np.array([[np.nan, 1.0]]), np.array([1.0]), x)
+    assert min_norm_solve(np.array([[np.nan, 1.0]]), np.array([1.0]), x, 0) == IRREGULAR
 
 
 def bench_model(kind: str):

@@ -31,10 +31,11 @@ from engine import (
 RUNGS = 120
 
 
-def ladder(rungs: int):
+def ladder(rungs: int, both: bool = False):
     """Two chains of ``rungs`` Ball-jointed links (0.08 m, 0.1 kg) hanging 0.3 m apart,
     a Rod of 0.3 m between their k-th links' tips for every k; the first link of one
-    chain swinging. (System, State)."""
+    chain swinging (of both, alike, with ``both``: the velocities then satisfy the Rods'
+    equations, so that initializing projects nothing). (System, State)."""
     system = MultibodySystem()
     matter = SimbodyMatterSubsystem(system)
     Force.Gravity(GeneralForceSubsystem(system), matter, -YAxis, 9.81)
@@ -53,7 +54,8 @@ def ladder(rungs: int):
     for a, b in zip(*chains, strict=True):
         Constraint.Rod(a, tip, b, tip, 0.3)
     state = system.realizeTopology()
-    chains[0][0].setUToFitAngularVelocity(state, Vec3(0, 0, 1))
+    for chain in chains if both else chains[:1]:
+        chain[0].setUToFitAngularVelocity(state, Vec3(0, 0, 1))
     return system, state
 
 

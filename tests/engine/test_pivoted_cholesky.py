@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _solve(W, b, tol=RCOND):
     out = np.empty(W.shape[0])
-    psd_min_norm_solve(W, b, out, np.empty(W.shape), tol)
+    assert psd_min_norm_solve(W, b, out, np.empty(W.shape), tol, 0)
     return out
 
 
@@ -89,7 +89,8 @@ _NOJIT_SCRIPT = """
 import json, sys
 import numpy as np
 from engine.multibody.kernels.constraint_kernels import least_squares
-from engine.multibody.kernels.constraint_projection import min_norm_solve
+from engine.multibody.kernels.constraint_projection import INTERRUPTED, min_norm_solve
+from engine.multibody.kernels.interrupt_request import InterruptRequest
 from engine.multibody.kernels.pivoted_cholesky import LARGE_M
 
 rng = np.random.default_rng(15)
@@ -100,7 +101,10 @@ lam = np.zeros(m)
 least_squares(W, b, lam)
 A = rng.standard_normal((m, 2 * m))
 x = np.zeros(2 * m)
-assert min_norm_solve(A, b, x)
+assert min_norm_solve(A, b, x, 0) == 0
+request = InterruptRequest()
+request.set()  # read by ctypes with the JIT disabled
+assert min_norm_solve(A, b, np.zeros(2 * m), request.address) == INTERRUPTED
 json.dump({"W": W.tolist(), "b": b.tolist(), "lam": lam.tolist(), "A": A.tolist(),
            "x": x.tolist()}, sys.stdout)
 """

@@ -28,6 +28,14 @@ Python to take it and word what happened) when anything is irregular: non-finite
 derivatives or states, a projection that fails to converge (Python then counts the
 convergence failure and shrinks the step as its loop does), a constraint kernel that
 declines, a step size underflow or crawling.
+
+It also stops, with INTERRUPTED, when the ``InterruptRequest`` at ``interrupt``
+(``engine.multibody.kernels.interrupt_request``; 0 for none) is set: it looks at it before
+every step and every trial stage, and passes it to the constraint kernels and the
+projections, which look at it once per equation, per column of their factorizations and
+per iteration. The step in progress is dropped (q and u back at its start, as for the
+other stops), so a step whose cost grows as m^2 nu (thousands of constraint equations:
+seconds per step) stops within milliseconds of the request.
 """
 
 from __future__ import annotations
@@ -68,6 +76,7 @@ from engine.integrators.step_control import (
 )
 from engine.multibody.kernels.array_table import f1 as table_f1
 from engine.multibody.kernels.array_table import f2, i1, i2
+from engine.multibody.kernels.constraint_kernels import INTERRUPTED as KERNEL_INTERRUPTED
 from engine.multibody.kernels.constraint_kernels import OK, constrained_accelerations_into
 from engine.multibody.kernels.constraint_projection import (
     CHANGED,
@@ -79,20 +88,26 @@ from engine.multibody.kernels.constraint_projection import (
     realize_kinematics_by_address,
     realize_velocity_by_address,
 )
+from engine.multibody.kernels.constraint_projection import INTERRUPTED as PROJECTION_INTERRUPTED
 from engine.multibody.kernels.fused_stages import (
     ACCELERATION,
     DYNAMICS,
     POSITION,
     realize_stages_by_address,
 )
+from engine.multibody.kernels.interrupt_request import interrupted
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.weighted_error_norm import NOT_FINITE
 
 _Q, _U, _QDOT, _UDOT = SLOT.q, SLOT.u, SLOT.qdot, SLOT.udot
 
 #: statuses besides those of attempt (1-7) and steps (8-10): a projection did not
-#: converge; a constraint kernel declined or a projection met a zero quaternion
-PROJECTION_FAILED, CONSTRAINTS_IRREGULAR = 11, 12
+#: converge; a constraint kernel declined or a projection met a zero quaternion; the
+#: interrupt request was set (module docstring)
+PROJECTION_FAILED, CONSTRAINTS_IRREGULAR, INTERRUPTED = 11, 12, 13
+#: what the trial stages return when an evaluation was interrupted (1-4: the evaluation
+#: that was not finite)
+_STAGES_INTERRUPTED = -1
 
 #: entries of the info vector of an attempt
 KE, NORM, WORST, PROJECTED, Q_CHANGED, U_CHANGED = range(6)
@@ -121,7 +136,7 @@ _WORK = types.Tuple((_F1, _I1, _I2))
 #: here is a run-time bool: the machine code Python's calls use)
 _constrained_accelerations_by_address = address_call(
     constrained_accelerations_into,
-    _I(_I1, _I2, _B, _B, _I2, _F2, _I, _F1, _F1, _WORK),
+    _I(_I1, _I2, _B, _B, _I2, _F2, _I, _F1, _F1, _WORK, _I),
 )
 
 
@@ -148,9 +163,10 @@ def _work(cons):
 
 
 @njit(cache=True, nogil=True)
-def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
+def _constrained_derivatives(first, with_inertias, euler, a, s, cons, interrupt):
     """Realize ``first``..Acceleration and correct udot (and A_GB, qdotdot) by the
-    constraint forces; False if the constraint kernel declined."""
+    constraint forces; the constraint kernel's status (OK, its INTERRUPTED, or why it
+    declined)."""
     ca, cs = cons[1], cons[2]
     ci, cf, m = i2(ca, cs, CONS_SLOT.ci), f2(ca, cs, CONS_SLOT.cf), cons[0]
     multipliers, udot_err = table_f1(ca, cs, CONS_SLOT.lam), table_f1(ca, cs, CONS_SLOT.udot_err)
@@ -158,23 +174,33 @@ def _constrained_derivatives(first, with_inertias, euler, a, s, cons):
     # run-time stage numbers: the fused realization's own compiled specialisation
     realize_stages_by_address(np.int64(first), np.int64(ACCELERATION), with_inertias, euler, a, s)
     status = _constrained_accelerations_by_address(
-        a, s, False, euler, ci, cf, m, multipliers, udot_err, work
+        a, s, False, euler, ci, cf, m, multipliers, udot_err, work, interrupt
     )
-    return status == OK
+    return status
+
+
+#: what _evaluate returns besides OK: y or f not finite, or the constraint kernel declined
+_NOT_EVALUATED = -1
 
 
 @njit(cache=True, nogil=True)
-def _evaluate(y, f, euler, a, s, cons):
-    """f = ydot at y (written into q and u) with the constraint forces; False if y or f
-    is not finite or the constraint kernel declined."""
+def _evaluate(y, f, euler, a, s, cons, interrupt):
+    """f = ydot at y (written into q and u) with the constraint forces. OK,
+    KERNEL_INTERRUPTED (the request at ``interrupt`` was set), or _NOT_EVALUATED (y or f
+    is not finite or the constraint kernel declined)."""
+    if interrupted(interrupt):
+        return KERNEL_INTERRUPTED
     for i in range(y.shape[0]):
         if not np.isfinite(y[i]):
-            return False
+            return _NOT_EVALUATED
     nq, nu = s[_Q, 0], s[_U, 0]
     write_q_and_u(y, a, s)
     # run-time values (a constant is typed as a literal: another specialisation)
-    if not _constrained_derivatives(np.int64(POSITION), nq >= 0, euler, a, s, cons):
-        return False
+    status = _constrained_derivatives(np.int64(POSITION), nq >= 0, euler, a, s, cons, interrupt)
+    if status == KERNEL_INTERRUPTED:
+        return status
+    if status != OK:
+        return _NOT_EVALUATED
     qdot, udot = table_f1(a, s, _QDOT), table_f1(a, s, _UDOT)
     ok = True
     for i in range(nq):
@@ -183,45 +209,82 @@ def _evaluate(y, f, euler, a, s, cons):
     for i in range(nu):
         f[nq + i] = udot[i]
         ok = ok and np.isfinite(udot[i])
-    return ok
+    return OK if ok else _NOT_EVALUATED
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stage_failure(status, stage):
+    """What the trial stages return for an evaluation's status (not OK) at ``stage``."""
+    return _STAGES_INTERRUPTED if status == KERNEL_INTERRUPTED else stage
 
 
 @njit(cache=True, nogil=True)
-def constrained_trial_stages(h, y0, f0, f1, f2, f3, f4, y, ysave, tmp, euler, a, s, cons):
+def constrained_trial_stages(
+    h, y0, f0, f1, f2, f3, f4, y, ysave, tmp, euler, a, s, cons, interrupt
+):
     """``trial_stages.merson_trial_stages`` with the constrained derivatives (the same
-    stage arithmetic, operation by operation). Returns 0, or the number (1-4) of the
-    evaluation that was not finite."""
+    stage arithmetic, operation by operation). Returns 0, the number (1-4) of the
+    evaluation that was not finite, or _STAGES_INTERRUPTED."""
     n = y0.shape[0]
     c = h / 3
     for i in range(n):
         y[i] = c * f0[i] + y0[i]
-    if not _evaluate(y, f1, euler, a, s, cons):
-        return 1
+    status = _evaluate(y, f1, euler, a, s, cons, interrupt)
+    if status != OK:
+        return _stage_failure(status, 1)
     c = h / 6
     for i in range(n):
         y[i] = (f0[i] + f1[i]) * c + y0[i]
-    if not _evaluate(y, f2, euler, a, s, cons):
-        return 2
+    status = _evaluate(y, f2, euler, a, s, cons, interrupt)
+    if status != OK:
+        return _stage_failure(status, 2)
     c = h / 8
     for i in range(n):
         y[i] = (f0[i] + 3 * f2[i]) * c + y0[i]
-    if not _evaluate(y, f3, euler, a, s, cons):
-        return 3
+    status = _evaluate(y, f3, euler, a, s, cons, interrupt)
+    if status != OK:
+        return _stage_failure(status, 3)
     c = h / 2
     for i in range(n):
         tmp[i] = 4 * f3[i]
         ysave[i] = ((f0[i] - 3 * f2[i]) + tmp[i]) * c + y0[i]
-    if not _evaluate(ysave, f4, euler, a, s, cons):
-        return 4
+    status = _evaluate(ysave, f4, euler, a, s, cons, interrupt)
+    if status != OK:
+        return _stage_failure(status, 4)
     c = h / 6
     for i in range(n):
         y[i] = ((f0[i] + 4 * f3[i]) + f4[i]) * c + y0[i]
     return 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _projection_status(status):
+    """The attempt's status for a projection's status (not OK)."""
+    if status == FAILED:
+        return PROJECTION_FAILED
+    if status == PROJECTION_INTERRUPTED:
+        return INTERRUPTED
+    return CONSTRAINTS_IRREGULAR
+
+
 @njit(cache=True, nogil=True)
 def constrained_attempt(
-    h, y0, f0, work, euler, a, s, u_scale, z_scale, w_u, infinity, hopeless, cons, tols, info
+    h,
+    y0,
+    f0,
+    work,
+    euler,
+    a,
+    s,
+    u_scale,
+    z_scale,
+    w_u,
+    infinity,
+    hopeless,
+    cons,
+    tols,
+    info,
+    interrupt,
 ):
     """One attempt of step h from (y0, f0), steps 2 of the module docstring. ``cons`` =
     (m, addresses, shapes): the number of equations and a table (``CONS_SPEC``)
@@ -232,11 +295,14 @@ def constrained_attempt(
     projections' (m, nu) scratch of the constraint Jacobian; ``tols`` =
     (constraint tolerance, projection target, projection limit, force projection as
     0.0/1.0). ``work[YERR]`` gets
-    the (projected) error estimate, ``info`` the entries KE..U_CHANGED. The status."""
+    the (projected) error estimate, ``info`` the entries KE..U_CHANGED. The status
+    (INTERRUPTED if the request at ``interrupt`` was set)."""
     failed = constrained_trial_stages(
         h, y0, f0, work[F1], work[F2], work[F3], work[F4], work[Y], work[YSAVE], work[TMP],
-        euler, a, s, cons,
+        euler, a, s, cons, interrupt,
     )  # fmt: skip
+    if failed == _STAGES_INTERRUPTED:
+        return INTERRUPTED
     if failed:
         return failed
     y, ysave, y_err = work[Y], work[YSAVE], work[YERR]
@@ -271,10 +337,10 @@ def constrained_attempt(
     pinfo = np.zeros(INFO_SIZE)
     status = project_q_by_address(
         euler, a, s, ci, cf, m, qerr, tp, wq, tol, target, limit, infinity, force,
-        y_err[:nq], pinfo, P,
+        y_err[:nq], pinfo, P, interrupt,
     )  # fmt: skip
     if status:
-        return PROJECTION_FAILED if status == FAILED else CONSTRAINTS_IRREGULAR
+        return _projection_status(status)
     if pinfo[CHANGED] != 0.0:
         info[Q_CHANGED] = 1.0
         status, ke = realize_velocity_by_address(euler, a, s, ci, cf, uerr)
@@ -283,10 +349,10 @@ def constrained_attempt(
         info[KE] = ke
     status = project_u_by_address(
         euler, a, s, ci, cf, m, uerr, tpv, wu, tol, target, infinity, force,
-        y_err[nq : nq + nu], pinfo, P,
+        y_err[nq : nq + nu], pinfo, P, interrupt,
     )  # fmt: skip
     if status:
-        return PROJECTION_FAILED if status == FAILED else CONSTRAINTS_IRREGULAR
+        return _projection_status(status)
     if pinfo[CHANGED] != 0.0:
         info[U_CHANGED] = 1.0
         info[KE] = pinfo[KINETIC_ENERGY]
@@ -324,12 +390,13 @@ def constrained_merson_steps(
     info,
     counts,
     run,
+    interrupt,
 ):
     """``steps.merson_steps`` for a State with compiled constraints (see the module
-    docstring; ``cons``, ``tols`` and ``info`` as ``constrained_attempt`` takes them).
-    ``counts`` (COUNTS_SIZE,) gets what the steps taken did; ``run`` (one record of
-    ``run_record.RUN_DTYPE``) the step-size control's state, as merson_steps leaves it.
-    Returns the status (0, or why it stopped before a step)."""
+    docstring; ``cons``, ``tols``, ``info`` and ``interrupt`` as ``constrained_attempt``
+    takes them). ``counts`` (COUNTS_SIZE,) gets what the steps taken did; ``run`` (one
+    record of ``run_record.RUN_DTYPE``) the step-size control's state, as merson_steps
+    leaves it. Returns the status (0, or why it stopped before a step)."""
     r = run[0]
     t = r.time
     h = r.step_size
@@ -340,11 +407,16 @@ def constrained_merson_steps(
     no = max_steps < 0  # a run-time False: merson_steps' specialisation of _start_of_step
     status = 0
     while counts[STEPS] < max_steps and t < t_stop:
-        if need_derivatives and not _constrained_derivatives(
-            np.int64(DYNAMICS), with_inertias, euler, a, s, cons
-        ):
-            status = CONSTRAINTS_IRREGULAR
+        if interrupted(interrupt):
+            status = INTERRUPTED
             break
+        if need_derivatives:
+            status = _constrained_derivatives(
+                np.int64(DYNAMICS), with_inertias, euler, a, s, cons, interrupt
+            )
+            if status != OK:
+                status = INTERRUPTED if status == KERNEL_INTERRUPTED else CONSTRAINTS_IRREGULAR
+                break
         if not _start_of_step(no, no, y_prev, f_prev, qdd_prev, u_scale, z_scale, w_u, euler, a, s):
             status = DERIVATIVES_NOT_FINITE
             break
@@ -360,7 +432,7 @@ def constrained_merson_steps(
             step_attempts += 1
             status = constrained_attempt(
                 t1 - t0, y_prev, f_prev, work, euler, a, s, u_scale, z_scale, w_u,
-                infinity, hopeless, cons, tols, info,
+                infinity, hopeless, cons, tols, info, interrupt,
             )  # fmt: skip
             if status:
                 break

@@ -37,6 +37,10 @@ Simbody's do; beyond ``pivoted_cholesky.LARGE_M`` equations a pivoted Cholesky
 factorization with the same cut-off), ``udot = udot0 - Y lambda``, the body
 accelerations, qdotdot and ``udotErr = aerr0 - W lambda``. A set of Rods only takes
 ``rod_errors`` and ``rod_rows``, the same arithmetic on scalars.
+``constrained_accelerations_into`` takes the address of an ``InterruptRequest``
+(``interrupt_request``; 0 for none) and looks at it once per equation in its O(m nu) and
+O(m^2 nu) loops and per column of the factorization: a set request makes it return
+``INTERRUPTED`` before it writes udot or the acceleration errors.
 Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 """
 
@@ -50,6 +54,7 @@ from numba import njit
 
 from engine.common.numba_internals import f1, f2, f3, i1
 from engine.multibody.kernels.checked_operators import m_inverse_times
+from engine.multibody.kernels.interrupt_request import interrupted
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose_in_place,
@@ -80,7 +85,7 @@ LC_CONSTANT, LC_COUNT, LC_TERMS, LC_TERM_SIZE = 0, 1, 2, 3
 RCOND = 1e-12
 
 #: statuses
-OK, COINCIDENT_ROD_POINTS, NOT_FINITE = 0, 1, 2
+OK, COINCIDENT_ROD_POINTS, NOT_FINITE, INTERRUPTED = 0, 1, 2, 3
 
 #: The level of a constraint equation. Callers pass it as a run-time ``np.int64``: a
 #: constant would be typed as a literal and compile the whole equation tree once per level.
@@ -796,12 +801,15 @@ def symmetric_eigen(A, V):
 
 
 @njit(cache=True, nogil=True)
-def row_products(X, Y, out, symmetric):
+def row_products(X, Y, out, symmetric, interrupt):
     """out[i, j] = sum_k X[i, k] Y[j, k] (X (m, n), Y (p, n), rows contiguous), each sum
     in the order of k; four columns of out at a time. With ``symmetric`` (X Y^T known
-    to be symmetric, m = p) only j >= i is summed and mirrored."""
+    to be symmetric, m = p) only j >= i is summed and mirrored. False (out partly
+    written) if the request at ``interrupt`` was set (looked at once per row)."""
     m, n, p = X.shape[0], X.shape[1], Y.shape[0]
     for i in range(m):
+        if interrupted(interrupt):
+            return False
         j = i if symmetric else 0
         while j + 4 <= p:
             a0 = a1 = a2 = a3 = 0.0
@@ -825,6 +833,7 @@ def row_products(X, Y, out, symmetric):
         if symmetric:
             for j in range(i + 1, p):
                 out[j, i] = out[i, j]
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -833,32 +842,32 @@ def least_squares(W, rhs, out):
     semidefinite (its symmetric part is used): by its eigen-decomposition, dropping
     eigenvalues below RCOND times the largest (as an SVD with that cut-off)."""
     m = W.shape[0]
-    least_squares_into(W, rhs, out, np.empty((m, m)), np.empty((m, m)))
+    least_squares_into(W, rhs, out, np.empty((m, m)), np.empty((m, m)), 0)
 
 
 @njit(cache=True, nogil=True)
-def least_squares_into(W, rhs, out, A, V):
+def least_squares_into(W, rhs, out, A, V, interrupt):
     """``least_squares`` with the (m, m) scratch matrices A and V given. Beyond
     ``LARGE_M`` equations the pivoted Cholesky factorization (``pivoted_cholesky``) with
     the same cut-off relative to W's largest diagonal takes the eigen-decomposition's
-    place."""
+    place; it looks at the request at ``interrupt`` once per column: False (out
+    unspecified) if it was set."""
     m = W.shape[0]
     for i in range(m):
         out[i] = 0.0
     if m == 0:
-        return
+        return True
     for i in range(m):
         for j in range(m):
             A[i, j] = 0.5 * (W[i, j] + W[j, i])
     if m > LARGE_M:  # O(m^3 / 3) once instead of O(m^3) per Jacobi sweep
-        psd_min_norm_solve(A, rhs, out, V, RCOND)
-        return
+        return psd_min_norm_solve(A, rhs, out, V, RCOND, interrupt)
     symmetric_eigen(A, V)
     top = 0.0
     for k in range(m):
         top = max(top, abs(A[k, k]))
     if top <= 0.0:
-        return
+        return True
     for k in range(m):
         lam = A[k, k]
         if not lam > RCOND * top:
@@ -869,6 +878,7 @@ def least_squares_into(W, rhs, out, A, V):
         y /= lam
         for i in range(m):
             out[i] += V[i, k] * y
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -929,7 +939,7 @@ def constrained_accelerations(a, s, with_inertias, euler, ci, cf, m, lam, udot_e
     nb, nu = s[SLOT.parent, 0], s[SLOT.udot, 0]
     work = np.empty(constrained_work_size_kernel(m, nb, nu))
     return constrained_accelerations_into(
-        a, s, with_inertias, euler, ci, cf, m, lam, udot_err, carve_work(work, m, nb, nu)
+        a, s, with_inertias, euler, ci, cf, m, lam, udot_err, carve_work(work, m, nb, nu), 0
     )
 
 
@@ -990,10 +1000,16 @@ def work_buffers(work):
 
 
 @njit(cache=True, nogil=True)
-def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, udot_err, work):
+def constrained_accelerations_into(
+    a, s, with_inertias, euler, ci, cf, m, lam, udot_err, work, interrupt
+):
     """``constrained_accelerations`` with its scratch given: ``work`` the table
     ``carve_work`` makes (once per stepping call: carving costs more than a small
-    model's constraint forces), so that a call allocates and carves nothing."""
+    model's constraint forces), so that a call allocates and carves nothing.
+    ``interrupt``: the address of an InterruptRequest (0: none), looked at once per
+    equation and per column of the factorization; INTERRUPTED if it was set (udot and
+    the acceleration errors are then not written; the multipliers and the articulated
+    inertias may be)."""
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB, R_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.R_GB)
     V_GB, cor = f2(a, s, SLOT.V_GB), f2(a, s, SLOT.total_coriolis)
@@ -1010,6 +1026,8 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
     if status != OK:
         return status
     for e in range(m):  # Gb[e] is the scratch of the product
+        if interrupted(interrupt):
+            return INTERRUPTED
         row = G[e]
         row[:] = 0.0
         multiply_by_system_jacobian_transpose_in_place(parent, us, nus, H_G, p_GB, Gb[e], row)
@@ -1017,13 +1035,16 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
     # Y = M^-1 G^T (stored as its transpose), W = G Y (symmetric: beyond LARGE_M
     # equations only its upper triangle is summed)
     for e in range(m):
+        if interrupted(interrupt):
+            return INTERRUPTED
         for i in range(nu):
             rhs[i] = G[e, i]
         if m_inverse_times(a, s, with_inertias and e == 0, rhs, col):
             return NOT_FINITE
         for i in range(nu):
             Yt[e, i] = col[i]
-    row_products(G, Yt, W, m > LARGE_M)
+    if not row_products(G, Yt, W, m > LARGE_M, interrupt):
+        return INTERRUPTED
     # the acceleration errors of the unconstrained udot0
     multiply_by_system_jacobian(parent, us, nus, H_G, p_GB, udot, A0)
     for b in range(nb):
@@ -1035,7 +1056,8 @@ def constrained_accelerations_into(a, s, with_inertias, euler, ci, cf, m, lam, u
         return status
     if not (_all_finite2(W) and _all_finite1(aerr0)):
         return NOT_FINITE
-    least_squares_into(W, aerr0, lam, Ws, Vs)
+    if not least_squares_into(W, aerr0, lam, Ws, Vs, interrupt):
+        return INTERRUPTED
     for i in range(nu):
         acc = 0.0
         for e in range(m):

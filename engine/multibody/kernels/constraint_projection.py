@@ -31,7 +31,12 @@ rank-revealing factorization handles them.
 Statuses: ``OK``; ``FAILED`` (the projection did not reach the accuracy, or the error was
 beyond the projection limit: the integrator treats the step as not converged);
 ``IRREGULAR`` (a zero quaternion, a constraint kernel that declined, a non-finite
-Jacobian or error): the caller redoes the work through the State, which words it.
+Jacobian or error): the caller redoes the work through the State, which words it;
+``INTERRUPTED``: the request at ``interrupt`` (the address of an
+``interrupt_request.InterruptRequest``, 0 for none) was set. The projections look at it
+before every iteration and in the least squares' O(m^2 n) and O(m^3) loops (once per row
+or column); an interrupted projection leaves q or u where its last iteration put them,
+for the caller to put back.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from engine.multibody.kernels.constraint_kernels import (
     work_buffers,
 )
 from engine.multibody.kernels.fused_stages import POSITION, VELOCITY, realize_stages_by_address
+from engine.multibody.kernels.interrupt_request import interrupted
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.n_operators import NINV_OP, apply_n_operator
 from engine.multibody.kernels.pivoted_cholesky import LARGE_M, psd_min_norm_solve
@@ -73,7 +79,7 @@ MAX_U_ITERATIONS = 3
 RCOND = 1e-12
 
 #: statuses (see module docstring)
-FAILED, IRREGULAR = 1, 2
+FAILED, IRREGULAR, INTERRUPTED = 1, 2, 3
 
 #: entries of the ``info`` vector the projections fill; JACOBIAN_CURRENT: 1.0 when the
 #: P scratch holds the constraint Jacobian at the State's q (project_q sets it, project_u
@@ -84,23 +90,25 @@ INFO_SIZE = 4
 
 # ----------------------------------------------------------------- least squares
 @njit(cache=True, nogil=True)
-def min_norm_solve(A, b, x):
+def min_norm_solve(A, b, x, interrupt):
     """x (n,) = the minimum-norm least-squares solution of A x = b (A m x n), by a
     one-sided Jacobi SVD of A^T: singular values at or below RCOND times the largest are
-    dropped (as the Python projection's SVD). False (x zero) if A or b is not finite."""
+    dropped (as the Python projection's SVD). The status: OK, IRREGULAR (x zero) if A or
+    b is not finite, INTERRUPTED (x unspecified) if the request at ``interrupt`` was set
+    (beyond LARGE_M rows; fewer take a few milliseconds at most)."""
     m, n = A.shape
     for j in range(n):
         x[j] = 0.0
     for i in range(m):
         if not math.isfinite(b[i]):
-            return False
+            return IRREGULAR
         for j in range(n):
             if not math.isfinite(A[i, j]):
-                return False
+                return IRREGULAR
     if m == 0:
-        return True
+        return OK
     if m > LARGE_M:
-        return _gram_min_norm_solve(A, b, x)
+        return _gram_min_norm_solve(A, b, x, interrupt)
     blk = np.zeros(m * n + m * m + m)
     C = blk[0 : m * n].reshape((m, n))  # rows: the columns of A^T, orthogonalized in place
     for i in range(m):
@@ -151,7 +159,7 @@ def min_norm_solve(A, b, x):
         sq[i] = acc
         top = max(top, acc)
     if top == 0.0:
-        return True
+        return OK
     cut = RCOND * math.sqrt(top)
     for i in range(m):
         if not math.sqrt(sq[i]) > cut:
@@ -162,47 +170,51 @@ def min_norm_solve(A, b, x):
         y /= sq[i]
         for j in range(n):
             x[j] += C[i, j] * y
-    return True
+    return OK
 
 
 @njit(cache=True, nogil=True)
-def _gram_min_norm_solve(A, b, x):
+def _gram_min_norm_solve(A, b, x, interrupt):
     """``min_norm_solve`` for many rows (more than LARGE_M): x = A^T (A A^T)^+ b, the
     pseudo-inverse of the Gram matrix by the pivoted Cholesky factorization. Its cut-off
     (RCOND times the Gram matrix's largest diagonal) drops rows whose distance from the
     others' span is below about 1e-6 of the largest row norm: the Gram matrix squares
     the singular values, and its rounding would keep an exactly repeated row of an SVD's
-    below-1e-12 set."""
+    below-1e-12 set. The status (OK or INTERRUPTED)."""
     m, n = A.shape
     W = np.empty((m, m))
-    row_products(A, A, W, True)
+    if not row_products(A, A, W, True, interrupt):
+        return INTERRUPTED
     y = np.empty(m)
-    psd_min_norm_solve(W, b, y, np.empty((m, m)), RCOND)
+    if not psd_min_norm_solve(W, b, y, np.empty((m, m)), RCOND, interrupt):
+        return INTERRUPTED
     for i in range(m):
         yi = y[i]
         if yi != 0.0:
             for j in range(n):
                 x[j] += A[i, j] * yi
-    return True
+    return OK
 
 
 @njit(cache=True, nogil=True)
-def remove_row_space(A, x, tmp_m, tmp_n):
-    """x (n,) minus its projection on the row space of A (m x n), in place; False if not
-    finite. ``tmp_m`` (m,) and ``tmp_n`` (n,) are scratch."""
+def remove_row_space(A, x, tmp_m, tmp_n, interrupt):
+    """x (n,) minus its projection on the row space of A (m x n), in place; the status of
+    ``min_norm_solve`` (x unchanged unless OK). ``tmp_m`` (m,) and ``tmp_n`` (n,) are
+    scratch."""
     m, n = A.shape
     if m == 0 or n == 0:
-        return True
+        return OK
     for i in range(m):
         acc = 0.0
         for j in range(n):
             acc += A[i, j] * x[j]
         tmp_m[i] = acc
-    if not min_norm_solve(A, tmp_m, tmp_n):
-        return False
+    status = min_norm_solve(A, tmp_m, tmp_n, interrupt)
+    if status != OK:
+        return status
     for j in range(n):
         x[j] -= tmp_n[j]
-    return True
+    return OK
 
 
 @njit(cache=True, nogil=True)
@@ -335,7 +347,24 @@ def weighted_p(a, s, ci, cf, m, tpv, wu, A, P, have_P):
 # --------------------------------------------------------------------- projectQ
 @njit(cache=True, nogil=True)
 def project_q(
-    euler, a, s, ci, cf, m, qerr, tp, wq, accuracy, target, limit, infinity, force, est, info, P
+    euler,
+    a,
+    s,
+    ci,
+    cf,
+    m,
+    qerr,
+    tp,
+    wq,
+    accuracy,
+    target,
+    limit,
+    infinity,
+    force,
+    est,
+    info,
+    P,
+    interrupt,
 ):
     """projectQImpl with LocalOnly (see module docstring) on the State of table a, s,
     realized through Position with its position errors in qerr; ``est`` (nq,) the q error
@@ -343,7 +372,7 @@ def project_q(
     realized again, Velocity not), ``info[ITERATIONS]`` the Gauss-Newton steps,
     ``info[JACOBIAN_CURRENT]`` 1.0 if the scratch P (m, nu) holds the constraint Jacobian
     at the final q (computed for the estimate's projection), for ``project_u``. The
-    status."""
+    status (INTERRUPTED: q where the last iteration left it)."""
     info[CHANGED] = 0.0
     info[ITERATIONS] = 0.0
     info[JACOBIAN_CURRENT] = 0.0
@@ -375,10 +404,13 @@ def project_q(
             dq, q0 = blk[o : o + nq], blk[o + nq : o + 2 * nq]
             iterations = 0
             while norm > target and iterations < MAX_Q_ITERATIONS:
+                if interrupted(interrupt):
+                    return INTERRUPTED
                 if weighted_pq(euler, a, s, ci, cf, m, tp, wq, A, P) != OK:
                     return IRREGULAR
-                if not min_norm_solve(A, errs, dq):
-                    return IRREGULAR
+                status = min_norm_solve(A, errs, dq, interrupt)
+                if status != OK:
+                    return status
                 for j in range(nq):
                     dq[j] = -dq[j] / wq[j]
                     q0[j] = q[j]
@@ -420,8 +452,9 @@ def project_q(
             info[JACOBIAN_CURRENT] = 1.0
             for j in range(nq):
                 est[j] *= wq[j]
-            if not remove_row_space(A, est, tmp_m, tmp_n):
-                return IRREGULAR
+            status = remove_row_space(A, est, tmp_m, tmp_n, interrupt)
+            if status != OK:
+                return status
             for j in range(nq):
                 est[j] /= wq[j]
     return OK
@@ -430,14 +463,31 @@ def project_q(
 # --------------------------------------------------------------------- projectU
 @njit(cache=True, nogil=True)
 def project_u(
-    euler, a, s, ci, cf, m, uerr, tpv, wu, accuracy, target, infinity, force, est, info, P
+    euler,
+    a,
+    s,
+    ci,
+    cf,
+    m,
+    uerr,
+    tpv,
+    wu,
+    accuracy,
+    target,
+    infinity,
+    force,
+    est,
+    info,
+    P,
+    interrupt,
 ):
     """projectUImpl (see module docstring) on the State of table a, s, realized through
     Velocity with its velocity errors in uerr; ``est`` (nu,) the u error estimate,
     projected in place. ``info[CHANGED]`` is 1.0 if u changed (Velocity is realized
     again, ``info[KINETIC_ENERGY]`` its kinetic energy). The scratch P (m, nu) is taken as
     the constraint Jacobian at the State's q if ``info[JACOBIAN_CURRENT]`` is 1.0 (as
-    ``project_q`` leaves it), else computed into it (and the flag set). The status."""
+    ``project_q`` leaves it), else computed into it (and the flag set). The status
+    (INTERRUPTED: u where the last iteration left it)."""
     info[CHANGED] = 0.0
     info[ITERATIONS] = 0.0
     if m == 0:
@@ -460,8 +510,11 @@ def project_u(
         info[JACOBIAN_CURRENT] = 1.0
         have_A = True
         for _ in range(MAX_U_ITERATIONS):
-            if not min_norm_solve(A, errs, du):
-                return IRREGULAR
+            if interrupted(interrupt):
+                return INTERRUPTED
+            status = min_norm_solve(A, errs, du, interrupt)
+            if status != OK:
+                return status
             for j in range(nu):
                 u[j] += -du[j] / wu[j]
             status, ke = realize_velocity_by_address(euler, a, s, ci, cf, uerr)
@@ -484,8 +537,9 @@ def project_u(
             return IRREGULAR
         for j in range(nu):
             est[j] *= wu[j]
-        if not remove_row_space(A, est, tmp_m, tmp_n):
-            return IRREGULAR
+        status = remove_row_space(A, est, tmp_m, tmp_n, interrupt)
+        if status != OK:
+            return status
         for j in range(nu):
             est[j] /= wu[j]
     return OK
@@ -493,8 +547,8 @@ def project_u(
 
 #: project_q and project_u for kernels, called at their compiled addresses
 project_q_by_address = address_call(
-    project_q, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _F, _B, _B, _F1, _F1, _F2)
+    project_q, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _F, _B, _B, _F1, _F1, _F2, _I)
 )
 project_u_by_address = address_call(
-    project_u, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _B, _B, _F1, _F1, _F2)
+    project_u, _I(*_TABLE, _I, _F1, _F1, _F1, _F, _F, _B, _B, _F1, _F1, _F2, _I)
 )

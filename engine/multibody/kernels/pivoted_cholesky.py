@@ -15,6 +15,10 @@ redundant equations share their load equally, as with the eigen-decomposition.
 Every pivot of a positive definite matrix is at least its smallest eigenvalue, so a
 matrix whose eigenvalues are all above the cut-off keeps all its equations, as with the
 eigen-decomposition.
+
+Both take ``interrupt``, the address of an ``interrupt_request.InterruptRequest`` (0 for
+none), and look at it once per column (O(m^2) work between looks): a set request stops
+them (``INTERRUPTED``, False: the solution is then unspecified).
 """
 
 from __future__ import annotations
@@ -24,17 +28,23 @@ import math
 import numpy as np
 from numba import njit
 
+from engine.multibody.kernels.interrupt_request import interrupted
+
 #: systems with more equations than this use the pivoted Cholesky factorization; smaller
 #: ones the Jacobi eigen-decomposition or SVD (constraint_kernels, constraint_projection)
 LARGE_M = 16
 
+#: what ``pivoted_cholesky`` returns when its interrupt request was set
+INTERRUPTED = -1
+
 
 @njit(cache=True, nogil=True)
-def pivoted_cholesky(L, perm, tol):
+def pivoted_cholesky(L, perm, tol, interrupt):
     """In place: L (m, m) holds a symmetric positive semidefinite W on entry and its
     pivoted Cholesky factor in its lower trapezoid (columns 0..r-1) on return, perm (m,)
-    int64 the permutation (row i of the factor is W's equation perm[i]); the rank r.
-    Pivots at or below ``tol`` times W's largest diagonal end the factorization."""
+    int64 the permutation (row i of the factor is W's equation perm[i]); the rank r, or
+    INTERRUPTED (L then half factored) if the request at ``interrupt`` was set. Pivots
+    at or below ``tol`` times W's largest diagonal end the factorization."""
     m = L.shape[0]
     for i in range(m):
         perm[i] = i
@@ -45,6 +55,8 @@ def pivoted_cholesky(L, perm, tol):
         return 0
     cut = tol * top
     for k in range(m):
+        if interrupted(interrupt):
+            return INTERRUPTED
         p = k
         for i in range(k + 1, m):
             if L[i, i] > L[p, p]:
@@ -89,22 +101,25 @@ def _lower_transpose_solve(L, r, x):
 
 
 @njit(cache=True, nogil=True)
-def psd_min_norm_solve(W, b, out, L, tol):
+def psd_min_norm_solve(W, b, out, L, tol, interrupt):
     """out (m,) = the minimum-norm least-squares solution of W out = b for W (m, m)
     symmetric positive semidefinite (read whole), by the pivoted Cholesky factorization
-    with the cut-off ``tol`` (module docstring). L (m, m) is scratch."""
+    with the cut-off ``tol`` (module docstring). L (m, m) is scratch. False (out then
+    unspecified) if the request at ``interrupt`` was set."""
     m = W.shape[0]
-    for i in range(m):
-        out[i] = 0.0
     if m == 0:
-        return
+        return True
     for i in range(m):
         for j in range(m):
             L[i, j] = W[i, j]
     perm = np.empty(m, dtype=np.int64)
-    r = pivoted_cholesky(L, perm, tol)
+    r = pivoted_cholesky(L, perm, tol, interrupt)
+    if r == INTERRUPTED:
+        return False
+    for i in range(m):
+        out[i] = 0.0
     if r == 0:
-        return
+        return True
     c = np.empty(m)
     for i in range(m):
         c[i] = b[perm[i]]
@@ -113,7 +128,7 @@ def psd_min_norm_solve(W, b, out, L, tol):
         _lower_transpose_solve(L, m, c)
         for i in range(m):
             out[perm[i]] = c[i]
-        return
+        return True
     # rank r < m: L (m x r), W^+ b = P L (L^T L)^-2 L^T P^T b
     g = np.empty(r)
     for j in range(r):
@@ -123,6 +138,8 @@ def psd_min_norm_solve(W, b, out, L, tol):
         g[j] = acc
     K = np.empty((r, r))  # L^T L: symmetric positive definite
     for i in range(r):
+        if interrupted(interrupt):
+            return False
         for j in range(i + 1):
             acc = 0.0
             for k in range(i, m):
@@ -130,7 +147,9 @@ def psd_min_norm_solve(W, b, out, L, tol):
             K[i, j] = acc
             K[j, i] = acc
     kperm = np.empty(r, dtype=np.int64)
-    rk = pivoted_cholesky(K, kperm, 0.0)  # r unless K is singular to rounding
+    rk = pivoted_cholesky(K, kperm, 0.0, interrupt)  # r unless K is singular to rounding
+    if rk == INTERRUPTED:
+        return False
     z = np.zeros(r)
     for i in range(r):
         z[i] = g[kperm[i]]
@@ -147,3 +166,4 @@ def psd_min_norm_solve(W, b, out, L, tol):
         for j in range(min(i + 1, r)):
             acc += L[i, j] * y[j]
         out[perm[i]] = acc
+    return True
