@@ -172,10 +172,12 @@ def test_a_stiff_model_whose_step_size_collapses_stops_with_a_stiffness_hint(tmp
     assert code == 1 and "too stiff" in err and "step size" in err
 
 
-def _ladder(tmp_path: Path, rungs: int) -> Path:
+def _ladder(tmp_path: Path, rungs: int, both: bool = False) -> Path:
     """Two hanging chains of ``rungs`` Ball links joined by a Rod at every rung: each step
     projects onto ``rungs`` constraints and solves for as many multipliers (a few hundredths
-    of a second per step with 120 rungs)."""
+    of a second per step with 120 rungs, seconds with 800). The first link of one chain
+    swings (of both alike with ``both``: the velocities then satisfy the Rods' equations,
+    so the start projects nothing)."""
     raw = json.loads((EXAMPLES / "chain50.mbs.json").read_text())
     link = raw["model"]["bodies"][1]
     bodies = []
@@ -188,6 +190,8 @@ def _ladder(tmp_path: Path, rungs: int) -> Path:
             body["q"] = [1.0, 0.0, 0.0, 0.0]
             bodies.append(body)
     bodies[0]["u"] = [0.0, 0.0, 1.0]
+    if both:
+        bodies[rungs]["u"] = [0.0, 0.0, 1.0]
     rod = {"point1": [0.0, -0.08, 0.0], "point2": [0.0, -0.08, 0.0], "length": 0.3}
     raw["model"]["bodies"] = bodies
     raw["model"]["ground_geometry"] = []
@@ -216,6 +220,24 @@ def test_sigint_during_constraint_projecting_steps_stops_within_a_second(tmp_pat
     assert "interrupted by SIGINT" in err and "Traceback" not in err
     rows = _rows(out)
     assert len(rows) >= 2 and rows[1][0] == "0.0"
+
+
+def test_sigint_inside_one_long_constrained_step_stops_within_a_second(tmp_path):
+    """A ladder of 600 Rods takes seconds per step (its cost grows as m^2 nu): SIGINT in the
+    middle of the first step stops the run within a second, keeping the t = 0 row (the
+    step runs in a helper thread that stops when asked; the main thread's handler runs)."""
+    out = tmp_path / "ladder600.csv"
+    ladder = _ladder(tmp_path, 600, both=True)
+    with _ended_at_exit(_start(ladder, out, "--until", "100", "--dt", "1")) as proc:
+        _wait_for_rows(proc, out, 1, timeout=240)  # the t = 0 row: the first step begins
+        time.sleep(0.7)
+        assert proc.poll() is None
+        err, took = _signal(proc, signal.SIGINT)
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    rows = _rows(out)
+    assert len(rows) == 2 and rows[1][0] == "0.0"
 
 
 def test_sigint_while_the_engine_loads_exits_with_a_message(tmp_path):
