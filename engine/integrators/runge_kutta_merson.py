@@ -117,7 +117,7 @@ class RungeKuttaMersonIntegrator(Integrator):
     #: the InterruptRequest the compiled constrained steps look at (made on first use)
     _interruptRequest: InterruptRequest | None = None
     #: a constrained stepping call still running in its helper thread after a signal
-    #: (``Stopped``, and what finishes its bookkeeping), waited for before the next step
+    #: (its ``Stopped`` and previous-step scratch), waited for before the next step
     _unfinishedCall: tuple | None = None
 
     def interruptStep(self) -> None:

@@ -157,3 +157,49 @@ def test_a_signal_in_the_main_thread_stops_the_step_within_a_second(big_ladder):
         signal.signal(signal.SIGINT, previous)
     assert took < 1.0, f"stepTo raised {took:.2f} s after the signal"
     _assert_unchanged(system, integ, before)
+
+
+def _run_ladder_to(t_end: float, interrupts: int):
+    """A 120-Rod ladder (tens of ms per step) stepped to ``t_end`` while another thread
+    calls ``interruptStep`` ``interrupts`` times, 30-70 ms apart (inside steps and
+    between them); stepTo is called again after each ReachedStepLimit. (advanced t, q,
+    u, steps taken, ReachedStepLimit returns)."""
+    system, state = ladder(120)
+    integ = RungeKuttaMersonIntegrator(system)
+    integ.setAccuracy(1e-3)
+    integ.initialize(state)
+    integ.stepTo(t_end)  # the start of the continuous interval
+    integ.stepTo(1e-4)  # the first step (the kernels' first call in this process)
+    rng = np.random.default_rng(21)
+    gaps = rng.uniform(0.03, 0.07, interrupts)
+
+    def interrupter():
+        for gap in gaps:
+            time.sleep(gap)
+            integ.interruptStep()
+
+    thread = threading.Thread(target=interrupter)
+    thread.start()
+    limits = 0
+    while integ.getAdvancedTime() < t_end:
+        if integ.stepTo(t_end) == SuccessfulStepStatus.ReachedStepLimit:
+            limits += 1
+    thread.join()
+    adv = integ.getAdvancedState()
+    return (
+        adv.getTime(),
+        np.array(adv.getQ()),
+        np.array(adv.getU()),
+        integ.getNumStepsTaken(),
+        limits,
+    )
+
+
+def test_steps_interrupted_and_taken_again_give_the_same_trajectory_bit_for_bit():
+    """A dropped step leaves nothing behind: taken again, it is the step the
+    uninterrupted run takes (same step sizes, same q and u to the last bit)."""
+    t, q, u, steps, _ = _run_ladder_to(0.06, 0)
+    ti, qi, ui, stepsi, limits = _run_ladder_to(0.06, 8)
+    assert limits >= 1  # stepTo was cut short
+    assert (ti, stepsi) == (t, steps)
+    assert np.array_equal(qi, q) and np.array_equal(ui, u)
