@@ -134,6 +134,45 @@ def test_a_seen_state_of_another_system_or_topology_is_refused_by_every_operator
             getattr(matter, name)(state, *args[name])
 
 
+def test_a_topology_version_override_since_the_last_call_is_seen_by_every_operator():
+    system, matter, state, rng = _humanoid()
+    args = _inputs(matter, state, rng)
+    expected = _call(matter, state, args)  # every shortcut of this State is set up
+    version = system.getSystemTopologyCacheVersion()
+    system.setSystemTopologyCacheVersion(version + 1)  # (advanced) a new topology key
+    for name in OPERATORS:
+        with pytest.raises(TopologyMismatchError):
+            getattr(matter, name)(state, *args[name])
+    state.setSystemTopologyStageVersion(version + 1)  # (advanced) marked compatible again
+    _assert_same(_call(matter, state, args), expected)
+    state.setSystemTopologyStageVersion(version)  # the State's own key changed this time
+    for name in OPERATORS:
+        with pytest.raises(TopologyMismatchError):
+            getattr(matter, name)(state, *args[name])
+
+
+def test_explicit_kinematics_made_stale_since_the_last_call_are_seen_by_every_operator():
+    system, matter, state, rng = _humanoid()
+    args = _inputs(matter, state, rng)
+    expected = _call(matter, state, args)
+    state.setU(state.getU())  # back to Position stage: Velocity kinematics done by hand
+    matter.realizeVelocityKinematics(state)
+    _assert_same(_call(matter, state, args), expected)
+    matter.invalidateVelocityKinematics(state)  # a cache entry: no stage is invalidated
+    position_only = {name: expected[name] for name in POSITION_OPERATORS}
+    _assert_same(_call(matter, state, args, POSITION_OPERATORS), position_only)
+    with pytest.raises(StageTooLowError, match="needs velocity kinematics"):
+        matter.calcResidualForceIgnoringConstraints(state, *args[OPERATORS[-1]])
+    state.setQ(state.getQ())  # back to Time stage: Position kinematics by hand too
+    matter.realizePositionKinematics(state)
+    matter.realizeVelocityKinematics(state)
+    _assert_same(_call(matter, state, args), expected)
+    matter.invalidatePositionKinematics(state)
+    for name in OPERATORS:
+        with pytest.raises(StageTooLowError, match="kinematics"):
+            getattr(matter, name)(state, *args[name])
+
+
 def test_an_invalidation_since_the_last_call_is_seen_by_every_operator():
     system, matter, state, rng = _humanoid()
     args = _inputs(matter, state, rng)
