@@ -9,6 +9,9 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
   rebuilt from an ``ArrayTable`` have no count, so those calls are pure overhead. Without
   the runtime no array may be created (``np.empty`` fails to compile): such a kernel
   takes its scratch arrays from its caller, which keeps every array alive.
+* ``rows``: a C-contiguous array of two or more dimensions as the 2-D array of its rows
+  over the same memory, built inline like the table entries (``reshape`` in a kernel
+  runs numba's general no-copy search, which costs more than a small operator's work).
   ``runtime_jit`` states ``_nrt=True`` for functions that need the runtime and may be
   called from a ``kernel_jit`` kernel (which would otherwise pass its setting on).
 * ``f1`` .. ``i2``: a table entry (address and shape, see
@@ -269,6 +272,40 @@ def _array_intrinsic(element_type, ndim: int):
     return from_address
 
 
+@intrinsic
+def _rows(typingctx, x):
+    if not isinstance(x, types.Array) or x.layout != "C" or x.ndim < 2:
+        return None
+    rows_type = types.Array(x.dtype, 2, "C")
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        dims = cgutils.unpack_tuple(builder, src.shape, x.ndim)
+        width = dims[1]
+        for n in dims[2:]:
+            width = builder.mul(width, n)
+        itemsize = context.get_abi_sizeof(context.get_data_type(x.dtype))
+        item = context.get_constant(types.intp, itemsize)
+        out = context.make_array(rows_type)(context, builder)
+        populate_array(
+            out,
+            data=src.data,
+            shape=[dims[0], width],
+            strides=[builder.mul(width, item), item],
+            itemsize=src.itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return rows_type(x), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rows(x):
+    """A C-contiguous array x of shape (n, ...) as its (n, m) rows (same memory)."""
+    return _rows(x)
+
+
 _float64_1d = _array_intrinsic(types.float64, 1)
 _float64_2d = _array_intrinsic(types.float64, 2)
 _float64_3d = _array_intrinsic(types.float64, 3)
@@ -334,3 +371,6 @@ if not JIT_ENABLED:  # the kernels run as Python: the same entries as numpy view
 
     def i2(a, s, k):  # noqa: F811
         return _view(a[k], (s[k, 0], s[k, 1]), ctypes.c_int64)
+
+    def rows(x):  # noqa: F811
+        return x.reshape(x.shape[0], -1)

@@ -31,6 +31,7 @@ from engine.common.numba_internals import (
     f3,
     i1,
     kernel_jit,
+    rows,
     runtime_jit,
     signature_entry_point,
 )
@@ -236,7 +237,7 @@ def jacobian_times(a, s, u, V_out):
         return WRONG_LENGTH
     if not _finite(u):
         return NOT_FINITE
-    V = V_out.reshape(nb, 6)
+    V = rows(V_out)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     for i in range(6):
         V[0, i] = 0.0

@@ -182,7 +182,7 @@ LAYOUT: tuple[KernelArray, ...] = (
     # the matter operators' check of their State (engine.multibody.kernels.operator_check)
     _A("books", "i", ("*",), STATE, "", "the State's books (engine.common.state_books)"),
     _A("topology_epoch", "i", (1,), STATE, "", "state_guard.TOPOLOGY_EPOCH (process-wide)"),
-    _A("operators_seen", "i", (4,), SCRATCH, "", "what the operators' check confirmed"),
+    _A("operators_seen", "i", (5,), SCRATCH, "", "what the operators' check confirmed"),
 )
 del _A
 

@@ -9,10 +9,11 @@ that in full and, when it holds, records in the State's kernel table (slot
 * ``SEEN_POSITION``, ``SEEN_VELOCITY``: the State's invalidation serial (its books'
   ``SERIAL``) when Position (Velocity) stage was last confirmed, or -1;
 * ``SEEN_EPOCH``: ``TOPOLOGY_EPOCH`` (``engine.common.state_guard``) then;
-* ``SEEN_EDITS``: -1, or, when a stage was confirmed by its kinematics realized explicitly
-  below it (``realizePositionKinematics`` at Instance stage), the books' ``ENTRY_EDITS``
-  then: such kinematics are a cache entry, made stale (``invalidatePositionKinematics``)
-  without any stage being invalidated, and every change of an entry counts there.
+* ``SEEN_EDITS``, ``SEEN_EDITS_MASK``: when a stage was confirmed by its kinematics
+  realized explicitly below it (``realizePositionKinematics`` at Instance stage), the
+  books' ``ENTRY_EDITS`` then and -1 (all bits): such kinematics are a cache entry, made
+  stale (``invalidatePositionKinematics``) without any stage being invalidated, and every
+  change of an entry counts there; else 0 and 0 (the edits do not count).
 
 Every invalidation of any stage takes a new serial and every new topology key counts in
 the epoch, so while they (and the entry edits, where they count) are unchanged nothing
@@ -33,7 +34,7 @@ from engine.multibody.kernels.spatial_inline import inline
 STALE = -1
 
 #: the entries of ``operators_seen``
-SEEN_POSITION, SEEN_VELOCITY, SEEN_EPOCH, SEEN_EDITS = 0, 1, 2, 3
+SEEN_POSITION, SEEN_VELOCITY, SEEN_EPOCH, SEEN_EDITS, SEEN_EDITS_MASK = 0, 1, 2, 3, 4
 
 
 @inline
@@ -42,8 +43,10 @@ def stale(a, s, seen_stage):
     count) the entry edits are those recorded when the stage ``seen_stage``
     (SEEN_POSITION or SEEN_VELOCITY) was last confirmed (table ``a``, ``s``)."""
     seen, books = i1(a, s, SLOT.operators_seen), i1(a, s, SLOT.books)
-    return (
-        books[SERIAL] != seen[seen_stage]
-        or i1(a, s, SLOT.topology_epoch)[0] != seen[SEEN_EPOCH]
-        or (seen[SEEN_EDITS] >= 0 and books[ENTRY_EDITS] != seen[SEEN_EDITS])
+    # (one branch on the bits that differ: cheaper than a branch per compare)
+    differ = (
+        (books[SERIAL] ^ seen[seen_stage])
+        | (i1(a, s, SLOT.topology_epoch)[0] ^ seen[SEEN_EPOCH])
+        | ((books[ENTRY_EDITS] ^ seen[SEEN_EDITS]) & seen[SEEN_EDITS_MASK])
     )
+    return differ != 0

@@ -35,6 +35,7 @@ from engine.multibody.kernels.checked_residual import INPUT_NAMES
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
 from engine.multibody.kernels.operator_check import (
     SEEN_EDITS,
+    SEEN_EDITS_MASK,
     SEEN_EPOCH,
     SEEN_POSITION,
     SEEN_VELOCITY,
@@ -510,7 +511,7 @@ class StageRealizationMixin:
         if (
             ops is not None
             and state._topology_key is ops.system._topology_key
-            and ops.seen[SEEN_EDITS] < 0  # (no stage confirmed by explicit kinematics)
+            and not ops.seen[SEEN_EDITS_MASK]  # (no stage confirmed by explicit kinematics)
         ):
             seen = ops.seen
             if stage is _POSITION:
@@ -537,7 +538,7 @@ class StageRealizationMixin:
             ops.vec, ops.body = (ctx.nu,), (ctx.nb, 2, 3)
         sub, seen = ctx.sub, ops.seen
         current, serial = sub.stage, state._bv[SERIAL]
-        seen[SEEN_EPOCH], seen[SEEN_EDITS] = TOPOLOGY_EPOCH[0], -1
+        seen[SEEN_EPOCH], seen[SEEN_EDITS], seen[SEEN_EDITS_MASK] = TOPOLOGY_EPOCH[0], 0, 0
         if current >= _POSITION:
             ops.position, seen[SEEN_POSITION] = sub.stage_version(_POSITION_INT), serial
         else:
@@ -548,7 +549,7 @@ class StageRealizationMixin:
             ops.velocity, seen[SEEN_VELOCITY] = None, -1
         if current < stage:  # confirmed by kinematics realized explicitly (a cache entry)
             seen[SEEN_POSITION if stage is _POSITION else SEEN_VELOCITY] = serial
-            seen[SEEN_EDITS] = state._bv[ENTRY_EDITS]
+            seen[SEEN_EDITS], seen[SEEN_EDITS_MASK] = state._bv[ENTRY_EDITS], -1
         playout = self._instance_info(state, ctx).playout
         ops.playout = playout if playout is not None and playout.any_known_udot else None
         # (both entries' earliest stage is Instance, so these stay valid with ``position``)
