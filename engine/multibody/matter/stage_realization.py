@@ -490,10 +490,17 @@ class StageRealizationMixin:
     # full check) and makes one compiled call, whose kernel first checks that nothing the
     # full check depends on has changed since (operator_check.stale: status STALE, nothing
     # done); then _operators checks again, raising the typed error or recording the new
-    # serial, and the operator is called again. Python makes sure the input is a float64
-    # ndarray with the kernel's number of dimensions (the compiled entry point does not
-    # check), converting it after _operators' check (the stage is refused before the
-    # argument); the kernel checks its length and values.
+    # serial, and the operator is called again. The compiled entry point does not check
+    # its arguments' types, so the operator passes an input only when its dtype is
+    # float64 and its number of dimensions the kernel's (the entry point refuses anything
+    # but an ndarray with TypeError); the kernel checks its length and values.
+    #
+    # _SLOW_PATH: the operators with one input make that call inside ``try``: a State
+    # without a record yet (KeyError), anything but a State (AttributeError), an input to
+    # convert (AttributeError, TypeError) or a record saying the udot are prescribed all
+    # leave it for _operators' full check first (so the stage is refused before the
+    # argument), then the input's conversion (_sized, _body_forces_3d: the typed errors),
+    # then the operator again.
 
     _operators_key: _OperatorsKey | None = None
 
@@ -565,19 +572,17 @@ class StageRealizationMixin:
         entries of v are not read and those of the result are 0."""
         try:
             ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):  # not a State, or no record yet
-            ops = self._operators(state, _POSITION, "multiplyByMInv")
-        if ops.playout is not None:  # (read at the last full check: confirm it first)
+            if v.dtype is not _FLOAT64 or v.ndim != 1 or ops.playout is not None:
+                raise TypeError
+            out = _empty(ops.nu)
+            entry = ops.abi_entry
+            with_inertias = entry is None or entry.realized_version != ops.abi_version
+            status = ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyByMInv")
             if ops.playout is not None:
                 return self._prescribed_m_inverse_times(state, v, ops.playout)
-        if type(v) is not _NDARRAY or v.dtype is not _FLOAT64 or v.ndim != 1:
-            ops = self._operators(state, _POSITION, "multiplyByMInv")
-            v = _sized(v, ops.nu, "multiplyByMInv")
-        out = _empty(ops.nu)
-        entry = ops.abi_entry
-        with_inertias = entry is None or entry.realized_version != ops.abi_version
-        status = ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
+            return self.multiplyByMInv(state, _sized(v, ops.nu, "multiplyByMInv"))
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyByMInv")
@@ -592,13 +597,13 @@ class StageRealizationMixin:
         """M a in O(n) (Position stage)."""
         try:
             ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):  # not a State, or no record yet
+            if a.dtype is not _FLOAT64 or a.ndim != 1:
+                raise TypeError
+            out = _empty(ops.nu)
+            status = ENTRY.m_times(ops.a, ops.s, a, out)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyByM")
-        if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.ndim != 1:
-            ops = self._operators(state, _POSITION, "multiplyByM")
-            a = _sized(a, ops.nu, "multiplyByM")
-        out = _empty(ops.nu)
-        status = ENTRY.m_times(ops.a, ops.s, a, out)
+            return self.multiplyByM(state, _sized(a, ops.nu, "multiplyByM"))
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyByM")
@@ -687,21 +692,21 @@ class StageRealizationMixin:
     @checks_own_state
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
-        what = "multiplyBySystemJacobian"
         try:
             ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):  # not a State, or no record yet
-            ops = self._operators(state, _POSITION, what)
-        if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.ndim != 1:
-            ops = self._operators(state, _POSITION, what)
-            u = _sized(u, ops.nu, what)
-        V = _empty(ops.body)
-        status = ENTRY.jacobian_times(ops.a, ops.s, u, V)
+            if u.dtype is not _FLOAT64 or u.ndim != 1:
+                raise TypeError
+            V = _empty(ops.body)
+            status = ENTRY.jacobian_times(ops.a, ops.s, u, V)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
+            ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
+            u = _sized(u, ops.nu, "multiplyBySystemJacobian")
+            return self.multiplyBySystemJacobian(state, u)
         if status:
             if status == STALE:
-                self._operators(state, _POSITION, what)
+                self._operators(state, _POSITION, "multiplyBySystemJacobian")
                 return self.multiplyBySystemJacobian(state, u)
-            _refuse(status, u, ops.nu, what)
+            _refuse(status, u, ops.nu, "multiplyBySystemJacobian")
         return V
 
     @checks_own_state
@@ -711,13 +716,13 @@ class StageRealizationMixin:
         what = "multiplyBySystemJacobianTranspose"
         try:
             ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):  # not a State, or no record yet
+            if F.dtype is not _FLOAT64 or F.ndim != 3:
+                raise TypeError
+            f = _empty(ops.nu)
+            status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, what)
-        if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.ndim != 3:
-            ops = self._operators(state, _POSITION, what)
-            F = _body_forces_3d(F, ops.nb, what)
-        f = _empty(ops.nu)
-        status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
+            return self.multiplyBySystemJacobianTranspose(state, _body_forces_3d(F, ops.nb, what))
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, what)
