@@ -44,7 +44,7 @@ class KernelArray(NamedTuple):
 
 # homes: where build_table finds an array (see build_table's ``homes``)
 TOPOLOGY = "topology"  # MatterTopology, built by the matter subsystem at Topology stage
-STATE = "state"  # the State's q, u, qdot, udot, qdotdot partitions (the matter context)
+STATE = "state"  # the State's q, u, qdot, udot, qdotdot partitions and books (the matter context)
 POSITION = "position"  # PositionCache
 VELOCITY = "velocity"  # VelocityCache
 ACCELERATION = "acceleration"  # AccelerationCache (the articulated inertias too)
