@@ -98,7 +98,7 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
     }
     assert set(calls) == set(checked_operators.SIGNATURES)
     for name, (args, out) in calls.items():
-        entry = getattr(checked_operators.ENTRY, name)
+        entry = checked_operators.entry(name)
         dispatcher = checked_operators._KERNELS[name]
         assert (entry is not dispatcher) == JIT_ENABLED, name
         expected = np.full_like(out, np.nan)
@@ -106,6 +106,10 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
         assert entry(ops.a, ops.s, *args, out) == 0, name
         np.testing.assert_array_equal(out, expected, err_msg=name)
         assert np.all(np.isfinite(out)), name
+        # ENTRY's attribute: the entry point once called (at first, a loader of it)
+        assert getattr(checked_operators.ENTRY, name)(ops.a, ops.s, *args, out) == 0, name
+        assert getattr(checked_operators.ENTRY, name) is entry, name
+        np.testing.assert_array_equal(out, expected, err_msg=name)
     with pytest.raises(AttributeError):
         checked_operators.ENTRY.no_such_kernel  # noqa: B018
 

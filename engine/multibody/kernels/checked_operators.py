@@ -294,18 +294,23 @@ def entry(name: str):
 
 
 class _EntryPoints:
-    """``entry(name)`` for each kernel as an attribute (``ENTRY.m_times``), looked up on
-    first use and then read like any attribute: an operator called millions of times
-    pays one attribute read for its kernel."""
+    """``entry(name)`` for each kernel as an attribute (``ENTRY.m_times``): an instance
+    attribute (the cheapest read: no class attribute of the same name, no ``__getattr__``,
+    either of which would slow every read), at first a function that loads the entry point
+    on its first call (compiled, or read from numba's cache), puts it in its place and
+    calls it."""
 
-    __slots__ = tuple(_KERNELS)
+    def __init__(self) -> None:
+        for name in _KERNELS:
+            setattr(self, name, self._loader(name))
 
-    def __getattr__(self, name: str):
-        if name not in _KERNELS:
-            raise AttributeError(name)
-        fn = entry(name)
-        setattr(self, name, fn)
-        return fn
+    def _loader(self, name: str):
+        def load_and_call(*args):
+            fn = entry(name)
+            setattr(self, name, fn)
+            return fn(*args)
+
+        return load_and_call
 
 
 #: The kernels' entry points by name (see _EntryPoints).
