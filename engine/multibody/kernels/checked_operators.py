@@ -10,7 +10,8 @@ input and the output, checks first that the State still qualifies
 WRONG_LENGTH and NOT_FINITE), nothing computed on a refusal, and then runs its recursion,
 built from the per-body steps here and in ``stage_kernels`` and ``composite_body``.
 ``m_inverse_times`` itself has no check (the constraint kernels call it on a State being
-realized); its operator calls ``checked_m_inverse_times``.
+realized); its operator calls ``checked_m_inverse_times``. The O(n) kernels keep the GIL
+(``short_kernel_jit``: releasing it would cost a quarter of a small tree's product).
 ``entry(name)`` gives each one's compiled entry point for its signature in
 ``SIGNATURES`` (skipping the dispatcher's per-call type resolution); the caller passes
 arrays of exactly those types and numbers of dimensions (the entry point does not check
@@ -33,6 +34,7 @@ from engine.common.numba_internals import (
     kernel_jit,
     rows,
     runtime_jit,
+    short_kernel_jit,
     signature_entry_point,
 )
 from engine.multibody.kernels import checked_residual
@@ -131,7 +133,7 @@ def m_inverse_times(a, s, with_inertias, v, out):
     return 0
 
 
-@kernel_jit
+@short_kernel_jit
 def checked_m_inverse_times(a, s, with_inertias, v, out):
     """``m_inverse_times`` after the operators' check: STALE (nothing done) if the State
     must be checked again (``operator_check.stale``), else its status."""
@@ -160,7 +162,7 @@ def _force_step(F, b, P, p_GB, H, nu, s, out):
     accumulate6(F[P], shift_force(F_b, row_sub(p_GB, b, p_GB, P)))
 
 
-@kernel_jit
+@short_kernel_jit
 def m_times(a, s, v, out):
     """out = M v: the Newton-Euler recursion with no velocity terms and no forces. Base
     to tip each body's spatial acceleration A_b = A_P shifted to Bo + H_b v_b and its
@@ -224,7 +226,7 @@ def jacobian(a, s, J):
     return 0
 
 
-@kernel_jit
+@short_kernel_jit
 def jacobian_times(a, s, u, V_out):
     """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
     base to tip. STALE (operator_check), WRONG_LENGTH if u or V_out has the wrong length,
@@ -246,7 +248,7 @@ def jacobian_times(a, s, u, V_out):
     return 0
 
 
-@kernel_jit
+@short_kernel_jit
 def jacobian_transpose_times(a, s, F_in, f):
     """f = J^T F: the generalized forces of body forces F (nb, 2, 3) at Bo in G, tip to
     base. STALE (operator_check), WRONG_LENGTH if F is not (nb, 2, 3) or f has the wrong

@@ -17,7 +17,7 @@ import math
 
 from numba import float64, int64, types
 
-from engine.common.numba_internals import f2, f3, i1, kernel_jit
+from engine.common.numba_internals import f2, f3, i1, short_kernel_jit
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.operator_check import SEEN_VELOCITY, STALE, stale
 from engine.multibody.kernels.stage_kernels import residual_forces
@@ -37,7 +37,7 @@ SIGNATURE = (
 )
 
 
-@kernel_jit
+@short_kernel_jit
 def residual_forces_from_table(a, s, body_forces, mobility_forces, udot, residual):
     """residual = M udot + bias - f - J^T F (``residual_forces``) with the State's arrays
     from the table (a, s). Returns 0, STALE (operator_check), or the first input that
