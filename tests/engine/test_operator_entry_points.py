@@ -83,7 +83,7 @@ def _assert_same(got: dict, expected: dict) -> None:
 def test_each_entry_point_computes_what_its_dispatcher_computes():
     system, matter, state, rng = _humanoid()
     matter.calcM(state)  # the State's kernel table
-    ops = state._fast[matter._operators_key]
+    ops = state._fast[matter]
     nu, nb = state.getNU(), matter.getNumBodies()
     v, F = rng.normal(size=nu), rng.normal(size=(nb, 2, 3))
     cbi = np.zeros((nb, 6, 6))

@@ -120,16 +120,10 @@ class _RealizeContext:
     )
 
 
-class _OperatorsKey:
-    """The key of a matter subsystem's ``_Operators`` in a State's ``_fast`` slot (one
-    object per subsystem: hashed by identity, never equal to another subsystem's)."""
-
-    __slots__ = ()
-
-
 class _Operators:
     """What the O(n) operators read on every call for one State, kept in its ``_fast``
-    slot (emptied with its arrays, never copied):
+    slot under the matter subsystem itself (hashed by identity: one dict lookup, no
+    attribute read; emptied with its arrays, never copied):
 
     * ``system``: the subsystem's System (the State must hold its current topology key);
       ``sub``: the subsystem's PerSubsystemInfo in this State;
@@ -502,8 +496,6 @@ class StageRealizationMixin:
     # argument), then the input's conversion (_sized, _body_forces_3d: the typed errors),
     # then the operator again.
 
-    _operators_key: _OperatorsKey | None = None
-
     def _operators(self, state: State, stage: Stage, what: str) -> _Operators:
         """The _Operators of ``state`` for the operator ``what`` after its checks, made or
         brought up to date: the State was made by this System's current topology (else
@@ -512,9 +504,8 @@ class StageRealizationMixin:
         StageTooLowError). Records in ``seen`` what ``stage`` was confirmed at
         (``kernels/operator_check.py``). After an invalidation that left ``stage`` valid
         this costs one stage version read."""
-        key = self._operators_key
         fast = getattr(state, "_fast", None)
-        ops = fast.get(key) if fast is not None and key is not None else None
+        ops = fast.get(self) if fast is not None else None
         if (
             ops is not None
             and state._topology_key is ops.system._topology_key
@@ -532,11 +523,9 @@ class StageRealizationMixin:
                     seen[SEEN_VELOCITY], seen[SEEN_EPOCH] = state._bv[SERIAL], TOPOLOGY_EPOCH[0]
                     return ops
         ctx = self._operator_context(state, stage, what)
-        if key is None:
-            key = self._operators_key = _OperatorsKey()
-        ops = state._fast.get(key)
+        ops = state._fast.get(self)
         if ops is None:
-            ops = state._fast[key] = _Operators()
+            ops = state._fast[self] = _Operators()
             ops.system, ops.sub = self._system, ctx.sub
             ops.a, ops.s = ctx.table.addresses, ctx.table.shapes
             ops.seen = ctx.scratch["operators_seen"]
@@ -571,7 +560,7 @@ class StageRealizationMixin:
         motion (Motions or locks) this is M_ff^-1 on the free mobilities: prescribed
         entries of v are not read and those of the result are 0."""
         try:
-            ops = state._fast[self._operators_key]
+            ops = state._fast[self]
             if v.dtype is not _FLOAT64 or v.ndim != 1 or ops.playout is not None:
                 raise TypeError
             out = _empty(ops.nu)
@@ -596,7 +585,7 @@ class StageRealizationMixin:
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
         try:
-            ops = state._fast[self._operators_key]
+            ops = state._fast[self]
             if a.dtype is not _FLOAT64 or a.ndim != 1:
                 raise TypeError
             out = _empty(ops.nu)
@@ -619,7 +608,7 @@ class StageRealizationMixin:
         As in Simbody, a zero-length argument means all zeros."""
         what = "calcResidualForceIgnoringConstraints"
         try:
-            ops = state._fast[self._operators_key]
+            ops = state._fast[self]
         except (AttributeError, KeyError):  # not a State, or no record yet
             ops = self._operators(state, _VELOCITY, what)
         vec = ops.vec
@@ -680,7 +669,7 @@ class StageRealizationMixin:
     def calcSystemJacobian(self, state: State) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
         try:
-            ops = state._fast[self._operators_key]
+            ops = state._fast[self]
         except (AttributeError, KeyError):  # not a State, or no record yet
             ops = self._operators(state, _POSITION, "calcSystemJacobian")
         J = _empty((6 * ops.nb, ops.nu))
@@ -693,7 +682,7 @@ class StageRealizationMixin:
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
         try:
-            ops = state._fast[self._operators_key]
+            ops = state._fast[self]
             if u.dtype is not _FLOAT64 or u.ndim != 1:
                 raise TypeError
             V = _empty(ops.body)
@@ -715,7 +704,7 @@ class StageRealizationMixin:
         stage)."""
         what = "multiplyBySystemJacobianTranspose"
         try:
-            ops = state._fast[self._operators_key]
+            ops = state._fast[self]
             if F.dtype is not _FLOAT64 or F.ndim != 3:
                 raise TypeError
             f = _empty(ops.nu)
@@ -739,7 +728,7 @@ class StageRealizationMixin:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies, which are
         computed first if q changed since they last were)."""
         try:
-            ops = state._fast[self._operators_key]
+            ops = state._fast[self]
         except (AttributeError, KeyError):  # not a State, or no record yet
             ops = self._operators(state, _POSITION, "calcM")
         entry = ops.cbi_entry
