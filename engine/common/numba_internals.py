@@ -3,19 +3,23 @@
 The engine's fast path relies on four things numba does not document as public, so they
 are kept here, and pyproject.toml pins numba to the minor version they were tested with:
 
-* ``kernel_jit``: ``njit`` with numba's runtime switched off (the private ``_nrt``
-  option). numba keeps every array it passes between compiled functions alive by
-  reference counting, one call into its runtime per array argument per call; arrays
-  rebuilt from an ``ArrayTable`` have no count, so those calls are pure overhead. Without
-  the runtime no array may be created (``np.empty`` fails to compile): such a kernel
-  takes its scratch arrays from its caller, which keeps every array alive.
-  ``runtime_jit`` states ``_nrt=True`` for functions that need the runtime and may be
-  called from a ``kernel_jit`` kernel (which would otherwise pass its setting on).
+* ``kernel_jit`` (and ``short_kernel_jit``, which keeps the GIL): ``njit`` with numba's
+  runtime switched off (the private ``_nrt`` option). numba keeps every array it passes
+  between compiled functions alive by reference counting, one call into its runtime per
+  array argument per call; arrays rebuilt from an ``ArrayTable`` have no count, so those
+  calls are pure overhead. Without the runtime no array may be created (``np.empty``
+  fails to compile): such a kernel takes its scratch arrays from its caller, which keeps
+  every array alive. ``runtime_jit`` states ``_nrt=True`` for functions that need the
+  runtime and may be called from a ``kernel_jit`` kernel (which would otherwise pass its
+  setting on).
 * ``f1`` .. ``i2``: a table entry (address and shape, see
   ``engine.multibody.kernels.array_table``) as an array, built inline by an intrinsic
   from ``numba.core.cgutils`` and ``numba.np.arrayobj.populate_array`` (what
   ``numba.carray`` does, without returning an array from a function, which a kernel
   without the runtime may not call). With NUMBA_DISABLE_JIT they are numpy views.
+* ``rows``: a C-contiguous array of two or more dimensions as the 2-D array of its rows
+  over the same memory, built inline like the table entries (``reshape`` in a kernel
+  runs numba's general no-copy search, which costs more than a small operator's work).
 * ``compiled_entry_point`` and ``signature_entry_point``: a dispatcher's compiled entry
   point for given arguments or types (``overloads``, ``typeof_pyval``), which skips the
   per-call type resolution.
@@ -62,6 +66,12 @@ kernel_jit = njit(cache=True, nogil=True, _nrt=False)
 #: njit for functions that need numba's runtime (they allocate) and may be called from a
 #: kernel_jit kernel
 runtime_jit = njit(cache=True, nogil=True, _nrt=True)
+
+#: kernel_jit keeping the GIL, for the O(n) matter operators' kernels that Python calls
+#: (``checked_operators``): a whole call takes under a microsecond on a small tree and a
+#: few on a large one, and releasing the GIL and taking it back costs about 25 ns a call.
+#: Every other kernel releases it (the studio's GUI thread runs while a worker simulates).
+short_kernel_jit = njit(cache=True, _nrt=False)
 
 
 def compiled_entry_point(dispatcher, args: tuple):
@@ -269,6 +279,40 @@ def _array_intrinsic(element_type, ndim: int):
     return from_address
 
 
+@intrinsic
+def _rows(typingctx, x):
+    if not isinstance(x, types.Array) or x.layout != "C" or x.ndim < 2:
+        return None
+    rows_type = types.Array(x.dtype, 2, "C")
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        dims = cgutils.unpack_tuple(builder, src.shape, x.ndim)
+        width = dims[1]
+        for n in dims[2:]:
+            width = builder.mul(width, n)
+        itemsize = context.get_abi_sizeof(context.get_data_type(x.dtype))
+        item = context.get_constant(types.intp, itemsize)
+        out = context.make_array(rows_type)(context, builder)
+        populate_array(
+            out,
+            data=src.data,
+            shape=[dims[0], width],
+            strides=[builder.mul(width, item), item],
+            itemsize=src.itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return rows_type(x), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rows(x):
+    """A C-contiguous array x of shape (n, ...) as its (n, m) rows (same memory)."""
+    return _rows(x)
+
+
 _float64_1d = _array_intrinsic(types.float64, 1)
 _float64_2d = _array_intrinsic(types.float64, 2)
 _float64_3d = _array_intrinsic(types.float64, 3)
@@ -334,3 +378,6 @@ if not JIT_ENABLED:  # the kernels run as Python: the same entries as numpy view
 
     def i2(a, s, k):  # noqa: F811
         return _view(a[k], (s[k, 0], s[k, 1]), ctypes.c_int64)
+
+    def rows(x):  # noqa: F811
+        return x.reshape(x.shape[0], -1)

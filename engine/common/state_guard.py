@@ -6,6 +6,12 @@ anything from the State, that the State's key *is* its System's current key: one
 :func:`guard_state_methods` adds that check to every public method of a class whose first
 argument after ``self`` is ``state`` (except the ``*Impl`` hooks of the System protocol,
 which only a System calls, after checking the State itself).
+
+Compiled code cannot make that identity test, so every new key (a System's after a
+topology change or a version override, a State's after ``setSystemTopologyStageVersion``)
+also counts in ``TOPOLOGY_EPOCH``, one process-wide int64: a check confirmed while it held
+a value stays confirmed, as far as topology goes, while it still holds that value (the
+matter operators' compiled check, docs/kernel-layout.md).
 """
 
 from __future__ import annotations
@@ -15,6 +21,12 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
+#: the number of TopologyKeys made in this process (see the module docstring); compiled
+#: code reads it through a kernel table
+TOPOLOGY_EPOCH = np.zeros(1, dtype=np.int64)
+
 
 @dataclass(frozen=True, eq=False)
 class TopologyKey:
@@ -23,6 +35,9 @@ class TopologyKey:
     system_name: str
     serial: int
     version: int
+
+    def __post_init__(self) -> None:
+        TOPOLOGY_EPOCH[0] += 1
 
 
 def _guarded(fn: Callable, where: str, system_of: Callable) -> Callable:

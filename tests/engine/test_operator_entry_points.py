@@ -83,7 +83,7 @@ def _assert_same(got: dict, expected: dict) -> None:
 def test_each_entry_point_computes_what_its_dispatcher_computes():
     system, matter, state, rng = _humanoid()
     matter.calcM(state)  # the State's kernel table
-    ops = state._fast[matter._operators_key]
+    ops = state._fast[matter]
     nu, nb = state.getNU(), matter.getNumBodies()
     v, F = rng.normal(size=nu), rng.normal(size=(nb, 2, 3))
     cbi = np.zeros((nb, 6, 6))
@@ -98,7 +98,7 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
     }
     assert set(calls) == set(checked_operators.SIGNATURES)
     for name, (args, out) in calls.items():
-        entry = getattr(checked_operators.ENTRY, name)
+        entry = checked_operators.entry(name)
         dispatcher = checked_operators._KERNELS[name]
         assert (entry is not dispatcher) == JIT_ENABLED, name
         expected = np.full_like(out, np.nan)
@@ -106,6 +106,10 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
         assert entry(ops.a, ops.s, *args, out) == 0, name
         np.testing.assert_array_equal(out, expected, err_msg=name)
         assert np.all(np.isfinite(out)), name
+        # ENTRY's attribute: the entry point once called (at first, a loader of it)
+        assert getattr(checked_operators.ENTRY, name)(ops.a, ops.s, *args, out) == 0, name
+        assert getattr(checked_operators.ENTRY, name) is entry, name
+        np.testing.assert_array_equal(out, expected, err_msg=name)
     with pytest.raises(AttributeError):
         checked_operators.ENTRY.no_such_kernel  # noqa: B018
 
@@ -131,6 +135,45 @@ def test_a_seen_state_of_another_system_or_topology_is_refused_by_every_operator
     system.realizeTopology()
     for name in OPERATORS:
         with pytest.raises(TopologyMismatchError, match="earlier topology"):
+            getattr(matter, name)(state, *args[name])
+
+
+def test_a_topology_version_override_since_the_last_call_is_seen_by_every_operator():
+    system, matter, state, rng = _humanoid()
+    args = _inputs(matter, state, rng)
+    expected = _call(matter, state, args)  # every shortcut of this State is set up
+    version = system.getSystemTopologyCacheVersion()
+    system.setSystemTopologyCacheVersion(version + 1)  # (advanced) a new topology key
+    for name in OPERATORS:
+        with pytest.raises(TopologyMismatchError):
+            getattr(matter, name)(state, *args[name])
+    state.setSystemTopologyStageVersion(version + 1)  # (advanced) marked compatible again
+    _assert_same(_call(matter, state, args), expected)
+    state.setSystemTopologyStageVersion(version)  # the State's own key changed this time
+    for name in OPERATORS:
+        with pytest.raises(TopologyMismatchError):
+            getattr(matter, name)(state, *args[name])
+
+
+def test_explicit_kinematics_made_stale_since_the_last_call_are_seen_by_every_operator():
+    system, matter, state, rng = _humanoid()
+    args = _inputs(matter, state, rng)
+    expected = _call(matter, state, args)
+    state.setU(state.getU())  # back to Position stage: Velocity kinematics done by hand
+    matter.realizeVelocityKinematics(state)
+    _assert_same(_call(matter, state, args), expected)
+    matter.invalidateVelocityKinematics(state)  # a cache entry: no stage is invalidated
+    position_only = {name: expected[name] for name in POSITION_OPERATORS}
+    _assert_same(_call(matter, state, args, POSITION_OPERATORS), position_only)
+    with pytest.raises(StageTooLowError, match="needs velocity kinematics"):
+        matter.calcResidualForceIgnoringConstraints(state, *args[OPERATORS[-1]])
+    state.setQ(state.getQ())  # back to Time stage: Position kinematics by hand too
+    matter.realizePositionKinematics(state)
+    matter.realizeVelocityKinematics(state)
+    _assert_same(_call(matter, state, args), expected)
+    matter.invalidatePositionKinematics(state)
+    for name in OPERATORS:
+        with pytest.raises(StageTooLowError, match="kinematics"):
             getattr(matter, name)(state, *args[name])
 
 

@@ -5,9 +5,13 @@
 small tree, so unboxing a kernel's dozen arrays and resolving its argument types on every
 call would cost more than the work. Each kernel here takes the State's arrays from its
 kernel table (``engine.multibody.kernels.layout``, built once per State), the caller's
-input and the output, checks the input's length and values itself (statuses
-WRONG_LENGTH and NOT_FINITE, nothing computed) and then runs its recursion, built from
-the per-body steps here and in ``stage_kernels`` and ``composite_body``.
+input and the output, checks first that the State still qualifies
+(``operator_check.stale``: status STALE), then the input's length and values (statuses
+WRONG_LENGTH and NOT_FINITE), nothing computed on a refusal, and then runs its recursion,
+built from the per-body steps here and in ``stage_kernels`` and ``composite_body``.
+``m_inverse_times`` itself has no check (the constraint kernels call it on a State being
+realized); its operator calls ``checked_m_inverse_times``. The O(n) kernels keep the GIL
+(``short_kernel_jit``: releasing it would cost a quarter of a small tree's product).
 ``entry(name)`` gives each one's compiled entry point for its signature in
 ``SIGNATURES`` (skipping the dispatcher's per-call type resolution); the caller passes
 arrays of exactly those types and numbers of dimensions (the entry point does not check
@@ -28,12 +32,15 @@ from engine.common.numba_internals import (
     f3,
     i1,
     kernel_jit,
+    rows,
     runtime_jit,
+    short_kernel_jit,
     signature_entry_point,
 )
 from engine.multibody.kernels import checked_residual
 from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.operator_check import SEEN_POSITION, STALE, stale
 from engine.multibody.kernels.spatial_inline import (
     accumulate6,
     add_h_times,
@@ -53,8 +60,8 @@ from engine.multibody.kernels.stage_kernels import (
     system_jacobian,
 )
 
-#: the kernels' statuses besides 0 (done): an input of the wrong length or shape, or
-#: one holding a NaN or infinity; nothing is computed then
+#: the kernels' statuses besides 0 (done) and STALE (operator_check): an input of the
+#: wrong length or shape, or one holding a NaN or infinity; nothing is computed then
 NOT_FINITE, WRONG_LENGTH = 1, 2
 
 _TABLE = (types.Array(int64, 1, "C"), types.Array(int64, 2, "C"))
@@ -126,6 +133,15 @@ def m_inverse_times(a, s, with_inertias, v, out):
     return 0
 
 
+@short_kernel_jit
+def checked_m_inverse_times(a, s, with_inertias, v, out):
+    """``m_inverse_times`` after the operators' check: STALE (nothing done) if the State
+    must be checked again (``operator_check.stale``), else its status."""
+    if stale(a, s, SEEN_POSITION):
+        return STALE
+    return m_inverse_times(a, s, with_inertias, v, out)
+
+
 @inline
 def _motion_step(A, b, P, p_GB, H, nu, x, s):
     """Body b's spatial motion (velocity or acceleration, at Bo, in G) from its parent
@@ -146,13 +162,16 @@ def _force_step(F, b, P, p_GB, H, nu, s, out):
     accumulate6(F[P], shift_force(F_b, row_sub(p_GB, b, p_GB, P)))
 
 
-@kernel_jit
+@short_kernel_jit
 def m_times(a, s, v, out):
     """out = M v: the Newton-Euler recursion with no velocity terms and no forces. Base
     to tip each body's spatial acceleration A_b = A_P shifted to Bo + H_b v_b and its
     inertial force F_b = Phi_b A_b; tip to base out_b = H_b^T F_b and F_b shifted to the
-    parent's origin is added to F_P. WRONG_LENGTH if v and out differ in length,
-    NOT_FINITE if v holds a NaN or infinity (nothing done then), else 0."""
+    parent's origin is added to F_P. STALE (operator_check), WRONG_LENGTH if v and out
+    differ in length, NOT_FINITE if v holds a NaN or infinity (nothing done then), else
+    0."""
+    if stale(a, s, SEEN_POSITION):
+        return STALE
     if v.shape[0] != out.shape[0]:
         return WRONG_LENGTH
     if not _finite(v):
@@ -176,7 +195,10 @@ def m_times(a, s, v, out):
 @runtime_jit  # (calc_composite_inertias allocates its 6x6 scratch)
 def mass_matrix(a, s, with_composites, R_cbi, M):
     """M (nu x nu, zeroed here) from the composite body inertias R_cbi (nb, 6, 6),
-    computed first if ``with_composites``. Returns 0."""
+    computed first if ``with_composites``. Returns 0, or STALE (operator_check: nothing
+    done)."""
+    if stale(a, s, SEEN_POSITION):
+        return STALE
     parent, p_GB = i1(a, s, SLOT.parent), f2(a, s, SLOT.p_GB)
     if with_composites:
         calc_composite_inertias(parent, p_GB, f3(a, s, SLOT.Phi_G), R_cbi)
@@ -189,7 +211,10 @@ def mass_matrix(a, s, with_composites, R_cbi, M):
 
 @kernel_jit
 def jacobian(a, s, J):
-    """J (6 nb x nu): the system Jacobian, rows [w; v] per body about Bo in G. Returns 0."""
+    """J (6 nb x nu): the system Jacobian, rows [w; v] per body about Bo in G. Returns 0,
+    or STALE (operator_check: nothing done)."""
+    if stale(a, s, SEEN_POSITION):
+        return STALE
     system_jacobian(
         i1(a, s, SLOT.parent),
         i1(a, s, SLOT.us),
@@ -201,18 +226,20 @@ def jacobian(a, s, J):
     return 0
 
 
-@kernel_jit
+@short_kernel_jit
 def jacobian_times(a, s, u, V_out):
     """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
-    base to tip. WRONG_LENGTH if u or V_out has the wrong length, NOT_FINITE if u holds
-    a NaN or infinity (nothing done then), else 0."""
+    base to tip. STALE (operator_check), WRONG_LENGTH if u or V_out has the wrong length,
+    NOT_FINITE if u holds a NaN or infinity (nothing done then), else 0."""
+    if stale(a, s, SEEN_POSITION):
+        return STALE
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     nb = parent.shape[0]
     if u.shape[0] != s[SLOT.u, 0] or V_out.shape[0] != nb:
         return WRONG_LENGTH
     if not _finite(u):
         return NOT_FINITE
-    V = V_out.reshape(nb, 6)
+    V = rows(V_out)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     for i in range(6):
         V[0, i] = 0.0
@@ -221,11 +248,13 @@ def jacobian_times(a, s, u, V_out):
     return 0
 
 
-@kernel_jit
+@short_kernel_jit
 def jacobian_transpose_times(a, s, F_in, f):
     """f = J^T F: the generalized forces of body forces F (nb, 2, 3) at Bo in G, tip to
-    base. WRONG_LENGTH if F is not (nb, 2, 3) or f has the wrong length, NOT_FINITE if F
-    holds a NaN or infinity (nothing done then), else 0."""
+    base. STALE (operator_check), WRONG_LENGTH if F is not (nb, 2, 3) or f has the wrong
+    length, NOT_FINITE if F holds a NaN or infinity (nothing done then), else 0."""
+    if stale(a, s, SEEN_POSITION):
+        return STALE
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     nb = parent.shape[0]
     if F_in.shape[0] != nb or F_in.shape[1] != 2 or F_in.shape[2] != 3:
@@ -247,7 +276,7 @@ def jacobian_transpose_times(a, s, F_in, f):
 
 
 _KERNELS = {
-    "m_inverse_times": m_inverse_times,
+    "m_inverse_times": checked_m_inverse_times,
     "m_times": m_times,
     "mass_matrix": mass_matrix,
     "jacobian": jacobian,
@@ -267,18 +296,23 @@ def entry(name: str):
 
 
 class _EntryPoints:
-    """``entry(name)`` for each kernel as an attribute (``ENTRY.m_times``), looked up on
-    first use and then read like any attribute: an operator called millions of times
-    pays one attribute read for its kernel."""
+    """``entry(name)`` for each kernel as an attribute (``ENTRY.m_times``): an instance
+    attribute (the cheapest read: no class attribute of the same name, no ``__getattr__``,
+    either of which would slow every read), at first a function that loads the entry point
+    on its first call (compiled, or read from numba's cache), puts it in its place and
+    calls it."""
 
-    __slots__ = tuple(_KERNELS)
+    def __init__(self) -> None:
+        for name in _KERNELS:
+            setattr(self, name, self._loader(name))
 
-    def __getattr__(self, name: str):
-        if name not in _KERNELS:
-            raise AttributeError(name)
-        fn = entry(name)
-        setattr(self, name, fn)
-        return fn
+    def _loader(self, name: str):
+        def load_and_call(*args):
+            fn = entry(name)
+            setattr(self, name, fn)
+            return fn(*args)
+
+        return load_and_call
 
 
 #: The kernels' entry points by name (see _EntryPoints).

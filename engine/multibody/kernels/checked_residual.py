@@ -4,7 +4,8 @@
 checking its three inputs in Python and unboxing the kernel's fourteen arrays would cost
 more than the work. ``residual_forces_from_table`` takes the
 State's arrays from its kernel table (``engine.multibody.kernels.layout``, built once per
-State), checks the caller's inputs for non-finite values itself, and only then computes.
+State), checks that the State still qualifies (``operator_check.stale`` at Velocity stage)
+and the caller's inputs for non-finite values itself, and only then computes.
 Its compiled entry point for ``SIGNATURE`` is ``checked_operators.ENTRY.residual``, which
 skips the dispatcher's per-call type resolution; the caller passes arrays of exactly
 those types.
@@ -16,8 +17,9 @@ import math
 
 from numba import float64, int64, types
 
-from engine.common.numba_internals import f2, f3, i1, kernel_jit
+from engine.common.numba_internals import f2, f3, i1, short_kernel_jit
 from engine.multibody.kernels.layout import SLOT
+from engine.multibody.kernels.operator_check import SEEN_VELOCITY, STALE, stale
 from engine.multibody.kernels.stage_kernels import residual_forces
 
 #: Inputs named by residual_forces_from_table's status codes 1, 2, 3.
@@ -35,12 +37,14 @@ SIGNATURE = (
 )
 
 
-@kernel_jit
+@short_kernel_jit
 def residual_forces_from_table(a, s, body_forces, mobility_forces, udot, residual):
     """residual = M udot + bias - f - J^T F (``residual_forces``) with the State's arrays
-    from the table (a, s). Returns 0, or the first input that holds a NaN or infinity
-    (1 mobility forces, 2 body forces, 3 udot; see ``INPUT_NAMES``), in which case
-    nothing is computed."""
+    from the table (a, s). Returns 0, STALE (operator_check), or the first input that
+    holds a NaN or infinity (1 mobility forces, 2 body forces, 3 udot; see
+    ``INPUT_NAMES``); nothing is computed in the last two cases."""
+    if stale(a, s, SEEN_VELOCITY):
+        return STALE
     for i in range(mobility_forces.shape[0]):
         if not math.isfinite(mobility_forces[i]):
             return 1

@@ -44,7 +44,7 @@ class KernelArray(NamedTuple):
 
 # homes: where build_table finds an array (see build_table's ``homes``)
 TOPOLOGY = "topology"  # MatterTopology, built by the matter subsystem at Topology stage
-STATE = "state"  # the State's q, u, qdot, udot, qdotdot partitions (the matter context)
+STATE = "state"  # the State's q, u, qdot, udot, qdotdot partitions and books (the matter context)
 POSITION = "position"  # PositionCache
 VELOCITY = "velocity"  # VelocityCache
 ACCELERATION = "acceleration"  # AccelerationCache (the articulated inertias too)
@@ -179,6 +179,10 @@ LAYOUT: tuple[KernelArray, ...] = (
     _A("contact_mesh_candidates", "i", ("*",), CONTACT, "Dynamics", "candidate faces per mesh"),
     _A("contact_mesh_work", "f", ("*", 3), CONTACT, "Dynamics", "other mesh's vertices (m)"),
     _A("contact_mesh_stack", "i", ("*",), CONTACT, "Dynamics", "tree walk stack"),
+    # the matter operators' check of their State (engine.multibody.kernels.operator_check)
+    _A("books", "i", ("*",), STATE, "", "the State's books (engine.common.state_books)"),
+    _A("topology_epoch", "i", (1,), STATE, "", "state_guard.TOPOLOGY_EPOCH (process-wide)"),
+    _A("operators_seen", "i", (5,), SCRATCH, "", "what the operators' check confirmed"),
 )
 del _A
 

@@ -27,11 +27,20 @@ from engine.common.finite import all_finite
 from engine.common.numba_internals import compiled_entry_point
 from engine.common.stage import Stage
 from engine.common.state import State
-from engine.common.state_books import SERIAL
+from engine.common.state_books import ENTRY_EDITS, SERIAL
+from engine.common.state_guard import TOPOLOGY_EPOCH
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.checked_operators import ENTRY, WRONG_LENGTH
 from engine.multibody.kernels.checked_residual import INPUT_NAMES
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
+from engine.multibody.kernels.operator_check import (
+    SEEN_EDITS,
+    SEEN_EDITS_MASK,
+    SEEN_EPOCH,
+    SEEN_POSITION,
+    SEEN_VELOCITY,
+    STALE,
+)
 from engine.multibody.kernels.stage_kernels import (
     acceleration_stage,
     articulated_inertias,
@@ -97,6 +106,8 @@ class _RealizeContext:
         "forces",
         "scratch",
         "quat_starts",
+        "books",
+        "topology_epoch",
         "has_custom",
         "inst",
         "table",
@@ -109,16 +120,10 @@ class _RealizeContext:
     )
 
 
-class _OperatorsKey:
-    """The key of a matter subsystem's ``_Operators`` in a State's ``_fast`` slot (one
-    object per subsystem: hashed by identity, never equal to another subsystem's)."""
-
-    __slots__ = ()
-
-
 class _Operators:
     """What the O(n) operators read on every call for one State, kept in its ``_fast``
-    slot (emptied with its arrays, never copied):
+    slot under the matter subsystem itself (hashed by identity: one dict lookup, no
+    attribute read; emptied with its arrays, never copied):
 
     * ``system``: the subsystem's System (the State must hold its current topology key);
       ``sub``: the subsystem's PerSubsystemInfo in this State;
@@ -127,10 +132,11 @@ class _Operators:
       stage gives it and every later stage a new version, so while
       ``sub.stage_version(Position)`` equals ``position`` the subsystem is still at
       Position stage and nothing at Position stage or below has changed since;
-    * ``position_serial``, ``velocity_serial``: the State's invalidation serial when that
-      was last confirmed (None if the stage was not reached). Every invalidation of any
-      stage changes the serial, so while it is unchanged no stage was invalidated: one
-      compare in the common case, and ``stage_version`` only after an invalidation;
+    * ``seen``: the table's ``operators_seen`` (``kernels/operator_check.py``): the State's
+      invalidation serial when each stage was last confirmed (-1 if it was not reached)
+      and the topology epoch then. Every invalidation of any stage changes the serial, so
+      while it is unchanged no stage was invalidated: each operator's kernel compares them
+      first (status STALE), and ``stage_version`` is read only after an invalidation;
     * read with ``position`` and ``velocity``, and so valid with them: ``playout`` (the
       prescribed-motion layout if any udot is prescribed, else None) and ``abi_version``,
       ``cbi_version`` (the version of the earliest stage of the articulated and composite
@@ -145,8 +151,7 @@ class _Operators:
         "sub",
         "position",
         "velocity",
-        "position_serial",
-        "velocity_serial",
+        "seen",
         "playout",
         "abi_version",
         "cbi_version",
@@ -276,6 +281,7 @@ class StageRealizationMixin:
         ctx.has_custom = self._has_custom_bodies()
         starts = [topo.qs[b] for b in topo.quaternion_pool_order] if not ctx.euler else []
         ctx.quat_starts = np.array(starts, dtype=np.int64)
+        ctx.books, ctx.topology_epoch = state._books, TOPOLOGY_EPOCH
         ctx.forces = self._force_accumulators(state)
         ctx.table = layout.build_table(self._kernel_homes(ctx), self._kernel_dims(ctx))
         # the stage kernels' arguments never change for this State
@@ -474,70 +480,72 @@ class StageRealizationMixin:
         qdotdot += self._n_times(state, N_OP, False, ctx.udot)
 
     # ------------------------------------------------------------ operators
-    # Each operator starts with _current_operators: in the common case the State's
-    # _Operators exists, the State holds this System's current topology key, and the
-    # stage version it recorded is current (see _Operators); anything else goes through
-    # _operators, which checks in full and says what is wrong. Then the input: Python
-    # makes sure it is a float64 ndarray with the kernel's number of dimensions (the
-    # compiled entry point does not check), the kernel checks its length and values.
-
-    _operators_key: _OperatorsKey | None = None
-
-    def _current_operators(self, state: State, stage: Stage, what: str) -> _Operators:
-        """The _Operators of ``state`` for ``what``, checked for ``stage`` (Position or
-        Velocity): in the common case one compare of the State's invalidation serial and
-        one of its topology; otherwise ``_operators`` makes or updates the record."""
-        try:
-            ops = state._fast[self._operators_key]
-        except (AttributeError, KeyError):
-            return self._operators(state, stage, what)
-        serial = ops.position_serial if stage is _POSITION else ops.velocity_serial
-        if state._bv[SERIAL] != serial or state._topology_key is not ops.system._topology_key:
-            return self._operators(state, stage, what)
-        return ops
+    # Each operator finds the State's _Operators (a record made by _operators after its
+    # full check) and makes one compiled call, whose kernel first checks that nothing the
+    # full check depends on has changed since (operator_check.stale: status STALE, nothing
+    # done); then _operators checks again, raising the typed error or recording the new
+    # serial, and the operator is called again. The compiled entry point does not check
+    # its arguments' types, so the operator passes an input only when its dtype is
+    # float64 and its number of dimensions the kernel's (the entry point refuses anything
+    # but an ndarray with TypeError); the kernel checks its length and values.
+    #
+    # _SLOW_PATH: the operators with one input make that call inside ``try``: a State
+    # without a record yet (KeyError), anything but a State (AttributeError), an input to
+    # convert (AttributeError, TypeError) or a record saying the udot are prescribed all
+    # leave it for _operators' full check first (so the stage is refused before the
+    # argument), then the input's conversion (_sized, _body_forces_3d: the typed errors),
+    # then the operator again.
 
     def _operators(self, state: State, stage: Stage, what: str) -> _Operators:
         """The _Operators of ``state`` for the operator ``what`` after its checks, made or
         brought up to date: the State was made by this System's current topology (else
         TopologyMismatchError) and the matter subsystem is at ``stage`` (Position or
         Velocity) or has the position or velocity kinematics realized explicitly (else
-        StageTooLowError). After an invalidation that left ``stage`` valid this costs
-        one stage version read."""
-        key = self._operators_key
+        StageTooLowError). Records in ``seen`` what ``stage`` was confirmed at
+        (``kernels/operator_check.py``). After an invalidation that left ``stage`` valid
+        this costs one stage version read."""
         fast = getattr(state, "_fast", None)
-        ops = fast.get(key) if fast is not None and key is not None else None
-        if ops is not None and state._topology_key is ops.system._topology_key:
+        ops = fast.get(self) if fast is not None else None
+        if (
+            ops is not None
+            and state._topology_key is ops.system._topology_key
+            and not ops.seen[SEEN_EDITS_MASK]  # (no stage confirmed by explicit kinematics)
+        ):
+            seen = ops.seen
             if stage is _POSITION:
                 version = ops.position
                 if version is not None and ops.sub.stage_version(_POSITION_INT) == version:
-                    ops.position_serial = state._bv[SERIAL]
+                    seen[SEEN_POSITION], seen[SEEN_EPOCH] = state._bv[SERIAL], TOPOLOGY_EPOCH[0]
                     return ops
             else:
                 version = ops.velocity
                 if version is not None and ops.sub.stage_version(_VELOCITY_INT) == version:
-                    ops.velocity_serial = state._bv[SERIAL]
+                    seen[SEEN_VELOCITY], seen[SEEN_EPOCH] = state._bv[SERIAL], TOPOLOGY_EPOCH[0]
                     return ops
         ctx = self._operator_context(state, stage, what)
-        if key is None:
-            key = self._operators_key = _OperatorsKey()
-        ops = state._fast.get(key)
+        ops = state._fast.get(self)
         if ops is None:
-            ops = state._fast[key] = _Operators()
+            ops = state._fast[self] = _Operators()
             ops.system, ops.sub = self._system, ctx.sub
             ops.a, ops.s = ctx.table.addresses, ctx.table.shapes
+            ops.seen = ctx.scratch["operators_seen"]
             ops.nb, ops.nu = ctx.nb, ctx.nu
             ops.abi_entry, ops.cbi_entry, ops.cbi = ctx.abi_entry, ctx.cbi_entry, ctx.cbi
             ops.vec, ops.body = (ctx.nu,), (ctx.nb, 2, 3)
-        sub = ctx.sub
+        sub, seen = ctx.sub, ops.seen
         current, serial = sub.stage, state._bv[SERIAL]
+        seen[SEEN_EPOCH], seen[SEEN_EDITS], seen[SEEN_EDITS_MASK] = TOPOLOGY_EPOCH[0], 0, 0
         if current >= _POSITION:
-            ops.position, ops.position_serial = sub.stage_version(_POSITION_INT), serial
+            ops.position, seen[SEEN_POSITION] = sub.stage_version(_POSITION_INT), serial
         else:
-            ops.position = ops.position_serial = None
+            ops.position, seen[SEEN_POSITION] = None, -1
         if current >= _VELOCITY:
-            ops.velocity, ops.velocity_serial = sub.stage_version(_VELOCITY_INT), serial
+            ops.velocity, seen[SEEN_VELOCITY] = sub.stage_version(_VELOCITY_INT), serial
         else:
-            ops.velocity = ops.velocity_serial = None
+            ops.velocity, seen[SEEN_VELOCITY] = None, -1
+        if current < stage:  # confirmed by kinematics realized explicitly (a cache entry)
+            seen[SEEN_POSITION if stage is _POSITION else SEEN_VELOCITY] = serial
+            seen[SEEN_EDITS], seen[SEEN_EDITS_MASK] = state._bv[ENTRY_EDITS], -1
         playout = self._instance_info(state, ctx).playout
         ops.playout = playout if playout is not None and playout.any_known_udot else None
         # (both entries' earliest stage is Instance, so these stay valid with ``position``)
@@ -551,16 +559,23 @@ class StageRealizationMixin:
         """M^-1 v in O(n) by the articulated-body method (Position stage). With prescribed
         motion (Motions or locks) this is M_ff^-1 on the free mobilities: prescribed
         entries of v are not read and those of the result are 0."""
-        ops = self._current_operators(state, _POSITION, "multiplyByMInv")
-        if ops.playout is not None:
-            return self._prescribed_m_inverse_times(state, v, ops.playout)
-        if type(v) is not _NDARRAY or v.dtype is not _FLOAT64 or v.ndim != 1:
-            v = _sized(v, ops.nu, "multiplyByMInv")
-        out = _empty(ops.nu)
-        entry = ops.abi_entry
-        with_inertias = entry is None or entry.realized_version != ops.abi_version
-        status = ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
+        try:
+            ops = state._fast[self]
+            if v.dtype is not _FLOAT64 or v.ndim != 1 or ops.playout is not None:
+                raise TypeError
+            out = _empty(ops.nu)
+            entry = ops.abi_entry
+            with_inertias = entry is None or entry.realized_version != ops.abi_version
+            status = ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
+            ops = self._operators(state, _POSITION, "multiplyByMInv")
+            if ops.playout is not None:
+                return self._prescribed_m_inverse_times(state, v, ops.playout)
+            return self.multiplyByMInv(state, _sized(v, ops.nu, "multiplyByMInv"))
         if status:
+            if status == STALE:
+                self._operators(state, _POSITION, "multiplyByMInv")
+                return self.multiplyByMInv(state, v)
             _refuse(status, v, ops.nu, "multiplyByMInv")
         if with_inertias and entry is not None:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
@@ -569,12 +584,19 @@ class StageRealizationMixin:
     @checks_own_state
     def multiplyByM(self, state: State, a) -> np.ndarray:
         """M a in O(n) (Position stage)."""
-        ops = self._current_operators(state, _POSITION, "multiplyByM")
-        if type(a) is not _NDARRAY or a.dtype is not _FLOAT64 or a.ndim != 1:
-            a = _sized(a, ops.nu, "multiplyByM")
-        out = _empty(ops.nu)
-        status = ENTRY.m_times(ops.a, ops.s, a, out)
+        try:
+            ops = state._fast[self]
+            if a.dtype is not _FLOAT64 or a.ndim != 1:
+                raise TypeError
+            out = _empty(ops.nu)
+            status = ENTRY.m_times(ops.a, ops.s, a, out)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
+            ops = self._operators(state, _POSITION, "multiplyByM")
+            return self.multiplyByM(state, _sized(a, ops.nu, "multiplyByM"))
         if status:
+            if status == STALE:
+                self._operators(state, _POSITION, "multiplyByM")
+                return self.multiplyByM(state, a)
             _refuse(status, a, ops.nu, "multiplyByM")
         return out
 
@@ -584,18 +606,28 @@ class StageRealizationMixin:
     ) -> np.ndarray:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed.
         As in Simbody, a zero-length argument means all zeros."""
-        ops = self._current_operators(state, _VELOCITY, "calcResidualForceIgnoringConstraints")
+        what = "calcResidualForceIgnoringConstraints"
+        try:
+            ops = state._fast[self]
+        except (AttributeError, KeyError):  # not a State, or no record yet
+            ops = self._operators(state, _VELOCITY, what)
         vec = ops.vec
         f, F, udot = appliedMobilityForces, appliedBodyForces, knownUdot
-        if type(f) is not _NDARRAY or f.dtype is not _FLOAT64 or f.shape != vec:
+        if (
+            (type(f) is not _NDARRAY or f.dtype is not _FLOAT64 or f.shape != vec)
+            or (type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.shape != ops.body)
+            or (type(udot) is not _NDARRAY or udot.dtype is not _FLOAT64 or udot.shape != vec)
+        ):
+            ops = self._operators(state, _VELOCITY, what)
             f = _sized(f, ops.nu, "appliedMobilityForces", True)
-        if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.shape != ops.body:
             F = _body_forces_3d(F, ops.nb, "appliedBodyForces", True)
-        if type(udot) is not _NDARRAY or udot.dtype is not _FLOAT64 or udot.shape != vec:
             udot = _sized(udot, ops.nu, "knownUdot", True)
         out = _empty(ops.nu)
         status = ENTRY.residual(ops.a, ops.s, F, f, udot, out)
         if status:
+            if status == STALE:
+                self._operators(state, _VELOCITY, what)
+                return self.calcResidualForceIgnoringConstraints(state, f, F, udot)
             raise InvalidArgumentError(f"{INPUT_NAMES[status]}: values must be finite")
         return out
 
@@ -636,20 +668,33 @@ class StageRealizationMixin:
     @checks_own_state
     def calcSystemJacobian(self, state: State) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
-        ops = self._current_operators(state, _POSITION, "calcSystemJacobian")
+        try:
+            ops = state._fast[self]
+        except (AttributeError, KeyError):  # not a State, or no record yet
+            ops = self._operators(state, _POSITION, "calcSystemJacobian")
         J = _empty((6 * ops.nb, ops.nu))
-        ENTRY.jacobian(ops.a, ops.s, J)
+        if ENTRY.jacobian(ops.a, ops.s, J) == STALE:
+            self._operators(state, _POSITION, "calcSystemJacobian")
+            return self.calcSystemJacobian(state)
         return J
 
     @checks_own_state
     def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
-        ops = self._current_operators(state, _POSITION, "multiplyBySystemJacobian")
-        if type(u) is not _NDARRAY or u.dtype is not _FLOAT64 or u.ndim != 1:
+        try:
+            ops = state._fast[self]
+            if u.dtype is not _FLOAT64 or u.ndim != 1:
+                raise TypeError
+            V = _empty(ops.body)
+            status = ENTRY.jacobian_times(ops.a, ops.s, u, V)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
+            ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
             u = _sized(u, ops.nu, "multiplyBySystemJacobian")
-        V = _empty(ops.body)
-        status = ENTRY.jacobian_times(ops.a, ops.s, u, V)
+            return self.multiplyBySystemJacobian(state, u)
         if status:
+            if status == STALE:
+                self._operators(state, _POSITION, "multiplyBySystemJacobian")
+                return self.multiplyBySystemJacobian(state, u)
             _refuse(status, u, ops.nu, "multiplyBySystemJacobian")
         return V
 
@@ -657,30 +702,41 @@ class StageRealizationMixin:
     def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
         """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G (Position
         stage)."""
-        ops = self._current_operators(state, _POSITION, "multiplyBySystemJacobianTranspose")
         what = "multiplyBySystemJacobianTranspose"
-        if type(F) is not _NDARRAY or F.dtype is not _FLOAT64 or F.ndim != 3:
-            F = _body_forces_3d(F, ops.nb, what)
-        f = _empty(ops.nu)
-        status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
-        if status == WRONG_LENGTH:  # refused, or of the right size and taken row by row
-            F = _body_forces_3d(F, ops.nb, what)
+        try:
+            ops = state._fast[self]
+            if F.dtype is not _FLOAT64 or F.ndim != 3:
+                raise TypeError
+            f = _empty(ops.nu)
             status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
+        except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
+            ops = self._operators(state, _POSITION, what)
+            return self.multiplyBySystemJacobianTranspose(state, _body_forces_3d(F, ops.nb, what))
         if status:
-            raise InvalidArgumentError(
-                "multiplyBySystemJacobianTranspose: body forces must be finite"
-            )
+            if status == STALE:
+                self._operators(state, _POSITION, what)
+                return self.multiplyBySystemJacobianTranspose(state, F)
+            if status == WRONG_LENGTH:  # refused, or of the right size and taken row by row
+                F = _body_forces_3d(F, ops.nb, what)
+                status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
+            if status:
+                raise InvalidArgumentError(f"{what}: body forces must be finite")
         return f
 
     @checks_own_state
     def calcM(self, state: State) -> np.ndarray:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies, which are
         computed first if q changed since they last were)."""
-        ops = self._current_operators(state, _POSITION, "calcM")
+        try:
+            ops = state._fast[self]
+        except (AttributeError, KeyError):  # not a State, or no record yet
+            ops = self._operators(state, _POSITION, "calcM")
         entry = ops.cbi_entry
         with_composites = entry.realized_version != ops.cbi_version
         M = _empty((ops.nu, ops.nu))
-        ENTRY.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M)
+        if ENTRY.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M) == STALE:
+            self._operators(state, _POSITION, "calcM")
+            return self.calcM(state)
         if with_composites:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return M
