@@ -51,6 +51,17 @@ def settle(wanted=lambda: True) -> int:
         return gc.get_freeze_count()
 
 
+def freeze_new(wanted=lambda: True) -> None:
+    """Move everything the collector tracks but has not frozen (a large model an edit just
+    built, made with the collector off) into the permanent generation, without a collection:
+    the young collections that would otherwise walk all of it, each object twice, on
+    whichever thread allocates next, do not; the next ``settle`` hands it back and collects.
+    Does nothing unless ``wanted()`` (asked under the lock ``release`` takes)."""
+    with _lock:
+        if wanted():
+            gc.freeze()
+
+
 def release() -> None:
     """Hand every frozen object back to the collector (the next full collection walks them
     and frees those no longer used)."""

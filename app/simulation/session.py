@@ -1012,7 +1012,8 @@ class SimulationSession:
         gc.disable()
         try:
             try:
-                built = model.build() if hasattr(model, "build") else build(model, True)
+                # (bodies unchanged since self.built are copied from its System)
+                built = model.build() if hasattr(model, "build") else build(model, True, self.built)
             except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
                 reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
                 self._error = f"{REBUILD_FAILED}: {reason}"
@@ -1025,6 +1026,10 @@ class SimulationSession:
             # and u carry over whole, whatever the bodies are called now.
             return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
         finally:
+            if self._heap_frozen and model_heap.is_large(self.matter.getNumBodies()):
+                # the new System goes to the permanent generation until the settle planned
+                # at its adoption, uncollected meanwhile, as the one it replaces
+                model_heap.freeze_new(lambda: self._heap_frozen and not self._stopping)
             if collecting:
                 gc.enable()
 

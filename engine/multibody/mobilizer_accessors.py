@@ -93,7 +93,7 @@ def _ellipsoid() -> dict:
                 f"MobilizedBody.Ellipsoid.setDefaultRadii: radii must be positive, got {r}"
             )
         self._params[ELLIPSOID_RADII] = r
-        self._matter.invalidateSubsystemTopologyCache()
+        self._matter._invalidate_body_row(self._index)  # noqa: SLF001
         return self
 
     def get_default_radii(self) -> np.ndarray:
