@@ -45,6 +45,7 @@ from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
 from app.simulation import body_decorations, model_heap
+from app.simulation.column_names import ColumnNames
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import SampleBuffer
 from app.simulation.snapshot import (
@@ -379,39 +380,12 @@ class SimulationSession:
         return True
 
     def _column_names(self, built, state: State):
-        names = built.body_name_of_index
-        q_labels: list[str] = [""] * state.getNQ()
-        self._q_index: dict[tuple[str, int], int] = {}
-        u_labels: list[str] = [""] * state.getNU()
-        matter = self.matter
-        qs = state.getQStart(matter.getMySubsystemIndex())
-        us = state.getUStart(matter.getMySubsystemIndex())
-        # every body's first q and u and their numbers (MobilizedBody.getFirstQIndex,
-        # getNumQ, ... of each body), read as whole arrays of the matter's topology
-        topo = matter._topo(state)  # noqa: SLF001
-        nq = topo.nqs.copy()
-        if matter.getUseEulerAngles(state):
-            nq[topo.uses_quaternion] -= 1
-        first_q, first_u = (topo.qs + qs).tolist(), (topo.us + us).tolist()
-        num_q, num_u = nq.tolist(), topo.nus.tolist()
-        q_index = self._q_index
-        for b in range(1, matter.getNumBodies()):
-            name = _body_name(names, b)
-            q0, u0 = first_q[b], first_u[b]
-            for k in range(num_q[b]):
-                q_labels[q0 + k] = f"{name}.q{k}"
-                q_index[(name, k)] = q0 + k
-            for k in range(num_u[b]):
-                u_labels[u0 + k] = f"{name}.u{k}"
-        q_labels = [lab or f"q{i}" for i, lab in enumerate(q_labels)]
-        u_labels = [lab or f"u{i}" for i, lab in enumerate(u_labels)]
-        columns = ["t"]
-        columns += [f"q[{i}] {lab}" for i, lab in enumerate(q_labels)]
-        columns += [f"u[{i}] {lab}" for i, lab in enumerate(u_labels)]
-        columns += [f"udot[{i}] {lab}" for i, lab in enumerate(u_labels)]
-        columns += ["kinetic energy", "potential energy", "total energy", "|qErr|", "|uErr|"]
-        columns += [f"measure {name}" for name in self._measures(built)]
-        return columns, q_labels, u_labels
+        """The sample columns and q/u labels of ``built`` in ``state`` (``column_names``:
+        those of the leading bodies the model shown before has too are kept)."""
+        names = ColumnNames.of(built, state, getattr(self, "_names", None))
+        self._names = names
+        self._q_index: dict[tuple[str, int], int] = names.q_index
+        return names.columns, names.q_labels, names.u_labels
 
     @staticmethod
     def _measures(built) -> dict:
