@@ -422,6 +422,8 @@ class SimulationSession:
             self._geometry = old_geometry
             if self._decorations is not None:
                 self._decorations = replace(self._decorations, geometry=old_geometry)
+        elif self._decorations is not None:
+            body_decorations.pair(self._decorations, old_geometry)
         else:
             self._geometry.pair_with(old_geometry)
 
