@@ -159,31 +159,31 @@ class MobilizedBody(
             )
         if self._module is None:
             raise InvalidArgumentError("cloneForNewParent: Ground cannot be cloned")
-        what = (
-            "a Motion"
-            if self._motion is not None
-            else "a custom mobilizer"
-            if "_impl" in self.__dict__
-            else "contact surfaces"
-            if self._body.getNumContactSurfaces()
-            else None
-        )
-        if what is not None:
+        own = self.__dict__
+        if self._motion is not None or "_impl" in own or self._body._contact_surfaces:
+            what = (
+                "a Motion"
+                if self._motion is not None
+                else "a custom mobilizer"
+                if "_impl" in own
+                else "contact surfaces"
+            )
             raise InvalidArgumentError(
                 f"cloneForNewParent: mobilized body {self._index} has {what}, which belongs "
                 "to its own System; construct the new body instead"
             )
         clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        clone._X_PF = Transform(self._X_PF)
-        clone._X_BM = Transform(self._X_BM)
-        clone._body = self._body.clone()
-        clone._params = self._params.copy()
+        values = clone.__dict__
+        values.update(own)
+        values["_X_PF"] = Transform(self._X_PF)
+        values["_X_BM"] = Transform(self._X_BM)
+        values["_body"] = self._body.clone()
+        values["_params"] = self._params.copy()
         if self._default_q is not None:
-            clone._default_q = self._default_q.copy()
-        clone._parent_index = parent.getMobilizedBodyIndex()
-        clone._matter = parent._matter
-        clone._index = clone._matter._adopt_clone(clone, self)
+            values["_default_q"] = self._default_q.copy()
+        values["_parent_index"] = parent._index
+        matter = values["_matter"] = parent._matter
+        values["_index"] = matter._adopt_clone(clone, self)
         return clone
 
     # ------------------------------------------------------------- topology

@@ -221,7 +221,10 @@ class SimbodyMatterSubsystem(
         if topology is not None and topology.nb == len(origin._mobods):
             row = source._index
             self._row_sources[index] = (topology, row, clone._body._mass_properties)
-        self.invalidateSubsystemTopologyCache()
+        if self._topology is not None or self._changed_rows is not None:
+            self.invalidateSubsystemTopologyCache()
+        elif self.subsystemTopologyHasBeenRealized():  # (else nothing is valid to forget)
+            Subsystem.invalidateSubsystemTopologyCache(self)
         return index
 
     def getNumBodies(self) -> int:
