@@ -178,9 +178,7 @@ class MobilizedBody(
         values["_X_PF"] = Transform(self._X_PF)
         values["_X_BM"] = Transform(self._X_BM)
         values["_body"] = self._body.clone()
-        values["_params"] = self._params.copy()
-        if self._default_q is not None:
-            values["_default_q"] = self._default_q.copy()
+        # (its params and default q arrays are shared: they are replaced, never written)
         values["_parent_index"] = parent._index
         matter = values["_matter"] = parent._matter
         values["_index"] = matter._adopt_clone(clone, self)
