@@ -41,6 +41,9 @@ class ColumnNames:
     num_q: np.ndarray
     first_u: np.ndarray
     num_u: np.ndarray
+    #: runs (position among the quantities, i.e. ``columns[1:]``, position among those of
+    #: the ``previous`` given to ``of``, length) of columns that are ``previous``'s strings
+    kept: tuple = ()
 
     @staticmethod
     def of(built, state, previous: ColumnNames | None = None) -> ColumnNames:
@@ -87,8 +90,17 @@ class ColumnNames:
         columns += _section("udot", u_labels, u_cut, previous, 2)
         columns += TOTALS
         columns += [f"measure {name}" for name in dict(getattr(built, "measures", None) or {})]
+        kept_runs = ()
+        if previous is not None:
+            nq, nu = len(q_labels), len(u_labels)
+            old_nq, old_nu = len(previous.q_labels), len(previous.u_labels)
+            kept_runs = (
+                (0, 0, q_cut),
+                (nq, old_nq, u_cut),
+                (nq + nu, old_nq + old_nu, u_cut),
+            )
         return ColumnNames(
-            columns, q_labels, u_labels, q_index, names, first_q, num_q, first_u, num_u
+            columns, q_labels, u_labels, q_index, names, first_q, num_q, first_u, num_u, kept_runs
         )
 
     def section(self, which: int) -> list:

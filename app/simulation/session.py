@@ -47,7 +47,7 @@ from app.history.state_record import Recorder, RecordError
 from app.simulation import body_decorations, model_heap
 from app.simulation.column_names import ColumnNames
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
-from app.simulation.samples import SampleBuffer
+from app.simulation.samples import QuantityNames, SampleBuffer
 from app.simulation.snapshot import (
     ModelInfo,
     Snapshot,
@@ -301,7 +301,14 @@ class SimulationSession:
         else:
             # at most SAMPLE_BYTES of samples: a 20,000-body model has 200,000 columns
             rows = SAMPLE_BYTES // (8 * len(self._columns))
-            self.samples = SampleBuffer(self._columns, max(2, min(self._sample_capacity, rows)))
+            quantities = QuantityNames(
+                self._columns[1:],
+                None if old_samples is None else old_samples.quantities,
+                self._names.kept,  # (the lower-case names of those kept are kept too)
+            )
+            self.samples = SampleBuffer(
+                self._columns, max(2, min(self._sample_capacity, rows)), quantities
+            )
             self._last_sample_time = -math.inf
         self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)

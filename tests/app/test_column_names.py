@@ -102,3 +102,24 @@ def test_models_with_constraints_and_contact_subsystems_are_named_the_same():
         state = State(built.state)
         _check(ColumnNames.of(built, state), built, state)
         _check(ColumnNames.of(built, state, ColumnNames.of(built, state)), built, state)
+
+
+def test_the_plot_names_of_kept_columns_keep_their_lower_case_forms():
+    from app.simulation.samples import QuantityNames
+
+    document = _document()
+    built = build(document.data)
+    names = ColumnNames.of(built, State(built.state))
+    quantities = QuantityNames(names.columns[1:])
+    document.add_body(BodySpec("extra", parent="b4"))  # (at the end: every name is kept)
+    built = build(document.data)
+    made = ColumnNames.of(built, State(built.state), names)
+    after = QuantityNames(made.columns[1:], quantities, made.kept)
+    assert after.lower == [n.lower() for n in after.names]
+    assert after.index == {n: i for i, n in enumerate(after.names)}
+    old_lower = {id(s) for s in quantities.lower}
+    reused = sum(id(s) in old_lower for s in after.lower)
+    assert reused == len(quantities.names) - 5  # all but the energies and errors
+    # runs that do not hold the previous names are made afresh
+    wrong = QuantityNames(made.columns[1:], quantities, ((3, 0, 10),))
+    assert wrong.lower == after.lower
