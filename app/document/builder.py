@@ -264,17 +264,14 @@ def _reusable_bodies(previous: BuiltModel | None, base_dir) -> dict:
     return {id(b): (b, mobods[b.name]) for b in data.bodies if not b.contact_surfaces}
 
 
-def _copied_body(reusable: dict, b, parent):
-    """``b``'s body of the previous build copied under ``parent``, or None (``b`` is not
-    a spec of the previous build, or its body cannot be copied)."""
+def _copied_body(mobod, parent):
+    """The previous build's body ``mobod`` copied under ``parent``, or None (it cannot be
+    copied: a Motion, a custom mobilizer; it is then made from its spec)."""
     from engine.common.exceptions import InvalidArgumentError
 
-    found = reusable.get(id(b))
-    if found is None or found[0] is not b:
-        return None
     try:
-        return found[1].cloneForNewParent(parent)
-    except InvalidArgumentError:  # (a Motion, a custom mobilizer: made from the spec)
+        return mobod.cloneForNewParent(parent)
+    except InvalidArgumentError:
         return None
 
 
@@ -306,8 +303,9 @@ def _build(model, pull_force: bool = False, previous: BuiltModel | None = None) 
     shared = _SharedParts(base_dir)
     reusable = _reusable_bodies(previous, base_dir)
     for b in _parents_first(data.bodies):
-        if reusable:
-            mb = _copied_body(reusable, b, mobods[b.parent])
+        found = reusable.get(id(b)) if reusable else None
+        if found is not None and found[0] is b:
+            mb = _copied_body(found[1], mobods[b.parent])
             if mb is not None:
                 mobods[b.name] = mb
                 continue
