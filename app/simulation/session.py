@@ -993,6 +993,7 @@ class SimulationSession:
         # a large model's build and adoption would set off full collections of a heap that
         # holds every body (see background_load)
         gc.disable()
+        adopted = False
         try:
             try:
                 # (bodies unchanged since self.built are copied from its System)
@@ -1004,14 +1005,18 @@ class SimulationSession:
             if self._error.startswith(REBUILD_FAILED):
                 self._error = ""
             if kinds <= {"initial_state"}:
-                return self._cmd_initial_state(built)
-            # "parameters" and "hints" edits (renaming a body...) keep the State layout: q
-            # and u carry over whole, whatever the bodies are called now.
-            return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
+                cause = self._cmd_initial_state(built)
+            else:
+                # "parameters" and "hints" edits (renaming a body...) keep the State layout:
+                # q and u carry over whole, whatever the bodies are called now.
+                cause = self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
+            adopted = True
+            return cause
         finally:
-            if self._heap_frozen and model_heap.is_large(self.matter.getNumBodies()):
+            if adopted and self._heap_frozen and model_heap.is_large(self.matter.getNumBodies()):
                 # the new System goes to the permanent generation until the settle planned
-                # at its adoption, uncollected meanwhile, as the one it replaces
+                # at its adoption, uncollected meanwhile, as the one it replaces (a build
+                # that failed is garbage: left to the collector)
                 model_heap.freeze_new(lambda: self._heap_frozen and not self._stopping)
             if collecting:
                 gc.enable()

@@ -61,6 +61,13 @@ def test_the_system_an_edit_builds_is_frozen_until_the_next_settle(large_from_30
         assert first() is not None  # (frozen too, until the settle)
         model_heap.settle()
         assert first() is None
+        # a structural edit that cannot be built freezes nothing: its garbage is collectable
+        frozen = gc.get_freeze_count()
+        serial = session.latest().serial
+        doc.add_body(rod_body("massless", "leaf", 0.3, 0.0))
+        session.rebuild(ModelVersion(doc.data), "topology")
+        wait_for(lambda: session.latest().serial > serial and session.latest().error)
+        assert gc.get_freeze_count() <= frozen  # (frozen objects freed since leave it)
     finally:
         session.stop()
     assert gc.get_freeze_count() == 0
