@@ -51,19 +51,22 @@ def settle(wanted=lambda: True) -> int:
         return gc.get_freeze_count()
 
 
-def freeze_new(wanted=lambda: True) -> None:
-    """Move everything the collector tracks but has not frozen (a large model an edit just
-    built, made with the collector off) into the permanent generation, without a collection:
-    the young collections that would otherwise walk all of it, each object twice, on
-    whichever thread allocates next, do not; the next ``settle`` hands it back and collects.
-    Does nothing unless ``wanted()`` (asked under the lock ``release`` takes)."""
-    with _lock:
-        if wanted():
-            gc.freeze()
-
-
 def release() -> None:
     """Hand every frozen object back to the collector (the next full collection walks them
     and frees those no longer used)."""
     with _lock:
         gc.unfreeze()
+
+
+def freeze_new(wait: bool = True) -> None:
+    """Move every object the collector tracks into its permanent generation (no walk: a
+    constant-time move of its lists), so the collections that follow do not walk a large
+    model's young objects (a System an edit built with the collector off); the next
+    ``settle`` frees what of them was garbage. ``wait=False``: nothing happens while a
+    settle or release runs."""
+    if not _lock.acquire(blocking=wait):
+        return
+    try:
+        gc.freeze()
+    finally:
+        _lock.release()

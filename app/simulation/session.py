@@ -1013,11 +1013,12 @@ class SimulationSession:
             adopted = True
             return cause
         finally:
-            if adopted and self._heap_frozen and model_heap.is_large(self.matter.getNumBodies()):
+            frozen = self._heap_frozen and not self._stopping
+            if adopted and frozen and model_heap.is_large(self.matter.getNumBodies()):
                 # the new System goes to the permanent generation until the settle planned
                 # at its adoption, uncollected meanwhile, as the one it replaces (a build
                 # that failed is garbage: left to the collector)
-                model_heap.freeze_new(lambda: self._heap_frozen and not self._stopping)
+                model_heap.freeze_new()
             if collecting:
                 gc.enable()
 
