@@ -547,9 +547,14 @@ class SimulationPanel(QObject):
         )
 
         skip = (DecorativeFrame, DecorativeLine, DecorativePoint, DecorativeText)
+        bodies = getattr(drawn, "bodies", None)  # (a KeyedGeometry knows each one's body)
+        if bodies is not None and len(bodies) == len(drawn):
+            on_body = [drawn[i] for i in np.flatnonzero(bodies == body).tolist()]
+        else:
+            on_body = [g for g in drawn if g.getBodyId() == body]
         shells = []
-        for g in drawn:
-            if g.getBodyId() != body or isinstance(g, skip):
+        for g in on_body:
+            if isinstance(g, skip):
                 continue
             shell = g.clone()
             factors = np.where(g.getScaleFactors() > 0.0, g.getScaleFactors(), 1.0)

@@ -54,6 +54,8 @@ class BuiltModel:
     contact_forces: object = None
     #: (body name, ordinal on that body) of each contact surface, in document order
     contact_surfaces: list = field(default_factory=list)
+    #: the directory relative mesh file names were found from
+    base_dir: object = None
 
     def index_of(self, name: str) -> int:
         return self.mobilized_bodies[name].getMobilizedBodyIndex()
@@ -232,21 +234,48 @@ def apply_hints(system, hints: Hints) -> None:
         matter.setShowDefaultGeometry(bool(hints.show_default_geometry))
 
 
-def build(model, pull_force: bool = False) -> BuiltModel:
+def build(model, pull_force: bool = False, previous: BuiltModel | None = None) -> BuiltModel:
     """Build the engine System of a ModelDocument (or ModelData). An overflow or invalid
     floating-point operation while building (values too large to combine) is a BuildError.
     ``pull_force``: the System also gets the studio's mouse spring (``built.pull_force``,
     as ``app.body_puller.ensure_pull_force`` adds it) before its Topology is realized, so
     that Topology is realized once. The initial State is realized through Acceleration (the
-    check that the System is not singular)."""
+    check that the System is not singular).
+
+    ``previous``: a BuiltModel whose System has the values of its ``data`` (the model an
+    edit replaces). Each body whose spec is the very object of ``previous.data`` (specs are
+    immutable) is then that System's body copied (``MobilizedBody.cloneForNewParent``, with
+    its topology row) instead of made from its spec; the System built is the same."""
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
-            return _build(model, pull_force)
+            return _build(model, pull_force, previous)
         except ArithmeticError as exc:
             raise BuildError("system", f"a value too large to compute with ({exc})") from exc
 
 
-def _build(model, pull_force: bool = False) -> BuiltModel:
+def _reusable_bodies(previous: BuiltModel | None, base_dir) -> dict:
+    """id(spec) -> (spec, MobilizedBody) of ``previous``'s bodies that a new build may copy:
+    those without contact surfaces (added to the Body after it is made), if ``previous`` has
+    its document and found its meshes from ``base_dir``."""
+    data = getattr(previous, "data", None)
+    if data is None or previous.base_dir != base_dir:
+        return {}
+    mobods = previous.mobilized_bodies
+    return {id(b): (b, mobods[b.name]) for b in data.bodies if not b.contact_surfaces}
+
+
+def _copied_body(mobod, parent):
+    """The previous build's body ``mobod`` copied under ``parent``, or None (it cannot be
+    copied: a Motion, a custom mobilizer; it is then made from its spec)."""
+    from engine.common.exceptions import InvalidArgumentError
+
+    try:
+        return mobod.cloneForNewParent(parent)
+    except InvalidArgumentError:
+        return None
+
+
+def _build(model, pull_force: bool = False, previous: BuiltModel | None = None) -> BuiltModel:
     from engine import (
         GeneralForceSubsystem,
         MobilizedBody,
@@ -272,7 +301,14 @@ def _build(model, pull_force: bool = False) -> BuiltModel:
     from app.document.document import _parents_first
 
     shared = _SharedParts(base_dir)
+    reusable = _reusable_bodies(previous, base_dir)
     for b in _parents_first(data.bodies):
+        found = reusable.get(id(b)) if reusable else None
+        if found is not None and found[0] is b:
+            mb = _copied_body(found[1], mobods[b.parent])
+            if mb is not None:
+                mobods[b.name] = mb
+                continue
         try:
             body = shared.body(b)
             cls = getattr(MobilizedBody, b.mobilizer)
@@ -369,6 +405,7 @@ def _build(model, pull_force: bool = False) -> BuiltModel:
         contact_tracker=tracker,
         contact_forces=compliant,
         contact_surfaces=contact_surfaces,
+        base_dir=base_dir,
     )
     if pull is not None:
         built.pull_force = pull

@@ -30,7 +30,7 @@ from app.simulation.state_carry import slots
 from engine.common.exceptions import StageTooLowError
 from engine.common.stage import Stage
 from engine.multibody.default_geometry import DefaultSketch, body_decorations
-from viz.decoration_keys import KeyedGeometry, fingerprints_of
+from viz.decoration_keys import KeyedGeometry, fingerprints_of, match
 
 #: What the last ``collect`` made rather than kept: the bodies whose decorations it made and
 #: the decorations it fingerprinted (a test's count of the work an edit does).
@@ -54,6 +54,11 @@ class BodyDecorations:
     names: tuple
     parents: np.ndarray
     settings: tuple
+    #: for each decoration of ``geometry``, its position in the geometry it was kept from
+    #: (that of the ``previous`` given to ``collect``), -1 for one made now
+    kept_from: np.ndarray | None = None
+    #: the serial of the geometry ``kept_from`` points into (None: nothing kept)
+    kept_serial: int | None = None
 
 
 def _settings(built, matter) -> tuple:
@@ -179,7 +184,57 @@ def collect(built, state, body_names=None, previous: BodyDecorations | None = No
     bodies[fresh] = [_body_of(g) for g in new_items]
     geometry = KeyedGeometry.of_parts(decorations, bodies, hashes, body_names)
     spans[:, :, 0] += len(before)
-    return BodyDecorations(geometry, spans[0], spans[1], specs, names, parents, settings)
+    serial = getattr(previous.geometry, "serial", None) if previous is not None else None
+    return BodyDecorations(
+        geometry, spans[0], spans[1], specs, names, parents, settings, source_all, serial
+    )
+
+
+def pair(record: BodyDecorations, drawn) -> None:
+    """Pair ``record.geometry`` with ``drawn`` (the KeyedGeometry shown before) as
+    ``KeyedGeometry.pair_with`` does: a decoration kept from ``drawn`` pairs with the one it
+    was kept from (``match`` would pair them so: the same fingerprint on the same body under
+    the same name, in the same order), and only those made now are matched (``match``)
+    against the drawn ones not kept, so an edit that leaves most bodies alone is paired at
+    O(changed decorations) instead of sorting every fingerprint. Falls back to the whole
+    ``pair_with`` when ``record`` was not collected from ``drawn``."""
+    geometry = record.geometry
+    kept_from = record.kept_from
+    if (
+        not isinstance(drawn, KeyedGeometry)
+        or not len(drawn.hashes)
+        or kept_from is None
+        or record.kept_serial != drawn.serial
+    ):
+        geometry.pair_with(drawn)
+        return
+    pairing = np.full(len(geometry), -1, dtype=np.intp)
+    kept = kept_from >= 0
+    pairing[kept] = kept_from[kept]
+    fresh = np.flatnonzero(~kept)
+    if len(fresh):
+        free = np.ones(len(drawn), dtype=bool)
+        free[kept_from[kept]] = False
+        free_at = np.flatnonzero(free)
+        found = match(
+            _Keys(drawn.bodies[free_at], drawn.hashes[free_at], drawn.body_names),
+            _Keys(geometry.bodies[fresh], geometry.hashes[fresh], geometry.body_names),
+        )
+        if found is None:  # (ambiguous: as pair_with finds it)
+            geometry.pair_with(drawn)
+            return
+        hit = found >= 0
+        pairing[fresh[hit]] = free_at[found[hit]]
+    geometry.paired = (drawn.serial, pairing)
+
+
+@dataclass(frozen=True)
+class _Keys:
+    """Part of a KeyedGeometry's keys, as ``match`` reads them."""
+
+    bodies: np.ndarray
+    hashes: np.ndarray
+    body_names: tuple | None
 
 
 def _body_of(decoration) -> int:

@@ -21,20 +21,49 @@ class QuantityNames:
     buffer makes them once, on the thread that makes it (the worker), so that showing a new
     model's 200,000 quantities does not index them on the GUI thread."""
 
-    def __init__(self, names) -> None:
+    def __init__(self, names, previous: QuantityNames | None = None, kept=()) -> None:
+        """``kept``: runs (position here, position in ``previous``, length) of names that
+        are ``previous``'s very strings (a model's names made from the one before it:
+        ``column_names``), whose lower-case forms are taken from ``previous``."""
         self.names = list(names)
         self.index = dict(zip(self.names, range(len(self.names)), strict=True))
-        self.lower = [n.lower() for n in self.names]
+        self.lower = _lower(self.names, previous, kept)
+
+
+def _lower(names: list, previous: QuantityNames | None, kept) -> list:
+    """The lower-case form of each of ``names``, those of the ``kept`` runs (see
+    QuantityNames) taken from ``previous`` when the run's ends are its very strings."""
+    if previous is None:
+        return [n.lower() for n in names]
+    old_names, old_lower = previous.names, previous.lower
+    out: list = []
+    done = 0
+    for at, old_at, length in sorted(kept):
+        if length <= 0 or at < done or at + length > len(names):
+            continue
+        last, old_last = at + length - 1, old_at + length - 1
+        if old_last >= len(old_names) or not (
+            names[at] is old_names[old_at] and names[last] is old_names[old_last]
+        ):
+            continue
+        out += [n.lower() for n in names[done:at]]
+        out += old_lower[old_at : old_last + 1]
+        done = at + length
+    out += [n.lower() for n in names[done:]]
+    return out
 
 
 class SampleBuffer:
     """Ring buffer of float rows with named columns (see module docstring)."""
 
-    def __init__(self, columns: list[str], capacity: int = 20000) -> None:
+    def __init__(
+        self, columns: list[str], capacity: int = 20000, quantities: QuantityNames | None = None
+    ) -> None:
+        """``quantities``: the QuantityNames of ``columns[1:]``, if already made."""
         if capacity < 2:
             raise ValueError(f"a sample buffer needs room for at least 2 rows, got {capacity}")
         self.columns = list(columns)
-        self.quantities = QuantityNames(self.columns[1:])
+        self.quantities = quantities or QuantityNames(self.columns[1:])
         self.capacity = int(capacity)
         # rows are read only once written (rows [oldest, count)): no fill needed
         self._data = np.empty((self.capacity, len(self.columns)))

@@ -45,8 +45,9 @@ from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
 from app.simulation import body_decorations, model_heap
+from app.simulation.column_names import ColumnNames
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
-from app.simulation.samples import SampleBuffer
+from app.simulation.samples import QuantityNames, SampleBuffer
 from app.simulation.snapshot import (
     ModelInfo,
     Snapshot,
@@ -302,7 +303,14 @@ class SimulationSession:
         else:
             # at most SAMPLE_BYTES of samples: a 20,000-body model has 200,000 columns
             rows = SAMPLE_BYTES // (8 * len(self._columns))
-            self.samples = SampleBuffer(self._columns, max(2, min(self._sample_capacity, rows)))
+            quantities = QuantityNames(
+                self._columns[1:],
+                None if old_samples is None else old_samples.quantities,
+                self._names.kept,  # (the lower-case names of those kept are kept too)
+            )
+            self.samples = SampleBuffer(
+                self._columns, max(2, min(self._sample_capacity, rows)), quantities
+            )
             self._last_sample_time = -math.inf
         self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
         self._realize_for_display(state)
@@ -381,39 +389,12 @@ class SimulationSession:
         return True
 
     def _column_names(self, built, state: State):
-        names = built.body_name_of_index
-        q_labels: list[str] = [""] * state.getNQ()
-        self._q_index: dict[tuple[str, int], int] = {}
-        u_labels: list[str] = [""] * state.getNU()
-        matter = self.matter
-        qs = state.getQStart(matter.getMySubsystemIndex())
-        us = state.getUStart(matter.getMySubsystemIndex())
-        # every body's first q and u and their numbers (MobilizedBody.getFirstQIndex,
-        # getNumQ, ... of each body), read as whole arrays of the matter's topology
-        topo = matter._topo(state)  # noqa: SLF001
-        nq = topo.nqs.copy()
-        if matter.getUseEulerAngles(state):
-            nq[topo.uses_quaternion] -= 1
-        first_q, first_u = (topo.qs + qs).tolist(), (topo.us + us).tolist()
-        num_q, num_u = nq.tolist(), topo.nus.tolist()
-        q_index = self._q_index
-        for b in range(1, matter.getNumBodies()):
-            name = _body_name(names, b)
-            q0, u0 = first_q[b], first_u[b]
-            for k in range(num_q[b]):
-                q_labels[q0 + k] = f"{name}.q{k}"
-                q_index[(name, k)] = q0 + k
-            for k in range(num_u[b]):
-                u_labels[u0 + k] = f"{name}.u{k}"
-        q_labels = [lab or f"q{i}" for i, lab in enumerate(q_labels)]
-        u_labels = [lab or f"u{i}" for i, lab in enumerate(u_labels)]
-        columns = ["t"]
-        columns += [f"q[{i}] {lab}" for i, lab in enumerate(q_labels)]
-        columns += [f"u[{i}] {lab}" for i, lab in enumerate(u_labels)]
-        columns += [f"udot[{i}] {lab}" for i, lab in enumerate(u_labels)]
-        columns += ["kinetic energy", "potential energy", "total energy", "|qErr|", "|uErr|"]
-        columns += [f"measure {name}" for name in self._measures(built)]
-        return columns, q_labels, u_labels
+        """The sample columns and q/u labels of ``built`` in ``state`` (``column_names``:
+        those of the leading bodies the model shown before has too are kept)."""
+        names = ColumnNames.of(built, state, getattr(self, "_names", None))
+        self._names = names
+        self._q_index: dict[tuple[str, int], int] = names.q_index
+        return names.columns, names.q_labels, names.u_labels
 
     @staticmethod
     def _measures(built) -> dict:
@@ -450,6 +431,8 @@ class SimulationSession:
             self._geometry = old_geometry
             if self._decorations is not None:
                 self._decorations = replace(self._decorations, geometry=old_geometry)
+        elif self._decorations is not None:
+            body_decorations.pair(self._decorations, old_geometry)
         else:
             self._geometry.pair_with(old_geometry)
 
@@ -1027,9 +1010,11 @@ class SimulationSession:
         # a large model's build and adoption would set off full collections of a heap that
         # holds every body (see background_load)
         gc.disable()
+        adopted = False
         try:
             try:
-                built = model.build() if hasattr(model, "build") else build(model, True)
+                # (bodies unchanged since self.built are copied from its System)
+                built = model.build() if hasattr(model, "build") else build(model, True, self.built)
             except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
                 reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
                 self._error = f"{REBUILD_FAILED}: {reason}"
@@ -1037,11 +1022,20 @@ class SimulationSession:
             if self._error.startswith(REBUILD_FAILED):
                 self._error = ""
             if kinds <= {"initial_state"}:
-                return self._cmd_initial_state(built)
-            # "parameters" and "hints" edits (renaming a body...) keep the State layout: q
-            # and u carry over whole, whatever the bodies are called now.
-            return self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
+                cause = self._cmd_initial_state(built)
+            else:
+                # "parameters" and "hints" edits (renaming a body...) keep the State layout:
+                # q and u carry over whole, whatever the bodies are called now.
+                cause = self._cmd_replace_model(built, True, same_layout="topology" not in kinds)
+            adopted = True
+            return cause
         finally:
+            frozen = self._heap_frozen and not self._stopping
+            if adopted and frozen and model_heap.is_large(self.matter.getNumBodies()):
+                # the new System goes to the permanent generation until the settle planned
+                # at its adoption, uncollected meanwhile, as the one it replaces (a build
+                # that failed is garbage: left to the collector)
+                model_heap.freeze_new()
             if collecting:
                 gc.enable()
 

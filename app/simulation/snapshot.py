@@ -12,7 +12,9 @@ summary of every cache entry and state variable for the cache inspector.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,15 +107,21 @@ def joint_layout(
     """Body name -> (its mobilizer type, its q numbers), in q order: what the sliders show
     of a model (``q_index`` maps (body, which q) to the global q index, in q order). Equal
     joint kinds share one value object (the lazy layout sizes each kind once)."""
-    by_body: dict[str, list[int]] = {}
-    for body, which in q_index:
-        by_body.setdefault(body, []).append(which)
+    by_body: dict[str, tuple[int, ...]] = {}
+    # (a body's q are consecutive keys in q order: one group per body, read at C speed)
+    for body, group in itertools.groupby(q_index, key=_BODY):
+        whichs = tuple(map(_WHICH, group))
+        earlier = by_body.get(body)
+        by_body[body] = whichs if earlier is None else earlier + whichs
     shared: dict = {}
     layout = {}
     for body, whichs in by_body.items():
         joint = (mobilizer_types[body], tuple(sorted(whichs)))
         layout[body] = shared.setdefault(joint, joint)
     return layout
+
+
+_BODY, _WHICH = operator.itemgetter(0), operator.itemgetter(1)
 
 
 @dataclass(frozen=True)

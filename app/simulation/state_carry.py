@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import SimTKError
+from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
 
 
 def slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -29,7 +30,8 @@ def slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def _layout(built, state):
     """(first q, number of q in use, first u, number of u) per body index of ``built`` in
-    ``state`` (System-wide positions), and its mobilizer type names."""
+    ``state`` (System-wide positions), and its mobilizer types (kernel type ids, the same
+    for a type whichever its direction, as its type name)."""
     matter = built.matter
     topo = matter._topo(state)  # noqa: SLF001  (the topology arrays, read only)
     nq = np.asarray(topo.nqs, dtype=np.intp).copy()
@@ -38,7 +40,9 @@ def _layout(built, state):
     index = matter.getMySubsystemIndex()
     qs = np.asarray(topo.qs, dtype=np.intp) + state.getQStart(index)
     us = np.asarray(topo.us, dtype=np.intp) + state.getUStart(index)
-    types = [matter.getMobilizedBody(b).getMobilizerTypeName() for b in range(len(nq))]
+    # each body's mobilizer type (its kernel type id without the reversed offset)
+    mtype = np.asarray(topo.mtype, dtype=np.intp)
+    types = np.where(mtype >= REVERSED_OFFSET, mtype - REVERSED_OFFSET, mtype)
     return qs, nq, us, np.asarray(topo.nus, dtype=np.intp), types
 
 
@@ -65,11 +69,7 @@ def carry_by_name(old_built, old_state, built, state) -> None:
         return
     new_b = np.asarray(new_bodies, dtype=np.intp)
     old_b = np.asarray(old_bodies, dtype=np.intp)
-    same_type = np.fromiter(
-        (types[b] == old_types[o] for b, o in zip(new_bodies, old_bodies, strict=True)),
-        dtype=bool,
-        count=len(new_bodies),
-    )
+    same_type = types[new_b] == old_types[old_b]
     with_q = same_type & (nq[new_b] == old_nq[old_b])
     with_u = nu[new_b] == old_nu[old_b]
     q = np.array(state.getQ())

@@ -118,10 +118,10 @@ class Body:
             self._decorations_shared = copy._decorations_shared = True
         else:
             copy._decorations = []
-        copy._contact_surfaces = [
-            (Transform(X_BS), surface.clone())
-            for X_BS, surface in getattr(self, "_contact_surfaces", [])
-        ]
+        surfaces = getattr(self, "_contact_surfaces", None)
+        copy._contact_surfaces = (
+            [(Transform(X_BS), surface.clone()) for X_BS, surface in surfaces] if surfaces else []
+        )
         return copy
 
 

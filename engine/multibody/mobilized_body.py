@@ -143,6 +143,47 @@ class MobilizedBody(
         g._index = 0
         return g
 
+    def cloneForNewParent(self, parent: MobilizedBody) -> MobilizedBody:
+        """Simbody's ``cloneForNewParent``: a new MobilizedBody identical to this one (type,
+        direction, X_PF, X_BM, a copy of the Body, options, default q, default lock level)
+        but with ``parent`` as its parent, adopted by ``parent``'s matter subsystem (which
+        may belong to another System). The copy skips the constructor's argument checks (this
+        body's values passed them) and brings this body's row of its matter's topology arrays
+        when that matter is realized to Topology, so a System rebuilt from another's bodies
+        makes only the rows of the bodies that are new. A body with a Motion, a custom
+        mobilizer or contact surfaces is refused (they belong to their own System)."""
+        if not isinstance(parent, MobilizedBody):
+            raise InvalidArgumentError(
+                "cloneForNewParent: the parent must be a MobilizedBody (e.g. matter.Ground()), "
+                f"got {type(parent).__name__}"
+            )
+        if self._module is None:
+            raise InvalidArgumentError("cloneForNewParent: Ground cannot be cloned")
+        own = self.__dict__
+        if self._motion is not None or "_impl" in own or self._body._contact_surfaces:
+            what = (
+                "a Motion"
+                if self._motion is not None
+                else "a custom mobilizer"
+                if "_impl" in own
+                else "contact surfaces"
+            )
+            raise InvalidArgumentError(
+                f"cloneForNewParent: mobilized body {self._index} has {what}, which belongs "
+                "to its own System; construct the new body instead"
+            )
+        clone = object.__new__(type(self))
+        values = clone.__dict__
+        values.update(own)
+        values["_X_PF"] = Transform(self._X_PF)
+        values["_X_BM"] = Transform(self._X_BM)
+        values["_body"] = self._body.clone()
+        # (its params and default q arrays are shared: they are replaced, never written)
+        values["_parent_index"] = parent._index
+        matter = values["_matter"] = parent._matter
+        values["_index"] = matter._adopt_clone(clone, self)
+        return clone
+
     # ------------------------------------------------------------- topology
     def getMobilizedBodyIndex(self) -> int:
         return self._index

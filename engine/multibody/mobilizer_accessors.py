@@ -92,8 +92,10 @@ def _ellipsoid() -> dict:
             raise InvalidArgumentError(
                 f"MobilizedBody.Ellipsoid.setDefaultRadii: radii must be positive, got {r}"
             )
-        self._params[ELLIPSOID_RADII] = r
-        self._matter.invalidateSubsystemTopologyCache()
+        params = self._params.copy()  # (a body's params array is replaced, never written)
+        params[ELLIPSOID_RADII] = r
+        self._params = params
+        self._matter._invalidate_body_row(self._index)
         return self
 
     def get_default_radii(self) -> np.ndarray:

@@ -164,6 +164,10 @@ class SimbodyMatterSubsystem(
         #: when nothing else changed (None: rebuild every row)
         self._built_topology: MatterTopology | None = None
         self._changed_rows: set[int] | None = None
+        #: bodies copied from another matter subsystem's realized body
+        #: (``MobilizedBody.cloneForNewParent``): index -> (that matter's topology, the body's
+        #: row in it, the copied Body's mass properties), dropped when the body changes
+        self._row_sources: dict[int, tuple[MatterTopology, int, MassProperties]] = {}
         self._ix = _Indices()
         self._show_default_geometry = True
         if system is not None:
@@ -207,6 +211,22 @@ class SimbodyMatterSubsystem(
             )
         )
 
+    def _adopt_clone(self, clone: MobilizedBody, source: MobilizedBody) -> int:
+        """Adopt ``clone``, a copy of ``source`` (``MobilizedBody.cloneForNewParent``);
+        its topology row is then ``source``'s row of its matter's topology, if realized."""
+        self._mobods.append(clone)
+        index = len(self._mobods) - 1
+        origin = source._matter
+        topology = origin._topology
+        if topology is not None and topology.nb == len(origin._mobods):
+            row = source._index
+            self._row_sources[index] = (topology, row, clone._body._mass_properties)
+        if self._topology is not None or self._changed_rows is not None:
+            self.invalidateSubsystemTopologyCache()
+        elif self.subsystemTopologyHasBeenRealized():  # (else nothing is valid to forget)
+            Subsystem.invalidateSubsystemTopologyCache(self)
+        return index
+
     def getNumBodies(self) -> int:
         """Number of mobilized bodies including Ground."""
         return len(self._mobods)
@@ -243,6 +263,7 @@ class SimbodyMatterSubsystem(
         properties or default q): the System must be realizeTopology()'d again, which
         rebuilds only the changed bodies' rows if nothing else changed meanwhile."""
         rows = self._changed_rows if self._topology is None else set()
+        self._row_sources.pop(int(index), None)
         self._topology = None
         if rows is not None:
             rows.add(int(index))
@@ -260,6 +281,7 @@ class SimbodyMatterSubsystem(
         else:
             topology = self._topology_of_all()
         self._built_topology = topology
+        self._row_sources = {}  # (every row is in ``topology`` now)
         return topology
 
     def _topology_with_rows(self, last: MatterTopology, rows: list[int]) -> MatterTopology:
@@ -290,29 +312,30 @@ class SimbodyMatterSubsystem(
         arrays = layout.allocate(layout.TOPOLOGY, {"nb": nb})
         uses_quat = np.zeros(nb, dtype=bool)
         arrays["parent"][0] = -1
-        mobods = self._mobods[1:]
-        if mobods:  # one whole-array assignment per field (bodies 1..nb-1)
+        arrays["parent"][1:] = [m._parent_index for m in self._mobods[1:]]
+        made = self._copy_source_rows(arrays, uses_quat)
+        mobods = [self._mobods[b] for b in made]
+        if mobods:  # one whole-array assignment per field (the bodies in ``made``)
             modules = [m._module for m in mobods]
             # (a reversed Custom body keeps its type: its Python kinematics do the reversal)
-            arrays["mtype"][1:] = [
+            arrays["mtype"][made] = [
                 mod.TYPE_ID
                 + (REVERSED_OFFSET if m._reversed and mod.TYPE_ID != _CUSTOM_TYPE_ID else 0)
                 for m, mod in zip(mobods, modules, strict=True)
             ]
-            arrays["parent"][1:] = [m._parent_index for m in mobods]
-            arrays["nqs"][1:] = [mod.NQ_SLOTS for mod in modules]
-            arrays["nus"][1:] = [mod.NU for mod in modules]
-            uses_quat[1:] = [mod.USES_QUATERNION for mod in modules]
-            arrays["params"][1:] = [m._params for m in mobods]
+            arrays["nqs"][made] = [mod.NQ_SLOTS for mod in modules]
+            arrays["nus"][made] = [mod.NU for mod in modules]
+            uses_quat[made] = [mod.USES_QUATERNION for mod in modules]
+            arrays["params"][made] = [m._params for m in mobods]
             # (the frames' and inertias' own read-only arrays, read without copies)
-            arrays["R_PF"][1:] = [m._X_PF._R._m for m in mobods]
-            arrays["p_PF"][1:] = [m._X_PF._p for m in mobods]
-            arrays["R_BM"][1:] = [m._X_BM._R._m for m in mobods]
-            arrays["p_BM"][1:] = [m._X_BM._p for m in mobods]
+            arrays["R_PF"][made] = [m._X_PF._R._m for m in mobods]
+            arrays["p_PF"][made] = [m._X_PF._p for m in mobods]
+            arrays["R_BM"][made] = [m._X_BM._R._m for m in mobods]
+            arrays["p_BM"][made] = [m._X_BM._p for m in mobods]
             props = [m._body.getDefaultRigidBodyMassProperties() for m in mobods]
-            arrays["mass"][1:] = [mp.getMass() for mp in props]
-            arrays["com_B"][1:] = [mp.getMassCenter() for mp in props]
-            arrays["I_B"][1:] = [mp.getInertia()._m for mp in props]
+            arrays["mass"][made] = [mp.getMass() for mp in props]
+            arrays["com_B"][made] = [mp.getMassCenter() for mp in props]
+            arrays["I_B"][made] = [mp.getInertia()._m for mp in props]
         arrays["qs"][1:] = np.cumsum(arrays["nqs"])[:-1]
         arrays["us"][1:] = np.cumsum(arrays["nus"])[:-1]
         return MatterTopology(
@@ -320,6 +343,36 @@ class SimbodyMatterSubsystem(
             uses_quaternion=uses_quat,
             quaternion_pool_order=self._pool_order(arrays["parent"], uses_quat),
         )
+
+    _SOURCE_ROW_FIELDS = (
+        "mtype", "nqs", "nus", "params", "R_PF", "p_PF", "R_BM", "p_BM", "mass", "com_B", "I_B",
+    )  # fmt: skip
+
+    def _copy_source_rows(self, arrays: dict, uses_quat: np.ndarray) -> np.ndarray:
+        """Fill the topology rows of the bodies copied from another matter's realized body
+        (``_row_sources``) from that matter's topology, one gather per field and source;
+        returns the other bodies' indices (1..nb-1), whose rows are to be made."""
+        nb = len(self._mobods)
+        todo = np.ones(nb, dtype=bool)
+        todo[0] = False
+        sources = self._row_sources
+        if sources:
+            mobods = self._mobods
+            groups: dict[int, tuple[MatterTopology, list, list]] = {}
+            for b, (topology, row, props) in sources.items():
+                # (a Body whose mass properties were set since it was copied is made anew)
+                if b < nb and mobods[b]._body._mass_properties is props:
+                    group = groups.setdefault(id(topology), (topology, [], []))
+                    group[1].append(b)
+                    group[2].append(row)
+            for topology, to, rows in groups.values():
+                to_b = np.asarray(to, dtype=np.intp)
+                from_b = np.asarray(rows, dtype=np.intp)
+                for name in self._SOURCE_ROW_FIELDS:
+                    arrays[name][to_b] = getattr(topology, name)[from_b]
+                uses_quat[to_b] = topology.uses_quaternion[from_b]
+                todo[to_b] = False
+        return np.flatnonzero(todo)
 
     @staticmethod
     def _pool_order(parent: np.ndarray, uses_quat: np.ndarray) -> list[int]:

@@ -119,3 +119,28 @@ def test_q_and_u_carried_by_name_as_whole_arrays_equal_those_carried_body_by_bod
         assert np.array_equal(state.getQ(), expected.getQ()), kind
         assert np.array_equal(state.getU(), expected.getU()), kind
         new.system.realize(state, Stage.Position)  # a valid State of the new System
+
+
+@pytest.mark.parametrize(("kind", "made"), EDITS, ids=[e for e, _ in EDITS])
+def test_the_pairing_with_the_drawn_decorations_is_match_s(kind, made, monkeypatch):
+    """``pair`` gives the pairing ``match`` makes of all decorations, matching only those
+    made again."""
+    from viz import decoration_keys
+
+    data = _data()
+    built = build(data, pull_force=True)
+    first = body_decorations.collect(built, State(built.state), built.body_name_of_index)
+    built = build(_edited(data, kind), pull_force=True)
+    after = body_decorations.collect(built, State(built.state), built.body_name_of_index, first)
+    matched = []
+    real = body_decorations.match
+    monkeypatch.setattr(
+        body_decorations,
+        "match",
+        lambda old, new: (matched.append(len(new.hashes)), real(old, new))[1],
+    )
+    body_decorations.pair(after, first.geometry)
+    serial, pairing = after.geometry.paired
+    assert serial == first.geometry.serial
+    assert np.array_equal(pairing, decoration_keys.match(first.geometry, after.geometry))
+    assert matched == [body_decorations.LAST_MADE["decorations"]]  # only those made now
