@@ -257,12 +257,16 @@ class Scene:
         else:
             pairing = match(old, keys)
         fresh = int((pairing < 0).sum()) if pairing is not None else len(keys)
-        if pairing is None or fresh > max(64, len(keys) // 2):
+        # (many new ones are drawn afresh, unless every drawn one stays: a drawing in steps)
+        if pairing is None or (
+            fresh > max(64, len(keys) // 2) and len(keys) - fresh < len(old.hashes)
+        ):
             self._build_all(keys)
         else:
             self._update(keys, old, pairing)
         self._drawn = _Drawn(keys.bodies, keys.hashes, keys.body_names, keys.serial)
-        self._place(self._static_place, self._groups)
+        # (batches keep the placement of the items they drew before: only the rest is placed)
+        self._place(self._static_place, self._groups, unplaced_only=True)
 
     def has_body_geometry(self) -> bool:
         """Whether any static decoration is on a body other than Ground."""
@@ -380,8 +384,10 @@ class Scene:
             else:
                 self._add_actor(it)
                 self._static.append(it)
-        for group, members in to_group.values():
-            group.add(members)
+        if to_group:
+            poses = self._pose_stack(int(keys.bodies.max()))
+            for group, members in to_group.values():
+                group.add(members, poses)
         self._items = np.concatenate([items, _object_array(built)])
         self._owner = np.concatenate([owner, np.array([it.owner for it in built], np.intp)])
         self._item_body = np.concatenate(
@@ -678,9 +684,10 @@ class Scene:
         ids += [int(g.body_idx.max()) for g in self._groups if len(g.body_idx)]
         self._max_body_id = max(ids)
 
-    def _pose_stack(self) -> np.ndarray:
-        """Current poses, padded with identities for bodies not given yet."""
-        n = self._max_body_id + 1
+    def _pose_stack(self, max_body: int = 0) -> np.ndarray:
+        """Current poses, padded with identities for bodies not given yet (up to body
+        ``max_body`` at least)."""
+        n = max(self._max_body_id, max_body) + 1
         poses = self._poses
         if poses is None or len(poses) < n:
             pad = np.tile(np.eye(4), (n, 1, 1))
@@ -689,11 +696,16 @@ class Scene:
             poses = pad
         return poses
 
-    def _place(self, placement: _Placement, groups) -> None:
+    def _place(self, placement: _Placement, groups, unplaced_only: bool = False) -> None:
+        """Place ``placement``'s items and the batches ``groups`` for the current poses
+        (``unplaced_only``: of the batches only the items not placed for them yet)."""
         poses = self._pose_stack()
         placement.place(poses)
         for g in groups:
-            g.update(poses)
+            if not unplaced_only:
+                g.update(poses)
+            elif g.placed < len(g):
+                g.update(poses, g.placed)
 
     def _clear_static(self) -> None:
         for it in self._static:

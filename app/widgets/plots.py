@@ -215,6 +215,10 @@ class PlotsWidget(QWidget):
         self.quantities = QListView()
         self.quantities.setObjectName("plotQuantities")
         self.quantities.setUniformItemSizes(True)  # the view lays out only the rows in sight
+        # (the rows' positions are still made for every row, a few microseconds each: in
+        # batches between turns of the event loop, so 200,000 rows never hold it)
+        self.quantities.setLayoutMode(QListView.LayoutMode.Batched)
+        self.quantities.setBatchSize(2000)
         self.quantities.setModel(self.quantity_model)
         #: Says why the list is empty (a welded body has no q, u or udot of its own).
         self.empty_hint = QLabel("")

@@ -51,7 +51,7 @@ def test_a_large_model_is_frozen_and_the_one_an_edit_replaced_is_freed(large_fro
     first_system = weakref.ref(session.system)
     session.start()
     try:
-        wait_for(lambda: session._heap_frozen)
+        wait_for(lambda: session._heap_frozen and session._settle_due is None)
         assert gc.get_freeze_count() > 0
         assert not gc.get_count()[2]  # everything alive is in the permanent generation
         doc.add_body(rod_body("leaf", "b20", 0.3, 1.0))
@@ -82,7 +82,7 @@ def test_a_small_model_is_not_frozen_and_hands_a_large_one_s_heap_back(large_fro
     session = SimulationSession(build(doc.data, True))
     session.start()
     try:
-        wait_for(lambda: session._heap_frozen)
+        wait_for(lambda: session._heap_frozen and session._settle_due is None)
         large_system = weakref.ref(session.system)
         session.rebuild(ModelVersion(chain(5).data), "topology")
         wait_for(lambda: session.matter.getNumBodies() == 6)
