@@ -45,11 +45,12 @@ from viz.scene import Scene
 #: loop, with a progress bar: the GUI never waits for the whole drawing (120,000 decorations
 #: for a 20,000-body chain). The first step draws DRAW_STEP decorations; each next one as
 #: many as take about STEP_SECONDS at the pace of the step before (within the bounds, and
-#: at most twice the step before). A step's cost is its new decorations' (the Scene adds them
-#: to its batches and places only them), so the steps stay short to the last.
+#: at most twice the step before). A step's cost is mostly its new decorations' (the Scene
+#: adds them to its batches and places only them; the batches' arrays, handed to VTK again,
+#: are the share that grows with what is drawn), so the steps stay short to the last.
 DRAW_IN_STEPS_ABOVE = 6000
-DRAW_STEP = 500
-DRAW_STEP_BOUNDS = (100, 20000)
+DRAW_STEP = 1000
+DRAW_STEP_BOUNDS = (1000, 20000)
 STEP_SECONDS = 0.04
 #: Seconds between the renders that show a drawing in steps as it grows; a render that took
 #: longer than STEP_RENDER_BUDGET (a large part drawn, software OpenGL) is the last one until
@@ -218,7 +219,8 @@ class ViewportWidget(QWidget):
         model_heap.hold_off()
         drawn = self._step_head
         start = time.perf_counter()
-        n = min(len(geometry), (len(drawn) if drawn is not None else 0) + self._step_size)
+        before = len(drawn) if drawn is not None else 0
+        n = min(len(geometry), before + self._step_size)
         head = geometry.head(n, drawn)
         self.scene.set_geometry(head)
         self._step_head = head
@@ -228,10 +230,7 @@ class ViewportWidget(QWidget):
         if now - self._step_shown > 0.25:  # (a progress bar repaints at once: not each step)
             self._step_shown = now
             self.draw_progress.setValue(n)
-        low, high = DRAW_STEP_BOUNDS
-        pace = self._step_size / max(now - start, 1e-3)  # decorations per second
-        size = min(pace * STEP_SECONDS, 2 * self._step_size)
-        self._step_size = int(min(high, max(low, size)))
+        self._step_size = self._next_step_size(n - before, now - start)
         if n == len(geometry):
             self._stop_steps()
             if self._aim_after_steps:
@@ -244,6 +243,17 @@ class ViewportWidget(QWidget):
         ):
             self._step_rendered = now
             self.request_render()
+
+    def _next_step_size(self, made: int, took: float) -> int:
+        """The decorations the next step draws, after one that drew ``made`` in ``took``
+        seconds: as many as take STEP_SECONDS at that pace, at most twice as many, within
+        DRAW_STEP_BOUNDS (the lower bound keeps the drawing going at a pace when a step's
+        share that grows with what is drawn, the batches' arrays handed to VTK again, comes
+        near STEP_SECONDS)."""
+        pace = made / max(took, 1e-3)  # decorations per second
+        size = min(pace * STEP_SECONDS, 2 * self._step_size)
+        low, high = DRAW_STEP_BOUNDS
+        return int(min(high, max(low, size)))
 
     def _stop_steps(self) -> None:
         self._step_timer.stop()

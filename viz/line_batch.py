@@ -160,16 +160,19 @@ class LineBatch:
         self._points.SetData(numpy_to_vtk(self._world, deep=False))
         cells = vtkCellArray()
         n = len(self._segments)
+        # VTK reads these arrays where they are (no copies): they are kept with it and never
+        # changed (an add or remove makes new ones)
         offsets = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
-        cells.SetData(
-            numpy_to_vtk(offsets, deep=True),
-            numpy_to_vtk(self._segments.astype(np.int64).ravel(), deep=True),
-        )
-        colors = numpy_to_vtk(np.ascontiguousarray(self._colors), deep=True)
+        connectivity = np.ascontiguousarray(self._segments, dtype=np.int64).reshape(-1)
+        self._segments = connectivity.reshape(-1, 2)
+        rgb = np.ascontiguousarray(self._colors)
+        self._colors = rgb
+        cells.SetData(numpy_to_vtk(offsets, deep=False), numpy_to_vtk(connectivity, deep=False))
+        colors = numpy_to_vtk(rgb, deep=False)
         colors.SetName("colors")
         self._poly.SetLines(cells)
         self._poly.GetCellData().SetScalars(colors)
-        self._keep = (cells, colors)
+        self._keep = (cells, colors, offsets, connectivity, rgb)
         self._poly.Modified()
         self.placed = 0
 

@@ -102,6 +102,16 @@ def _batch_key(item: DrawItem) -> tuple:
     return ("actor", None)
 
 
+def _appended(pairing: np.ndarray, n_old: int) -> bool:
+    """Whether ``pairing`` (new decoration -> drawn one, -1: none) keeps the ``n_old`` drawn
+    decorations as the first ones, in order, and adds the rest (a drawing in steps)."""
+    return (
+        len(pairing) >= n_old
+        and bool(np.all(pairing[n_old:] < 0))
+        and np.array_equal(pairing[:n_old], np.arange(n_old))
+    )
+
+
 def _group_key(group) -> tuple:
     if isinstance(group, GlyphGroup):
         first = group.items[0] if len(group) else None
@@ -335,26 +345,32 @@ class Scene:
     def _update(self, keys: KeyedGeometry, old: _Drawn, pairing: np.ndarray) -> None:
         """Draw ``keys`` by changing what is drawn for ``old``: ``pairing[j]`` is the drawn
         decoration the new decoration j draws the same as (-1: none)."""
-        old_to_new = np.full(len(old.hashes), -1, dtype=np.intp)
-        paired = np.flatnonzero(pairing >= 0)
-        old_to_new[pairing[paired]] = paired
-        owner = old_to_new[self._owner]
-        gone = owner < 0
+        n_old = len(old.hashes)
         touched: set = set()
-        # decorations no longer drawn
-        by_group: dict[int, tuple] = {}
-        for it in self._items[gone]:
-            touched.add(_batch_key(it))
-            if it.group is not None:
-                by_group.setdefault(id(it.group), (it.group, []))[1].append(it)
-            else:
-                self._remove_actor(it)
-        for group, members in by_group.values():
-            group.remove(members)
-        kept = ~gone
-        items, owner, old_body = self._items[kept], owner[kept], self._item_body[kept]
-        body = keys.bodies[owner]
-        moved = np.flatnonzero(body != old_body)
+        if _appended(pairing, n_old):  # (a drawing in steps: no array of the drawn is copied)
+            old_to_new = np.arange(n_old, dtype=np.intp)
+            items, owner, body = self._items, self._owner, self._item_body
+            moved = ()
+        else:
+            old_to_new = np.full(n_old, -1, dtype=np.intp)
+            paired = np.flatnonzero(pairing >= 0)
+            old_to_new[pairing[paired]] = paired
+            owner = old_to_new[self._owner]
+            gone = owner < 0
+            # decorations no longer drawn
+            by_group: dict[int, tuple] = {}
+            for it in self._items[gone]:
+                touched.add(_batch_key(it))
+                if it.group is not None:
+                    by_group.setdefault(id(it.group), (it.group, []))[1].append(it)
+                else:
+                    self._remove_actor(it)
+            for group, members in by_group.values():
+                group.remove(members)
+            kept = ~gone
+            items, owner, old_body = self._items[kept], owner[kept], self._item_body[kept]
+            body = keys.bodies[owner]
+            moved = np.flatnonzero(body != old_body)
         if len(moved):  # bodies renumbered by the edit (one removed before them...)
             size = max(int(old_body.max()), int(self._item_body.max())) + 1
             body_map = np.arange(size, dtype=np.intp)
