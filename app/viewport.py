@@ -177,9 +177,10 @@ class ViewportWidget(QWidget):
             and len(geometry) > (DRAW_IN_STEPS_ABOVE)
         ):
             self._start_steps(geometry)
+            has_bodies = bool(np.any(geometry.bodies > 0))
         else:  # an edited model's decorations: the Scene redraws only those that changed
             self.scene.set_geometry(geometry)
-        has_bodies = self.scene.has_body_geometry()
+            has_bodies = self.scene.has_body_geometry()
         if new_model or (has_bodies and not self._had_bodies):
             self._aim_camera = True  # once the bodies are in place (next update_frame)
             self._aim_after_steps = self._stepping is not None  # and once all are drawn
@@ -192,7 +193,7 @@ class ViewportWidget(QWidget):
         return self._stepping is not None
 
     def _start_steps(self, geometry: KeyedGeometry) -> None:
-        """Draw ``geometry`` afresh in steps of DRAW_STEP decorations, the first one now."""
+        """Draw ``geometry`` afresh in steps, from the next turn of the event loop on."""
         self._stepping = geometry
         self._step_head = None
         self._step_rendered = self._step_shown = time.perf_counter()
@@ -204,9 +205,8 @@ class ViewportWidget(QWidget):
         self.draw_progress.setRange(0, len(geometry))
         self.draw_progress.setValue(0)
         self.draw_progress.show()
-        self._draw_step()
-        if self._stepping is not None:
-            self._step_timer.start()
+        self._step_timer.start()  # (the first step in the next turn: the model's first frame
+        # is shown in this one, its panels too)
 
     def _draw_step(self) -> None:
         """Draw the next ``_step_size`` decorations (one turn of the event loop's worth)."""
