@@ -202,11 +202,14 @@ class ViewportWidget(QWidget):
         # (a large model's session settles and releases the heap: see model_heap)
         bodies = int(geometry.bodies.max()) + 1 if len(geometry.bodies) else 0
         self._freeze_steps = model_heap.is_large(bodies)
+        # the previous drawing goes now (its bodies may not be in the next poses given); the
+        # first step comes in the next turn: the model's first frame is shown in this one,
+        # its panels too
+        self.scene.set_geometry(geometry.head(0))
         self.draw_progress.setRange(0, len(geometry))
         self.draw_progress.setValue(0)
         self.draw_progress.show()
-        self._step_timer.start()  # (the first step in the next turn: the model's first frame
-        # is shown in this one, its panels too)
+        self._step_timer.start()
 
     def _draw_step(self) -> None:
         """Draw the next ``_step_size`` decorations (one turn of the event loop's worth)."""
