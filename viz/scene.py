@@ -260,7 +260,7 @@ class Scene:
         keys = keyed(geometry if isinstance(geometry, KeyedGeometry) else tuple(geometry))
         old = self._drawn
         paired = keys.paired
-        if old is None or not len(old.hashes):
+        if old is None or not len(old.hashes) or not len(keys):  # (nothing to pair)
             pairing = None
         elif paired is not None and paired[0] == old.serial:  # paired by the worker
             pairing = paired[1]
