@@ -328,8 +328,10 @@ class SimulationPanel(QObject):
             return session
 
         from app.document.background_load import run_in_worker
+        from app.simulation import model_heap
 
-        session = run_in_worker(start, "Preparing the simulation…", self.window)
+        large = model_heap.is_large(built.matter.getNumBodies())
+        session = run_in_worker(start, "Preparing the simulation…", self.window, large)
         if not self.timer.isActive():  # the window was closed meanwhile
             session.stop(CLOSE_WAIT)
             return

@@ -34,6 +34,7 @@ from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
+from app.simulation import model_heap
 from viz.camera import zoom_to_fit
 from viz.decoration_keys import KeyedGeometry
 from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
@@ -43,30 +44,40 @@ from viz.scene import Scene
 #: A new model with more decorations than this is drawn in steps, one per turn of the event
 #: loop, with a progress bar: the GUI never waits for the whole drawing (120,000 decorations
 #: for a 20,000-body chain). The first step draws DRAW_STEP decorations; each next one as
-#: many as take about STEP_SECONDS at the pace of the step before (within the bounds).
+#: many as take about STEP_SECONDS at the pace of the step before (within the bounds, and
+#: at most twice the step before). A step's cost is mostly its new decorations' (the Scene
+#: adds them to its batches and places only them; the batches' arrays, handed to VTK again,
+#: are the share that grows with what is drawn), so the steps stay short to the last.
 DRAW_IN_STEPS_ABOVE = 6000
-DRAW_STEP = 1500
+DRAW_STEP = 1000
 DRAW_STEP_BOUNDS = (1000, 20000)
-STEP_SECONDS = 0.05
-#: Seconds between the renders that show a drawing in steps as it grows.
+STEP_SECONDS = 0.04
+#: Seconds between the renders that show a drawing in steps as it grows; a render that took
+#: longer than STEP_RENDER_BUDGET (a large part drawn, software OpenGL) is the last one until
+#: the drawing is done.
 STEP_RENDER_INTERVAL = 1.5
+STEP_RENDER_BUDGET = 0.1
 
 
 class _StudioScene(Scene):
-    """A Scene that reports when it starts and ends drawing a frame (``on_render(busy)``)."""
+    """A Scene that reports when it starts and ends drawing a frame (``on_render(busy)``)
+    and keeps how long its last frame took (``render_seconds``)."""
 
     on_render = None
+    render_seconds = 0.0
 
     def render(self) -> None:
+        start = time.perf_counter()
         hook = self.on_render
         if hook is None:
             super().render()
-            return
-        hook(True)
-        try:
-            super().render()
-        finally:
-            hook(False)
+        else:
+            hook(True)
+            try:
+                super().render()
+            finally:
+                hook(False)
+        self.render_seconds = time.perf_counter() - start
 
 
 class ViewportWidget(QWidget):
@@ -95,6 +106,7 @@ class ViewportWidget(QWidget):
         self._step_head: KeyedGeometry | None = None  # what of it is drawn
         self._step_rendered = self._step_shown = 0.0
         self._step_size = DRAW_STEP
+        self._freeze_steps = False
         self._aim_after_steps = False
         self._step_timer = QTimer(self)
         self._step_timer.setInterval(0)
@@ -165,9 +177,10 @@ class ViewportWidget(QWidget):
             and len(geometry) > (DRAW_IN_STEPS_ABOVE)
         ):
             self._start_steps(geometry)
+            has_bodies = bool(np.any(geometry.bodies > 0))
         else:  # an edited model's decorations: the Scene redraws only those that changed
             self.scene.set_geometry(geometry)
-        has_bodies = self.scene.has_body_geometry()
+            has_bodies = self.scene.has_body_geometry()
         if new_model or (has_bodies and not self._had_bodies):
             self._aim_camera = True  # once the bodies are in place (next update_frame)
             self._aim_after_steps = self._stepping is not None  # and once all are drawn
@@ -180,46 +193,70 @@ class ViewportWidget(QWidget):
         return self._stepping is not None
 
     def _start_steps(self, geometry: KeyedGeometry) -> None:
-        """Draw ``geometry`` afresh in steps of DRAW_STEP decorations, the first one now."""
+        """Draw ``geometry`` afresh in steps, from the next turn of the event loop on."""
         self._stepping = geometry
         self._step_head = None
         self._step_rendered = self._step_shown = time.perf_counter()
         self._step_size = DRAW_STEP
+        self.scene.render_seconds = 0.0
+        # (a large model's session settles and releases the heap: see model_heap)
+        bodies = int(geometry.bodies.max()) + 1 if len(geometry.bodies) else 0
+        self._freeze_steps = model_heap.is_large(bodies)
+        # the previous drawing goes now (its bodies may not be in the next poses given); the
+        # first step comes in the next turn: the model's first frame is shown in this one,
+        # its panels too
+        self.scene.set_geometry(geometry.head(0))
         self.draw_progress.setRange(0, len(geometry))
         self.draw_progress.setValue(0)
         self.draw_progress.show()
-        self._draw_step()
-        if self._stepping is not None:
-            self._step_timer.start()
+        self._step_timer.start()
 
     def _draw_step(self) -> None:
-        """Draw the next DRAW_STEP decorations (one turn of the event loop's worth)."""
+        """Draw the next ``_step_size`` decorations (one turn of the event loop's worth)."""
         geometry = self._stepping
         if geometry is None or self._closed:
             self._stop_steps()
             return
+        # the worker's full collection waits until the drawing is done (it would hold this
+        # thread), and what the steps make is kept out of the collections meanwhile
+        model_heap.hold_off()
         drawn = self._step_head
         start = time.perf_counter()
-        n = min(len(geometry), (len(drawn) if drawn is not None else 0) + self._step_size)
+        before = len(drawn) if drawn is not None else 0
+        n = min(len(geometry), before + self._step_size)
         head = geometry.head(n, drawn)
         self.scene.set_geometry(head)
         self._step_head = head
+        if self._freeze_steps:
+            model_heap.freeze_new(wait=False)
         now = time.perf_counter()
         if now - self._step_shown > 0.25:  # (a progress bar repaints at once: not each step)
             self._step_shown = now
             self.draw_progress.setValue(n)
-        low, high = DRAW_STEP_BOUNDS
-        pace = self._step_size / max(now - start, 1e-3)  # decorations per second
-        self._step_size = int(min(high, max(low, pace * STEP_SECONDS)))
+        self._step_size = self._next_step_size(n - before, now - start)
         if n == len(geometry):
             self._stop_steps()
             if self._aim_after_steps:
                 self._aim_after_steps = False
                 self._aim_camera = self._aim_camera or self._kept_box is not None
             self.request_render()
-        elif now - self._step_rendered > STEP_RENDER_INTERVAL:
+        elif (
+            now - self._step_rendered > STEP_RENDER_INTERVAL
+            and self.scene.render_seconds < STEP_RENDER_BUDGET
+        ):
             self._step_rendered = now
             self.request_render()
+
+    def _next_step_size(self, made: int, took: float) -> int:
+        """The decorations the next step draws, after one that drew ``made`` in ``took``
+        seconds: as many as take STEP_SECONDS at that pace, at most twice as many, within
+        DRAW_STEP_BOUNDS (the lower bound keeps the drawing going at a pace when a step's
+        share that grows with what is drawn, the batches' arrays handed to VTK again, comes
+        near STEP_SECONDS)."""
+        pace = made / max(took, 1e-3)  # decorations per second
+        size = min(pace * STEP_SECONDS, 2 * self._step_size)
+        low, high = DRAW_STEP_BOUNDS
+        return int(min(high, max(low, size)))
 
     def _stop_steps(self) -> None:
         self._step_timer.stop()

@@ -56,6 +56,8 @@ class GlyphGroup:
         self.mapper = mapper
         self.actor = vtkActor()
         self.actor.SetMapper(mapper)
+        #: How many items (the first ones) are placed for the body poses last given.
+        self.placed = 0
         self._upload()
         for it in items:
             it.group = self
@@ -96,6 +98,7 @@ class GlyphGroup:
             pd.AddArray(arr)
         self._arrays_kept = (scale_array, color_array)
         self.mapper.SetInputData(self._poly)
+        self.placed = 0
 
     def remove(self, items) -> None:
         """Stop drawing ``items`` (members of this group)."""
@@ -111,8 +114,12 @@ class GlyphGroup:
         self._item_ids = self._item_ids[keep]
         self._upload()
 
-    def add(self, items: list[DrawItem]) -> None:
-        """Also draw ``items`` (of this group's unit shape and style)."""
+    def add(self, items: list[DrawItem], x_gb: np.ndarray | None = None) -> None:
+        """Also draw ``items`` (of this group's unit shape and style); with the body poses
+        ``x_gb`` the items drawn already keep their placement (made for those poses) and only
+        the new ones are placed (see ``update``)."""
+        placed = self.placed if x_gb is not None else 0
+        kept = (self._positions[:placed], self._quaternions[:placed], self._rotations[:placed])
         body_idx, x_bd, scale, colors, ids = self._arrays(items)
         self.items = np.concatenate([self.items, _object_array(items)])
         self.body_idx = np.concatenate([self.body_idx, body_idx])
@@ -123,11 +130,16 @@ class GlyphGroup:
         for it in items:
             it.group = self
         self._upload()
+        if x_gb is not None:
+            self._positions[:placed], self._quaternions[:placed], self._rotations[:placed] = kept
+            self.placed = placed
+            self.update(x_gb, placed)
 
     def renumber(self, body_map: np.ndarray) -> None:
         """Body index b of every item becomes ``body_map[b]`` (the items' ``body_id`` is the
         caller's to update)."""
         self.body_idx = body_map[self.body_idx]
+        self.placed = 0
 
     @property
     def item_body(self) -> np.ndarray:
@@ -137,12 +149,17 @@ class GlyphGroup:
     def __len__(self) -> int:
         return len(self.items)
 
-    def update(self, x_gb: np.ndarray) -> None:
-        """Place every instance for body poses ``x_gb`` ((nbodies, 4, 4), rigid, in ground)."""
-        w = x_gb[self.body_idx] @ self.x_bd
-        self._positions[:] = w[:, :3, 3]
-        self._rotations = w[:, :3, :3]
-        self._quaternions[:] = quaternions_from_rotations(self._rotations)
+    def update(self, x_gb: np.ndarray, start: int = 0) -> None:
+        """Place the instances from ``start`` on (all by default) for body poses ``x_gb``
+        ((nbodies, 4, 4), rigid, in ground)."""
+        if start >= len(self.items):
+            self.placed = len(self.items)
+            return
+        w = x_gb[self.body_idx[start:]] @ self.x_bd[start:]
+        self._positions[start:] = w[:, :3, 3]
+        self._rotations[start:] = w[:, :3, :3]
+        self._quaternions[start:] = quaternions_from_rotations(self._rotations[start:])
+        self.placed = len(self.items)
         self._points.Modified()
         self._quat_array.Modified()
         self._poly.Modified()

@@ -147,6 +147,8 @@ class LineBatch:
         prop = self.actor.GetProperty()
         prop.LightingOff()
         prop.SetLineWidth(items[0].line_width if items else 1.0)
+        #: How many items (the first ones) are placed for the body poses last given.
+        self.placed = 0
         self._upload()
         for it in items:
             it.group = self
@@ -158,17 +160,21 @@ class LineBatch:
         self._points.SetData(numpy_to_vtk(self._world, deep=False))
         cells = vtkCellArray()
         n = len(self._segments)
+        # VTK reads these arrays where they are (no copies): they are kept with it and never
+        # changed (an add or remove makes new ones)
         offsets = np.arange(0, 2 * n + 1, 2, dtype=np.int64)
-        cells.SetData(
-            numpy_to_vtk(offsets, deep=True),
-            numpy_to_vtk(self._segments.astype(np.int64).ravel(), deep=True),
-        )
-        colors = numpy_to_vtk(np.ascontiguousarray(self._colors), deep=True)
+        connectivity = np.ascontiguousarray(self._segments, dtype=np.int64).reshape(-1)
+        self._segments = connectivity.reshape(-1, 2)
+        rgb = np.ascontiguousarray(self._colors)
+        self._colors = rgb
+        cells.SetData(numpy_to_vtk(offsets, deep=False), numpy_to_vtk(connectivity, deep=False))
+        colors = numpy_to_vtk(rgb, deep=False)
         colors.SetName("colors")
         self._poly.SetLines(cells)
         self._poly.GetCellData().SetScalars(colors)
-        self._keep = (cells, colors)
+        self._keep = (cells, colors, offsets, connectivity, rgb)
         self._poly.Modified()
+        self.placed = 0
 
     def __len__(self) -> int:
         return len(self.items)
@@ -193,10 +199,14 @@ class LineBatch:
         self._item_ids = self._item_ids[keep]
         self._upload()
 
-    def add(self, items: list[DrawItem]) -> None:
-        """Also draw ``items`` (line items of this batch's line width)."""
+    def add(self, items: list[DrawItem], x_gb: np.ndarray | None = None) -> None:
+        """Also draw ``items`` (line items of this batch's line width); with the body poses
+        ``x_gb`` the items drawn already keep their placement (made for those poses) and only
+        the new ones are placed (see ``update``)."""
         local, point_item, segments, segment_owner, colors = _line_arrays(items, self.default_color)
         n_items, n_points = len(self.items), len(self._local)
+        placed = self.placed if x_gb is not None else 0
+        kept = self._world[: np.searchsorted(self._point_item, placed)] if placed else None
         self._local = np.concatenate([self._local, local])
         self._point_item = np.concatenate([self._point_item, point_item + n_items])
         self._segments = np.concatenate([self._segments, segments + n_points])
@@ -212,19 +222,28 @@ class LineBatch:
         for it in items:
             it.group = self
         self._upload()
+        if x_gb is not None:
+            if kept is not None:
+                self._world[: len(kept)] = kept
+            self.placed = placed
+            self.update(x_gb, placed)
 
     def renumber(self, body_map: np.ndarray) -> None:
         """Body index b of every item becomes ``body_map[b]`` (the items' ``body_id`` is the
         caller's to update)."""
         self.item_body = body_map[self.item_body]
         self.body_idx = self.item_body[self._point_item]
+        self.placed = 0
 
-    def update(self, x_gb: np.ndarray) -> None:
-        """Move every point for body poses ``x_gb`` ((nbodies, 4, 4), in ground)."""
-        if not len(self._local):
+    def update(self, x_gb: np.ndarray, start: int = 0) -> None:
+        """Move the points of the items from ``start`` on (all by default) for body poses
+        ``x_gb`` ((nbodies, 4, 4), in ground)."""
+        first = int(np.searchsorted(self._point_item, start)) if start else 0
+        self.placed = len(self.items)
+        if first >= len(self._local):
             return
-        w = np.einsum("nij,nj->ni", x_gb[self.body_idx][:, :3, :], self._local)
-        self._world[:] = w
+        w = np.einsum("nij,nj->ni", x_gb[self.body_idx[first:]][:, :3, :], self._local[first:])
+        self._world[first:] = w
         self._points.Modified()
         self._poly.Modified()
 

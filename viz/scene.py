@@ -102,6 +102,16 @@ def _batch_key(item: DrawItem) -> tuple:
     return ("actor", None)
 
 
+def _appended(pairing: np.ndarray, n_old: int) -> bool:
+    """Whether ``pairing`` (new decoration -> drawn one, -1: none) keeps the ``n_old`` drawn
+    decorations as the first ones, in order, and adds the rest (a drawing in steps)."""
+    return (
+        len(pairing) >= n_old
+        and bool(np.all(pairing[n_old:] < 0))
+        and np.array_equal(pairing[:n_old], np.arange(n_old))
+    )
+
+
 def _group_key(group) -> tuple:
     if isinstance(group, GlyphGroup):
         first = group.items[0] if len(group) else None
@@ -250,19 +260,23 @@ class Scene:
         keys = keyed(geometry if isinstance(geometry, KeyedGeometry) else tuple(geometry))
         old = self._drawn
         paired = keys.paired
-        if old is None or not len(old.hashes):
+        if old is None or not len(old.hashes) or not len(keys):  # (nothing to pair)
             pairing = None
         elif paired is not None and paired[0] == old.serial:  # paired by the worker
             pairing = paired[1]
         else:
             pairing = match(old, keys)
         fresh = int((pairing < 0).sum()) if pairing is not None else len(keys)
-        if pairing is None or fresh > max(64, len(keys) // 2):
+        # (many new ones are drawn afresh, unless every drawn one stays: a drawing in steps)
+        if pairing is None or (
+            fresh > max(64, len(keys) // 2) and len(keys) - fresh < len(old.hashes)
+        ):
             self._build_all(keys)
         else:
             self._update(keys, old, pairing)
         self._drawn = _Drawn(keys.bodies, keys.hashes, keys.body_names, keys.serial)
-        self._place(self._static_place, self._groups)
+        # (batches keep the placement of the items they drew before: only the rest is placed)
+        self._place(self._static_place, self._groups, unplaced_only=True)
 
     def has_body_geometry(self) -> bool:
         """Whether any static decoration is on a body other than Ground."""
@@ -331,26 +345,32 @@ class Scene:
     def _update(self, keys: KeyedGeometry, old: _Drawn, pairing: np.ndarray) -> None:
         """Draw ``keys`` by changing what is drawn for ``old``: ``pairing[j]`` is the drawn
         decoration the new decoration j draws the same as (-1: none)."""
-        old_to_new = np.full(len(old.hashes), -1, dtype=np.intp)
-        paired = np.flatnonzero(pairing >= 0)
-        old_to_new[pairing[paired]] = paired
-        owner = old_to_new[self._owner]
-        gone = owner < 0
+        n_old = len(old.hashes)
         touched: set = set()
-        # decorations no longer drawn
-        by_group: dict[int, tuple] = {}
-        for it in self._items[gone]:
-            touched.add(_batch_key(it))
-            if it.group is not None:
-                by_group.setdefault(id(it.group), (it.group, []))[1].append(it)
-            else:
-                self._remove_actor(it)
-        for group, members in by_group.values():
-            group.remove(members)
-        kept = ~gone
-        items, owner, old_body = self._items[kept], owner[kept], self._item_body[kept]
-        body = keys.bodies[owner]
-        moved = np.flatnonzero(body != old_body)
+        if _appended(pairing, n_old):  # (a drawing in steps: no array of the drawn is copied)
+            old_to_new = np.arange(n_old, dtype=np.intp)
+            items, owner, body = self._items, self._owner, self._item_body
+            moved = ()
+        else:
+            old_to_new = np.full(n_old, -1, dtype=np.intp)
+            paired = np.flatnonzero(pairing >= 0)
+            old_to_new[pairing[paired]] = paired
+            owner = old_to_new[self._owner]
+            gone = owner < 0
+            # decorations no longer drawn
+            by_group: dict[int, tuple] = {}
+            for it in self._items[gone]:
+                touched.add(_batch_key(it))
+                if it.group is not None:
+                    by_group.setdefault(id(it.group), (it.group, []))[1].append(it)
+                else:
+                    self._remove_actor(it)
+            for group, members in by_group.values():
+                group.remove(members)
+            kept = ~gone
+            items, owner, old_body = self._items[kept], owner[kept], self._item_body[kept]
+            body = keys.bodies[owner]
+            moved = np.flatnonzero(body != old_body)
         if len(moved):  # bodies renumbered by the edit (one removed before them...)
             size = max(int(old_body.max()), int(self._item_body.max())) + 1
             body_map = np.arange(size, dtype=np.intp)
@@ -380,8 +400,10 @@ class Scene:
             else:
                 self._add_actor(it)
                 self._static.append(it)
-        for group, members in to_group.values():
-            group.add(members)
+        if to_group:
+            poses = self._pose_stack(int(keys.bodies.max()))
+            for group, members in to_group.values():
+                group.add(members, poses)
         self._items = np.concatenate([items, _object_array(built)])
         self._owner = np.concatenate([owner, np.array([it.owner for it in built], np.intp)])
         self._item_body = np.concatenate(
@@ -678,9 +700,10 @@ class Scene:
         ids += [int(g.body_idx.max()) for g in self._groups if len(g.body_idx)]
         self._max_body_id = max(ids)
 
-    def _pose_stack(self) -> np.ndarray:
-        """Current poses, padded with identities for bodies not given yet."""
-        n = self._max_body_id + 1
+    def _pose_stack(self, max_body: int = 0) -> np.ndarray:
+        """Current poses, padded with identities for bodies not given yet (up to body
+        ``max_body`` at least)."""
+        n = max(self._max_body_id, max_body) + 1
         poses = self._poses
         if poses is None or len(poses) < n:
             pad = np.tile(np.eye(4), (n, 1, 1))
@@ -689,11 +712,16 @@ class Scene:
             poses = pad
         return poses
 
-    def _place(self, placement: _Placement, groups) -> None:
+    def _place(self, placement: _Placement, groups, unplaced_only: bool = False) -> None:
+        """Place ``placement``'s items and the batches ``groups`` for the current poses
+        (``unplaced_only``: of the batches only the items not placed for them yet)."""
         poses = self._pose_stack()
         placement.place(poses)
         for g in groups:
-            g.update(poses)
+            if not unplaced_only:
+                g.update(poses)
+            elif g.placed < len(g):
+                g.update(poses, g.placed)
 
     def _clear_static(self) -> None:
         for it in self._static:

@@ -33,8 +33,24 @@ def _work(path: Path, result: dict, done: threading.Event) -> None:
     try:
         _read_and_build(path, result, done)
     finally:
+        _freeze_if_large(result)
         if collecting:
             gc.enable()
+
+
+def _freeze_if_large(result: dict) -> None:
+    """With the collector still off: freeze what a large model's making left in the young
+    generations (``model_heap.freeze_new``) unless the open was cancelled meanwhile; else
+    turning the collector on would set off collections walking its millions of objects."""
+    from app.simulation import model_heap
+
+    built = result.get("built")
+    if built is None or not model_heap.is_large(built.matter.getNumBodies()):
+        return
+    with result["lock"]:
+        if not result.get("cancelled"):
+            model_heap.freeze_new()
+            result["frozen"] = True
 
 
 def _read_and_build(path: Path, result: dict, done: threading.Event) -> None:
@@ -57,7 +73,7 @@ def _read_and_build(path: Path, result: dict, done: threading.Event) -> None:
 def load_and_build(path, parent: QWidget | None = None):
     """See the module docstring."""
     path = Path(path)
-    result: dict = {}
+    result: dict = {"lock": threading.Lock()}
     done = threading.Event()
     worker = threading.Thread(
         target=_work, args=(path, result, done), name="mbstudio-open", daemon=True
@@ -66,6 +82,12 @@ def load_and_build(path, parent: QWidget | None = None):
     if not done.wait(0.05):  # a small file is read before any dialog is worth showing
         cancelled = _wait_with_progress(path, parent, done)
         if cancelled:
+            with result["lock"]:
+                result["cancelled"] = True
+                if result.get("frozen"):  # the dropped model must not stay frozen
+                    from app.simulation import model_heap
+
+                    model_heap.release()
             return None
     worker.join()
     if "load_error" in result:
@@ -73,10 +95,11 @@ def load_and_build(path, parent: QWidget | None = None):
     return result["document"], result.get("built"), result.get("build_error")
 
 
-def run_in_worker(work, label: str, parent: QWidget | None = None):
+def run_in_worker(work, label: str, parent: QWidget | None = None, large: bool = False):
     """``work()`` run in a daemon thread (no cyclic garbage collection meanwhile, see
     ``_work``) while the event loop keeps running; returns its result or raises what it
-    raised."""
+    raised. ``large``: what it makes belongs to a large model (``model_heap.is_large``) and
+    is frozen when it ends (see ``_freeze_if_large``)."""
     result: dict = {}
     done = threading.Event()
 
@@ -88,6 +111,10 @@ def run_in_worker(work, label: str, parent: QWidget | None = None):
         except BaseException as exc:  # noqa: BLE001  (handed to the GUI thread, raised there)
             result["error"] = exc
         finally:
+            if large and "value" in result:
+                from app.simulation import model_heap
+
+                model_heap.freeze_new()
             if collecting:
                 gc.enable()
             done.set()

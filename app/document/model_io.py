@@ -140,6 +140,70 @@ def _nesting_at_most(text: str, limit: int) -> bool:
     return int(np.cumsum(steps, dtype=np.int64).max()) <= limit
 
 
+#: JSON whitespace (what the standard decoder skips between tokens)
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+#: Containers this many levels deep (the file's object, the model, its lists of bodies,
+#: forces...) are taken apart by ``_decode``; each value inside them is one decoder call.
+_SPLIT_LEVELS = 3
+_DECODER = json.JSONDecoder(parse_int=_parse_int)
+
+
+class _MalformedError(ValueError):
+    """The text is not JSON: ``json.loads`` is asked again for its own wording of the error."""
+
+
+def _decode(text: str):
+    """``json.loads(text, parse_int=_parse_int)``, made of many short calls of the standard
+    decoder: the outer objects and lists (``_SPLIT_LEVELS``) are walked here and every value
+    inside them (a body, a force) is decoded by one call. The standard decoder holds the
+    interpreter for the whole text in one call (a 20,000-body file: a third of a second, every
+    other thread held, the GUI's too); between these calls the interpreter passes to any
+    thread that waits. Malformed text raises what ``json.loads`` raises for it."""
+    try:
+        value, end = _value(text, _WHITESPACE.match(text).end(), _SPLIT_LEVELS)
+        if _WHITESPACE.match(text, end).end() != len(text):
+            raise _MalformedError
+        return value
+    except _MalformedError:
+        pass
+    except json.JSONDecodeError:
+        pass
+    return json.loads(text, parse_int=_parse_int)  # raises, worded as the standard decoder
+
+
+def _value(text: str, at: int, levels: int):
+    """(the JSON value that starts at ``at``, the index after it); objects and arrays
+    ``levels`` deep are walked here, anything else decoded in one call."""
+    opening = text[at : at + 1]
+    if levels <= 0 or opening not in ("{", "["):
+        return _DECODER.raw_decode(text, at)
+    closing = "}" if opening == "{" else "]"
+    out: dict | list = {} if opening == "{" else []
+    at = _WHITESPACE.match(text, at + 1).end()
+    if text[at : at + 1] == closing:
+        return out, at + 1
+    while True:
+        if opening == "{":
+            if text[at : at + 1] != '"':
+                raise _MalformedError
+            key, at = json.decoder.scanstring(text, at + 1)
+            at = _WHITESPACE.match(text, at).end()
+            if text[at : at + 1] != ":":
+                raise _MalformedError
+            item, at = _value(text, _WHITESPACE.match(text, at + 1).end(), levels - 1)
+            out[key] = item
+        else:
+            item, at = _value(text, at, levels - 1)
+            out.append(item)
+        at = _WHITESPACE.match(text, at).end()
+        separator = text[at : at + 1]
+        if separator == closing:
+            return out, at + 1
+        if separator != ",":
+            raise _MalformedError
+        at = _WHITESPACE.match(text, at + 1).end()
+
+
 def _is_utf8(text: str) -> bool:
     try:
         text.encode("utf-8")
@@ -152,7 +216,7 @@ def loads(text: str, path="<string>") -> ModelDocument:
     if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, as some editors write
         text = text[1:]
     try:
-        raw = json.loads(text, parse_int=_parse_int)
+        raw = _decode(text)
     except json.JSONDecodeError as exc:
         raise ModelFileError(
             path, "file", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"

@@ -9,6 +9,20 @@ collection (which frees the model before it, if any) and then ``gc.freeze``, whi
 everything alive into the collector's permanent generation. Later full collections walk only
 what was made since: the next edit's new System and its garbage.
 
+A large model is read and built, and its session prepared, by worker threads with the
+collector off (``app.document.background_load``); what they made is frozen at once when they
+end (``freeze_new``: no walk, just a move of the collector's lists), so that turning the
+collector back on does not set off collections of those few million young objects, each
+holding every thread; so is what the 3-D view makes as it draws the model in steps. The
+settle after an open only freezes (the garbage of a read and build is a few hundred
+objects), unless a large model was dropped since the last settle (a closed or replaced
+large model's session ``release``d the heap, or an edit replaced one): then it collects
+first, to free that model.
+
+The settle waits for a quiet moment too: not while the GUI thread says it is busy
+(``hold_off``: the 3-D view drawing a large model in steps, and ``QUIET_AFTER`` seconds after
+its last step), so its full collection lands neither in an open nor while the view fills.
+
 A model replaced by an edit stays frozen (it cannot be collected) until the next ``settle``,
 which comes once the edited model is shown (its ``gc.unfreeze`` hands the frozen objects back
 to the collector first). A stopped session ``release``s the heap: nothing stays frozen, so a
@@ -19,6 +33,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 
 #: A model with at least this many bodies has its heap frozen once shown.
 FREEZE_FROM_BODIES = 2000
@@ -29,7 +44,14 @@ SETTLE_AFTER = 1.5
 #: a few seconds after it is shown.
 SETTLE_AFTER_OPEN = 6.0
 
+#: Seconds after the GUI thread's last ``hold_off`` before a settle may hold it.
+QUIET_AFTER = 2.0
+
 _lock = threading.Lock()
+#: perf_counter time before which no settle starts (see hold_off).
+_quiet_from = 0.0
+#: Whether a large model was dropped since the last settle (see settle).
+_garbage = False
 
 
 def is_large(num_bodies: int) -> bool:
@@ -38,35 +60,61 @@ def is_large(num_bodies: int) -> bool:
 
 
 def settle(wanted=lambda: True) -> int:
-    """Collect all garbage (the frozen objects included) and freeze everything alive;
-    returns the number of objects frozen. Does nothing (returns 0) unless ``wanted()``,
-    asked under the lock ``release`` takes (a session stopped meanwhile wants nothing
-    frozen)."""
+    """Freeze everything alive, after collecting all garbage (the frozen objects included)
+    if a large model was dropped since the last settle (``release``, ``expect_garbage``);
+    returns 1. Without such a model the garbage is the few hundred objects a read and build
+    leave (and the small models before), not worth a full collection's hold of every
+    thread: they stay frozen until the next full one. Does nothing (returns 0) unless
+    ``wanted()``, asked under the lock ``release`` takes (a session stopped meanwhile wants
+    nothing frozen). (Counting the frozen objects would walk them all.)"""
+    global _garbage
     with _lock:
         if not wanted():
             return 0
-        gc.unfreeze()
-        gc.collect()
+        if _garbage:
+            _garbage = False
+            gc.unfreeze()
+            gc.collect()
         gc.freeze()
-        return gc.get_freeze_count()
+        return 1
+
+
+def expect_garbage() -> None:
+    """A large model was dropped (replaced by an edit): the next ``settle`` collects."""
+    global _garbage
+    _garbage = True
 
 
 def release() -> None:
     """Hand every frozen object back to the collector (the next full collection walks them
     and frees those no longer used)."""
+    global _garbage
     with _lock:
         gc.unfreeze()
+        _garbage = True
 
 
 def freeze_new(wait: bool = True) -> None:
     """Move every object the collector tracks into its permanent generation (no walk: a
     constant-time move of its lists), so the collections that follow do not walk a large
-    model's young objects (a System an edit built with the collector off); the next
-    ``settle`` frees what of them was garbage. ``wait=False``: nothing happens while a
-    settle or release runs."""
+    model's young objects (a System an edit built with the collector off, the objects the 3-D
+    view's drawing in steps made); the next ``settle`` frees what of them was garbage. ``wait=False``: nothing
+    happens while a settle or release runs."""
     if not _lock.acquire(blocking=wait):
         return
     try:
         gc.freeze()
     finally:
         _lock.release()
+
+
+def hold_off(seconds: float = QUIET_AFTER) -> None:
+    """No settle starts in the next ``seconds`` (the GUI thread is busy: a full collection
+    would hold it); called by the GUI thread at each step of a long piece of work."""
+    global _quiet_from
+    _quiet_from = max(_quiet_from, time.perf_counter() + seconds)
+
+
+def quiet() -> bool:
+    """Whether a settle may start now (no ``hold_off`` in force)."""
+    return time.perf_counter() >= _quiet_from

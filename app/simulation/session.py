@@ -319,6 +319,8 @@ class SimulationSession:
         self._has_dynamic = bool(self._dynamic_geometry(state))
         if not keep_history:
             self._record(state)
+        if carry and old_built is not None and model_heap.is_large(old_built.matter.getNumBodies()):
+            model_heap.expect_garbage()  # (the model an edit replaced)
         self._plan_heap_settle(model_heap.SETTLE_AFTER if carry else model_heap.SETTLE_AFTER_OPEN)
 
     def _plan_heap_settle(self, delay: float) -> None:
@@ -327,6 +329,7 @@ class SimulationSession:
         back to the collector."""
         if model_heap.is_large(self.matter.getNumBodies()):
             self._settle_due = time.perf_counter() + delay
+            self._heap_frozen = True  # (its open freezes what it made: model_heap.freeze_new)
         elif self._heap_frozen:
             self._settle_due = None
             self._heap_frozen = False
@@ -335,11 +338,11 @@ class SimulationSession:
     def _settle_heap_if_due(self) -> None:
         """Settle the heap (``model_heap.settle``) once the large model adopted last has
         been published SETTLE_AFTER seconds ago and taken by the reader, with no command
-        waiting (worker thread)."""
+        waiting and the GUI quiet (``model_heap.quiet``) (worker thread)."""
         due = self._settle_due
         if due is None or time.perf_counter() < due:
             return
-        if not self._consumed.is_set() or not self._queue.empty():
+        if not self._consumed.is_set() or not self._queue.empty() or not model_heap.quiet():
             return
         self._heap_frozen = model_heap.settle(lambda: not self._stopping) > 0
         if self._settle_due == due:  # (not planned again meanwhile)

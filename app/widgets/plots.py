@@ -40,6 +40,12 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e3
 #: Pixels kept free between the legend and the plot's top and bottom edges.
 LEGEND_MARGIN = 6
 #: Shown across the plot while the checked quantities have no sample yet.
+#: A list of more rows than this is laid out in batches of BATCH_ROWS between turns of the
+#: event loop (a 20,000-body model lists 200,000 quantities: a few microseconds of Qt's
+#: layout each, which would hold the GUI thread in one go); a shorter one in one pass, so
+#: its rows have their places at once.
+BATCH_ABOVE = 20000
+BATCH_ROWS = 2000
 NO_SAMPLES_TEXT = "No samples yet: press Play (F5) or Step (F10) to plot them."
 
 
@@ -216,6 +222,8 @@ class PlotsWidget(QWidget):
         self.quantities.setObjectName("plotQuantities")
         self.quantities.setUniformItemSizes(True)  # the view lays out only the rows in sight
         self.quantities.setModel(self.quantity_model)
+        self.quantities.setBatchSize(BATCH_ROWS)
+        self.quantity_model.modelReset.connect(self._choose_layout_mode)
         #: Says why the list is empty (a welded body has no q, u or udot of its own).
         self.empty_hint = QLabel("")
         self.empty_hint.setObjectName("plotsEmptyHint")
@@ -362,6 +370,13 @@ class PlotsWidget(QWidget):
             self.set_checked(column)
         else:
             self._wanted.add(column)
+
+    def _choose_layout_mode(self) -> None:
+        """Lay the list out in batches when it is long (see BATCH_ABOVE)."""
+        long = self.quantity_model.rowCount() > BATCH_ABOVE
+        mode = QListView.LayoutMode.Batched if long else QListView.LayoutMode.SinglePass
+        if self.quantities.layoutMode() != mode:
+            self.quantities.setLayoutMode(mode)
 
     def _apply_filter(self, text: str) -> None:
         """List only the quantities whose names contain ``text`` (any case)."""
