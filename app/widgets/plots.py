@@ -477,8 +477,18 @@ class PlotsWidget(QWidget):
                 curve.setData([], [])
             return
         t = self._data[:, 0]
+        # A lone sample (the State a model starts from) is drawn as a dot: a line through
+        # one point would show nothing.
+        lone = len(t) == 1
         for k, name in enumerate(self._plotted, start=1):
-            self.curves[name].setData(t, self._data[:, k])
+            curve = self.curves[name]
+            if lone:
+                colour = COLORS[(k - 1) % len(COLORS)]
+                curve.setData(t, self._data[:, k], symbol="o", symbolSize=7, symbolBrush=colour)
+            elif curve.opts["symbol"] is not None:
+                curve.setData(t, self._data[:, k], symbol=None)
+            else:
+                curve.setData(t, self._data[:, k])
         self._settle_range()
 
     def _settle_range(self) -> None:

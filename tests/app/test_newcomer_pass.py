@@ -1,0 +1,80 @@
+"""GUI fixes from a newcomer's pass over the examples (plots at t = 0, ...), each driven by
+real input on the real widgets."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+pytestmark = pytest.mark.gui
+
+
+def _activate(qtbot, window) -> None:
+    """Make ``window`` the active window (no window manager under Xvfb), for key shortcuts."""
+    window.raise_()
+    window.activateWindow()
+    if QApplication.activeWindow() is not window:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            QApplication.setActiveWindow(window)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+
+
+def _close(window) -> None:
+    window.model_editor.interactive = False
+    window.close()
+
+
+def test_a_model_just_opened_plots_its_starting_values(qtbot, open_example):
+    """The four-bar just opened plots its total energy at t = 0 at once (a dot, no "press
+    Play" note); a Step (F10) extends the curve from there, and Reset (Ctrl+Shift+F5)
+    brings back the lone starting sample with the same value."""
+    window = open_example("four_bar")
+    plots = window.simulation.plots
+    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) == 1, timeout=5000)
+    t0, e0 = plots.plotted_data("total energy")
+    assert t0[0] == 0.0 and np.isfinite(e0[0])
+    assert not plots.no_samples.isVisible()
+    assert plots.curves["total energy"].opts["symbol"] == "o"  # a lone sample shows as a dot
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F10)  # Step
+    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) >= 2, timeout=10000)
+    t, e = plots.plotted_data("total energy")
+    assert t[0] == 0.0 and e[0] == e0[0] and t[-1] > 0.0
+    assert plots.curves["total energy"].opts["symbol"] is None
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_F5,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )  # Reset
+    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) == 1, timeout=10000)
+    t, e = plots.plotted_data("total energy")
+    assert t[0] == 0.0 and e[0] == pytest.approx(e0[0], rel=1e-12)
+    _close(window)
+
+
+def test_posing_a_model_not_run_yet_moves_its_starting_sample(qtbot, open_example):
+    """The pendulum not run yet: typing a new angle in its Joints row (click, select all,
+    type, Return) moves the plotted q at t = 0 to the pose typed."""
+    window = open_example("pendulum")
+    panel = window.simulation
+    plots = panel.plots
+    (key,) = [k for k in panel.sliders.rows]
+    name = next(n for n in plots.quantity_model.names if n.startswith("q[0]"))
+    plots.set_checked(name)
+    qtbot.waitUntil(lambda: len(plots.plotted_data(name)[0]) == 1, timeout=5000)
+    spin = panel.sliders.rows[key].spin
+    qtbot.mouseClick(spin.lineEdit(), Qt.MouseButton.LeftButton)
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(spin.lineEdit(), "30")
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: plots.plotted_data(name)[1].tolist() == pytest.approx([np.radians(30.0)]),
+        timeout=5000,
+    )
+    assert plots.plotted_data(name)[0].tolist() == [0.0]
+    _close(window)
