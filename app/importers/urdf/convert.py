@@ -4,8 +4,9 @@
 One body per URDF link, named after it, parents first; the body frame is the link frame. The
 root link is welded to Ground (``floating``: a Free mobilizer). Gravity 9.81 m/s^2 along -z
 and the up direction +Z, as in ROS. Per joint: the mobilizer of ``joints.py``; a limited
-revolute or prismatic joint gets a MobilityLinearStop (disabled: switch it on in the tree),
-named after the joint and keeping its effort and velocity limits; a damped joint a
+revolute or prismatic joint gets a MobilityLinearStop at its limits, enabled (a joint whose
+zero is outside its limits starts at the nearer limit), named after the joint and keeping
+its effort and velocity limits; a damped joint a
 MobilityLinearDamper; a <mimic> a LinearCoordinateCoupler constraint. Visual and collision
 geometry both go in (collision geometry with role "collision", not drawn).
 """
@@ -198,6 +199,7 @@ def import_urdf(
                     if g.kind == "mesh":
                         meshes.append(Path(g.params["file"]))
         m, com, inertia_B = mass_props[name]
+        limits = _limits(j)
         bodies.append(
             BodySpec(
                 name=name,
@@ -209,30 +211,30 @@ def import_urdf(
                 com=com,
                 inertia=inertia_B,
                 geometry=tuple(geom),
+                q=_start_within(limits),
             )
         )
         if j is None:
             continue
-        if j.type in ("revolute", "prismatic") and j.limit is not None:
-            lo, hi = j.limit.lower, j.limit.upper
-            if lo is not None and hi is not None and float(lo) <= float(hi):
-                forces.append(
-                    ElementSpec(
-                        "MobilityLinearStop",
-                        {
-                            "body": name,
-                            "which_q": 0,
-                            "stiffness": STOP_STIFFNESS,
-                            "dissipation": STOP_DISSIPATION,
-                            "q_low": float(lo),
-                            "q_high": float(hi),
-                            "enabled": False,
-                            "effort_limit": _limit(j.limit.effort),
-                            "velocity_limit": _limit(j.limit.velocity),
-                        },
-                        f"{j.name} limits",
-                    )
+        if limits is not None:
+            lo, hi = limits
+            forces.append(
+                ElementSpec(
+                    "MobilityLinearStop",
+                    {
+                        "body": name,
+                        "which_q": 0,
+                        "stiffness": STOP_STIFFNESS,
+                        "dissipation": STOP_DISSIPATION,
+                        "q_low": lo,
+                        "q_high": hi,
+                        "enabled": True,
+                        "effort_limit": _limit(j.limit.effort),
+                        "velocity_limit": _limit(j.limit.velocity),
+                    },
+                    f"{j.name} limits",
                 )
+            )
         dyn = j.dynamics
         if dyn is not None and j.type in ONE_DOF:
             damping = float(dyn.damping or 0.0)
@@ -301,6 +303,25 @@ def import_urdf(
         raise UrdfImportError(path, [Finding(where, exc.message)]) from None
     joint_bodies = {j.name: j.child for j in robot.joints}
     return ImportResult(data, warnings, fixed, sorted(set(meshes)), joint_bodies)
+
+
+def _limits(j) -> tuple[float, float] | None:
+    """(lower, upper) of a limited revolute or prismatic joint ``j`` (rad or m), or None."""
+    if j is None or j.type not in ("revolute", "prismatic") or j.limit is None:
+        return None
+    lo, hi = j.limit.lower, j.limit.upper
+    if lo is None or hi is None or not float(lo) <= float(hi):
+        return None
+    return float(lo), float(hi)
+
+
+def _start_within(limits: tuple[float, float] | None) -> tuple[float, ...] | None:
+    """The initial q of a joint with ``limits``: None (the URDF zero) when zero is within
+    them, else the limit nearest zero (Panda's joint 4 has [-3.07, -0.07]), so that the
+    stop does not throw the robot at t = 0."""
+    if limits is None or limits[0] <= 0.0 <= limits[1]:
+        return None
+    return (limits[0] if limits[0] > 0.0 else limits[1],)
 
 
 def _limit(v) -> float:
