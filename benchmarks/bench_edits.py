@@ -65,6 +65,7 @@ def chain_file(directory: pathlib.Path, n: int) -> pathlib.Path:
         dict(link, name=f"b{i}", parent="Ground" if i == 0 else f"b{i - 1}") for i in range(n)
     ]
     model["name"] = f"{n}-link chain"
+    model["hints"]["show_default_geometry"] = True  # Simbody's sketch: 6 decorations a body
     path = directory / f"chain{n}.mbs.json"
     path.write_text(json.dumps(data))
     return path

@@ -244,7 +244,7 @@ class PlotsWidget(QWidget):
         self.plot = pg.PlotWidget(background="w", axisItems={"left": OffsetAxis("left")})
         self.plot.setObjectName("plotArea")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.setLabel("bottom", "t")
+        self.plot.setLabel("bottom", "t (s)")
         # A translucent legend, in as many columns as its entries need to fit the plot's
         # height (see _fit_legend): the curves behind it stay readable.
         self.plot.addLegend(offset=(5, 5), brush=pg.mkBrush(255, 255, 255, 200))
@@ -273,6 +273,8 @@ class PlotsWidget(QWidget):
         #: to the document): checked as soon as a buffer with that column comes.
         self._wanted: set[str] = set()
         self._epoch = 0
+        #: Whether the time axis shows a lone sample's first second (not ranged automatically).
+        self._lone_range = False
         #: A vertical line at the displayed time while a recorded State is shown.
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#e74c3c", width=2))
         self.cursor.setVisible(False)
@@ -480,6 +482,13 @@ class PlotsWidget(QWidget):
         # A lone sample (the State a model starts from) is drawn as a dot: a line through
         # one point would show nothing.
         lone = len(t) == 1
+        vb = self.plot.plotItem.vb
+        if lone:  # time from the sample on, not a second centred on it (negative times)
+            vb.setXRange(t[0], t[0] + 1.0, padding=0.0)
+            self._lone_range = True
+        elif self._lone_range:
+            vb.enableAutoRange(axis=vb.XAxis)
+            self._lone_range = False
         for k, name in enumerate(self._plotted, start=1):
             curve = self.curves[name]
             if lone:

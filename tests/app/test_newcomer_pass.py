@@ -40,12 +40,16 @@ def test_a_model_just_opened_plots_its_starting_values(qtbot, open_example):
     assert t0[0] == 0.0 and np.isfinite(e0[0])
     assert not plots.no_samples.isVisible()
     assert plots.curves["total energy"].opts["symbol"] == "o"  # a lone sample shows as a dot
+    vb = plots.plot.plotItem.vb
+    assert vb.viewRange()[0] == [0.0, 1.0]  # its first second, no negative times
+    assert plots.plot.getAxis("bottom").labelText == "t (s)"
     _activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F10)  # Step
     qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) >= 2, timeout=10000)
     t, e = plots.plotted_data("total energy")
     assert t[0] == 0.0 and e[0] == e0[0] and t[-1] > 0.0
     assert plots.curves["total energy"].opts["symbol"] is None
+    qtbot.waitUntil(lambda: vb.viewRange()[0][1] < 0.5, timeout=5000)  # ranged to the samples
     qtbot.keyClick(
         window,
         Qt.Key.Key_F5,
@@ -77,4 +81,30 @@ def test_posing_a_model_not_run_yet_moves_its_starting_sample(qtbot, open_exampl
         timeout=5000,
     )
     assert plots.plotted_data(name)[0].tolist() == [0.0]
+    _close(window)
+
+
+def test_chain50_opens_without_the_sketch_and_shows_frames_that_fit_its_links(qtbot, open_example):
+    """chain50 draws its links without Simbody's default sketch (no 0.5 m triad per 8 cm
+    link, no bone lines from Ground's origin); the View menu's Default sketch entry says why
+    it is greyed out, and View > Teaching overlays > Body frames (real menu clicks) draws a
+    triad on each link, each axis at most half a link long."""
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+
+    from engine.multibody.default_geometry import DEFAULT_GEOMETRY_REF
+    from tests.app.test_recording_and_overlays import click_overlay
+
+    window = open_example("chain50")
+    snap = window.simulation.snapshot
+    assert snap.geometry and not any(g.getUserRef() == DEFAULT_GEOMETRY_REF for g in snap.geometry)
+    sketch = window.overlays.actions["sketch"]
+    assert not sketch.isEnabled() and "Hints" in sketch.text()
+    _activate(qtbot, window)
+    click_overlay(qtbot, window, "frames")
+    frames = window.overlays.overlays["frames"]
+    qtbot.waitUntil(lambda: frames.attached and frames._poly.GetNumberOfPoints() > 0)
+    points = vtk_to_numpy(frames._poly.GetPoints().GetData()).reshape(-1, 2, 3)
+    lengths = np.linalg.norm(points[:, 1] - points[:, 0], axis=1)
+    assert len(lengths) == 3 * 50
+    assert lengths.max() <= 0.5 * 0.08 + 1e-9 and lengths.min() > 0.02
     _close(window)
