@@ -39,6 +39,8 @@ DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 #: Pixels kept free between the legend and the plot's top and bottom edges.
 LEGEND_MARGIN = 6
+#: Margin (a fraction of the range) around the time axis's first second shown for a lone sample.
+LONE_MARGIN = 0.02
 #: Shown across the plot while the checked quantities have no sample yet.
 NO_SAMPLES_TEXT = "No samples yet: press Play (F5) or Step (F10) to plot them."
 
@@ -483,8 +485,8 @@ class PlotsWidget(QWidget):
         # one point would show nothing.
         lone = len(t) == 1
         vb = self.plot.plotItem.vb
-        if lone:  # time from the sample on, not a second centred on it (negative times)
-            vb.setXRange(t[0], t[0] + 1.0, padding=0.0)
+        if lone:  # the second from the sample on (a margin keeps the dot off the axis)
+            vb.setXRange(t[0], t[0] + 1.0, padding=LONE_MARGIN)
             self._lone_range = True
         elif self._lone_range:
             vb.enableAutoRange(axis=vb.XAxis)

@@ -59,6 +59,8 @@ def test_robot_example_matches_its_urdf_and_carries_its_meshes_and_licence(examp
         assert (ours.mass, ours.com) == (theirs.mass, theirs.com)
         assert ours.inertia == pytest.approx(theirs.inertia, rel=1e-12, abs=1e-18)
     assert doc.data.forces == fresh.forces and doc.data.constraints == fresh.constraints
+    # every moving link is drawn by its meshes: no default sketch over them
+    assert not doc.data.hints.show_default_geometry and not fresh.hints.show_default_geometry
 
 
 def _panda_realized(python_constraints: bool, monkeypatch) -> tuple[str, dict]:

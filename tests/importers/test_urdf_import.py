@@ -142,6 +142,7 @@ def test_joints_inertia_limits_damping_and_mimic_are_mapped(arm):
     # the joint's effort and velocity limits are kept with its stop, not enforced by it
     assert (stops["upper"].args["effort_limit"], stops["upper"].args["velocity_limit"]) == (30, 3)
     assert all(stop.args["enabled"] for stop in stops.values())
+    assert data.hints.show_default_geometry  # slider_link and twin draw nothing of their own
     stop_handles = [
         h
         for f, h in zip(data.forces, built.force_elements, strict=True)

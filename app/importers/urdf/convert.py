@@ -8,7 +8,8 @@ revolute or prismatic joint gets a MobilityLinearStop at its limits, enabled (a 
 zero is outside its limits starts at the nearer limit), named after the joint and keeping
 its effort and velocity limits; a damped joint a
 MobilityLinearDamper; a <mimic> a LinearCoordinateCoupler constraint. Visual and collision
-geometry both go in (collision geometry with role "collision", not drawn).
+geometry both go in (collision geometry with role "collision", not drawn); a robot whose
+moving links all have visual geometry is drawn without the default sketch.
 """
 
 from __future__ import annotations
@@ -292,7 +293,11 @@ def import_urdf(
         bodies=bodies,
         constraints=constraints,
         forces=forces,
-        hints=Hints(up="+Z", length_scale=_length_scale(bodies)),
+        hints=Hints(
+            up="+Z",
+            length_scale=_length_scale(bodies),
+            show_default_geometry=not _moving_links_drawn(bodies),
+        ),
     )
     from app.document.validation import DocumentError, validate
 
@@ -303,6 +308,20 @@ def import_urdf(
         raise UrdfImportError(path, [Finding(where, exc.message)]) from None
     joint_bodies = {j.name: j.child for j in robot.joints}
     return ImportResult(data, warnings, fixed, sorted(set(meshes)), joint_bodies)
+
+
+def _moving_links_drawn(bodies: list[BodySpec]) -> bool:
+    """Whether every link that moves (not welded) has visual geometry, on itself or on a
+    link welded to it (ANYmal's legs are drawn on fixed child links): the robot is then
+    drawn by its meshes and shapes, without Simbody's default sketch (frames and bones).
+    ``bodies`` are parents first."""
+    mover: dict[str, str] = {}  # link -> the moving link (or Ground's weld) it rides on
+    drawn: set[str] = set()
+    for b in bodies:
+        mover[b.name] = mover.get(b.parent, b.parent) if b.mobilizer == "Weld" else b.name
+        if any(g.role == "visual" for g in b.geometry):
+            drawn.add(mover[b.name])
+    return all(b.name in drawn for b in bodies if b.mobilizer != "Weld")
 
 
 def _limits(j) -> tuple[float, float] | None:
