@@ -109,3 +109,40 @@ def test_chain50_opens_without_the_sketch_and_shows_frames_that_fit_its_links(qt
     assert len(lengths) == 3 * 50
     assert lengths.max() <= 0.5 * 0.08 + 1e-9 and lengths.min() > 0.02
     _close(window)
+
+
+def test_the_docked_cache_inspector_shows_each_entrys_status_and_value(qtbot, open_example):
+    """Clicking the Cache inspector's tab (the default layout docks it beside the Stage
+    inspector, ~350 px wide): the "position kinematics" row shows its name, status and the
+    start of its value inside the dock (the status and value columns were off its right
+    edge, behind the stages column)."""
+    from PySide6.QtWidgets import QTabBar
+
+    window = open_example("four_bar")
+    dock = window.docks["Cache inspector"]
+    bar = next(
+        b
+        for b in window.findChildren(QTabBar)
+        if any(b.tabText(i) == "Cache inspector" for i in range(b.count()))
+    )
+    index = next(i for i in range(bar.count()) if bar.tabText(i) == "Cache inspector")
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+    inspector = window.simulation.cache_inspector
+    qtbot.waitUntil(lambda: dock.isVisible() and not dock.visibleRegion().isEmpty())
+    qtbot.waitUntil(
+        lambda: inspector.entry_item("Matter", "position kinematics") is not None, timeout=10000
+    )
+    from app.widgets.cache_inspector import NAME, STATUS, VALUE
+
+    item = inspector.entry_item("Matter", "position kinematics")
+    assert item.text(STATUS) in ("valid", "stale") and item.text(VALUE)
+    tree = inspector.tree
+    tree.scrollToItem(item)
+    width = tree.viewport().width()
+    assert width < 500  # docked, not a wide window
+    header = tree.header()
+    for column in (NAME, STATUS):
+        right = header.sectionViewportPosition(column) + header.sectionSize(column)
+        assert 0 <= header.sectionViewportPosition(column) and right <= width, column
+    assert header.sectionViewportPosition(VALUE) < width - 60  # the value's start is readable
+    _close(window)
