@@ -716,6 +716,7 @@ class SimulationSession:
                         cascade = new
         if cascade is not None and (cascade.stages or self._cascade is None):
             self._cascade = cascade
+        if any(name != "_wake" for name, *_ in commands):
             self._resample_start()
         if publish:  # the cache report only if someone shows it (see want_cache)
             self._publish(with_cache=self.want_cache)
@@ -1417,8 +1418,9 @@ class SimulationSession:
 
     def _resample_start(self) -> None:
         """While the only plot sample is the one of the State shown (a model not run yet),
-        that sample follows the State's edits (a pose from the Joints sliders or a drag). It
-        is computed on a copy: the live State keeps the stages the edit left invalid."""
+        that sample follows the State's and the model's edits (a pose from the Joints
+        sliders or a drag, a mass typed in). It is computed on a copy: the live State keeps
+        the stages the edit left invalid."""
         state = self._state
         if self._running or len(self.samples) != 1 or self._last_sample_time != state.getTime():
             return

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.simulation.samples import QuantityNames
 from app.widgets.offset_axis import OffsetAxis
+from app.widgets.quantity_units import QuantityUnits
 
 DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -266,6 +267,8 @@ class PlotsWidget(QWidget):
         layout.addWidget(splitter)
 
         self.buffer = None
+        #: The units of the quantities (set_buffer's), shown in the legend.
+        self.units = QuantityUnits({}, {})
         self.curves: dict[str, pg.PlotDataItem] = {}
         self._seen = 0
         self._data = np.empty((0, 1))
@@ -294,8 +297,11 @@ class PlotsWidget(QWidget):
 
     # -- quantities ----------------------------------------------------------------------------
 
-    def set_buffer(self, buffer) -> None:
-        """Plot from ``buffer`` (a new model or a reset): keeps the checked names that exist."""
+    def set_buffer(self, buffer, units: QuantityUnits | None = None) -> None:
+        """Plot from ``buffer`` (a new model or a reset): keeps the checked names that exist.
+        ``units``: the model's quantity units, for the legend."""
+        if units is not None:
+            self.units = units
         # names asked for (an example's quantities) take the default's place
         checked = (set(self.checked()) or set(self._wanted or DEFAULT_CHECKED)) | self._wanted
         self._wanted -= set(buffer.columns)
@@ -406,7 +412,7 @@ class PlotsWidget(QWidget):
             return
         for k, name in enumerate(self._plotted):
             pen = pg.mkPen(COLORS[k % len(COLORS)], width=1.5)
-            self.curves[name] = self.plot.plot([], [], pen=pen, name=name)
+            self.curves[name] = self.plot.plot([], [], pen=pen, name=self.units.label(name))
         cols = self._columns()
         self._epoch = self.buffer.epoch
         rows, self._seen = self.buffer.since(0, cols)
@@ -441,7 +447,10 @@ class PlotsWidget(QWidget):
             for branch, columns, rows in self.branches:
                 if name in columns and len(rows):
                     curve = pg.PlotDataItem(
-                        rows[:, 0], rows[:, columns.index(name)], pen=pen, name=f"{name}, {branch}"
+                        rows[:, 0],
+                        rows[:, columns.index(name)],
+                        pen=pen,
+                        name=f"{self.units.label(name)}, {branch}",
                     )
                     curve.setToolTip(f"{name}, {branch}")
                     self.plot.addItem(curve)

@@ -68,7 +68,7 @@ def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, op
     qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
     qtbot.wait(50)
     legend = plots.plot.plotItem.legend
-    assert [label.text for _, label in legend.items] == plots.checked()
+    assert [label.text for _, label in legend.items] == [f"{n} (rad/s)" for n in plots.checked()]
     shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
     for _, label in legend.items:
         assert shown.contains(label.sceneBoundingRect()), (label.text, shown)

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 pytestmark = pytest.mark.gui
@@ -145,4 +145,74 @@ def test_the_docked_cache_inspector_shows_each_entrys_status_and_value(qtbot, op
         right = header.sectionViewportPosition(column) + header.sectionSize(column)
         assert 0 <= header.sectionViewportPosition(column) and right <= width, column
     assert header.sectionViewportPosition(VALUE) < width - 60  # the value's start is readable
+    _close(window)
+
+
+def test_a_mass_typed_before_the_first_step_moves_the_plotted_energy_and_undo_restores_it(
+    qtbot, open_example
+):
+    """The pendulum at rest at t = 0 has only potential energy, m g y_C: typing mass 2 in
+    its Properties doubles the plotted starting energy at once, and Ctrl+Z brings the
+    first value back (the lone starting sample follows the model, no stale dot)."""
+    from PySide6.QtTest import QTest
+
+    window = open_example("pendulum")
+    window.model_editor.interactive = False  # (no save prompt when the test ends early)
+    plots, editor = window.simulation.plots, window.model_editor
+    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[1]) == 1, timeout=5000)
+    e1 = plots.plotted_data("total energy")[1][0]
+    view = editor.tree.view
+    rect = view.visualRect(editor.tree.model.index_of("body:link"))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    field = editor.properties.field("mass")
+    assert float(field.text()) == 1.0
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(field, "2")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+
+    def energies():
+        return plots.plotted_data("total energy")[1].tolist()
+
+    qtbot.waitUntil(lambda: energies() == pytest.approx([2.0 * e1], rel=1e-12), timeout=10000)
+    _activate(qtbot, window)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: energies() == pytest.approx([e1], rel=1e-12), timeout=10000)
+    assert plots.plotted_data("total energy")[0].tolist() == [0.0]
+    _close(window)
+
+
+def test_the_legend_gives_each_plotted_quantitys_unit(qtbot, open_example):
+    """The tilting plane: the plane's angle and a box speed (plotted from the start), the
+    box's x and an angular acceleration (ticked in the quantity list with clicks on their
+    check boxes) are labelled in the legend with their SI units: the plot shows radians
+    while the Joints show degrees."""
+    window = open_example("tilting_plane")
+    plots = window.simulation.plots
+    view, model = plots.quantities, plots.quantity_model
+    wanted = {
+        "q[0] plane.q0": "rad",
+        "q[5] box.q4": "m",
+        "u[4] box.u3": "m/s",
+        "udot[1] box.u0": "rad/s²",
+    }
+    for name in wanted:
+        if name in plots.checked():  # (the example plots some of them from the start)
+            continue
+        qtbot.mouseClick(plots.filter, Qt.MouseButton.LeftButton)
+        plots.filter.selectAll()
+        qtbot.keyClicks(plots.filter, name)
+        qtbot.waitUntil(lambda n=name: n in plots.listed(), timeout=5000)
+        index = model.index(plots.listed().index(name), 0)
+        qtbot.waitUntil(lambda i=index: view.visualRect(i).isValid(), timeout=5000)
+        rect = view.visualRect(index)
+        qtbot.mouseClick(  # on the row's check box
+            view.viewport(),
+            Qt.MouseButton.LeftButton,
+            pos=QPoint(rect.left() + rect.height() // 2, rect.center().y()),
+        )
+        qtbot.waitUntil(lambda n=name: n in plots.checked(), timeout=5000)
+    legend = {label.text for _, label in plots.plot.plotItem.legend.items}
+    assert {f"{n} ({u})" for n, u in wanted.items()} <= legend
     _close(window)
