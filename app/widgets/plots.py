@@ -41,7 +41,7 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e3
 #: Pixels kept free between the legend and the plot's top and bottom edges.
 LEGEND_MARGIN = 6
 #: Margin (a fraction of the range) around the time axis's first second shown for a lone sample.
-LONE_MARGIN = 0.02
+LONE_MARGIN = 0.04
 #: Shown across the plot while the checked quantities have no sample yet.
 NO_SAMPLES_TEXT = "No samples yet: press Play (F5) or Step (F10) to plot them."
 
