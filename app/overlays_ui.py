@@ -56,6 +56,27 @@ OVERLAYS = {
 }
 
 
+SKETCH_TIP = (
+    "Show the model's default sketch (body and joint frames, mass centres, bones) when the "
+    "model asks for it; a view setting, not saved in the model"
+)
+
+
+def frame_length(x_gb, length_scale: float) -> float:
+    """Axis length (m) of the body frames overlay: 0.35 length scales, but at most half the
+    typical distance between the origins of bodies next in order (a parent and its child,
+    mostly), so that a chain of short links (chain50: 8 cm) gets triads that fit its links."""
+    length = 0.35 * float(length_scale)
+    if x_gb is None or len(x_gb) < 2:
+        return length
+    origins = np.asarray(x_gb, dtype=np.float64)[:, :3, 3]
+    steps = np.linalg.norm(np.diff(origins, axis=0), axis=1)
+    steps = steps[steps > 1e-9]
+    if len(steps):
+        length = min(length, 0.5 * float(np.median(steps)))
+    return length
+
+
 def _view_menu(window: QMainWindow) -> QMenu | None:
     for action in window.menuBar().actions():
         if action.text().replace("&", "") == "View" and action.menu() is not None:
@@ -113,10 +134,8 @@ class OverlayController(QObject):
         sketch.setObjectName("overlay_sketchAction")
         sketch.setCheckable(True)
         sketch.setChecked(True)
-        sketch.setToolTip(
-            "Show the model's default sketch (body and joint frames, mass centres, bones) when "
-            "the model asks for it; a view setting, not saved in the model"
-        )
+        sketch.setToolTip(SKETCH_TIP)
+        sketch.setStatusTip(SKETCH_TIP)
         sketch.toggled.connect(self._sketch_toggled)
         self.menu.addAction(sketch)
         self.actions["sketch"] = sketch
@@ -125,6 +144,8 @@ class OverlayController(QObject):
             view.addSeparator()
             view.addMenu(self.menu)
         self._model = None
+        #: Axis length (m) of the body frames overlay for the model shown (see _fit_frames).
+        self._frame_length = 0.35
         self._metres_per_newton: float | None = None
         self._trail_key: tuple | None = None
         self._last_time = None
@@ -165,6 +186,24 @@ class OverlayController(QObject):
             self._show_geometry(snap)
             self.viewport.update_frame(snap.x_gb, self.panel._dynamic_geometry(snap))
 
+    def _offer_sketch(self, snap) -> None:
+        """The Default sketch toggle does something only for a model that draws the sketch
+        (its Hints' "show default geometry"): for any other it is greyed out and says so."""
+        action = self.actions["sketch"]
+        drawn = any(g.getUserRef() == DEFAULT_GEOMETRY_REF for g in snap.geometry)
+        action.setEnabled(drawn)
+        if drawn:
+            action.setText("Default &sketch")
+            tip = SKETCH_TIP
+        else:
+            action.setText("Default &sketch (off in this model's Hints)")
+            tip = (
+                "This model does not draw Simbody's default sketch: tick \"show default "
+                'geometry" in its Hints to draw it, or use Body frames and Mass centres'
+            )
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+
     def _show_geometry(self, snap) -> None:
         geometry = list(snap.geometry)
         if not self.actions["sketch"].isChecked():
@@ -183,6 +222,8 @@ class OverlayController(QObject):
             self.overlays["trail"].clear()
             self._trail_key = None
             self._request_data()  # a new session may have replaced the old one
+            self._frame_length = frame_length(snap.x_gb, snap.model.length_scale)
+            self._offer_sketch(snap)
             if not self.actions["sketch"].isChecked():
                 self._show_geometry(snap)
         enabled = self.enabled()
@@ -191,7 +232,7 @@ class OverlayController(QObject):
         scale = snap.model.length_scale
         data = snap.overlays
         if "frames" in enabled and snap.x_gb is not None:
-            self.overlays["frames"].update(snap.x_gb, 0.35 * scale)
+            self.overlays["frames"].update(snap.x_gb, self._frame_length)
         if data is not None and not data.error:
             if "mass_centers" in enabled and "mass_centers" in data.kinds:
                 self.overlays["mass_centers"].update(

@@ -295,7 +295,7 @@ class SimulationPanel(QObject):
             self.window.docks["Plots"].setWidget(self._plots)
             snap = self.snapshot
             if snap is not None and snap.model is not None:
-                self._plots.set_buffer(snap.model.samples)
+                self._plots.set_buffer(snap.model.samples, _units(snap.model))
         return self._plots
 
     def _create_status(self) -> None:
@@ -665,7 +665,7 @@ class SimulationPanel(QObject):
             )
             if self._plots is not None:
                 if snap.model.samples is not self._plots.buffer:  # not an edit that kept it
-                    self._plots.set_buffer(snap.model.samples)
+                    self._plots.set_buffer(snap.model.samples, _units(snap.model))
             else:
                 QTimer.singleShot(100, self._ensure_plots)  # after this first frame
         if getattr(self, "_reaim_at_reset", False) and snap.time == 0.0 and not snap.running:
@@ -746,3 +746,10 @@ class SimulationPanel(QObject):
 def install_simulation(window: QMainWindow) -> SimulationPanel:
     """Create the simulation panel of ``window`` (see the module docstring)."""
     return SimulationPanel(window)
+
+
+def _units(model):
+    """The plotted quantities' units of ``model`` (a ModelInfo)."""
+    from app.widgets.quantity_units import QuantityUnits
+
+    return QuantityUnits(model.mobilizer_types, model.q_index)

@@ -30,6 +30,11 @@ With ``--load`` it also times, outside the window, reading the model file
 (``model_io.load``: parse, validate, specs) and building its System (``build``), and the
 first realizations (``realizeTopology`` / ``realizeModel``).
 
+``--only WORD ...`` makes only the edits whose label starts with one of the words (mass rename
+add remove change undo redo); each finds its body whether or not the others ran (without the
+rename the middle body keeps its name; without the add the leaf removed is the chain's last
+link), and undo and redo, which need the edits they undo, are refused without them.
+
 With ``--idle SECONDS`` the window idles that long before each edit, as a user pauses
 between edits (work the studio leaves for idle moments then happens there, not in the edit).
 
@@ -60,6 +65,7 @@ def chain_file(directory: pathlib.Path, n: int) -> pathlib.Path:
         dict(link, name=f"b{i}", parent="Ground" if i == 0 else f"b{i - 1}") for i in range(n)
     ]
     model["name"] = f"{n}-link chain"
+    model["hints"]["show_default_geometry"] = True  # Simbody's sketch: 6 decorations a body
     path = directory / f"chain{n}.mbs.json"
     path.write_text(json.dumps(data))
     return path
@@ -254,8 +260,12 @@ def run_edits(
         lambda: editor.edit("mass", lambda d: d.set_body(mid, mass=0.2, inertia=inertia)),
     )
     measure("rename", lambda: editor.rename_body(mid, "middle"))
-    measure("add body", lambda: editor.add_body("middle"))
-    added = (doc().children("middle") or [""])[-1]
+    # the middle body is called "middle" only if the rename was made
+    middle = "middle" if "middle" in doc().body_names() else mid
+    before = set(doc().body_names())
+    measure("add body", lambda: editor.add_body(middle))
+    # the body just added, else the chain's last link (a leaf too)
+    added = next(iter(set(doc().body_names()) - before), f"b{n - 1}")
     measure("remove body (leaf)", lambda: editor.edit("rm", lambda d: d.remove_body(added)))
     measure(
         "change parent",
@@ -263,7 +273,7 @@ def run_edits(
     )
     measure(
         "change mobilizer",
-        lambda: editor.edit("mob", lambda d: d.set_body("middle", mobilizer="Pin")),
+        lambda: editor.edit("mob", lambda d: d.set_body(middle, mobilizer="Pin")),
     )
     measure("undo (mobilizer)", editor.undo_stack.undo)
     measure("redo (mobilizer)", editor.undo_stack.redo)
@@ -281,6 +291,27 @@ def run_edits(
     window.close()
     app.processEvents()
     return results
+
+
+#: The first words --only takes, and the words each needs with it: an undo undoes the
+#: change of mobilizer and the removal of a subtree, a redo redoes that undo.
+EDIT_WORDS = ("mass", "rename", "add", "remove", "change", "undo", "redo")
+EDIT_NEEDS = {"undo": ("change", "remove"), "redo": ("change", "remove", "undo")}
+
+
+def check_only(words) -> str:
+    """Why the --only ``words`` cannot be run ("" if they can)."""
+    unknown = [w for w in words if w not in EDIT_WORDS]
+    if unknown:
+        return f"unknown edits {unknown}; --only takes {' '.join(EDIT_WORDS)}"
+    for word in words:
+        missing = [w for w in EDIT_NEEDS.get(word, ()) if w not in words]
+        if missing:
+            return (
+                f"'{word}' undoes or redoes the edits of {' '.join(EDIT_NEEDS[word])}: add "
+                f"{' '.join(missing)} to --only"
+            )
+    return ""
 
 
 def main() -> None:
@@ -304,6 +335,9 @@ def main() -> None:
         help="let the window idle this long before each edit (as a user pauses between edits)",
     )
     args = parser.parse_args()
+    why = check_only(args.only or ())
+    if why:
+        parser.error(why)
     sizes = args.bodies or [1000]
     directory = pathlib.Path(tempfile.mkdtemp())
     for n in sizes:

@@ -240,12 +240,18 @@ def _pivot_marker(height: float) -> GeometrySpec:
 
 
 # -- the examples ---------------------------------------------------------------------------------
+#: The examples draw their own bodies: Simbody's default sketch (frames, bones, mass centres)
+#: is off, as MuJoCo and the OpenSim GUI start with frames hidden; View > Teaching overlays
+#: shows body frames and mass centres, the Hints form the sketch.
+SKETCH_OFF = Hints(time_scale=1.0, show_default_geometry=False)
+
+
 def pendulum() -> ModelData:
     h = 1.5  # pivot height above the floor (the viewer draws a floor at y = 0)
     link = rod_body(
         "link", GROUND, 1.0, 1.0, X_PF=FrameSpec((0.0, h, 0.0)), bob=0.1, q=(math.radians(60),)
     )
-    return ModelData("Pendulum", [link], [_pivot_marker(h)], [], [gravity()], Hints(time_scale=1.0))
+    return ModelData("Pendulum", [link], [_pivot_marker(h)], [], [gravity()], SKETCH_OFF)
 
 
 def double_pendulum() -> ModelData:
@@ -269,7 +275,7 @@ def double_pendulum() -> ModelData:
         [_pivot_marker(h)],
         [],
         [gravity()],
-        Hints(time_scale=1.0),
+        SKETCH_OFF,
     )
 
 
@@ -291,6 +297,10 @@ def four_bar() -> ModelData:
     C = _circle_intersection(B, b, D, c)
     theta3 = math.atan2(C[1] - B[1], C[0] - B[0])
     theta4 = math.atan2(C[1] - D[1], C[0] - D[0])
+    # the coupler's and rocker's rates that keep the loop closed at the crank's 4 rad/s:
+    # w2 B + w3 (C - B) = w4 (C - D) (C's velocity through both sides, turned by -90 deg)
+    w2 = 4.0
+    w3, w4 = np.linalg.solve(np.column_stack((C - B, D - C)), -w2 * B)
     crank = rod_body(
         "crank",
         GROUND,
@@ -298,7 +308,7 @@ def four_bar() -> ModelData:
         0.5,
         X_PF=FrameSpec((0.0, 1.0, 0.0)),
         q=(theta2,),
-        u=(4.0,),
+        u=(w2,),
         axis_down=False,
         color=(0.8, 0.3, 0.2),
     )
@@ -309,6 +319,7 @@ def four_bar() -> ModelData:
         1.0,
         X_PF=FrameSpec((a, 0.0, 0.0)),
         q=(theta3 - theta2,),
+        u=(float(w3 - w2),),
         axis_down=False,
         color=(0.3, 0.7, 0.3),
     )
@@ -319,6 +330,7 @@ def four_bar() -> ModelData:
         0.8,
         X_PF=FrameSpec((ground_len, 1.0, 0.0)),
         q=(theta4,),
+        u=(float(w4),),
         axis_down=False,
         color=(0.2, 0.4, 0.8),
     )
@@ -339,7 +351,7 @@ def four_bar() -> ModelData:
         [ground_bar],
         [close],
         [gravity()],
-        Hints(up="+Y", time_scale=1.0),
+        Hints(up="+Y", time_scale=1.0, show_default_geometry=False),
     )
 
 
@@ -347,6 +359,12 @@ def slider_crank() -> ModelData:
     a, length = 0.3, 1.0
     theta = math.radians(45)
     x = a * math.cos(theta) + math.sqrt(length**2 - (a * math.sin(theta)) ** 2)
+    # the slider's rate that keeps the rod's length at the crank's 6 rad/s: the rod's
+    # direction P - S is normal to the crank pin's velocity less the slider's
+    omega = 6.0
+    p_pin = a * np.array([math.cos(theta), math.sin(theta)])
+    v_pin = omega * a * np.array([-math.sin(theta), math.cos(theta)])
+    x_dot = float(np.dot(p_pin - (x, 0.0), v_pin) / (p_pin[0] - x))
     crank = rod_body(
         "crank",
         GROUND,
@@ -354,7 +372,7 @@ def slider_crank() -> ModelData:
         0.5,
         X_PF=FrameSpec((0.0, 1.0, 0.0)),
         q=(theta,),
-        u=(6.0,),
+        u=(omega,),
         axis_down=False,
     )
     slider = BodySpec(
@@ -368,6 +386,7 @@ def slider_crank() -> ModelData:
             GeometrySpec("brick", {"half_lengths": (0.12, 0.06, 0.06)}, color=(0.2, 0.4, 0.8)),
         ),
         q=(x,),
+        u=(x_dot,),
     )
     rod = ElementSpec(
         "Rod",
@@ -386,9 +405,7 @@ def slider_crank() -> ModelData:
         FrameSpec((0.9, 0.93, 0.0), (0.0, 0.0, math.pi / 2)),
         (0.4, 0.4, 0.4),
     )
-    return ModelData(
-        "Slider-crank", [crank, slider], [rail], [rod], [gravity()], Hints(time_scale=1.0)
-    )
+    return ModelData("Slider-crank", [crank, slider], [rail], [rod], [gravity()], SKETCH_OFF)
 
 
 def spinning_top() -> ModelData:
@@ -462,7 +479,7 @@ def spinning_top() -> ModelData:
         ],
         [],
         [gravity()],
-        Hints(time_scale=0.5),
+        Hints(time_scale=0.5, show_default_geometry=False),
     )
 
 
@@ -501,9 +518,7 @@ def gimbal_lock() -> ModelData:
     qdot = np.linalg.solve(W, w)
     gimbal = _tumbler("gimbal_body", "Gimbal", -0.8, angles, qdot, (0.85, 0.35, 0.2))
     ball = _tumbler("ball_body", "Ball", 0.8, quat, w, (0.2, 0.5, 0.85))
-    return ModelData(
-        "Gimbal lock: Gimbal vs Ball", [gimbal, ball], [], [], [], Hints(time_scale=1.0)
-    )
+    return ModelData("Gimbal lock: Gimbal vs Ball", [gimbal, ball], [], [], [], SKETCH_OFF)
 
 
 def chain50(n: int = 50) -> ModelData:
@@ -534,7 +549,7 @@ def chain50(n: int = 50) -> ModelData:
         [_pivot_marker(height)],
         [],
         [gravity()],
-        Hints(time_scale=1.0, length_scale=1.0),
+        Hints(time_scale=1.0, length_scale=1.0, show_default_geometry=False),
     )
 
 
@@ -732,7 +747,12 @@ def molecule() -> ModelData:
         [],
         [],
         [],
-        Hints(uniform_background=True, time_scale=0.5, length_scale=0.1),
+        Hints(
+            uniform_background=True,
+            time_scale=0.5,
+            length_scale=0.1,
+            show_default_geometry=False,
+        ),
     )
 
 

@@ -318,7 +318,7 @@ class SimulationSession:
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
         if not keep_history:
-            self._record(state)
+            self._record_start(state)
         if carry and old_built is not None and model_heap.is_large(old_built.matter.getNumBodies()):
             model_heap.expect_garbage()  # (the model an edit replaced)
         self._plan_heap_settle(model_heap.SETTLE_AFTER if carry else model_heap.SETTLE_AFTER_OPEN)
@@ -719,6 +719,8 @@ class SimulationSession:
                         cascade = new
         if cascade is not None and (cascade.stages or self._cascade is None):
             self._cascade = cascade
+        if any(name != "_wake" for name, *_ in commands):
+            self._resample_start()
         if publish:  # the cache report only if someone shows it (see want_cache)
             self._publish(with_cache=self.want_cache)
 
@@ -1132,7 +1134,7 @@ class SimulationSession:
             self._redraw(state)
         self._has_dynamic = True
         self._has_dynamic = bool(self._dynamic_geometry(state))
-        self._record(state)
+        self._record_start(state)
 
     def _cmd_initial_state(self, built) -> str | None:
         """New initial q/u: shown at once if the run has not started, else used by reset."""
@@ -1412,6 +1414,38 @@ class SimulationSession:
             self._rate_window.pop(0)
         (w0, t0), (w1, t1) = self._rate_window[0], self._rate_window[-1]
         self._rate = (t1 - t0) / (w1 - w0) if w1 > w0 else math.nan
+
+    def _record_start(self, state: State) -> None:
+        """Record the State a model starts from: with no plot sample yet, its sample too, so
+        the plots show the starting values before the first step (a State that could not be
+        realized, see _realize_for_display, is recorded without one)."""
+        if len(self.samples) or state.getSystemStage() < Stage.Acceleration:
+            self._record(state)
+            return
+        try:
+            row = self._sample_row(state)
+        except SimTKError:
+            self._record(state)
+            return
+        self._last_sample_time = state.getTime()
+        self.samples.append(row)
+        self._record(state)
+
+    def _resample_start(self) -> None:
+        """While the only plot sample is the one of the State shown (a model not run yet),
+        that sample follows the State's and the model's edits (a pose from the Joints
+        sliders or a drag, a mass typed in). It is computed on a copy: the live State keeps
+        the stages the edit left invalid."""
+        state = self._state
+        if self._running or len(self.samples) != 1 or self._last_sample_time != state.getTime():
+            return
+        with state.getStateLock():
+            try:
+                row = self._sample_row(State(state))
+            except SimTKError:
+                return
+        self.samples.take_from(state.getTime())
+        self.samples.append(row)
 
     def _sample(self, state: State) -> None:
         t = state.getTime()

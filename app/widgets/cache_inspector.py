@@ -1,9 +1,10 @@
 """Cache inspector: every cache entry of every subsystem, and the state variables.
 
 A tree: "State variables" (t, q, u, z, qErr, uErr, udotErr, multipliers, discrete variables),
-then one branch per subsystem with its cache entries. Columns: name, owner, stages (earliest ..
-latest, or "lazy"), status (valid / stale), value preview. Arrays and structured values
-(dataclasses such as the matter subsystem's position cache) expand into their fields and rows.
+then one branch per subsystem with its cache entries. Columns, as shown: name, status (valid /
+stale), value preview, stages (earliest .. latest, or "lazy"), why stale, owner. Arrays and
+structured values (dataclasses such as the matter subsystem's position cache) expand into
+their fields and rows.
 A stale entry's status cell says which change made it stale (tooltip and "why" column).
 Items are updated in place, so expansion survives live updates.
 """
@@ -19,6 +20,8 @@ from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
 
 NAME, STAGES, STATUS, VALUE, WHY, OWNER = range(6)
 HEADERS = ("Name", "Stages", "Status", "Value", "Why stale", "Owner")
+#: The columns left to right as shown (the items keep the logical order above).
+VISUAL_ORDER = (NAME, STATUS, VALUE, STAGES, WHY, OWNER)
 STALE = QColor(200, 80, 60)
 VALID = QColor(40, 130, 40)
 MAX_ROWS = 100
@@ -74,8 +77,13 @@ class CacheInspector(QWidget):
         self.tree.setHeaderLabels(list(HEADERS))
         self.tree.setColumnWidth(NAME, 170)
         self.tree.setColumnWidth(STAGES, 140)
-        self.tree.setColumnWidth(STATUS, 60)
+        self.tree.setColumnWidth(STATUS, 80)
         self.tree.setColumnWidth(VALUE, 200)
+        # Shown in the order a docked inspector (~350 px) needs: what, whether it is valid,
+        # its value; the stages, why it is stale and its owner further right.
+        header = self.tree.header()
+        for visual, column in enumerate(VISUAL_ORDER):
+            header.moveSection(header.visualIndex(column), visual)
         self.tree.setUniformRowHeights(True)
         self.tree.itemExpanded.connect(self._fill_children)
         layout = QVBoxLayout(self)
@@ -128,6 +136,7 @@ class CacheInspector(QWidget):
                 root.setExpanded(True)
                 self._subsystem_roots[e.subsystem] = root
             root.setText(NAME, e.owner)
+            root.setToolTip(NAME, e.owner)
             key = (e.subsystem, e.index)
             seen.add(key)
             item = self._entries.get(key)
@@ -136,6 +145,7 @@ class CacheInspector(QWidget):
                 self._entries[key] = item
             span = "lazy" if e.lazy else e.latest.getName()
             item.setText(NAME, e.name)
+            item.setToolTip(NAME, f"{e.name} ({e.owner})")
             item.setText(OWNER, e.owner)
             item.setText(STAGES, f"{e.earliest.getName()} .. {span}")
             item.setText(STATUS, "valid" if e.realized else "stale")

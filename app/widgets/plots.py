@@ -34,11 +34,14 @@ from PySide6.QtWidgets import (
 
 from app.simulation.samples import QuantityNames
 from app.widgets.offset_axis import OffsetAxis
+from app.widgets.quantity_units import QuantityUnits
 
 DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 #: Pixels kept free between the legend and the plot's top and bottom edges.
 LEGEND_MARGIN = 6
+#: Margin (a fraction of the range) around the time axis's first second shown for a lone sample.
+LONE_MARGIN = 0.04
 #: Shown across the plot while the checked quantities have no sample yet.
 #: A list of more rows than this is laid out in batches of BATCH_ROWS between turns of the
 #: event loop (a 20,000-body model lists 200,000 quantities: a few microseconds of Qt's
@@ -252,7 +255,7 @@ class PlotsWidget(QWidget):
         self.plot = pg.PlotWidget(background="w", axisItems={"left": OffsetAxis("left")})
         self.plot.setObjectName("plotArea")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.setLabel("bottom", "t")
+        self.plot.setLabel("bottom", "t (s)")
         # A translucent legend, in as many columns as its entries need to fit the plot's
         # height (see _fit_legend): the curves behind it stay readable.
         self.plot.addLegend(offset=(5, 5), brush=pg.mkBrush(255, 255, 255, 200))
@@ -272,6 +275,8 @@ class PlotsWidget(QWidget):
         layout.addWidget(splitter)
 
         self.buffer = None
+        #: The units of the quantities (set_buffer's), shown in the legend.
+        self.units = QuantityUnits({}, {})
         self.curves: dict[str, pg.PlotDataItem] = {}
         self._seen = 0
         self._data = np.empty((0, 1))
@@ -281,6 +286,8 @@ class PlotsWidget(QWidget):
         #: to the document): checked as soon as a buffer with that column comes.
         self._wanted: set[str] = set()
         self._epoch = 0
+        #: Whether the time axis shows a lone sample's first second (not ranged automatically).
+        self._lone_range = False
         #: A vertical line at the displayed time while a recorded State is shown.
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#e74c3c", width=2))
         self.cursor.setVisible(False)
@@ -298,8 +305,11 @@ class PlotsWidget(QWidget):
 
     # -- quantities ----------------------------------------------------------------------------
 
-    def set_buffer(self, buffer) -> None:
-        """Plot from ``buffer`` (a new model or a reset): keeps the checked names that exist."""
+    def set_buffer(self, buffer, units: QuantityUnits | None = None) -> None:
+        """Plot from ``buffer`` (a new model or a reset): keeps the checked names that exist.
+        ``units``: the model's quantity units, for the legend."""
+        if units is not None:
+            self.units = units
         # names asked for (an example's quantities) take the default's place
         checked = (set(self.checked()) or set(self._wanted or DEFAULT_CHECKED)) | self._wanted
         self._wanted -= set(buffer.columns)
@@ -417,7 +427,7 @@ class PlotsWidget(QWidget):
             return
         for k, name in enumerate(self._plotted):
             pen = pg.mkPen(COLORS[k % len(COLORS)], width=1.5)
-            self.curves[name] = self.plot.plot([], [], pen=pen, name=name)
+            self.curves[name] = self.plot.plot([], [], pen=pen, name=self.units.label(name))
         cols = self._columns()
         self._epoch = self.buffer.epoch
         rows, self._seen = self.buffer.since(0, cols)
@@ -452,7 +462,10 @@ class PlotsWidget(QWidget):
             for branch, columns, rows in self.branches:
                 if name in columns and len(rows):
                     curve = pg.PlotDataItem(
-                        rows[:, 0], rows[:, columns.index(name)], pen=pen, name=f"{name}, {branch}"
+                        rows[:, 0],
+                        rows[:, columns.index(name)],
+                        pen=pen,
+                        name=f"{self.units.label(name)}, {branch}",
                     )
                     curve.setToolTip(f"{name}, {branch}")
                     self.plot.addItem(curve)
@@ -492,8 +505,25 @@ class PlotsWidget(QWidget):
                 curve.setData([], [])
             return
         t = self._data[:, 0]
+        # A lone sample (the State a model starts from) is drawn as a dot: a line through
+        # one point would show nothing.
+        lone = len(t) == 1
+        vb = self.plot.plotItem.vb
+        if lone:  # the second from the sample on (a margin keeps the dot off the axis)
+            vb.setXRange(t[0], t[0] + 1.0, padding=LONE_MARGIN)
+            self._lone_range = True
+        elif self._lone_range:
+            vb.enableAutoRange(axis=vb.XAxis)
+            self._lone_range = False
         for k, name in enumerate(self._plotted, start=1):
-            self.curves[name].setData(t, self._data[:, k])
+            curve = self.curves[name]
+            if lone:
+                colour = COLORS[(k - 1) % len(COLORS)]
+                curve.setData(t, self._data[:, k], symbol="o", symbolSize=7, symbolBrush=colour)
+            elif curve.opts["symbol"] is not None:
+                curve.setData(t, self._data[:, k], symbol=None)
+            else:
+                curve.setData(t, self._data[:, k])
         self._settle_range()
 
     def _settle_range(self) -> None:

@@ -78,6 +78,10 @@ ELASTIC_FOUNDATION_MESH = 14
 ELASTIC_FOUNDATION_PARTNER = 15
 ELASTIC_FOUNDATION_FACE = 16
 ELASTIC_FOUNDATION_MESH_DATA = 17
+#: mobility stop on a coordinate whose rate is its u (qdot = u): ints (iq, iu); floats (k, d,
+#: q_low, q_high): x = q - q_high above, q - q_low below (no force within), f_u += min(0,
+#: -k x (1 + d u)) above, max(0, -k x (1 - d u)) below
+MOBILITY_STOP = 18
 
 
 @kernel_jit
@@ -198,6 +202,14 @@ def apply_force_terms(
             )
         elif op == MOBILITY_SPRING:
             mobility_forces[b] += -fl[0] * (q[a] - fl[1])
+        elif op == MOBILITY_STOP:
+            qa = q[a]
+            if qa > fl[3]:
+                x = qa - fl[3]
+                mobility_forces[b] += min(0.0, -fl[0] * x * (1.0 + fl[1] * u[b]))
+            elif qa < fl[2]:
+                x = qa - fl[2]
+                mobility_forces[b] += max(0.0, -fl[0] * x * (1.0 - fl[1] * u[b]))
         elif op == MOBILITY_DAMPER:
             mobility_forces[a] += -fl[0] * u[a]
         elif op == MOBILITY_FORCE:

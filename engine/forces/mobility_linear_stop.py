@@ -6,8 +6,10 @@ import math
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.state import State
+from engine.forces.compiled_terms import MOBILITY_STOP
 from engine.forces.force import Force
 from engine.forces.mobility_force import MobilityForce
+from engine.multibody.mobilizers import identity_kinematics
 
 
 class MobilityLinearStop(MobilityForce):
@@ -122,6 +124,22 @@ class MobilityLinearStop(MobilityForce):
         else:
             f = max(0.0, -p["k"] * x * (1.0 - p["d"] * qdot))
         self._apply_mobility_force(state, f, mobilityForces)
+
+    def _compiled_term(self, state: State, excluded: list[int]):
+        """The stop as a MOBILITY_STOP term where its q's rate is its u (Pin, Slider and
+        the other mobilizers with qdot = u); None otherwise (the per-element path)."""
+        module = self._mobod._module
+        if getattr(module, "n_matrix", None) is not identity_kinematics.n_matrix:
+            return None
+        p = self._params(state)
+        iq = self._mobod._q_range(state)[0] + self._which
+        iu = self._mobod._u_range(state)[0] + self._which
+        return MOBILITY_STOP, (iq, iu), (p["k"], p["d"], p["lo"], p["hi"])
+
+    def _why_no_compiled_term(self, state: State) -> str:
+        if self._compiled_term(state, []) is None:
+            return f"a stop on a {self._mobod._module.NAME} q, whose rate is not its u"
+        return ""
 
     def calcPotentialEnergy(self, state: State) -> float:
         x = self._violation(state)

@@ -79,13 +79,14 @@ def test_a_body_clicked_in_a_deep_chain_shows_its_name_in_the_tree(studio, qtbot
     scene.render()
     widget = window.viewport.interactor_widget
     target = None
-    for b in range(len(names) - 1, 30, -1):  # a deep link drawn at its origin
-        xy = scene.world_to_display(panel.snapshot.x_gb[b][:3, 3])
+    for b in range(len(names) - 1, 30, -1):  # a deep link drawn at its middle
+        # each 8 cm link's rod hangs from its origin along its -y axis
+        xy = scene.world_to_display((panel.snapshot.x_gb[b] @ np.array([0.0, -0.04, 0.0, 1.0]))[:3])
         hit = scene.pick(*xy)
         if hit is not None and hit.body_id == b:
             target = (b, QPoint(round(xy[0]), widget.height() - 1 - round(xy[1])))
             break
-    assert target is not None, "no deep link is drawn at its origin"
+    assert target is not None, "no deep link is drawn at its middle"
     b, point = target
     from PySide6.QtTest import QTest
 

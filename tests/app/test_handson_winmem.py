@@ -53,26 +53,6 @@ def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, open_exam
     window.close()
 
 
-def test_a_model_just_opened_says_why_its_plot_is_empty(qtbot, open_example):
-    """A model just opened has no sample yet: its plot says so (and how to get them) instead
-    of showing empty axes from 0 to 1, and the note goes with the first step (F10)."""
-    from app.widgets.plots import NO_SAMPLES_TEXT
-
-    window = open_example("four_bar")
-    panel = window.simulation
-    plots = panel.plots
-    qtbot.waitUntil(lambda: plots.checked() == ["total energy"], timeout=5000)
-    note = plots.no_samples
-    assert note.isVisible() and note.text == NO_SAMPLES_TEXT
-    assert plots.plot.plotItem.vb.sceneBoundingRect().contains(note.sceneBoundingRect())
-    _activate(qtbot, window)
-    qtbot.keyClick(window, Qt.Key.Key_F10)  # Step
-    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) > 0, timeout=10000)
-    assert not note.isVisible()
-    window.model_editor.interactive = False
-    window.close()
-
-
 def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, open_example):
     """The gimbal-lock example plots its six generalized speeds: in the docked plot the
     legend lays them out in columns that fit its height, every entry inside the plot (in
@@ -88,7 +68,7 @@ def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, op
     qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
     qtbot.wait(50)
     legend = plots.plot.plotItem.legend
-    assert [label.text for _, label in legend.items] == plots.checked()
+    assert [label.text for _, label in legend.items] == [f"{n} (rad/s)" for n in plots.checked()]
     shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
     for _, label in legend.items:
         assert shown.contains(label.sceneBoundingRect()), (label.text, shown)

@@ -34,6 +34,7 @@ def _chain_file(tmp_path, n: int):
         dict(link, name=f"b{i}", parent="Ground" if i == 0 else f"b{i - 1}") for i in range(n)
     ]
     model["name"] = f"{n}-link chain"
+    model["hints"]["show_default_geometry"] = True  # Simbody's sketch: 6 decorations a body
     path = tmp_path / f"chain{n}.mbs.json"
     path.write_text(json.dumps(data))
     return path

@@ -249,9 +249,14 @@ def test_trail_follows_the_body_while_running(studio, qtbot, tmp_path):
 
 
 def test_default_sketch_toggle_hides_the_sketch_without_marking_modified(
-    studio, qtbot, read_render_window
+    studio, qtbot, read_render_window, tmp_path
 ):
-    window = studio(example_path("double_pendulum"))
+    raw = json.loads(example_path("double_pendulum").read_text())
+    raw["model"]["hints"]["show_default_geometry"] = True  # (the examples hide their sketch)
+    path = tmp_path / "sketched.mbs.json"
+    path.write_text(json.dumps(raw))
+    window = studio(path)
+    assert window.overlays.actions["sketch"].isEnabled()
     before = window.viewport.scene.num_actors()
     click_overlay(qtbot, window, "sketch")
     assert not window.overlays.actions["sketch"].isChecked()

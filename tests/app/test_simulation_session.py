@@ -82,7 +82,8 @@ def test_pendulum_energy_is_conserved_in_samples(session_factory):
     assert np.all(np.diff(t) > 0)
     assert np.ptp(energy) < 1e-4 * abs(energy[0])
     q = s.samples.column("q[0] link1.q0")
-    assert q[0] < 0.5  # the pendulum started at 0.5 rad and swings down
+    assert t[0] == 0.0 and q[0] == 0.5  # the State the run started from is sampled
+    assert q[1] < 0.5  # the pendulum started at 0.5 rad and swings down
 
 
 def test_set_q_backs_up_to_time_and_caches_go_stale(session_factory):

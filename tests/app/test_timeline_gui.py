@@ -438,7 +438,7 @@ def test_editing_a_parameter_at_a_past_moment_forks_and_the_plots_overlay_the_br
     qtbot.waitUntil(lambda: ("total energy", "Branch 1") in plots.branch_curves, timeout=5000)
     t_branch, _ = plots.branch_curves[("total energy", "Branch 1")].getData()
     legend = [label.text for _sample, label in plots.plot.plotItem.legend.items]
-    assert legend == ["total energy", "total energy, Branch 1"]  # the dashed curve is named
+    assert legend == ["total energy (J)", "total energy (J), Branch 1"]  # the dashed one named
     assert t_branch[0] > fork and t_branch[-1] == old_end
     t_now, _ = plots.plotted_data("total energy")
     assert t_now[0] < 0.05 and np.all(np.diff(t_now) > 0)  # the past was kept

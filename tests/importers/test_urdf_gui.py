@@ -102,7 +102,7 @@ def test_a_broken_urdf_is_reported_and_the_open_model_kept(qtbot, window, tmp_pa
     assert window.model_editor.document is before
 
 
-def test_a_joint_limit_stop_is_switched_on_in_the_tree(qtbot, window, arm_urdf):
+def test_a_joint_limit_stop_is_on_and_switched_off_in_the_tree(qtbot, window, arm_urdf):
     assert _drop(window, arm_urdf)
     editor = window.model_editor
     qtbot.waitUntil(lambda: editor.document.name == "bot", timeout=10000)
@@ -114,18 +114,18 @@ def test_a_joint_limit_stop_is_switched_on_in_the_tree(qtbot, window, arm_urdf):
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: editor.tree.current_key() == f"forces:{index}")
     box = editor.properties.field("args.enabled")
-    assert not box.isChecked()
+    assert box.isChecked()  # an imported robot's joint limits hold
     option = QStyleOptionButton()
     box.initStyleOption(option)
     indicator = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
     qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=indicator.center())
-    qtbot.waitUntil(lambda: editor.document.forces[index].args["enabled"] is True)
+    qtbot.waitUntil(lambda: editor.document.forces[index].args["enabled"] is False)
 
-    def engine_stop_enabled():
+    def engine_stop_disabled():
         built = window.simulation.session.built
-        return not built.force_elements[index].isDisabled(built.state)
+        return built.force_elements[index].isDisabled(built.state)
 
-    qtbot.waitUntil(engine_stop_enabled, timeout=10000)
+    qtbot.waitUntil(engine_stop_disabled, timeout=10000)
 
 
 def test_the_studio_offers_to_fix_tiny_masses(qtbot, window, tmp_path):

@@ -141,13 +141,18 @@ def test_joints_inertia_limits_damping_and_mimic_are_mapped(arm):
     assert (stops["upper"].args["q_low"], stops["upper"].args["q_high"]) == (-1.0, 2.0)
     # the joint's effort and velocity limits are kept with its stop, not enforced by it
     assert (stops["upper"].args["effort_limit"], stops["upper"].args["velocity_limit"]) == (30, 3)
-    assert not stops["upper"].args["enabled"]
+    assert all(stop.args["enabled"] for stop in stops.values())
+    assert data.hints.show_default_geometry  # slider_link and twin draw nothing of their own
     stop_handles = [
         h
         for f, h in zip(data.forces, built.force_elements, strict=True)
         if f.type == "MobilityLinearStop"
     ]
-    assert all(h.isDisabled(built.state) for h in stop_handles)  # off by default
+    assert not any(h.isDisabled(built.state) for h in stop_handles)  # the limits hold
+    assert (
+        stop_handles[0].getLowerBound(built.state),
+        stop_handles[0].getUpperBound(built.state),
+    ) == (-1.0, 2.0)
     dampers = [f for f in data.forces if f.type == "MobilityLinearDamper"]
     assert [(f.args["body"], f.args["damping"]) for f in dampers] == [("upper", 0.7)]
     (mimic,) = data.constraints
@@ -376,3 +381,50 @@ def test_planar_and_floating_joints(tmp_path):
     assert np.hypot(X[1, 3], X[2, 3]) == pytest.approx(np.hypot(0.3, 0.2), abs=1e-14)
     Xf = built.mobilized_bodies["f"].getBodyTransform(state).toMat44()
     assert np.allclose(Xf, [[1, 0, 0, 0], [0, 1, 0, 2], [0, 0, 1, 0], [0, 0, 0, 1]], atol=1e-15)
+
+
+def test_a_limited_robot_falls_against_its_joint_limits(tmp_path):
+    """A two-link arm whose elbow's limits [-2, -0.5] rad leave out its URDF zero: the
+    import starts the elbow at -0.5 (the nearer limit) and its stops are on, so the arm
+    falling under gravity for 2 s stays within both joints' limits (up to the stops'
+    compliance) instead of swinging through them."""
+    inertial = (
+        '<inertial><origin xyz="0.25 0 0"/><mass value="1"/>'
+        '<inertia ixx="0.001" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial>'
+    )
+    path = tmp_path / "limited.urdf"
+    path.write_text(
+        urdf(
+            f"""
+  <link name="base"/>
+  <link name="upper">{inertial}</link>
+  <link name="fore">{inertial}</link>
+  <joint name="shoulder" type="revolute">
+    <parent link="base"/><child link="upper"/><axis xyz="0 1 0"/>
+    <limit lower="-0.3" upper="0.3" effort="10" velocity="1"/>
+  </joint>
+  <joint name="elbow" type="revolute">
+    <parent link="upper"/><child link="fore"/><origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-2" upper="-0.5" effort="10" velocity="1"/>
+  </joint>
+"""
+        )
+    )
+    data = import_urdf(path).data
+    assert data.body("upper").q is None  # zero is within the shoulder's limits
+    assert data.body("fore").q == (-0.5,)
+    built = build(ModelDocument(data))
+    from engine import RungeKuttaMersonIntegrator, TimeStepper
+
+    stepper = TimeStepper(built.system, RungeKuttaMersonIntegrator(built.system))
+    stepper.initialize(built.state)
+    low = high = None
+    for k in range(1, 41):
+        stepper.stepTo(0.05 * k)
+        q = np.array(stepper.getState().getQ())
+        low = q if low is None else np.minimum(low, q)
+        high = q if high is None else np.maximum(high, q)
+    # gravity along -z drives both joints toward positive angles about +y; without the
+    # stops the arm falls to q ~ (1.6, 0) and beyond
+    assert high[0] < 0.3 + 0.05 and low[0] > -0.3 - 0.05, (low, high)
+    assert high[1] < -0.5 + 0.05 and low[1] > -2.0 - 0.05, (low, high)

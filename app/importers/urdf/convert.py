@@ -4,10 +4,12 @@
 One body per URDF link, named after it, parents first; the body frame is the link frame. The
 root link is welded to Ground (``floating``: a Free mobilizer). Gravity 9.81 m/s^2 along -z
 and the up direction +Z, as in ROS. Per joint: the mobilizer of ``joints.py``; a limited
-revolute or prismatic joint gets a MobilityLinearStop (disabled: switch it on in the tree),
-named after the joint and keeping its effort and velocity limits; a damped joint a
+revolute or prismatic joint gets a MobilityLinearStop at its limits, enabled (a joint whose
+zero is outside its limits starts at the nearer limit), named after the joint and keeping
+its effort and velocity limits; a damped joint a
 MobilityLinearDamper; a <mimic> a LinearCoordinateCoupler constraint. Visual and collision
-geometry both go in (collision geometry with role "collision", not drawn).
+geometry both go in (collision geometry with role "collision", not drawn); a robot whose
+moving links all have visual geometry is drawn without the default sketch.
 """
 
 from __future__ import annotations
@@ -198,6 +200,7 @@ def import_urdf(
                     if g.kind == "mesh":
                         meshes.append(Path(g.params["file"]))
         m, com, inertia_B = mass_props[name]
+        limits = _limits(j)
         bodies.append(
             BodySpec(
                 name=name,
@@ -209,30 +212,30 @@ def import_urdf(
                 com=com,
                 inertia=inertia_B,
                 geometry=tuple(geom),
+                q=_start_within(limits),
             )
         )
         if j is None:
             continue
-        if j.type in ("revolute", "prismatic") and j.limit is not None:
-            lo, hi = j.limit.lower, j.limit.upper
-            if lo is not None and hi is not None and float(lo) <= float(hi):
-                forces.append(
-                    ElementSpec(
-                        "MobilityLinearStop",
-                        {
-                            "body": name,
-                            "which_q": 0,
-                            "stiffness": STOP_STIFFNESS,
-                            "dissipation": STOP_DISSIPATION,
-                            "q_low": float(lo),
-                            "q_high": float(hi),
-                            "enabled": False,
-                            "effort_limit": _limit(j.limit.effort),
-                            "velocity_limit": _limit(j.limit.velocity),
-                        },
-                        f"{j.name} limits",
-                    )
+        if limits is not None:
+            lo, hi = limits
+            forces.append(
+                ElementSpec(
+                    "MobilityLinearStop",
+                    {
+                        "body": name,
+                        "which_q": 0,
+                        "stiffness": STOP_STIFFNESS,
+                        "dissipation": STOP_DISSIPATION,
+                        "q_low": lo,
+                        "q_high": hi,
+                        "enabled": True,
+                        "effort_limit": _limit(j.limit.effort),
+                        "velocity_limit": _limit(j.limit.velocity),
+                    },
+                    f"{j.name} limits",
                 )
+            )
         dyn = j.dynamics
         if dyn is not None and j.type in ONE_DOF:
             damping = float(dyn.damping or 0.0)
@@ -290,7 +293,11 @@ def import_urdf(
         bodies=bodies,
         constraints=constraints,
         forces=forces,
-        hints=Hints(up="+Z", length_scale=_length_scale(bodies)),
+        hints=Hints(
+            up="+Z",
+            length_scale=_length_scale(bodies),
+            show_default_geometry=not _moving_links_drawn(bodies),
+        ),
     )
     from app.document.validation import DocumentError, validate
 
@@ -301,6 +308,39 @@ def import_urdf(
         raise UrdfImportError(path, [Finding(where, exc.message)]) from None
     joint_bodies = {j.name: j.child for j in robot.joints}
     return ImportResult(data, warnings, fixed, sorted(set(meshes)), joint_bodies)
+
+
+def _moving_links_drawn(bodies: list[BodySpec]) -> bool:
+    """Whether every link that moves (not welded) has visual geometry, on itself or on a
+    link welded to it (ANYmal's legs are drawn on fixed child links): the robot is then
+    drawn by its meshes and shapes, without Simbody's default sketch (frames and bones).
+    ``bodies`` are parents first."""
+    mover: dict[str, str] = {}  # link -> the moving link (or Ground's weld) it rides on
+    drawn: set[str] = set()
+    for b in bodies:
+        mover[b.name] = mover.get(b.parent, b.parent) if b.mobilizer == "Weld" else b.name
+        if any(g.role == "visual" for g in b.geometry):
+            drawn.add(mover[b.name])
+    return all(b.name in drawn for b in bodies if b.mobilizer != "Weld")
+
+
+def _limits(j) -> tuple[float, float] | None:
+    """(lower, upper) of a limited revolute or prismatic joint ``j`` (rad or m), or None."""
+    if j is None or j.type not in ("revolute", "prismatic") or j.limit is None:
+        return None
+    lo, hi = j.limit.lower, j.limit.upper
+    if lo is None or hi is None or not float(lo) <= float(hi):
+        return None
+    return float(lo), float(hi)
+
+
+def _start_within(limits: tuple[float, float] | None) -> tuple[float, ...] | None:
+    """The initial q of a joint with ``limits``: None (the URDF zero) when zero is within
+    them, else the limit nearest zero (Panda's joint 4 has [-3.07, -0.07]), so that the
+    stop does not throw the robot at t = 0."""
+    if limits is None or limits[0] <= 0.0 <= limits[1]:
+        return None
+    return (limits[0] if limits[0] > 0.0 else limits[1],)
 
 
 def _limit(v) -> float:
