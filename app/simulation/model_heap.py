@@ -98,8 +98,8 @@ def freeze_new(wait: bool = True) -> None:
     """Move every object the collector tracks into its permanent generation (no walk: a
     constant-time move of its lists), so the collections that follow do not walk a large
     model's young objects (a System an edit built with the collector off, the objects the 3-D
-    view's drawing in steps made); the next ``settle`` frees what of them was garbage. ``wait=False``: nothing
-    happens while a settle or release runs."""
+    view's drawing in steps made); the next ``settle`` frees what of them was garbage.
+    ``wait=False``: nothing happens while a settle or release runs."""
     if not _lock.acquire(blocking=wait):
         return
     try:
