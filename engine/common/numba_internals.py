@@ -33,6 +33,16 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
   filled on the first call through it by a callback into Python that compiles (or loads
   from the cache) the callee for its one signature; the call itself is numba's native
   calling convention, so the callee's exceptions reach the caller as if it were linked.
+* ``checked_float64_array``: the numba type of an entry point's float64 array argument
+  whose unboxing first checks what numba's does not: numba's own unboxing of an array
+  argument checks only that the object is an ndarray and that its items have the declared
+  size (an int64 array passes as float64) and copies as many dimensions as the object has
+  into a struct sized for the declared number (an array of more dimensions overruns it).
+  This one refuses with TypeError, before anything is copied, any object that is not an
+  ndarray of exactly the declared number of dimensions with numpy's own float64 dtype
+  (``np.dtype(np.float64)``, the same descriptor object), by reading the ``nd`` and
+  ``descr`` fields of numpy's array struct (offsets checked against live arrays when this
+  module is imported).
 * ``JIT_ENABLED``: whether numba compiles at all (``numba.config.DISABLE_JIT``).
 """
 
@@ -52,9 +62,11 @@ from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import config, njit, types
 from numba.core import cgutils
+from numba.core.boxing import unbox_array
+from numba.core.datamodel.models import ArrayModel
 from numba.core.errors import TypingError
 from numba.core.typing import signature as numba_signature
-from numba.extending import intrinsic
+from numba.extending import NativeValue, intrinsic, register_model, unbox
 from numba.np.arrayobj import populate_array
 
 #: False when numba runs the kernels as Python (NUMBA_DISABLE_JIT=1)
@@ -90,10 +102,24 @@ def compiled_entry_point(dispatcher, args: tuple):
 
 def signature_entry_point(dispatcher, signature: tuple):
     """The compiled entry point of ``dispatcher`` for the numba types ``signature``
-    (compiled, or loaded from numba's cache, now); the dispatcher itself when the JIT is
-    off."""
+    (compiled, or loaded from numba's cache, now). When the JIT is off, the dispatcher
+    itself, behind the same refusal (TypeError) of an argument declared
+    ``checked_float64_array`` that does not match it."""
     if not JIT_ENABLED:
-        return dispatcher
+        checked = [
+            (k, t.ndim) for k, t in enumerate(signature) if isinstance(t, CheckedFloat64Array)
+        ]
+        if not checked:
+            return dispatcher
+
+        def checked_call(*args):
+            for k, ndim in checked:
+                arg = args[k]
+                if not isinstance(arg, np.ndarray) or arg.dtype is not _FLOAT64 or arg.ndim != ndim:
+                    raise TypeError(f"expected an ndarray of {ndim} dimension(s) and dtype float64")
+            return dispatcher(*args)
+
+        return checked_call
     dispatcher.compile(signature)
     return dispatcher.overloads[signature].entry_point
 
@@ -381,3 +407,119 @@ if not JIT_ENABLED:  # the kernels run as Python: the same entries as numpy view
 
     def rows(x):  # noqa: F811
         return x.reshape(x.shape[0], -1)
+
+
+# ----------------------------------------------------------------- checked array arguments
+#: byte offsets in numpy's array struct (PyArrayObject_fields) of ``nd`` (int) and
+#: ``descr`` (PyArray_Descr *), and of ``ob_type`` in every Python object
+_OB_TYPE_OFFSET, _ND_OFFSET, _DESCR_OFFSET = 8, 24, 56
+_FLOAT64 = np.dtype(np.float64)
+#: cells holding the addresses of numpy's ndarray type and float64 descriptor in this
+#: process, registered with LLVM by name (compiled code loads them; nothing
+#: process-specific is cached)
+_NDARRAY_TYPE_SYMBOL, _FLOAT64_DESCR_SYMBOL = "mbstudio_ndarray_type", "mbstudio_float64_descr"
+_NDARRAY_TYPE_CELL = ctypes.c_int64(id(np.ndarray))
+_FLOAT64_DESCR_CELL = ctypes.c_int64(id(_FLOAT64))
+
+
+def _check_array_struct_offsets() -> None:
+    """Raise ImportError unless ``nd``, ``descr`` and ``ob_type`` are read at the offsets
+    above in this numpy (read from live arrays of 0 to 3 dimensions)."""
+
+    def read(address: int, ctype):
+        return ctype.from_address(address).value
+
+    for ndim in range(4):
+        arr = np.zeros((1,) * ndim, dtype=np.int64 if ndim == 2 else np.float64)
+        if (
+            read(id(arr) + _OB_TYPE_OFFSET, ctypes.c_int64) != id(np.ndarray)
+            or read(id(arr) + _ND_OFFSET, ctypes.c_int32) != ndim
+            or read(id(arr) + _DESCR_OFFSET, ctypes.c_int64) != id(arr.dtype)
+        ):
+            raise ImportError(
+                "numba_internals: numpy's array struct differs from the one "
+                "checked_float64_array reads (see pyproject.toml's numpy pin)"
+            )
+
+
+class CheckedFloat64Array(types.Array):
+    """The numba type of a float64 array argument of ``ndim`` dimensions whose unboxing
+    refuses (TypeError) anything but an ndarray of exactly ``ndim`` dimensions and dtype
+    ``np.dtype(np.float64)`` (see the module docstring). Inside a kernel it is an array
+    like any other."""
+
+    def __init__(self, dtype, ndim, layout, readonly=False, name=None, aligned=True):
+        if name is None:
+            name = f"checked_array({dtype}, {ndim}d, {layout})"
+        super().__init__(dtype, ndim, layout, readonly=readonly, name=name, aligned=aligned)
+
+
+def checked_float64_array(ndim: int, layout: str = "A") -> CheckedFloat64Array:
+    """The type of a float64 array argument of ``ndim`` dimensions checked when unboxed."""
+    return CheckedFloat64Array(types.float64, ndim, layout)
+
+
+if JIT_ENABLED:
+    _check_array_struct_offsets()
+    llvm_binding.add_symbol(_NDARRAY_TYPE_SYMBOL, ctypes.addressof(_NDARRAY_TYPE_CELL))
+    llvm_binding.add_symbol(_FLOAT64_DESCR_SYMBOL, ctypes.addressof(_FLOAT64_DESCR_CELL))
+    register_model(CheckedFloat64Array)(ArrayModel)
+
+    @unbox(CheckedFloat64Array)
+    def _unbox_checked_float64_array(typ, obj, c):
+        builder, i64 = c.builder, ir.IntType(64)
+        module = builder.module
+
+        def cell(symbol: str):
+            var = module.globals.get(symbol)
+            if var is None:
+                var = ir.GlobalVariable(module, i64, symbol)
+                var.linkage = "external"
+            return builder.load(var)
+
+        def field(offset: int, kind):
+            address = builder.add(builder.ptrtoint(obj, i64), ir.Constant(i64, offset))
+            return builder.load(builder.inttoptr(address, kind.as_pointer()))
+
+        ndarray_type = cell(_NDARRAY_TYPE_SYMBOL)
+        ob_type = field(_OB_TYPE_OFFSET, i64)
+        is_array = cgutils.alloca_once_value(
+            builder, builder.icmp_unsigned("==", ob_type, ndarray_type)
+        )
+        with builder.if_then(builder.not_(builder.load(is_array)), likely=False):
+            subtype = cgutils.get_or_insert_function(
+                module,
+                ir.FunctionType(ir.IntType(32), [c.pyapi.pyobj, c.pyapi.pyobj]),
+                "PyType_IsSubtype",
+            )
+            answer = builder.call(
+                subtype,
+                [
+                    builder.inttoptr(ob_type, c.pyapi.pyobj),
+                    builder.inttoptr(ndarray_type, c.pyapi.pyobj),
+                ],
+            )
+            builder.store(
+                builder.icmp_signed("!=", answer, ir.Constant(ir.IntType(32), 0)), is_array
+            )
+        fits = cgutils.alloca_once_value(builder, cgutils.false_bit)
+        with builder.if_then(builder.load(is_array), likely=True):
+            nd = field(_ND_OFFSET, ir.IntType(32))
+            descr = field(_DESCR_OFFSET, i64)
+            same_nd = builder.icmp_signed("==", nd, ir.Constant(ir.IntType(32), typ.ndim))
+            same_descr = builder.icmp_unsigned("==", descr, cell(_FLOAT64_DESCR_SYMBOL))
+            builder.store(builder.and_(same_nd, same_descr), fits)
+        native = cgutils.alloca_once(builder, c.context.get_value_type(typ))
+        builder.store(ir.Constant(native.type.pointee, None), native)
+        failed = cgutils.alloca_once_value(builder, cgutils.true_bit)
+        with builder.if_else(builder.load(fits), likely=True) as (then, otherwise):
+            with then:
+                value = unbox_array(typ, obj, c)
+                builder.store(value.value, native)
+                builder.store(value.is_error, failed)
+            with otherwise:
+                c.pyapi.err_set_string(
+                    "PyExc_TypeError",
+                    f"expected an ndarray of {typ.ndim} dimension(s) and dtype float64",
+                )
+        return NativeValue(builder.load(native), is_error=builder.load(failed))

@@ -114,6 +114,63 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
         checked_operators.ENTRY.no_such_kernel  # noqa: B018
 
 
+def test_each_entry_point_refuses_an_input_it_cannot_read_before_reading_it():
+    """An entry point's input argument (checked_float64_array) must be an ndarray of the
+    kernel's number of dimensions and dtype np.dtype(np.float64): anything else is
+    refused with TypeError and the output is left as it was; a strided, read-only or
+    subclass array is read as it is."""
+    system, matter, state, rng = _humanoid()
+    matter.calcM(state)
+    ops = state._fast[matter]
+    nu, nb = state.getNU(), matter.getNumBodies()
+    v, F = rng.normal(size=nu), rng.normal(size=(nb, 2, 3))
+    vector_kernels = {
+        "m_inverse_times": lambda x, out: (ops.a, ops.s, True, x, out),
+        "m_times": lambda x, out: (ops.a, ops.s, x, out),
+        "jacobian_times": lambda x, out: (ops.a, ops.s, x, out),
+    }
+    outputs = {"m_inverse_times": (nu,), "m_times": (nu,), "jacobian_times": (nb, 2, 3)}
+    refused_vectors = [
+        v.astype(np.int64),
+        v.astype(np.float32),
+        v.astype(">f8"),
+        v.astype(np.complex128),
+        v.reshape(1, nu),
+        np.ones((nu, 2, 3, 4, 5, 6)),  # more dimensions than the argument has room for
+        np.array(1.0),
+        v.tolist(),
+        None,
+        1.0,
+    ]
+    strided = np.repeat(v, 2)[::2]
+    read_only = v.copy()
+    read_only.flags.writeable = False
+    for name, arguments in vector_kernels.items():
+        entry = checked_operators.entry(name)
+        expected = np.empty(outputs[name])
+        assert entry(*arguments(v, expected)) == 0, name
+        for wrong in refused_vectors:
+            out = np.full(outputs[name], 7.0)
+            with pytest.raises(TypeError, match="ndarray of 1 dimension"):
+                entry(*arguments(wrong, out))
+            assert np.all(out == 7.0), name
+        for taken in (strided, read_only, np.ma.masked_array(v)):
+            out = np.empty(outputs[name])
+            assert entry(*arguments(taken, out)) == 0, name
+            np.testing.assert_array_equal(out, expected, err_msg=name)
+    entry = checked_operators.entry("jacobian_transpose_times")
+    expected = np.empty(nu)
+    assert entry(ops.a, ops.s, F, expected) == 0
+    for wrong in (F.astype(np.int64), F.astype(">f8"), F.reshape(nb, 6), F.reshape(nb, 2, 3, 1)):
+        out = np.full(nu, 7.0)
+        with pytest.raises(TypeError, match="ndarray of 3 dimension"):
+            entry(ops.a, ops.s, wrong, out)
+        assert np.all(out == 7.0)
+    out = np.empty(nu)
+    assert entry(ops.a, ops.s, np.repeat(F, 2, axis=2)[:, :, ::2], out) == 0
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_a_seen_state_of_another_system_or_topology_is_refused_by_every_operator():
     system, matter, state, rng = _humanoid()
     args = _inputs(matter, state, rng)

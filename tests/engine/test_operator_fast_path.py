@@ -197,3 +197,49 @@ def test_the_same_numbers_when_numba_runs_pure_python():
     got = json.loads(proc.stdout)
     for name, value in expected.items():
         np.testing.assert_allclose(np.array(got[name]), value, rtol=0, atol=1e-13, err_msg=name)
+
+
+def test_inputs_of_another_dtype_layout_or_array_type_give_the_converted_results():
+    """The operators pass their input to the compiled entry point as given; whatever it
+    refuses (another dtype or byte order, another number of dimensions, not an ndarray) is
+    converted first and gives the result of its float64 conversion; what it takes (strided,
+    read-only, an ndarray subclass) gives the same result as a plain copy."""
+    system, matter, state, rng = _humanoid()
+    system.realize(state, Stage.Position)
+    nu, nb = state.getNU(), matter.getNumBodies()
+    v = np.round(10 * rng.normal(size=nu))  # integral: exact in every dtype below
+    F = np.round(10 * rng.normal(size=(nb, 2, 3)))
+    strided_v = np.repeat(v, 2)[::2]
+    read_only_v = v.copy()
+    read_only_v.flags.writeable = False
+    vectors = [
+        v.astype(np.int64),
+        v.astype(np.float32),
+        v.astype(">f8"),
+        v.tolist(),
+        tuple(v),
+        strided_v,
+        read_only_v,
+        np.ma.masked_array(v),
+        v.reshape(1, nu)[0],
+    ]
+    strided_F = np.repeat(F, 2, axis=2)[:, :, ::2]
+    forces = [F.astype(np.int64), F.astype(">f8"), F.reshape(nb, 6), F.tolist(), strided_F]
+    for name in ("multiplyByM", "multiplyByMInv", "multiplyBySystemJacobian"):
+        operator = getattr(matter, name)
+        expected = operator(state, v.copy())
+        for given in vectors:
+            got = operator(state, given)
+            assert type(got) is np.ndarray and got.dtype == np.float64, name
+            np.testing.assert_array_equal(got, expected, err_msg=f"{name} {type(given)}")
+    expected = matter.multiplyBySystemJacobianTranspose(state, F.copy())
+    for given in forces:
+        got = matter.multiplyBySystemJacobianTranspose(state, given)
+        np.testing.assert_array_equal(got, expected, err_msg=str(np.shape(given)))
+    for operator in (matter.multiplyByM, matter.multiplyByMInv, matter.multiplyBySystemJacobian):
+        for wrong in (v.reshape(1, 1, nu), np.float64(1.0), np.array(1.0), None):
+            with pytest.raises(InvalidArgumentError):
+                operator(state, wrong)
+    for wrong in (F[0], F[:, 0], np.float64(1.0), None):
+        with pytest.raises(InvalidArgumentError):
+            matter.multiplyBySystemJacobianTranspose(state, wrong)

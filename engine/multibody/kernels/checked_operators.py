@@ -13,10 +13,12 @@ built from the per-body steps here and in ``stage_kernels`` and ``composite_body
 realized); its operator calls ``checked_m_inverse_times``. The O(n) kernels keep the GIL
 (``short_kernel_jit``: releasing it would cost a quarter of a small tree's product).
 ``entry(name)`` gives each one's compiled entry point for its signature in
-``SIGNATURES`` (skipping the dispatcher's per-call type resolution); the caller passes
-arrays of exactly those types and numbers of dimensions (the entry point does not check
-them), the kernel checks the lengths. Spatial vectors are rows [angular, linear]
-about each body origin Bo, in Ground.
+``SIGNATURES`` (skipping the dispatcher's per-call type resolution). An entry point
+refuses with TypeError, before anything is read, a caller's input that is not an ndarray
+of the kernel's number of dimensions and dtype float64 (``checked_float64_array``); the
+table and the outputs, which the operators make themselves, are passed as exactly the
+declared types (those the entry point does not check); the kernel checks the lengths.
+Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import math
 from numba import float64, int64, njit, types
 
 from engine.common.numba_internals import (
+    checked_float64_array,
     f1,
     f2,
     f3,
@@ -64,8 +67,11 @@ from engine.multibody.kernels.stage_kernels import (
 #: wrong length or shape, or one holding a NaN or infinity; nothing is computed then
 NOT_FINITE, WRONG_LENGTH = 1, 2
 
+#: the zero spatial vector (Ground's motion)
+_ZERO6 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
 _TABLE = (types.Array(int64, 1, "C"), types.Array(int64, 2, "C"))
-_VEC_IN = types.Array(float64, 1, "A")
+_VEC_IN = checked_float64_array(1)
 _VEC_OUT = types.Array(float64, 1, "C")
 _MAT_OUT = types.Array(float64, 2, "C")
 
@@ -76,7 +82,7 @@ SIGNATURES = {
     "mass_matrix": (*_TABLE, types.boolean, types.Array(float64, 3, "C"), _MAT_OUT),
     "jacobian": (*_TABLE, _MAT_OUT),
     "jacobian_times": (*_TABLE, _VEC_IN, types.Array(float64, 3, "C")),
-    "jacobian_transpose_times": (*_TABLE, types.Array(float64, 3, "A"), _VEC_OUT),
+    "jacobian_transpose_times": (*_TABLE, checked_float64_array(3), _VEC_OUT),
     "residual": checked_residual.SIGNATURE,
 }
 
@@ -143,13 +149,23 @@ def checked_m_inverse_times(a, s, with_inertias, v, out):
 
 
 @inline
-def _motion_step(A, b, P, p_GB, H, nu, x, s):
-    """Body b's spatial motion (velocity or acceleration, at Bo, in G) from its parent
-    P's row of ``A``: A_P shifted to Bo plus H_b x[s:s+nu], with no velocity terms."""
-    a = shift_motion(load6(A[P]), row_sub(p_GB, b, p_GB, P))
+def _motion_step(A_P, r, H, nu, x, s):
+    """A body's spatial motion (velocity or acceleration, at Bo, in G) from its parent's
+    A_P: A_P shifted by r (from the parent's origin to Bo) plus H x[s:s+nu], with no
+    velocity terms."""
+    a = shift_motion(A_P, r)
     if nu == 1:
         return add_scaled6(a, H, 0, x[s])
     return add_h_times(a, H, nu, x, s)
+
+
+@inline
+def _parent_motion(A, P, b, A_previous):
+    """The spatial motion of body b's parent P: ``A_previous`` (body b - 1's, still in
+    registers) when b continues a chain, else row P of ``A``."""
+    if P == b - 1:
+        return A_previous
+    return load6(A[P])
 
 
 @inline
@@ -179,12 +195,14 @@ def m_times(a, s, v, out):
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB, Phi_G = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.Phi_G)
     A, F = f2(a, s, SLOT.A), f2(a, s, SLOT.F)
-    for i in range(6):
-        A[0, i] = 0.0
-        F[0, i] = 0.0
+    A_b = _ZERO6
+    store6(A[0], A_b)
+    store6(F[0], A_b)
     nb = parent.shape[0]
     for b in range(1, nb):
-        A_b = _motion_step(A, b, parent[b], p_GB, H_G[b], nus[b], v, us[b])
+        P = parent[b]
+        A_P = _parent_motion(A, P, b, A_b)
+        A_b = _motion_step(A_P, row_sub(p_GB, b, p_GB, P), H_G[b], nus[b], v, us[b])
         store6(A[b], A_b)
         store6(F[b], mat6_vec(Phi_G[b], A_b))
     for b in range(nb - 1, 0, -1):
@@ -241,10 +259,13 @@ def jacobian_times(a, s, u, V_out):
         return NOT_FINITE
     V = rows(V_out)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
-    for i in range(6):
-        V[0, i] = 0.0
+    V_b = _ZERO6
+    store6(V[0], V_b)
     for b in range(1, nb):
-        store6(V[b], _motion_step(V, b, parent[b], p_GB, H_G[b], nus[b], u, us[b]))
+        P = parent[b]
+        V_P = _parent_motion(V, P, b, V_b)
+        V_b = _motion_step(V_P, row_sub(p_GB, b, p_GB, P), H_G[b], nus[b], u, us[b])
+        store6(V[b], V_b)
     return 0
 
 

@@ -484,17 +484,18 @@ class StageRealizationMixin:
     # full check) and makes one compiled call, whose kernel first checks that nothing the
     # full check depends on has changed since (operator_check.stale: status STALE, nothing
     # done); then _operators checks again, raising the typed error or recording the new
-    # serial, and the operator is called again. The compiled entry point does not check
-    # its arguments' types, so the operator passes an input only when its dtype is
-    # float64 and its number of dimensions the kernel's (the entry point refuses anything
-    # but an ndarray with TypeError); the kernel checks its length and values.
+    # serial, and the operator is called again. The operators with one input pass it to
+    # the entry point as given: the entry point refuses with TypeError anything but an
+    # ndarray of the kernel's number of dimensions and dtype float64, before anything is
+    # read (numba_internals.checked_float64_array); the kernel checks its length and
+    # values.
     #
     # _SLOW_PATH: the operators with one input make that call inside ``try``: a State
     # without a record yet (KeyError), anything but a State (AttributeError), an input to
-    # convert (AttributeError, TypeError) or a record saying the udot are prescribed all
-    # leave it for _operators' full check first (so the stage is refused before the
-    # argument), then the input's conversion (_sized, _body_forces_3d: the typed errors),
-    # then the operator again.
+    # convert (TypeError) or a record saying the udot are prescribed all leave it for
+    # _operators' full check first (so the stage is refused before the argument), then
+    # the input's conversion (_sized, _body_forces_3d: the typed errors), then the
+    # operator again.
 
     def _operators(self, state: State, stage: Stage, what: str) -> _Operators:
         """The _Operators of ``state`` for the operator ``what`` after its checks, made or
@@ -561,7 +562,7 @@ class StageRealizationMixin:
         entries of v are not read and those of the result are 0."""
         try:
             ops = state._fast[self]
-            if v.dtype is not _FLOAT64 or v.ndim != 1 or ops.playout is not None:
+            if ops.playout is not None:
                 raise TypeError
             out = _empty(ops.nu)
             entry = ops.abi_entry
@@ -586,8 +587,6 @@ class StageRealizationMixin:
         """M a in O(n) (Position stage)."""
         try:
             ops = state._fast[self]
-            if a.dtype is not _FLOAT64 or a.ndim != 1:
-                raise TypeError
             out = _empty(ops.nu)
             status = ENTRY.m_times(ops.a, ops.s, a, out)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
@@ -683,8 +682,6 @@ class StageRealizationMixin:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
         try:
             ops = state._fast[self]
-            if u.dtype is not _FLOAT64 or u.ndim != 1:
-                raise TypeError
             V = _empty(ops.body)
             status = ENTRY.jacobian_times(ops.a, ops.s, u, V)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
@@ -705,8 +702,6 @@ class StageRealizationMixin:
         what = "multiplyBySystemJacobianTranspose"
         try:
             ops = state._fast[self]
-            if F.dtype is not _FLOAT64 or F.ndim != 3:
-                raise TypeError
             f = _empty(ops.nu)
             status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
