@@ -13,7 +13,8 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
   runtime and may be called from a ``kernel_jit`` kernel (which would otherwise pass its
   setting on).
 * ``f1`` .. ``i2``: a table entry (address and shape, see
-  ``engine.multibody.kernels.array_table``) as an array, built inline by an intrinsic
+  ``engine.multibody.kernels.array_table``) as an array (``table_addresses``: the
+  table's addresses from its shapes' last row), built inline by an intrinsic
   from ``numba.core.cgutils`` and ``numba.np.arrayobj.populate_array`` (what
   ``numba.carray`` does, without returning an array from a function, which a kernel
   without the runtime may not call). With NUMBA_DISABLE_JIT they are numpy views.
@@ -380,6 +381,14 @@ def i2(a, s, k):
     return _int64_2d(a[k], (s[k, 0], s[k, 1]))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def table_addresses(s):
+    """The addresses array of the table whose shapes are ``s`` (the shapes' last row holds
+    its address and length: ``engine.multibody.kernels.array_table``)."""
+    n = s.shape[0] - 1
+    return _int64_1d(s[n, 0], (s[n, 1],))
+
+
 if not JIT_ENABLED:  # the kernels run as Python: the same entries as numpy views
 
     def _view(address, shape: tuple, ctype) -> np.ndarray:
@@ -404,6 +413,10 @@ if not JIT_ENABLED:  # the kernels run as Python: the same entries as numpy view
 
     def i2(a, s, k):  # noqa: F811
         return _view(a[k], (s[k, 0], s[k, 1]), ctypes.c_int64)
+
+    def table_addresses(s):  # noqa: F811
+        n = s.shape[0] - 1
+        return _view(s[n, 0], (s[n, 1],), ctypes.c_int64)
 
     def rows(x):  # noqa: F811
         return x.reshape(x.shape[0], -1)

@@ -87,14 +87,15 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
     nu, nb = state.getNU(), matter.getNumBodies()
     v, F = rng.normal(size=nu), rng.normal(size=(nb, 2, 3))
     cbi = np.zeros((nb, 6, 6))
-    calls = {  # name: (arguments after the table, output)
-        "m_inverse_times": ((True, v), np.empty(nu)),
-        "m_times": ((v,), np.empty(nu)),
-        "mass_matrix": ((True, cbi), np.empty((nu, nu))),
-        "jacobian": ((), np.empty((6 * nb, nu))),
-        "jacobian_times": ((v,), np.empty((nb, 2, 3))),
-        "jacobian_transpose_times": ((F,), np.empty(nu)),
-        "residual": ((F, v, rng.normal(size=nu)), np.empty(nu)),
+    table = (ops.s,)  # the operators' kernels take the table's shapes alone
+    calls = {  # name: (arguments before the output, output)
+        "m_inverse_times": ((*table, True, v), np.empty(nu)),
+        "m_times": ((*table, v), np.empty(nu)),
+        "mass_matrix": ((*table, True, cbi), np.empty((nu, nu))),
+        "jacobian": (table, np.empty((6 * nb, nu))),
+        "jacobian_times": ((*table, v), np.empty((nb, 2, 3))),
+        "jacobian_transpose_times": ((*table, F), np.empty(nu)),
+        "residual": ((ops.a, ops.s, F, v, rng.normal(size=nu)), np.empty(nu)),
     }
     assert set(calls) == set(checked_operators.SIGNATURES)
     for name, (args, out) in calls.items():
@@ -102,12 +103,12 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
         dispatcher = checked_operators._KERNELS[name]
         assert (entry is not dispatcher) == JIT_ENABLED, name
         expected = np.full_like(out, np.nan)
-        assert dispatcher(ops.a, ops.s, *args, expected) == 0, name
-        assert entry(ops.a, ops.s, *args, out) == 0, name
+        assert dispatcher(*args, expected) == 0, name
+        assert entry(*args, out) == 0, name
         np.testing.assert_array_equal(out, expected, err_msg=name)
         assert np.all(np.isfinite(out)), name
         # ENTRY's attribute: the entry point once called (at first, a loader of it)
-        assert getattr(checked_operators.ENTRY, name)(ops.a, ops.s, *args, out) == 0, name
+        assert getattr(checked_operators.ENTRY, name)(*args, out) == 0, name
         assert getattr(checked_operators.ENTRY, name) is entry, name
         np.testing.assert_array_equal(out, expected, err_msg=name)
     with pytest.raises(AttributeError):
@@ -125,9 +126,9 @@ def test_each_entry_point_refuses_an_input_it_cannot_read_before_reading_it():
     nu, nb = state.getNU(), matter.getNumBodies()
     v, F = rng.normal(size=nu), rng.normal(size=(nb, 2, 3))
     vector_kernels = {
-        "m_inverse_times": lambda x, out: (ops.a, ops.s, True, x, out),
-        "m_times": lambda x, out: (ops.a, ops.s, x, out),
-        "jacobian_times": lambda x, out: (ops.a, ops.s, x, out),
+        "m_inverse_times": lambda x, out: (ops.s, True, x, out),
+        "m_times": lambda x, out: (ops.s, x, out),
+        "jacobian_times": lambda x, out: (ops.s, x, out),
     }
     outputs = {"m_inverse_times": (nu,), "m_times": (nu,), "jacobian_times": (nb, 2, 3)}
     refused_vectors = [
@@ -160,14 +161,14 @@ def test_each_entry_point_refuses_an_input_it_cannot_read_before_reading_it():
             np.testing.assert_array_equal(out, expected, err_msg=name)
     entry = checked_operators.entry("jacobian_transpose_times")
     expected = np.empty(nu)
-    assert entry(ops.a, ops.s, F, expected) == 0
+    assert entry(ops.s, F, expected) == 0
     for wrong in (F.astype(np.int64), F.astype(">f8"), F.reshape(nb, 6), F.reshape(nb, 2, 3, 1)):
         out = np.full(nu, 7.0)
         with pytest.raises(TypeError, match="ndarray of 3 dimension"):
-            entry(ops.a, ops.s, wrong, out)
+            entry(ops.s, wrong, out)
         assert np.all(out == 7.0)
     out = np.empty(nu)
-    assert entry(ops.a, ops.s, np.repeat(F, 2, axis=2)[:, :, ::2], out) == 0
+    assert entry(ops.s, np.repeat(F, 2, axis=2)[:, :, ::2], out) == 0
     np.testing.assert_array_equal(out, expected)
 
 

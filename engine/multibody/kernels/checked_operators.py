@@ -4,8 +4,9 @@
 ``multiplyBySystemJacobian`` and ``multiplyBySystemJacobianTranspose`` do little work on a
 small tree, so unboxing a kernel's dozen arrays and resolving its argument types on every
 call would cost more than the work. Each kernel here takes the State's arrays from its
-kernel table (``engine.multibody.kernels.layout``, built once per State), the caller's
-input and the output, checks first that the State still qualifies
+kernel table (``engine.multibody.kernels.layout``, built once per State: given as its
+shapes ``s``, whose last row leads to its addresses ``a``), the caller's input and the
+output, checks first that the State still qualifies
 (``operator_check.stale``: status STALE), then the input's length and values (statuses
 WRONG_LENGTH and NOT_FINITE), nothing computed on a refusal, and then runs its recursion,
 built from the per-body steps here and in ``stage_kernels`` and ``composite_body``.
@@ -39,6 +40,7 @@ from engine.common.numba_internals import (
     runtime_jit,
     short_kernel_jit,
     signature_entry_point,
+    table_addresses,
 )
 from engine.multibody.kernels import checked_residual
 from engine.multibody.kernels.composite_body import calc_composite_inertias, calc_mass_matrix
@@ -70,7 +72,7 @@ NOT_FINITE, WRONG_LENGTH = 1, 2
 #: the zero spatial vector (Ground's motion)
 _ZERO6 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
-_TABLE = (types.Array(int64, 1, "C"), types.Array(int64, 2, "C"))
+_TABLE = (types.Array(int64, 2, "C"),)
 _VEC_IN = checked_float64_array(1)
 _VEC_OUT = types.Array(float64, 1, "C")
 _MAT_OUT = types.Array(float64, 2, "C")
@@ -140,9 +142,10 @@ def m_inverse_times(a, s, with_inertias, v, out):
 
 
 @short_kernel_jit
-def checked_m_inverse_times(a, s, with_inertias, v, out):
+def checked_m_inverse_times(s, with_inertias, v, out):
     """``m_inverse_times`` after the operators' check: STALE (nothing done) if the State
     must be checked again (``operator_check.stale``), else its status."""
+    a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
     return m_inverse_times(a, s, with_inertias, v, out)
@@ -179,13 +182,14 @@ def _force_step(F, b, P, p_GB, H, nu, s, out):
 
 
 @short_kernel_jit
-def m_times(a, s, v, out):
+def m_times(s, v, out):
     """out = M v: the Newton-Euler recursion with no velocity terms and no forces. Base
     to tip each body's spatial acceleration A_b = A_P shifted to Bo + H_b v_b and its
     inertial force F_b = Phi_b A_b; tip to base out_b = H_b^T F_b and F_b shifted to the
     parent's origin is added to F_P. STALE (operator_check), WRONG_LENGTH if v and out
     differ in length, NOT_FINITE if v holds a NaN or infinity (nothing done then), else
     0."""
+    a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
     if v.shape[0] != out.shape[0]:
@@ -211,10 +215,11 @@ def m_times(a, s, v, out):
 
 
 @runtime_jit  # (calc_composite_inertias allocates its 6x6 scratch)
-def mass_matrix(a, s, with_composites, R_cbi, M):
+def mass_matrix(s, with_composites, R_cbi, M):
     """M (nu x nu, zeroed here) from the composite body inertias R_cbi (nb, 6, 6),
     computed first if ``with_composites``. Returns 0, or STALE (operator_check: nothing
     done)."""
+    a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
     parent, p_GB = i1(a, s, SLOT.parent), f2(a, s, SLOT.p_GB)
@@ -228,9 +233,10 @@ def mass_matrix(a, s, with_composites, R_cbi, M):
 
 
 @kernel_jit
-def jacobian(a, s, J):
+def jacobian(s, J):
     """J (6 nb x nu): the system Jacobian, rows [w; v] per body about Bo in G. Returns 0,
     or STALE (operator_check: nothing done)."""
+    a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
     system_jacobian(
@@ -245,10 +251,11 @@ def jacobian(a, s, J):
 
 
 @short_kernel_jit
-def jacobian_times(a, s, u, V_out):
+def jacobian_times(s, u, V_out):
     """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
     base to tip. STALE (operator_check), WRONG_LENGTH if u or V_out has the wrong length,
     NOT_FINITE if u holds a NaN or infinity (nothing done then), else 0."""
+    a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
@@ -270,10 +277,11 @@ def jacobian_times(a, s, u, V_out):
 
 
 @short_kernel_jit
-def jacobian_transpose_times(a, s, F_in, f):
+def jacobian_transpose_times(s, F_in, f):
     """f = J^T F: the generalized forces of body forces F (nb, 2, 3) at Bo in G, tip to
     base. STALE (operator_check), WRONG_LENGTH if F is not (nb, 2, 3) or f has the wrong
     length, NOT_FINITE if F holds a NaN or infinity (nothing done then), else 0."""
+    a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)

@@ -141,7 +141,8 @@ class _Operators:
       prescribed-motion layout if any udot is prescribed, else None) and ``abi_version``,
       ``cbi_version`` (the version of the earliest stage of the articulated and composite
       inertias entries, Instance: an entry realized at that version is current);
-    * the kernel table (``a`` addresses, ``s`` shapes), ``nb``, ``nu``, the lazy entries,
+    * the kernel table (``a`` addresses, ``s`` shapes: the operators' kernels take the
+      shapes alone, whose last row leads to the addresses), ``nb``, ``nu``, the lazy entries,
       the composite inertias array, and the shapes a vector (nu,) and body forces
       (nb, 2, 3) must have.
     """
@@ -567,7 +568,7 @@ class StageRealizationMixin:
             out = _empty(ops.nu)
             entry = ops.abi_entry
             with_inertias = entry is None or entry.realized_version != ops.abi_version
-            status = ENTRY.m_inverse_times(ops.a, ops.s, with_inertias, v, out)
+            status = ENTRY.m_inverse_times(ops.s, with_inertias, v, out)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyByMInv")
             if ops.playout is not None:
@@ -588,7 +589,7 @@ class StageRealizationMixin:
         try:
             ops = state._fast[self]
             out = _empty(ops.nu)
-            status = ENTRY.m_times(ops.a, ops.s, a, out)
+            status = ENTRY.m_times(ops.s, a, out)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyByM")
             return self.multiplyByM(state, _sized(a, ops.nu, "multiplyByM"))
@@ -672,7 +673,7 @@ class StageRealizationMixin:
         except (AttributeError, KeyError):  # not a State, or no record yet
             ops = self._operators(state, _POSITION, "calcSystemJacobian")
         J = _empty((6 * ops.nb, ops.nu))
-        if ENTRY.jacobian(ops.a, ops.s, J) == STALE:
+        if ENTRY.jacobian(ops.s, J) == STALE:
             self._operators(state, _POSITION, "calcSystemJacobian")
             return self.calcSystemJacobian(state)
         return J
@@ -683,7 +684,7 @@ class StageRealizationMixin:
         try:
             ops = state._fast[self]
             V = _empty(ops.body)
-            status = ENTRY.jacobian_times(ops.a, ops.s, u, V)
+            status = ENTRY.jacobian_times(ops.s, u, V)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
             u = _sized(u, ops.nu, "multiplyBySystemJacobian")
@@ -703,7 +704,7 @@ class StageRealizationMixin:
         try:
             ops = state._fast[self]
             f = _empty(ops.nu)
-            status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
+            status = ENTRY.jacobian_transpose_times(ops.s, F, f)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, what)
             return self.multiplyBySystemJacobianTranspose(state, _body_forces_3d(F, ops.nb, what))
@@ -713,7 +714,7 @@ class StageRealizationMixin:
                 return self.multiplyBySystemJacobianTranspose(state, F)
             if status == WRONG_LENGTH:  # refused, or of the right size and taken row by row
                 F = _body_forces_3d(F, ops.nb, what)
-                status = ENTRY.jacobian_transpose_times(ops.a, ops.s, F, f)
+                status = ENTRY.jacobian_transpose_times(ops.s, F, f)
             if status:
                 raise InvalidArgumentError(f"{what}: body forces must be finite")
         return f
@@ -729,7 +730,7 @@ class StageRealizationMixin:
         entry = ops.cbi_entry
         with_composites = entry.realized_version != ops.cbi_version
         M = _empty((ops.nu, ops.nu))
-        if ENTRY.mass_matrix(ops.a, ops.s, with_composites, ops.cbi, M) == STALE:
+        if ENTRY.mass_matrix(ops.s, with_composites, ops.cbi, M) == STALE:
             self._operators(state, _POSITION, "calcM")
             return self.calcM(state)
         if with_composites:
