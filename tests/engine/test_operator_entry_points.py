@@ -87,7 +87,11 @@ def test_each_entry_point_computes_what_its_dispatcher_computes():
     nu, nb = state.getNU(), matter.getNumBodies()
     v, F = rng.normal(size=nu), rng.normal(size=(nb, 2, 3))
     cbi = np.zeros((nb, 6, 6))
-    table = (ops.s,)  # the operators' kernels take the table's shapes alone
+    # the operators' kernels take the table's shapes alone: their last row leads to the
+    # addresses
+    assert ops.s.shape == (ops.a.shape[0] + 1, 3)
+    assert (ops.s[-1, 0], ops.s[-1, 1]) == (ops.a.ctypes.data, ops.a.shape[0])
+    table = (ops.s,)
     calls = {  # name: (arguments before the output, output)
         "m_inverse_times": ((*table, True, v), np.empty(nu)),
         "m_times": ((*table, v), np.empty(nu)),
