@@ -1,6 +1,6 @@
 """Every use of numba's private API in the engine, in one place.
 
-The engine's fast path relies on four things numba does not document as public, so they
+The engine's fast path relies on things numba does not document as public, so they
 are kept here, and pyproject.toml pins numba to the minor version they were tested with:
 
 * ``kernel_jit`` (and ``short_kernel_jit``, which keeps the GIL): ``njit`` with numba's
@@ -480,6 +480,10 @@ if JIT_ENABLED:
 
     @unbox(CheckedFloat64Array)
     def _unbox_checked_float64_array(typ, obj, c):
+        """Python object -> native array for a CheckedFloat64Array argument: the object's
+        type is ndarray or a subclass, then its ``nd`` is the declared number and its
+        ``descr`` numpy's float64 descriptor, and only then numba's own unboxing; else
+        TypeError (the entry point returns NULL with it set)."""
         builder, i64 = c.builder, ir.IntType(64)
         module = builder.module
 
