@@ -15,7 +15,9 @@ With NUMBA_DISABLE_JIT the look is a ctypes read of the same cell.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import threading
 
 import numpy as np
 from llvmlite import ir
@@ -75,3 +77,31 @@ else:
     def interrupted(address):
         """Whether the InterruptRequest at ``address`` (0: none) is set."""
         return address != 0 and ctypes.c_int64.from_address(address).value != 0
+
+
+_watched = threading.local()
+
+
+@contextlib.contextmanager
+def watching(request: InterruptRequest):
+    """While the block runs, ``current_address()`` in this thread is ``request``'s: the
+    engine's long computations outside the stepping kernels (projections, assembly,
+    acceleration realizations) look at it, so a request set by another thread (an
+    integrator's ``interruptStep``) stops them. Blocks nest; the innermost wins."""
+    previous = getattr(_watched, "request", None)
+    _watched.request = request
+    try:
+        yield request
+    finally:
+        _watched.request = previous
+
+
+def current_request() -> InterruptRequest | None:
+    """The InterruptRequest this thread's computation watches (``watching``), or None."""
+    return getattr(_watched, "request", None)
+
+
+def current_address() -> int:
+    """The address of ``current_request()`` (0 for none), the int64 kernels take."""
+    request = current_request()
+    return request.address if request is not None else 0
