@@ -32,7 +32,11 @@ from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.multibody.kernels.constraint_projection import INTERRUPTED, min_norm_solve
-from engine.multibody.kernels.interrupt_request import InterruptRequest, current_request
+from engine.multibody.kernels.interrupt_request import (
+    InterruptRequest,
+    current_request,
+    stop_if_interrupted,
+)
 from engine.multibody.kernels.pivoted_cholesky import LARGE_M
 from engine.multibody.kernels.quaternion_projection import (
     normalize_quaternions,
@@ -49,14 +53,6 @@ def _norm(x: np.ndarray, infinity: bool) -> float:
     if x.size == 0:
         return 0.0
     return float(np.max(np.abs(x))) if infinity else float(np.sqrt(np.mean(x * x)))
-
-
-def _stop_if_interrupted(what: str) -> None:
-    """Raise ComputationInterruptedError if this thread's watched InterruptRequest
-    (``interrupt_request.watching``) is set."""
-    request = current_request()
-    if request is not None and request.is_set():
-        raise ComputationInterruptedError(f"{what} was interrupted (interruptStep)")
 
 
 def _large_min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -101,7 +97,7 @@ def _min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
             "projection: the constraint Jacobian or errors are not finite (NaN or infinity); "
             "the State has diverged"
         )
-    _stop_if_interrupted("a projection")
+    stop_if_interrupted("a projection")
     if A.shape[0] > LARGE_M:
         return _large_min_norm_solve(A, b)
     U, s, Vt = interruptible_linalg.svd(A, full_matrices=False)
@@ -221,7 +217,7 @@ class MatterProjectionMixin:
                     )
                     return
                 while norm > target and iterations < _MAX_Q_ITERATIONS:
-                    _stop_if_interrupted("projectQ")
+                    stop_if_interrupted("projectQ")
                     A = (tp[:, None] * self.calcPq(state)) / wq[None, :]
                     A[:, self._prescribed_q_columns(state)] = 0.0  # prescribed q stay put
                     dq = -_min_norm_solve(A, errs) / wq

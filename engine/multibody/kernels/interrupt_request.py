@@ -105,3 +105,14 @@ def current_address() -> int:
     """The address of ``current_request()`` (0 for none), the int64 kernels take."""
     request = current_request()
     return request.address if request is not None else 0
+
+
+def stop_if_interrupted(what: str) -> None:
+    """Raise ComputationInterruptedError, naming ``what``, if this thread's watched
+    InterruptRequest (``watching``) is set: the look of a Python loop (a projection's
+    iterations, an assembly's) between its steps."""
+    request = current_request()
+    if request is not None and request.is_set():
+        from engine.common.exceptions import ComputationInterruptedError
+
+        raise ComputationInterruptedError(f"{what} was interrupted (interruptStep)")
