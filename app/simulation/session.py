@@ -1284,7 +1284,7 @@ class SimulationSession:
             stepper.getIntegrator().setInternalStepLimit(PACED_STEPS_PER_CALL)
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
-            while t < target - tol:
+            while t < target - tol and not self._step_cut.is_set():
                 t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
                 if not self.gui_idle.is_set():
                     self._wait_for_gui()
@@ -1300,7 +1300,7 @@ class SimulationSession:
                 if status == SuccessfulStepStatus.EndOfSimulation:
                     self._end_of_simulation()
                     return True
-                if time.perf_counter() > deadline or self._step_cut.is_set():
+                if time.perf_counter() > deadline:
                     break
             return True
         except Exception as exc:  # noqa: BLE001  (any failure pauses the run with a message)
