@@ -31,9 +31,14 @@ def ladder_80():
     return ladder(80)
 
 
+@pytest.fixture(scope="module")
+def ladder_20():
+    return ladder(20)
+
+
 @pytest.mark.parametrize("name", sorted(INTEGRATORS))
-def test_every_integrator_s_step_stops_at_its_interrupt_request(ladder_80, name):
-    system, state = ladder_80
+def test_every_integrator_s_step_stops_at_its_interrupt_request(ladder_20, name):
+    system, state = ladder_20
     integ = make_integrator(name, system, 1e-3)
     ts = TimeStepper(system, integ)
     ts.setReportAllSignificantStates(True)  # as the studio: ReachedStepLimit is returned
