@@ -11,6 +11,12 @@ milliseconds, whatever the size of the model. A kernel that sees it returns its
 start of the step it was taking.
 
 With NUMBA_DISABLE_JIT the look is a ctypes read of the same cell.
+
+Computations that are not handed an address (projections, Acceleration realizations,
+assemblies) look at the request their thread watches: ``watching(request)`` makes it
+``current_request()`` for a block (an integrator's ``stepTo`` and ``initialize`` watch the
+integrator's), and ``stop_if_interrupted`` raises ComputationInterruptedError when it is
+set.
 """
 
 from __future__ import annotations
