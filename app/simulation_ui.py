@@ -406,6 +406,8 @@ class SimulationPanel(QObject):
     def step(self) -> None:
         if self.session is not None:
             self.session.step()
+            # Pause (and Stop) drop a step that takes long; Play and Step wait for it
+            self._update_actions(running=True, loaded=True)
 
     def reset(self) -> None:
         if self.session is not None:
@@ -678,7 +680,8 @@ class SimulationPanel(QObject):
         # While running, the panels are refreshed in the ticks between frames (see _tick);
         # here only when that has not happened for twice their interval.
         self._refresh_panels(snap, now, slack=2.0)
-        self._update_actions(running=snap.running, loaded=True)
+        stepping = self.session is not None and self.session.stepping
+        self._update_actions(running=snap.running or stepping, loaded=True)
         if snap.error:
             if not self.run_errors_explained:
                 self.show_error(snap.error)

@@ -34,6 +34,7 @@ from engine.common.events import (
 from engine.common.exceptions import (
     AssembleFailedError,
     CacheEntryOutOfDateError,
+    ComputationInterruptedError,
     IndexOutOfRangeError,
     InvalidArgumentError,
     InvalidObjectError,

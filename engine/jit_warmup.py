@@ -580,6 +580,11 @@ def _warm_constraints(done: list, failed: dict) -> None:
                 matter.calcPq(state)
             finally:
                 system._fused_realization = saved
+        # the projections' minimum-norm solve beyond LARGE_M rows, called from Python
+        # (matter_projection) with an interrupt request's address
+        from engine.multibody.kernels.constraint_projection import min_norm_solve
+
+        min_norm_solve(np.ones((1, 2)), np.ones(1), np.empty(2), 0)
 
     _attempt("constraints", realize, done, failed)
 

@@ -60,7 +60,7 @@ from app.simulation.snapshot import (
     stage_info,
 )
 from app.simulation.state_carry import carry_by_name
-from engine.common.exceptions import SimTKError
+from engine.common.exceptions import ComputationInterruptedError, SimTKError
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.integrators import SuccessfulStepStatus, TimeStepper
@@ -205,6 +205,12 @@ class SimulationSession:
         self._consumed.set()
         #: set by a pause or stop: cuts the worker's rest after a batch short
         self._cut_rest = threading.Event()
+        #: True from ``step()`` until the worker has taken (or dropped) that one step
+        self._stepping_once = False
+        #: set by a pause or stop during a ``step()``: the worker drops the step
+        self._step_cut = threading.Event()
+        #: the integrator being initialized for a new stepper, while it is
+        self._starting = None
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._running = False
@@ -512,15 +518,25 @@ class SimulationSession:
         State at the last completed step (``interruptStep``), and the worker applies the
         command without resting after that batch."""
         self._cut_rest.set()
+        stepping_once = self._stepping_once
+        if stepping_once:
+            self._step_cut.set()
         stepper = self._stepper
-        interrupt = (
-            getattr(stepper.getIntegrator(), "interruptStep", None) if stepper is not None else None
-        )
-        if interrupt is not None and self._running:
-            interrupt()
+        integ = stepper.getIntegrator() if stepper is not None else self._starting
+        if integ is not None and (self._running or stepping_once):
+            integ.interruptStep()
 
     def step(self) -> None:
+        """Advance one reporting interval (worker); ``pause`` or ``stop`` meanwhile drops
+        it, leaving the State as it was before."""
+        self._step_cut.clear()
+        self._stepping_once = True
         self.submit("step")
+
+    @property
+    def stepping(self) -> bool:
+        """Whether a ``step()`` is asked for or under way (any thread)."""
+        return self._stepping_once
 
     def reset(self) -> None:
         self.submit("reset")
@@ -741,8 +757,26 @@ class SimulationSession:
     def _cmd_step(self) -> str | None:
         self._running = False
         self._error = ""
-        with self._state.getStateLock():
-            ok = self._advance(self._state.getTime() + self.settings.report_interval, math.inf)
+        before = State(self._state)
+        try:
+            with self._state.getStateLock():
+                ok = self._advance(self._state.getTime() + self.settings.report_interval, math.inf)
+        finally:
+            self._stepping_once = False
+        if self._step_cut.is_set():
+            self._step_cut.clear()
+            state = self._state
+            if state.getTime() != before.getTime() or not np.array_equal(
+                state.getY(), before.getY()
+            ):
+                # steps completed before the cut: the integrator starts again from before
+                self._state, self._stepper = before, None
+            self._error = ""
+            self._status = (
+                f"Paused: the step was interrupted; the State is as before it "
+                f"(t = {before.getTime():.6g})"
+            )
+            return None
         self._status = "Paused (stepped)" if ok else self._status
         return None
 
@@ -1172,7 +1206,11 @@ class SimulationSession:
                 failures = [m for m in self._marks if m[0] > t]
                 self._marks = [m for m in self._marks if m[0] <= t]
             self._left_marks = (self.events.take_after(t), failures)
-            stepper.initialize(self._state)
+            self._starting = integ  # (a pause or stop interrupts its initialize)
+            try:
+                stepper.initialize(self._state)
+            finally:
+                self._starting = None
             # The integrator's advanced State is the live State from now on.
             self._state = integ.getAdvancedState()
             self._stepper = stepper
@@ -1228,6 +1266,9 @@ class SimulationSession:
         try:
             stepper = self._ensure_stepper()
         except Exception as exc:  # noqa: BLE001  (projection, handlers, a bad model...)
+            if isinstance(exc, ComputationInterruptedError):  # a pause or stop asked it
+                self._status = "Paused: starting the integrator was interrupted"
+                return False
             self._fail(exc, "starting the integrator failed")
             return False
         interval = interval or self.settings.report_interval
@@ -1243,7 +1284,7 @@ class SimulationSession:
             stepper.getIntegrator().setInternalStepLimit(PACED_STEPS_PER_CALL)
             t = stepper.getTime()
             tol = 1e-12 * max(1.0, abs(target)) if math.isfinite(target) else 0.0
-            while t < target - tol:
+            while t < target - tol and not self._step_cut.is_set():
                 t_next = min(target, (math.floor(t / interval + 1e-9) + 1) * interval)
                 if not self.gui_idle.is_set():
                     self._wait_for_gui()
@@ -1263,6 +1304,8 @@ class SimulationSession:
                     break
             return True
         except Exception as exc:  # noqa: BLE001  (any failure pauses the run with a message)
+            if isinstance(exc, ComputationInterruptedError) and self._step_cut.is_set():
+                return False  # (``_cmd_step`` says so)
             self._fail(exc, STEP_FAILED)
             return False
 

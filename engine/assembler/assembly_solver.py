@@ -34,6 +34,7 @@ from engine.assembler.assembly_condition import normalize_result
 from engine.common import interruptible_linalg
 from engine.common.exceptions import AssembleFailedError, InvalidArgumentError
 from engine.common.stage import Stage
+from engine.multibody.kernels.interrupt_request import stop_if_interrupted
 
 if TYPE_CHECKING:
     from engine.assembler.assembler import Assembler
@@ -187,6 +188,7 @@ class AssemblySolver:
         """Central-difference derivative columns of fun() (vector) w.r.t. the free q."""
         cols = []
         for j in range(self.n):
+            stop_if_interrupted("assembly")
             h = FD_STEP * max(1.0, abs(x[j]))
             xp = x.copy()
             xp[j] += h
@@ -289,6 +291,7 @@ class AssemblySolver:
             return x, r, True
         target = 0.01 * self.tol
         for _ in range(max_iterations):
+            stop_if_interrupted("assembly")
             if self.norm(r) <= target or self.norm(r) == 0.0:
                 break
             A = self.jacobian(x)
@@ -356,6 +359,7 @@ class AssemblySolver:
         f = self.goal()
         use_gauss_newton = True
         for _ in range(max_iterations):
+            stop_if_interrupted("assembly")
             if f == 0.0 or self.n == 0:
                 break
             g = self.gradient(x)

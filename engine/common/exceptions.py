@@ -61,6 +61,12 @@ class ProjectionFailedError(SimTKError, RuntimeError):
     """Constraint projection could not reach the requested tolerance."""
 
 
+class ComputationInterruptedError(SimTKError, RuntimeError):
+    """A long computation (a projection, an assembly, an acceleration realization) saw
+    the interrupt request it watches (``Integrator.interruptStep``) and stopped before
+    writing its result; the message names what was interrupted."""
+
+
 class AssembleFailedError(SimTKError, RuntimeError):
     """The Assembler could not satisfy its requirements."""
 

@@ -41,7 +41,7 @@ import numpy as np
 from scipy.integrate import BDF, LSODA
 
 from engine.common import interruptible_linalg
-from engine.common.exceptions import InvalidArgumentError
+from engine.common.exceptions import ComputationInterruptedError, InvalidArgumentError
 from engine.common.stage import Stage
 from engine.integrators.error_norm import scaleDQ
 from engine.integrators.integrator import _RECOVERABLE, Integrator, _TrialStepError
@@ -230,6 +230,8 @@ class CPodesIntegrator(Integrator):
                     return
             except _TrialStepError as exc:
                 self._failure, self._failureExc = str(exc), None
+            except ComputationInterruptedError:
+                raise
             except _RECOVERABLE as exc:
                 self._failure = f"evaluating a trial state raised {type(exc).__name__}: {exc}"
                 self._failureExc = exc

@@ -33,7 +33,12 @@ from enum import IntEnum
 import numpy as np
 
 from engine.common.events import Event, HandleEventsOptions, HandleEventsResults
-from engine.common.exceptions import InvalidArgumentError, SimTKError, StepFailedError
+from engine.common.exceptions import (
+    ComputationInterruptedError,
+    InvalidArgumentError,
+    SimTKError,
+    StepFailedError,
+)
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.state import State
@@ -51,6 +56,7 @@ from engine.integrators.step_control import (
     tiny_step_count,
     trial_step_end,
 )
+from engine.multibody.kernels.interrupt_request import InterruptRequest, watching
 
 #: Exceptions that make a trial step fail (the step is retried smaller) instead of
 #: ending the simulation at once. Programming errors (TypeError, AttributeError, ...)
@@ -111,6 +117,11 @@ class _Comm(IntEnum):
     StepHasBeenReturnedWithEvent = 3
     FinalTimeHasBeenReturned = 4
     Invalid = -1
+
+
+class _StepInterruptedError(Exception):
+    """A step saw the integrator's interrupt request (``interruptStep``): ``stepTo``
+    returns ReachedStepLimit with the State at the last completed step."""
 
 
 class _TrialStepError(Exception):
@@ -533,9 +544,44 @@ class Integrator:
         """Copy ``initState`` and prepare to integrate from it: realize Instance,
         apply prescribed motion, project onto the constraints, let initialization
         handlers (and Measures) set up, realize Acceleration and auto-update discrete
-        variables. Statistics of the method are reset."""
+        variables. Statistics of the method are reset. Raises
+        ComputationInterruptedError (the integrator then not initialized) if
+        ``interruptStep`` is called meanwhile."""
         if not isinstance(initState, State):
             raise InvalidArgumentError(f"initialize needs a State, got {type(initState).__name__}")
+        request = self._interrupt()
+        try:
+            with watching(request):
+                self._initialize(initState)
+        except ComputationInterruptedError:
+            self._initialized = False
+            request.clear()
+            raise
+
+    # ------------------------------------------------------------ interrupting
+    #: the InterruptRequest this integrator's long computations look at (made on first use)
+    _interruptRequest: InterruptRequest | None = None
+
+    def interruptStep(self) -> None:
+        """Ask a ``stepTo`` or ``initialize`` running in another thread to return as soon
+        as it can: between steps, or within milliseconds inside a step, a projection or
+        an acceleration realization of a model with many constraints. The step in
+        progress is not taken: the advanced State stays at the last completed step, and
+        ``stepTo`` returns ReachedStepLimit (which a TimeStepper returns when it reports
+        all significant States); ``initialize`` raises ComputationInterruptedError. A
+        request made while nothing runs makes the next ``stepTo`` return at once.
+        Thread-safe; an mbstudio extension."""
+        self._interrupt().set()
+
+    def _interrupt(self) -> InterruptRequest:
+        """This integrator's InterruptRequest."""
+        request = self._interruptRequest
+        if request is None:
+            request = self._interruptRequest = InterruptRequest()
+        return request
+
+    def _initialize(self, initState: State) -> None:
+        """``initialize`` under this integrator's interrupt request."""
         system = self._system
         self._initialized = False
         self._advanced = State(initState)
@@ -643,11 +689,18 @@ class Integrator:
                 f"stepTo: the scheduled event time {scheduledEventTime} is earlier than the "
                 f"current time {t}"
             )
+        request = self._interrupt()
         try:
             # A trial state or error estimate that overflows is detected and named by
             # the step itself (see _TrialStepError), not worth a numpy warning.
-            with np.errstate(over="ignore", invalid="ignore"):
+            with np.errstate(over="ignore", invalid="ignore"), watching(request):
                 return self._stepTo(reportTime, scheduledEventTime)
+        except (_StepInterruptedError, ComputationInterruptedError):
+            self._restorePrevious()
+            request.clear()
+            self._useInterp = False
+            self._comm = _Comm.StepHasBeenReturnedNoEvent
+            return SuccessfulStepStatus.ReachedStepLimit
         except StepFailedError:
             self._restorePrevious()
             self._terminate(TerminationReason.AnUnrecoverableErrorOccurred)
@@ -688,7 +741,10 @@ class Integrator:
         if self._userAllowInterpolation is False:
             tMax = tReturn
         internalStepsTaken = 0
+        request = self._interrupt()
         while True:
+            if request.is_set():
+                raise _StepInterruptedError()
             comm = self._comm
             tAdv = self._advanced.getTime()
             if comm == _Comm.FinalTimeHasBeenReturned:
@@ -880,6 +936,8 @@ class Integrator:
             return self._attemptDAEStep(t1)
         except _TrialStepError as exc:
             self._failure, self._failureExc = str(exc), None
+        except ComputationInterruptedError:
+            raise
         except _RECOVERABLE as exc:
             self._failure = f"evaluating the trial step raised {type(exc).__name__}: {exc}"
             self._failureExc = exc
@@ -1177,6 +1235,8 @@ class Integrator:
                     for th in thetas
                 ]
                 coef = _solveHermite(list(thetas), rows + values)
+        except ComputationInterruptedError:
+            raise
         except (_TrialStepError, *_RECOVERABLE):
             pass  # keep the lower-order interpolant built so far
         self._denseKey, self._denseCoef = key, coef

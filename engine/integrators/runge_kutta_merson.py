@@ -40,7 +40,7 @@ from engine.common.interruptible_linalg import run_stoppably
 from engine.common.numba_internals import compiled_entry_point as _compiled
 from engine.common.project_options import ProjectOptions
 from engine.common.stage import Stage
-from engine.integrators.integrator import Integrator, SuccessfulStepStatus, _Comm
+from engine.integrators.integrator import Integrator, _Comm, _StepInterruptedError
 from engine.integrators.merson_compiled.attempt import (
     INFO_SIZE,
     KE,
@@ -68,7 +68,6 @@ from engine.integrators.merson_compiled.steps import merson_steps
 from engine.multibody.kernels.array_table import ArrayTable
 from engine.multibody.kernels.constraint_kernels import carve_work, constrained_work_size
 from engine.multibody.kernels.fused_stages import ACCELERATION, DYNAMICS, POSITION, VELOCITY
-from engine.multibody.kernels.interrupt_request import InterruptRequest
 from engine.multibody.kernels.pivoted_cholesky import LARGE_M
 
 _TIME_STAGE = POSITION - 1
@@ -94,11 +93,6 @@ _OVERSHOOT = ProjectOptions().getOvershootFactor()
 _LONG_STEP = 0.02
 
 
-class _StepInterruptedError(Exception):
-    """The compiled steps saw the integrator's interrupt request (``interruptStep``):
-    ``stepTo`` returns ReachedStepLimit."""
-
-
 class RungeKuttaMersonIntegrator(Integrator):
     """Error-controlled 4th-order Runge-Kutta-Merson integrator (method name
     ``"RungeKuttaMerson"``, order 4). Use ``setAccuracy`` to choose the accuracy."""
@@ -114,37 +108,9 @@ class RungeKuttaMersonIntegrator(Integrator):
     #: wall time (s) per step of the last stepping kernel call that took steps (NaN before
     #: the first: that call takes one step, and its time includes loading the kernel)
     _secondsPerCompiledStep = math.nan
-    #: the InterruptRequest the compiled constrained steps look at (made on first use)
-    _interruptRequest: InterruptRequest | None = None
     #: a constrained stepping call still running in its helper thread after a signal
     #: (its ``Stopped`` and previous-step scratch), waited for before the next step
     _unfinishedCall: tuple | None = None
-
-    def interruptStep(self) -> None:
-        """Ask a ``stepTo`` running in another thread to return as soon as it can: between
-        steps, or within milliseconds inside a step of the compiled constrained steps
-        (whose cost grows as m^2 nu with the m constraint equations). The step in
-        progress is not taken: the advanced State stays at the last completed step, and
-        ``stepTo`` returns ReachedStepLimit (which a TimeStepper returns when it reports
-        all significant States). A request made while no step runs makes the next
-        ``stepTo`` return at once. Thread-safe; an mbstudio extension."""
-        self._interrupt().set()
-
-    def _interrupt(self) -> InterruptRequest:
-        """This integrator's InterruptRequest."""
-        request = self._interruptRequest
-        if request is None:
-            request = self._interruptRequest = InterruptRequest()
-        return request
-
-    def stepTo(self, reportTime: float, scheduledEventTime: float = math.inf):
-        """Integrator.stepTo; ReachedStepLimit when ``interruptStep`` cut it short."""
-        try:
-            return super().stepTo(reportTime, scheduledEventTime)
-        except _StepInterruptedError:
-            self._useInterp = False
-            self._comm = _Comm.StepHasBeenReturnedNoEvent
-            return SuccessfulStepStatus.ReachedStepLimit
 
     def _workMatrix(self, n: int) -> np.ndarray:
         """(WORK_ROWS, n) scratch kept between steps, so a step allocates nothing: rows

@@ -25,12 +25,14 @@ functions with the body velocities/accelerations that a u-like vector produces
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.common import interruptible_linalg
 from engine.common.exceptions import (
+    ComputationInterruptedError,
     IndexOutOfRangeError,
     InvalidArgumentError,
     NonPhysicalError,
@@ -41,17 +43,72 @@ from engine.common.state import State
 from engine.common.state_copy import shared_when_copied
 from engine.multibody.constraints.compiled import compiled_constraints
 from engine.multibody.constraints.kinematics import ConstraintForces, ConstraintKinematics
+from engine.multibody.kernels.constraint_accelerations_interruptible import (
+    constrained_accelerations_interruptibly,
+)
 from engine.multibody.kernels.constraint_kernels import (
+    INTERRUPTED,
     OK,
-    constrained_accelerations,
     constraint_jacobian,
     position_errors,
     velocity_errors,
 )
+from engine.multibody.kernels.interrupt_request import InterruptRequest, current_request
 from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose,
 )
+
+#: in the main thread, constrained accelerations of more equations than this are computed
+#: in a helper thread, so that a signal's handler (Ctrl-C) runs meanwhile and stops them
+_THREADED_M = 64
+
+
+def _constrained_accelerations(a, s, with_inertias, euler, cc) -> int:
+    """The status of ``constrained_accelerations_interruptibly`` for compiled constraints
+    ``cc``, stopped by this thread's watched InterruptRequest (``interrupt_request.
+    watching``) or, in the main thread, by a signal's exception, which propagates once
+    the kernel has returned. Raises ComputationInterruptedError when it was stopped
+    (udot, A_GB, qdotdot and udotErr then unwritten)."""
+    request = current_request()
+    if cc.m > _THREADED_M and threading.current_thread() is threading.main_thread():
+        if request is None:
+            request = InterruptRequest()
+        was_set = request.is_set()
+        args = (a, s, with_inertias, euler, cc.ci, cc.cf, cc.m, cc.multipliers, cc.udot_err)
+        call = interruptible_linalg.run_stoppably(
+            constrained_accelerations_interruptibly, (*args, request.address), request.set
+        )
+        if call.interruption is not None:
+            while not call.finished:  # it writes the State's cache: wait until it stops
+                try:
+                    call.done.wait(0.02)
+                except BaseException:  # noqa: BLE001, S110  (a second signal meanwhile)
+                    pass
+            if not was_set:
+                request.clear()
+            raise call.interruption
+        status = call.value
+    else:
+        status = constrained_accelerations_interruptibly(
+            a,
+            s,
+            with_inertias,
+            euler,
+            cc.ci,
+            cc.cf,
+            cc.m,
+            cc.multipliers,
+            cc.udot_err,
+            request.address if request is not None else 0,
+        )
+    if status == INTERRUPTED:
+        raise ComputationInterruptedError(
+            f"realizing Acceleration stage ({cc.m} constraint equations) was interrupted "
+            "(interruptStep); the stage is not realized"
+        )
+    return status
+
 
 _POSITION_INT, _VELOCITY_INT = int(Stage.Position), int(Stage.Velocity)
 _ACCELERATION_INT = int(Stage.Acceleration)
@@ -368,16 +425,8 @@ class MatterConstraintsMixin:
         ctx = self._context(state)
         with_inertias = not self._abi_current(ctx)
         table = ctx.table
-        status = constrained_accelerations(
-            table.addresses,
-            table.shapes,
-            with_inertias,
-            ctx.euler,
-            cc.ci,
-            cc.cf,
-            cc.m,
-            cc.multipliers,
-            cc.udot_err,
+        status = _constrained_accelerations(
+            table.addresses, table.shapes, with_inertias, ctx.euler, cc
         )
         if status != OK:
             return False
@@ -396,9 +445,7 @@ class MatterConstraintsMixin:
         if first <= _VELOCITY_INT <= last and velocity_errors(a, s, cc.ci, cc.cf, cc.uerr):
             return False
         if last >= _ACCELERATION_INT:
-            status = constrained_accelerations(
-                a, s, False, ctx.euler, cc.ci, cc.cf, cc.m, cc.multipliers, cc.udot_err
-            )
+            status = _constrained_accelerations(a, s, False, ctx.euler, cc)
             return status == OK
         return True
 

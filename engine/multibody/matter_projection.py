@@ -22,13 +22,22 @@ a ProjectionFailedError unless DontThrow is set).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from engine.common import interruptible_linalg
-from engine.common.exceptions import ProjectionFailedError
+from engine.common.exceptions import ComputationInterruptedError, ProjectionFailedError
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.state import State
+from engine.multibody.kernels.constraint_projection import INTERRUPTED, min_norm_solve
+from engine.multibody.kernels.interrupt_request import (
+    InterruptRequest,
+    current_request,
+    stop_if_interrupted,
+)
+from engine.multibody.kernels.pivoted_cholesky import LARGE_M
 from engine.multibody.kernels.quaternion_projection import (
     normalize_quaternions,
     quaternions_to_normalize,
@@ -46,14 +55,51 @@ def _norm(x: np.ndarray, infinity: bool) -> float:
     return float(np.max(np.abs(x))) if infinity else float(np.sqrt(np.mean(x * x)))
 
 
+def _large_min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``_min_norm_solve`` for more than LARGE_M rows: the compiled
+    ``constraint_projection.min_norm_solve`` (Gram matrix, pivoted Cholesky), which looks
+    at this thread's watched InterruptRequest in its loops; in the main thread it runs in
+    a helper thread so that a signal handler (Ctrl-C) runs meanwhile and stops it."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    x = np.empty(A.shape[1])
+    request = current_request()
+    if threading.current_thread() is threading.main_thread():
+        if request is None:
+            request = InterruptRequest()
+        was_set = request.is_set()
+        call = interruptible_linalg.run_stoppably(
+            min_norm_solve, (A, b, x, request.address), request.set
+        )
+        if call.interruption is not None:
+            if not was_set:
+                request.clear()  # the signal's request, not a caller's
+            raise call.interruption
+        status = call.value
+    else:
+        status = min_norm_solve(A, b, x, request.address if request is not None else 0)
+    if status == INTERRUPTED:
+        raise ComputationInterruptedError(
+            f"a projection's minimum-norm solve ({A.shape[0]} constraint equations) was "
+            "interrupted (interruptStep)"
+        )
+    return x
+
+
 def _min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Minimum-norm least-squares x for A x = b."""
+    """Minimum-norm least-squares x for A x = b: an SVD dropping singular values at or
+    below _RCOND times the largest up to LARGE_M rows, the compiled pivoted-Cholesky
+    solve of the Gram matrix (its documented cut-off) beyond. Raises
+    ComputationInterruptedError if this thread's watched InterruptRequest is set."""
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
         # LAPACK's SVD may never return on NaN or infinity
         raise ProjectionFailedError(
             "projection: the constraint Jacobian or errors are not finite (NaN or infinity); "
             "the State has diverged"
         )
+    stop_if_interrupted("a projection")
+    if A.shape[0] > LARGE_M:
+        return _large_min_norm_solve(A, b)
     U, s, Vt = interruptible_linalg.svd(A, full_matrices=False)
     if s.size == 0 or s[0] == 0.0:
         return np.zeros(A.shape[1])
@@ -171,6 +217,7 @@ class MatterProjectionMixin:
                     )
                     return
                 while norm > target and iterations < _MAX_Q_ITERATIONS:
+                    stop_if_interrupted("projectQ")
                     A = (tp[:, None] * self.calcPq(state)) / wq[None, :]
                     A[:, self._prescribed_q_columns(state)] = 0.0  # prescribed q stay put
                     dq = -_min_norm_solve(A, errs) / wq

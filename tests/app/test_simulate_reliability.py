@@ -290,3 +290,20 @@ def test_sigint_during_render_stops_within_a_second_with_a_message(tmp_path):
     assert proc.returncode == 128 + signal.SIGINT, err
     assert "interrupted by SIGINT" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_sigint_while_initializing_a_large_ladder_stops_within_a_second(tmp_path):
+    """Initializing 800 Rods (the velocity projection's minimum-norm solve, the constrained
+    accelerations) takes seconds: SIGINT in the middle of it stops the run within a
+    second, keeping the header the CSV already has."""
+    out = tmp_path / "ladder800.csv"
+    ladder = _ladder(tmp_path, 800)
+    with _ended_at_exit(_start(ladder, out, "--until", "100", "--dt", "1")) as proc:
+        _wait_for_rows(proc, out, 0, timeout=240)  # the header: initialize begins
+        time.sleep(0.8)
+        assert proc.poll() is None and len(_rows(out)) == 1  # still initializing
+        err, took = _signal(proc, signal.SIGINT)
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    assert len(_rows(out)) == 1 and _rows(out)[0][0] == "t"

@@ -343,3 +343,20 @@ def test_euler_angle_mode_uses_three_angles_for_a_ball():
     assert asm.assemble(state) < 1e-20
     assert asm.getNumFreeQs() == 3
     np.testing.assert_allclose(state.getQ()[:3], target[:3], atol=1e-8)
+
+
+def test_an_assembly_stops_at_the_watched_interrupt_request_leaving_the_state():
+    from engine import ComputationInterruptedError
+    from engine.multibody.kernels.interrupt_request import InterruptRequest, watching
+
+    system, matter, asm, state = _fourbar_assembler()
+    request = InterruptRequest()
+    request.set()
+    with watching(request), pytest.raises(ComputationInterruptedError, match="assembly"):
+        asm.assemble(state)
+    assert list(state.getQ()) == list(Q_START)
+    request.clear()
+    with watching(request):
+        asm.assemble(state)  # not interrupted: it closes the loop
+    q = state.getQ()
+    assert abs(loop_errors(matter, Evaluator(system, matter).at(q), ROD)[0]) <= 1e-12

@@ -11,11 +11,19 @@ milliseconds, whatever the size of the model. A kernel that sees it returns its
 start of the step it was taking.
 
 With NUMBA_DISABLE_JIT the look is a ctypes read of the same cell.
+
+Computations that are not handed an address (projections, Acceleration realizations,
+assemblies) look at the request their thread watches: ``watching(request)`` makes it
+``current_request()`` for a block (an integrator's ``stepTo`` and ``initialize`` watch the
+integrator's), and ``stop_if_interrupted`` raises ComputationInterruptedError when it is
+set.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import threading
 
 import numpy as np
 from llvmlite import ir
@@ -75,3 +83,42 @@ else:
     def interrupted(address):
         """Whether the InterruptRequest at ``address`` (0: none) is set."""
         return address != 0 and ctypes.c_int64.from_address(address).value != 0
+
+
+_watched = threading.local()
+
+
+@contextlib.contextmanager
+def watching(request: InterruptRequest):
+    """While the block runs, ``current_address()`` in this thread is ``request``'s: the
+    engine's long computations outside the stepping kernels (projections, assembly,
+    acceleration realizations) look at it, so a request set by another thread (an
+    integrator's ``interruptStep``) stops them. Blocks nest; the innermost wins."""
+    previous = getattr(_watched, "request", None)
+    _watched.request = request
+    try:
+        yield request
+    finally:
+        _watched.request = previous
+
+
+def current_request() -> InterruptRequest | None:
+    """The InterruptRequest this thread's computation watches (``watching``), or None."""
+    return getattr(_watched, "request", None)
+
+
+def current_address() -> int:
+    """The address of ``current_request()`` (0 for none), the int64 kernels take."""
+    request = current_request()
+    return request.address if request is not None else 0
+
+
+def stop_if_interrupted(what: str) -> None:
+    """Raise ComputationInterruptedError, naming ``what``, if this thread's watched
+    InterruptRequest (``watching``) is set: the look of a Python loop (a projection's
+    iterations, an assembly's) between its steps."""
+    request = current_request()
+    if request is not None and request.is_set():
+        from engine.common.exceptions import ComputationInterruptedError
+
+        raise ComputationInterruptedError(f"{what} was interrupted (interruptStep)")
