@@ -85,6 +85,14 @@ def expect_garbage() -> None:
     _garbage = True
 
 
+def garbage_freed() -> None:
+    """The large model dropped since the last settle was freed by reference counting (its
+    reference cycles broken, ``model_release``): the next ``settle`` only freezes."""
+    global _garbage
+    with _lock:
+        _garbage = False
+
+
 def release() -> None:
     """Hand every frozen object back to the collector (the next full collection walks them
     and frees those no longer used)."""
