@@ -738,10 +738,7 @@ class SimulationPanel(QObject):
             return
         # a large model is freed now by reference counting, not by a full collection of the
         # whole heap at the next settle (which holds this thread for most of a second)
-        systems = session.break_model_cycles()
-        del session
-        if systems and all(system() is None for system in systems):
-            model_heap.garbage_freed()
+        model_heap.freed_by_refcount(session.break_model_cycles())
 
     def shutdown(self) -> None:
         """Stop the timer and the worker thread (idempotent)."""

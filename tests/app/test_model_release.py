@@ -83,4 +83,43 @@ def test_a_large_model_opened_over_another_frees_it_without_a_collection(
         gc.callbacks.remove(collection)
     qtbot.waitUntil(lambda: panel.session is not None, timeout=30000)
     assert panel.session.matter.getNumBodies() == 151
-    assert not model_heap._garbage  # noqa: SLF001  (the next settle only freezes)
+    # the next settle only freezes: no full collection
+    gc.callbacks.append(collection)
+    try:
+        assert model_heap.settle() == 1
+    finally:
+        gc.callbacks.remove(collection)
+    assert full == []
+
+
+def test_a_settle_collects_unless_the_dropped_model_was_freed_by_refcount():
+    class Held:
+        pass
+
+    full: list[int] = []
+
+    def collection(phase, info) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    gc.callbacks.append(collection)
+    try:
+        gone, alive = Held(), Held()
+        refs = [weakref.ref(gone), weakref.ref(alive)]
+        del gone
+        for freed, collects in (([refs[0]], False), (refs, True), (None, True)):
+            full.clear()
+            model_heap.release()
+            if freed is not None:
+                model_heap.freed_by_refcount(freed)
+            assert model_heap.settle() == 1
+            assert full == ([1] if collects else [])
+        model_heap.release()
+        model_heap.freed_by_refcount([refs[0]])
+        model_heap.expect_garbage()  # (another large model dropped with its cycles)
+        full.clear()
+        model_heap.settle()
+        assert full == [1]
+    finally:
+        gc.callbacks.remove(collection)
+        gc.unfreeze()
