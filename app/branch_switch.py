@@ -77,4 +77,4 @@ def show_model_quietly(panel, data) -> None:
     try:
         document.restore(data, kind="parameters")
     finally:
-        document.add_listener(listener, first=True)
+        document.add_listener(listener)

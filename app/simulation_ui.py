@@ -369,8 +369,7 @@ class SimulationPanel(QObject):
             self.document.remove_listener(self._document_changed)
         self.document = document
         self.load_built(built)
-        # first: the worker starts rebuilding while this thread updates the tree and forms
-        document.add_listener(self._document_changed, first=True)
+        document.add_listener(self._document_changed)
         self.document_loaded.emit(document)
 
     def _document_changed(self, change) -> None:

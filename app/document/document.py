@@ -188,14 +188,8 @@ class ModelDocument:
     __hash__ = None  # type: ignore[assignment]
 
     # -- listeners --------------------------------------------------------------------------------
-    def add_listener(self, fn: Listener, first: bool = False) -> None:
-        """Call ``fn(change)`` after each edit, after the listeners added before it, or
-        (``first``) before every other listener (the simulation's rebuild, handed to its
-        worker before the tree and the forms update on this thread)."""
-        if first:
-            self._listeners.insert(0, fn)
-        else:
-            self._listeners.append(fn)
+    def add_listener(self, fn: Listener) -> None:
+        self._listeners.append(fn)
 
     def remove_listener(self, fn: Listener) -> None:
         if fn in self._listeners:
