@@ -730,9 +730,17 @@ class SimulationPanel(QObject):
     # -- shutdown -------------------------------------------------------------------------------
 
     def _stop_session(self, wait: float = 5.0) -> None:
-        if self.session is not None:
-            self.session.stop(wait)
-            self.session = None
+        if self.session is None:
+            return
+        session, self.session = self.session, None
+        stopped = session.stop(wait)
+        from app.simulation import model_heap
+
+        if not stopped or not model_heap.is_large(session.matter.getNumBodies()):
+            return
+        # a large model is freed now by reference counting, not by a full collection of the
+        # whole heap at the next settle (which holds this thread for most of a second)
+        model_heap.freed_by_refcount(session.break_model_cycles())
 
     def shutdown(self) -> None:
         """Stop the timer and the worker thread (idempotent)."""

@@ -35,6 +35,7 @@ simulation session's history.
 from __future__ import annotations
 
 import time
+import weakref
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -301,8 +302,10 @@ class TimelinePanel(QObject):
         session = self.simulation.session
         if session is None:
             return
-        if session is not self._budget_session:
-            self._budget_session = session
+        budgeted = self._budget_session
+        if budgeted is None or budgeted() is not session:
+            # (a weak reference: a replaced session's models are freed as soon as it stops)
+            self._budget_session = weakref.ref(session)
             session.set_history_budget(self.budget_box.value() * 1024 * 1024)
         model_key = (id(session), snap.model_serial)  # a new session counts from 1 again
         if model_key != self._model_serial:

@@ -122,6 +122,10 @@ class ViewportWidget(QWidget):
         self._kept_camera = None
         self._view.interactor_widget.installEventFilter(self)
         self._has_dynamic = False
+        #: The pose array the drawing was last placed at (update_frame), None once the
+        #: drawing changed since: a frame with the very same array only changes the
+        #: per-frame decorations (a selection moved), not every body's place.
+        self._placed_poses = None
         self._render_window: vtkRenderWindow = self._view.render_window
         self._render_window.AddObserver("EndEvent", self._count_frame)
 
@@ -162,6 +166,7 @@ class ViewportWidget(QWidget):
         Decorations equal to ones already drawn keep their actors."""
         if self._closed:
             return
+        self._placed_poses = None
         if hints:
             self.scene.set_hints(**hints)
         if self._has_dynamic:
@@ -225,6 +230,7 @@ class ViewportWidget(QWidget):
         before = len(drawn) if drawn is not None else 0
         n = min(len(geometry), before + self._step_size)
         head = geometry.head(n, drawn)
+        self._placed_poses = None
         self.scene.set_geometry(head)
         self._step_head = head
         if self._freeze_steps:
@@ -302,8 +308,16 @@ class ViewportWidget(QWidget):
         self._aim_camera = True
 
     def update_frame(self, x_gb, dynamic_geometry=()) -> None:
-        """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw."""
+        """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw. Given the
+        very array the drawing is already placed at (the same snapshot shown again: a
+        selection moved), only the per-frame decorations are made and placed."""
         if self._closed:
+            return
+        if x_gb is not None and x_gb is self._placed_poses and not self._aim_camera:
+            if dynamic_geometry or self._has_dynamic:
+                self.scene.set_dynamic_geometry(list(dynamic_geometry))
+                self._has_dynamic = bool(dynamic_geometry)
+            self.request_render()
             return
         # Per-frame decorations first: the previous frame's may refer to a body that is gone
         # (a removed selected body), and moving the bodies checks every decoration's body.
@@ -312,6 +326,7 @@ class ViewportWidget(QWidget):
             self._has_dynamic = bool(dynamic_geometry)
         if x_gb is not None:
             self.scene.update_poses(x_gb)
+            self._placed_poses = x_gb
             if self._aim_camera:
                 self._aim_camera = False
                 self.scene.reset_camera(bodies_only=True)

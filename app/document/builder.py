@@ -380,7 +380,9 @@ def _build(model, pull_force: bool = False, previous: BuiltModel | None = None) 
         pull = PullForce(forces, matter)
     apply_hints(system, data.hints)
     try:
-        state = system.realizeTopology()
+        # the System's default State itself becomes the model's initial State (no copy of
+        # its cache): later realizeTopology() calls copy it with the initial u set
+        state = system.realizeDefaultState()
         system.realizeModel(state)
         for b in data.bodies:
             if b.u is not None:

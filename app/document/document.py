@@ -306,6 +306,8 @@ class ModelDocument:
         if "parent" in changed:
             # Keep parents before children (the order bodies are built in).
             d.bodies = _parents_first(d.bodies)
+        else:  # the same names and parents: the same children map
+            self._carry_children_map(d)
         if set(changed) & TOPOLOGY_FIELDS:
             kind = "topology"
         elif set(changed) <= INITIAL_STATE_FIELDS:

@@ -208,7 +208,11 @@ def _realize(built, data: ModelData) -> None:
     system = built.system
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
-            state = system.realizeTopology()
+            # a System whose topology the edit invalidated makes a new default State: that
+            # one itself is the initial State (no copy of its cache); else the default State
+            # is the model's before, kept by it, and a copy is made
+            fresh = not system.systemTopologyHasBeenRealized()
+            state = system.realizeDefaultState() if fresh else system.realizeTopology()
             system.realizeModel(state)
             for b in data.bodies:
                 if b.u is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from itertools import compress, repeat
-from operator import attrgetter, not_
+from operator import attrgetter, is_, not_
 
 import numpy as np
 
@@ -534,6 +534,21 @@ def _content_of(b: BodySpec) -> tuple:
     )
 
 
+def _same_tree(data: ModelData, previous: ModelData | None, fresh: list) -> bool:
+    """Whether ``data``'s bodies have ``previous``'s names and parents in the same order:
+    each body is ``previous``'s at its place, or one of the ``fresh`` ones (a few) with the
+    name and parent of the body it replaces (an edit of a body's other fields). The names
+    are then unique and the parents form a tree, as in ``previous``."""
+    if previous is None or len(fresh) > 8 or len(data.bodies) != len(previous.bodies):
+        return False
+    old = previous.bodies
+    differ = list(compress(range(len(old)), map(not_, map(is_, data.bodies, old))))
+    if len(differ) != len(fresh):
+        return False
+    new = data.bodies
+    return all(new[i].name == old[i].name and new[i].parent == old[i].parent for i in differ)
+
+
 def validate(data: ModelData, previous: ModelData | None = None) -> None:
     """Raise DocumentError for the first problem found in ``data`` (O(n) in the bodies).
 
@@ -546,14 +561,15 @@ def validate(data: ModelData, previous: ModelData | None = None) -> None:
     fresh = list(compress(data.bodies, map(not_, map(known.__contains__, map(id, data.bodies)))))
     for b in fresh:
         check_name(b.name)
-    names = list(map(_NAME, data.bodies))
-    if len(set(names)) != len(names):
-        seen: set[str] = set()
-        for name in names:
-            if name in seen:
-                raise DocumentError("name", f"two bodies are named {name!r}", name)
-            seen.add(name)
-    check_parents(data)
+    if not _same_tree(data, previous, fresh):
+        names = list(map(_NAME, data.bodies))
+        if len(set(names)) != len(names):
+            seen: set[str] = set()
+            for name in names:
+                if name in seen:
+                    raise DocumentError("name", f"two bodies are named {name!r}", name)
+                seen.add(name)
+        check_parents(data)
     physical = _clearly_physical(fresh)
     # A body whose specs are the very objects of one checked before (a repeated link read
     # once, see specs._BodyReader) passes the same checks: only its name differs.

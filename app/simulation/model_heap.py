@@ -23,6 +23,11 @@ The settle waits for a quiet moment too: not while the GUI thread says it is bus
 (``hold_off``: the 3-D view drawing a large model in steps, and ``QUIET_AFTER`` seconds after
 its last step), so its full collection lands neither in an open nor while the view fills.
 
+A large model a stopped session drops has its engine's reference cycles broken first
+(``app.simulation.model_release``): reference counting frees it at once, and the settle after
+the next open only freezes (``freed_by_refcount``) instead of a full collection of the whole
+heap, the new model included.
+
 A model replaced by an edit stays frozen (it cannot be collected) until the next ``settle``,
 which comes once the edited model is shown (its ``gc.unfreeze`` hands the frozen objects back
 to the collector first). A stopped session ``release``s the heap: nothing stays frozen, so a
@@ -52,6 +57,9 @@ _lock = threading.Lock()
 _quiet_from = 0.0
 #: Whether a large model was dropped since the last settle (see settle).
 _garbage = False
+#: Weak references to the Systems of the dropped model whose reference cycles were broken
+#: (see freed_by_refcount), or None: a model dropped with its cycles.
+_freed: list | None = None
 
 
 def is_large(num_bodies: int) -> bool:
@@ -61,37 +69,48 @@ def is_large(num_bodies: int) -> bool:
 
 def settle(wanted=lambda: True) -> int:
     """Freeze everything alive, after collecting all garbage (the frozen objects included)
-    if a large model was dropped since the last settle (``release``, ``expect_garbage``);
-    returns 1. Without such a model the garbage is the few hundred objects a read and build
-    leave (and the small models before), not worth a full collection's hold of every
-    thread: they stay frozen until the next full one. Does nothing (returns 0) unless
+    if a large model was dropped since the last settle (``release``, ``expect_garbage``)
+    that reference counting has not freed (``freed_by_refcount``); returns 1. Without such
+    a model the garbage is the few hundred objects a read and build leave (and the small
+    models before), not worth a full collection's hold of every thread: they stay frozen
+    until the next full one. Does nothing (returns 0) unless
     ``wanted()``, asked under the lock ``release`` takes (a session stopped meanwhile wants
     nothing frozen). (Counting the frozen objects would walk them all.)"""
-    global _garbage
+    global _garbage, _freed
     with _lock:
         if not wanted():
             return 0
-        if _garbage:
-            _garbage = False
+        if _garbage and not (_freed and all(system() is None for system in _freed)):
             gc.unfreeze()
             gc.collect()
+        _garbage, _freed = False, None
         gc.freeze()
         return 1
 
 
 def expect_garbage() -> None:
     """A large model was dropped (replaced by an edit): the next ``settle`` collects."""
-    global _garbage
-    _garbage = True
+    global _garbage, _freed
+    _garbage, _freed = True, None
+
+
+def freed_by_refcount(systems) -> None:
+    """The large model dropped last (``release``) has its reference cycles broken
+    (``model_release``): ``systems`` are weak references to its Systems. If they are all
+    gone by the next ``settle`` and nothing else was dropped meanwhile, that settle only
+    freezes (reference counting freed the model)."""
+    global _freed
+    with _lock:
+        _freed = list(systems)
 
 
 def release() -> None:
     """Hand every frozen object back to the collector (the next full collection walks them
     and frees those no longer used)."""
-    global _garbage
+    global _garbage, _freed
     with _lock:
         gc.unfreeze()
-        _garbage = True
+        _garbage, _freed = True, None
 
 
 def freeze_new(wait: bool = True) -> None:

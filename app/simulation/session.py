@@ -486,6 +486,22 @@ class SimulationSession:
         self._release_heap()
         return True
 
+    def break_model_cycles(self) -> list:
+        """A stopped session (its worker ended) whose models nobody uses any more: break the
+        reference cycles of every System it holds (the model shown, the one Reset goes back
+        to, the history's branches'), so that they are freed by reference counting once the
+        session is dropped (``model_release``). Returns weak references to those Systems
+        (all dead once they are freed); nothing (an empty list) while the worker runs."""
+        from app.simulation import model_release
+
+        if self._thread is not None and self._thread.is_alive():
+            return []
+        with self._history_lock:
+            builts = [self.built, self._reset_built, self.history.model]
+            builts += [branch.model for branch in self.history.branches]
+        self._stepper = None
+        return model_release.break_cycles(getattr(b, "system", None) for b in builts)
+
     def _release_heap(self) -> None:
         """A stopped session's model is collected as any garbage: nothing stays frozen."""
         if self._heap_frozen:

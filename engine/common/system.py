@@ -211,6 +211,14 @@ class System:
     def realizeTopology(self) -> State:
         """Finish construction and return (a copy of) the default State, realized
         through Model stage. Does nothing new if the topology is already realized."""
+        return State(self.realizeDefaultState())
+
+    def realizeDefaultState(self) -> State:
+        """Finish construction as ``realizeTopology`` does and return the default State
+        itself, not a copy (Simbody's ``realizeTopology`` returns a reference to it): what
+        the caller changes in it (initial u, a further realization) is what later
+        ``realizeTopology`` calls copy and ``getDefaultState`` returns. For a caller that
+        makes the System's initial State once, without a copy of every cache array."""
         if not self._topology_realized:
             self._hook_cache = {}
             state = State()
@@ -228,7 +236,7 @@ class System:
             self._default_state = state
             self._realize_model(state)
         self._num_realize_calls += 1
-        return State(self._default_state)
+        return self._default_state
 
     def getDefaultState(self) -> State:
         """The default State built by the last realizeTopology() (do not modify it)."""

@@ -107,3 +107,38 @@ def test_a_session_s_structural_edit_copies_the_bodies_it_left_alone(clones):
     session._cmd_rebuild(Version(document.data), frozenset({"topology"}))  # as the worker does
     assert not session._error
     assert len(clones) == 11 and session.matter.getMobilizedBody(6).getMobilizerTypeName() == "Ball"
+
+
+def test_a_structural_edit_copies_the_state_once(monkeypatch):
+    """A session's structural edit copies a State once (its working State, from the built
+    model's initial State, which is the new System's default State itself) and the new
+    System's realizeTopology() still hands out an independent copy with the initial u."""
+    from app.simulation.session import SimulationSession
+    from engine import State
+
+    class Version:
+        def __init__(self, data) -> None:
+            self.data, self.base_dir = data, None
+
+    document = _document()
+    document.set_body("b2", u=(0.7,))
+    session = SimulationSession(build(document.data, True))
+    document.set_body("b5", mobilizer="Ball")
+    copies: list = []
+    real = State._copy_into
+
+    def counting(self, dst) -> None:
+        copies.append(self)
+        real(self, dst)
+
+    monkeypatch.setattr(State, "_copy_into", counting)
+    session._cmd_rebuild(Version(document.data), frozenset({"topology"}))  # as the worker does
+    assert not session._error
+    assert copies == [session.built.state]
+    assert session.built.state is session.system.getDefaultState()
+    other = session.system.realizeTopology()
+    assert other is not session.built.state
+    np.testing.assert_array_equal(other.getU(), session.built.state.getU())
+    assert session.matter.getMobilizedBody(3).getOneU(other, 0) == 0.7
+    other.updU()[:] = 0.0  # a copy: the model's initial State keeps its u
+    assert session.matter.getMobilizedBody(3).getOneU(session.built.state, 0) == 0.7

@@ -72,3 +72,32 @@ def test_a_body_inserted_before_others_gets_its_place_among_its_siblings():
     doc.add_body(rod_body("g", "a", 0.5, 1.0), index=1)  # before b and d
     assert doc.children("a") == ["g", "b", "d"]
     assert shown_map(doc) == fresh_map(doc)
+
+
+def test_an_edit_that_keeps_the_parents_keeps_the_map_and_skips_the_tree_checks(monkeypatch):
+    """A body's mass or mobilizer changed: the map is carried over (not made from every
+    body) and the names and parents are not checked again (the same as before the edit);
+    a new parent makes both again, and a loop is still refused."""
+    import pytest
+
+    from app.document import DocumentError, validation
+
+    doc = tree_doc()
+    counter = MapRebuilds(doc)
+    monkeypatch.setattr(ModelDocument, "_children_map", counter._patch)
+    parents_checked: list[int] = []
+    real_check = validation.check_parents
+    monkeypatch.setattr(
+        validation, "check_parents", lambda data: (parents_checked.append(1), real_check(data))
+    )
+    doc.descendants("a")
+    counter.made = 0
+    doc.set_body("d", mass=0.5)
+    doc.set_body("b", mobilizer="Ball")
+    assert counter.made == 0 and parents_checked == []
+    assert shown_map(doc) == fresh_map(doc)
+    doc.set_body("e", parent="b")
+    assert parents_checked == [1] and shown_map(doc) == fresh_map(doc)
+    with pytest.raises(DocumentError, match="own ancestor"):
+        doc.set_body("a", parent="e")
+    assert doc.body("a").parent == "Ground"

@@ -206,3 +206,26 @@ def test_a_rename_keeps_the_system_and_a_new_body_builds_one(studio):
     after = _edit(document, session, lambda: document.add_body(BodySpec("extra", parent="b5")))
     assert not after.error and len(builds) == 1 and session.system is not system
     assert session.built.mobilized_bodies["middle"].getMobilizedBodyIndex() == 3
+
+
+def test_a_mass_edit_copies_the_state_once_and_keeps_the_model_before(monkeypatch):
+    """The System's new default State (its topology rows changed) is the edited model's
+    initial State itself: the edit copies a State once (the session's working State); the
+    model before keeps its own initial State as it was (the branch "before the edit")."""
+    document = _document()
+    session = SimulationSession(build(document.data, True))
+    before = session.built
+    q0, u0 = before.state.getQ().copy(), before.state.getU().copy()
+    document.set_body("b3", mass=3.0, inertia=(0.3, 0.1, 0.3, 0, 0, 0), u=(0.1, 0.2, 0.3))
+    copies: list = []
+    real = State._copy_into
+    monkeypatch.setattr(State, "_copy_into", lambda s, dst: (copies.append(s), real(s, dst))[1])
+    session._cmd_rebuild(_Version(document), frozenset({"initial_state", "parameters"}))
+    assert not session._error and session.built is not before
+    assert session.system is before.system
+    assert len(copies) == 1 and copies[0] is session.built.state
+    assert session.built.state is session.system.getDefaultState()
+    assert session.built.state is not before.state
+    np.testing.assert_array_equal(before.state.getQ(), q0)
+    np.testing.assert_array_equal(before.state.getU(), u0)
+    assert np.any(session.built.state.getU() != u0)

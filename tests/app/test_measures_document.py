@@ -163,8 +163,8 @@ def test_built_measures_match_direct_computations():
 
 def test_probe_stages_are_checked():
     built = build(pendulum_with_measures())
-    state = built.system.getDefaultState()  # realized to Model only
-    assert state.getSystemStage() == Stage.Model
+    state = built.system.realizeTopology()  # a copy: realized through Instance only
+    assert state.getSystemStage() == Stage.Instance
     with pytest.raises(Exception, match="realized"):
         built.measures["bob speed"].getValue(state)
 

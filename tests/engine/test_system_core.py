@@ -111,6 +111,28 @@ def test_realize_topology_returns_a_copy_at_model():
     np.testing.assert_array_equal(s2.getQ(), osc.q_init)
 
 
+def test_realize_default_state_returns_the_default_state_itself():
+    """``realizeDefaultState`` realizes the topology once, as ``realizeTopology`` does, and
+    hands out the default State itself: what is set in it is what later ``realizeTopology``
+    copies hold."""
+    system = System()
+    osc = HarmonicOscillator(n=2)
+    system.adoptSubsystem(osc)
+    default = system.realizeDefaultState()
+    assert default is system.getDefaultState()
+    assert default.getSystemStage() == Stage.Model
+    assert system.getNumRealizationsOfThisStage(Stage.Topology) == 1
+    assert system.realizeDefaultState() is default
+    default.setQ([5.0, 6.0])
+    system.realize(default, Stage.Acceleration)
+    copy = system.realizeTopology()
+    assert copy is not default and system.getNumRealizationsOfThisStage(Stage.Topology) == 1
+    np.testing.assert_array_equal(copy.getQ(), [5.0, 6.0])
+    assert copy.getSystemStage() == Stage.Instance  # (a copy is valid through Instance)
+    copy.setQ([1.0, 2.0])
+    np.testing.assert_array_equal(default.getQ(), [5.0, 6.0])
+
+
 def test_state_from_before_a_topology_change_is_refused():
     system = System("changing")
     osc = HarmonicOscillator()
