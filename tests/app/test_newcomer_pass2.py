@@ -121,3 +121,49 @@ def test_the_slider_crank_rows_say_which_angle_and_which_displacement(qtbot, ope
         timeout=10000,
     )
     _close(window)
+
+
+def test_an_edit_at_t0_after_a_run_keeps_the_run_as_a_branch_from_t0(qtbot, open_example):
+    """The pendulum run for a while, paused, the timeline clicked at its start (t = 0) and
+    mass 2 typed in Properties: the branch box names the run left behind from t = 0 (the
+    moment of the edit, not its first step's time), the plot shows that run dashed and the
+    starting sample at the new model's energy (twice the first, all potential)."""
+    from tests.app.test_newcomer_pass import _activate
+
+    window = open_example("pendulum")
+    panel, plots, editor = window.simulation, window.simulation.plots, window.model_editor
+    editor.interactive = False
+    qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[1]) == 1, timeout=5000)
+    e1 = plots.plotted_data("total energy")[1][0]
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
+    qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
+    qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Pause
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    end = panel.snapshot.time
+    bar = window.timeline.timeline
+    start = QPoint(round(bar.x_of(0.0)), bar.height() // 2)
+    QTest.mouseClick(bar, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    qtbot.waitUntil(lambda: panel.snapshot.time == 0.0, timeout=5000)
+    view = editor.tree.view
+    rect = view.visualRect(editor.tree.model.index_of("body:link"))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    field = editor.properties.field("mass")
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(field, "2")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    box = window.timeline.branch_box
+    qtbot.waitUntil(lambda: box.isVisible() and box.count() == 2, timeout=10000)
+    assert box.itemText(0) == "Main line (shown)"
+    assert box.itemText(1) == f"Branch 1, before the edit (0–{end:.3g} s)"
+    qtbot.waitUntil(
+        lambda: plots.plotted_data("total energy")[1].tolist() == pytest.approx([2.0 * e1]),
+        timeout=10000,
+    )
+    assert plots.plotted_data("total energy")[0].tolist() == [0.0]
+    (dashed,) = plots.branch_curves.values()
+    t, e = dashed.getData()
+    assert 0.0 < t[0] < 0.05 and t[-1] == pytest.approx(end, abs=0.02)
+    assert e[0] == pytest.approx(e1, rel=1e-6)  # the run before the edit, with mass 1
+    _close(window)
