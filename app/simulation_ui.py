@@ -538,15 +538,18 @@ class SimulationPanel(QObject):
     def _triad_length(self, snap, body: int) -> float:
         """Axis length (m) of the selection triad on ``body``: a little past the half size of
         what is drawn of the body, so it shows outside a ball and does not hide a small
-        body (0.5 length scales for a body drawn with lines only). Made once per model and
-        selection."""
+        body (0.5 length scales for Ground and a body drawn with lines only). Made once per
+        model and selection."""
         key = (id(snap.geometry), body)
         cached = getattr(self, "_triad_cache", None)
         if cached is not None and cached[0] == key and cached[1] is snap.geometry:
             return cached[2]
         scale = float(snap.model.length_scale)
-        half = self.window.viewport.scene.body_half_size(body)
-        length = 0.5 * scale if not half else half + min(TRIAD_OVERHANG * half, 0.25 * scale)
+        # (Ground's decorations span the scene: its triad keeps the fixed length)
+        half = self.window.viewport.scene.body_half_size(body) if body > 0 else None
+        if not half:  # (a body whose decorations the view has not added yet is not cached)
+            return 0.5 * scale
+        length = half + min(TRIAD_OVERHANG * half, 0.25 * scale)
         self._triad_cache = (key, snap.geometry, length)
         return length
 
