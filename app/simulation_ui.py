@@ -66,6 +66,8 @@ WAITING_TEXT = (
 HIGHLIGHT_SCALE = 1.12
 HIGHLIGHT_COLOR = (1.0, 0.85, 0.0)
 HIGHLIGHT_OPACITY = 0.45
+#: The selection triad's axes reach this fraction of the body's half size past it.
+TRIAD_OVERHANG = 1.0
 ACCURACIES = ("1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8")
 BANNER_STYLE = "QLabel { background: #c0392b; color: white; padding: 6px; font-weight: bold; }"
 
@@ -526,14 +528,32 @@ class SimulationPanel(QObject):
         if self.selected_body in names and snap.x_gb is not None:
             from engine.common.decorative_geometry import DecorativeFrame
 
-            scale = snap.model.length_scale
-            triad = DecorativeFrame(0.5 * scale)
-            triad.setBodyId(names.index(self.selected_body))
+            body = names.index(self.selected_body)
+            triad = DecorativeFrame(self._triad_length(snap, body))
+            triad.setBodyId(body)
             triad.setColor([1.0, 0.85, 0.0])
             triad.setLineThickness(3)
             geometry.append(triad)
             geometry.extend(self._highlight(snap.geometry, names.index(self.selected_body)))
         return geometry
+
+    def _triad_length(self, snap, body: int) -> float:
+        """Axis length (m) of the selection triad on ``body``: a little past the half size of
+        what is drawn of the body, so it shows outside a ball and does not hide a small
+        body (0.5 length scales for Ground and a body drawn with lines only). Made once per
+        model and selection."""
+        key = (id(snap.geometry), body)
+        cached = getattr(self, "_triad_cache", None)
+        if cached is not None and cached[0] == key and cached[1] is snap.geometry:
+            return cached[2]
+        scale = float(snap.model.length_scale)
+        # (Ground's decorations span the scene: its triad keeps the fixed length)
+        half = self.window.viewport.scene.body_half_size(body) if body > 0 else None
+        if not half:  # (a body whose decorations the view has not added yet is not cached)
+            return 0.5 * scale
+        length = half + min(TRIAD_OVERHANG * half, 0.25 * scale)
+        self._triad_cache = (key, snap.geometry, length)
+        return length
 
     def _highlight(self, drawn: tuple, body: int) -> list:
         """A translucent yellow shell, a little larger, over each solid decoration of ``body``

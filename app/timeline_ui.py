@@ -213,8 +213,12 @@ class TimelinePanel(QObject):
             self.simulation.plots.set_branches(session.branch_samples())
         self.branch_box.clear()
         self.branch_box.addItem(f"{current} (shown)")
-        for name, fork, end in branches:
-            self.branch_box.addItem(f"{name} ({fork:.3g}–{end:.3g} s)")
+        held = session.history_branches() if session is not None else []
+        for k, (name, fork, end) in enumerate(branches):
+            # from the moment the run left it (an edit at t = 0, not its first step's time)
+            left = held[k].left_at if k < len(held) else None
+            start = fork if left is None else left
+            self.branch_box.addItem(f"{name} ({start:.3g}–{end:.3g} s)")
         self.branch_box.setCurrentIndex(0)
         self.branch_box.setVisible(bool(branches))
 

@@ -647,6 +647,27 @@ class Scene:
                 boxes.append(prop.GetBounds())
         return cam.union_bounds(boxes)
 
+    def body_half_size(self, body_id: int) -> float | None:
+        """Half the longest side (m) of the world box around body ``body_id``'s visible solid
+        decorations (lines and frames left out), or None when it has none; O(decorations)."""
+        boxes = []
+        for prop, owner in self._prop_owner.items():
+            if not prop.GetVisibility() or isinstance(owner, LineBatch):
+                continue
+            if isinstance(owner, GlyphGroup):
+                mask = owner.body_idx == body_id
+                if mask.any():
+                    centre = owner._positions[mask]  # noqa: SLF001
+                    reach = np.abs(owner.scale[mask]).max(axis=1)[:, None]
+                    lo, hi = (centre - reach).min(axis=0), (centre + reach).max(axis=0)
+                    boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
+            elif getattr(owner, "body_id", None) == body_id and prop.IsA("vtkProp3D"):
+                boxes.append(prop.GetBounds())
+        bounds = cam.union_bounds(boxes)
+        if bounds is None:
+            return None
+        return 0.5 * float(np.max(np.diff(np.reshape(bounds, (3, 2)), axis=1)))
+
     def world_to_display(self, p_world) -> tuple[float, float]:
         """Display coordinates (pixels from bottom-left) of a ground point for this camera."""
         r = self.renderer

@@ -53,6 +53,9 @@ class Branch:
     events: list = field(default_factory=list)
     #: The failure marks (time, message) of this future.
     failures: list = field(default_factory=list)
+    #: The moment the run went on from in another way (an edit's time; the records start
+    #: after it), when known.
+    left_at: float | None = None
 
     @property
     def nbytes(self) -> int:
@@ -126,13 +129,19 @@ class History:
         return cut
 
     def _keep_branch(
-        self, fork_time: float, records: list[StateRecord], note: str = "", name: str = ""
+        self,
+        fork_time: float,
+        records: list[StateRecord],
+        note: str = "",
+        name: str = "",
+        left_at: float | None = None,
     ) -> None:
         if records:
             if not name:
                 self._branches_made += 1
                 name = f"Branch {self._branches_made}"
-            self.branches.append(Branch(name, fork_time, records, note, model=self.model))
+            branch = Branch(name, fork_time, records, note, model=self.model, left_at=left_at)
+            self.branches.append(branch)
             self.last_kept = self.branches[-1]
             self._limit_branch_models()
 
@@ -157,7 +166,7 @@ class History:
         self._bytes -= sum(_record_bytes(r) for r in cut if r.t <= t)
         later = [r for r in cut if r.t > t]
         if later:  # the branch holds the records from its first time on
-            self._keep_branch(later[0].t, later, note)
+            self._keep_branch(later[0].t, later, note, left_at=t)
 
     def adopt_branches(self, branches: list[Branch]) -> None:
         """Keep ``branches`` (of this history's model, e.g. read from a recording file) as
@@ -179,7 +188,9 @@ class History:
             raise IndexError(f"no branch {index} (there are {len(self.branches)})")
         branch = self.branches.pop(index)
         cut = self._cut_from(branch.fork_time)
-        self._keep_branch(branch.fork_time, cut, self.current_note, self.current_name)
+        self._keep_branch(
+            branch.fork_time, cut, self.current_note, self.current_name, branch.left_at
+        )
         self.current_name, self.current_note = branch.name, branch.note
         if branch.model is not None:
             self.model = branch.model

@@ -7,7 +7,7 @@ selects a body's row (the 3-D view's picking calls it).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,6 +25,12 @@ from app.document.measure_types import MEASURE_TYPES
 from app.document.registry import CONSTRAINT_TYPES, FORCE_TYPES, is_available
 from app.tree.tree_model import KEY_ROLE, ModelTreeModel, body_key, parse_key
 
+#: Pixels a child row is indented under its parent: a robot arm's tenth link still leaves room
+#: for the Type column in the default-width Model dock.
+TREE_INDENT = 14
+#: The narrowest the name column is made to leave room for the Type column (px).
+MIN_NAME_WIDTH = 120
+
 
 class ModelTreeWidget(QWidget):
     body_selected = Signal(str)
@@ -41,6 +47,8 @@ class ModelTreeWidget(QWidget):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setUniformRowHeights(True)
         self.view.setAlternatingRowColors(True)
+        self.view.setIndentation(TREE_INDENT)
+        self.view.viewport().installEventFilter(self)
         self.view.setToolTip(
             "Select a body to edit it; Ctrl-click to pick several bodies for a constraint or force"
         )
@@ -211,8 +219,25 @@ class ModelTreeWidget(QWidget):
 
     def _after_reset(self) -> None:
         self.view.expandAll()
-        self.view.resizeColumnToContents(0)
+        self._fit_columns()
         self._restore_selection()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802
+        if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
+            if event.oldSize().width() != event.size().width():
+                self._fit_columns()
+        return super().eventFilter(watched, event)
+
+    def _fit_columns(self) -> None:
+        """Size the name column to its longest name, but no wider than leaves the Type column
+        (each body's mobilizer) in view: a longer name is elided, its tooltip names it in full.
+        Costs O(rows)."""
+        view = self.view
+        view.resizeColumnToContents(0)
+        header = view.header()
+        room = view.viewport().width() - view.sizeHintForColumn(1)
+        if header.sectionSize(0) > room:
+            header.resizeSection(0, max(MIN_NAME_WIDTH, room))
 
     def _restore_selection(self) -> None:
         """Select the current key's row again (its new name, or its nearest surviving
@@ -270,8 +295,15 @@ class ModelTreeWidget(QWidget):
                 depth, parent = depth + 1, parent.parent()
             width = self.view.sizeHintForIndex(index.siblingAtColumn(0)).width()
             need = max(need, depth * self.view.indentation() + width)
+        room = max(MIN_NAME_WIDTH, self.view.viewport().width() - self._type_width())
+        need = min(need, max(room, header.sectionSize(0)))
         if need > header.sectionSize(0):
             header.resizeSection(0, need)
+
+    def _type_width(self) -> int:
+        """The room (px) kept for the Type column beside a name widened in place: a mobilizer
+        name such as "Universal" with the cell's margins (O(1), no rows looked at)."""
+        return self.view.fontMetrics().horizontalAdvance("Universal") + 16
 
     # -- selection
     def _current_changed(self, current, _previous) -> None:

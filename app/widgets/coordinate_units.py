@@ -38,21 +38,76 @@ def q_kinds(mobilizer: str, nq: int) -> list[str]:
     return (kinds + ["angle"] * nq)[:nq]
 
 
-#: Mobilizers whose length coordinates are the x, y (and z) components of the translation
-#: p_FM of the mobilizer's M frame from F, expressed in F (Simbody's order).
-_TRANSLATION_MOBILIZERS = {"Free", "FreeLine", "Bushing", "Translation", "Planar"}
+#: What each (non-quaternion) coordinate of a mobilizer is, in Simbody's order: a short name
+#: for the Joints row and a description (frames F and M of the mobilizer) for its tooltip.
+#: Rotations are named by their axis ("z angle"), translations by their direction.
+_COORDINATES: dict[str, list[tuple[str, str]]] = {
+    "Pin": [("z angle", "rotation angle about the common z axis of F and M")],
+    "Slider": [("x", "displacement of M along F's x axis")],
+    "Screw": [("z angle", "rotation angle about z (M also advances along z by pitch x angle)")],
+    "Universal": [
+        ("x angle", "rotation angle about F's x axis"),
+        ("y angle", "rotation angle about the rotated y axis"),
+    ],
+    "Cylinder": [
+        ("z angle", "rotation angle about the common z axis"),
+        ("z", "displacement along the common z axis"),
+    ],
+    "BendStretch": [
+        ("z angle", "rotation angle about F's z axis"),
+        ("stretch", "displacement along M's x axis"),
+    ],
+    "Planar": [
+        ("z angle", "rotation angle about the common z axis"),
+        ("x", "x component of the translation p_FM in F"),
+        ("y", "y component of the translation p_FM in F"),
+    ],
+    "SphericalCoords": [
+        ("azimuth", "azimuth angle about F's z axis"),
+        ("zenith", "zenith angle about the rotated y axis"),
+        ("radius", "displacement along the radial axis of M"),
+    ],
+}
+_XYZ_ANGLES = [(f"{a} angle", f"body-fixed {a} angle of the x-y-z sequence") for a in "xyz"]
+_XYZ_SHIFTS = [(a, f"{a} component of the translation p_FM in F") for a in "xyz"]
+for _name in ("Gimbal", "Ball", "Ellipsoid", "LineOrientation"):
+    _COORDINATES[_name] = _XYZ_ANGLES
+for _name in ("Bushing", "Free", "FreeLine"):
+    _COORDINATES[_name] = _XYZ_ANGLES + _XYZ_SHIFTS
+_COORDINATES["Translation"] = _XYZ_SHIFTS
+
+
+def _coordinate(mobilizer: str, nq: int, which: int) -> tuple[str, str] | None:
+    """(name, description) of coordinate ``which`` of a ``mobilizer`` with ``nq`` coordinates,
+    or None when it has no name (a quaternion component, an unknown mobilizer)."""
+    kinds = q_kinds(mobilizer, nq)
+    if kinds[which] == "quat":
+        return None
+    named = _COORDINATES.get(mobilizer)
+    if named is None:
+        return None
+    position = sum(k != "quat" for k in kinds[:which])  # the quaternion has no names
+    if mobilizer in QUATERNION_MOBILIZERS and kinds[:1] == ["quat"]:
+        position += len(named) - sum(k != "quat" for k in kinds)  # names after the angles
+    return named[position] if 0 <= position < len(named) else None
 
 
 def q_label(mobilizer: str, nq: int, which: int) -> str:
     """The label of coordinate ``which`` of a ``mobilizer`` with ``nq`` coordinates, with
-    its unit: "x (m)", "y (m)", "z (m)" for the components of a translation p_FM (in F),
+    its unit: what it is ("z angle (deg)" for a Pin, "x (m)" for a translation's component),
     else "q<which> (<unit>)"."""
-    kinds = q_kinds(mobilizer, nq)
-    kind = kinds[which]
-    if mobilizer in _TRANSLATION_MOBILIZERS and kind == "length":
-        lengths = [k for k, kd in enumerate(kinds) if kd == "length"]
-        return f"{'xyz'[lengths.index(which)]} ({unit(kind)})"
-    return f"q{which} ({unit(kind)})"
+    kind = q_kinds(mobilizer, nq)[which]
+    named = _coordinate(mobilizer, nq, which)
+    name = named[0] if named is not None else f"q{which}"
+    return f"{name} ({unit(kind)})" if unit(kind) else name
+
+
+def q_tooltip(mobilizer: str, nq: int, which: int) -> str:
+    """What coordinate ``which`` of a ``mobilizer`` is, with its index q<which> and unit."""
+    kind = q_kinds(mobilizer, nq)[which]
+    named = _coordinate(mobilizer, nq, which)
+    what = f", the {named[1]}" if named is not None else ""
+    return f"q{which}{what}" + (f" ({unit(kind)})" if unit(kind) else "")
 
 
 def u_kinds(mobilizer: str, nu: int) -> list[str]:

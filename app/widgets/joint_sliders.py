@@ -35,7 +35,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.simulation.snapshot import joint_layout
-from app.widgets.coordinate_units import from_display, q_kinds, q_label, to_display, unit
+from app.widgets.coordinate_units import (
+    from_display,
+    q_kinds,
+    q_label,
+    q_tooltip,
+    to_display,
+    unit,
+)
 from app.widgets.wheel_guard import guard_wheel
 
 STEPS = 1000
@@ -324,12 +331,10 @@ class JointSliders(QWidget):
             row.changed.connect(
                 lambda v, b=body, w=which, k=k: self.q_changed.emit(b, w, from_display(k, v))
             )
-            label = q_label(kind, len(whichs), which)
-            if not label.startswith("q"):
-                row.slider.setToolTip(
-                    f"{body}: q{which}, the {label[0]} component of the mobilizer's "
-                    "translation p_FM in its F frame (m)"
-                )
+            tip = f"{body}: {q_tooltip(kind, len(whichs), which)}; drag to pose (paused only)"
+            row.slider.setToolTip(tip)
+            label = QLabel(q_label(kind, len(whichs), which))
+            label.setToolTip(tip)
             form.addRow(label, row)
             self.rows[(body, which)] = row
         guard_wheel(box)

@@ -1,7 +1,7 @@
 """A plot value axis whose tick labels stay short when the visible range is tiny next to the
 values: a conserved energy of 1.0787762500556 J that drifts by 1e-12 J would otherwise get
 13-digit labels that all look alike. Then the ticks show the difference from an offset, and a
-label written across the plot's top right corner (the legend has the left one) says which offset
+label written across the plot's top right corner says which offset
 ("Δ from 1.0787762500557"): written along the axis, as axis titles are, its 17 digits would not
 fit the height of a docked plot."""
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -40,6 +41,8 @@ DEFAULT_CHECKED = ("total energy",)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 #: Pixels kept free between the legend and the plot's top and bottom edges.
 LEGEND_MARGIN = 6
+#: The legend's text size: a little smaller than the axes', so six names take little room.
+LEGEND_TEXT_SIZE = "8pt"
 #: Margin (a fraction of the range) around the time axis's first second shown for a lone sample.
 LONE_MARGIN = 0.04
 #: Shown across the plot while the checked quantities have no sample yet.
@@ -256,9 +259,17 @@ class PlotsWidget(QWidget):
         self.plot.setObjectName("plotArea")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", "t (s)")
-        # A translucent legend, in as many columns as its entries need to fit the plot's
-        # height (see _fit_legend): the curves behind it stay readable.
-        self.plot.addLegend(offset=(5, 5), brush=pg.mkBrush(255, 255, 255, 200))
+        # The legend sits right of the curves' area, outside it (no curve is ever behind
+        # it), in as many columns as its entries need to fit the plot's height (see
+        # _fit_legend). A click on an entry's sample line hides or shows its curve.
+        legend = pg.LegendItem(
+            offset=None, labelTextSize=LEGEND_TEXT_SIZE, verSpacing=-6, horSpacing=2, frame=False
+        )
+        self.plot.plotItem.legend = legend
+        layout = self.plot.plotItem.layout
+        layout.addItem(legend, 2, 3)  # (row 2: the view box's row)
+        legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
         self.plot.plotItem.vb.sigResized.connect(self._fit_legend)
         for axis in ("left", "bottom"):  # no unit prefixes: no label re-layout on re-ranging
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
@@ -437,13 +448,14 @@ class PlotsWidget(QWidget):
 
     def _fit_legend(self, *_args) -> None:
         """Lay the legend's entries out in the columns that keep it within the plot's height
-        (six quantities in a docked plot ~150 px high: two columns of three)."""
+        (six quantities fit one column in a docked plot ~130 px high)."""
         legend = self.plot.plotItem.legend
         if legend is None or not legend.items:
             return
-        row_height = max(label.boundingRect().height() for _, label in legend.items)
+        pitch = max(label.boundingRect().height() for _, label in legend.items)
+        pitch += legend.layout.verticalSpacing()
         room = self.plot.plotItem.vb.height() - 2 * LEGEND_MARGIN
-        rows = max(1, int(room // max(row_height, 1.0)))
+        rows = max(1, int(room // max(pitch, 1.0)))
         legend.setColumnCount(max(1, math.ceil(len(legend.items) / rows)))
 
     def set_branches(self, branches: list[tuple[str, list[str], np.ndarray]]) -> None:

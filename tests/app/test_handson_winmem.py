@@ -55,8 +55,8 @@ def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, open_exam
 
 def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, open_example):
     """The gimbal-lock example plots its six generalized speeds: in the docked plot the
-    legend lays them out in columns that fit its height, every entry inside the plot (in
-    one column the last ones fell below its bottom edge)."""
+    legend lays them out beside the curves' area, every entry within the plot's height and
+    none over the curves (inside the curves' area it covered them)."""
     window = open_example("gimbal_lock")
     panel = window.simulation
     plots = panel.plots
@@ -69,9 +69,11 @@ def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, op
     qtbot.wait(50)
     legend = plots.plot.plotItem.legend
     assert [label.text for _, label in legend.items] == [f"{n} (rad/s)" for n in plots.checked()]
-    shown = plots.plot.plotItem.vb.sceneBoundingRect()  # the curves' area, which clips it
+    curves = plots.plot.plotItem.vb.sceneBoundingRect()
+    shown = plots.plot.sceneRect()
     for _, label in legend.items:
-        assert shown.contains(label.sceneBoundingRect()), (label.text, shown)
+        box = label.sceneBoundingRect()
+        assert shown.contains(box) and not curves.intersects(box), (label.text, box, curves)
     window.model_editor.interactive = False
     window.close()
 
