@@ -57,6 +57,11 @@ from app.studies.runner import (
 #: how often (s) a study on Dask looks at its ``cancel`` event while runs are computing
 CANCEL_POLL = 0.1
 
+#: Options of the scheduler of a LocalCluster a study owns: its HTTP server (Dask's health and
+#: metrics routes; the dashboard stays off) listens on a free port of this machine only, so
+#: clusters started side by side never compete for Dask's default port 8787.
+SCHEDULER_OPTIONS = {"dashboard_address": "127.0.0.1:0"}
+
 
 class StudyError(RuntimeError):
     """A study that cannot start (bad model, parameters, output or cluster); says why."""
@@ -219,6 +224,7 @@ class Study:
                 processes=True,
                 preload=["app.studies.worker"],  # its dask_setup: workers ignore SIGINT
                 dashboard_address=None,
+                scheduler_kwargs=SCHEDULER_OPTIONS,
                 silence_logs=logging.ERROR,
             )
             return Client(cluster), cluster

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from app.studies.output import NONDETERMINISTIC_COLUMNS, OutputError, read_metadata, read_table
-from app.studies.study import Study
+from app.studies.study import SCHEDULER_OPTIONS, Study
 
 ROOT = Path(__file__).resolve().parents[2]
 PENDULUM = ROOT / "resources" / "examples" / "pendulum.mbs.json"
@@ -32,6 +32,7 @@ def client():
             protocol="tcp",
             host="127.0.0.1",
             dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_OPTIONS,
         ) as cluster,
         Client(cluster) as c,
     ):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.studies.output import NONDETERMINISTIC_COLUMNS, read_table
-from app.studies.study import Study
+from app.studies.study import SCHEDULER_OPTIONS, Study
 
 ROOT = Path(__file__).resolve().parents[2]
 DOUBLE = ROOT / "resources" / "examples" / "double_pendulum.mbs.json"
@@ -41,7 +41,11 @@ def reference():
 
     with (
         LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=1,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_OPTIONS,
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -55,7 +59,11 @@ def long_reference():
 
     with (
         LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=1,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_OPTIONS,
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -135,7 +143,9 @@ def test_local_cluster_of_two_processes_ctrl_c_and_resume(tmp_path, long_referen
     from dask.distributed import Client, LocalCluster
 
     with (
-        LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster,
+        LocalCluster(
+            n_workers=1, processes=False, dashboard_address=None, scheduler_kwargs=SCHEDULER_OPTIONS
+        ) as cluster,
         Client(cluster) as client,
     ):
         study = Study(
@@ -227,7 +237,11 @@ def test_local_cluster_of_two_processes_survives_a_killed_worker(reference):
 
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_OPTIONS,
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -255,3 +269,30 @@ def test_local_cluster_of_two_processes_survives_a_killed_worker(reference):
         assert study.failed == 0 and study.completed == 10 and not study.interrupted
         assert sorted(frame["run"].unique()) == list(range(10))
         assert deterministic(frame).equals(deterministic(reference))
+
+
+def test_a_study_owned_cluster_beside_a_server_on_port_8787_warns_nothing(reference):
+    """A study that starts its own LocalCluster while another program (here a listening socket,
+    in practice another Dask cluster) holds Dask's default port 8787 runs without the "Port 8787
+    is already in use" warning: the scheduler's HTTP server takes a free local port."""
+    import warnings
+
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))
+        holder.listen()
+    except OSError:
+        holder.close()  # something else already holds it, which is the same situation
+        holder = None
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study = Study(DOUBLE, sets=SETS, until=UNTIL, dt=DT, workers=1)
+            frame = study.run()
+    finally:
+        if holder is not None:
+            holder.close()
+    assert study.completed == 10 and study.failed == 0
+    assert deterministic(frame).equals(deterministic(reference))
+    port_warnings = [w for w in caught if "8787" in str(w.message)]
+    assert port_warnings == []
