@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app.studies.runner import STATISTICS
-from app.studies.study import Study, StudyError
+from app.studies.study import SCHEDULER_OPTIONS, Study, StudyError
 
 ROOT = Path(__file__).resolve().parents[2]
 DOUBLE = ROOT / "resources" / "examples" / "double_pendulum.mbs.json"
@@ -25,7 +25,11 @@ def client():
 
     with (
         LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=1,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_OPTIONS,
         ) as cluster,
         Client(cluster) as c,
     ):
