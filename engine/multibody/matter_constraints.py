@@ -58,6 +58,7 @@ from engine.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose,
 )
+from engine.multibody.matter.arguments import vector
 
 #: in the main thread, constrained accelerations of more equations than this are computed
 #: in a helper thread, so that a signal's handler (Ctrl-C) runs meanwhile and stops them
@@ -618,7 +619,7 @@ class MatterConstraintsMixin:
         lay = self._checked_layout(state, Stage.Position, "multiplyByGTranspose")
         if lay.mv + lay.ma:
             self._require(state, Stage.Velocity, "multiplyByGTranspose")
-        lam = self._vector(lam, lay.m, "multiplyByGTranspose: lambda")
+        lam = self._vector(lam, lay.m, "multiplyByGTranspose: lam")
         return self._GT_times(state, lay, lam)
 
     def calcGTranspose(self, state: State) -> np.ndarray:
@@ -637,11 +638,7 @@ class MatterConstraintsMixin:
         """G udot + b (m,) for the given udot (empty = zeros) (Velocity stage)."""
         lay = self._checked_layout(state, Stage.Velocity, "calcConstraintAccelerationErrors")
         nu = self._topo().nu
-        udot = (
-            np.zeros(nu)
-            if knownUDot is None or np.size(knownUDot) == 0
-            else self._vector(knownUDot, nu, "calcConstraintAccelerationErrors: knownUDot")
-        )
+        udot = vector(knownUDot, nu, "calcConstraintAccelerationErrors: knownUDot", True)
         return self._acc_errors_all(state, lay, self._body_acc(state, udot), udot)
 
     def _Pq_times(self, state, lay, qlike, biasp=None):
@@ -739,7 +736,7 @@ class MatterConstraintsMixin:
         lay = self._checked_layout(state, Stage.Position, "calcConstraintForcesFromMultipliers")
         if lay.mv + lay.ma:
             self._require(state, Stage.Velocity, "calcConstraintForcesFromMultipliers")
-        lam = self._vector(multipliers, lay.m, "calcConstraintForcesFromMultipliers")
+        lam = self._vector(multipliers, lay.m, "calcConstraintForcesFromMultipliers: multipliers")
         F, f, _ = self._forces_from_multipliers(state, lay, lam)
         return F.reshape(-1, 2, 3), f
 

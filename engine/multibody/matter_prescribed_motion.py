@@ -222,28 +222,29 @@ class MatterPrescribedMotionMixin:
     def packFreeQ(self, state: State, allQ) -> np.ndarray:
         """The free entries of a q-like vector, in order."""
         free = self.getFreeQIndex(state)
-        return self._vector(allQ, self._topo().nq, "packFreeQ")[free].copy()
+        return self._vector(allQ, self._topo().nq, "packFreeQ: allQ")[free].copy()
 
     def unpackFreeQ(self, state: State, packedFreeQ, unpackedFreeQ=None) -> np.ndarray:
         """A q-like vector with the free entries from ``packedFreeQ``; the others are taken
         from ``unpackedFreeQ`` if given, else 0."""
         return self._unpack(state, self.getFreeQIndex(state), self._topo().nq, packedFreeQ,
-                            unpackedFreeQ, "unpackFreeQ")  # fmt: skip
+                            unpackedFreeQ, "unpackFreeQ", "Q")  # fmt: skip
 
     def packFreeU(self, state: State, allU) -> np.ndarray:
         """The free entries of a u-like vector, in order."""
         free = self.getFreeUIndex(state)
-        return self._vector(allU, self._topo().nu, "packFreeU")[free].copy()
+        return self._vector(allU, self._topo().nu, "packFreeU: allU")[free].copy()
 
     def unpackFreeU(self, state: State, packedFreeU, unpackedFreeU=None) -> np.ndarray:
         """A u-like vector with the free entries from ``packedFreeU``; the others are taken
         from ``unpackedFreeU`` if given, else 0."""
         return self._unpack(state, self.getFreeUIndex(state), self._topo().nu, packedFreeU,
-                            unpackedFreeU, "unpackFreeU")  # fmt: skip
+                            unpackedFreeU, "unpackFreeU", "U")  # fmt: skip
 
-    def _unpack(self, state, free, n, packed, base, what) -> np.ndarray:
-        packed = self._vector(packed, free.size, what)
-        out = np.zeros(n) if base is None else self._vector(base, n, what).copy()
+    def _unpack(self, state, free, n, packed, base, what, which) -> np.ndarray:
+        packed = self._vector(packed, free.size, f"{what}: packedFree{which}")
+        out = np.zeros(n) if base is None else self._vector(base, n, f"{what}: unpackedFree{which}")
+        out = out.copy()
         out[free] = packed
         return out
 
@@ -465,7 +466,7 @@ class MatterPrescribedMotionMixin:
         M_ff^-1 on the free mobilities; prescribed entries of v are not read and those of
         the result are 0."""
         topo = self._topo()
-        v = self._vector(v, topo.nu, "multiplyByMInv")
+        v = self._vector(v, topo.nu, "multiplyByMInv: v")
         zero = np.zeros((topo.nb, 6))
         out = np.zeros(topo.nu)
         self._hybrid_solve(state, lay, zero, zero, zero, v, out)
@@ -484,8 +485,9 @@ class MatterPrescribedMotionMixin:
                 state, appliedMobilityForces, appliedBodyForces
             )
         topo = self._topo()
-        f = self._vector(appliedMobilityForces, topo.nu, "appliedMobilityForces")
-        F = self._body_forces(appliedBodyForces, "appliedBodyForces")
+        what = "calcAccelerationIgnoringConstraints"
+        f = self._vector(appliedMobilityForces, topo.nu, f"{what}: appliedMobilityForces")
+        F = self._body_forces(appliedBodyForces, f"{what}: appliedBodyForces")
         vc = self._vc_raw(state)
         udot = self._known_udot(state, lay)
         A = self._hybrid_solve(state, lay, vc.coriolis, vc.gyroscopic, F, f, udot)

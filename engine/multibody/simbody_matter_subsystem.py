@@ -25,6 +25,7 @@ from engine.multibody import function_based_mobilized_body as _function_based  #
 from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
+from engine.multibody.matter.arguments import body_forces, vector
 from engine.multibody.matter.dynamics_operators import DynamicsOperatorsMixin
 from engine.multibody.matter.lazy_realization import LazyRealizationMixin
 from engine.multibody.matter.momentum import MomentumMixin
@@ -450,7 +451,7 @@ class SimbodyMatterSubsystem(
         from engine.multibody.matter.arguments import body_index
 
         self._require(state, Stage.Model, "isUsingQuaternion")
-        b = body_index(self, mobod, "isUsingQuaternion")
+        b = body_index(self, mobod, "isUsingQuaternion: mobod")
         return bool(self._topo().uses_quaternion[b]) and not self.getUseEulerAngles(state)
 
     def getNumQuaternionsInUse(self, state: State) -> int:
@@ -462,7 +463,7 @@ class SimbodyMatterSubsystem(
         the pool (-1 if it has none in use)."""
         from engine.multibody.matter.arguments import body_index
 
-        b = body_index(self, mobod, "getQuaternionPoolIndex")
+        b = body_index(self, mobod, "getQuaternionPoolIndex: mobod")
         if not self.isUsingQuaternion(state, b):
             return -1
         return self._topo().quaternion_pool_order.index(b)
@@ -511,23 +512,14 @@ class SimbodyMatterSubsystem(
         return state.updCacheEntry(self.getMySubsystemIndex(), self._ix.acceleration)
 
     def _vector(self, values, n: int, what: str) -> np.ndarray:
-        arr = np.asarray(values, dtype=np.float64)
-        if arr.shape != (n,):
-            raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise InvalidArgumentError(f"{what}: values must be finite")
-        return arr
+        """A Vector argument of length n, finite (``arguments.vector``)."""
+        return vector(values, n, what)
 
     def _body_forces(self, F, what: str) -> np.ndarray:
+        """Finite body forces (nb, 2, 3) or (nb, 6) as an (nb, 6) array
+        (``arguments.body_forces``)."""
         nb = self.getNumBodies()
-        arr = np.asarray(F, dtype=np.float64)
-        if arr.size != nb * 6 or arr.shape[0] != nb:
-            raise InvalidArgumentError(
-                f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
-            )
-        if not np.all(np.isfinite(arr)):
-            raise InvalidArgumentError(f"{what}: body forces must be finite")
-        return arr.reshape(nb, 6)
+        return np.ascontiguousarray(body_forces(F, nb, what)).reshape(nb, 6)
 
     # ------------------------------------------------------------ realization
     # ------------------------------------------------------- kinematic N operators
@@ -571,31 +563,32 @@ class SimbodyMatterSubsystem(
         """N x (u-like in, q-like out) or N^T x (Position stage)."""
         self._require_position_kinematics(state, "multiplyByN")
         topo = self._topo()
-        x = self._vector(x, topo.nq if transpose else topo.nu, "multiplyByN")
+        x = self._vector(x, topo.nq if transpose else topo.nu, "multiplyByN: x")
         return self._n_times(state, N_OP, transpose, x)
 
     def multiplyByNInv(self, state: State, transpose: bool, x) -> np.ndarray:
         """NInv x (q-like in, u-like out) or its transpose (Position stage)."""
         self._require_position_kinematics(state, "multiplyByNInv")
         topo = self._topo()
-        x = self._vector(x, topo.nu if transpose else topo.nq, "multiplyByNInv")
+        x = self._vector(x, topo.nu if transpose else topo.nq, "multiplyByNInv: x")
         return self._n_times(state, NINV_OP, transpose, x)
 
     def multiplyByNDot(self, state: State, transpose: bool, x) -> np.ndarray:
         """NDot x or NDot^T x (Velocity stage)."""
         self._require(state, Stage.Velocity, "multiplyByNDot")
         topo = self._topo()
-        x = self._vector(x, topo.nq if transpose else topo.nu, "multiplyByNDot")
+        x = self._vector(x, topo.nq if transpose else topo.nu, "multiplyByNDot: x")
         return self._n_times(state, NDOT_OP, transpose, x)
 
     def calcQDot(self, state: State, u) -> np.ndarray:
         """qdot = N u (Position stage)."""
+        self._vector(u, self._topo().nu, "calcQDot: u")
         return self.multiplyByN(state, False, u)
 
     def calcQDotDot(self, state: State, udot) -> np.ndarray:
         """qdotdot = N udot + NDot u (Velocity stage)."""
         self._require(state, Stage.Velocity, "calcQDotDot")
-        udot = self._vector(udot, self._topo().nu, "calcQDotDot")
+        udot = self._vector(udot, self._topo().nu, "calcQDotDot: udot")
         return self._n_times(state, N_OP, False, udot) + self._n_times(
             state, NDOT_OP, False, self.getU(state)
         )

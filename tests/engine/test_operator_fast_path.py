@@ -130,14 +130,14 @@ def test_non_finite_input_is_refused_before_anything_changes(bad):
     v[5] = bad
     F = rng.normal(size=(nb, 2, 3))
     F[3, 1, 2] = bad
-    with pytest.raises(InvalidArgumentError, match="multiplyByMInv: values must be finite"):
+    with pytest.raises(InvalidArgumentError, match="multiplyByMInv: v: values must be finite"):
         matter.multiplyByMInv(state, v)
     assert not matter.isArticulatedBodyInertiasRealized(state)  # refused before computing
-    with pytest.raises(InvalidArgumentError, match="multiplyByM: values must be finite"):
+    with pytest.raises(InvalidArgumentError, match="multiplyByM: a: values must be finite"):
         matter.multiplyByM(state, v)
-    with pytest.raises(InvalidArgumentError, match="multiplyBySystemJacobian: values"):
+    with pytest.raises(InvalidArgumentError, match="multiplyBySystemJacobian: u: values"):
         matter.multiplyBySystemJacobian(state, v)
-    with pytest.raises(InvalidArgumentError, match="Transpose: body forces must be finite"):
+    with pytest.raises(InvalidArgumentError, match="Transpose: F: values must be finite"):
         matter.multiplyBySystemJacobianTranspose(state, F)
     for operator in (matter.multiplyByM, matter.multiplyByMInv, matter.multiplyBySystemJacobian):
         for wrong in (np.ones(nu + 1), np.ones(nu - 1), np.ones((nu, 1))):

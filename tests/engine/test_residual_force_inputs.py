@@ -171,4 +171,7 @@ def test_pure_python_path_gives_the_compiled_residual():
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert_close(np.array(result["tau"]), expected, "no-JIT residual", tol=1e-13)
-    assert result["refused"] == "appliedBodyForces: values must be finite"
+    assert result["refused"] == (
+        "calcResidualForceIgnoringConstraints: appliedBodyForces: values must be finite "
+        "(no NaN or infinity)"
+    )

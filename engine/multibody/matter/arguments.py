@@ -1,7 +1,14 @@
-"""Argument checking shared by the matter-subsystem operator mixins.
+"""Argument checking shared by the matter subsystem's public operators: one helper per kind of
+argument (a Vector of length n, a Vector_<SpatialVec> of body forces (nb, 2, 3), a Vec3 or other
+small fixed-shape array, a MobilizedBodyIndex, an array added to in place).
 
-Every check runs before anything is computed and raises a typed error that names the operator,
-what was expected and what was given.
+Every check runs before anything is computed or any State entry is touched, and raises the
+engine's typed error (InvalidArgumentError, IndexOutOfRangeError) whose message starts with
+``what`` (the operator and its argument, as "multiplyByMInv: v"), says what was expected and
+what was given. Accepted forms: any sequence or array of real numbers (lists, tuples, float32,
+integer arrays) of the expected shape; refused: strings, None, ragged or wrongly shaped nesting,
+complex, boolean and object values, NaN and infinities. A float64 ndarray of the expected
+shape is used as it is (no copy).
 """
 
 from __future__ import annotations
@@ -9,6 +16,139 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+
+_FLOAT64 = np.dtype(np.float64)
+_NDARRAY = np.ndarray
+_REAL_KINDS = "iuf"  # signed and unsigned integers, floats
+
+
+def float_array(values, what: str, expected: str) -> np.ndarray:
+    """``values`` as a float64 ndarray of any shape (not copied if it is one), or
+    InvalidArgumentError saying ``expected`` for anything that is not all real numbers."""
+    if type(values) is _NDARRAY and values.dtype is _FLOAT64:
+        return values
+    if values is None or isinstance(values, (str, bytes)):
+        raise InvalidArgumentError(f"{what}: expected {expected}, got {type(values).__name__}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged nesting, an unconvertible object
+        raise InvalidArgumentError(
+            f"{what}: expected {expected}, got a ragged or non-numeric {type(values).__name__}"
+        ) from exc
+    if arr.dtype.kind not in _REAL_KINDS:
+        raise InvalidArgumentError(
+            f"{what}: expected {expected} (real numbers), got values of dtype {arr.dtype}"
+        )
+    return arr.astype(np.float64, copy=False)
+
+
+def _require_finite(arr: np.ndarray, what: str) -> np.ndarray:
+    if not np.isfinite(arr).all():
+        raise InvalidArgumentError(f"{what}: values must be finite (no NaN or infinity)")
+    return arr
+
+
+def _zero_length(values) -> bool:
+    """True for an empty argument (Simbody's zero-length Vector, meaning all zeros)."""
+    return (type(values) is _NDARRAY and values.size == 0) or (
+        isinstance(values, (list, tuple)) and len(values) == 0
+    )
+
+
+def sized_vector(values, n: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
+    """A Vector argument as a float64 array of shape (n,); finiteness is left to the caller
+    (a compiled kernel that checks it). With ``empty_is_zeros`` None or a zero-length
+    argument is n zeros, as Simbody's empty Vector."""
+    if type(values) is _NDARRAY and values.dtype is _FLOAT64 and values.shape == (n,):
+        return values
+    if empty_is_zeros and (values is None or _zero_length(values)):
+        return np.zeros(n)
+    arr = float_array(values, what, f"a vector of {n} numbers")
+    if arr.shape != (n,):
+        raise InvalidArgumentError(
+            f"{what}: expected a vector of length {n}, got shape {arr.shape}"
+        )
+    return arr
+
+
+def vector(values, n: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
+    """A Vector argument as a finite float64 array of shape (n,) (see ``sized_vector``)."""
+    return _require_finite(sized_vector(values, n, what, empty_is_zeros), what)
+
+
+def sized_body_forces(values, nb: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
+    """A Vector_<SpatialVec> of body forces, one [torque, force] per body, given as (nb, 2, 3)
+    or (nb, 6), as a float64 (nb, 2, 3) array; finiteness is left to the caller. With
+    ``empty_is_zeros`` None or a zero-length argument is all zeros."""
+    if type(values) is _NDARRAY and values.dtype is _FLOAT64 and values.shape == (nb, 2, 3):
+        return values
+    if empty_is_zeros and (values is None or _zero_length(values)):
+        return np.zeros((nb, 2, 3))
+    arr = float_array(values, what, f"body forces of shape ({nb}, 2, 3)")
+    if arr.shape == (nb, 6):
+        return arr.reshape(nb, 2, 3)
+    if arr.shape != (nb, 2, 3):
+        raise InvalidArgumentError(
+            f"{what}: expected body forces of shape ({nb}, 2, 3) (or ({nb}, 6)), got shape "
+            f"{arr.shape}"
+        )
+    return arr
+
+
+def body_forces(values, nb: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
+    """Body forces as a finite float64 (nb, 2, 3) array (see ``sized_body_forces``)."""
+    return _require_finite(sized_body_forces(values, nb, what, empty_is_zeros), what)
+
+
+def finite_array(values, shape: tuple, what: str) -> np.ndarray:
+    """A finite, C-contiguous float64 array of exactly ``shape`` (-1 = any length): a Vec3 is
+    (3,), a SpatialVec (2, 3), a list of stations (-1, 3). (Contiguous, so that a strided
+    argument gives the same sums, to the bit, as a contiguous one.)"""
+    arr = float_array(values, what, f"numbers of shape {shape}")
+    ok = arr.ndim == len(shape) and all(
+        want == -1 or got == want for got, want in zip(arr.shape, shape, strict=True)
+    )
+    if not ok:
+        raise InvalidArgumentError(f"{what}: expected shape {shape}, got shape {arr.shape}")
+    return _require_finite(arr if arr.flags.c_contiguous else arr.copy(order="C"), what)
+
+
+def vec3(values, what: str) -> np.ndarray:
+    """A Vec3 argument as a finite float64 array of shape (3,)."""
+    return finite_array(values, (3,), what)
+
+
+def optional_vector(values, n: int, what: str) -> np.ndarray:
+    """A finite length-n vector; None or an empty sequence means all zeros (as Simbody)."""
+    return vector(values, n, what, empty_is_zeros=True)
+
+
+def optional_body_forces(values, nb: int, what: str) -> np.ndarray:
+    """Finite body forces as a contiguous (nb, 6) array from (nb, 2, 3) or (nb, 6); None or
+    empty means all zeros."""
+    return np.ascontiguousarray(body_forces(values, nb, what, empty_is_zeros=True)).reshape(nb, 6)
+
+
+def writable_array(values, shape: tuple, what: str) -> np.ndarray:
+    """An in/out argument the operator adds to in place: a writable float64 ndarray of
+    exactly ``shape`` (a list or another dtype would not see the result)."""
+    if (
+        not isinstance(values, _NDARRAY)
+        or values.dtype != _FLOAT64
+        or values.shape != shape
+        or not values.flags.writeable
+    ):
+        got = (
+            f"a {'read-only ' if not values.flags.writeable else ''}{values.dtype} array of "
+            f"shape {values.shape}"
+            if isinstance(values, _NDARRAY)
+            else type(values).__name__
+        )
+        raise InvalidArgumentError(
+            f"{what}: expected a writable float64 ndarray of shape {shape}, which is added to "
+            f"in place; got {got}"
+        )
+    return values
 
 
 def body_index(matter, body, what: str) -> int:
@@ -22,7 +162,7 @@ def body_index(matter, body, what: str) -> int:
     if isinstance(body, (bool, np.bool_)) or not isinstance(body, (int, np.integer)):
         raise InvalidArgumentError(
             f"{what}: a body is given by its MobilizedBodyIndex (int) or MobilizedBody, "
-            f"got {type(body).__name__}"
+            f"got {type(body).__name__} {body!r}"
         )
     nb = matter.getNumBodies()
     if not 0 <= int(body) < nb:
@@ -38,41 +178,3 @@ def is_single_body(body) -> bool:
     from engine.multibody.mobilized_body import MobilizedBody
 
     return isinstance(body, (MobilizedBody, int, np.integer))
-
-
-def finite_array(values, shape: tuple, what: str) -> np.ndarray:
-    """A float64 copy of ``values`` with exactly ``shape`` (-1 = any length) and finite."""
-    try:
-        arr = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"{what}: expected numbers of shape {shape}") from exc
-    ok = arr.ndim == len(shape) and all(
-        want == -1 or got == want for got, want in zip(arr.shape, shape, strict=True)
-    )
-    if not ok:
-        raise InvalidArgumentError(f"{what}: expected shape {shape}, got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise InvalidArgumentError(f"{what}: values must be finite")
-    return arr
-
-
-def optional_vector(values, n: int, what: str) -> np.ndarray:
-    """A length-n vector; None or an empty sequence means all zeros (as Simbody)."""
-    if values is None or np.size(values) == 0:
-        return np.zeros(n)
-    return finite_array(np.ravel(values) if np.ndim(values) == 1 else values, (n,), what)
-
-
-def optional_body_forces(values, nb: int, what: str) -> np.ndarray:
-    """Body forces as a contiguous (nb, 6) array from (nb, 2, 3) or (nb, 6); None or empty
-    means all zeros."""
-    if values is None or np.size(values) == 0:
-        return np.zeros((nb, 6))
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.shape not in ((nb, 2, 3), (nb, 6)):
-        raise InvalidArgumentError(
-            f"{what}: expected one spatial force per body, shape ({nb}, 2, 3), got {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)):
-        raise InvalidArgumentError(f"{what}: body forces must be finite")
-    return np.ascontiguousarray(arr.reshape(nb, 6))

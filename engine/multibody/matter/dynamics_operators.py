@@ -22,6 +22,8 @@ from engine.multibody.matter.arguments import (
     finite_array,
     optional_body_forces,
     optional_vector,
+    vec3,
+    writable_array,
 )
 
 
@@ -105,7 +107,7 @@ class DynamicsOperatorsMixin:
     # ----------------------------------------------------------- inertial terms
     def _velocity_term(self, state: State, mobod, name: str, what: str) -> np.ndarray:
         self._require_velocity_kinematics(state, what)
-        b = body_index(self, mobod, what)
+        b = body_index(self, mobod, f"{what}: mobod")
         return getattr(self._velocity_cache(state), name)[b].reshape(2, 3).copy()
 
     def getGyroscopicForce(self, state: State, mobod) -> np.ndarray:
@@ -128,7 +130,7 @@ class DynamicsOperatorsMixin:
         acceleration plus its gyroscopic force, at Bo in G (2, 3) (Velocity stage)."""
         what = "getTotalCentrifugalForces"
         self._require_velocity_kinematics(state, what)
-        b = body_index(self, mobod, what)
+        b = body_index(self, mobod, f"{what}: mobod")
         pc = self._position_cache(state)
         vc = self._velocity_cache(state)
         F = pc.Phi_G[b] @ vc.total_coriolis[b] + vc.gyroscopic[b]
@@ -137,14 +139,7 @@ class DynamicsOperatorsMixin:
     # ------------------------------------------------------------ force helpers
     def _writable_body_forces(self, bodyForcesInG, what: str) -> np.ndarray:
         nb = self.getNumBodies()
-        if not isinstance(bodyForcesInG, np.ndarray) or bodyForcesInG.shape != (nb, 2, 3):
-            raise InvalidArgumentError(
-                f"{what}: bodyForcesInG must be a float ndarray of shape ({nb}, 2, 3) that is "
-                f"added to in place, got {getattr(bodyForcesInG, 'shape', type(bodyForcesInG))}"
-            )
-        if not bodyForcesInG.flags.writeable:
-            raise InvalidArgumentError(f"{what}: bodyForcesInG is read-only")
-        return bodyForcesInG
+        return writable_array(bodyForcesInG, (nb, 2, 3), f"{what}: bodyForcesInG")
 
     def addInStationForce(
         self, state: State, bodyB, stationOnB, forceInG, bodyForcesInG: np.ndarray
@@ -153,9 +148,9 @@ class DynamicsOperatorsMixin:
         (nb, 2, 3), as [(R_GB s) x f, f] at Bo (Position stage). Changes nothing else."""
         what = "addInStationForce"
         self._require_position_kinematics(state, what)
-        b = body_index(self, bodyB, what)
-        s = finite_array(stationOnB, (3,), f"{what}: stationOnB")
-        f = finite_array(forceInG, (3,), f"{what}: forceInG")
+        b = body_index(self, bodyB, f"{what}: bodyB")
+        s = vec3(stationOnB, f"{what}: stationOnB")
+        f = vec3(forceInG, f"{what}: forceInG")
         out = self._writable_body_forces(bodyForcesInG, what)
         r = self._position_cache(state).R_GB[b] @ s
         out[b, 0] += np.cross(r, f)
@@ -165,8 +160,8 @@ class DynamicsOperatorsMixin:
         """Add a torque (in G) to the body's entry of bodyForcesInG (nb, 2, 3)."""
         what = "addInBodyTorque"
         self._require(state, Stage.Topology, what)
-        b = body_index(self, mobodIx, what)
-        t = finite_array(torqueInG, (3,), f"{what}: torqueInG")
+        b = body_index(self, mobodIx, f"{what}: mobodIx")
+        t = vec3(torqueInG, f"{what}: torqueInG")
         self._writable_body_forces(bodyForcesInG, what)[b, 0] += t
 
     def addInMobilityForce(self, state: State, mobodIx, which: int, f: float, mobilityForces):
@@ -174,23 +169,19 @@ class DynamicsOperatorsMixin:
         mobilityForces (nu,) (Model stage, where the u layout is known)."""
         what = "addInMobilityForce"
         self._require(state, Stage.Model, what)
-        b = body_index(self, mobodIx, what)
+        b = body_index(self, mobodIx, f"{what}: mobodIx")
         topo = self._topo()
         nu_b = int(topo.nus[b])
         if isinstance(which, (bool, np.bool_)) or not isinstance(which, (int, np.integer)):
-            raise InvalidArgumentError(f"{what}: which must be an int, got {type(which).__name__}")
+            raise InvalidArgumentError(
+                f"{what}: which: expected a mobility index (int), got {type(which).__name__} "
+                f"{which!r}"
+            )
         if not 0 <= int(which) < nu_b:
             raise IndexOutOfRangeError(
-                f"{what}: body {b} has {nu_b} mobilities, so which must be in [0, {nu_b}), "
-                f"got {int(which)}"
+                f"{what}: which: body {b} has {nu_b} mobilities, so which must be in "
+                f"[0, {nu_b}), got {int(which)}"
             )
         value = float(finite_array(f, (), f"{what}: f"))
-        if (
-            not isinstance(mobilityForces, np.ndarray)
-            or mobilityForces.shape != (topo.nu,)
-            or not mobilityForces.flags.writeable
-        ):
-            raise InvalidArgumentError(
-                f"{what}: mobilityForces must be a writable float ndarray of shape ({topo.nu},)"
-            )
+        writable_array(mobilityForces, (topo.nu,), f"{what}: mobilityForces")
         mobilityForces[int(topo.us[b]) + int(which)] += value

@@ -215,7 +215,7 @@ class LazyRealizationMixin:
     def getCompositeBodyInertia(self, state: State, mbx) -> SpatialInertia:
         """The composite body inertia of one body (realizes all of them if needed)."""
         what = "getCompositeBodyInertia"
-        b = body_index(self, mbx, what)
+        b = body_index(self, mbx, f"{what}: mbx")
         R = self._cbi_matrices(state, what)
         return _ground_spatial_inertia() if b == 0 else _spatial_inertia_from_matrix(R[b])
 
@@ -274,7 +274,7 @@ class LazyRealizationMixin:
         """Articulated body inertia of one body about its Bo, in G (realizes all ABIs if
         needed). Ground's is infinite, like its composite body inertia."""
         what = "getArticulatedBodyInertia"
-        b = body_index(self, mbx, what)
+        b = body_index(self, mbx, f"{what}: mbx")
         P = self._abi_arrays(state, what)[0]
         if b == 0:
             inf = np.diag([np.inf, np.inf, np.inf])
@@ -288,7 +288,7 @@ class LazyRealizationMixin:
         getTotalCentrifugalForces."""
         what = "getMobilizerCentrifugalForces"
         self._require(state, Stage.Velocity, what)
-        b = body_index(self, mbx, what)
+        b = body_index(self, mbx, f"{what}: mbx")
         if b == 0:
             return np.zeros((2, 3))
         P = self._abi_arrays(state, what)[0]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
-from engine.common.finite import all_finite
 from engine.common.numba_internals import compiled_entry_point
 from engine.common.stage import Stage
 from engine.common.state import State
@@ -48,6 +47,12 @@ from engine.multibody.kernels.stage_kernels import (
     position_stage,
     quaternion_errors,
     velocity_stage,
+)
+from engine.multibody.matter.arguments import (
+    body_forces,
+    sized_body_forces,
+    sized_vector,
+    vector,
 )
 
 try:  # Custom mobilizers (Python kinematics) are handled around the kernels
@@ -168,69 +173,13 @@ class _Operators:
     )
 
 
-def _sized(values, n: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
-    """``values`` as a float64 vector of length n (else InvalidArgumentError); with
-    ``empty_is_zeros`` a zero-length argument (Simbody's empty Vector) is n zeros.
-    Finiteness is left to the caller."""
-    arr = values
-    if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:  # (the shared float64 dtype)
-        arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1 or arr.shape[0] != n:
-        if empty_is_zeros and _zero_length(values):
-            return np.zeros(n)
-        raise InvalidArgumentError(f"{what}: expected a vector of length {n}, got {arr.shape}")
-    return arr
-
-
-def _zero_length(values) -> bool:
-    """True for an empty argument (Simbody's zero-length Vector: all zeros)."""
-    return (type(values) is np.ndarray and values.size == 0) or (
-        isinstance(values, (list, tuple)) and len(values) == 0
-    )
-
-
 def _refuse(status: int, values, n: int, what: str) -> None:
     """Raise the InvalidArgumentError for an operator kernel's refusal of the vector
-    ``values`` it was given: the wrong length (WRONG_LENGTH: ``_sized``'s message) or a
-    NaN or infinity."""
+    ``values`` it was given: the wrong length (WRONG_LENGTH: ``sized_vector``'s message) or
+    a NaN or infinity."""
     if status == WRONG_LENGTH:
-        _sized(values, n, what)
-    raise InvalidArgumentError(f"{what}: values must be finite")
-
-
-def _checked(values, n: int, what: str) -> np.ndarray:
-    """``values`` as a float64 vector of length n, all finite (else InvalidArgumentError)."""
-    arr = _sized(values, n, what)
-    if not all_finite(arr):
-        raise InvalidArgumentError(f"{what}: values must be finite")
-    return arr
-
-
-def _body_forces_3d(F, nb: int, what: str, empty_is_zeros: bool = False) -> np.ndarray:
-    """Body forces given as (nb, 2, 3) or (nb, 6) as a float64 (nb, 2, 3) array (else
-    InvalidArgumentError); with ``empty_is_zeros`` a zero-length argument is all zeros.
-    Finiteness is left to the caller."""
-    arr = F
-    if type(arr) is not np.ndarray or arr.dtype is not _FLOAT64:
-        arr = np.asarray(F, dtype=np.float64)
-    if arr.shape == (nb, 2, 3):
-        return arr
-    if empty_is_zeros and _zero_length(F):
-        return np.zeros((nb, 2, 3))
-    if arr.size != nb * 6 or arr.ndim == 0 or arr.shape[0] != nb:
-        raise InvalidArgumentError(
-            f"{what}: expected body forces of shape ({nb}, 2, 3), got {arr.shape}"
-        )
-    return arr.reshape(nb, 2, 3)
-
-
-def _checked_body_forces(F, nb: int, what: str) -> np.ndarray:
-    """Body forces (nb, 2, 3) (or (nb, 6)) as a C-contiguous (nb, 6) float64 array, all
-    finite (else InvalidArgumentError)."""
-    flat = np.ascontiguousarray(_body_forces_3d(F, nb, what)).reshape(nb * 6)
-    if not all_finite(flat):
-        raise InvalidArgumentError(f"{what}: body forces must be finite")
-    return flat.reshape(nb, 6)
+        sized_vector(values, n, what)
+    raise InvalidArgumentError(f"{what}: values must be finite (no NaN or infinity)")
 
 
 class StageRealizationMixin:
@@ -495,7 +444,7 @@ class StageRealizationMixin:
     # without a record yet (KeyError), anything but a State (AttributeError), an input to
     # convert (TypeError) or a record saying the udot are prescribed all leave it for
     # _operators' full check first (so the stage is refused before the argument), then
-    # the input's conversion (_sized, _body_forces_3d: the typed errors), then the
+    # the input's conversion (engine.multibody.matter.arguments: the typed errors), then the
     # operator again.
 
     def _operators(self, state: State, stage: Stage, what: str) -> _Operators:
@@ -573,12 +522,12 @@ class StageRealizationMixin:
             ops = self._operators(state, _POSITION, "multiplyByMInv")
             if ops.playout is not None:
                 return self._prescribed_m_inverse_times(state, v, ops.playout)
-            return self.multiplyByMInv(state, _sized(v, ops.nu, "multiplyByMInv"))
+            return self.multiplyByMInv(state, sized_vector(v, ops.nu, "multiplyByMInv: v"))
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyByMInv")
                 return self.multiplyByMInv(state, v)
-            _refuse(status, v, ops.nu, "multiplyByMInv")
+            _refuse(status, v, ops.nu, "multiplyByMInv: v")
         if with_inertias and entry is not None:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return out
@@ -592,12 +541,12 @@ class StageRealizationMixin:
             status = ENTRY.m_times(ops.s, a, out)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyByM")
-            return self.multiplyByM(state, _sized(a, ops.nu, "multiplyByM"))
+            return self.multiplyByM(state, sized_vector(a, ops.nu, "multiplyByM: a"))
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyByM")
                 return self.multiplyByM(state, a)
-            _refuse(status, a, ops.nu, "multiplyByM")
+            _refuse(status, a, ops.nu, "multiplyByM: a")
         return out
 
     @checks_own_state
@@ -619,16 +568,18 @@ class StageRealizationMixin:
             or (type(udot) is not _NDARRAY or udot.dtype is not _FLOAT64 or udot.shape != vec)
         ):
             ops = self._operators(state, _VELOCITY, what)
-            f = _sized(f, ops.nu, "appliedMobilityForces", True)
-            F = _body_forces_3d(F, ops.nb, "appliedBodyForces", True)
-            udot = _sized(udot, ops.nu, "knownUdot", True)
+            f = sized_vector(f, ops.nu, f"{what}: appliedMobilityForces", True)
+            F = sized_body_forces(F, ops.nb, f"{what}: appliedBodyForces", True)
+            udot = sized_vector(udot, ops.nu, f"{what}: knownUdot", True)
         out = _empty(ops.nu)
         status = ENTRY.residual(ops.a, ops.s, F, f, udot, out)
         if status:
             if status == STALE:
                 self._operators(state, _VELOCITY, what)
                 return self.calcResidualForceIgnoringConstraints(state, f, F, udot)
-            raise InvalidArgumentError(f"{INPUT_NAMES[status]}: values must be finite")
+            raise InvalidArgumentError(
+                f"{what}: {INPUT_NAMES[status]}: values must be finite (no NaN or infinity)"
+            )
         return out
 
     def calcAccelerationIgnoringConstraints(
@@ -639,8 +590,10 @@ class StageRealizationMixin:
         ctx = self._context(state)
         topo = ctx.topo
         nu, nb = ctx.nu, ctx.nb
-        f = _checked(appliedMobilityForces, nu, "appliedMobilityForces")
-        F = _checked_body_forces(appliedBodyForces, nb, "appliedBodyForces")
+        what = "calcAccelerationIgnoringConstraints"
+        f = vector(appliedMobilityForces, nu, f"{what}: appliedMobilityForces")
+        F = np.ascontiguousarray(body_forces(appliedBodyForces, nb, f"{what}: appliedBodyForces"))
+        F = F.reshape(nb, 6)
         P, Di, U = self._articulated_arrays(state, ctx)
         sc = ctx.scratch
         udot, A = np.empty(nu), np.empty((nb, 6))
@@ -687,13 +640,13 @@ class StageRealizationMixin:
             status = ENTRY.jacobian_times(ops.s, u, V)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
-            u = _sized(u, ops.nu, "multiplyBySystemJacobian")
+            u = sized_vector(u, ops.nu, "multiplyBySystemJacobian: u")
             return self.multiplyBySystemJacobian(state, u)
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyBySystemJacobian")
                 return self.multiplyBySystemJacobian(state, u)
-            _refuse(status, u, ops.nu, "multiplyBySystemJacobian")
+            _refuse(status, u, ops.nu, "multiplyBySystemJacobian: u")
         return V
 
     @checks_own_state
@@ -707,16 +660,17 @@ class StageRealizationMixin:
             status = ENTRY.jacobian_transpose_times(ops.s, F, f)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, what)
-            return self.multiplyBySystemJacobianTranspose(state, _body_forces_3d(F, ops.nb, what))
+            F = sized_body_forces(F, ops.nb, f"{what}: F")
+            return self.multiplyBySystemJacobianTranspose(state, F)
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, what)
                 return self.multiplyBySystemJacobianTranspose(state, F)
             if status == WRONG_LENGTH:  # refused, or of the right size and taken row by row
-                F = _body_forces_3d(F, ops.nb, what)
+                F = sized_body_forces(F, ops.nb, f"{what}: F")
                 status = ENTRY.jacobian_transpose_times(ops.s, F, f)
             if status:
-                raise InvalidArgumentError(f"{what}: body forces must be finite")
+                raise InvalidArgumentError(f"{what}: F: values must be finite (no NaN or infinity)")
         return f
 
     @checks_own_state

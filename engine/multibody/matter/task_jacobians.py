@@ -24,34 +24,36 @@ from engine.multibody.kernels.task_jacobians import (
     shift_motion_to_tasks,
     task_bias,
 )
-from engine.multibody.matter.arguments import body_index, finite_array, is_single_body
+from engine.multibody.matter.arguments import body_index, finite_array, is_single_body, vec3
 
 
 class TaskJacobianMixin:
     """multiplyBy/calc/calcBiasFor Station and Frame Jacobians, calcBiasForSystemJacobian."""
 
     # ------------------------------------------------------------------ helpers
-    def _tasks(self, state: State, onBodyB, stationPInB, what: str):
+    def _tasks(self, state: State, onBodyB, stationPInB, what: str, station: str = "stationPInB"):
         """(single, bodies (nt,), r_G (nt, 3) from Bo to S in G, p_GS (nt, 3))."""
         single = is_single_body(onBodyB)
         if single:
-            bodies = np.array([body_index(self, onBodyB, what)], dtype=np.int64)
-            stations = finite_array(stationPInB, (3,), f"{what}: station").reshape(1, 3)
+            bodies = np.array([body_index(self, onBodyB, f"{what}: onBodyB")], dtype=np.int64)
+            stations = vec3(stationPInB, f"{what}: {station}").reshape(1, 3)
         else:
             try:
                 items = list(onBodyB)
             except TypeError:
                 items = [onBodyB]
-            bodies = np.array([body_index(self, b, what) for b in items], dtype=np.int64)
+            bodies = np.array(
+                [body_index(self, b, f"{what}: onBodyB") for b in items], dtype=np.int64
+            )
             stations = (
                 np.zeros((0, 3))
-                if not items and np.size(stationPInB) == 0
-                else finite_array(stationPInB, (-1, 3), f"{what}: stations")
+                if not items and hasattr(stationPInB, "__len__") and len(stationPInB) == 0
+                else finite_array(stationPInB, (-1, 3), f"{what}: {station}")
             )
             if stations.shape[0] != bodies.shape[0]:
                 raise InvalidArgumentError(
-                    f"{what}: {bodies.shape[0]} bodies but {stations.shape[0]} stations; give "
-                    "one station per body"
+                    f"{what}: onBodyB has {bodies.shape[0]} bodies but {station} has "
+                    f"{stations.shape[0]} stations; give one station per body"
                 )
         pc = self._position_cache(state)
         r_G = np.einsum("kij,kj->ki", pc.R_GB[bodies], stations)
@@ -147,7 +149,7 @@ class TaskJacobianMixin:
         what = "multiplyByFrameJacobian"
         self._require_position_kinematics(state, what)
         u = self._vector(u, self._topo().nu, f"{what}: u")
-        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what, "originAoInB")
         V = self._task_velocities(state, bodies, r_G, u).reshape(-1, 2, 3)
         return V[0].copy() if single else V
 
@@ -158,7 +160,7 @@ class TaskJacobianMixin:
         the frame origins Ao ((nt, 2, 3), or (2, 3) for one frame) (Position stage)."""
         what = "multiplyByFrameJacobianTranspose"
         self._require_position_kinematics(state, what)
-        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what, "originAoInB")
         shape = (2, 3) if single else (bodies.shape[0], 2, 3)
         F = finite_array(F_GAo, shape, f"{what}: F_GAo").reshape(-1, 6)
         return self._task_forces_to_mobility(state, bodies, r_G, F)
@@ -168,7 +170,7 @@ class TaskJacobianMixin:
         [w; v_Ao] of each frame in G (Position stage)."""
         what = "calcFrameJacobian"
         self._require_position_kinematics(state, what)
-        _, bodies, _, p_GS = self._tasks(state, onBodyB, originAoInB, what)
+        _, bodies, _, p_GS = self._tasks(state, onBodyB, originAoInB, what, "originAoInB")
         return self._task_jacobian(state, bodies, p_GS)
 
     # ------------------------------------------------ element (Matrix_<...>) forms
@@ -204,6 +206,6 @@ class TaskJacobianMixin:
         (2, 3) for one frame (Velocity stage). ``.reshape(-1)`` gives the 6 nt Vector form."""
         what = "calcBiasForFrameJacobian"
         self._require_velocity_kinematics(state, what)
-        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what)
+        single, bodies, r_G, _ = self._tasks(state, onBodyB, originAoInB, what, "originAoInB")
         A = self._task_bias(state, bodies, r_G).reshape(-1, 2, 3)
         return A[0].copy() if single else A
