@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_array
 from engine.math.vec import as_vec3, cross_matrix
 
 
@@ -37,10 +38,7 @@ def SpatialVec(w, v=None) -> np.ndarray:  # noqa: N802
 
 def as_spatial_vec(value, name: str = "spatial vector") -> np.ndarray:
     """Validate ``value`` as a finite spatial vector; return it as a (2, 3) float64 array."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"{name} must be 6 numbers, got {value!r}") from exc
+    a = real_array(value, name, "6 numbers")
     if a.shape not in ((2, 3), (6,)):
         raise InvalidArgumentError(
             f"{name} must have shape (2, 3) [angular; linear] or (6,), got {a.shape}"
@@ -65,10 +63,7 @@ def SpatialMat(m00, m01, m10, m11) -> np.ndarray:  # noqa: N802
 
 def as_spatial_mat(value, name: str = "spatial matrix") -> np.ndarray:
     """Validate ``value`` as a finite 6x6 matrix."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"{name} must be a 6x6 matrix") from exc
+    a = real_array(value, name, "a 6x6 matrix")
     if a.shape != (6, 6) or not np.all(np.isfinite(a)):
         raise InvalidArgumentError(f"{name} must be a finite 6x6 matrix, got shape {a.shape}")
     return a

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_array
 
 
 def Vec3(x: float = 0.0, *yz: float) -> np.ndarray:  # noqa: N802
@@ -28,10 +29,8 @@ def as_vec3(value, name: str = "value") -> np.ndarray:
     """
     if hasattr(value, "asVec3"):
         value = value.asVec3()
-    try:
-        arr = np.array(value, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"{name} must be 3 numbers, got {value!r}") from exc
+    arr = real_array(value, name, "3 numbers")
+    arr = arr.reshape(-1).copy() if arr is value else arr.reshape(-1)
     if arr.shape != (3,):
         raise InvalidArgumentError(f"{name} must have 3 components, got {arr.size}")
     if not np.all(np.isfinite(arr)):
@@ -41,10 +40,8 @@ def as_vec3(value, name: str = "value") -> np.ndarray:
 
 def as_vector(value, size: int | None = None, name: str = "value") -> np.ndarray:
     """Convert ``value`` to a finite 1-D float64 array, optionally of length ``size``."""
-    try:
-        arr = np.array(value, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"{name} must be a sequence of numbers, got {value!r}") from exc
+    arr = real_array(value, name, "a sequence of numbers")
+    arr = arr.reshape(-1).copy() if arr is value else arr.reshape(-1)
     if size is not None and arr.size != size:
         raise InvalidArgumentError(f"{name} must have length {size}, got {arr.size}")
     if not np.all(np.isfinite(arr)):

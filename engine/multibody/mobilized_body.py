@@ -21,10 +21,13 @@ import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.common.index_arg import index_value
+from engine.common.real_array import real_array
 from engine.math.rotation import Rotation
+from engine.math.spatial import as_spatial_vec
 from engine.math.transform import Transform
 from engine.math.vec import as_vec3
 from engine.multibody.body import Body
+from engine.multibody.matter.arguments import writable_array
 from engine.multibody.mobilized_body_extras import MobilizedBodyExtrasMixin
 from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
 from engine.multibody.mobilized_body_lock import MobilizedBodyLockMixin
@@ -296,20 +299,20 @@ class MobilizedBody(
         if not 0 <= i < n:
             raise IndexOutOfRangeError(
                 f"body {self._index} ({self.getMobilizerTypeName()}) has {n} {what}'s; "
-                f"index {which} is out of range"
+                f"which = {which} is out of range"
             )
         return i
 
     def setQ(self, state: State, q) -> None:
         """Set this mobilizer's q (backs the State up to Time stage)."""
         s, n = self._q_range(state)
-        arr = self._checked(q, n, "setQ")
+        arr = self._checked(q, n, "setQ: q")
         self._matter.updQ(state)[s : s + n] = arr
 
     def setU(self, state: State, u) -> None:
         """Set this mobilizer's u (backs the State up to Position stage)."""
         s, n = self._u_range(state)
-        arr = self._checked(u, n, "setU")
+        arr = self._checked(u, n, "setU: u")
         self._matter.updU(state)[s : s + n] = arr
 
     def setOneQ(self, state: State, which: int, value: float) -> None:
@@ -326,7 +329,7 @@ class MobilizedBody(
 
     @staticmethod
     def _checked(values, n: int, what: str) -> np.ndarray:
-        arr = np.asarray(values, dtype=np.float64).reshape(-1)
+        arr = real_array(values, what, f"{n} numbers").reshape(-1)
         if arr.size != n:
             raise InvalidArgumentError(f"{what}: expected {n} values, got {arr.size}")
         if not np.all(np.isfinite(arr)):
@@ -383,13 +386,13 @@ class MobilizedBody(
     def findStationLocationInGround(self, state: State, p_BS) -> np.ndarray:
         """p_GS of station S given in B (Position stage)."""
         pc = self._matter._position_cache(state)
-        return pc.p_GB[self._index] + pc.R_GB[self._index] @ as_vec3(p_BS, "station")
+        return pc.p_GB[self._index] + pc.R_GB[self._index] @ as_vec3(p_BS, "p_BS")
 
     def findStationVelocityInGround(self, state: State, p_BS) -> np.ndarray:
         """v_GS of station S fixed on B (Velocity stage)."""
         pc = self._matter._position_cache(state)
         V = self._matter._velocity_cache(state).V_GB[self._index]
-        r = pc.R_GB[self._index] @ as_vec3(p_BS, "station")
+        r = pc.R_GB[self._index] @ as_vec3(p_BS, "p_BS")
         return V[3:6] + np.cross(V[0:3], r)
 
     def findStationAccelerationInGround(self, state: State, p_BS) -> np.ndarray:
@@ -397,37 +400,37 @@ class MobilizedBody(
         pc = self._matter._position_cache(state)
         w = self._matter._velocity_cache(state).V_GB[self._index][0:3]
         A = self._matter._acceleration_cache(state).A_GB[self._index]
-        r = pc.R_GB[self._index] @ as_vec3(p_BS, "station")
+        r = pc.R_GB[self._index] @ as_vec3(p_BS, "p_BS")
         return A[3:6] + np.cross(A[0:3], r) + np.cross(w, np.cross(w, r))
 
     def expressVectorInGroundFrame(self, state: State, v_B) -> np.ndarray:
-        return self._matter._position_cache(state).R_GB[self._index] @ as_vec3(v_B, "vector")
+        return self._matter._position_cache(state).R_GB[self._index] @ as_vec3(v_B, "v_B")
 
     def expressGroundVectorInBodyFrame(self, state: State, v_G) -> np.ndarray:
-        return self._matter._position_cache(state).R_GB[self._index].T @ as_vec3(v_G, "vector")
+        return self._matter._position_cache(state).R_GB[self._index].T @ as_vec3(v_G, "v_G")
 
     # --------------------------------------------------------- force helpers
     def applyBodyForce(self, state: State, F_G, bodyForces: np.ndarray) -> None:
         """Add the spatial force F_G ((2,3): torque, force at Bo, in G) into bodyForces."""
         rows = self._force_rows(bodyForces, "applyBodyForce")
-        F = np.asarray(F_G, dtype=np.float64)
-        if F.size != 6 or not np.all(np.isfinite(F)):
-            raise InvalidArgumentError(
-                f"applyBodyForce: expected a finite spatial force (2, 3), got {F.tolist()}"
-            )
-        rows[self._index] += F.reshape(2, 3)
+        F = as_spatial_vec(F_G, "applyBodyForce: F_G")
+        rows[self._index] += F
 
     def applyForceToBodyPoint(self, state: State, p_BS, f_G, bodyForces: np.ndarray) -> None:
         """Add force f_G (in G) acting at station S (in B) into bodyForces."""
-        r = self._matter._position_cache(state).R_GB[self._index] @ as_vec3(p_BS, "station")
-        f = as_vec3(f_G, "force")
+        r = self._matter._position_cache(state).R_GB[self._index] @ as_vec3(p_BS, "p_BS")
+        f = as_vec3(f_G, "f_G")
         rows = self._force_rows(bodyForces, "applyForceToBodyPoint")
         rows[self._index, 0] += np.cross(r, f)
         rows[self._index, 1] += f
 
     def applyOneMobilityForce(self, state: State, which: int, f: float, mobilityForces) -> None:
         s, n = self._u_range(state)
-        mobilityForces[s + self._check_which(which, n, "u")] += float(f)
+        i = self._check_which(which, n, "u")
+        value = float(self._checked([f], 1, "applyOneMobilityForce: f")[0])
+        total = self._matter.getU(state).shape[0]
+        writable_array(mobilityForces, (total,), "applyOneMobilityForce: mobilityForces")
+        mobilityForces[s + i] += value
 
     def __repr__(self) -> str:
         return f"<MobilizedBody.{self.getMobilizerTypeName()} index={self._index}>"

@@ -154,29 +154,29 @@ class MobilizedBodyExtrasMixin:
 
     def findStationLocationInAnotherBody(self, state: State, p_BS, toBodyA) -> np.ndarray:
         """p_AS, station S of B measured from Ao, expressed in A (Position stage)."""
-        return toBodyA.findStationAtGroundPoint(
-            state, self.findStationLocationInGround(state, p_BS)
-        )
+        A = self._other_body(toBodyA, "findStationLocationInAnotherBody: toBodyA")
+        return A.findStationAtGroundPoint(state, self.findStationLocationInGround(state, p_BS))
 
     def findStationVelocityInAnotherBody(self, state: State, p_BS, toBodyA) -> np.ndarray:
         """v_AS, velocity of station S of B measured in A, expressed in A (Velocity stage)."""
+        A = self._other_body(toBodyA, "findStationVelocityInAnotherBody: toBodyA")
         p_GS = self.findStationLocationInGround(state, p_BS)
         v_GS = self.findStationVelocityInGround(state, p_BS)
-        p_GA = toBodyA.getBodyOriginLocation(state)
-        w_GA, v_GA = toBodyA.getBodyVelocity(state)
+        p_GA = A.getBodyOriginLocation(state)
+        w_GA, v_GA = A.getBodyVelocity(state)
         v_rel_G = v_GS - v_GA - np.cross(w_GA, p_GS - p_GA)
-        return toBodyA.expressGroundVectorInBodyFrame(state, v_rel_G)
+        return A.expressGroundVectorInBodyFrame(state, v_rel_G)
 
     # --------------------------------------------------- relative to a body
     def expressVectorInAnotherBodyFrame(self, state: State, v_B, inBodyA) -> np.ndarray:
         """v_A, vector v given in B re-expressed in A (Position stage)."""
-        return inBodyA.expressGroundVectorInBodyFrame(
-            state, self.expressVectorInGroundFrame(state, v_B)
-        )
+        A = self._other_body(inBodyA, "expressVectorInAnotherBodyFrame: inBodyA")
+        return A.expressGroundVectorInBodyFrame(state, self.expressVectorInGroundFrame(state, v_B))
 
     def findBodyTransformInAnotherBody(self, state: State, inBodyA) -> Transform:
         """X_AB (Position stage)."""
-        X_GA = inBodyA.getBodyTransform(state)
+        A = self._other_body(inBodyA, "findBodyTransformInAnotherBody: inBodyA")
+        X_GA = A.getBodyTransform(state)
         X_GB = self.getBodyTransform(state)
         R_GA = X_GA.R().asMat33()
         R = R_GA.T @ X_GB.R().asMat33()
@@ -192,29 +192,43 @@ class MobilizedBodyExtrasMixin:
 
     def findBodyAngularVelocityInAnotherBody(self, state: State, inBodyA) -> np.ndarray:
         """w_AB, angular velocity of B in A, expressed in A (Velocity stage)."""
-        w = self.getBodyAngularVelocity(state) - inBodyA.getBodyAngularVelocity(state)
-        return inBodyA.expressGroundVectorInBodyFrame(state, w)
+        A = self._other_body(inBodyA, "findBodyAngularVelocityInAnotherBody: inBodyA")
+        w = self.getBodyAngularVelocity(state) - A.getBodyAngularVelocity(state)
+        return A.expressGroundVectorInBodyFrame(state, w)
 
     def findBodyOriginVelocityInAnotherBody(self, state: State, inBodyA) -> np.ndarray:
         """v_AB, velocity of Bo measured in A, expressed in A (Velocity stage)."""
-        return self.findStationVelocityInAnotherBody(state, np.zeros(3), inBodyA)
+        A = self._other_body(inBodyA, "findBodyOriginVelocityInAnotherBody: inBodyA")
+        return self.findStationVelocityInAnotherBody(state, np.zeros(3), A)
+
+    def _other_body(self, body, what: str):
+        """The MobilizedBody ``body`` (or MobilizedBodyIndex) of this body's matter subsystem,
+        else InvalidArgumentError / IndexOutOfRangeError naming ``what``."""
+        from engine.multibody.matter.arguments import body_index
+
+        return self._matter.getMobilizedBody(body_index(self._matter, body, what))
 
     # ---------------------------------------------------------- force helpers
     def _force_rows(self, bodyForces, what: str) -> np.ndarray:
-        """The writable (nb, 2, 3) view of a body-force array, after checking its shape."""
+        """The writable (nb, 2, 3) view of a writable float64 body-force array of shape
+        (nb, 2, 3) or a C-contiguous one of shape (nb, 6), after checking it."""
         nb = self._matter.getNumBodies()
-        if isinstance(bodyForces, np.ndarray):
+        if (
+            isinstance(bodyForces, np.ndarray)
+            and bodyForces.dtype == np.float64
+            and bodyForces.flags.writeable
+        ):
             if bodyForces.shape == (nb, 2, 3):
                 return bodyForces
-            if bodyForces.size == 6 * nb and bodyForces.flags.c_contiguous:
+            if bodyForces.shape == (nb, 6) and bodyForces.flags.c_contiguous:
                 return bodyForces.reshape(nb, 2, 3)
         shape = getattr(bodyForces, "shape", type(bodyForces).__name__)
         raise InvalidArgumentError(
-            f"{what}: bodyForces must be a contiguous float array of shape ({nb}, 2, 3) to add "
+            f"{what}: bodyForces must be a writable float64 array of shape ({nb}, 2, 3) to add "
             f"into, got {shape}"
         )
 
     def applyBodyTorque(self, state: State, torque_G, bodyForces: np.ndarray) -> None:
         """Add a torque (in G, N m) on this body into bodyForces."""
-        t = as_vec3(torque_G, "torque")
+        t = as_vec3(torque_G, "torque_G")
         self._force_rows(bodyForces, "applyBodyTorque")[self._index, 0] += t

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_array
 from engine.common.stage import Stage
 from engine.math.transform import Transform
 from engine.math.vec import as_vec3
@@ -80,17 +81,19 @@ class MobilizedBodyFitMixin:
 
     @staticmethod
     def _rotation(R_FM, what: str) -> np.ndarray:
+        if not hasattr(R_FM, "asMat33"):
+            R_FM = real_array(R_FM, f"{what}: R_FM", "a Rotation or 3x3 matrix")
         try:
             R = rotation_matrix(R_FM)
         except (TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"{what}: expected a Rotation or 3x3 matrix") from exc
+            raise InvalidArgumentError(f"{what}: R_FM: expected a Rotation or 3x3 matrix") from exc
         if not np.all(np.isfinite(R)):
             raise InvalidArgumentError(f"{what}: the rotation must be finite")
         return R
 
     @staticmethod
     def _spatial(V, what: str) -> tuple[np.ndarray, np.ndarray]:
-        arr = np.asarray(V, dtype=np.float64)
+        arr = real_array(V, what, "a spatial vector [angular, linear] of shape (2, 3)")
         if arr.size != 6:
             raise InvalidArgumentError(
                 f"{what}: expected a spatial vector [angular, linear] of shape (2, 3), "

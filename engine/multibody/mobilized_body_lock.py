@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_array
 from engine.common.stage import Stage
 from engine.multibody.motions.motion import MotionLevel, MotionMethod, as_level
 
@@ -85,7 +86,7 @@ class MobilizedBodyLockMixin:
         self._matter._require(state, Stage.Model, "MobilizedBody.lockAt")
         n = self._num_q(state) if level == MotionLevel.Position else self._num_u(state)
         what = "q" if level == MotionLevel.Position else "u"
-        arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
+        arr = np.atleast_1d(real_array(value, "MobilizedBody.lockAt: value", f"{n} {what}'s"))
         if arr.ndim != 1 or arr.size != n:
             raise InvalidArgumentError(
                 f"MobilizedBody.lockAt at {level.name} level: body "

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_array
 
 if TYPE_CHECKING:
     from engine.common.state import State
@@ -39,12 +40,14 @@ class MobilizedBodyPartitionsMixin:
                 raise InvalidArgumentError(f"{what}: the {level}-like vector is read-only")
             arr = like
         else:
-            arr = np.asarray(like, dtype=np.float64).reshape(-1)
+            arr = real_array(like, f"{what}: {level}like", f"a {level}-like vector").reshape(-1)
         if arr.shape[0] != total:
             raise InvalidArgumentError(
                 f"{what}: a {level}-like vector of the matter subsystem has length {total}, "
                 f"got {arr.shape[0]}"
             )
+        if not writable and not np.isfinite(arr).all():
+            raise InvalidArgumentError(f"{what}: {level}like: values must be finite")
         if level == "q":
             return arr, self.getFirstQIndex(state), self.getNumQ(state)
         return arr, self.getFirstUIndex(state), self.getNumU(state)
@@ -94,7 +97,7 @@ class MobilizedBodyPartitionsMixin:
     def convertQForceToUForce(self, state: State, fq) -> np.ndarray:
         """The mobility force fu = N^T fq equivalent to a force fq in this mobilizer's
         q-space (nq values; Position stage): the same power, fq . qdot = fu . u."""
-        fq = np.asarray(fq, dtype=np.float64).reshape(-1)
+        fq = real_array(fq, "convertQForceToUForce: fq", "a vector of numbers").reshape(-1)
         nq = self.getNumQ(state)
         if fq.shape[0] != nq or not np.all(np.isfinite(fq)):
             raise InvalidArgumentError(

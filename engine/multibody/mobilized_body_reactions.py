@@ -74,7 +74,8 @@ class MobilizedBodyReactionsMixin:
         velocity [w, v_Bo] of B relative to P, in G, per unit of this mobilizer's u_which
         (Position stage, or position kinematics realized)."""
         nu = self.getNumU(state)
-        if not 0 <= int(which) < nu:
+        which = index_value(which, "getHCol: which")
+        if not 0 <= which < nu:
             raise IndexOutOfRangeError(
                 f"getHCol: body {self.getMobilizedBodyIndex()} has {nu} mobilities, "
                 f"not a mobility {int(which)}"

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_array
 from engine.common.stage import Stage
 from engine.multibody.constraints.kinematics import ConstraintForces, ConstraintKinematics
 
@@ -35,7 +36,7 @@ def as_vec3(value, what: str) -> np.ndarray:
     """A finite 3-vector from ``value`` (Vec3, UnitVec3, sequence)."""
     if hasattr(value, "asVec3"):
         value = value.asVec3()
-    arr = np.asarray(value, dtype=np.float64).reshape(-1)
+    arr = real_array(value, what, "3 finite numbers").reshape(-1)
     if arr.shape != (3,) or not np.all(np.isfinite(arr)):
         raise InvalidArgumentError(f"{what}: expected 3 finite numbers, got {value!r}")
     return arr

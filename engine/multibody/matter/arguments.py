@@ -16,30 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+from engine.common.real_array import real_array
 
 _FLOAT64 = np.dtype(np.float64)
 _NDARRAY = np.ndarray
-_REAL_KINDS = "iuf"  # signed and unsigned integers, floats
-
-
-def float_array(values, what: str, expected: str) -> np.ndarray:
-    """``values`` as a float64 ndarray of any shape (not copied if it is one), or
-    InvalidArgumentError saying ``expected`` for anything that is not all real numbers."""
-    if type(values) is _NDARRAY and values.dtype is _FLOAT64:
-        return values
-    if values is None or isinstance(values, (str, bytes)):
-        raise InvalidArgumentError(f"{what}: expected {expected}, got {type(values).__name__}")
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:  # ragged nesting, an unconvertible object
-        raise InvalidArgumentError(
-            f"{what}: expected {expected}, got a ragged or non-numeric {type(values).__name__}"
-        ) from exc
-    if arr.dtype.kind not in _REAL_KINDS:
-        raise InvalidArgumentError(
-            f"{what}: expected {expected} (real numbers), got values of dtype {arr.dtype}"
-        )
-    return arr.astype(np.float64, copy=False)
 
 
 def _require_finite(arr: np.ndarray, what: str) -> np.ndarray:
@@ -63,7 +43,7 @@ def sized_vector(values, n: int, what: str, empty_is_zeros: bool = False) -> np.
         return values
     if empty_is_zeros and (values is None or _zero_length(values)):
         return np.zeros(n)
-    arr = float_array(values, what, f"a vector of {n} numbers")
+    arr = real_array(values, what, f"a vector of {n} numbers")
     if arr.shape != (n,):
         raise InvalidArgumentError(
             f"{what}: expected a vector of length {n}, got shape {arr.shape}"
@@ -84,7 +64,7 @@ def sized_body_forces(values, nb: int, what: str, empty_is_zeros: bool = False) 
         return values
     if empty_is_zeros and (values is None or _zero_length(values)):
         return np.zeros((nb, 2, 3))
-    arr = float_array(values, what, f"body forces of shape ({nb}, 2, 3)")
+    arr = real_array(values, what, f"body forces of shape ({nb}, 2, 3)")
     if arr.shape == (nb, 6):
         return arr.reshape(nb, 2, 3)
     if arr.shape != (nb, 2, 3):
@@ -104,7 +84,7 @@ def finite_array(values, shape: tuple, what: str) -> np.ndarray:
     """A finite, C-contiguous float64 array of exactly ``shape`` (-1 = any length): a Vec3 is
     (3,), a SpatialVec (2, 3), a list of stations (-1, 3). (Contiguous, so that a strided
     argument gives the same sums, to the bit, as a contiguous one.)"""
-    arr = float_array(values, what, f"numbers of shape {shape}")
+    arr = real_array(values, what, f"numbers of shape {shape}")
     ok = arr.ndim == len(shape) and all(
         want == -1 or got == want for got, want in zip(arr.shape, shape, strict=True)
     )
