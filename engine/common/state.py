@@ -46,6 +46,7 @@ from engine.common.exceptions import (
 )
 from engine.common.finite import all_finite
 from engine.common.index_arg import index_value
+from engine.common.real_array import real_array
 from engine.common.stage import ALL_STAGES, Stage
 from engine.common.state_books import (
     CAUSE_CODES,
@@ -696,9 +697,7 @@ class State:
             self._sub(subsys)
 
     def _checked_vector(self, values, size: int, what: str) -> np.ndarray:
-        arr = values
-        if type(arr) is not np.ndarray or arr.dtype != np.float64:
-            arr = np.asarray(values, dtype=np.float64)
+        arr = real_array(values, what, f"a vector of {size} numbers")
         if arr.ndim != 1 or arr.shape[0] != size:
             raise InvalidArgumentError(
                 f"{what}: expected a vector of length {size}, got shape {np.shape(values)}"
@@ -809,7 +808,13 @@ class State:
     def setTime(self, t: float) -> None:
         """Set t; backs the State up to Instance stage."""
         self._require_system_stage(_TOPOLOGY, "setTime")
-        t = float(t)
+        if type(t) is not float:
+            arr = real_array(t, "setTime: t", "a time in seconds (one number)")
+            if arr.ndim != 0:
+                raise InvalidArgumentError(
+                    f"setTime: t: expected one number, got shape {arr.shape}"
+                )
+            t = float(arr)
         if not math.isfinite(t):
             raise InvalidArgumentError(f"setTime: time must be finite, got {t}")
         self._keep_time_independent_entries()
