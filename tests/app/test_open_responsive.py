@@ -12,7 +12,7 @@ import threading
 import time
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QProgressDialog, QPushButton
+from PySide6.QtWidgets import QMessageBox, QProgressDialog, QPushButton
 
 from app.document import background_load
 from app.document.background_load import SHOW_AFTER_MS
@@ -198,3 +198,39 @@ def test_cancelling_an_open_keeps_the_open_model(main_window, qtbot, tmp_path, m
         lambda: not any(t.name == "mbstudio-open" for t in threading.enumerate()),
         timeout=180000,
     )
+
+
+def test_a_small_file_with_an_infinite_inertia_is_refused_without_freezing(
+    main_window, qtbot, tmp_path
+):
+    """A file of under 300 bytes whose inertia overflows to infinity (issue 22: it reached
+    ``np.linalg.svd`` on the GUI thread and froze the studio for good) is refused with a
+    message naming the field, the event loop never pausing, the open model kept running."""
+    window = main_window
+    editor = window.model_editor
+    editor.open_path(example_path("pendulum"), as_example=True, modal=False)
+    qtbot.waitUntil(lambda: window.simulation.snapshot is not None, timeout=30000)
+    before, session = editor.document, window.simulation.session
+    body = {"name": "b", "parent": "Ground", "mobilizer": "Ball", "mass": 1.0}
+    body |= {"com": [0, 0, 0], "inertia": [1e308, 1e308, 1e308, 1e308, -1e308, 1e308]}
+    text = json.dumps({"schema": "mbstudio.model", "version": 1, "model": {"bodies": [body]}})
+    assert len(text) < 300
+    path = tmp_path / "tiny.mbs.json"
+    path.write_text(text)
+    editor.add_recent(path)
+    stalls = _Stalls(window)
+    _click_recent(qtbot, window, path)
+    try:
+        qtbot.waitUntil(lambda: "tiny.mbs.json" in (editor.last_error or ""), timeout=30000)
+        box = window.findChild(QMessageBox, "errorBox")
+        qtbot.waitUntil(lambda: box is not None and box.isVisible(), timeout=5000)
+        ok = box.button(QMessageBox.StandardButton.Ok)
+        qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not box.isVisible(), timeout=5000)
+        qtbot.wait(100)
+    finally:
+        stalls.stop()
+    assert "model.bodies[0].inertia" in editor.last_error
+    assert stalls.longest < MAX_STALL_S, f"the event loop stalled {stalls.longest:.2f} s"
+    assert editor.document is before
+    assert window.simulation.session is session and session.is_alive

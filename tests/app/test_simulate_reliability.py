@@ -128,6 +128,22 @@ def test_a_diverging_model_stops_with_a_message_and_non_zero_exit(tmp_path):
     assert code != 0
 
 
+def test_non_finite_values_in_a_sample_stop_the_run_with_no_such_cell_written(tmp_path):
+    """A frame offset of 1e308 m under gravity: the State is finite but the potential energy
+    is not. The run stops at that sample with a message and exit status 1, and the CSV holds
+    no NaN or infinite cell (issue 22: 102 NaN cells and exit status 0)."""
+    raw = json.loads((EXAMPLES / "pendulum.mbs.json").read_text())
+    raw["model"]["bodies"][0]["X_PF"]["p"] = [0.0, 1e308, 0.0]
+    model = tmp_path / "far.mbs.json"
+    model.write_text(json.dumps(raw))
+    code, err, rows = _run(model, tmp_path, until="1")
+    assert code == 1, err
+    assert "non-finite" in err and "Traceback" not in err
+    assert rows and rows[0][0] == "t"
+    for row in rows[1:]:
+        assert all(math.isfinite(float(v)) for v in row), row
+
+
 def test_mutated_files_through_simulate_never_crash_or_hang(tmp_path):
     rng = random.Random(22)
     hostile = [1e300, -1e300, 0.0, -1.0, 1e-300, 10**30, "x", None, [], 1e12]
