@@ -1060,7 +1060,7 @@ class SimulationSession:
         if edit is not None:
             return self._edit_in_place(edit, model.data, kinds)
         if names is not None:
-            return self._rename_in_place(in_place.renamed(self.built, names, model.data))
+            return self._rename_in_place(in_place.renamed(self.built, names, model.data), names)
         collecting = gc.isenabled()
         # a large model's build and adoption would set off full collections of a heap that
         # holds every body (see background_load)
@@ -1131,19 +1131,26 @@ class SimulationSession:
             return "initial state edited"
         return "model rebuilt"
 
-    def _rename_in_place(self, built) -> str | None:
-        """Bodies were renamed (``built``: the same System under the new names): the State,
-        stepper, history and drawing go on as they are; the sample columns take the new
-        names (their rows are kept)."""
+    def _rename_in_place(self, built, renames: dict[str, str]) -> str | None:
+        """Bodies were renamed (``built``: the same System under the new names; ``renames``:
+        old -> new name): the State, stepper, history and drawing go on as they are; only
+        the renamed bodies' column names, q/u labels and quantity names are made, and the
+        sample buffer under the new names takes the rows over."""
         if self._error.startswith(REBUILD_FAILED):
             self._error = ""
         self.built = built
         with self._history_lock:
             self.history.model = built
         self._model_serial += 1
-        self._columns, self._q_labels, self._u_labels = self._column_names(built, self._state)
-        self.samples = self.samples.renamed(self._columns)
-        self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
+        names, changed = self._names.renamed(renames)
+        self._names, self._q_index = names, names.q_index
+        self._columns, self._q_labels = names.columns, names.q_labels
+        self._u_labels = names.u_labels
+        quantities = self.samples.quantities.changed(changed)
+        self.samples = self.samples.renamed(self._columns, quantities)
+        self.model_info = self.model_info.renamed(
+            built, renames, self._q_index, self._q_labels, self.samples
+        )
         return "model rebuilt"
 
     def _adopt_in_place(self, built, redraw: bool, hints: bool, initial: bool) -> None:
