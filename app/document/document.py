@@ -278,7 +278,22 @@ class ModelDocument:
                         args[a] = new
                 out.append(replace(e, args=args))
             setattr(d, section, out)
+        self._carry_renamed_children_map(d, old, new)
         self._commit(d, Change("parameters", new, ("name",)))
+
+    def _carry_renamed_children_map(self, data: ModelData, old: str, new: str) -> None:
+        """Give ``data`` (this content with body ``old`` renamed ``new``) the children map of
+        this content, if made, with the renamed body under its new name, in its parent's
+        list and as the parent of its children (the other bodies' lists are shared)."""
+        cached = self._children_cache
+        if cached is None or cached[0] is not self._data:
+            return  # not made for this content: made from the new one when asked
+        children = dict(cached[1])
+        parent = self._data.body(old).parent
+        children[parent] = [new if c == old else c for c in children[parent]]
+        if old in children:
+            children[new] = children.pop(old)
+        self._children_cache = (data, children)
 
     def set_body(self, name: str, **fields) -> None:
         """Change fields of body ``name`` (any BodySpec field but ``name``; use rename_body).
