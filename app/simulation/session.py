@@ -207,6 +207,8 @@ class SimulationSession:
         self._cut_rest = threading.Event()
         #: True from ``step()`` until the worker has taken (or dropped) that one step
         self._stepping_once = False
+        #: set by the command being applied when it only renamed bodies (no value changed)
+        self._names_only = False
         #: set by a pause or stop during a ``step()``: the worker drops the step
         self._step_cut = threading.Event()
         #: the integrator being initialized for a new stepper, while it is
@@ -727,6 +729,7 @@ class SimulationSession:
     def _apply_commands(self, commands: list[tuple]) -> None:
         cascade = None
         publish = False
+        resample = False
         commands = _coalesce_rebuilds(commands)
         for name, *args in commands:
             if self._stopping:  # a closed window does not wait for the rest
@@ -735,6 +738,7 @@ class SimulationSession:
                 publish = publish or not self._running
                 continue
             publish = True
+            self._names_only = False
             state = self._state
             with state.getStateLock():
                 before = all_stage_versions(state)
@@ -749,9 +753,11 @@ class SimulationSession:
                     # set_q commands of a slider drag) bumps nothing: keep what that one did.
                     if new.stages or cascade is None:
                         cascade = new
+            # (a rename changes no value: the sample of the State shown stays as it is)
+            resample = resample or not self._names_only
         if cascade is not None and (cascade.stages or self._cascade is None):
             self._cascade = cascade
-        if any(name != "_wake" for name, *_ in commands):
+        if resample:
             self._resample_start()
         if publish:  # the cache report only if someone shows it (see want_cache)
             self._publish(with_cache=self.want_cache)
@@ -1138,6 +1144,7 @@ class SimulationSession:
         sample buffer under the new names takes the rows over."""
         if self._error.startswith(REBUILD_FAILED):
             self._error = ""
+        self._names_only = True
         self.built = built
         with self._history_lock:
             self.history.model = built

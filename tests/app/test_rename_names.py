@@ -131,3 +131,31 @@ def test_renames_back_and_forth_stay_equal_to_a_fresh_open():
         document.rename_body(old, new)
         _rebuild(session, document)
         assert _shown(session) == _shown(SimulationSession(build(document.data, True)))
+
+
+def test_a_rename_through_the_worker_copies_no_state_and_keeps_the_sample(monkeypatch):
+    """A model not run yet: its one sample (the State shown) is taken again after an edit
+    that changes a value; a rename changes none, so the worker copies no State for it."""
+    import time
+
+    from engine import State
+
+    document = _document()
+    session = SimulationSession(build(document.data, True))
+    session.start()
+    row = session.samples.all().copy()
+    assert len(row) == 1
+    copies: list = []
+    real = State._copy_into
+    monkeypatch.setattr(State, "_copy_into", lambda s, dst: (copies.append(s), real(s, dst))[1])
+    serial = session.latest().model_serial
+    document.rename_body("b4", "knee")
+    session.rebuild(_Version(document), "parameters")
+    end = time.monotonic() + 20.0
+    while session.latest().model_serial == serial:
+        assert time.monotonic() < end, "the worker did not show the renamed model"
+        time.sleep(0.005)
+    assert copies == [] and not session.latest().error
+    assert "knee" in session.latest().model.body_names
+    np.testing.assert_array_equal(session.samples.all(), row)
+    session.stop()
