@@ -14,6 +14,8 @@ import threading
 
 import numpy as np
 
+from app.simulation.name_search import NameSearch
+
 
 class QuantityNames:
     """The plottable quantities of a buffer (every column but time): ``names``, each one's
@@ -28,6 +30,14 @@ class QuantityNames:
         self.names = list(names)
         self.index = dict(zip(self.names, range(len(self.names)), strict=True))
         self.lower = _lower(self.names, previous, kept)
+        self._search: NameSearch | None = None
+
+    def matches(self, low: str) -> list[int]:
+        """The positions of the names whose lower-case form contains ``low`` (lower case,
+        not empty), through a NameSearch made at the first call."""
+        if self._search is None:
+            self._search = NameSearch(self.lower)
+        return self._search.matches(low)
 
     def changed(self, changes: dict[int, str]) -> QuantityNames:
         """These names with those at the positions ``changes`` holds replaced by its names
@@ -44,6 +54,8 @@ class QuantityNames:
         if len(index) != len(names):
             raise ValueError("the changed quantity names are not all different")
         out.names, out.lower, out.index = names, lower, index
+        # (searched before: the new names' search is made here, by the worker)
+        out._search = None if self._search is None else NameSearch(lower)
         return out
 
 
