@@ -261,23 +261,7 @@ class ModelDocument:
             return
         if new in self.body_names():
             raise DocumentError("name", f"a body named {new!r} already exists", old)
-        d = self._data.copy()
-        d.bodies = [
-            replace(b, name=new)
-            if b.name == old
-            else (replace(b, parent=new) if b.parent == old else b)
-            for b in d.bodies
-        ]
-        for section in ELEMENT_SECTIONS:
-            out = []
-            for e in getattr(d, section):
-                spec = element_types(section).get(e.type)
-                args = dict(e.args)
-                for a in spec.body_args() if spec else ():
-                    if args.get(a) == old:
-                        args[a] = new
-                out.append(replace(e, args=args))
-            setattr(d, section, out)
+        d = renamed_content(self._data, old, new)
         self._carry_renamed_children_map(d, old, new)
         self._commit(d, Change("parameters", new, ("name",)))
 
@@ -536,3 +520,27 @@ def _parents_first(bodies: list[BodySpec]) -> list[BodySpec]:
             return list(bodies)
         pending = rest
     return out
+
+
+def renamed_content(data: ModelData, old: str, new: str) -> ModelData:
+    """A copy of ``data`` with body ``old`` renamed ``new``: its children's parent and every
+    constraint, force and measure argument that names it too (not validated: see
+    ``ModelDocument.rename_body``)."""
+    d = data.copy()
+    d.bodies = [
+        replace(b, name=new)
+        if b.name == old
+        else (replace(b, parent=new) if b.parent == old else b)
+        for b in d.bodies
+    ]
+    for section in ELEMENT_SECTIONS:
+        out = []
+        for e in getattr(d, section):
+            spec = element_types(section).get(e.type)
+            args = dict(e.args)
+            for a in spec.body_args() if spec else ():
+                if args.get(a) == old:
+                    args[a] = new
+            out.append(replace(e, args=args))
+        setattr(d, section, out)
+    return d

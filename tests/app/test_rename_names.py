@@ -159,3 +159,25 @@ def test_a_rename_through_the_worker_copies_no_state_and_keeps_the_sample(monkey
     assert "knee" in session.latest().model.body_names
     np.testing.assert_array_equal(session.samples.all(), row)
     session.stop()
+
+
+def test_names_swapped_by_several_edits_are_built_anew_and_shown_as_a_fresh_open(monkeypatch):
+    """b1 and b2 swap names in three renames handed over at once: not told apart from a
+    rename pair by pair, the worker builds the model and shows what a fresh open shows."""
+    import app.document as document_module
+
+    document = _document()
+    session = SimulationSession(build(document.data, True))
+    builds: list = []
+    real_build = document_module.build
+    monkeypatch.setattr(document_module, "build", lambda *a: (builds.append(a), real_build(*a))[1])
+    document.rename_body("b1", "tmp")
+    document.rename_body("b2", "b1")
+    document.rename_body("tmp", "b2")
+    _rebuild(session, document)
+    assert len(builds) == 1
+    assert _shown(session) == _shown(SimulationSession(build(document.data, True)))
+    document.rename_body("b7", "seven")  # a rename alone again: no build
+    _rebuild(session, document)
+    assert len(builds) == 1
+    assert _shown(session) == _shown(SimulationSession(build(document.data, True)))
