@@ -5,7 +5,8 @@ The script opens an N-link Ball chain (``bench_edits.chain_file``) in a ``Simula
 (not started) and applies structural edits to its document, each handed to the session's
 ``rebuild`` command as the worker applies it (``_cmd_rebuild`` under the State lock, then the
 snapshot published): a leaf added under the middle body and removed, a 10-body subtree
-re-parented and back, the middle body's mobilizer changed (Ball to Pin) and back. Before each
+re-parented and back, the middle body's mobilizer changed (Ball to Pin) and back, the middle
+body renamed and back (applied in place: no new System). Before each
 edit the heap is settled as the studio's worker settles it when idle (``model_heap``: a full
 collection, then everything frozen), and the session counts as having frozen it.
 
@@ -52,6 +53,8 @@ def edits(n: int):
         ("reparent back", lambda d: d.set_body(moved, parent=f"b{n // 2 + 9}")),
         ("mobilizer", lambda d: d.set_body(mid, mobilizer="Pin")),
         ("mobilizer back", lambda d: d.set_body(mid, mobilizer="Ball")),
+        ("rename", lambda d: d.rename_body(mid, "middle")),
+        ("rename back", lambda d: d.rename_body("middle", mid)),
     ]
 
 

@@ -60,6 +60,10 @@ def _segments(item: DrawItem) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
     return points, segments, colors
 
 
+#: ``LineBatch.update`` places every point again when more than this share of the bodies
+#: moved (picking out the moved bodies' points costs more than it saves then).
+REPLACE_ALL_ABOVE = 0.25
+
 _ONE_SEGMENT = np.array([[0, 1]], dtype=np.intp)
 
 
@@ -149,6 +153,9 @@ class LineBatch:
         prop.SetLineWidth(items[0].line_width if items else 1.0)
         #: How many items (the first ones) are placed for the body poses last given.
         self.placed = 0
+        #: The body poses last given to ``update`` (a copy), and how many points it placed.
+        self._placed_at: np.ndarray | None = None
+        self.points_placed = 0
         self._upload()
         for it in items:
             it.group = self
@@ -237,13 +244,39 @@ class LineBatch:
 
     def update(self, x_gb: np.ndarray, start: int = 0) -> None:
         """Move the points of the items from ``start`` on (all by default) for body poses
-        ``x_gb`` ((nbodies, 4, 4), in ground)."""
+        ``x_gb`` ((nbodies, 4, 4), in ground). When every item is placed already, for poses
+        of as many bodies, only the points of the bodies whose pose changed are placed again
+        (all of them when more than ``REPLACE_ALL_ABOVE`` of the bodies moved)."""
+        x_gb = np.asarray(x_gb)
+        before, self._placed_at = self._placed_at, x_gb.copy()
+        if (
+            start == 0
+            and self.placed == len(self.items)
+            and before is not None
+            and before.shape == x_gb.shape
+        ):
+            moved = (before != x_gb).any(axis=(1, 2))
+            if moved.sum() <= REPLACE_ALL_ABOVE * len(moved):
+                self._update_moved(x_gb, moved)
+                return
         first = int(np.searchsorted(self._point_item, start)) if start else 0
         self.placed = len(self.items)
+        self.points_placed = max(0, len(self._local) - first)
         if first >= len(self._local):
             return
         w = np.einsum("nij,nj->ni", x_gb[self.body_idx[first:]][:, :3, :], self._local[first:])
         self._world[first:] = w
+        self._points.Modified()
+        self._poly.Modified()
+
+    def _update_moved(self, x_gb: np.ndarray, moved: np.ndarray) -> None:
+        """Place again the points of the bodies ``moved`` (a flag per body) for ``x_gb``."""
+        points = np.flatnonzero(moved[self.body_idx])
+        self.points_placed = len(points)
+        if not len(points):
+            return
+        w = np.einsum("nij,nj->ni", x_gb[self.body_idx[points]][:, :3, :], self._local[points])
+        self._world[points] = w
         self._points.Modified()
         self._poly.Modified()
 

@@ -261,24 +261,23 @@ class ModelDocument:
             return
         if new in self.body_names():
             raise DocumentError("name", f"a body named {new!r} already exists", old)
-        d = self._data.copy()
-        d.bodies = [
-            replace(b, name=new)
-            if b.name == old
-            else (replace(b, parent=new) if b.parent == old else b)
-            for b in d.bodies
-        ]
-        for section in ELEMENT_SECTIONS:
-            out = []
-            for e in getattr(d, section):
-                spec = element_types(section).get(e.type)
-                args = dict(e.args)
-                for a in spec.body_args() if spec else ():
-                    if args.get(a) == old:
-                        args[a] = new
-                out.append(replace(e, args=args))
-            setattr(d, section, out)
+        d = renamed_content(self._data, old, new)
+        self._carry_renamed_children_map(d, old, new)
         self._commit(d, Change("parameters", new, ("name",)))
+
+    def _carry_renamed_children_map(self, data: ModelData, old: str, new: str) -> None:
+        """Give ``data`` (this content with body ``old`` renamed ``new``) the children map of
+        this content, if made, with the renamed body under its new name, in its parent's
+        list and as the parent of its children (the other bodies' lists are shared)."""
+        cached = self._children_cache
+        if cached is None or cached[0] is not self._data:
+            return  # not made for this content: made from the new one when asked
+        children = dict(cached[1])
+        parent = self._data.body(old).parent
+        children[parent] = [new if c == old else c for c in children[parent]]
+        if old in children:
+            children[new] = children.pop(old)
+        self._children_cache = (data, children)
 
     def set_body(self, name: str, **fields) -> None:
         """Change fields of body ``name`` (any BodySpec field but ``name``; use rename_body).
@@ -521,3 +520,27 @@ def _parents_first(bodies: list[BodySpec]) -> list[BodySpec]:
             return list(bodies)
         pending = rest
     return out
+
+
+def renamed_content(data: ModelData, old: str, new: str) -> ModelData:
+    """A copy of ``data`` with body ``old`` renamed ``new``: its children's parent and every
+    constraint, force and measure argument that names it too (not validated: see
+    ``ModelDocument.rename_body``)."""
+    d = data.copy()
+    d.bodies = [
+        replace(b, name=new)
+        if b.name == old
+        else (replace(b, parent=new) if b.parent == old else b)
+        for b in d.bodies
+    ]
+    for section in ELEMENT_SECTIONS:
+        out = []
+        for e in getattr(d, section):
+            spec = element_types(section).get(e.type)
+            args = dict(e.args)
+            for a in spec.body_args() if spec else ():
+                if args.get(a) == old:
+                    args[a] = new
+            out.append(replace(e, args=args))
+        setattr(d, section, out)
+    return d

@@ -128,16 +128,14 @@ def renames(old: ModelData | None, new: ModelData) -> dict[str, str] | None:
     ]
     if not pairs or len(pairs) > MAX_RENAMES:
         return None
-    from app.document.document import ModelDocument
-    from app.document.validation import DocumentError
+    from app.document.document import renamed_content
 
-    document = ModelDocument(old, validated=True)
-    try:
-        for a, b in pairs:
-            document.rename_body(a, b)
-    except DocumentError:  # (names swapped by several edits: not told apart here)
-        return None
-    return dict(pairs) if document.data == new else None
+    # (``new`` is a validated content: equal to ``old`` renamed, it is that rename. Names
+    # swapped by several edits are not told apart here: renamed in turn they never equal it.)
+    data = old
+    for a, b in pairs:
+        data = renamed_content(data, a, b)
+    return dict(pairs) if data == new else None
 
 
 def renamed(built, names: dict[str, str], new: ModelData):

@@ -17,7 +17,7 @@ the names of the changed bodies only; one in the middle, those from there on.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -102,6 +102,50 @@ class ColumnNames:
         return ColumnNames(
             columns, q_labels, u_labels, q_index, names, first_q, num_q, first_u, num_u, kept_runs
         )
+
+    def renamed(self, renames: dict[str, str]) -> tuple[ColumnNames, dict[int, str]]:
+        """These names with the bodies ``renames`` names (old -> new) renamed, the same
+        System and State layout: only the renamed bodies' labels, columns and q_index keys
+        are made, every other entry is this one's very object. Also returns the new names
+        by position among the quantities (``columns[1:]``), for ``QuantityNames.changed``."""
+        bodies = [(b, renames[n]) for b, n in enumerate(self.names.tolist()) if n in renames]
+        names = self.names.copy()
+        q_labels, u_labels, columns = list(self.q_labels), list(self.u_labels), list(self.columns)
+        nq, nu = len(q_labels), len(u_labels)
+        changed: dict[int, str] = {}
+
+        def put(at: int, column: str) -> None:
+            columns[at] = column
+            changed[at - 1] = column
+
+        items = list(self.q_index.items())
+        # each body's q_index entries are consecutive, in q order: the entries before a
+        # body's are those of the slots before its first q that bodies use
+        used = np.sort(np.repeat(self.first_q, self.num_q) + _within(self.num_q))
+        for b, new in bodies:
+            names[b] = new
+            first_q, first_u = int(self.first_q[b]), int(self.first_u[b])
+            for k in range(int(self.num_q[b])):
+                q_labels[first_q + k] = label = f"{new}.q{k}"
+                put(1 + first_q + k, f"q[{first_q + k}] {label}")
+            for k in range(int(self.num_u[b])):
+                u_labels[first_u + k] = label = f"{new}.u{k}"
+                put(1 + nq + first_u + k, f"u[{first_u + k}] {label}")
+                put(1 + nq + nu + first_u + k, f"udot[{first_u + k}] {label}")
+            at = int(np.searchsorted(used, first_q))
+            for j in range(at, at + int(self.num_q[b])):
+                (_, which), slot = items[j]
+                items[j] = ((new, which), slot)
+        out = replace(
+            self,
+            columns=columns,
+            q_labels=q_labels,
+            u_labels=u_labels,
+            q_index=dict(items) if bodies else self.q_index,
+            names=names,
+            kept=(),
+        )
+        return out, changed
 
     def section(self, which: int) -> list:
         """The q (0), u (1) or udot (2) columns."""

@@ -14,6 +14,8 @@ import threading
 
 import numpy as np
 
+from app.simulation.name_search import NameSearch
+
 
 class QuantityNames:
     """The plottable quantities of a buffer (every column but time): ``names``, each one's
@@ -28,6 +30,33 @@ class QuantityNames:
         self.names = list(names)
         self.index = dict(zip(self.names, range(len(self.names)), strict=True))
         self.lower = _lower(self.names, previous, kept)
+        self._search: NameSearch | None = None
+
+    def matches(self, low: str) -> list[int]:
+        """The positions of the names whose lower-case form contains ``low`` (lower case,
+        not empty), through a NameSearch made at the first call."""
+        if self._search is None:
+            self._search = NameSearch(self.lower)
+        return self._search.matches(low)
+
+    def changed(self, changes: dict[int, str]) -> QuantityNames:
+        """These names with those at the positions ``changes`` holds replaced by its names
+        (the quantities of renamed bodies): every other name, its position and lower-case
+        form are these very objects (copied as whole lists and a dict)."""
+        out = QuantityNames.__new__(QuantityNames)
+        names, lower, index = list(self.names), list(self.lower), self.index.copy()
+        for at in changes:
+            index.pop(names[at], None)
+        for at, name in changes.items():
+            names[at] = name
+            lower[at] = name.lower()
+            index[name] = at
+        if len(index) != len(names):
+            raise ValueError("the changed quantity names are not all different")
+        out.names, out.lower, out.index = names, lower, index
+        # (searched before: the new names' search is made here, by the worker)
+        out._search = None if self._search is None else NameSearch(lower)
+        return out
 
 
 def _lower(names: list, previous: QuantityNames | None, kept) -> list:
@@ -53,6 +82,22 @@ def _lower(names: list, previous: QuantityNames | None, kept) -> list:
     return out
 
 
+class _Rows:
+    """The rows of a buffer: the ring array (capacity x columns), the running count of rows
+    appended (less those dropped), the running index of the oldest row held, the epoch (see
+    SampleBuffer) and the lock that guards them. Buffers of the same columns under other
+    names (``SampleBuffer.renamed``) share one."""
+
+    __slots__ = ("data", "count", "oldest", "epoch", "lock")
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+        self.count = 0
+        self.oldest = 0
+        self.epoch = 0
+        self.lock = threading.Lock()
+
+
 class SampleBuffer:
     """Ring buffer of float rows with named columns (see module docstring)."""
 
@@ -66,12 +111,12 @@ class SampleBuffer:
         self.quantities = quantities or QuantityNames(self.columns[1:])
         self.capacity = int(capacity)
         # rows are read only once written (rows [oldest, count)): no fill needed
-        self._data = np.empty((self.capacity, len(self.columns)))
-        self._count = 0  # rows ever appended, less those dropped
-        self._oldest = 0  # running index of the oldest row held
-        self._lock = threading.Lock()
-        #: Changes whenever rows are dropped: a reader's running count is then meaningless.
-        self.epoch = 0
+        self._rows = _Rows(np.empty((self.capacity, len(self.columns))))
+
+    @property
+    def epoch(self) -> int:
+        """Changes whenever rows are dropped: a reader's running count is then meaningless."""
+        return self._rows.epoch
 
     def empty_like(self) -> SampleBuffer:
         """A new, empty buffer with these columns, capacity and quantity names."""
@@ -79,82 +124,85 @@ class SampleBuffer:
         out.columns = self.columns
         out.quantities = self.quantities
         out.capacity = self.capacity
-        out._data = np.empty_like(self._data)
-        out._count = out._oldest = out.epoch = 0
-        out._lock = threading.Lock()
+        out._rows = _Rows(np.empty_like(self._rows.data))
         return out
 
-    def renamed(self, columns: list[str]) -> SampleBuffer:
-        """A copy of this buffer (its rows) with the columns named ``columns`` (as many)."""
+    def renamed(self, columns: list[str], quantities: QuantityNames | None = None) -> SampleBuffer:
+        """This buffer's rows under the column names ``columns`` (as many; ``quantities``:
+        their QuantityNames, if made): the new buffer takes the rows over, not a copy, and
+        this one reads and writes the same rows from then on (a reader still holding it
+        sees what the new one holds)."""
         if len(columns) != len(self.columns):
             raise ValueError(f"{len(self.columns)} column names needed, got {len(columns)}")
         out = SampleBuffer.__new__(SampleBuffer)
         out.columns = list(columns)
-        out.quantities = QuantityNames(out.columns[1:])
+        out.quantities = quantities or QuantityNames(out.columns[1:])
         out.capacity = self.capacity
-        out._lock = threading.Lock()
-        with self._lock:
-            out._data = self._data.copy()
-            out._count, out._oldest, out.epoch = self._count, self._oldest, self.epoch
+        out._rows = self._rows
         return out
 
     def __len__(self) -> int:
-        return self._count - self._oldest
+        r = self._rows
+        return r.count - r.oldest
 
     @property
     def total(self) -> int:
         """Number of rows ever appended (the running count readers use)."""
-        return self._count
+        return self._rows.count
 
     def append(self, row: np.ndarray) -> None:
         row = np.asarray(row, dtype=np.float64)
         if row.shape != (len(self.columns),):
             raise ValueError(f"a sample row needs {len(self.columns)} values, got {row.shape}")
-        with self._lock:
-            self._data[self._count % self.capacity] = row
-            self._count += 1
-            self._oldest = max(self._oldest, self._count - self.capacity)
+        r = self._rows
+        with r.lock:
+            r.data[r.count % self.capacity] = row
+            r.count += 1
+            r.oldest = max(r.oldest, r.count - self.capacity)
 
     def drop_from(self, t: float) -> int:
         """Drop the newest rows whose time is ``t`` or later; returns how many."""
-        with self._lock:
-            n = self._count
-            while n > self._oldest and self._data[(n - 1) % self.capacity, 0] >= t:
+        r = self._rows
+        with r.lock:
+            n = r.count
+            while n > r.oldest and r.data[(n - 1) % self.capacity, 0] >= t:
                 n -= 1
-            dropped, self._count = self._count - n, n
+            dropped, r.count = r.count - n, n
             if dropped:
-                self.epoch += 1
+                r.epoch += 1
             return dropped
 
     def take_from(self, t: float, inclusive: bool = True) -> np.ndarray:
         """Remove and return the newest rows whose time is ``t`` or later (later only, if not
         ``inclusive``), oldest first."""
-        with self._lock:
-            n = self._count
-            while n > self._oldest:
-                row_t = self._data[(n - 1) % self.capacity, 0]
+        r = self._rows
+        with r.lock:
+            n = r.count
+            while n > r.oldest:
+                row_t = r.data[(n - 1) % self.capacity, 0]
                 if not (row_t >= t if inclusive else row_t > t):
                     break
                 n -= 1
-            rows = self._data[np.arange(n, self._count) % self.capacity].copy()
+            rows = r.data[np.arange(n, r.count) % self.capacity].copy()
             if len(rows):
-                self._count = n
-                self.epoch += 1
+                r.count = n
+                r.epoch += 1
             return rows
 
     def since(self, seen: int, columns: list[int] | None = None) -> tuple[np.ndarray, int]:
         """(rows appended after the first ``seen`` rows and still held, new running count);
         only the given column indices if ``columns`` is given."""
         width = len(self.columns) if columns is None else len(columns)
-        with self._lock:
-            count = self._count
-            first = max(seen, self._oldest)
+        r = self._rows
+        with r.lock:
+            count = r.count
+            first = max(seen, r.oldest)
             if first >= count:
                 return np.empty((0, width)), count
             idx = np.arange(first, count) % self.capacity
             if columns is None:
-                return self._data[idx].copy(), count
-            return self._data[np.ix_(idx, np.asarray(columns, dtype=np.intp))], count
+                return r.data[idx].copy(), count
+            return r.data[np.ix_(idx, np.asarray(columns, dtype=np.intp))], count
 
     def all(self) -> np.ndarray:
         """Every row still held, oldest first."""

@@ -207,6 +207,8 @@ class SimulationSession:
         self._cut_rest = threading.Event()
         #: True from ``step()`` until the worker has taken (or dropped) that one step
         self._stepping_once = False
+        #: set by the command being applied when it only renamed bodies (no value changed)
+        self._names_only = False
         #: set by a pause or stop during a ``step()``: the worker drops the step
         self._step_cut = threading.Event()
         #: the integrator being initialized for a new stepper, while it is
@@ -727,6 +729,7 @@ class SimulationSession:
     def _apply_commands(self, commands: list[tuple]) -> None:
         cascade = None
         publish = False
+        resample = False
         commands = _coalesce_rebuilds(commands)
         for name, *args in commands:
             if self._stopping:  # a closed window does not wait for the rest
@@ -735,6 +738,7 @@ class SimulationSession:
                 publish = publish or not self._running
                 continue
             publish = True
+            self._names_only = False
             state = self._state
             with state.getStateLock():
                 before = all_stage_versions(state)
@@ -749,9 +753,11 @@ class SimulationSession:
                     # set_q commands of a slider drag) bumps nothing: keep what that one did.
                     if new.stages or cascade is None:
                         cascade = new
+            # (a rename changes no value: the sample of the State shown stays as it is)
+            resample = resample or not self._names_only
         if cascade is not None and (cascade.stages or self._cascade is None):
             self._cascade = cascade
-        if any(name != "_wake" for name, *_ in commands):
+        if resample:
             self._resample_start()
         if publish:  # the cache report only if someone shows it (see want_cache)
             self._publish(with_cache=self.want_cache)
@@ -1060,7 +1066,7 @@ class SimulationSession:
         if edit is not None:
             return self._edit_in_place(edit, model.data, kinds)
         if names is not None:
-            return self._rename_in_place(in_place.renamed(self.built, names, model.data))
+            return self._rename_in_place(in_place.renamed(self.built, names, model.data), names)
         collecting = gc.isenabled()
         # a large model's build and adoption would set off full collections of a heap that
         # holds every body (see background_load)
@@ -1131,19 +1137,27 @@ class SimulationSession:
             return "initial state edited"
         return "model rebuilt"
 
-    def _rename_in_place(self, built) -> str | None:
-        """Bodies were renamed (``built``: the same System under the new names): the State,
-        stepper, history and drawing go on as they are; the sample columns take the new
-        names (their rows are kept)."""
+    def _rename_in_place(self, built, renames: dict[str, str]) -> str | None:
+        """Bodies were renamed (``built``: the same System under the new names; ``renames``:
+        old -> new name): the State, stepper, history and drawing go on as they are; only
+        the renamed bodies' column names, q/u labels and quantity names are made, and the
+        sample buffer under the new names takes the rows over."""
         if self._error.startswith(REBUILD_FAILED):
             self._error = ""
+        self._names_only = True
         self.built = built
         with self._history_lock:
             self.history.model = built
         self._model_serial += 1
-        self._columns, self._q_labels, self._u_labels = self._column_names(built, self._state)
-        self.samples = self.samples.renamed(self._columns)
-        self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
+        names, changed = self._names.renamed(renames)
+        self._names, self._q_index = names, names.q_index
+        self._columns, self._q_labels = names.columns, names.q_labels
+        self._u_labels = names.u_labels
+        quantities = self.samples.quantities.changed(changed)
+        self.samples = self.samples.renamed(self._columns, quantities)
+        self.model_info = self.model_info.renamed(
+            built, renames, self._q_index, self._q_labels, self.samples
+        )
         return "model rebuilt"
 
     def _adopt_in_place(self, built, redraw: bool, hints: bool, initial: bool) -> None:

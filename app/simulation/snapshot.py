@@ -15,7 +15,7 @@ import copy
 import itertools
 import math
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -162,6 +162,23 @@ class ModelInfo:
             up=tuple(float(x) for x in system.getUpDirection().asVec3()),
             uniform_background=bool(system.getUseUniformBackground()),
             length_scale=float(system.getDefaultLengthScale()),
+        )
+
+    def renamed(self, built, renames: dict[str, str], q_index: dict, q_labels, samples):
+        """This ModelInfo for ``built``, the same System with the bodies ``renames`` names
+        (old -> new) renamed, its sample columns' ``q_index``, ``q_labels`` and ``samples``:
+        the body names, mobilizer types and joint layout keep their order and values, under
+        the new names (the joints are not grouped again)."""
+        return replace(
+            self,
+            q_index=q_index,
+            q_labels=tuple(q_labels),
+            samples=samples,
+            body_names=tuple(built.body_name_of_index),
+            mobilizer_types={renames.get(k, k): v for k, v in self.mobilizer_types.items()},
+            joint_layout=None
+            if self.joint_layout is None
+            else {renames.get(k, k): v for k, v in self.joint_layout.items()},
         )
 
 

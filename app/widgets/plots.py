@@ -68,6 +68,8 @@ class QuantityModel(QAbstractListModel):
         self.names: list[str] = []
         self._lower: list[str] = []
         self._index: dict[str, int] = {}
+        #: the QuantityNames of ``names`` (their filter search)
+        self._table = QuantityNames([])
         self.checked_names: set[str] = set()
         self._rows: list[int] | None = None  # the listed names' indices (None: all)
         self._filter = ""
@@ -86,6 +88,7 @@ class QuantityModel(QAbstractListModel):
             self.names = table.names
             self._lower = table.lower
             self._index = table.index
+            self._table = table
             self._rows = self._matches(self._filter)
         elif self._unscanned:
             self._rows = self._matches(self._filter)
@@ -117,8 +120,7 @@ class QuantityModel(QAbstractListModel):
     def _matches(self, text: str) -> list[int] | None:
         if not text.strip():
             return None
-        low = text.lower()
-        return [i for i, name in enumerate(self._lower) if low in name]
+        return self._table.matches(text.lower())
 
     def listed(self) -> list[str]:
         """The names the list shows, in order."""

@@ -101,3 +101,25 @@ def test_an_edit_that_keeps_the_parents_keeps_the_map_and_skips_the_tree_checks(
     with pytest.raises(DocumentError, match="own ancestor"):
         doc.set_body("a", parent="e")
     assert doc.body("a").parent == "Ground"
+
+
+def test_a_rename_carries_the_map_over_under_the_new_name(monkeypatch):
+    """A renamed body (a parent, a leaf, a body under Ground) is in the carried map under its
+    new name, in its parent's list and as its children's parent: the same as a map made
+    afresh, and not made from every body by the listeners asking for descendants."""
+    doc = tree_doc()
+    counter = MapRebuilds(doc)
+    monkeypatch.setattr(ModelDocument, "_children_map", counter._patch)
+    doc.descendants("a")
+    counter.made = 0
+    doc.rename_body("d", "dee")  # a's second child, e's parent
+    assert shown_map(doc) == fresh_map(doc)
+    assert doc.children("a") == ["b", "dee"] and doc.children("dee") == ["e"]
+    doc.rename_body("e", "ee")  # a leaf
+    doc.rename_body("a", "root")  # Ground's child, the parent of b and dee
+    doc.rename_body("f", "a")  # a freed name taken again
+    assert shown_map(doc) == fresh_map(doc)
+    assert doc.children("Ground") == ["root", "a"] and doc.descendants("a") == []
+    assert doc.descendants("root") == ["b", "dee", "c", "ee"]
+    assert counter.made == 0
+    assert counter.seen == [["b", "dee", "c", "e"], ["b", "dee", "c", "ee"], [], []]

@@ -145,6 +145,15 @@ class _Watch:
             }
         )
         assert set(range(1, len(document.bodies) + 1)) <= set(drawn)
+        # the plot list, q labels and joints are those of a session opened afresh
+        from app.document import build
+        from app.simulation.session import SimulationSession
+
+        opened = SimulationSession(build(document.data, True))
+        assert panel.plots.quantity_model.names == opened.samples.columns[1:]
+        assert model.q_labels == opened.model_info.q_labels
+        assert list(model.q_index.items()) == list(opened.model_info.q_index.items())
+        assert list(model.joint_layout.items()) == list(opened.model_info.joint_layout.items())
 
 
 def _serial(window) -> int:
