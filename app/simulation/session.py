@@ -49,6 +49,7 @@ from app.simulation.column_names import ColumnNames
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import QuantityNames, SampleBuffer
 from app.simulation.snapshot import (
+    Cascade,
     ModelInfo,
     Snapshot,
     all_stage_versions,
@@ -749,7 +750,9 @@ class SimulationSession:
                     # set_q commands of a slider drag) bumps nothing: keep what that one did.
                     if new.stages or cascade is None:
                         cascade = new
-        if cascade is not None and (cascade.stages or self._cascade is None):
+                elif cause:  # the command replaced the State: it is what the inspector shows
+                    cascade = Cascade(cause, {}, new_state=True)
+        if cascade is not None and (cascade.stages or cascade.new_state or self._cascade is None):
             self._cascade = cascade
         if any(name != "_wake" for name, *_ in commands):
             self._resample_start()

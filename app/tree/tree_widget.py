@@ -87,20 +87,20 @@ class ModelTreeWidget(QWidget):
         self.message.setStyleSheet("color: #b03a2e")
         self.message.hide()
 
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        for b in (
-            self.add_body_button,
-            self.remove_button,
-            self.add_constraint_button,
-            self.add_force_button,
-            self.add_measure_button,
-        ):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        # Two rows of buttons (bodies; constraints, forces, measures): one row would make the
+        # dock about 400 px wide at least, too wide beside the 3-D view of a 1024 px window.
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(buttons)
+        for row in (
+            (self.add_body_button, self.remove_button),
+            (self.add_constraint_button, self.add_force_button, self.add_measure_button),
+        ):
+            buttons = QHBoxLayout()
+            buttons.setContentsMargins(0, 0, 0, 0)
+            for b in row:
+                buttons.addWidget(b)
+            buttons.addStretch(1)
+            layout.addLayout(buttons)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.message)
         self.model.rename_handler = self._rename
