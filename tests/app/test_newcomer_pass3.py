@@ -177,3 +177,48 @@ def test_an_initial_state_edit_at_t0_is_named_in_the_stage_inspector(studio, qtb
     assert "restored" not in text, text
     assert "initial state" in text and "edited" in text, text
     assert "realized" in text, text
+
+
+# -- 4: the model tree keeps a name column width the user dragged -------------------------------
+
+
+def test_the_model_tree_keeps_the_name_width_the_user_dragged(studio, qtbot):
+    window = studio(example_path("ragdoll"))
+    tree = window.model_editor.tree
+    view = tree.view
+    header = view.header()
+    qtbot.waitUntil(lambda: tree.model.index_of("body:pelvis").isValid(), timeout=10000)
+    fitted = header.sectionSize(0)
+    # drag the divider between the Model and Type columns 40 px to the left
+    y = header.height() // 2
+    start = QPoint(header.sectionViewportPosition(0) + fitted - 1, y)
+    target = start - QPoint(40, 0)
+    hv = header.viewport()
+    QTest.mousePress(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for dx in range(4, 44, 4):
+        QTest.mouseMove(hv, start - QPoint(dx, 0))
+        qtbot.wait(10)
+    QTest.mouseRelease(hv, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, target)
+    chosen = header.sectionSize(0)
+    assert chosen < fitted - 20, (chosen, fitted)
+
+    # collapsing and expanding the rows (the vertical scroll bar goes and comes back: the
+    # view's width changes), an added body and its undo leave it as it is
+    assert view.verticalScrollBar().isVisible()
+    ground = tree.model.index(0, 0)
+    click(qtbot, view.viewport(), view.visualRect(ground).center())
+    qtbot.keyClick(view, Qt.Key.Key_Left)
+    qtbot.waitUntil(lambda: not view.verticalScrollBar().isVisible(), timeout=5000)
+    qtbot.wait(50)
+    assert header.sectionSize(0) == chosen
+    qtbot.keyClick(view, Qt.Key.Key_Right)
+    qtbot.waitUntil(lambda: view.verticalScrollBar().isVisible(), timeout=5000)
+    qtbot.wait(50)
+    assert header.sectionSize(0) == chosen
+    click(qtbot, tree.add_body_button)
+    qtbot.waitUntil(lambda: tree.model.index_of("body:body").isValid(), timeout=5000)
+    assert header.sectionSize(0) == chosen
+    activate(qtbot, window)
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not tree.model.index_of("body:body").isValid(), timeout=5000)
+    assert header.sectionSize(0) == chosen
