@@ -67,7 +67,7 @@ DEFAULT_SIZE = (1280, 800)
 #: sliders (each scrolls for more).
 LEFT_COLUMN_SHARES = (230, 240, 180)
 #: Width (px) of the left column in the default layout.
-LEFT_COLUMN_WIDTH = 320
+LEFT_COLUMN_WIDTH = 360
 #: Height (px) of the bottom docks (Plots) in the default layout.
 BOTTOM_HEIGHT = 180
 #: The docks of the right column in the default layout; in a narrow window they go below the

@@ -35,7 +35,6 @@ from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
 from app.simulation import model_heap
-from viz.camera import zoom_to_fit
 from viz.decoration_keys import KeyedGeometry
 from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
 from viz.qt_view import SceneView
@@ -116,8 +115,10 @@ class ViewportWidget(QWidget):
         self._new_model = False
         self._had_bodies = False
         self._aim_camera = False
-        #: The box the camera frames while it keeps the bodies in view (see
-        #: _keep_bodies_in_view), and the camera pose it left; None once the user moved it.
+        #: The box of the bodies the camera was last aimed at and the camera pose it left
+        #: (None once the user pressed a button or turned the wheel in the view): a Reset
+        #: aims the camera again while it is still where it was aimed. Frames (a run) never
+        #: move the camera; F (zoom to fit) brings bodies that left the view back.
         self._kept_box = None
         self._kept_camera = None
         self._view.interactor_widget.installEventFilter(self)
@@ -126,6 +127,9 @@ class ViewportWidget(QWidget):
         #: drawing changed since: a frame with the very same array only changes the
         #: per-frame decorations (a selection moved), not every body's place.
         self._placed_poses = None
+        #: The pose array of the last frame given (update_frame), even once the drawing
+        #: changed since.
+        self._last_poses = None
         self._render_window: vtkRenderWindow = self._view.render_window
         self._render_window.AddObserver("EndEvent", self._count_frame)
 
@@ -245,6 +249,12 @@ class ViewportWidget(QWidget):
             if self._aim_after_steps:
                 self._aim_after_steps = False
                 self._aim_camera = self._aim_camera or self._kept_box is not None
+                if self._aim_camera and self._last_poses is not None:
+                    # aimed now, at the whole drawing, not at the next frame (Play's first)
+                    self._aim_camera = False
+                    self.scene.update_poses(self._last_poses)
+                    self._placed_poses = self._last_poses
+                    self._aim_now()
             self.request_render()
         elif (
             now - self._step_rendered > STEP_RENDER_INTERVAL
@@ -326,15 +336,17 @@ class ViewportWidget(QWidget):
             self._has_dynamic = bool(dynamic_geometry)
         if x_gb is not None:
             self.scene.update_poses(x_gb)
-            self._placed_poses = x_gb
+            self._placed_poses = self._last_poses = x_gb
             if self._aim_camera:
                 self._aim_camera = False
-                self.scene.reset_camera(bodies_only=True)
-                self._kept_box = self.scene.body_bounds()
-                self._kept_camera = self._camera_pose()
-            elif self._kept_box is not None:
-                self._keep_bodies_in_view()
+                self._aim_now()
         self.request_render()
+
+    def _aim_now(self) -> None:
+        """Frame the bodies as placed, and keep them in view from then on."""
+        self.scene.reset_camera(bodies_only=True)
+        self._kept_box = self.scene.body_bounds()
+        self._kept_camera = self._camera_pose()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802  (Qt's name)
         """A press or the wheel in the view: the user takes over the camera (and a drag of
@@ -344,9 +356,9 @@ class ViewportWidget(QWidget):
         return super().eventFilter(watched, event)
 
     def reaim_if_kept(self) -> None:
-        """A reset: while the view still keeps the bodies in it (the user has not taken the
-        camera), aim it again at the next frame, as when the model was opened."""
-        if self._kept_box is not None:
+        """A reset: while the camera is where it was last aimed (the user has not moved it,
+        nor a preset), aim it again at the next frame, as when the model was opened."""
+        if self._kept_box is not None and self._camera_pose() == self._kept_camera:
             self._aim_camera = True
 
     def _camera_pose(self) -> tuple:
@@ -358,30 +370,6 @@ class ViewportWidget(QWidget):
             camera.GetViewAngle(),
             camera.GetParallelScale(),
         )
-
-    def _keep_bodies_in_view(self) -> None:
-        """After the camera was aimed at a new model, and until the user presses a mouse button
-        or turns the wheel in the view or anything else moves the camera (a preset, following
-        a body), zoom out whenever the bodies move beyond the
-        box last framed, to the box that holds both (a chain released from the horizontal
-        swings below it): the view never loses the bodies while the user has not chosen it."""
-        if self._camera_pose() != self._kept_camera:
-            self._kept_box = None  # the user has taken over the camera
-            return
-        box = self.scene.body_bounds()
-        if box is None:
-            return
-        kept = np.array(self._kept_box, dtype=np.float64).reshape(3, 2)
-        now = np.array(box, dtype=np.float64).reshape(3, 2)
-        margin = 0.02 * max(float(np.ptp(kept, axis=1).max()), 1e-9)
-        if np.all(now[:, 0] >= kept[:, 0] - margin) and np.all(now[:, 1] <= kept[:, 1] + margin):
-            return
-        grown = np.column_stack(
-            [np.minimum(now[:, 0], kept[:, 0]), np.maximum(now[:, 1], kept[:, 1])]
-        )
-        self._kept_box = tuple(grown.reshape(-1))
-        zoom_to_fit(self.scene.renderer, self._kept_box)
-        self._kept_camera = self._camera_pose()
 
     def close_view(self) -> None:
         """Release the OpenGL resources (idempotent); call before the window goes away."""

@@ -222,3 +222,26 @@ def test_the_model_tree_keeps_the_name_width_the_user_dragged(studio, qtbot):
     qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not tree.model.index_of("body:body").isValid(), timeout=5000)
     assert header.sectionSize(0) == chosen
+
+
+# -- 5: Play leaves the camera where it is --------------------------------------------------------
+
+
+def test_play_leaves_the_camera_on_the_panda_where_it_was(studio, qtbot):
+    window = studio(example_path("panda"), timeout=60000)
+    panel = window.simulation
+    qtbot.waitUntil(lambda: not window.viewport.drawing_in_steps(), timeout=30000)
+    qtbot.wait(200)
+    camera = window.viewport.renderer.GetActiveCamera()
+
+    def pose():
+        return (camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp())
+
+    before = pose()
+    click_action(qtbot, window, window.sim_actions["play"])
+    qtbot.waitUntil(lambda: panel.snapshot.running and panel.snapshot.time > 1.0, timeout=60000)
+    click_action(qtbot, window, window.sim_actions["pause"])
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    moved = max(abs(a - b) for a, b in zip(panel.snapshot.x_gb[-1][:3, 3], [0, 0, 0], strict=True))
+    assert moved > 0  # the hand is somewhere (the arm is drawn and placed)
+    assert pose() == before
