@@ -219,6 +219,9 @@ class PropertyEditor(QWidget):
         box = QGroupBox(title)
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # a field that does not fit beside its label goes below it (a narrow dock) rather than
+        # past the dock's right edge
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self._vbox.addWidget(box)
         return form
 

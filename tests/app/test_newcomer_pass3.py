@@ -245,3 +245,41 @@ def test_play_leaves_the_camera_on_the_panda_where_it_was(studio, qtbot):
     moved = max(abs(a - b) for a, b in zip(panel.snapshot.x_gb[-1][:3, 3], [0, 0, 0], strict=True))
     assert moved > 0  # the hand is somewhere (the arm is drawn and placed)
     assert pose() == before
+
+
+# -- the pass over the examples: narrow forms fit their docks -----------------------------------
+
+
+def test_at_1024_the_properties_form_and_joint_sliders_fit_their_docks(studio, qtbot):
+    """The ragdoll at 1024 x 768: a click on a body in the tree shows its Properties form, whose
+    fields stay inside the dock (a field too wide beside its label goes below it) with no
+    sideways scrolling, and each Joints row has a slider one can drag (the spin box beside it
+    was sized for values up to 1e9 and left the slider a few pixels)."""
+    window = studio(example_path("ragdoll"), size=(1024, 768))
+    tree = window.model_editor.tree
+    view = tree.view
+    index = tree.model.index_of("body:left_thigh")
+    view.scrollTo(index)
+    click(qtbot, view.viewport(), view.visualRect(index).center())
+    form = window.model_editor.properties
+    qtbot.waitUntil(
+        lambda: form.field("q") is not None and form.field("q").isVisible(), timeout=5000
+    )
+    qtbot.wait(200)  # laid out
+    scroll = form.scroll
+    assert not scroll.horizontalScrollBar().isVisible()
+    viewport = scroll.viewport()
+    for key in ("name", "q"):
+        field = form.field(key)
+        right = field.mapTo(viewport, QPoint(field.width(), 0)).x()
+        assert right <= viewport.width(), (key, right, viewport.width())
+    # scroll the form down with the wheel-less way a newcomer uses: its scroll bar
+    bar = scroll.verticalScrollBar()
+    assert bar.isVisible()
+    click(qtbot, bar, QPoint(bar.width() // 2, bar.height() - 5))  # a click below the handle
+    qtbot.waitUntil(lambda: bar.value() > 0, timeout=2000)
+
+    sliders = window.simulation.sliders
+    assert not sliders._scroll.horizontalScrollBar().isVisible()
+    row = sliders.euler_rows.get(("left_thigh", 0)) or next(iter(sliders.rows.values()))
+    assert row.slider.width() >= 60, row.slider.width()
