@@ -178,6 +178,7 @@ class MainWindow(QMainWindow):
         self.time_label = QLabel(format_time(0.0))
         self.time_label.setObjectName("timeLabel")
         self.time_label.setMinimumWidth(110)
+        self.statusBar().addPermanentWidget(self.viewport.out_of_view)
         self.statusBar().addPermanentWidget(self.time_label)
         self.statusBar().showMessage("No model loaded" if model_path is None else "Ready")
 

@@ -29,7 +29,7 @@ import vtkmodules.vtkInteractionStyle  # noqa: F401
 import vtkmodules.vtkRenderingFreeType  # noqa: F401
 import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QProgressBar, QToolButton, QVBoxLayout, QWidget
 from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
@@ -56,6 +56,8 @@ STEP_SECONDS = 0.04
 #: the drawing is done.
 STEP_RENDER_INTERVAL = 1.5
 STEP_RENDER_BUDGET = 0.1
+#: Seconds between two checks that the bodies are in the view (see ViewportWidget.out_of_view).
+OUT_OF_VIEW_CHECK = 0.25
 
 
 class _StudioScene(Scene):
@@ -101,6 +103,21 @@ class ViewportWidget(QWidget):
         self.draw_progress.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.draw_progress.hide()
         layout.addWidget(self.draw_progress)
+        #: Shown when bodies moved out of the view (frames never move the camera): a click, or
+        #: F, zooms to fit them. Not in this widget's layout (showing it would resize the 3-D
+        #: view under the mouse): the window puts it in its status bar.
+        self.out_of_view = QToolButton()
+        self.out_of_view.setObjectName("outOfViewButton")
+        self.out_of_view.setText("Bodies left the view: Zoom to fit (F)")
+        self.out_of_view.setToolTip("Move the camera back so that every body is in the view")
+        self.out_of_view.setAutoRaise(True)
+        self.out_of_view.setStyleSheet("QToolButton { color: #b03a2e; }")
+        self.out_of_view.clicked.connect(self.zoom_to_fit)
+        policy = self.out_of_view.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the status bar keeps its layout either way
+        self.out_of_view.setSizePolicy(policy)
+        self.out_of_view.hide()
+        self._view_checked = 0.0  # when the bodies were last checked to be in the view
         self._stepping: KeyedGeometry | None = None  # the geometry being drawn in steps
         self._step_head: KeyedGeometry | None = None  # what of it is drawn
         self._step_rendered = self._step_shown = 0.0
@@ -298,7 +315,21 @@ class ViewportWidget(QWidget):
         if self._closed:
             return
         self.scene.zoom_to_fit(bodies_only=True)
+        self.out_of_view.hide()
         self.request_render()
+
+    def _check_in_view(self) -> None:
+        """Show or hide ``out_of_view`` as the bodies are out of or in the view (looked at
+        most every OUT_OF_VIEW_CHECK seconds: it goes over every decoration)."""
+        now = time.perf_counter()
+        if self._closed or self._stepping is not None or self.out_of_view.parent() is None:
+            return  # (no window has placed the button)
+        if now - self._view_checked < OUT_OF_VIEW_CHECK:
+            return
+        self._view_checked = now
+        inside = self.scene.bodies_in_view()
+        if inside == self.out_of_view.isVisible():
+            self.out_of_view.setVisible(not inside)
 
     def view(self, preset: str) -> None:
         """Look from a preset (viz.camera.VIEWS, relative to the System's up), zoomed to fit."""
@@ -340,11 +371,13 @@ class ViewportWidget(QWidget):
             if self._aim_camera:
                 self._aim_camera = False
                 self._aim_now()
+            self._check_in_view()
         self.request_render()
 
     def _aim_now(self) -> None:
         """Frame the bodies as placed, and keep them in view from then on."""
         self.scene.reset_camera(bodies_only=True)
+        self.out_of_view.hide()
         self._kept_box = self.scene.body_bounds()
         self._kept_camera = self._camera_pose()
 
@@ -353,6 +386,10 @@ class ViewportWidget(QWidget):
         the pose must not see the view zoom out under the mouse)."""
         if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
             self._kept_box = None
+        if event.type() in (QEvent.Type.MouseButtonRelease, QEvent.Type.Wheel):
+            # the camera may have moved: look again once the event is handled
+            self._view_checked = 0.0
+            QTimer.singleShot(0, self, self._check_in_view)
         return super().eventFilter(watched, event)
 
     def reaim_if_kept(self) -> None:

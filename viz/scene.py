@@ -627,6 +627,12 @@ class Scene:
     def body_bounds(self):
         """(xmin, xmax, ymin, ymax, zmin, zmax) of the visible decorations on bodies other than
         Ground (never the floor or Ground's frame), or None if there are none."""
+        return cam.union_bounds(self.body_boxes())
+
+    def body_boxes(self) -> list[tuple]:
+        """The world boxes (xmin, xmax, ymin, ymax, zmin, zmax) of the visible decorations on
+        bodies other than Ground: one per solid decoration, one per batch of glyphs or lines
+        (around all of its pieces on such bodies)."""
         boxes = []
         for prop, owner in self._prop_owner.items():
             if not prop.GetVisibility():
@@ -645,7 +651,11 @@ class Scene:
                     boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
             elif owner.body_id > 0 and prop.IsA("vtkProp3D"):
                 boxes.append(prop.GetBounds())
-        return cam.union_bounds(boxes)
+        return boxes
+
+    def bodies_in_view(self) -> bool:
+        """Whether every visible decoration on a body other than Ground is inside the view."""
+        return cam.boxes_in_view(self.renderer, self.body_boxes())
 
     def body_half_size(self, body_id: int) -> float | None:
         """Half the longest side (m) of the world box around body ``body_id``'s visible solid

@@ -283,3 +283,26 @@ def test_at_1024_the_properties_form_and_joint_sliders_fit_their_docks(studio, q
     assert not sliders._scroll.horizontalScrollBar().isVisible()
     row = sliders.euler_rows.get(("left_thigh", 0)) or next(iter(sliders.rows.values()))
     assert row.slider.width() >= 60, row.slider.width()
+
+
+def test_bodies_that_leave_the_view_are_brought_back_by_one_click(studio, qtbot):
+    """chain50 is framed lying flat; released, it swings down out of the view. The camera
+    stays; a button under the view says so, and a click on it frames every body again."""
+    window = studio(example_path("chain50"))
+    panel = window.simulation
+    viewport = window.viewport
+    button = viewport.out_of_view
+    qtbot.wait(300)
+    assert not button.isVisible()
+    camera = viewport.renderer.GetActiveCamera()
+    before = camera.GetPosition()
+    click_action(qtbot, window, window.sim_actions["play"])
+    qtbot.waitUntil(button.isVisible, timeout=30000)
+    click_action(qtbot, window, window.sim_actions["pause"])
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    assert camera.GetPosition() == before
+    assert not viewport.scene.bodies_in_view()
+    click(qtbot, button)
+    qtbot.waitUntil(lambda: not button.isVisible(), timeout=5000)
+    assert camera.GetPosition() != before
+    assert viewport.scene.bodies_in_view()
