@@ -34,7 +34,9 @@ from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
+from app.camera_reach import reach_box
 from app.simulation import model_heap
+from viz.camera import boxes_in_view, zoom_to_fit
 from viz.decoration_keys import KeyedGeometry
 from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
 from viz.qt_view import SceneView
@@ -58,6 +60,26 @@ STEP_RENDER_INTERVAL = 1.5
 STEP_RENDER_BUDGET = 0.1
 #: Seconds between two checks that the bodies are in the view (see ViewportWidget.out_of_view).
 OUT_OF_VIEW_CHECK = 0.25
+#: Factor by which the camera comes nearer at each step of a tight framing (_frame_tightly).
+FRAME_STEP = 1.05
+#: How much farther than the tightest fit the camera stands (room around the bodies' boxes,
+#: whose corners stick out of what the bodies really sweep).
+FRAME_MARGIN = 1.2
+
+
+def _frame_tightly(renderer, box) -> None:
+    """Aim the camera (its direction kept) at the centre of ``box`` and bring it as close as
+    leaves every corner of the box in the view, then FRAME_MARGIN farther (VTK's zoom to fit
+    frames the box's bounding sphere, which leaves a flat box small)."""
+    zoom_to_fit(renderer, box)
+    camera = renderer.GetActiveCamera()
+    for _ in range(30):
+        camera.Dolly(FRAME_STEP)
+        if not boxes_in_view(renderer, [box]):
+            camera.Dolly(1.0 / FRAME_STEP)
+            break
+    camera.Dolly(1.0 / FRAME_MARGIN)
+    renderer.ResetCameraClippingRange()
 
 
 class _StudioScene(Scene):
@@ -138,6 +160,9 @@ class ViewportWidget(QWidget):
         #: move the camera; F (zoom to fit) brings bodies that left the view back.
         self._kept_box = None
         self._kept_camera = None
+        #: (hinged subtrees, free bodies) of the model shown (app.camera_reach.model_reach),
+        #: or None: the camera is aimed at the room they can move in.
+        self.model_reach = None
         self._view.interactor_widget.installEventFilter(self)
         self._has_dynamic = False
         #: The pose array the drawing was last placed at (update_frame), None once the
@@ -375,8 +400,21 @@ class ViewportWidget(QWidget):
         self.request_render()
 
     def _aim_now(self) -> None:
-        """Frame the bodies as placed, and keep them in view from then on."""
+        """Frame the bodies as placed and the room they can move in (``model_reach``)."""
         self.scene.reset_camera(bodies_only=True)
+        if self.model_reach is not None:
+            points, ids = self.scene.body_points()
+            hinged, free = self.model_reach
+            room = reach_box(points, ids, hinged, free, self.scene.environment.up)
+            bodies = self.scene.body_bounds()
+            if room is not None and bodies is not None:
+                # the room across the view, not along the line of sight: a swing away from
+                # or toward the camera needs no wider view
+                sight = self.renderer.GetActiveCamera().GetDirectionOfProjection()
+                k = int(np.argmax(np.abs(sight)))
+                room = list(room)
+                room[2 * k : 2 * k + 2] = bodies[2 * k : 2 * k + 2]
+                _frame_tightly(self.scene.renderer, room)
         self.out_of_view.hide()
         self._kept_box = self.scene.body_bounds()
         self._kept_camera = self._camera_pose()

@@ -286,12 +286,18 @@ def test_at_1024_the_properties_form_and_joint_sliders_fit_their_docks(studio, q
 
 
 def test_bodies_that_leave_the_view_are_brought_back_by_one_click(studio, qtbot):
-    """chain50 is framed lying flat; released, it swings down out of the view. The camera
-    stays; a button under the view says so, and a click on it frames every body again."""
-    window = studio(example_path("chain50"))
+    """The ball of sliding_to_rolling rolls away along the floor, out of the view once the
+    camera no longer follows it (the example follows it: a click on Follow turns that off).
+    The camera stays; a button in the status bar says so, and a click on it frames every
+    body again."""
+    window = studio(example_path("sliding_to_rolling"))
     panel = window.simulation
     viewport = window.viewport
     button = viewport.out_of_view
+    follow = window.view_controls.actions["follow"]
+    qtbot.waitUntil(follow.isChecked, timeout=10000)
+    click(qtbot, window.view_controls.toolbar.widgetForAction(follow))
+    qtbot.waitUntil(lambda: not follow.isChecked(), timeout=5000)
     qtbot.wait(300)
     assert not button.isVisible()
     camera = viewport.renderer.GetActiveCamera()
@@ -306,3 +312,25 @@ def test_bodies_that_leave_the_view_are_brought_back_by_one_click(studio, qtbot)
     qtbot.waitUntil(lambda: not button.isVisible(), timeout=5000)
     assert camera.GetPosition() != before
     assert viewport.scene.bodies_in_view()
+
+
+def test_a_pendulum_is_framed_with_the_room_it_swings_in(studio, qtbot):
+    """The pendulum starts 60 degrees to one side: the camera, aimed when it is opened, frames
+    the whole circle below the start height, so the swing to the other side stays in view
+    without the camera moving."""
+    window = studio(example_path("pendulum"))
+    panel = window.simulation
+    viewport = window.viewport
+    qtbot.waitUntil(lambda: viewport._kept_camera is not None, timeout=10000)  # aimed
+    qtbot.wait(300)
+    camera = viewport.renderer.GetActiveCamera()
+    before = camera.GetPosition()
+    click_action(qtbot, window, window.sim_actions["play"])
+    q0 = panel.snapshot.q[0]
+    qtbot.waitUntil(lambda: panel.snapshot.q[0] < -0.9 * q0, timeout=30000)  # the far side
+    click_action(qtbot, window, window.sim_actions["pause"])
+    qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
+    qtbot.wait(300)
+    assert viewport.scene.bodies_in_view()
+    assert not viewport.out_of_view.isVisible()
+    assert camera.GetPosition() == before
