@@ -8,10 +8,13 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QDockWidget,
+    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QStyle,
     QToolBar,
     QWidget,
@@ -62,7 +65,17 @@ DEFAULT_SIZE = (1280, 800)
 #: the left column from below the toolbars to the status bar: the model tree shows about ten
 #: rows, a body's Properties form its name, parent, mobilizer and frame, the Joints dock a few
 #: sliders (each scrolls for more).
-LEFT_COLUMN_SHARES = (200, 250, 200)
+LEFT_COLUMN_SHARES = (230, 240, 180)
+#: Width (px) of the left column in the default layout.
+LEFT_COLUMN_WIDTH = 360
+#: Height (px) of the bottom docks (Plots) in the default layout.
+BOTTOM_HEIGHT = 180
+#: The docks of the right column in the default layout; in a narrow window they go below the
+#: 3-D view instead, as tabs beside Plots (see MainWindow._keep_view_large).
+RIGHT_COLUMN = ("Stage inspector", "Cache inspector", "State diff")
+#: Below this share of the window's width for the 3-D view, the default layout moves the right
+#: column below the view.
+MIN_VIEW_SHARE = 0.4
 
 
 @functools.cache
@@ -119,6 +132,23 @@ def _placeholder(text: str) -> QLabel:
     return label
 
 
+def _scroll_when_short(dock: QDockWidget) -> None:
+    """Put ``dock``'s form in a scroll area unless it is one or fits BOTTOM_HEIGHT already:
+    a dock below the 3-D view scrolls its form rather than grow over the view."""
+    widget = dock.widget()
+    if widget is None or isinstance(widget, QAbstractScrollArea):
+        return
+    if widget.minimumSizeHint().height() <= BOTTOM_HEIGHT // 2:
+        return
+    area = QScrollArea()
+    area.setObjectName(f"{dock.objectName()} scroll")
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidget(widget)  # (takes it from the dock)
+    dock.setWidget(area)
+
+
 class MainWindow(QMainWindow):
     """The studio window. ``settings`` defaults to QSettings("mbstudio", "studio")."""
 
@@ -148,6 +178,7 @@ class MainWindow(QMainWindow):
         self.time_label = QLabel(format_time(0.0))
         self.time_label.setObjectName("timeLabel")
         self.time_label.setMinimumWidth(110)
+        self.statusBar().addPermanentWidget(self.viewport.out_of_view)
         self.statusBar().addPermanentWidget(self.time_label)
         self.statusBar().showMessage("No model loaded" if model_path is None else "Ready")
 
@@ -185,8 +216,11 @@ class MainWindow(QMainWindow):
 
         self.resize(*DEFAULT_SIZE)
         self._share_left_column()
+        #: Whether the window still has the default dock layout, which it adapts to a narrow
+        #: window (a layout restored from the settings is the user's and left as it is).
+        self.adapts_layout = True
         if restore_layout:
-            self._restore_layout()
+            self.adapts_layout = not self._restore_layout()
         else:
             self._settings.remove("main_window")
         fit_to_screen(self)
@@ -213,8 +247,8 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.docks["Stage inspector"], self.docks["Cache inspector"])
         self.docks["Stage inspector"].raise_()
-        self.resizeDocks([self.docks["Model"]], [260], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["Plots"]], [180], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["Model"]], [LEFT_COLUMN_WIDTH], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["Plots"]], [BOTTOM_HEIGHT], Qt.Orientation.Vertical)
 
     def _share_left_column(self) -> None:
         """Share the left column's height between the model tree, the Properties form and
@@ -275,13 +309,53 @@ class MainWindow(QMainWindow):
     def set_time(self, t: float) -> None:
         self.time_label.setText(format_time(t))
 
-    def _restore_layout(self) -> None:
+    def _restore_layout(self) -> bool:
+        """Restore the saved window geometry and dock layout; True if there was a layout."""
         geometry = self._settings.value(SETTINGS_GEOMETRY)
         if geometry is not None:
             self.restoreGeometry(geometry)
         state = self._settings.value(SETTINGS_STATE)
-        if state is not None:
-            self.restoreState(state)
+        return state is not None and bool(self.restoreState(state))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802  (Qt's name)
+        super().resizeEvent(event)
+        self._keep_view_large()
+
+    def showEvent(self, event) -> None:  # noqa: N802  (Qt's name)
+        super().showEvent(event)
+        self._keep_view_large()
+
+    def _keep_view_large(self) -> None:
+        """In the default layout, keep the 3-D view the largest area of a narrow window
+        (1024 px, say): the right column's docks go below the view, as tabs beside Plots,
+        and the left column and the bottom docks are brought back to their default sizes.
+        The docks' forms scroll rather than take the view's room."""
+        if not self.adapts_layout or self.isMinimized():
+            return
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the central widget's geometry for the current window size
+        view = self.centralWidget()
+        if view.width() >= MIN_VIEW_SHARE * self.width():
+            return
+        plots = self.docks.get("Plots")
+        right = [
+            self.docks[k]
+            for k in RIGHT_COLUMN
+            if k in self.docks
+            and not self.docks[k].isFloating()
+            and self.dockWidgetArea(self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea
+        ]
+        if plots is not None and not plots.isFloating() and right:
+            for dock in right:
+                _scroll_when_short(dock)
+                self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+                self.tabifyDockWidget(plots, dock)
+            plots.raise_()
+            self.resizeDocks([plots], [BOTTOM_HEIGHT], Qt.Orientation.Vertical)
+        left = self.docks.get("Model")
+        if left is not None and left.width() > LEFT_COLUMN_WIDTH:
+            self.resizeDocks([left], [LEFT_COLUMN_WIDTH], Qt.Orientation.Horizontal)
 
     def save_layout(self) -> None:
         self._settings.setValue(SETTINGS_GEOMETRY, self.saveGeometry())

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.camera_reach import model_reach
 from app.simulation.integrators import (
     DEFAULT_ACCURACY,
     DEFAULT_INTEGRATOR,
@@ -678,6 +679,9 @@ class SimulationPanel(QObject):
                 "uniform_background": model.uniform_background,
                 "length_scale": model.length_scale,
             }
+            session = self.session
+            # where the bodies can go: the camera is aimed at that room (a run never moves it)
+            window.viewport.model_reach = model_reach(getattr(session, "built", None))
             drawn = self._drawn
             if drawn is None or snap.geometry is not drawn[0] or hints != drawn[1]:
                 self._drawn = (snap.geometry, hints)

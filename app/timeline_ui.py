@@ -244,6 +244,10 @@ class TimelinePanel(QObject):
             5000,
         )
 
+    def replaying(self) -> bool:
+        """Whether the recording is being replayed (either way)."""
+        return self._replay_direction != 0
+
     def replay(self, direction: int) -> None:
         """Replay the recording backward (-1) or forward (+1) from the displayed moment, or
         stop replaying (0). Pauses the simulation."""

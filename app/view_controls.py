@@ -5,8 +5,9 @@
 * View > Zoom to fit (F), the camera presets front (1), back (Ctrl+1), right (3), left (Ctrl+3),
   top (7), bottom (Ctrl+7) and isometric (0), all relative to the System's up direction and
   zoomed to fit the bodies; View > Follow selected body (T, a toggle); View > Full screen
-  (F11, and Esc leaves it); a "View" toolbar with the same actions;
-* Space (play / pause) and Backspace (reset) for the simulation;
+  (F11); a "View" toolbar with the same actions;
+* Space (play / pause), Esc (stop: pause a run or a Step in progress, stop a replay, and
+  when nothing runs leave full screen) and Backspace (reset) for the simulation;
 * the Ctrl + drag body puller (app.view_interaction.BodyDragger);
 * Help > Keyboard and mouse (F1): every binding, mouse and keys, in one dialog.
 
@@ -112,11 +113,18 @@ class ViewControls(QObject):
         leave = self._action(
             "leave_full_screen",
             "Leave full screen",
-            "Esc",
+            None,
             "Back to the normal window",
             lambda _=False: self.window.showNormal(),
         )
-        leave.setEnabled(False)  # Esc is everyone else's key unless the window is full screen
+        leave.setEnabled(False)  # only while the window is full screen
+        self._action(
+            "stop",
+            "Stop",
+            "Esc",
+            "Stop what runs (Play, a Step in progress, a replay); else leave full screen",
+            self._stop,
+        )
         self._action(
             "play_pause",
             "Play / pause",
@@ -159,6 +167,7 @@ class ViewControls(QObject):
         if sim_menu is not None:
             sim_menu.addSeparator()
             sim_menu.addAction(self.actions["play_pause"])
+            sim_menu.addAction(self.actions["stop"])
         help_menu = self._menu("Help")
         if help_menu is not None:
             first = help_menu.actions()[0] if help_menu.actions() else None
@@ -199,6 +208,26 @@ class ViewControls(QObject):
             panel.pause()
         else:
             panel.play()
+
+    def _stop(self, _checked: bool = False) -> None:
+        """Esc: pause a run or drop a Step in progress (as Pause does) and stop a replay; when
+        nothing runs, leave full screen."""
+        window = self.window
+        panel = window.simulation
+        session = panel.session
+        snap = panel.snapshot
+        stopped = False
+        if session is not None and (
+            session.running or session.stepping or (snap is not None and snap.running)
+        ):
+            panel.pause()
+            stopped = True
+        timeline = getattr(window, "timeline", None)
+        if timeline is not None and timeline.replaying():
+            timeline.replay(0)
+            stopped = True
+        if not stopped and window.isFullScreen():
+            window.showNormal()
 
     def _toggle_full(self, _checked: bool = False) -> None:
         window = self.window

@@ -29,13 +29,14 @@ import vtkmodules.vtkInteractionStyle  # noqa: F401
 import vtkmodules.vtkRenderingFreeType  # noqa: F401
 import vtkmodules.vtkRenderingOpenGL2  # noqa: F401
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QProgressBar, QToolButton, QVBoxLayout, QWidget
 from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
 from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
+from app.camera_reach import reach_box
 from app.simulation import model_heap
-from viz.camera import zoom_to_fit
+from viz.camera import boxes_in_view, zoom_to_fit
 from viz.decoration_keys import KeyedGeometry
 from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
 from viz.qt_view import SceneView
@@ -57,6 +58,28 @@ STEP_SECONDS = 0.04
 #: the drawing is done.
 STEP_RENDER_INTERVAL = 1.5
 STEP_RENDER_BUDGET = 0.1
+#: Seconds between two checks that the bodies are in the view (see ViewportWidget.out_of_view).
+OUT_OF_VIEW_CHECK = 0.25
+#: Factor by which the camera comes nearer at each step of a tight framing (_frame_tightly).
+FRAME_STEP = 1.05
+#: How much farther than the tightest fit the camera stands (room around the bodies' boxes,
+#: whose corners stick out of what the bodies really sweep).
+FRAME_MARGIN = 1.2
+
+
+def _frame_tightly(renderer, box) -> None:
+    """Aim the camera (its direction kept) at the centre of ``box`` and bring it as close as
+    leaves every corner of the box in the view, then FRAME_MARGIN farther (VTK's zoom to fit
+    frames the box's bounding sphere, which leaves a flat box small)."""
+    zoom_to_fit(renderer, box)
+    camera = renderer.GetActiveCamera()
+    for _ in range(30):
+        camera.Dolly(FRAME_STEP)
+        if not boxes_in_view(renderer, [box]):
+            camera.Dolly(1.0 / FRAME_STEP)
+            break
+    camera.Dolly(1.0 / FRAME_MARGIN)
+    renderer.ResetCameraClippingRange()
 
 
 class _StudioScene(Scene):
@@ -102,6 +125,21 @@ class ViewportWidget(QWidget):
         self.draw_progress.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.draw_progress.hide()
         layout.addWidget(self.draw_progress)
+        #: Shown when bodies moved out of the view (frames never move the camera): a click, or
+        #: F, zooms to fit them. Not in this widget's layout (showing it would resize the 3-D
+        #: view under the mouse): the window puts it in its status bar.
+        self.out_of_view = QToolButton()
+        self.out_of_view.setObjectName("outOfViewButton")
+        self.out_of_view.setText("Bodies left the view: Zoom to fit (F)")
+        self.out_of_view.setToolTip("Move the camera back so that every body is in the view")
+        self.out_of_view.setAutoRaise(True)
+        self.out_of_view.setStyleSheet("QToolButton { color: #b03a2e; }")
+        self.out_of_view.clicked.connect(self.zoom_to_fit)
+        policy = self.out_of_view.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the status bar keeps its layout either way
+        self.out_of_view.setSizePolicy(policy)
+        self.out_of_view.hide()
+        self._view_checked = 0.0  # when the bodies were last checked to be in the view
         self._stepping: KeyedGeometry | None = None  # the geometry being drawn in steps
         self._step_head: KeyedGeometry | None = None  # what of it is drawn
         self._step_rendered = self._step_shown = 0.0
@@ -116,16 +154,24 @@ class ViewportWidget(QWidget):
         self._new_model = False
         self._had_bodies = False
         self._aim_camera = False
-        #: The box the camera frames while it keeps the bodies in view (see
-        #: _keep_bodies_in_view), and the camera pose it left; None once the user moved it.
+        #: The box of the bodies the camera was last aimed at and the camera pose it left
+        #: (None once the user pressed a button or turned the wheel in the view): a Reset
+        #: aims the camera again while it is still where it was aimed. Frames (a run) never
+        #: move the camera; F (zoom to fit) brings bodies that left the view back.
         self._kept_box = None
         self._kept_camera = None
+        #: (hinged subtrees, free bodies) of the model shown (app.camera_reach.model_reach),
+        #: or None: the camera is aimed at the room they can move in.
+        self.model_reach = None
         self._view.interactor_widget.installEventFilter(self)
         self._has_dynamic = False
         #: The pose array the drawing was last placed at (update_frame), None once the
         #: drawing changed since: a frame with the very same array only changes the
         #: per-frame decorations (a selection moved), not every body's place.
         self._placed_poses = None
+        #: The pose array of the last frame given (update_frame), even once the drawing
+        #: changed since.
+        self._last_poses = None
         self._render_window: vtkRenderWindow = self._view.render_window
         self._render_window.AddObserver("EndEvent", self._count_frame)
 
@@ -245,6 +291,12 @@ class ViewportWidget(QWidget):
             if self._aim_after_steps:
                 self._aim_after_steps = False
                 self._aim_camera = self._aim_camera or self._kept_box is not None
+                if self._aim_camera and self._last_poses is not None:
+                    # aimed now, at the whole drawing, not at the next frame (Play's first)
+                    self._aim_camera = False
+                    self.scene.update_poses(self._last_poses)
+                    self._placed_poses = self._last_poses
+                    self._aim_now()
             self.request_render()
         elif (
             now - self._step_rendered > STEP_RENDER_INTERVAL
@@ -288,7 +340,21 @@ class ViewportWidget(QWidget):
         if self._closed:
             return
         self.scene.zoom_to_fit(bodies_only=True)
+        self.out_of_view.hide()
         self.request_render()
+
+    def _check_in_view(self) -> None:
+        """Show or hide ``out_of_view`` as the bodies are out of or in the view (looked at
+        most every OUT_OF_VIEW_CHECK seconds: it goes over every decoration)."""
+        now = time.perf_counter()
+        if self._closed or self._stepping is not None or self.out_of_view.parent() is None:
+            return  # (no window has placed the button)
+        if now - self._view_checked < OUT_OF_VIEW_CHECK:
+            return
+        self._view_checked = now
+        inside = self.scene.bodies_in_view()
+        if inside == self.out_of_view.isVisible():
+            self.out_of_view.setVisible(not inside)
 
     def view(self, preset: str) -> None:
         """Look from a preset (viz.camera.VIEWS, relative to the System's up), zoomed to fit."""
@@ -326,27 +392,48 @@ class ViewportWidget(QWidget):
             self._has_dynamic = bool(dynamic_geometry)
         if x_gb is not None:
             self.scene.update_poses(x_gb)
-            self._placed_poses = x_gb
+            self._placed_poses = self._last_poses = x_gb
             if self._aim_camera:
                 self._aim_camera = False
-                self.scene.reset_camera(bodies_only=True)
-                self._kept_box = self.scene.body_bounds()
-                self._kept_camera = self._camera_pose()
-            elif self._kept_box is not None:
-                self._keep_bodies_in_view()
+                self._aim_now()
+            self._check_in_view()
         self.request_render()
+
+    def _aim_now(self) -> None:
+        """Frame the bodies as placed and the room they can move in (``model_reach``)."""
+        self.scene.reset_camera(bodies_only=True)
+        if self.model_reach is not None:
+            points, ids = self.scene.body_points()
+            hinged, free = self.model_reach
+            room = reach_box(points, ids, hinged, free, self.scene.environment.up)
+            bodies = self.scene.body_bounds()
+            if room is not None and bodies is not None:
+                # the room across the view, not along the line of sight: a swing away from
+                # or toward the camera needs no wider view
+                sight = self.renderer.GetActiveCamera().GetDirectionOfProjection()
+                k = int(np.argmax(np.abs(sight)))
+                room = list(room)
+                room[2 * k : 2 * k + 2] = bodies[2 * k : 2 * k + 2]
+                _frame_tightly(self.scene.renderer, room)
+        self.out_of_view.hide()
+        self._kept_box = self.scene.body_bounds()
+        self._kept_camera = self._camera_pose()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802  (Qt's name)
         """A press or the wheel in the view: the user takes over the camera (and a drag of
         the pose must not see the view zoom out under the mouse)."""
         if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
             self._kept_box = None
+        if event.type() in (QEvent.Type.MouseButtonRelease, QEvent.Type.Wheel):
+            # the camera may have moved: look again once the event is handled
+            self._view_checked = 0.0
+            QTimer.singleShot(0, self, self._check_in_view)
         return super().eventFilter(watched, event)
 
     def reaim_if_kept(self) -> None:
-        """A reset: while the view still keeps the bodies in it (the user has not taken the
-        camera), aim it again at the next frame, as when the model was opened."""
-        if self._kept_box is not None:
+        """A reset: while the camera is where it was last aimed (the user has not moved it,
+        nor a preset), aim it again at the next frame, as when the model was opened."""
+        if self._kept_box is not None and self._camera_pose() == self._kept_camera:
             self._aim_camera = True
 
     def _camera_pose(self) -> tuple:
@@ -358,30 +445,6 @@ class ViewportWidget(QWidget):
             camera.GetViewAngle(),
             camera.GetParallelScale(),
         )
-
-    def _keep_bodies_in_view(self) -> None:
-        """After the camera was aimed at a new model, and until the user presses a mouse button
-        or turns the wheel in the view or anything else moves the camera (a preset, following
-        a body), zoom out whenever the bodies move beyond the
-        box last framed, to the box that holds both (a chain released from the horizontal
-        swings below it): the view never loses the bodies while the user has not chosen it."""
-        if self._camera_pose() != self._kept_camera:
-            self._kept_box = None  # the user has taken over the camera
-            return
-        box = self.scene.body_bounds()
-        if box is None:
-            return
-        kept = np.array(self._kept_box, dtype=np.float64).reshape(3, 2)
-        now = np.array(box, dtype=np.float64).reshape(3, 2)
-        margin = 0.02 * max(float(np.ptp(kept, axis=1).max()), 1e-9)
-        if np.all(now[:, 0] >= kept[:, 0] - margin) and np.all(now[:, 1] <= kept[:, 1] + margin):
-            return
-        grown = np.column_stack(
-            [np.minimum(now[:, 0], kept[:, 0]), np.maximum(now[:, 1], kept[:, 1])]
-        )
-        self._kept_box = tuple(grown.reshape(-1))
-        zoom_to_fit(self.scene.renderer, self._kept_box)
-        self._kept_camera = self._camera_pose()
 
     def close_view(self) -> None:
         """Release the OpenGL resources (idempotent); call before the window goes away."""

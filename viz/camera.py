@@ -62,6 +62,29 @@ def apply_preset(camera, preset: str, up, focal_point=None, distance: float | No
     camera.OrthogonalizeViewUp()
 
 
+def boxes_in_view(renderer, boxes) -> bool:
+    """Whether every corner of each of ``boxes`` ((xmin, xmax, ymin, ymax, zmin, zmax) in
+    ground; VTK's empty boxes are ignored) is drawn inside ``renderer``'s viewport with its
+    active camera. O(boxes), one matrix product."""
+    width, height = renderer.GetSize()
+    boxes = [b for b in boxes if b is not None and b[0] <= b[1]]
+    if not boxes or width <= 0 or height <= 0:
+        return True
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 3, 2)
+    corners = np.stack(
+        [b[:, [0, 1, 2], [i, j, k]] for i in (0, 1) for j in (0, 1) for k in (0, 1)], axis=1
+    ).reshape(-1, 3)
+    matrix = renderer.GetActiveCamera().GetCompositeProjectionTransformMatrix(
+        width / height, -1.0, 1.0
+    )
+    m = np.array([[matrix.GetElement(r, c) for c in range(4)] for r in range(4)])
+    clip = np.column_stack([corners, np.ones(len(corners))]) @ m.T
+    w = clip[:, 3]
+    if np.any(w <= 0):
+        return False  # a corner behind the camera
+    return bool(np.all(np.abs(clip[:, :2]) <= w[:, None]))
+
+
 def zoom_to_fit(renderer, bounds) -> None:
     """Move the camera back along its view direction until ``bounds`` fill the view.
 

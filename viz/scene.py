@@ -627,6 +627,12 @@ class Scene:
     def body_bounds(self):
         """(xmin, xmax, ymin, ymax, zmin, zmax) of the visible decorations on bodies other than
         Ground (never the floor or Ground's frame), or None if there are none."""
+        return cam.union_bounds(self.body_boxes())
+
+    def body_boxes(self) -> list[tuple]:
+        """The world boxes (xmin, xmax, ymin, ymax, zmin, zmax) of the visible decorations on
+        bodies other than Ground: one per solid decoration, one per batch of glyphs or lines
+        (around all of its pieces on such bodies)."""
         boxes = []
         for prop, owner in self._prop_owner.items():
             if not prop.GetVisibility():
@@ -645,7 +651,50 @@ class Scene:
                     boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
             elif owner.body_id > 0 and prop.IsA("vtkProp3D"):
                 boxes.append(prop.GetBounds())
-        return cam.union_bounds(boxes)
+        return boxes
+
+    def body_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """(points (n, 3) in ground, body ids (n,)) bounding the visible decorations on bodies
+        other than Ground: the corners of each solid decoration's box, the corners of each
+        glyph's cube, each line end."""
+        points, ids = [], []
+        signs = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float)
+        for prop, owner in self._prop_owner.items():
+            if not prop.GetVisibility():
+                continue
+            if isinstance(owner, GlyphGroup):
+                mask = owner.body_idx > 0
+                if mask.any():
+                    centre = owner._positions[mask]  # noqa: SLF001
+                    reach = np.abs(owner.scale[mask]).max(axis=1)
+                    corners = centre[:, None, :] + reach[:, None, None] * signs[None]
+                    points.append(corners.reshape(-1, 3))
+                    ids.append(np.repeat(owner.body_idx[mask], 8))
+            elif isinstance(owner, LineBatch):
+                mask = owner.body_idx > 0
+                if mask.any():
+                    points.append(owner._world[mask])  # noqa: SLF001
+                    ids.append(owner.body_idx[mask])
+            elif owner.body_id > 0 and prop.IsA("vtkProp3D"):
+                b = prop.GetBounds()
+                if b[0] <= b[1]:
+                    box = np.array(b, dtype=np.float64).reshape(3, 2)
+                    corners = box.mean(axis=1) + 0.5 * (box[:, 1] - box[:, 0]) * signs
+                    points.append(corners)
+                    ids.append(np.full(8, owner.body_id))
+        if not points:
+            return np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
+        return np.concatenate(points), np.concatenate(ids).astype(np.int64)
+
+    def bodies_in_view(self) -> bool:
+        """Whether the centre of every visible decoration (batch) on a body other than Ground
+        is inside the view (a decoration partly out of the view still shows where it is)."""
+        centres = []
+        for b in self.body_boxes():
+            if b[0] <= b[1]:
+                x, y, z = 0.5 * (b[0] + b[1]), 0.5 * (b[2] + b[3]), 0.5 * (b[4] + b[5])
+                centres.append((x, x, y, y, z, z))
+        return cam.boxes_in_view(self.renderer, centres)
 
     def body_half_size(self, body_id: int) -> float | None:
         """Half the longest side (m) of the world box around body ``body_id``'s visible solid

@@ -49,6 +49,7 @@ from app.simulation.column_names import ColumnNames
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import QuantityNames, SampleBuffer
 from app.simulation.snapshot import (
+    Cascade,
     ModelInfo,
     Snapshot,
     all_stage_versions,
@@ -753,9 +754,11 @@ class SimulationSession:
                     # set_q commands of a slider drag) bumps nothing: keep what that one did.
                     if new.stages or cascade is None:
                         cascade = new
+                elif cause:  # the command replaced the State: it is what the inspector shows
+                    cascade = Cascade(cause, {}, new_state=True)
             # (a rename changes no value: the sample of the State shown stays as it is)
             resample = resample or not self._names_only
-        if cascade is not None and (cascade.stages or self._cascade is None):
+        if cascade is not None and (cascade.stages or cascade.new_state or self._cascade is None):
             self._cascade = cascade
         if resample:
             self._resample_start()

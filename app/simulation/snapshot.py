@@ -53,10 +53,13 @@ class StageInfo:
 @dataclass(frozen=True)
 class Cascade:
     """The stages an edit invalidated: ``cause`` (the edit), and per subsystem (None = System)
-    the stages whose versions the edit bumped."""
+    the stages whose versions the edit bumped. ``new_state``: the edit replaced the State by
+    a new one (an initial state edited at t = 0, a model rebuilt), realized afresh, so no
+    stage of the old one was bumped (``stages`` is empty)."""
 
     cause: str
     stages: dict[int | None, tuple[Stage, ...]]
+    new_state: bool = False
 
     def lowest(self) -> Stage | None:
         found = [s for stages in self.stages.values() for s in stages]

@@ -219,6 +219,9 @@ class PropertyEditor(QWidget):
         box = QGroupBox(title)
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # a field that does not fit beside its label goes below it (a narrow dock) rather than
+        # past the dock's right edge
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self._vbox.addWidget(box)
         return form
 
@@ -293,12 +296,10 @@ class PropertyEditor(QWidget):
         tip: str = "",
     ) -> QComboBox:
         combo = QComboBox()
-        if len(items) > LONG_COMBO:
-            # sized for a typical name, not by measuring every item (a 20,000-body model)
-            combo.setSizeAdjustPolicy(
-                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-            )
-            combo.setMinimumContentsLength(16)
+        # sized for a short name, not by measuring every item (a 20,000-body model), so that
+        # it fits beside its label in a narrow dock (the list shows the names in full)
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(16 if len(items) > LONG_COMBO else 8)
         combo.addItems(items)
         combo.setCurrentText(current)
         error = self._row(form, label, key, combo, tip)

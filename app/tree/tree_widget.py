@@ -52,6 +52,12 @@ class ModelTreeWidget(QWidget):
         self.view.setToolTip(
             "Select a body to edit it; Ctrl-click to pick several bodies for a constraint or force"
         )
+        #: Whether the user has dragged the name column's width: from then on it is theirs,
+        #: and neither a refill of the tree nor a resize of the dock fits it again.
+        self.user_sized_names = False
+        self._header_pressed = False  # a mouse button is down on the column headers
+        self.view.header().viewport().installEventFilter(self)
+        self.view.header().sectionResized.connect(self._section_resized)
         self._current_key = ""
         #: The document content the current key was chosen in (its ancestors are looked up
         #: there when the body is gone).
@@ -87,20 +93,20 @@ class ModelTreeWidget(QWidget):
         self.message.setStyleSheet("color: #b03a2e")
         self.message.hide()
 
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        for b in (
-            self.add_body_button,
-            self.remove_button,
-            self.add_constraint_button,
-            self.add_force_button,
-            self.add_measure_button,
-        ):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        # Two rows of buttons (bodies; constraints, forces, measures): one row would make the
+        # dock about 400 px wide at least, too wide beside the 3-D view of a 1024 px window.
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(buttons)
+        for row in (
+            (self.add_body_button, self.remove_button),
+            (self.add_constraint_button, self.add_force_button, self.add_measure_button),
+        ):
+            buttons = QHBoxLayout()
+            buttons.setContentsMargins(0, 0, 0, 0)
+            for b in row:
+                buttons.addWidget(b)
+            buttons.addStretch(1)
+            layout.addLayout(buttons)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.message)
         self.model.rename_handler = self._rename
@@ -223,15 +229,26 @@ class ModelTreeWidget(QWidget):
         self._restore_selection()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802
+        if watched is self.view.header().viewport():
+            if event.type() == QEvent.Type.MouseButtonPress:
+                self._header_pressed = True
+            elif event.type() == QEvent.Type.MouseButtonRelease:
+                self._header_pressed = False
         if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
             if event.oldSize().width() != event.size().width():
                 self._fit_columns()
         return super().eventFilter(watched, event)
 
+    def _section_resized(self, section: int, _old: int, _new: int) -> None:
+        if section == 0 and self._header_pressed:  # the user drags the columns' divider
+            self.user_sized_names = True
+
     def _fit_columns(self) -> None:
         """Size the name column to its longest name, but no wider than leaves the Type column
         (each body's mobilizer) in view: a longer name is elided, its tooltip names it in full.
-        Costs O(rows)."""
+        A width the user dragged is kept. Costs O(rows)."""
+        if self.user_sized_names:
+            return
         view = self.view
         view.resizeColumnToContents(0)
         header = view.header()
@@ -284,7 +301,10 @@ class ModelTreeWidget(QWidget):
     def _fit_name_column(self, indexes) -> None:
         """Widen the name column so that the rows ``indexes`` (added or renamed; their
         descendants are not looked at) show their names in full; it never narrows, so a
-        width the user chose stays. Costs O(len(indexes)), not O(rows)."""
+        width the user chose stays (a width they dragged is never changed). Costs
+        O(len(indexes)), not O(rows)."""
+        if self.user_sized_names:
+            return
         header = self.view.header()
         need = header.sectionSize(0)
         for index in indexes:

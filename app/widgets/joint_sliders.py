@@ -47,6 +47,8 @@ from app.widgets.wheel_guard import guard_wheel
 
 STEPS = 1000
 SPIN_LIMIT = 1e9  # the spin box shows any value the State holds
+#: Pixels of a spin box besides its text: frame, margins and the up/down buttons.
+SPIN_CHROME = 40
 STALE_FLUSH_MS = 300  # rows out of view show the latest snapshot this long after it came
 LAZY_ABOVE = 200  # bodies: a larger model gets rows only for the bodies in (or near) view
 OVERSCAN = 1.0  # screens above and below the view whose groups are made too
@@ -80,6 +82,10 @@ class _CoordinateRow(QWidget):
         self.spin.setKeyboardTracking(False)
         if suffix:
             self.spin.setSuffix(f" {suffix}")
+        # As wide as a value of up to four integer digits needs: sized for its 1e9 range it
+        # would take the row and leave the slider a few pixels in a narrow Joints dock.
+        sample = f"-0000.{'0' * self.spin.decimals()} {suffix}"
+        self.spin.setFixedWidth(self.spin.fontMetrics().horizontalAdvance(sample) + SPIN_CHROME)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.slider, 1)

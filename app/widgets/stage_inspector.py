@@ -178,6 +178,10 @@ class StageInspector(QWidget):
         buttons.addWidget(self.target)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
+        # narrow margins: the inspector also fits a bottom dock of about 180 px (see
+        # MainWindow's layout of a small window)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
         layout.addLayout(buttons)
         layout.addWidget(self.summary)
         layout.addWidget(self.cascade_label)
@@ -302,6 +306,11 @@ class StageInspector(QWidget):
             lowest = snap.cascade.lowest()
             self.cascade_label.setText(
                 f"Last edit: {snap.cascade.cause} invalidated {lowest.getName()} and above"
+            )
+        elif snap.cascade is not None and snap.cascade.new_state:
+            self.cascade_label.setText(
+                f"Last edit: {snap.cascade.cause}; a new State, realized to "
+                f"{info.system_stage.getName()}"
             )
         else:
             self.cascade_label.setText("")
