@@ -68,6 +68,9 @@ SHUTDOWN_WAIT_S = 1.5
 #: a press and release at most this many pixels apart is a click on a ghost
 CLICK_TOLERANCE_PX = 3
 
+#: Radius (m) of a ghost's sphere at a member's body mass centre.
+GHOST_RADIUS = 0.09
+
 
 def member_table(frame, name: str) -> tuple[np.ndarray, np.ndarray]:
     """The sample times (s, (T,)) and the values of column ``name`` of every run at them
@@ -523,6 +526,8 @@ class EnsemblePanel(QObject):
         if shown and self.frame is not None:
             self._draw_ghosts()
             self._ghosts.actor.VisibilityOn()
+            # (members that start elsewhere than the model shown may swing out of its view)
+            self.window.viewport.bring_into_view(self._ghosts.points(), GHOST_RADIUS)
         elif self._ghosts is not None:
             self._ghosts.actor.VisibilityOff()
         self.window.viewport.request_render()
@@ -546,7 +551,7 @@ class EnsemblePanel(QObject):
 
         t = self.shown_time()
         if self._ghosts is None:
-            self._ghosts = EnsembleGhosts(self.window.viewport.renderer, radius=0.09)
+            self._ghosts = EnsembleGhosts(self.window.viewport.renderer, radius=GHOST_RADIUS)
             self._ghosts.actor.VisibilityOff()
         if self._built is None:
             from app.studies.runner import build_model

@@ -36,7 +36,7 @@ from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
 
 from app.camera_reach import reach_box
 from app.simulation import model_heap
-from viz.camera import boxes_in_view, zoom_to_fit
+from viz.camera import boxes_in_view, union_bounds, zoom_to_fit
 from viz.decoration_keys import KeyedGeometry
 from viz.environment import SKY_HORIZON, SKY_TOP  # noqa: F401  (re-exported for tests)
 from viz.qt_view import SceneView
@@ -341,6 +341,21 @@ class ViewportWidget(QWidget):
             return
         self.scene.zoom_to_fit(bodies_only=True)
         self.out_of_view.hide()
+        self.request_render()
+
+    def bring_into_view(self, points: np.ndarray, radius: float) -> None:
+        """When some of ``points`` ((n, 3) in ground, m: spheres of ``radius`` m drawn over
+        the model, an ensemble's ghosts) are out of the view, move the camera back along its
+        view direction until they and the bodies fit; otherwise leave it where it is."""
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        if self._closed or not len(points):
+            return
+        centres = [(x, x, y, y, z, z) for x, y, z in points]
+        if boxes_in_view(self.renderer, centres):
+            return
+        lo, hi = points.min(axis=0) - radius, points.max(axis=0) + radius
+        around = (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
+        zoom_to_fit(self.renderer, union_bounds([self.scene.body_bounds(), around]))
         self.request_render()
 
     def _check_in_view(self) -> None:
