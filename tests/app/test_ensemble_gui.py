@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.document.examples import example_path
 from app.main_window import MainWindow
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
 
@@ -46,15 +47,6 @@ def window(qtbot, qsettings):
     assert time.perf_counter() - start < 2.0  # closing after an ensemble is prompt
     alive = [t for t in threading.enumerate() if t.name.startswith("mbstudio-") and t.is_alive()]
     assert not alive
-
-
-def activate(qtbot, window) -> None:
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:  # no window manager under Xvfb
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def open_ensemble_dialog(qtbot, window):

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import threading
-import warnings
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.main_window import MainWindow
 from engine import Stage
 from tests.app.sim_models import chain
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
 
@@ -35,17 +35,6 @@ def studio(qtbot, qsettings):
     for window in windows:
         window.close()
     assert not [t for t in threading.enumerate() if t.name == "mbstudio-simulation"]
-
-
-def activate(window, qtbot) -> None:
-    """Make ``window`` the active window (no window manager under Xvfb), for key shortcuts."""
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def test_realize_buttons_are_disabled_where_they_cannot_act(studio, qtbot):
@@ -90,7 +79,7 @@ def test_status_bar_shows_no_frame_rate_while_paused(studio, qtbot):
     label = panel.fps_label
     qtbot.wait(1300)  # past a frame-rate period, paused
     assert not any(c.isdigit() for c in label.text()), label.text()
-    activate(window, qtbot)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F5)
     qtbot.waitUntil(lambda: panel.snapshot.running, timeout=5000)
     qtbot.waitUntil(lambda: any(c.isdigit() for c in label.text()), timeout=5000)

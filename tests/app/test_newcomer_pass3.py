@@ -8,32 +8,21 @@ from __future__ import annotations
 import math
 import threading
 import time
-import warnings
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QTabBar
+from PySide6.QtWidgets import QTabBar
 
 from app.document.examples import example_path
 from app.main_window import MainWindow
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
 
 
 def worker_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "mbstudio-simulation" and t.is_alive()]
-
-
-def activate(qtbot, window) -> None:
-    """Make ``window`` the active window (there is no window manager under Xvfb)."""
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 @pytest.fixture

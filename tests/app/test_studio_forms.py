@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import threading
-import warnings
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyle, QStyleOptionSli
 from app.document import model_io
 from app.document.examples import example_path
 from engine.common.stage import Stage
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
 
@@ -74,17 +74,6 @@ def wheel(widget, steps: int = -1) -> bool:
         False,
     )
     return QApplication.sendEvent(widget, event)
-
-
-def activate(qtbot, window) -> None:
-    """Make ``window`` the active window (there is no window manager under Xvfb)."""
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def click_action(qtbot, window, action) -> None:

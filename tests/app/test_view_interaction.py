@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
 from tests.app.sim_models import chain
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
 
@@ -26,18 +27,6 @@ RIGHT = Qt.MouseButton.RightButton
 
 def worker_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "mbstudio-simulation" and t.is_alive()]
-
-
-def activate(qtbot, window) -> None:
-    """Make ``window`` the active window, as a user's click on its title bar would (there is
-    no window manager under Xvfb to do it), and wait until Qt agrees."""
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 @pytest.fixture
