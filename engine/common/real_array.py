@@ -37,3 +37,20 @@ def real_array(values, what: str, expected: str) -> np.ndarray:
             f"{what}: expected {expected} (real numbers), got values of dtype {arr.dtype}"
         )
     return arr.astype(np.float64, copy=False)
+
+
+def real_scalar(value, what: str) -> float:
+    """``value`` (a Python or numpy real number, or a 0-d or 1-element real array) as a finite
+    float, or InvalidArgumentError whose message starts with ``what``: None, strings, booleans,
+    complex numbers, NaN and infinities are refused."""
+    if type(value) is float and value - value == 0.0:  # finite (NaN and inf give NaN)
+        return value
+    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
+        raise InvalidArgumentError(f"{what}: expected a real number, got {type(value).__name__}")
+    arr = real_array(value, what, "a real number")
+    if arr.size != 1:
+        raise InvalidArgumentError(f"{what}: expected a real number, got {arr.size} values")
+    x = float(arr.reshape(-1)[0])
+    if not np.isfinite(x):
+        raise InvalidArgumentError(f"{what}: expected a finite number, got {x}")
+    return x

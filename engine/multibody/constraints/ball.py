@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_scalar
 from engine.common.stage import Stage
 from engine.multibody.constraints.kinematics import cross
 from engine.multibody.constraints.station_pair import StationPairConstraint
@@ -68,7 +69,7 @@ class Ball(StationPairConstraint):
         super().__init__([body1, body2])
 
     def setDefaultRadius(self, r: float) -> Ball:
-        self._radius = float(r)
+        self._radius = real_scalar(r, "Constraint.Ball.setDefaultRadius: r")
         return self
 
     def getDefaultRadius(self) -> float:

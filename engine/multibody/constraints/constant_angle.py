@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_scalar
 from engine.multibody.constraints.constraint import Constraint, as_unit_vec3
 from engine.multibody.constraints.kinematics import cross
 
@@ -25,7 +26,7 @@ class ConstantAngle(Constraint):
     def __init__(self, baseBody, axisOnB, followerBody, axisOnF, angle: float = math.pi / 2):
         self._a = as_unit_vec3(axisOnB, "ConstantAngle base axis")
         self._b = as_unit_vec3(axisOnF, "ConstantAngle follower axis")
-        angle = float(angle)
+        angle = real_scalar(angle, "ConstantAngle: angle")
         if not 0.0 <= angle <= math.pi:
             raise InvalidArgumentError(f"ConstantAngle: angle must be in [0, pi], got {angle}")
         self._angle = angle

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.real_array import real_scalar
 from engine.common.stage import Stage
 from engine.multibody.constraints.constraint import Constraint
 
@@ -24,7 +25,7 @@ def mobility_and_value(cls_name: str, mobod, args, value_name: str):
         which, value = args
     else:
         raise InvalidArgumentError(f"Constraint.{cls_name}(mobilizedBody, [which,] {value_name})")
-    value = float(value)
+    value = real_scalar(value, f"Constraint.{cls_name}: {value_name}")
     return int(which), value
 
 
@@ -74,7 +75,7 @@ class MobilityValueConstraint(Constraint):
         return self._mobilities[0][0]
 
     def _set_default_value(self, value: float) -> Self:
-        self._default_value = float(value)
+        self._default_value = real_scalar(value, f"Constraint.{self.TYPE_NAME}: default value")
         self._matter.invalidateSubsystemTopologyCache()
         return self
 
@@ -90,7 +91,8 @@ class MobilityValueConstraint(Constraint):
         self._cur = self._get_value(state)
 
     def _set_value(self, state: State, value: float) -> None:
-        self._matter.setDiscreteVariable(state, self._ix_value, float(value))
+        value = real_scalar(value, f"Constraint.{self.TYPE_NAME}: value")
+        self._matter.setDiscreteVariable(state, self._ix_value, value)
 
     def _get_value(self, state: State) -> float:
         return float(self._matter.getDiscreteVariable(state, self._ix_value))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.common.real_array import real_scalar
 from engine.multibody.constraints.constraint import Constraint, as_unit_vec3, as_vec3
 from engine.multibody.constraints.kinematics import cross
 
@@ -46,7 +47,7 @@ class PointInPlane(Constraint):
 
     def __init__(self, planeBody, planeNormal, planeHeight, followerBody, followerPoint):
         self._n = as_unit_vec3(planeNormal, "PointInPlane normal")
-        self._h = float(planeHeight)
+        self._h = real_scalar(planeHeight, "PointInPlane: planeHeight")
         self._s = as_vec3(followerPoint, "PointInPlane follower point")
         super().__init__([planeBody, followerBody])
 

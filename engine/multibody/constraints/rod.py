@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError, NonPhysicalError
+from engine.common.real_array import real_scalar
 from engine.common.stage import Stage
 from engine.multibody.constraints.station_pair import StationPairConstraint
 
@@ -39,7 +40,7 @@ class Rod(StationPairConstraint):
 
     @staticmethod
     def _checked_length(length) -> float:
-        length = float(length)
+        length = real_scalar(length, "Constraint.Rod: the rod length")
         if not (np.isfinite(length) and length > 0.0):
             raise InvalidArgumentError(
                 f"Constraint.Rod: the rod length must be a positive finite number, got {length}"
