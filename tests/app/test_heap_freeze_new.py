@@ -34,6 +34,7 @@ def large_from_30(monkeypatch):
     monkeypatch.setattr(model_heap, "FREEZE_FROM_BODIES", 30)
     monkeypatch.setattr(model_heap, "SETTLE_AFTER_OPEN", 0.0)
     monkeypatch.setattr(model_heap, "SETTLE_AFTER", 3600.0)  # no settle after the edit
+    gc.collect()  # earlier tests' Qt garbage freed on this thread, not by a settle on the worker
     yield
     gc.unfreeze()
 

@@ -40,6 +40,10 @@ def large_from_30(monkeypatch):
     monkeypatch.setattr(model_heap, "FREEZE_FROM_BODIES", 30)
     monkeypatch.setattr(model_heap, "SETTLE_AFTER", 0.0)
     monkeypatch.setattr(model_heap, "SETTLE_AFTER_OPEN", 0.0)
+    # Earlier tests' windows left as cyclic garbage are freed here, on the GUI thread: a
+    # settle's full collection on the worker must not destroy Qt objects (their destructors
+    # and the GUI thread's deferred deletions can wait on each other for good).
+    gc.collect()
     yield
     gc.unfreeze()
 
