@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import threading
 import time
-import warnings
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
 from app.simulation import session as session_module
 from tests.app.sim_models import chain
+from tests.app.window_activation import activate
 
 
 def test_closing_during_a_long_compile_is_prompt(qtbot, qsettings, monkeypatch):
@@ -38,12 +37,7 @@ def test_closing_during_a_long_compile_is_prompt(qtbot, qsettings, monkeypatch):
     play = window.toolbar.widgetForAction(window.sim_actions["play"])
     qtbot.mouseClick(play, Qt.MouseButton.LeftButton)
     assert entered.wait(30), "the run did not start"
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:  # no window manager under Xvfb
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+    activate(qtbot, window)
     start = time.perf_counter()
     try:
         qtbot.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)

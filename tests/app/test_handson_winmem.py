@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
 from app.widgets.offset_axis import offset_text
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
-
-
-def _activate(qtbot, window) -> None:
-    """Make ``window`` the active window (no window manager under Xvfb), for key shortcuts."""
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, open_example):
@@ -33,7 +20,7 @@ def test_the_energy_offset_of_a_running_pendulum_is_shown_whole(qtbot, open_exam
     panel = window.simulation
     plots = panel.plots
     axis = plots.plot.getAxis("left")
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
     qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
     qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Pause
@@ -61,7 +48,7 @@ def test_every_legend_entry_of_the_gimbal_lock_plot_is_inside_the_plot(qtbot, op
     panel = window.simulation
     plots = panel.plots
     qtbot.waitUntil(lambda: len(plots.checked()) == 6, timeout=5000)
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
     qtbot.waitUntil(lambda: panel.snapshot.time > 0.2, timeout=15000)
     qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Pause

@@ -3,25 +3,13 @@ real input on the real widgets."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
+
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
-
-
-def _activate(qtbot, window) -> None:
-    """Make ``window`` the active window (no window manager under Xvfb), for key shortcuts."""
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def _close(window) -> None:
@@ -44,7 +32,7 @@ def test_a_model_just_opened_plots_its_starting_values(qtbot, open_example):
     low, high = vb.viewRange()[0]  # its first second (with a margin), not one centred on it
     assert -0.05 < low < 0.0 and high == pytest.approx(1.0 - low)
     assert plots.plot.getAxis("bottom").labelText == "t (s)"
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F10)  # Step
     qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[0]) >= 2, timeout=10000)
     t, e = plots.plotted_data("total energy")
@@ -100,7 +88,7 @@ def test_chain50_opens_without_the_sketch_and_shows_frames_that_fit_its_links(qt
     assert snap.geometry and not any(g.getUserRef() == DEFAULT_GEOMETRY_REF for g in snap.geometry)
     sketch = window.overlays.actions["sketch"]
     assert not sketch.isEnabled() and "Hints" in sketch.text()
-    _activate(qtbot, window)
+    activate(qtbot, window)
     click_overlay(qtbot, window, "frames")
     frames = window.overlays.overlays["frames"]
     qtbot.waitUntil(lambda: frames.attached and frames._poly.GetNumberOfPoints() > 0)
@@ -175,7 +163,7 @@ def test_a_mass_typed_before_the_first_step_moves_the_plotted_energy_and_undo_re
         return plots.plotted_data("total energy")[1].tolist()
 
     qtbot.waitUntil(lambda: energies() == pytest.approx([2.0 * e1], rel=1e-12), timeout=10000)
-    _activate(qtbot, window)
+    activate(qtbot, window)
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: energies() == pytest.approx([e1], rel=1e-12), timeout=10000)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow
 from tests.app.test_simulate_reliability import _ladder
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
 
@@ -24,16 +23,6 @@ pytestmark = pytest.mark.gui
 def _click(window, key: str) -> None:
     button = window.toolbar.widgetForAction(window.sim_actions[key])
     QTest.mouseClick(button, Qt.MouseButton.LeftButton)
-
-
-def _activate(qtbot, window) -> None:
-    """Make ``window`` the active window (shortcuts need one; Xvfb has no window manager)."""
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def _inside_a_step(session) -> bool:
@@ -89,7 +78,7 @@ def test_pause_and_close_inside_a_multi_second_step_act_within_a_second(qtbot, q
     qtbot.wait(300)
     assert _inside_a_step(session)
     worker = session._thread
-    _activate(qtbot, window)
+    activate(qtbot, window)
     closing = time.monotonic()
     qtbot.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     assert not window.isVisible(), "Ctrl+Q did not close the window"

@@ -16,7 +16,6 @@ import gc
 import sys
 import threading
 import time
-import warnings
 
 import psutil
 import pytest
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.document.examples import example_path
 from app.main_window import MainWindow
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc malloc_trim")
 
@@ -39,16 +39,6 @@ def _resident_mb() -> float:
 
 def _live(kind: type) -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, kind))
-
-
-def _activate(qtbot, window) -> None:
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:  # no window manager under Xvfb
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def _settle(qtbot) -> None:
@@ -82,7 +72,7 @@ def _open_run_close(qtbot, qsettings, path, read_render_window=None, icon_keys=N
     qtbot.waitUntil(lambda: panel.snapshot is not None, timeout=10000)
     render_window = window.viewport.render_window
     at_start = read_render_window(render_window) if read_render_window else None
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
     run_to = 0.2 if read_render_window else 0.0
     qtbot.waitUntil(lambda: panel.snapshot.running and panel.snapshot.time > run_to, timeout=10000)
@@ -232,10 +222,10 @@ def test_opening_example_after_example_keeps_memory_flat(main_window, qtbot):
             session = None
             # the new model is drawn (the panel forgets the shown model when a new one loads)
             qtbot.waitUntil(lambda: panel._model_serial is not None, timeout=10000)
-            _activate(qtbot, window)
+            activate(qtbot, window)
             qtbot.keyClick(window, Qt.Key.Key_F5)
             qtbot.waitUntil(lambda: panel.snapshot.time > 0.05, timeout=10000)
-            _activate(qtbot, window)
+            activate(qtbot, window)
             qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
             qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=15000)
         _settle(qtbot)
@@ -285,7 +275,7 @@ def _edit_cycle(qtbot, window) -> None:
         qtbot.waitUntil(lambda: panel.snapshot.model_serial > shown[0], timeout=10000)
         shown[0] = panel.snapshot.model_serial
 
-    _activate(qtbot, window)
+    activate(qtbot, window)
     _click_tree_row(qtbot, window, "body:upper")
     mass = editor.document.body("upper").mass
     _type_into(qtbot, window, "mass", "2" if mass != 2.0 else "3")
@@ -301,7 +291,7 @@ def _edit_cycle(qtbot, window) -> None:
     assert editor.tree.current_key() == "body:body"
     qtbot.mouseClick(editor.tree.remove_button, Qt.MouseButton.LeftButton)
     rebuilt()
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the body is back
     rebuilt()
     assert "body" in editor.document.body_names()

@@ -4,7 +4,6 @@ plots, sliders, failures and shutdown."""
 from __future__ import annotations
 
 import threading
-import warnings
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ from app.main_window import MainWindow
 from app.widgets.cache_inspector import STATUS, VALUE, WHY
 from engine import Stage
 from tests.app.sim_models import chain
+from tests.app.window_activation import activate
 
 pytestmark = pytest.mark.gui
 
@@ -108,13 +108,7 @@ def test_toolbar_play_pause_step_reset(studio, qtbot, read_render_window):
 
 def test_keyboard_shortcut_starts_the_run(studio, qtbot):
     window = studio(chain(1))
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:  # no window manager under Xvfb
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+    activate(qtbot, window)
     fired = []
     window.sim_actions["play"].triggered.connect(lambda: fired.append(1))
     qtbot.keyClick(window, Qt.Key.Key_F5)

@@ -12,7 +12,6 @@ import random
 import sys
 import threading
 import time
-import warnings
 
 import pytest
 from PySide6.QtCore import Qt
@@ -20,21 +19,12 @@ from PySide6.QtWidgets import QApplication
 
 from app.document.examples import example_path
 from app.main_window import MainWindow
+from tests.app.window_activation import activate
 
 ACTIONS = 40
 SEED = int(os.environ.get("MBSTUDIO_STRESS_SEED", "22"))
 EXAMPLES = ("pendulum", "double_pendulum", "four_bar", "slider_crank")
 WATCHDOG_S = 240
-
-
-def _activate(qtbot, window) -> None:
-    window.raise_()
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:  # no window manager under Xvfb
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
 
 
 def _new_window(qtbot, qsettings) -> MainWindow:
@@ -47,7 +37,7 @@ def _new_window(qtbot, qsettings) -> MainWindow:
 
 
 def _close(qtbot, window) -> None:
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     assert not window.isVisible()
     window.deleteLater()
@@ -79,7 +69,7 @@ def _open_example(qtbot, window, key: str) -> None:
 
 
 def _key(qtbot, window, key, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, key, modifiers)
 
 
