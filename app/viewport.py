@@ -154,11 +154,10 @@ class ViewportWidget(QWidget):
         self._new_model = False
         self._had_bodies = False
         self._aim_camera = False
-        #: The box of the bodies the camera was last aimed at and the camera pose it left
-        #: (None once the user pressed a button or turned the wheel in the view): a Reset
-        #: aims the camera again while it is still where it was aimed. Frames (a run) never
-        #: move the camera; F (zoom to fit) brings bodies that left the view back.
-        self._kept_box = None
+        #: The camera pose the last aim left (None once the user pressed a button or turned
+        #: the wheel in the view): a Reset aims the camera again while it is still there.
+        #: Frames (a run) never move the camera; F (zoom to fit) brings bodies that left the
+        #: view back.
         self._kept_camera = None
         #: (hinged subtrees, free bodies) of the model shown (app.camera_reach.model_reach),
         #: or None: the camera is aimed at the room they can move in.
@@ -290,7 +289,7 @@ class ViewportWidget(QWidget):
             self._stop_steps()
             if self._aim_after_steps:
                 self._aim_after_steps = False
-                self._aim_camera = self._aim_camera or self._kept_box is not None
+                self._aim_camera = self._aim_camera or self._kept_camera is not None
                 if self._aim_camera and self._last_poses is not None:
                     # aimed now, at the whole drawing, not at the next frame (Play's first)
                     self._aim_camera = False
@@ -431,14 +430,13 @@ class ViewportWidget(QWidget):
                 room[2 * k : 2 * k + 2] = bodies[2 * k : 2 * k + 2]
                 _frame_tightly(self.scene.renderer, room)
         self.out_of_view.hide()
-        self._kept_box = self.scene.body_bounds()
         self._kept_camera = self._camera_pose()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802  (Qt's name)
         """A press or the wheel in the view: the user takes over the camera (and a drag of
         the pose must not see the view zoom out under the mouse)."""
         if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
-            self._kept_box = None
+            self._kept_camera = None
         if event.type() in (QEvent.Type.MouseButtonRelease, QEvent.Type.Wheel):
             # the camera may have moved: look again once the event is handled
             self._view_checked = 0.0
@@ -448,7 +446,7 @@ class ViewportWidget(QWidget):
     def reaim_if_kept(self) -> None:
         """A reset: while the camera is where it was last aimed (the user has not moved it,
         nor a preset), aim it again at the next frame, as when the model was opened."""
-        if self._kept_box is not None and self._camera_pose() == self._kept_camera:
+        if self._kept_camera is not None and self._camera_pose() == self._kept_camera:
             self._aim_camera = True
 
     def _camera_pose(self) -> tuple:
