@@ -128,14 +128,14 @@ def test_an_edit_at_t0_after_a_run_keeps_the_run_as_a_branch_from_t0(qtbot, open
     mass 2 typed in Properties: the branch box names the run left behind from t = 0 (the
     moment of the edit, not its first step's time), the plot shows that run dashed and the
     starting sample at the new model's energy (twice the first, all potential)."""
-    from tests.app.test_newcomer_pass import _activate
+    from tests.app.window_activation import activate
 
     window = open_example("pendulum")
     panel, plots, editor = window.simulation, window.simulation.plots, window.model_editor
     editor.interactive = False
     qtbot.waitUntil(lambda: len(plots.plotted_data("total energy")[1]) == 1, timeout=5000)
     e1 = plots.plotted_data("total energy")[1][0]
-    _activate(qtbot, window)
+    activate(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_F5)  # Play
     qtbot.waitUntil(lambda: panel.snapshot.time > 0.3, timeout=15000)
     qtbot.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Pause
