@@ -5,13 +5,13 @@ refuses such a run, instead of plotting infinities without a word."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from app.document import build, model_io
 from app.document.examples import example_path
 from app.simulation.session import Pacing, Settings, SimulationSession
+from tests.app.test_simulation_session import wait_for
 
 
 def _far_up_pendulum(tmp_path):
@@ -22,25 +22,15 @@ def _far_up_pendulum(tmp_path):
     return model_io.load(path)
 
 
-def _wait(predicate, timeout: float = 20.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("condition not met in time")
-
-
 @pytest.mark.parametrize("pacing", [Pacing.REAL_TIME, Pacing.FAST])
 def test_playing_a_model_with_an_infinite_energy_stops_with_a_message(tmp_path, pacing):
     built = build(_far_up_pendulum(tmp_path), True)
     session = SimulationSession(built, Settings(pacing=pacing))
     session.start()
     try:
-        _wait(lambda: session.latest() is not None)
+        wait_for(lambda: session.latest() is not None)
         session.play()
-        snap = _wait(lambda: (lambda s: s if s.error else None)(session.latest()))
+        snap = wait_for(lambda: (lambda s: s if s.error else None)(session.latest()))
         assert not snap.running
         assert "diverged" in snap.error and "potential energy" in snap.error, snap.error
         assert snap.time < 0.5
