@@ -41,6 +41,7 @@ from engine.common.exceptions import (
 )
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.common.system import System
 from engine.integrators.error_norm import calcErrorNorm, calcRelativeScaling, describeYIndex
@@ -643,8 +644,8 @@ class Integrator:
     def reinitialize(self, stage: Stage, shouldTerminate: bool) -> None:
         """After an event handler changed the advanced state: restart the continuous
         interval if anything below Report changed; end the simulation if asked."""
+        stage = stage_value(stage, "reinitialize")
         self._requireInitialized("reinitialize")
-        stage = Stage(stage)
         if stage < Stage.Report:
             self._startOfContinuousInterval = True
             self._useInterp = False
