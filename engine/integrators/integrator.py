@@ -39,6 +39,7 @@ from engine.common.exceptions import (
     SimTKError,
     StepFailedError,
 )
+from engine.common.index_arg import index_value
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
 from engine.common.stage_arg import stage_value
@@ -334,7 +335,7 @@ class Integrator:
     def setInternalStepLimit(self, nSteps: int) -> None:
         """Return ReachedStepLimit after this many internal steps in one stepTo()
         (0 or negative: no limit)."""
-        n = int(nSteps)
+        n = index_value(nSteps, "setInternalStepLimit: nSteps")
         self._userInternalStepLimit = n if n > 0 else None
 
     def setUseInfinityNorm(self, useInfinityNorm: bool) -> None:

@@ -20,16 +20,22 @@ from engine import (
     ContactSurface,
     ContactSurfaceIndex,
     ContactTrackerSubsystem,
+    CoordinateAxis,
+    CoordinateDirection,
     EventTriggerInfo,
     GeneralContactSubsystem,
     GeneralForceSubsystem,
     IndexOutOfRangeError,
+    InvalidArgumentError,
     MassProperties,
     Measure,
     MobilizedBody,
     MultibodySystem,
     PointContact,
+    ProjectOptions,
+    ProjectResults,
     Rotation,
+    RungeKuttaMersonIntegrator,
     SimbodyMatterSubsystem,
     Stage,
     Transform,
@@ -166,6 +172,22 @@ def test_other_index_arguments_are_not_truncated():
         for bad in (0.5, "1", True):
             with pytest.raises(IndexOutOfRangeError, match=name):
                 call(bad)
+    integrator = RungeKuttaMersonIntegrator(system)
+    more = {
+        "CoordinateAxis": CoordinateAxis,
+        "CoordinateDirection": CoordinateDirection,
+        "setInternalStepLimit": integrator.setInternalStepLimit,
+        "ProjectOptions": lambda i: ProjectOptions(1e-3, i),
+        "setNumIterations": ProjectResults().setNumIterations,
+    }
+    for name, call in more.items():
+        for bad in (1.5, "1", True, None):
+            with pytest.raises(IndexOutOfRangeError, match=name):
+                call(bad)
+    for bad in (1.5, "1", True):
+        with pytest.raises(InvalidArgumentError, match="lockByDefault"):
+            a.lockByDefault(bad)
+    assert CoordinateAxis(np.int64(2)) == CoordinateAxis(2)
     assert rod.getMobilizedBodyFromConstrainedBody(np.int64(1)) is b
     assert time.getValue(state, np.int64(1)) == 1.0
     assert EventTriggerInfo(np.int64(3)).getEventId() == 3
