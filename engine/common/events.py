@@ -13,7 +13,9 @@ import math
 from enum import IntEnum
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 
 
 class Event:
@@ -38,7 +40,7 @@ class EventTriggerInfo:
     count and how tightly (in time) to localize the crossing."""
 
     def __init__(self, eventId: int = -1) -> None:
-        self._event_id = int(eventId)
+        self._event_id = index_value(eventId, "EventTriggerInfo: eventId")
         self._rising = True
         self._falling = True
         self._window = 0.1
@@ -47,7 +49,7 @@ class EventTriggerInfo:
         return self._event_id
 
     def setEventId(self, eventId: int) -> EventTriggerInfo:
-        self._event_id = int(eventId)
+        self._event_id = index_value(eventId, "setEventId: eventId")
         return self
 
     def shouldTriggerOnRisingSignTransition(self) -> bool:
@@ -143,7 +145,7 @@ class HandleEventsResults:
         return self._any_change
 
     def setLowestModifiedStage(self, stage: Stage) -> HandleEventsResults:
-        self._lowest = Stage(stage)
+        self._lowest = stage_value(stage, "setLowestModifiedStage")
         return self
 
     def getLowestModifiedStage(self) -> Stage:
@@ -174,7 +176,7 @@ class TriggeredEventHandler:
     evaluated at ``requiredStage``) crosses zero in a direction ``getTriggerInfo`` allows."""
 
     def __init__(self, requiredStage: Stage = Stage.Position) -> None:
-        self._required_stage = Stage(requiredStage)
+        self._required_stage = stage_value(requiredStage, "TriggeredEventHandler", "requiredStage")
         if not Stage.Time <= self._required_stage <= Stage.Acceleration:
             raise InvalidArgumentError(
                 "a witness function is evaluated at a stage from Time to Acceleration, "
@@ -243,7 +245,7 @@ class TriggeredEventReporter:
     """A reporter whose event occurs at zero crossings of ``getValue(state)``."""
 
     def __init__(self, requiredStage: Stage = Stage.Position) -> None:
-        self._required_stage = Stage(requiredStage)
+        self._required_stage = stage_value(requiredStage, "TriggeredEventReporter", "requiredStage")
         self._trigger_info = EventTriggerInfo()
 
     def getRequiredStage(self) -> Stage:

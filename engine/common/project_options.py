@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import IntEnum, IntFlag
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 
 
 class ProjectOptions:
@@ -35,7 +36,7 @@ class ProjectOptions:
     def __init__(self, accuracy: float = 1e-3, options: Option | int = 0) -> None:
         self.clear()
         self.setRequiredAccuracy(accuracy)
-        self._options = ProjectOptions.Option(int(options))
+        self._options = ProjectOptions.Option(index_value(options, "ProjectOptions: options"))
 
     def clear(self) -> ProjectOptions:
         self._accuracy = 1e-3
@@ -136,7 +137,7 @@ class ProjectResults:
         return self._limit_exceeded
 
     def setNumIterations(self, n: int) -> ProjectResults:
-        self._num_iterations = int(n)
+        self._num_iterations = index_value(n, "setNumIterations: n")
         return self
 
     def getNumIterations(self) -> int:

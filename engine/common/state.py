@@ -48,6 +48,7 @@ from engine.common.finite import all_finite
 from engine.common.index_arg import index_value
 from engine.common.real_array import real_array
 from engine.common.stage import ALL_STAGES, Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state_books import (
     CAUSE_CODES,
     CAUSES,
@@ -110,15 +111,6 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
     v.flags.writeable = False
     return v
-
-
-def _as_stage(stage: Any, what: str = "stage") -> Stage:
-    if isinstance(stage, Stage):
-        return stage
-    try:
-        return Stage(int(stage))
-    except (TypeError, ValueError) as exc:
-        raise StageOutOfRangeError(f"{what} must be a Stage, got {stage!r}") from exc
 
 
 _store = None  # state_books.store_if_finite's compiled entry point, once looked up
@@ -424,11 +416,11 @@ class State:
 
     def getLastInvalidationCause(self, stage: Stage) -> str:
         """What last invalidated ``stage`` of this State (e.g. ``"setQ"``), or ''."""
-        return cause_text(self._bv[CAUSES + _as_stage(stage)])
+        return cause_text(self._bv[CAUSES + stage_value(stage, "getLastInvalidationCause")])
 
     def advanceSubsystemToStage(self, subsys: int, stage: Stage) -> None:
         """Advance one subsystem's stage by exactly one, to ``stage``."""
-        stage = _as_stage(stage)
+        stage = stage_value(stage, "advanceSubsystemToStage")
         sub = self._sub(subsys)
         if sub.stage != stage - 1:
             raise StageOutOfRangeError(
@@ -441,7 +433,7 @@ class State:
 
     def advanceSystemToStage(self, stage: Stage) -> None:
         """Advance the system stage by one, to ``stage``; every subsystem must be there."""
-        stage = _as_stage(stage)
+        stage = stage_value(stage, "advanceSystemToStage")
         if self._system_stage != stage - 1:
             raise StageOutOfRangeError(
                 f"advanceSystemToStage: the system is at {self._system_stage.getName()}; "
@@ -474,11 +466,12 @@ class State:
 
     def invalidateAll(self, stage: Stage) -> None:
         """Back every subsystem and the system that are at or above ``stage`` up to ``stage-1``."""
-        self._invalidate(_as_stage(stage), f"invalidateAll({_as_stage(stage).getName()})")
+        stage = stage_value(stage, "invalidateAll")
+        self._invalidate(stage, f"invalidateAll({stage.getName()})")
 
     def invalidateAllCacheAtOrAbove(self, stage: Stage) -> None:
         """Like invalidateAll, but only for Instance or higher (never destroys variables)."""
-        stage = _as_stage(stage)
+        stage = stage_value(stage, "invalidateAllCacheAtOrAbove")
         if stage < Stage.Instance:
             raise StageOutOfRangeError(
                 "invalidateAllCacheAtOrAbove can only invalidate Instance stage or higher "
@@ -592,7 +585,7 @@ class State:
     def allocateEventTrigger(self, subsys: int, stage: Stage, nevent: int) -> int:
         """Allocate ``nevent`` witness-function slots evaluated at ``stage``; returns the
         subsystem- and stage-local index of the first."""
-        stage = _as_stage(stage)
+        stage = stage_value(stage, "allocateEventTrigger")
         sub = self._sub(subsys)
         alloc = self._allocation_stage(sub, Stage.Instance, "allocateEventTrigger")
         if int(nevent) < 0:
@@ -785,18 +778,18 @@ class State:
         """``(stage)`` for the whole system or ``(subsys, stage)`` for one subsystem."""
         self._require_system_stage(Stage.Instance, "getNEventTriggersByStage")
         if len(args) == 1:
-            return self._trigger_counts[_as_stage(args[0])]
+            return self._trigger_counts[stage_value(args[0], "getNEventTriggersByStage")]
         subsys, stage = args
-        return self._sub(subsys).ntriggers(_as_stage(stage))
+        return self._sub(subsys).ntriggers(stage_value(stage, "getNEventTriggersByStage"))
 
     def getEventTriggerStartByStage(self, *args) -> int:
         """``(stage)``: global index of that stage's first trigger. ``(subsys, stage)``:
         index of the subsystem's first trigger of that stage within the stage's partition."""
         self._require_system_stage(Stage.Instance, "getEventTriggerStartByStage")
         if len(args) == 1:
-            return self._trigger_starts[_as_stage(args[0])]
+            return self._trigger_starts[stage_value(args[0], "getEventTriggerStartByStage")]
         subsys, stage = args
-        stage = _as_stage(stage)
+        stage = stage_value(stage, "getEventTriggerStartByStage")
         return self._sub(subsys).trigger_starts[stage] - self._trigger_starts[stage]
 
     # ------------------------------------------------------- time and y (state)
@@ -1248,10 +1241,10 @@ class State:
 
     def _trigger_slice(self, args, what: str) -> tuple[int, int, Stage]:
         if len(args) == 1:
-            stage = _as_stage(args[0])
+            stage = stage_value(args[0], what)
             return self._trigger_starts[stage], self._trigger_counts[stage], stage
         subsys, stage = args
-        stage = _as_stage(stage)
+        stage = stage_value(stage, what)
         sub = self._sub(subsys)
         return sub.trigger_starts[stage], sub.ntriggers(stage), stage
 
@@ -1280,7 +1273,7 @@ class State:
 
         ``name`` is optional and only used in messages and inspectors.
         """
-        invalidates = _as_stage(invalidates, "invalidates")
+        invalidates = stage_value(invalidates, "allocateDiscreteVariable", "invalidates")
         if not Stage.Model <= invalidates <= Stage.Report:
             raise StageOutOfRangeError(
                 "allocateDiscreteVariable: the invalidated stage must be between Model and "
@@ -1319,7 +1312,10 @@ class State:
     ) -> int:
         """Allocate a discrete variable whose update value lives in a lazy cache entry
         (earliest stage ``updateDependsOn``); ``autoUpdateDiscreteVariables`` swaps them."""
-        invalidates = _as_stage(invalidates, "invalidates")
+        invalidates = stage_value(invalidates, "allocateAutoUpdateDiscreteVariable", "invalidates")
+        updateDependsOn = stage_value(
+            updateDependsOn, "allocateAutoUpdateDiscreteVariable", "updateDependsOn"
+        )
         if invalidates <= Stage.Time:
             raise StageOutOfRangeError(
                 "allocateAutoUpdateDiscreteVariable: the invalidated stage must be later than "
@@ -1458,10 +1454,11 @@ class State:
         the subsystem reaches ``latest``. Must be called before Instance stage.
         """
         if len(args) == 2:
-            earliest = latest = _as_stage(args[0])
+            earliest = latest = stage_value(args[0], "allocateCacheEntry")
             value = args[1]
         elif len(args) == 3:
-            earliest, latest = _as_stage(args[0]), _as_stage(args[1])
+            earliest = stage_value(args[0], "allocateCacheEntry", "earliest")
+            latest = stage_value(args[1], "allocateCacheEntry", "latest")
             value = args[2]
         else:
             raise InvalidArgumentError(
@@ -1474,7 +1471,8 @@ class State:
         self, subsys: int, earliest: Stage, value: Any, name: str | None = None
     ) -> int:
         """A cache entry computed only on request (valid only after markCacheValueRealized)."""
-        return self._new_cache_entry(subsys, _as_stage(earliest), Stage.Infinity, value, name)
+        earliest = stage_value(earliest, "allocateLazyCacheEntry", "earliest")
+        return self._new_cache_entry(subsys, earliest, Stage.Infinity, value, name)
 
     def allocateCacheEntryWithPrerequisites(
         self,
@@ -1491,7 +1489,8 @@ class State:
     ) -> int:
         """(Advanced) A cache entry that a change of q, u, z, the named discrete variables
         or the named cache entries also makes stale."""
-        earliest, latest = _as_stage(earliest), _as_stage(latest)
+        earliest = stage_value(earliest, "allocateCacheEntryWithPrerequisites", "earliest")
+        latest = stage_value(latest, "allocateCacheEntryWithPrerequisites", "latest")
         self._sub(subsys)
         dkeys = tuple(
             DiscreteVarKey(*k) if not isinstance(k, DiscreteVarKey) else k for k in discreteVars

@@ -18,6 +18,7 @@ from engine.common.events import EventTriggerInfo
 from engine.common.exceptions import InvalidArgumentError, SimTKError
 from engine.common.index_arg import index_value
 from engine.common.stage import ALL_STAGES, Stage
+from engine.common.stage_arg import stage_value
 
 if TYPE_CHECKING:
     from engine.common.state import State
@@ -224,14 +225,19 @@ class Subsystem:
         return state.allocateUDotErr(self._index, n)
 
     def allocateEventTriggersByStage(self, state: State, stage: Stage, n: int) -> int:
+        stage = stage_value(stage, "allocateEventTriggersByStage")
         return state.allocateEventTrigger(self._index, stage, n)
 
     def allocateDiscreteVariable(self, state: State, invalidates: Stage, value: Any, name=None):
+        invalidates = stage_value(invalidates, "allocateDiscreteVariable", "invalidates")
         return state.allocateDiscreteVariable(self._index, invalidates, value, name)
 
     def allocateAutoUpdateDiscreteVariable(
         self, state: State, invalidates: Stage, value: Any, updateDependsOn: Stage, name=None
     ) -> int:
+        what = "allocateAutoUpdateDiscreteVariable"
+        invalidates = stage_value(invalidates, what, "invalidates")
+        updateDependsOn = stage_value(updateDependsOn, what, "updateDependsOn")
         return state.allocateAutoUpdateDiscreteVariable(
             self._index, invalidates, value, updateDependsOn, name
         )
@@ -240,6 +246,7 @@ class Subsystem:
         return state.allocateCacheEntry(self._index, *args, name=name)
 
     def allocateLazyCacheEntry(self, state: State, earliest: Stage, value: Any, name=None):
+        earliest = stage_value(earliest, "allocateLazyCacheEntry", "earliest")
         return state.allocateLazyCacheEntry(self._index, earliest, value, name)
 
     def getQ(self, state: State) -> np.ndarray:
@@ -340,9 +347,11 @@ class Subsystem:
         return state.updMultipliers(self._index)
 
     def getEventTriggersByStage(self, state: State, stage: Stage) -> np.ndarray:
+        stage = stage_value(stage, "getEventTriggersByStage")
         return state.getEventTriggersByStage(self._index, stage)
 
     def updEventTriggersByStage(self, state: State, stage: Stage) -> np.ndarray:
+        stage = stage_value(stage, "updEventTriggersByStage")
         return state.updEventTriggersByStage(self._index, stage)
 
     def getQErrStart(self, state: State) -> int:
@@ -370,9 +379,11 @@ class Subsystem:
         return state.getNMultipliers(self._index)
 
     def getEventTriggerStartByStage(self, state: State, stage: Stage) -> int:
+        stage = stage_value(stage, "getEventTriggerStartByStage")
         return state.getEventTriggerStartByStage(self._index, stage)
 
     def getNEventTriggersByStage(self, state: State, stage: Stage) -> int:
+        stage = stage_value(stage, "getNEventTriggersByStage")
         return state.getNEventTriggersByStage(self._index, stage)
 
     def _set_slice(self, state: State, values, upd, count: int, what: str) -> None:
@@ -400,7 +411,7 @@ class Subsystem:
 
     def advanceToStage(self, state: State, stage: Stage) -> None:
         """Declare this subsystem realized to ``stage`` (the next stage after its current one)."""
-        state.advanceSubsystemToStage(self._index, Stage(stage))
+        state.advanceSubsystemToStage(self._index, stage_value(stage, "advanceToStage"))
 
     def isSameSubsystem(self, other: Subsystem) -> bool:
         return self is other

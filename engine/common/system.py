@@ -29,6 +29,7 @@ from engine.common.exceptions import (
 from engine.common.index_arg import index_value
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import ALL_STAGES, Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.common.state_books import SYSTEM_STAGE as _SYSTEM_STAGE
 from engine.common.state_guard import TopologyKey
@@ -284,6 +285,7 @@ class System:
     # ------------------------------------------------------------ realization
     def getSubsystemRealizationOrder(self, stage: Stage) -> Sequence[int]:
         """Subsystem indices in the order their hooks run at ``stage`` (default: index order)."""
+        stage_value(stage, "getSubsystemRealizationOrder")
         return range(len(self._subsystems))
 
     def realizeModel(self, state: State) -> None:
@@ -305,6 +307,8 @@ class System:
     def realize(self, state: State, stage: Stage = Stage.Report) -> None:
         """Realize ``state`` through ``stage`` (default Report), one stage at a time,
         doing only the stages not already valid. The State must be at Model or later."""
+        if type(stage) is not Stage:  # a Stage member needs no other check
+            stage = stage_value(stage, "realize")
         self._num_realize_calls += 1
         if type(state) is not State or state._topology_key is not self._topology_key:
             self._check_state(state, "realize")  # raises if it does not fit
@@ -434,7 +438,7 @@ class System:
     def getNumRealizationsOfThisStage(self, stage: Stage) -> int:
         """How many times ``stage`` was actually computed (from stage-1): the stage's own
         realizations plus the fused runs of stages first..last that included it."""
-        g = int(Stage(stage))
+        g = int(stage_value(stage, "getNumRealizationsOfThisStage"))
         runs = self._num_stage_runs
         fused = 0
         for first in range(g + 1):
@@ -478,7 +482,9 @@ class System:
         return self._num_u_err_est_projections
 
     def getNumHandlerCallsThatChangedStage(self, stage: Stage) -> int:
-        return self._num_handler_calls_changed_stage[Stage(stage)]
+        return self._num_handler_calls_changed_stage[
+            stage_value(stage, "getNumHandlerCallsThatChangedStage")
+        ]
 
     def getNumHandleEventCalls(self) -> int:
         return self._num_handle_event_calls
@@ -668,10 +674,11 @@ class System:
         """Append every subsystem's decorative geometry computable at ``stage`` to
         ``geometry`` (a list, created if None) and return it. The State must be
         realized to ``stage``."""
-        self._require(state, Stage(stage), "calcDecorativeGeometryAndAppend")
+        stage = stage_value(stage, "calcDecorativeGeometryAndAppend")
+        self._require(state, stage, "calcDecorativeGeometryAndAppend")
         geometry = [] if geometry is None else geometry
         for sub in self._subsystems:
-            sub.calcDecorativeGeometryAndAppendImpl(state, Stage(stage), geometry)
+            sub.calcDecorativeGeometryAndAppendImpl(state, stage, geometry)
         return geometry
 
     # ----------------------------------------------------------------- events

@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.common.decorations.base import check_real
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
 from engine.contact.contact import (
@@ -364,12 +365,15 @@ class CompliantContactSubsystem(Subsystem):
 
     def getContactForce(self, state, i: int) -> ContactForce:
         """The i-th ContactForce (Velocity stage)."""
+        k = index_value(i, "getContactForce: i")
         self._require(state, Stage.Velocity, "getContactForce")
         evaluation = self._evaluation(state)
         valid = evaluation.valid_indices()
-        if isinstance(i, bool) or not hasattr(i, "__index__") or not 0 <= i < len(valid):
-            raise IndexOutOfRangeError(f"no contact force {i!r}: there are {len(valid)}")
-        return evaluation.force(int(valid[i.__index__()]))
+        if not 0 <= k < len(valid):
+            raise IndexOutOfRangeError(
+                f"getContactForce: i: no contact force {k}: there are {len(valid)}"
+            )
+        return evaluation.force(int(valid[k]))
 
     def getContactForceById(self, state, contactId) -> ContactForce:
         """The ContactForce of contact ``contactId``; an invalid one if it has none."""

@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.common.decorations.base import frozen
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.math.transform import Transform
 
 
@@ -120,7 +121,7 @@ class Contact:
         return ContactId(self._id)
 
     def setContactId(self, contactId) -> Contact:
-        self._id = int(contactId)
+        self._id = index_value(contactId, "setContactId: contactId")
         return self
 
     def getSurface1(self):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.exceptions import IndexOutOfRangeError, StageTooLowError
 from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
@@ -107,12 +107,12 @@ class ContactSnapshot:
         return self._rows() + len(self._extra)
 
     def getContact(self, i: int):
-        if isinstance(i, bool) or not hasattr(i, "__index__"):
-            raise InvalidArgumentError(f"a contact number must be an int, got {i!r}")
-        k = i.__index__()
+        k = index_value(i, "getContact: i")
         n = self.getNumContacts()
         if not 0 <= k < n:
-            raise IndexOutOfRangeError(f"no contact {k}: the snapshot has {n} contacts")
+            raise IndexOutOfRangeError(
+                f"getContact: i: no contact {k}: the snapshot has {n} contacts"
+            )
         return self._contact(k)
 
     def _contact(self, k: int):
@@ -466,14 +466,14 @@ class ContactTrackerSubsystem(Subsystem):
                 needed=Stage.Topology,
             )
 
-    def _check_surface(self, i) -> int:
+    def _check_surface(self, i, what: str) -> int:
+        """Surface index ``i`` (a ContactSurfaceIndex or integer) checked against the
+        surfaces; ``what`` is the method, for the message."""
         self._require_topology()
-        if isinstance(i, bool) or not hasattr(i, "__index__"):
-            raise InvalidArgumentError(f"a ContactSurfaceIndex must be an int, got {i!r}")
-        k = i.__index__()
+        k = index_value(i, f"{what}: surface")
         if not 0 <= k < len(self._surfaces):
             raise IndexOutOfRangeError(
-                f"no contact surface {k}: there are {len(self._surfaces)} surfaces"
+                f"{what}: surface: no contact surface {k}: there are {len(self._surfaces)} surfaces"
             )
         return k
 
@@ -488,22 +488,22 @@ class ContactTrackerSubsystem(Subsystem):
         raise IndexOutOfRangeError(f"body {b} has no contact surface {k}")
 
     def getMobilizedBody(self, surface):
-        k = self._check_surface(surface)
+        k = self._check_surface(surface, "getMobilizedBody")
         matter = self.getSystem().getMatterSubsystem()
         return matter.getMobilizedBody(int(self._body[k]))
 
     def getMobilizedBodyIndex(self, surface) -> int:
-        return int(self._body[self._check_surface(surface)])
+        return int(self._body[self._check_surface(surface, "getMobilizedBodyIndex")])
 
     def getContactSurface(self, surface):
-        return self._surfaces[self._check_surface(surface)][3]
+        return self._surfaces[self._check_surface(surface, "getContactSurface")][3]
 
     def getContactSurfaceTransform(self, surface) -> Transform:
         """X_BS of the surface on its body."""
-        return self._surfaces[self._check_surface(surface)][2]
+        return self._surfaces[self._check_surface(surface, "getContactSurfaceTransform")][2]
 
     def getContactGeometry(self, surface):
-        return self.getContactSurface(surface).getShape()
+        return self._surfaces[self._check_surface(surface, "getContactGeometry")][3].getShape()
 
     def surfaceTransformsInGround(self, state) -> tuple[np.ndarray, np.ndarray]:
         """(R_GS (n, 3, 3), p_GS (n, 3)) of every surface (Position stage)."""

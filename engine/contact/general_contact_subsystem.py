@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError, StageTooLowError
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
@@ -68,32 +69,28 @@ class GeneralContactSubsystem(Subsystem):
     def getNumContactSets(self) -> int:
         return len(self._sets)
 
-    def _set(self, set_index) -> list[_Surface]:
-        try:
-            i = int(set_index)
-        except (TypeError, ValueError) as exc:
-            raise InvalidArgumentError(
-                f"GeneralContactSubsystem: a contact set index must be an int, got {set_index!r}"
-            ) from exc
-        if i != set_index or isinstance(set_index, bool) or not 0 <= i < len(self._sets):
+    def _set_number(self, set_index, what: str) -> int:
+        """Contact set ``set_index`` (an integer) checked against the sets; ``what`` is the
+        method, for the message."""
+        i = index_value(set_index, f"GeneralContactSubsystem.{what}: set_index")
+        if not 0 <= i < len(self._sets):
             raise IndexOutOfRangeError(
-                f"GeneralContactSubsystem: no contact set {set_index!r}; there are "
+                f"GeneralContactSubsystem.{what}: set_index: no contact set {i}; there are "
                 f"{len(self._sets)} (create one with createContactSet())"
             )
-        return self._sets[i]
+        return i
 
-    def _entry(self, set_index, index) -> _Surface:
-        surfaces = self._set(set_index)
-        try:
-            i = int(index)
-        except (TypeError, ValueError) as exc:
-            raise InvalidArgumentError(
-                f"GeneralContactSubsystem: a body index must be an int, got {index!r}"
-            ) from exc
-        if i != index or isinstance(index, bool) or not 0 <= i < len(surfaces):
+    def _set(self, set_index, what: str = "contact set") -> list[_Surface]:
+        return self._sets[self._set_number(set_index, what)]
+
+    def _entry(self, set_index, index, what: str) -> _Surface:
+        s = self._set_number(set_index, what)
+        surfaces = self._sets[s]
+        i = index_value(index, f"GeneralContactSubsystem.{what}: index")
+        if not 0 <= i < len(surfaces):
             raise IndexOutOfRangeError(
-                f"GeneralContactSubsystem: contact set {int(set_index)} has {len(surfaces)} "
-                f"bodies; index {index!r} is out of range"
+                f"GeneralContactSubsystem.{what}: index: contact set {s} has {len(surfaces)} "
+                f"bodies; index {i} is out of range"
             )
         return surfaces[i]
 
@@ -104,7 +101,7 @@ class GeneralContactSubsystem(Subsystem):
         from engine.contact.contact_geometry import ContactGeometry
         from engine.multibody.mobilized_body import MobilizedBody
 
-        surfaces = self._set(set_index)
+        surfaces = self._set(set_index, "addBody")
         if not isinstance(body, MobilizedBody):
             raise InvalidArgumentError(
                 f"GeneralContactSubsystem.addBody: body must be a MobilizedBody, "
@@ -132,18 +129,18 @@ class GeneralContactSubsystem(Subsystem):
         return len(surfaces) - 1
 
     def getNumBodies(self, set_index) -> int:
-        return len(self._set(set_index))
+        return len(self._set(set_index, "getNumBodies"))
 
     def getBody(self, set_index, index):
         """The MobilizedBody of surface ``index`` of the set."""
-        return self._entry(set_index, index).mobod
+        return self._entry(set_index, index, "getBody").mobod
 
     def getBodyGeometry(self, set_index, index):
-        return self._entry(set_index, index).geometry
+        return self._entry(set_index, index, "getBodyGeometry").geometry
 
     def getBodyTransform(self, set_index, index) -> Transform:
         """X_BS of surface ``index`` of the set (a copy)."""
-        return Transform(self._entry(set_index, index).X_BS)
+        return Transform(self._entry(set_index, index, "getBodyTransform").X_BS)
 
     # ------------------------------------------------------------------ realization
     def realizeSubsystemModelImpl(self, state: State) -> None:
@@ -156,7 +153,7 @@ class GeneralContactSubsystem(Subsystem):
 
     def getContacts(self, state: State, set_index) -> tuple:
         """The PointContacts of contact set ``set_index`` in ``state`` (Position stage)."""
-        self._set(set_index)
+        s = self._set_number(set_index, "getContacts")
         current = self.getStage(state)
         if current < Stage.Position:
             raise StageTooLowError(
@@ -171,7 +168,7 @@ class GeneralContactSubsystem(Subsystem):
             contacts = [self._find_contacts(state, s) for s in range(len(self._sets))]
             state.setCacheEntryValue(self.getMySubsystemIndex(), entry, contacts)
             self.markCacheValueRealized(state, entry)
-        return self.getCacheEntry(state, entry)[int(set_index)]
+        return self.getCacheEntry(state, entry)[s]
 
     def calcDecorativeGeometryAndAppendImpl(self, state: State, stage: Stage, geometry) -> None:
         """At Topology stage: every surface's shape (``createDecorativeGeometry``) on its

@@ -26,9 +26,8 @@ class ContactSetForce(Force):
                 f"{self._where()}: the second argument is the GeneralContactSubsystem, "
                 f"got {type(generalContact).__name__}"
             )
-        generalContact._set(contactSet)  # refuses an unknown set
+        self._set_index = generalContact._set_number(contactSet, type(self).__name__)
         self._contacts = generalContact
-        self._set_index = int(contactSet)
         self._body_params: dict = {}
         self._transition_velocity = 0.01
         super().__init__(forces)

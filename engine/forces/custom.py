@@ -6,6 +6,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError, NonPhysicalError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.forces.force import Force
 
@@ -117,6 +118,7 @@ class Custom(Force):
         return pe
 
     def calcDecorativeGeometryAndAppend(self, state: State, stage: Stage, geometry: list) -> None:
+        stage = stage_value(stage, "calcDecorativeGeometryAndAppend")
         hook = self._hook("calcDecorativeGeometryAndAppend")
         if hook is not None:
             hook(state, stage, geometry)

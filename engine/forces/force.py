@@ -28,6 +28,7 @@ from engine.common.exceptions import (
     StageTooLowError,
 )
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 
 
@@ -126,6 +127,7 @@ class Force:
 
     def calcDecorativeGeometryAndAppend(self, state: State, stage: Stage, geometry: list) -> None:
         """Append decorations that show this element at ``stage`` (default: none)."""
+        stage_value(stage, "calcDecorativeGeometryAndAppend")
 
     # ------------------------------------------------- realization hooks
     def _realize_topology(self, forces, state: State) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError, NonPhysicalError, StageTooLowError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.forces.force import Force
 from engine.forces.hollars_friction import hollars_friction_coefficient
@@ -335,7 +336,10 @@ class SmoothSphereHalfSpaceForce(Force):
 
     def calcDecorativeGeometryAndAppend(self, state: State, stage: Stage, geometry: list) -> None:
         """At Topology stage: the contact sphere, drawn as a wireframe on its body."""
-        if Stage(stage) != Stage.Topology or self._sphere_body is None:
+        if (
+            stage_value(stage, "calcDecorativeGeometryAndAppend") != Stage.Topology
+            or self._sphere_body is None
+        ):
             return
         from engine.common.decorations.shapes import DecorativeSphere
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from engine.common.exceptions import NonPhysicalError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.forces.force import Force
 
@@ -73,7 +74,7 @@ class TwoPointForce(Force):
 
     def calcDecorativeGeometryAndAppend(self, state: State, stage: Stage, geometry: list) -> None:
         """At Position stage: a line between the two stations, in Ground."""
-        if Stage(stage) != Stage.Position:
+        if stage_value(stage, "calcDecorativeGeometryAndAppend") != Stage.Position:
             return
         from engine.common.decorative_geometry import DecorativeLine
 

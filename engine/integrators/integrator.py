@@ -39,8 +39,10 @@ from engine.common.exceptions import (
     SimTKError,
     StepFailedError,
 )
+from engine.common.index_arg import index_value
 from engine.common.project_options import ProjectOptions, ProjectResults
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.common.system import System
 from engine.integrators.error_norm import calcErrorNorm, calcRelativeScaling, describeYIndex
@@ -333,7 +335,7 @@ class Integrator:
     def setInternalStepLimit(self, nSteps: int) -> None:
         """Return ReachedStepLimit after this many internal steps in one stepTo()
         (0 or negative: no limit)."""
-        n = int(nSteps)
+        n = index_value(nSteps, "setInternalStepLimit: nSteps")
         self._userInternalStepLimit = n if n > 0 else None
 
     def setUseInfinityNorm(self, useInfinityNorm: bool) -> None:
@@ -643,8 +645,8 @@ class Integrator:
     def reinitialize(self, stage: Stage, shouldTerminate: bool) -> None:
         """After an event handler changed the advanced state: restart the continuous
         interval if anything below Report changed; end the simulation if asked."""
+        stage = stage_value(stage, "reinitialize")
         self._requireInitialized("reinitialize")
-        stage = Stage(stage)
         if stage < Stage.Report:
             self._startOfContinuousInterval = True
             self._useInterp = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 
 
 class CoordinateDirection:
@@ -17,7 +18,7 @@ class CoordinateDirection:
     __slots__ = ("_axis", "_direction")
 
     def __init__(self, axis: CoordinateAxis | int, direction: int = 1) -> None:
-        axis = CoordinateAxis(int(axis))
+        axis = CoordinateAxis(index_value(axis, "CoordinateDirection: axis"))
         if direction not in (1, -1):
             raise InvalidArgumentError(f"direction must be +1 or -1, got {direction!r}")
         self._axis = axis
@@ -84,7 +85,7 @@ class CoordinateAxis:
     __slots__ = ("_index",)
 
     def __init__(self, index: int) -> None:
-        index = int(index)
+        index = index_value(index, "CoordinateAxis: index")
         if index not in (0, 1, 2):
             raise InvalidArgumentError(f"a coordinate axis index is 0, 1 or 2, got {index}")
         self._index = index
@@ -173,7 +174,7 @@ class CoordinateAxis:
 
     @staticmethod
     def isIndexInRange(i: int) -> bool:  # noqa: N802
-        return int(i) in (0, 1, 2)
+        return index_value(i, "isIndexInRange: i") in (0, 1, 2)
 
     def __neg__(self) -> CoordinateDirection:
         return CoordinateDirection(self, -1)

@@ -29,6 +29,7 @@ from engine.common.exceptions import (
     StageTooLowError,
     TopologyMismatchError,
 )
+from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.subsystem import Subsystem
 
@@ -169,23 +170,26 @@ class Measure:
 
     def getDependsOnStage(self, derivOrder: int = 0) -> Stage:
         """The stage that derivative ``derivOrder`` (0 = the value) depends on."""
-        self._checkDerivOrder(derivOrder, "getDependsOnStage")
-        return Stage(self._dependsOnStage(int(derivOrder)))
+        derivOrder = self._checkDerivOrder(derivOrder, "getDependsOnStage")
+        return Stage(self._dependsOnStage(derivOrder))
 
-    def _checkDerivOrder(self, derivOrder, what: str) -> None:
+    def _checkDerivOrder(self, derivOrder, what: str) -> int:
+        """``derivOrder`` as an int from 0 to getNumTimeDerivatives(); InvalidArgumentError
+        (IndexOutOfRangeError for a non-integer) naming ``what`` otherwise."""
         n = self.getNumTimeDerivatives()
-        if not 0 <= int(derivOrder) <= n:
+        derivOrder = index_value(derivOrder, f"{type(self).__name__}.{what}: derivOrder")
+        if not 0 <= derivOrder <= n:
             raise InvalidArgumentError(
                 f"{type(self).__name__}.{what}: derivOrder {derivOrder} is out of range; this "
                 f"Measure allows 0-{n}"
             )
+        return derivOrder
 
     def getValue(self, state, derivOrder: int = 0):
         """The value (derivOrder 0) or a time derivative, in the measure's units per
         time unit**derivOrder. The State must be realized at least to the stage before
         ``getDependsOnStage(derivOrder)``."""
-        self._checkDerivOrder(derivOrder, "getValue")
-        derivOrder = int(derivOrder)
+        derivOrder = self._checkDerivOrder(derivOrder, "getValue")
         stage = Stage(self._dependsOnStage(derivOrder))
         if stage > Stage.Empty:
             current = self._currentStage(state)

@@ -15,6 +15,7 @@ from engine.common.exceptions import (
     StageTooLowError,
 )
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.measures.measure import Measure, asValue, readonly, splitSubsystem
 
 
@@ -27,9 +28,10 @@ class Result(Measure):
         subsystem, rest = splitSubsystem(args, kwargs, "Result")
         dependsOn = rest[0] if len(rest) > 0 else kwargs.pop("dependsOn", Stage.Topology)
         invalidated = rest[1] if len(rest) > 1 else kwargs.pop("invalidated", Stage.Infinity)
-        dependsOn = Stage(dependsOn)
+        dependsOn = stage_value(dependsOn, "Measure.Result", "dependsOn")
+        invalidated = stage_value(invalidated, "Measure.Result", "invalidated")
         self._dependsOn = Stage.Topology if dependsOn == Stage.Empty else dependsOn
-        self._invalidated = Stage(invalidated)
+        self._invalidated = invalidated
         if not self._invalidated > self._dependsOn:
             raise InvalidArgumentError(
                 f"Measure.Result: invalidated stage {self._invalidated.getName()} must be later "
@@ -41,7 +43,7 @@ class Result(Measure):
         return self._invalidated
 
     def setDependsOnStage(self, dependsOn: Stage) -> Result:
-        dependsOn = Stage(dependsOn)
+        dependsOn = stage_value(dependsOn, "setDependsOnStage", "dependsOn")
         dependsOn = Stage.Topology if dependsOn == Stage.Empty else dependsOn
         if not dependsOn < self._invalidated:
             raise InvalidArgumentError(
@@ -53,7 +55,7 @@ class Result(Measure):
         return self
 
     def setInvalidatedStage(self, invalidated: Stage) -> Result:
-        invalidated = Stage(invalidated)
+        invalidated = stage_value(invalidated, "setInvalidatedStage", "invalidated")
         if not invalidated > self._dependsOn:
             raise InvalidArgumentError(
                 f"Measure.Result.setInvalidatedStage: {invalidated.getName()} is not later "

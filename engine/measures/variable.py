@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.measures.measure import (
     INFINITE_DERIVATIVES,
     Measure,
@@ -28,7 +29,7 @@ class Variable(Measure):
         subsystem, rest = splitSubsystem(args, kwargs, "Variable")
         invalidates = rest[0] if len(rest) > 0 else kwargs.pop("invalidates", Stage.Dynamics)
         default = rest[1] if len(rest) > 1 else kwargs.pop("defaultValue", 0.0)
-        self._invalidates = Stage(invalidates)
+        self._invalidates = stage_value(invalidates, "Measure.Variable", "invalidates")
         if not Stage.Model <= self._invalidates <= Stage.Report:
             raise InvalidArgumentError(
                 "Measure.Variable: the invalidated stage must be between Model and Report, got "
@@ -41,7 +42,7 @@ class Variable(Measure):
         return self._invalidates
 
     def setInvalidatedStage(self, invalidates: Stage) -> Variable:
-        self._invalidates = Stage(invalidates)
+        self._invalidates = stage_value(invalidates, "setInvalidatedStage", "invalidates")
         self._invalidateTopology()
         return self
 

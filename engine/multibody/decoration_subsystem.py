@@ -16,6 +16,7 @@ from collections.abc import Callable
 from engine.common.decorative_geometry import DecorativeGeometry, DecorativeLine
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.math.transform import Transform
@@ -99,7 +100,7 @@ class DecorationSubsystem(Subsystem):
 
     def addDecorationGenerator(self, stage, generator) -> int:
         """Call ``generator`` (DecorationGenerator or callable(state, geometry)) at ``stage``."""
-        stage = Stage(stage)
+        stage = stage_value(stage, "addDecorationGenerator")
         if not isinstance(generator, DecorationGenerator):
             if not callable(generator):
                 raise InvalidArgumentError(

@@ -30,6 +30,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.common.state_copy import shared_when_copied
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP
@@ -535,7 +536,7 @@ class MatterPrescribedMotionMixin:
         """actual - prescribed for each known q (Stage.Position; State at Time or later),
         known u (Stage.Velocity; Position or later) or known udot (Stage.Acceleration;
         Acceleration stage)."""
-        stage = Stage(stage)
+        stage = stage_value(stage, "calcMotionErrors")
         lay = self._prescribed_layout(state)
         topo = self._topo()
         if stage == Stage.Position:

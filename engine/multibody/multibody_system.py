@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.common.exceptions import SimTKError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
@@ -110,11 +111,13 @@ class MultibodySystem(System):
 
     def getRigidBodyForces(self, state: State, stage: Stage = Stage.Dynamics) -> np.ndarray:
         """Applied body forces (nb, 2, 3) at Bo in G (Dynamics stage)."""
+        stage_value(stage, "getRigidBodyForces")
         body, _ = self.getAppliedForces(state)
         return body.reshape(-1, 2, 3).copy()
 
     def getMobilityForces(self, state: State, stage: Stage = Stage.Dynamics) -> np.ndarray:
         """Applied mobility forces (Dynamics stage)."""
+        stage_value(stage, "getMobilityForces")
         return self.getAppliedForces(state)[1].copy()
 
     def _matter_holds_all_q_and_u(self, state: State) -> bool:

@@ -99,7 +99,7 @@ NOT_OPERATORS = {
     "CacheEntry": "cache access by CacheEntryIndex (test_index_arguments.py)",
     "CacheValue": "cache access by CacheEntryIndex (test_state_cache.py)",
     "DiscreteVar": "discrete variables by index (test_index_arguments.py)",
-    "EventTrigger": "event triggers by Stage (test_state_stages.py)",
+    "EventTrigger": "event triggers by Stage (test_state_stages.py, test_stage_arguments.py)",
     "adopt": "building the model, not an operator",
     "Measure": "measures by index (test_index_arguments.py)",
     "Constraint": "constraints by ConstraintIndex or handle (test_index_arguments.py)",
@@ -108,8 +108,8 @@ NOT_OPERATORS = {
     "MobilizedBody": "getMobilizedBody/updMobilizedBody (test_index_arguments.py)",
 }
 NOT_OPERATOR_NAMES = {
-    "advanceToStage": "a Stage argument",
-    "calcMotionErrors": "a Stage argument",
+    "advanceToStage": "a Stage argument (test_stage_arguments.py)",
+    "calcMotionErrors": "a Stage argument (test_stage_arguments.py)",
     "convertToEulerAngles": "a State argument alone",
     "convertToQuaternions": "a State argument alone",
     "setShowDefaultGeometry": "a bool flag",

@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.common.project_options import ProjectOptions
 from engine.common.stage import Stage
 from engine.common.state import State
@@ -432,7 +433,7 @@ class EnsembleIntegrator:
     def getMemberState(self, member: int) -> State:
         """A copy of member ``member``'s advanced State (time and y set, nothing
         realized)."""
-        member = int(member)
+        member = index_value(member, "getMemberState: member")
         if not 0 <= member < len(self._members):
             raise InvalidArgumentError(
                 f"getMemberState: member {member} out of range 0..{len(self._members) - 1}"

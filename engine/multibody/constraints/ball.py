@@ -14,6 +14,7 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.real_array import real_scalar
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.multibody.constraints.kinematics import cross
 from engine.multibody.constraints.station_pair import StationPairConstraint
 
@@ -90,5 +91,5 @@ class Ball(StationPairConstraint):
     def calcDecorativeGeometryAndAppend(self, state, stage, geometry) -> None:
         from engine.multibody.constraints.decorations import ball_points
 
-        if stage == Stage.Position:
+        if stage_value(stage, "calcDecorativeGeometryAndAppend") == Stage.Position:
             geometry.extend(ball_points(self, state))

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.common.real_array import real_array
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.multibody.constraints.kinematics import ConstraintForces, ConstraintKinematics
 
 if TYPE_CHECKING:
@@ -160,11 +162,13 @@ class Constraint:
         return len(self._bodies)
 
     def getMobilizedBodyFromConstrainedBody(self, k: int) -> MobilizedBody:
-        if not 0 <= int(k) < len(self._bodies):
+        k = index_value(k, "getMobilizedBodyFromConstrainedBody: k")
+        if not 0 <= k < len(self._bodies):
             raise InvalidArgumentError(
-                f"constrained body {k} out of range (this constraint has {len(self._bodies)})"
+                f"getMobilizedBodyFromConstrainedBody: k: constrained body {k} out of range "
+                f"(this constraint has {len(self._bodies)})"
             )
-        return self._bodies[int(k)]
+        return self._bodies[k]
 
     def _constrained_mobilizers(self) -> list:
         out, seen = [], set()
@@ -179,12 +183,14 @@ class Constraint:
 
     def getMobilizedBodyFromConstrainedMobilizer(self, i: int) -> MobilizedBody:
         """The i-th distinct mobilizer whose mobilities this constraint acts on."""
+        i = index_value(i, "getMobilizedBodyFromConstrainedMobilizer: i")
         mobs = self._constrained_mobilizers()
-        if not 0 <= int(i) < len(mobs):
+        if not 0 <= i < len(mobs):
             raise InvalidArgumentError(
-                f"constrained mobilizer {i} out of range (this constraint has {len(mobs)})"
+                f"getMobilizedBodyFromConstrainedMobilizer: i: constrained mobilizer {i} out "
+                f"of range (this constraint has {len(mobs)})"
             )
-        return mobs[int(i)]
+        return mobs[i]
 
     def getNumConstrainedU(self, state: State | None = None) -> int:
         return len(self._mobilities)
@@ -306,6 +312,7 @@ class Constraint:
     # ------------------------------------------------------ visualization
     def calcDecorativeGeometryAndAppend(self, state: State, stage: Stage, geometry: list) -> None:
         """Append this constraint's default decorations (none unless overridden)."""
+        stage_value(stage, "calcDecorativeGeometryAndAppend")
 
     # --------------------------------------------------- equations (override)
     def _zeros(self, n: int) -> np.ndarray:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.multibody.constraints.constraint import Constraint
 
 
@@ -53,7 +54,8 @@ class Implementation:
 
     def addConstrainedMobilizer(self, mobod, which: int = 0) -> int:
         """Declare a constrained mobility (u number ``which`` of ``mobod``)."""
-        self._mobilities.append((mobod, int(which)))
+        which = index_value(which, "addConstrainedMobilizer: which")
+        self._mobilities.append((mobod, which))
         return len(self._mobilities) - 1
 
     def getConstrainedUIndex(self, i: int) -> int:

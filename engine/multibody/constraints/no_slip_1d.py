@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.multibody.constraints.constraint import Constraint, as_unit_vec3, as_vec3
 from engine.multibody.constraints.kinematics import cross
 
@@ -46,9 +47,13 @@ class NoSlip1D(Constraint):
         return self._bodies[0]
 
     def getMovingBodyMobilizedBody(self, which: int):
-        if int(which) not in (0, 1):
-            raise InvalidArgumentError("NoSlip1D moving body index must be 0 or 1")
-        return self._bodies[1 + int(which)]
+        which = index_value(which, "getMovingBodyMobilizedBody: which")
+        if which not in (0, 1):
+            raise InvalidArgumentError(
+                f"getMovingBodyMobilizedBody: which: NoSlip1D moving body index must be 0 or 1, "
+                f"got {which}"
+            )
+        return self._bodies[1 + which]
 
     def _points(self, k):
         p = k.station(0, self._P)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.math.function import Function
 from engine.multibody.constraints.constraint import Constraint, as_mobilized_body
 from engine.multibody.constraints.mobility_constraints import require_qdot_equals_u
@@ -29,7 +30,8 @@ class PrescribedMotion(Constraint):
         coordBody = as_mobilized_body(matter, coordBody, "Constraint.PrescribedMotion")
         require_qdot_equals_u("PrescribedMotion", coordBody)
         self._f = function
-        super().__init__([], [(coordBody, int(coordIndex))], matter=matter)
+        coordIndex = index_value(coordIndex, "Constraint.PrescribedMotion: coordIndex")
+        super().__init__([], [(coordBody, coordIndex)], matter=matter)
 
     def getFunction(self) -> Function:
         return self._f

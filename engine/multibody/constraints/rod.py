@@ -12,6 +12,7 @@ import numpy as np
 from engine.common.exceptions import InvalidArgumentError, NonPhysicalError
 from engine.common.real_array import real_scalar
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.multibody.constraints.station_pair import StationPairConstraint
 
 
@@ -109,5 +110,5 @@ class Rod(StationPairConstraint):
     def calcDecorativeGeometryAndAppend(self, state, stage, geometry) -> None:
         from engine.multibody.constraints.decorations import rod_line
 
-        if stage == Stage.Position:
+        if stage_value(stage, "calcDecorativeGeometryAndAppend") == Stage.Position:
             geometry.extend(rod_line(self, state))

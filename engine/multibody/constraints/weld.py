@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.stage import Stage
+from engine.common.stage_arg import stage_value
 from engine.multibody.constraints.ball import coincident_point_errors, coincident_point_forces
 from engine.multibody.constraints.constraint import Constraint, as_transform
 from engine.multibody.constraints.orientation_math import orientation_errors, orientation_forces
@@ -76,5 +77,5 @@ class Weld(Constraint):
     def calcDecorativeGeometryAndAppend(self, state, stage, geometry) -> None:
         from engine.multibody.constraints.decorations import weld_frames
 
-        if stage == Stage.Position:
+        if stage_value(stage, "calcDecorativeGeometryAndAppend") == Stage.Position:
             geometry.extend(weld_frames(self, state))

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.common.exceptions import InvalidArgumentError
+from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
+from engine.common.index_arg import index_value
 
 if TYPE_CHECKING:
     from engine.common.state import State
@@ -49,8 +50,8 @@ def as_level(level, what: str = "level") -> MotionLevel:
     try:
         if isinstance(level, str):
             return MotionLevel[level]
-        return MotionLevel(int(level))
-    except (KeyError, ValueError, TypeError):
+        return MotionLevel(index_value(level, what))
+    except (KeyError, ValueError, TypeError, IndexOutOfRangeError):
         raise InvalidArgumentError(
             f"{what}: expected Motion.Position, Motion.Velocity or Motion.Acceleration, "
             f"got {level!r}"
