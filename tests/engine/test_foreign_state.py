@@ -62,7 +62,9 @@ def _arguments(fn, matter, state) -> list:
         "index": 0,
     }
     args = []
-    for name in list(inspect.signature(fn).parameters)[2:]:
+    for name, param in list(inspect.signature(fn).parameters.items())[2:]:
+        if param.kind is param.KEYWORD_ONLY:  # optional (an operator's ``out``)
+            continue
         if name in by_name:
             args.append(by_name[name])
         elif name in ("onBodyB", "mobodIx", "mbx", "bodyB"):
