@@ -85,6 +85,13 @@ kernel_jit = njit(cache=True, nogil=True, _nrt=False)
 #: kernel_jit kernel
 runtime_jit = njit(cache=True, nogil=True, _nrt=True)
 
+#: kernel_jit letting the compiler fuse a floating-point multiply and the add or subtract
+#: that uses it into one FMA instruction (numba's fastmath flag "contract" alone: one
+#: rounding instead of two, where the CPU has FMA; no other reassociation), for the
+#: recursions limited by their arithmetic rather than by memory: the Velocity stage and
+#: the articulated-body solve
+fma_kernel_jit = njit(cache=True, nogil=True, _nrt=False, fastmath={"contract"})
+
 #: kernel_jit keeping the GIL, for the O(n) matter operators' kernels that Python calls
 #: (``checked_operators``): a whole call takes under a microsecond on a small tree and a
 #: few on a large one, and releasing the GIL and taking it back costs about 25 ns a call.
