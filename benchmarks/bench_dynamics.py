@@ -688,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
                 err = np.abs(res.udot - ours.udot).max() / max(1.0, np.abs(ours.udot).max())
                 agree = f"udot rel. diff {err:.1e}" + (" OK" if err < 1e-6 else " MISMATCH")
             print(f"  {name:10s} {agree} {res.note}")
-        header = f"  {'op':26s}" + "".join(f"{n:>12s}" for n in results)
+        header = f"  {'op':34s}" + "".join(f"{n:>12s}" for n in results)
         header += "".join(f"{'ours/' + n:>16s}" for n in results if n != "ours")
         print(header + "   (us per call)")
         for op in (op for op in OPS if op in wanted):
@@ -698,7 +698,7 @@ def main(argv: list[str] | None = None) -> int:
                     n: r.times.get(op if n in REUSED_OUTPUT_ENGINES else row)
                     for n, r in results.items()
                 }
-                line = f"  {row:26s}"
+                line = f"  {row:34s}"
                 for t in times.values():
                     line += f"{t:12.2f}" if t is not None else f"{'-':>12s}"
                 mine = times.get("ours")

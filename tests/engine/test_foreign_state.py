@@ -62,8 +62,8 @@ def _arguments(fn, matter, state) -> list:
         "index": 0,
     }
     args = []
-    for name, param in list(inspect.signature(fn).parameters.items())[2:]:
-        if param.kind is param.KEYWORD_ONLY:  # optional (an operator's ``out``)
+    for name in list(inspect.signature(fn).parameters)[2:]:
+        if name == "out":  # optional: the operators allocate their result without it
             continue
         if name in by_name:
             args.append(by_name[name])

@@ -1,4 +1,4 @@
-"""The matter operators' optional ``out`` argument (numpy's convention): the result is
+"""The matter operators' optional last argument ``out`` (numpy's convention): the result is
 written into the caller's array, which is returned, with bit for bit the values the
 allocating call returns, on chains and trees of Pin and Ball joints, a free-floating
 humanoid, and with a locked mobility (M^-1's prescribed path). A bad ``out`` (wrong shape,
@@ -105,6 +105,10 @@ def test_out_gets_bit_for_bit_the_allocating_result_and_is_returned(model, op):
     # again through the per-call shortcut (the State's records now exist), into a reused out
     out[...] = 7.0
     assert getattr(matter, op)(state, *args, out=out) is out
+    assert out.tobytes() == np.ascontiguousarray(expected).tobytes()
+    # out is also the last positional argument (where Simbody takes its output)
+    out[...] = 7.0
+    assert getattr(matter, op)(state, *args, out) is out
     assert out.tobytes() == np.ascontiguousarray(expected).tobytes()
     # out=None allocates a new array each call
     first = getattr(matter, op)(state, *args, out=None)

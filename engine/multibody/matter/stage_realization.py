@@ -174,9 +174,7 @@ class _Operators:
     )
 
 
-def _refuse(
-    status: int, values, n: int, what: str, out=None, shape: tuple = (), name: str = ""
-) -> None:
+def _refuse(status: int, values, n: int, what: str, out=None, shape: tuple = ()) -> None:
     """Raise the InvalidArgumentError for an operator kernel's refusal of the vector
     ``values`` (named ``what``, as "multiplyByM: a") or of the caller's ``out`` (which
     must have ``shape``): the input's wrong length (WRONG_LENGTH: ``sized_vector``'s
@@ -457,14 +455,15 @@ class StageRealizationMixin:
     # read (numba_internals.checked_float64_array); the kernel checks its length and
     # values.
     #
-    # _OUT: the operators that return a new array take an optional keyword ``out``
-    # (numpy's convention): the result is written into it and it is returned, nothing is
-    # allocated. The entry point refuses with TypeError (the slow path then) an ``out``
-    # that is not a writable, C-contiguous float64 ndarray of the result's number of
-    # dimensions; the kernel refuses one of the wrong shape (WRONG_LENGTH) or whose memory
-    # span overlaps an input's (OVERLAP: their byte bounds, as np.may_share_memory), before
-    # anything is computed; either way ``output_array`` raises the typed error. A refused
-    # ``out`` is left as it was.
+    # _OUT: the operators that return a new array take an optional last argument ``out``
+    # (numpy's convention, and Simbody's output reference; positional or keyword, since a
+    # keyword-only parameter makes every call of the method slower): the result is
+    # written into it and it is returned, nothing is allocated. The entry point refuses
+    # with TypeError (the slow path then) an ``out`` that is not a writable, C-contiguous
+    # float64 ndarray of the result's number of dimensions; the kernel refuses one of the
+    # wrong shape (WRONG_LENGTH) or whose memory span overlaps an input's (OVERLAP: their
+    # byte bounds, as np.may_share_memory), before anything is computed; either way
+    # ``output_array`` raises the typed error. A refused ``out`` is left as it was.
     #
     # _SLOW_PATH: the operators with one input make that call inside ``try``: a State
     # without a record yet (KeyError), anything but a State (AttributeError), an input to
@@ -532,7 +531,7 @@ class StageRealizationMixin:
         return ops
 
     @checks_own_state
-    def multiplyByMInv(self, state: State, v, *, out=None) -> np.ndarray:
+    def multiplyByMInv(self, state: State, v, out=None) -> np.ndarray:
         """M^-1 v in O(n) by the articulated-body method (Position stage). With prescribed
         motion (Motions or locks) this is M_ff^-1 on the free mobilities: prescribed
         entries of v are not read and those of the result are 0. ``out`` (see _OUT)."""
@@ -567,7 +566,7 @@ class StageRealizationMixin:
         return result
 
     @checks_own_state
-    def multiplyByM(self, state: State, a, *, out=None) -> np.ndarray:
+    def multiplyByM(self, state: State, a, out=None) -> np.ndarray:
         """M a in O(n) (Position stage). ``out`` (see _OUT)."""
         try:
             ops = state._fast[self]
@@ -588,7 +587,7 @@ class StageRealizationMixin:
 
     @checks_own_state
     def calcResidualForceIgnoringConstraints(
-        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot, *, out=None
+        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot, out=None
     ) -> np.ndarray:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed.
         As in Simbody, a zero-length argument means all zeros. ``out`` (see _OUT)."""
@@ -663,7 +662,7 @@ class StageRealizationMixin:
         return udot, A.reshape(nb, 2, 3)
 
     @checks_own_state
-    def calcSystemJacobian(self, state: State, *, out=None) -> np.ndarray:
+    def calcSystemJacobian(self, state: State, out=None) -> np.ndarray:
         """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage).
         ``out`` (see _OUT)."""
         try:
@@ -684,7 +683,7 @@ class StageRealizationMixin:
         return J
 
     @checks_own_state
-    def multiplyBySystemJacobian(self, state: State, u, *, out=None) -> np.ndarray:
+    def multiplyBySystemJacobian(self, state: State, u, out=None) -> np.ndarray:
         """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage). ``out``
         (see _OUT)."""
         try:
@@ -706,7 +705,7 @@ class StageRealizationMixin:
         return V
 
     @checks_own_state
-    def multiplyBySystemJacobianTranspose(self, state: State, F, *, out=None) -> np.ndarray:
+    def multiplyBySystemJacobianTranspose(self, state: State, F, out=None) -> np.ndarray:
         """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G (Position
         stage). ``out`` (see _OUT)."""
         what = "multiplyBySystemJacobianTranspose"
@@ -736,7 +735,7 @@ class StageRealizationMixin:
         return f
 
     @checks_own_state
-    def calcM(self, state: State, *, out=None) -> np.ndarray:
+    def calcM(self, state: State, out=None) -> np.ndarray:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies, which are
         computed first if q changed since they last were). ``out`` (see _OUT)."""
         try:
