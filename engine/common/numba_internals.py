@@ -18,6 +18,8 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
   from ``numba.core.cgutils`` and ``numba.np.arrayobj.populate_array`` (what
   ``numba.carray`` does, without returning an array from a function, which a kernel
   without the runtime may not call). With NUMBA_DISABLE_JIT they are numpy views.
+* ``may_overlap``: whether two arrays' memory spans overlap, from their data pointers
+  (read by an intrinsic), shapes and strides.
 * ``rows``: a C-contiguous array of two or more dimensions as the 2-D array of its rows
   over the same memory, built inline like the table entries (``reshape`` in a kernel
   runs numba's general no-copy search, which costs more than a small operator's work).
@@ -43,7 +45,10 @@ are kept here, and pyproject.toml pins numba to the minor version they were test
   ndarray of exactly the declared number of dimensions with numpy's own float64 dtype
   (``np.dtype(np.float64)``, the same descriptor object), by reading the ``nd`` and
   ``descr`` fields of numpy's array struct (offsets checked against live arrays when this
-  module is imported).
+  module is imported). ``checked_output_array``, the type of a caller's output array,
+  besides reads its ``flags`` (numba's unboxing ignores them: a read-only or strided
+  array would be written through as if it were writable and contiguous) and refuses one
+  that is not C-contiguous, aligned and writable.
 * ``JIT_ENABLED``: whether numba compiles at all (``numba.config.DISABLE_JIT``).
 """
 
@@ -80,6 +85,13 @@ kernel_jit = njit(cache=True, nogil=True, _nrt=False)
 #: kernel_jit kernel
 runtime_jit = njit(cache=True, nogil=True, _nrt=True)
 
+#: kernel_jit letting the compiler fuse a floating-point multiply and the add or subtract
+#: that uses it into one FMA instruction (numba's fastmath flag "contract" alone: one
+#: rounding instead of two, where the CPU has FMA; no other reassociation), for the
+#: recursions limited by their arithmetic rather than by memory: the Velocity stage and
+#: the articulated-body solve
+fma_kernel_jit = njit(cache=True, nogil=True, _nrt=False, fastmath={"contract"})
+
 #: kernel_jit keeping the GIL, for the O(n) matter operators' kernels that Python calls
 #: (``checked_operators``): a whole call takes under a microsecond on a small tree and a
 #: few on a large one, and releasing the GIL and taking it back costs about 25 ns a call.
@@ -108,14 +120,18 @@ def signature_entry_point(dispatcher, signature: tuple):
     ``checked_float64_array`` that does not match it."""
     if not JIT_ENABLED:
         checked = [
-            (k, t.ndim) for k, t in enumerate(signature) if isinstance(t, CheckedFloat64Array)
+            (k, t.ndim, isinstance(t, CheckedOutputArray))
+            for k, t in enumerate(signature)
+            if isinstance(t, CheckedFloat64Array)
         ]
         if not checked:
             return dispatcher
 
         def checked_call(*args):
-            for k, ndim in checked:
+            for k, ndim, output in checked:
                 arg = args[k]
+                if output and not is_output_array(arg, ndim):
+                    raise TypeError(f"expected a writable C-contiguous float64 ndarray of {ndim}d")
                 if not isinstance(arg, np.ndarray) or arg.dtype is not _FLOAT64 or arg.ndim != ndim:
                     raise TypeError(f"expected an ndarray of {ndim} dimension(s) and dtype float64")
             return dispatcher(*args)
@@ -340,6 +356,44 @@ def rows(x):
     return _rows(x)
 
 
+@intrinsic
+def _data_address(typingctx, x):
+    if not isinstance(x, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        arr = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.ptrtoint(arr.data, ir.IntType(64))
+
+    return types.int64(x), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _byte_bounds(x):
+    """The first and one-past-last byte addresses the array x spans (both 0 if empty)."""
+    lo = _data_address(x)
+    hi = lo
+    for k in range(x.ndim):
+        n = x.shape[k]
+        if n == 0:
+            return 0, 0
+        step = x.strides[k] * (n - 1)
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return lo, hi + x.itemsize
+
+
+@njit(cache=True, nogil=True, inline="always")
+def may_overlap(x, y) -> bool:
+    """Whether the memory spans of the arrays x and y overlap (``np.may_share_memory``:
+    their byte bounds alone; empty arrays overlap nothing)."""
+    x_lo, x_hi = _byte_bounds(x)
+    y_lo, y_hi = _byte_bounds(y)
+    return x_lo < x_hi and y_lo < y_hi and x_lo < y_hi and y_lo < x_hi
+
+
 _float64_1d = _array_intrinsic(types.float64, 1)
 _float64_2d = _array_intrinsic(types.float64, 2)
 _float64_3d = _array_intrinsic(types.float64, 3)
@@ -421,11 +475,17 @@ if not JIT_ENABLED:  # the kernels run as Python: the same entries as numpy view
     def rows(x):  # noqa: F811
         return x.reshape(x.shape[0], -1)
 
+    def may_overlap(x, y):  # noqa: F811
+        return bool(np.may_share_memory(x, y))
+
 
 # ----------------------------------------------------------------- checked array arguments
-#: byte offsets in numpy's array struct (PyArrayObject_fields) of ``nd`` (int) and
-#: ``descr`` (PyArray_Descr *), and of ``ob_type`` in every Python object
-_OB_TYPE_OFFSET, _ND_OFFSET, _DESCR_OFFSET = 8, 24, 56
+#: byte offsets in numpy's array struct (PyArrayObject_fields) of ``nd`` (int),
+#: ``descr`` (PyArray_Descr *) and ``flags`` (int), and of ``ob_type`` in every Python object
+_OB_TYPE_OFFSET, _ND_OFFSET, _DESCR_OFFSET, _FLAGS_OFFSET = 8, 24, 56, 64
+#: the flags an output array must have: NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_ALIGNED and
+#: NPY_ARRAY_WRITEABLE
+_OUTPUT_FLAGS = 0x0001 | 0x0100 | 0x0400
 _FLOAT64 = np.dtype(np.float64)
 #: cells holding the addresses of numpy's ndarray type and float64 descriptor in this
 #: process, registered with LLVM by name (compiled code loads them; nothing
@@ -442,12 +502,18 @@ def _check_array_struct_offsets() -> None:
     def read(address: int, ctype):
         return ctype.from_address(address).value
 
-    for ndim in range(4):
-        arr = np.zeros((1,) * ndim, dtype=np.int64 if ndim == 2 else np.float64)
+    base = np.zeros((4, 4))
+    samples = [
+        np.zeros((1,) * ndim, dtype=np.int64 if ndim == 2 else np.float64) for ndim in range(4)
+    ]
+    samples += [base[:, ::2], base.T, np.zeros(0)[:0]]
+    samples[-1].flags.writeable = False
+    for arr in samples:
         if (
             read(id(arr) + _OB_TYPE_OFFSET, ctypes.c_int64) != id(np.ndarray)
-            or read(id(arr) + _ND_OFFSET, ctypes.c_int32) != ndim
+            or read(id(arr) + _ND_OFFSET, ctypes.c_int32) != arr.ndim
             or read(id(arr) + _DESCR_OFFSET, ctypes.c_int64) != id(arr.dtype)
+            or read(id(arr) + _FLAGS_OFFSET, ctypes.c_int32) != arr.flags.num
         ):
             raise ImportError(
                 "numba_internals: numpy's array struct differs from the one "
@@ -472,17 +538,47 @@ def checked_float64_array(ndim: int, layout: str = "A") -> CheckedFloat64Array:
     return CheckedFloat64Array(types.float64, ndim, layout)
 
 
+class CheckedOutputArray(CheckedFloat64Array):
+    """The numba type of a C-contiguous float64 output array of ``ndim`` dimensions whose
+    unboxing refuses (TypeError) anything ``CheckedFloat64Array`` refuses and, besides,
+    an array that is not C-contiguous, aligned and writable (numpy's ``flags``)."""
+
+    def __init__(self, dtype, ndim, layout="C", readonly=False, name=None, aligned=True):
+        if name is None:
+            name = f"checked_output({dtype}, {ndim}d, {layout})"
+        super().__init__(dtype, ndim, layout, readonly=readonly, name=name, aligned=aligned)
+
+
+def checked_output_array(ndim: int) -> CheckedOutputArray:
+    """The type of a caller's C-contiguous, writable float64 output array of ``ndim``
+    dimensions, checked when unboxed."""
+    return CheckedOutputArray(types.float64, ndim, "C")
+
+
+def is_output_array(arr, ndim: int) -> bool:
+    """Whether ``arr`` passes ``checked_output_array(ndim)``'s unboxing check: an ndarray
+    of ``ndim`` dimensions, dtype float64, C-contiguous, aligned and writable."""
+    return (
+        isinstance(arr, np.ndarray)
+        and arr.dtype is _FLOAT64
+        and arr.ndim == ndim
+        and (arr.flags.num & _OUTPUT_FLAGS) == _OUTPUT_FLAGS
+    )
+
+
 if JIT_ENABLED:
     _check_array_struct_offsets()
     llvm_binding.add_symbol(_NDARRAY_TYPE_SYMBOL, ctypes.addressof(_NDARRAY_TYPE_CELL))
     llvm_binding.add_symbol(_FLOAT64_DESCR_SYMBOL, ctypes.addressof(_FLOAT64_DESCR_CELL))
     register_model(CheckedFloat64Array)(ArrayModel)
+    register_model(CheckedOutputArray)(ArrayModel)
 
     @unbox(CheckedFloat64Array)
     def _unbox_checked_float64_array(typ, obj, c):
         """Python object -> native array for a CheckedFloat64Array argument: the object's
         type is ndarray or a subclass, then its ``nd`` is the declared number and its
-        ``descr`` numpy's float64 descriptor, and only then numba's own unboxing; else
+        ``descr`` numpy's float64 descriptor (for a CheckedOutputArray also its ``flags``
+        C-contiguous, aligned and writable), and only then numba's own unboxing; else
         TypeError (the entry point returns NULL with it set)."""
         builder, i64 = c.builder, ir.IntType(64)
         module = builder.module
@@ -525,7 +621,12 @@ if JIT_ENABLED:
             descr = field(_DESCR_OFFSET, i64)
             same_nd = builder.icmp_signed("==", nd, ir.Constant(ir.IntType(32), typ.ndim))
             same_descr = builder.icmp_unsigned("==", descr, cell(_FLOAT64_DESCR_SYMBOL))
-            builder.store(builder.and_(same_nd, same_descr), fits)
+            fit = builder.and_(same_nd, same_descr)
+            if isinstance(typ, CheckedOutputArray):
+                mask = ir.Constant(ir.IntType(32), _OUTPUT_FLAGS)
+                flags = builder.and_(field(_FLAGS_OFFSET, ir.IntType(32)), mask)
+                fit = builder.and_(fit, builder.icmp_unsigned("==", flags, mask))
+            builder.store(fit, fits)
         native = cgutils.alloca_once(builder, c.context.get_value_type(typ))
         builder.store(ir.Constant(native.type.pointee, None), native)
         failed = cgutils.alloca_once_value(builder, cgutils.true_bit)
@@ -537,6 +638,9 @@ if JIT_ENABLED:
             with otherwise:
                 c.pyapi.err_set_string(
                     "PyExc_TypeError",
-                    f"expected an ndarray of {typ.ndim} dimension(s) and dtype float64",
+                    f"expected an ndarray of {typ.ndim} dimension(s) and dtype float64"
+                    + (
+                        ", C-contiguous and writable" if isinstance(typ, CheckedOutputArray) else ""
+                    ),
                 )
         return NativeValue(builder.load(native), is_error=builder.load(failed))

@@ -63,6 +63,8 @@ def _arguments(fn, matter, state) -> list:
     }
     args = []
     for name in list(inspect.signature(fn).parameters)[2:]:
+        if name == "out":  # optional: the operators allocate their result without it
+            continue
         if name in by_name:
             args.append(by_name[name])
         elif name in ("onBodyB", "mobodIx", "mbx", "bodyB"):

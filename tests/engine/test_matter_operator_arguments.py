@@ -72,7 +72,19 @@ KINDS = {
     # in/out arguments: a float64 ndarray added to in place (checked, not converted)
     "bodyForcesInG": "out_body_forces",
     "mobilityForces": "out_nu",
+    # the optional output array the result is written into (numpy's convention): its
+    # shape is the operator's result's (OUT_KINDS)
+    "out": "out",
 }
+# the kind of each operator's ``out``: the shape of its result
+OUT_KINDS = {
+    "calcM": "out_mass",
+    "calcSystemJacobian": "out_jacobian",
+    "multiplyBySystemJacobian": "out_body_forces",
+    "multiplyByM": "out_nu",
+    "multiplyByMInv": "out_nu",
+    "multiplyBySystemJacobianTranspose": "out_nu",
+}  # (calcResidualForceIgnoringConstraints' out: test_operator_out.py; its name is exempt here)
 # parameters whose None (or an empty sequence) is a documented value (Simbody's default or
 # its zero-length Vector meaning all zeros)
 OPTIONAL = {
@@ -86,6 +98,7 @@ OPTIONAL = {
     "knownUDot",
     "knownUdot",
     "knownLambda",
+    "out",
 }
 # x of the N operators is nq or nu long depending on ``transpose``: given with transpose=False
 N_OPERATOR_X = {"multiplyByN": "nu", "multiplyByNDot": "nu", "multiplyByNInv": "nq"}
@@ -155,6 +168,7 @@ def test_every_public_method_is_classified():
     assert not unknown, f"classify these parameters in KINDS: {sorted(unknown)}"
     x_ops = {op for op, p in CASES if p == "x"}
     assert x_ops == set(N_OPERATOR_X)
+    assert {op for op, p in CASES if p == "out"} == set(OUT_KINDS)
     # the operators the issue names are among those checked
     for name in ("multiplyByMInv", "multiplyBySystemJacobianTranspose", "multiplyByG"):
         assert name in OPERATORS
@@ -188,6 +202,8 @@ def _sizes(matter, state) -> dict:
 
 
 def _kind(op: str, param: str) -> str:
+    if param == "out":
+        return OUT_KINDS[op]
     return N_OPERATOR_X[op] if param == "x" else KINDS[param]
 
 
@@ -199,6 +215,8 @@ def _valid(kind: str, sizes: dict, rng) -> object:
         "body_forces": lambda: rng.integers(-3, 4, size=(sizes["nb"], 2, 3)).astype(np.float64),
         "out_body_forces": lambda: np.zeros((sizes["nb"], 2, 3)),
         "out_nu": lambda: np.zeros(sizes["nu"]),
+        "out_mass": lambda: np.zeros((sizes["nu"], sizes["nu"])),
+        "out_jacobian": lambda: np.zeros((6 * sizes["nb"], sizes["nu"])),
         "vec3": lambda: rng.integers(-3, 4, size=3).astype(np.float64),
         "spatial_vec": lambda: rng.integers(-3, 4, size=(2, 3)).astype(np.float64),
         "body": lambda: 4,
@@ -213,7 +231,8 @@ def _arguments(op: str, sizes: dict, rng) -> dict:
     if "transpose" in sig:
         args["transpose"] = False
     for p in _params(op):
-        args[p] = _valid(_kind(op, p), sizes, rng)
+        if p != "out":  # (left to allocate: the result is then a new array each call)
+            args[p] = _valid(_kind(op, p), sizes, rng)
     return args
 
 
@@ -228,6 +247,8 @@ def _shape(kind: str, sizes: dict) -> tuple:
         "body_forces": (sizes["nb"], 2, 3),
         "out_body_forces": (sizes["nb"], 2, 3),
         "out_nu": (sizes["nu"],),
+        "out_mass": (sizes["nu"], sizes["nu"]),
+        "out_jacobian": (6 * sizes["nb"], sizes["nu"]),
         "vec3": (3,),
         "spatial_vec": (2, 3),
     }[kind]
@@ -269,6 +290,8 @@ def _bad_values(kind: str, param: str, sizes: dict) -> dict:
         bad["float32"] = np.zeros(shape, dtype=np.float32)
         bad["read_only"] = np.zeros(shape)
         bad["read_only"].flags.writeable = False
+        if param == "out":  # (an output is written whole: it must be C-contiguous)
+            bad["strided"] = np.repeat(np.zeros(shape), 2, axis=-1)[..., ::2]
         for key in ("nan", "inf"):
             del bad[key]  # (an accumulator's values are the caller's)
     return bad

@@ -16,9 +16,11 @@ realized); its operator calls ``checked_m_inverse_times``. The O(n) kernels keep
 ``entry(name)`` gives each one's compiled entry point for its signature in
 ``SIGNATURES`` (skipping the dispatcher's per-call type resolution). An entry point
 refuses with TypeError, before anything is read, a caller's input that is not an ndarray
-of the kernel's number of dimensions and dtype float64 (``checked_float64_array``); the
-table and the outputs, which the operators make themselves, are passed as exactly the
-declared types (those the entry point does not check); the kernel checks the lengths.
+of the kernel's number of dimensions and dtype float64 (``checked_float64_array``), and an
+output (the operator's own new array, or the caller's ``out``) that is not besides
+C-contiguous and writable (``checked_output_array``); the table, which the operators make
+themselves, is passed as exactly the declared type (which the entry point does not check);
+the kernel checks the lengths and that the output does not overlap the input (OVERLAP).
 Spatial vectors are rows [angular, linear] about each body origin Bo, in Ground.
 """
 
@@ -31,11 +33,13 @@ from numba import float64, int64, njit, types
 
 from engine.common.numba_internals import (
     checked_float64_array,
+    checked_output_array,
     f1,
     f2,
     f3,
     i1,
     kernel_jit,
+    may_overlap,
     rows,
     runtime_jit,
     short_kernel_jit,
@@ -65,17 +69,18 @@ from engine.multibody.kernels.stage_kernels import (
     system_jacobian,
 )
 
-#: the kernels' statuses besides 0 (done) and STALE (operator_check): an input of the
-#: wrong length or shape, or one holding a NaN or infinity; nothing is computed then
-NOT_FINITE, WRONG_LENGTH = 1, 2
+#: the kernels' statuses besides 0 (done) and STALE (operator_check): an input holding a
+#: NaN or infinity, an input or output of the wrong length or shape, an output whose
+#: memory overlaps the input's (``may_overlap``); nothing is computed then
+NOT_FINITE, WRONG_LENGTH, OVERLAP = 1, 2, 3
 
 #: the zero spatial vector (Ground's motion)
 _ZERO6 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 _TABLE = (types.Array(int64, 2, "C"),)
 _VEC_IN = checked_float64_array(1)
-_VEC_OUT = types.Array(float64, 1, "C")
-_MAT_OUT = types.Array(float64, 2, "C")
+_VEC_OUT = checked_output_array(1)
+_MAT_OUT = checked_output_array(2)
 
 #: The types each kernel's entry point takes, by kernel name.
 SIGNATURES = {
@@ -83,7 +88,7 @@ SIGNATURES = {
     "m_times": (*_TABLE, _VEC_IN, _VEC_OUT),
     "mass_matrix": (*_TABLE, types.boolean, types.Array(float64, 3, "C"), _MAT_OUT),
     "jacobian": (*_TABLE, _MAT_OUT),
-    "jacobian_times": (*_TABLE, _VEC_IN, types.Array(float64, 3, "C")),
+    "jacobian_times": (*_TABLE, _VEC_IN, checked_output_array(3)),
     "jacobian_transpose_times": (*_TABLE, checked_float64_array(3), _VEC_OUT),
     "residual": checked_residual.SIGNATURE,
 }
@@ -144,10 +149,15 @@ def m_inverse_times(a, s, with_inertias, v, out):
 @short_kernel_jit
 def checked_m_inverse_times(s, with_inertias, v, out):
     """``m_inverse_times`` after the operators' check: STALE (nothing done) if the State
-    must be checked again (``operator_check.stale``), else its status."""
+    must be checked again (``operator_check.stale``), WRONG_LENGTH if out is not nu long,
+    OVERLAP if v and out overlap, else its status."""
     a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
+    if out.shape[0] != s[SLOT.u, 0]:
+        return WRONG_LENGTH
+    if may_overlap(v, out):
+        return OVERLAP
     return m_inverse_times(a, s, with_inertias, v, out)
 
 
@@ -186,16 +196,18 @@ def m_times(s, v, out):
     """out = M v: the Newton-Euler recursion with no velocity terms and no forces. Base
     to tip each body's spatial acceleration A_b = A_P shifted to Bo + H_b v_b and its
     inertial force F_b = Phi_b A_b; tip to base out_b = H_b^T F_b and F_b shifted to the
-    parent's origin is added to F_P. STALE (operator_check), WRONG_LENGTH if v and out
-    differ in length, NOT_FINITE if v holds a NaN or infinity (nothing done then), else
-    0."""
+    parent's origin is added to F_P. STALE (operator_check), WRONG_LENGTH if v or out is
+    not nu long, NOT_FINITE if v holds a NaN or infinity, OVERLAP if v and out overlap
+    (nothing done then), else 0."""
     a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
-    if v.shape[0] != out.shape[0]:
+    if v.shape[0] != s[SLOT.u, 0] or out.shape[0] != v.shape[0]:
         return WRONG_LENGTH
     if not _finite(v):
         return NOT_FINITE
+    if may_overlap(v, out):
+        return OVERLAP
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     H_G, p_GB, Phi_G = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB), f3(a, s, SLOT.Phi_G)
     A, F = f2(a, s, SLOT.A), f2(a, s, SLOT.F)
@@ -217,11 +229,14 @@ def m_times(s, v, out):
 @runtime_jit  # (calc_composite_inertias allocates its 6x6 scratch)
 def mass_matrix(s, with_composites, R_cbi, M):
     """M (nu x nu, zeroed here) from the composite body inertias R_cbi (nb, 6, 6),
-    computed first if ``with_composites``. Returns 0, or STALE (operator_check: nothing
-    done)."""
+    computed first if ``with_composites``. Returns 0, STALE (operator_check) or
+    WRONG_LENGTH if M is not nu x nu (nothing done then)."""
     a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
+    nu = s[SLOT.u, 0]
+    if M.shape[0] != nu or M.shape[1] != nu:
+        return WRONG_LENGTH
     parent, p_GB = i1(a, s, SLOT.parent), f2(a, s, SLOT.p_GB)
     if with_composites:
         calc_composite_inertias(parent, p_GB, f3(a, s, SLOT.Phi_G), R_cbi)
@@ -235,10 +250,12 @@ def mass_matrix(s, with_composites, R_cbi, M):
 @kernel_jit
 def jacobian(s, J):
     """J (6 nb x nu): the system Jacobian, rows [w; v] per body about Bo in G. Returns 0,
-    or STALE (operator_check: nothing done)."""
+    STALE (operator_check) or WRONG_LENGTH if J is not 6 nb x nu (nothing done then)."""
     a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
+    if J.shape[0] != 6 * s[SLOT.parent, 0] or J.shape[1] != s[SLOT.u, 0]:
+        return WRONG_LENGTH
     system_jacobian(
         i1(a, s, SLOT.parent),
         i1(a, s, SLOT.us),
@@ -253,17 +270,22 @@ def jacobian(s, J):
 @short_kernel_jit
 def jacobian_times(s, u, V_out):
     """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
-    base to tip. STALE (operator_check), WRONG_LENGTH if u or V_out has the wrong length,
-    NOT_FINITE if u holds a NaN or infinity (nothing done then), else 0."""
+    base to tip. STALE (operator_check), WRONG_LENGTH if u or V_out has the wrong shape,
+    NOT_FINITE if u holds a NaN or infinity, OVERLAP if u and V_out overlap (nothing done
+    then), else 0."""
     a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
     parent, us, nus = i1(a, s, SLOT.parent), i1(a, s, SLOT.us), i1(a, s, SLOT.nus)
     nb = parent.shape[0]
-    if u.shape[0] != s[SLOT.u, 0] or V_out.shape[0] != nb:
+    if u.shape[0] != s[SLOT.u, 0]:
+        return WRONG_LENGTH
+    if V_out.shape[0] != nb or V_out.shape[1] != 2 or V_out.shape[2] != 3:
         return WRONG_LENGTH
     if not _finite(u):
         return NOT_FINITE
+    if may_overlap(u, V_out):
+        return OVERLAP
     V = rows(V_out)
     H_G, p_GB = f3(a, s, SLOT.H_G), f2(a, s, SLOT.p_GB)
     V_b = _ZERO6
@@ -280,7 +302,8 @@ def jacobian_times(s, u, V_out):
 def jacobian_transpose_times(s, F_in, f):
     """f = J^T F: the generalized forces of body forces F (nb, 2, 3) at Bo in G, tip to
     base. STALE (operator_check), WRONG_LENGTH if F is not (nb, 2, 3) or f has the wrong
-    length, NOT_FINITE if F holds a NaN or infinity (nothing done then), else 0."""
+    length, NOT_FINITE if F holds a NaN or infinity, OVERLAP if F and f overlap (nothing
+    done then), else 0."""
     a = table_addresses(s)
     if stale(a, s, SEEN_POSITION):
         return STALE
@@ -290,6 +313,8 @@ def jacobian_transpose_times(s, F_in, f):
         return WRONG_LENGTH
     if f.shape[0] != s[SLOT.u, 0]:
         return WRONG_LENGTH
+    if may_overlap(F_in, f):
+        return OVERLAP
     F = f2(a, s, SLOT.F)  # accumulates the forces of each subtree
     for b in range(nb):
         for j in range(2):

@@ -10,7 +10,8 @@ array allocated and nothing passed through memory.
 Each helper evaluates its sums in the order written in its docstring (for example
 ``frame_point`` is ``p + R[:, 0] x0 + R[:, 1] x1 + R[:, 2] x2`` summed from the left, the
 six-term products ``column_dot6``, ``row_dot6`` and ``mat6_vec`` in pairs), so a kernel's
-rounding is fixed by the helpers it calls.
+rounding is fixed by the helpers it calls (in a kernel compiled with ``fma_kernel_jit`` a
+product and the sum that uses it may also be one FMA, rounded once).
 
 Shifts use r = p_GC - p_GP, the vector from a parent's origin to its child's, in Ground:
 

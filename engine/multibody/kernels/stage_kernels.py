@@ -11,13 +11,19 @@ about Bo in G. Scratch arrays (``Nbuf`` (7, 6), ``hd`` (6,), ``work`` (6, 12),
 (``position_stage``, ``velocity_stage``, ``acceleration_stage``) read their arrays by
 name from a State's kernel table (``engine.multibody.kernels.layout``); the operators
 take theirs as arguments, since their callers hand them different arrays.
+``velocity_stage`` and ``articulated_solve``, limited by their arithmetic, are compiled
+with ``fma_kernel_jit`` (a product and the sum that uses it may be one FMA, rounded
+once); the others keep every product and sum rounded as written. Along a chain (a body
+whose parent is the body numbered just before it) the recursions keep the parent's
+result in registers instead of reading back what they have just stored, and the solve's
+steps for one free mobility (Pin, Slider, Screw...) take D^-1 as a scalar.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.common.numba_internals import f1, f2, f3, i1, kernel_jit
+from engine.common.numba_internals import f1, f2, f3, fma_kernel_jit, i1, kernel_jit
 from engine.multibody.kernels.layout import SLOT
 from engine.multibody.kernels.spatial_inline import (
     accumulate6,
@@ -63,6 +69,9 @@ from engine.multibody.mobilizers.dispatch import (
 # Types whose N is the identity, NDot zero and H_FM constant (so (d/dt H) u = 0): their
 # qdot, qdotdot and velocity terms are written directly, without the per-type dispatch.
 _PIN, _SLIDER, _TRANSLATION = pin.TYPE_ID, slider.TYPE_ID, translation.TYPE_ID
+#: the zero spatial vector (Ground's motion)
+_ZERO6 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
 # Types with constant H_FM but a q-dependent N.
 _BALL, _WELD, _FREE = ball.TYPE_ID, weld.TYPE_ID, free.TYPE_ID
 
@@ -284,7 +293,26 @@ def _gyroscopic_and_kinetic_energy(V, Phi, m, c):
     return gyro, ke
 
 
-@kernel_jit
+@inline
+def _parent_row(X, P, b, x_previous):
+    """Row P of the (nb, 6) array X as a tuple: ``x_previous`` (body b - 1's row, still in
+    registers) when b continues a chain (P = b - 1), else read from X."""
+    if P == b - 1:
+        return x_previous
+    return load6(X[P])
+
+
+@inline
+def _h_times(H, nu, x, s):
+    """``h_times`` (H[0:6, 0:nu] x[s:s+nu]) with a one-mobility mobilizer's column scaled
+    directly."""
+    if nu == 1:
+        xs = x[s]
+        return H[0, 0] * xs, H[1, 0] * xs, H[2, 0] * xs, H[3, 0] * xs, H[4, 0] * xs, H[5, 0] * xs
+    return h_times(H, nu, x, s)
+
+
+@fma_kernel_jit
 def velocity_stage(euler, a, s):
     """The Velocity stage from the table (a, s) (``layout.SLOT``): body and mobilizer
     velocities, qdot = N u, Coriolis terms and gyroscopic forces, one forward step per
@@ -301,16 +329,19 @@ def velocity_stage(euler, a, s):
     gyroscopic = f2(a, s, SLOT.gyroscopic)
     Nbuf, hd = f2(a, s, SLOT.Nbuf), f1(a, s, SLOT.hd)
     ke = 0.0
+    V = load6(V_GB[0])  # (Ground's: body b - 1's velocity and total Coriolis term below)
+    total = load6(total_coriolis[0])
     for b in range(1, parent.shape[0]):
         P = parent[b]
         t = mtype[b]
         nu, u0, nq, qsb = nus[b], us[b], nqs[b], qs[b]
         r = row_sub(p_GB, b, p_GB, P)
-        V_P = load6(V_GB[P])
-        V_rel = h_times(H_G[b], nu, u, u0)
+        V_P = _parent_row(V_GB, P, b, V)
+        total_P = _parent_row(total_coriolis, P, b, total)
+        V_rel = _h_times(H_G[b], nu, u, u0)
         V = add6(shift_motion(V_P, r), V_rel)
         store6(V_GB[b], V)
-        store6(V_FM[b], h_times(H_FM[b], nu, u, u0))
+        store6(V_FM[b], _h_times(H_FM[b], nu, u, u0))
         _mobilizer_qdot(t, euler, q, u, qdot, qsb, u0, nq, nu, params[b], R_FM[b], Nbuf)
         w_P, p_MB = (V_P[0], V_P[1], V_P[2]), load3(p_MB_G[b])
         if _constant_h(t):  # (d/dt H_FM) u = 0
@@ -323,7 +354,8 @@ def velocity_stage(euler, a, s):
             Hdot_u = rotate6(R_GF[b], load6(hd))  # (d/dt H_FM) u from F to Ground
             cor = _coriolis(w_P, r, V_rel, Hdot_u, p_MB)
         store6(coriolis[b], cor)
-        store6(total_coriolis[b], add6(shift_motion(load6(total_coriolis[P]), r), cor))
+        total = add6(shift_motion(total_P, r), cor)
+        store6(total_coriolis[b], total)
         gyro, ke_b = _gyroscopic_and_kinetic_energy(V, Phi_G[b], mass[b], load3(com_G[b]))
         store6(gyroscopic[b], gyro)
         ke += ke_b
@@ -590,6 +622,26 @@ def _solve_forward_step(s, nu, known_b, H, D_inv_b, U, A_P, r, cor, eps, udot, g
 
 
 @inline
+def _backward_step_one(s, H, P_b, D_inv_b, U, cor, z_b, f, eps):
+    """``_solve_backward_step`` for a free mobilizer with one mobility (D^-1 the scalar
+    ``D_inv_b``): the same products summed in the same order."""
+    e = f[s] - column_dot6(H, 0, z_b)
+    eps[s] = e
+    za = add6(z_b, mat6_vec(P_b, cor))
+    return add_scaled6(za, U, 0, D_inv_b * (e - column_dot6(U, 0, cor)))
+
+
+@inline
+def _forward_step_one(s, H, D_inv_b, U, A_P, r, cor, eps, udot):
+    """``_solve_forward_step`` for a free mobilizer with one mobility (D^-1 the scalar
+    ``D_inv_b``): the same products summed in the same order."""
+    A = add6(shift_motion(A_P, r), cor)
+    ud = D_inv_b * (eps[s] - column_dot6(U, 0, A))
+    udot[s] = ud
+    return add_scaled6(A, H, 0, ud)
+
+
+@inline
 def _backward_step_three(s, H, P_b, D_inv_b, U, cor, z_b, f, eps):
     """``_solve_backward_step`` for a free mobilizer with three mobilities, unrolled: the
     same products summed in the same order."""
@@ -626,7 +678,7 @@ def _forward_step_three(s, H, D_inv_b, U, A_P, r, cor, eps, udot):
     return add_scaled6(A, H, 2, u2)
 
 
-@kernel_jit
+@fma_kernel_jit
 def articulated_solve(
     parent,
     us,
@@ -656,31 +708,57 @@ def articulated_solve(
     for b in range(nb):
         for i in range(6):
             z[b, i] = bias_force[b, i] - body_forces[b, i]
+    # A body's last child to be reached tip to base is the one numbered right after it, if
+    # any (children are numbered after their parent): when b's parent is b - 1, b's force
+    # shifted to it is kept in registers (``carried``) and added to z[b - 1] on the next
+    # step, in the same order as through memory.
+    carried, carried_to = _ZERO6, -1
     for b in range(nb - 1, 0, -1):
-        if nus[b] == 3 and known[b] == 0:  # Ball, Gimbal, Translation...
+        z_b = load6(z[b])
+        if carried_to == b:
+            z_b = add6(z_b, carried)
+        nu = nus[b]
+        if nu == 1 and known[b] == 0:  # Pin, Slider, Screw...
+            za = _backward_step_one(
+                us[b], H_G[b], P_abi[b], D_inv[b, 0, 0], U_cols[b], load6(coriolis[b]), z_b,
+                mobility_forces, eps,
+            )  # fmt: skip
+        elif nu == 3 and known[b] == 0:  # Ball, Gimbal, Translation...
             za = _backward_step_three(
                 us[b], H_G[b], P_abi[b], D_inv[b], U_cols[b], load6(coriolis[b]),
-                load6(z[b]), mobility_forces, eps,
+                z_b, mobility_forces, eps,
             )  # fmt: skip
         else:
             za = _solve_backward_step(
-                us[b], nus[b], known[b] != 0, H_G[b], P_abi[b], D_inv[b], U_cols[b],
-                load6(coriolis[b]), load6(z[b]), mobility_forces, udot, eps,
+                us[b], nu, known[b] != 0, H_G[b], P_abi[b], D_inv[b], U_cols[b],
+                load6(coriolis[b]), z_b, mobility_forces, udot, eps,
                 A_GB[b],  # scratch: the forward steps write A_GB[b] afterwards
             )  # fmt: skip
         P = parent[b]
-        accumulate6(z[P], shift_force(za, row_sub(p_GB, b, p_GB, P)))
+        F_P = shift_force(za, row_sub(p_GB, b, p_GB, P))
+        if P == b - 1:
+            carried, carried_to = F_P, P
+        else:
+            accumulate6(z[P], F_P)
     A_GB[0, :] = 0.0
+    A = _ZERO6  # (body b - 1's acceleration, in registers for a chain)
     for b in range(1, nb):
         P = parent[b]
-        if nus[b] == 3 and known[b] == 0:
+        A_P = _parent_row(A_GB, P, b, A)
+        nu = nus[b]
+        if nu == 1 and known[b] == 0:
+            A = _forward_step_one(
+                us[b], H_G[b], D_inv[b, 0, 0], U_cols[b], A_P, row_sub(p_GB, b, p_GB, P),
+                load6(coriolis[b]), eps, udot,
+            )  # fmt: skip
+        elif nu == 3 and known[b] == 0:
             A = _forward_step_three(
-                us[b], H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
+                us[b], H_G[b], D_inv[b], U_cols[b], A_P,
                 row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
             )  # fmt: skip
         else:
             A = _solve_forward_step(
-                us[b], nus[b], known[b] != 0, H_G[b], D_inv[b], U_cols[b], load6(A_GB[P]),
+                us[b], nu, known[b] != 0, H_G[b], D_inv[b], U_cols[b], A_P,
                 row_sub(p_GB, b, p_GB, P), load6(coriolis[b]), eps, udot,
                 A_GB[b],  # scratch until A is stored in it
             )  # fmt: skip

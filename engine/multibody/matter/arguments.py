@@ -131,6 +131,35 @@ def writable_array(values, shape: tuple, what: str) -> np.ndarray:
     return values
 
 
+def output_array(out, shape: tuple, what: str, inputs: dict | None = None) -> np.ndarray:
+    """An operator's ``out`` argument (numpy's convention: the result is written into it
+    and it is returned): a writable, C-contiguous float64 ndarray of exactly ``shape``
+    whose memory overlaps none of the ``inputs`` (name -> array; their byte bounds, as
+    ``np.may_share_memory``). ``what`` names the operator."""
+    if not (
+        isinstance(out, _NDARRAY)
+        and out.dtype == _FLOAT64
+        and out.shape == shape
+        and out.flags.writeable
+        and out.flags.c_contiguous
+        and out.flags.aligned
+    ):
+        if isinstance(out, _NDARRAY):
+            kind = [] if out.flags.writeable else ["read-only"]
+            kind += [] if out.flags.c_contiguous else ["non-contiguous"]
+            got = " ".join([*kind, f"{out.dtype} array of shape {out.shape}"])
+        else:
+            got = type(out).__name__
+        raise InvalidArgumentError(
+            f"{what}: out: expected a writable C-contiguous float64 ndarray of shape "
+            f"{shape}, got a {got}"
+        )
+    for name, values in (inputs or {}).items():
+        if isinstance(values, _NDARRAY) and np.may_share_memory(out, values):
+            raise InvalidArgumentError(f"{what}: out: must not share memory with the input {name}")
+    return out
+
+
 def body_index(matter, body, what: str) -> int:
     """A MobilizedBodyIndex from an int or a MobilizedBody of this matter subsystem."""
     from engine.multibody.mobilized_body import MobilizedBody

@@ -29,8 +29,8 @@ from engine.common.state import State
 from engine.common.state_books import ENTRY_EDITS, SERIAL
 from engine.common.state_guard import TOPOLOGY_EPOCH
 from engine.multibody.kernels import layout
-from engine.multibody.kernels.checked_operators import ENTRY, WRONG_LENGTH
-from engine.multibody.kernels.checked_residual import INPUT_NAMES
+from engine.multibody.kernels.checked_operators import ENTRY, NOT_FINITE, WRONG_LENGTH
+from engine.multibody.kernels.checked_residual import INPUT_NAMES, OUT_WRONG_LENGTH
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP
 from engine.multibody.kernels.operator_check import (
     SEEN_EDITS,
@@ -50,6 +50,7 @@ from engine.multibody.kernels.stage_kernels import (
 )
 from engine.multibody.matter.arguments import (
     body_forces,
+    output_array,
     sized_body_forces,
     sized_vector,
     vector,
@@ -173,13 +174,27 @@ class _Operators:
     )
 
 
-def _refuse(status: int, values, n: int, what: str) -> None:
+def _refuse(status: int, values, n: int, what: str, out=None, shape: tuple = ()) -> None:
     """Raise the InvalidArgumentError for an operator kernel's refusal of the vector
-    ``values`` it was given: the wrong length (WRONG_LENGTH: ``sized_vector``'s message) or
-    a NaN or infinity."""
+    ``values`` (named ``what``, as "multiplyByM: a") or of the caller's ``out`` (which
+    must have ``shape``): the input's wrong length (WRONG_LENGTH: ``sized_vector``'s
+    message), then ``out``'s shape or overlap with the input (``output_array``'s message),
+    then a NaN or infinity in the input."""
     if status == WRONG_LENGTH:
         sized_vector(values, n, what)
-    raise InvalidArgumentError(f"{what}: values must be finite (no NaN or infinity)")
+    operator, _, argument = what.partition(": ")
+    if out is not None:
+        output_array(out, shape, operator, {argument: values})
+    if status == NOT_FINITE:
+        raise InvalidArgumentError(f"{what}: values must be finite (no NaN or infinity)")
+    raise InvalidArgumentError(f"{operator}: out: must not share memory with the input {argument}")
+
+
+def _refuse_out(out, shape: tuple, what: str) -> None:
+    """Raise ``output_array``'s InvalidArgumentError for the caller's ``out`` of the
+    operator ``what`` (which takes no array input), refused by its entry point or kernel."""
+    output_array(out, shape, what)
+    raise InvalidArgumentError(f"{what}: out: refused")  # (output_array has raised)
 
 
 class StageRealizationMixin:
@@ -440,6 +455,16 @@ class StageRealizationMixin:
     # read (numba_internals.checked_float64_array); the kernel checks its length and
     # values.
     #
+    # _OUT: the operators that return a new array take an optional last argument ``out``
+    # (numpy's convention, and Simbody's output reference; positional or keyword, since a
+    # keyword-only parameter makes every call of the method slower): the result is
+    # written into it and it is returned, nothing is allocated. The entry point refuses
+    # with TypeError (the slow path then) an ``out`` that is not a writable, C-contiguous
+    # float64 ndarray of the result's number of dimensions; the kernel refuses one of the
+    # wrong shape (WRONG_LENGTH) or whose memory span overlaps an input's (OVERLAP: their
+    # byte bounds, as np.may_share_memory), before anything is computed; either way
+    # ``output_array`` raises the typed error. A refused ``out`` is left as it was.
+    #
     # _SLOW_PATH: the operators with one input make that call inside ``try``: a State
     # without a record yet (KeyError), anything but a State (AttributeError), an input to
     # convert (TypeError) or a record saying the udot are prescribed all leave it for
@@ -506,55 +531,66 @@ class StageRealizationMixin:
         return ops
 
     @checks_own_state
-    def multiplyByMInv(self, state: State, v) -> np.ndarray:
+    def multiplyByMInv(self, state: State, v, out=None) -> np.ndarray:
         """M^-1 v in O(n) by the articulated-body method (Position stage). With prescribed
         motion (Motions or locks) this is M_ff^-1 on the free mobilities: prescribed
-        entries of v are not read and those of the result are 0."""
+        entries of v are not read and those of the result are 0. ``out`` (see _OUT)."""
         try:
             ops = state._fast[self]
             if ops.playout is not None:
                 raise TypeError
-            out = _empty(ops.nu)
+            result = _empty(ops.nu) if out is None else out
             entry = ops.abi_entry
             with_inertias = entry is None or entry.realized_version != ops.abi_version
-            status = ENTRY.m_inverse_times(ops.s, with_inertias, v, out)
+            status = ENTRY.m_inverse_times(ops.s, with_inertias, v, result)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
-            ops = self._operators(state, _POSITION, "multiplyByMInv")
+            what = "multiplyByMInv"
+            ops = self._operators(state, _POSITION, what)
+            v = sized_vector(v, ops.nu, f"{what}: v")
+            if out is not None:
+                output_array(out, ops.vec, what, {"v": v})
             if ops.playout is not None:
-                return self._prescribed_m_inverse_times(state, v, ops.playout)
-            return self.multiplyByMInv(state, sized_vector(v, ops.nu, "multiplyByMInv: v"))
+                result = self._prescribed_m_inverse_times(state, v, ops.playout)
+                if out is None:
+                    return result
+                out[:] = result
+                return out
+            return self.multiplyByMInv(state, v, out=out)
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyByMInv")
-                return self.multiplyByMInv(state, v)
-            _refuse(status, v, ops.nu, "multiplyByMInv: v")
+                return self.multiplyByMInv(state, v, out=out)
+            _refuse(status, v, ops.nu, "multiplyByMInv: v", out, ops.vec)
         if with_inertias and entry is not None:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
-        return out
+        return result
 
     @checks_own_state
-    def multiplyByM(self, state: State, a) -> np.ndarray:
-        """M a in O(n) (Position stage)."""
+    def multiplyByM(self, state: State, a, out=None) -> np.ndarray:
+        """M a in O(n) (Position stage). ``out`` (see _OUT)."""
         try:
             ops = state._fast[self]
-            out = _empty(ops.nu)
-            status = ENTRY.m_times(ops.s, a, out)
+            result = _empty(ops.nu) if out is None else out
+            status = ENTRY.m_times(ops.s, a, result)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, "multiplyByM")
-            return self.multiplyByM(state, sized_vector(a, ops.nu, "multiplyByM: a"))
+            a = sized_vector(a, ops.nu, "multiplyByM: a")
+            if out is not None:
+                output_array(out, ops.vec, "multiplyByM", {"a": a})
+            return self.multiplyByM(state, a, out=out)
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyByM")
-                return self.multiplyByM(state, a)
-            _refuse(status, a, ops.nu, "multiplyByM: a")
-        return out
+                return self.multiplyByM(state, a, out=out)
+            _refuse(status, a, ops.nu, "multiplyByM: a", out, ops.vec)
+        return result
 
     @checks_own_state
     def calcResidualForceIgnoringConstraints(
-        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot
+        self, state: State, appliedMobilityForces, appliedBodyForces, knownUdot, out=None
     ) -> np.ndarray:
         """M udot + bias - f - J^T F (Velocity stage): the mobility forces still needed.
-        As in Simbody, a zero-length argument means all zeros."""
+        As in Simbody, a zero-length argument means all zeros. ``out`` (see _OUT)."""
         what = "calcResidualForceIgnoringConstraints"
         try:
             ops = state._fast[self]
@@ -571,16 +607,23 @@ class StageRealizationMixin:
             f = sized_vector(f, ops.nu, f"{what}: appliedMobilityForces", True)
             F = sized_body_forces(F, ops.nb, f"{what}: appliedBodyForces", True)
             udot = sized_vector(udot, ops.nu, f"{what}: knownUdot", True)
-        out = _empty(ops.nu)
-        status = ENTRY.residual(ops.a, ops.s, F, f, udot, out)
+        try:
+            result = _empty(ops.nu) if out is None else out
+            status = ENTRY.residual(ops.a, ops.s, F, f, udot, result)
+        except TypeError:  # (the entry point refused ``out``)
+            ops = self._operators(state, _VELOCITY, what)
+            status = OUT_WRONG_LENGTH
         if status:
             if status == STALE:
                 self._operators(state, _VELOCITY, what)
-                return self.calcResidualForceIgnoringConstraints(state, f, F, udot)
+                return self.calcResidualForceIgnoringConstraints(state, f, F, udot, out=out)
+            if status >= OUT_WRONG_LENGTH:
+                inputs = {"appliedMobilityForces": f, "appliedBodyForces": F, "knownUdot": udot}
+                output_array(out, ops.vec, what, inputs)
             raise InvalidArgumentError(
                 f"{what}: {INPUT_NAMES[status]}: values must be finite (no NaN or infinity)"
             )
-        return out
+        return result
 
     def calcAccelerationIgnoringConstraints(
         self, state: State, appliedMobilityForces, appliedBodyForces
@@ -619,74 +662,99 @@ class StageRealizationMixin:
         return udot, A.reshape(nb, 2, 3)
 
     @checks_own_state
-    def calcSystemJacobian(self, state: State) -> np.ndarray:
-        """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage)."""
+    def calcSystemJacobian(self, state: State, out=None) -> np.ndarray:
+        """J as a (6 nb) x nu matrix, rows [w; v] per body about Bo in G (Position stage).
+        ``out`` (see _OUT)."""
         try:
             ops = state._fast[self]
         except (AttributeError, KeyError):  # not a State, or no record yet
             ops = self._operators(state, _POSITION, "calcSystemJacobian")
-        J = _empty((6 * ops.nb, ops.nu))
-        if ENTRY.jacobian(ops.s, J) == STALE:
-            self._operators(state, _POSITION, "calcSystemJacobian")
-            return self.calcSystemJacobian(state)
+        try:
+            J = _empty((6 * ops.nb, ops.nu)) if out is None else out
+            status = ENTRY.jacobian(ops.s, J)
+        except TypeError:  # (the entry point refused ``out``)
+            ops = self._operators(state, _POSITION, "calcSystemJacobian")
+            status = WRONG_LENGTH
+        if status:
+            if status == STALE:
+                self._operators(state, _POSITION, "calcSystemJacobian")
+                return self.calcSystemJacobian(state, out=out)
+            _refuse_out(out, (6 * ops.nb, ops.nu), "calcSystemJacobian")
         return J
 
     @checks_own_state
-    def multiplyBySystemJacobian(self, state: State, u) -> np.ndarray:
-        """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage)."""
+    def multiplyBySystemJacobian(self, state: State, u, out=None) -> np.ndarray:
+        """J u: body spatial velocities (nb, 2, 3) for speeds u (Position stage). ``out``
+        (see _OUT)."""
         try:
             ops = state._fast[self]
-            V = _empty(ops.body)
+            V = _empty(ops.body) if out is None else out
             status = ENTRY.jacobian_times(ops.s, u, V)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
-            ops = self._operators(state, _POSITION, "multiplyBySystemJacobian")
-            u = sized_vector(u, ops.nu, "multiplyBySystemJacobian: u")
-            return self.multiplyBySystemJacobian(state, u)
+            what = "multiplyBySystemJacobian"
+            ops = self._operators(state, _POSITION, what)
+            u = sized_vector(u, ops.nu, f"{what}: u")
+            if out is not None:
+                output_array(out, ops.body, what, {"u": u})
+            return self.multiplyBySystemJacobian(state, u, out=out)
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, "multiplyBySystemJacobian")
-                return self.multiplyBySystemJacobian(state, u)
-            _refuse(status, u, ops.nu, "multiplyBySystemJacobian: u")
+                return self.multiplyBySystemJacobian(state, u, out=out)
+            _refuse(status, u, ops.nu, "multiplyBySystemJacobian: u", out, ops.body)
         return V
 
     @checks_own_state
-    def multiplyBySystemJacobianTranspose(self, state: State, F) -> np.ndarray:
+    def multiplyBySystemJacobianTranspose(self, state: State, F, out=None) -> np.ndarray:
         """J^T F: generalized forces of body forces F (nb, 2, 3) at Bo in G (Position
-        stage)."""
+        stage). ``out`` (see _OUT)."""
         what = "multiplyBySystemJacobianTranspose"
         try:
             ops = state._fast[self]
-            f = _empty(ops.nu)
+            f = _empty(ops.nu) if out is None else out
             status = ENTRY.jacobian_transpose_times(ops.s, F, f)
         except (AttributeError, KeyError, TypeError):  # see _SLOW_PATH
             ops = self._operators(state, _POSITION, what)
             F = sized_body_forces(F, ops.nb, f"{what}: F")
-            return self.multiplyBySystemJacobianTranspose(state, F)
+            if out is not None:
+                output_array(out, ops.vec, what, {"F": F})
+            return self.multiplyBySystemJacobianTranspose(state, F, out=out)
         if status:
             if status == STALE:
                 self._operators(state, _POSITION, what)
-                return self.multiplyBySystemJacobianTranspose(state, F)
+                return self.multiplyBySystemJacobianTranspose(state, F, out=out)
             if status == WRONG_LENGTH:  # refused, or of the right size and taken row by row
                 F = sized_body_forces(F, ops.nb, f"{what}: F")
+                if out is not None:
+                    output_array(out, ops.vec, what, {"F": F})
                 status = ENTRY.jacobian_transpose_times(ops.s, F, f)
             if status:
+                if out is not None:
+                    output_array(out, ops.vec, what, {"F": F})
                 raise InvalidArgumentError(f"{what}: F: values must be finite (no NaN or infinity)")
         return f
 
     @checks_own_state
-    def calcM(self, state: State) -> np.ndarray:
+    def calcM(self, state: State, out=None) -> np.ndarray:
         """The nu x nu mass matrix (Position stage; O(n^2) by composite bodies, which are
-        computed first if q changed since they last were)."""
+        computed first if q changed since they last were). ``out`` (see _OUT)."""
         try:
             ops = state._fast[self]
         except (AttributeError, KeyError):  # not a State, or no record yet
             ops = self._operators(state, _POSITION, "calcM")
         entry = ops.cbi_entry
         with_composites = entry.realized_version != ops.cbi_version
-        M = _empty((ops.nu, ops.nu))
-        if ENTRY.mass_matrix(ops.s, with_composites, ops.cbi, M) == STALE:
-            self._operators(state, _POSITION, "calcM")
-            return self.calcM(state)
+        try:
+            M = _empty((ops.nu, ops.nu)) if out is None else out
+            status = ENTRY.mass_matrix(ops.s, with_composites, ops.cbi, M)
+        except TypeError:  # (the entry point refused ``out``)
+            ops = self._operators(state, _POSITION, "calcM")
+            status = WRONG_LENGTH
+        if status:
+            if status == STALE:
+                self._operators(state, _POSITION, "calcM")
+                return self.calcM(state, out=out)
+            _refuse_out(out, (ops.nu, ops.nu), "calcM")
         if with_composites:
             state.markCacheValueRealized(self.getMySubsystemIndex(), entry.index)
         return M
