@@ -407,18 +407,7 @@ class SimbodyMatterSubsystem(
     def realizeSubsystemModelImpl(self, state: State) -> None:
         topo = self._topo()
         euler = bool(self.getDiscreteVariable(state, self._ix.use_euler))
-        q0 = []
-        for b, mobod in enumerate(self._mobods[1:], start=1):
-            default = mobod._default_q
-            if default is None:
-                default = mobod._module.DEFAULT_Q.copy()
-                if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
-                    default = custom_default_in_euler_mode(default)
-                elif euler and topo.uses_quaternion[b]:
-                    default[0:4] = 0.0
-            q0.append(default)
-        q_init = np.concatenate(q0) if q0 else np.zeros(0)
-        self.allocateQ(state, q_init)
+        self.allocateQ(state, self._initial_q(topo, euler))
         self.allocateU(state, np.zeros(topo.nu))
         # qErr (constraints, then quaternions) is allocated at Instance stage.
         nb = topo.nb
@@ -436,6 +425,41 @@ class SimbodyMatterSubsystem(
             state, Stage.Position, np.zeros((nb, 6, 6)), name="composite body inertias"
         )
         self._allocate_lazy_operator_entries(state)
+
+    def _initial_q(self, topo: MatterTopology, euler: bool) -> np.ndarray:
+        """Every body's default q (its own, else its mobilizer type's, with a quaternion's
+        slots as x-y-z angles in Euler-angle mode), in q order. Bodies without their own
+        default q share their type's, set for all of them at once (each Custom body has
+        its own type)."""
+        mobods = self._mobods
+        qs = np.asarray(topo.qs, dtype=np.intp)
+        q = np.zeros(int(np.asarray(topo.nqs)[1:].sum()))
+        own = np.fromiter((m._default_q is not None for m in mobods), dtype=bool, count=len(mobods))
+        mtype = np.asarray(topo.mtype)
+        one_by_one = own | (mtype == _CUSTOM_TYPE_ID)
+        one_by_one[0] = False
+        by_type = ~one_by_one
+        by_type[0] = False  # (Ground has no q)
+        bodies = np.flatnonzero(by_type)
+        types, first = np.unique(mtype[bodies], return_index=True)
+        for t, b in zip(types.tolist(), bodies[first].tolist(), strict=True):
+            default = mobods[b]._module.DEFAULT_Q.copy()
+            if euler and topo.uses_quaternion[b]:
+                default[0:4] = 0.0
+            if default.shape[0]:
+                same = bodies[mtype[bodies] == t]
+                q[qs[same][:, None] + np.arange(default.shape[0])] = default
+        for b in np.flatnonzero(one_by_one).tolist():
+            mobod = mobods[b]
+            default = mobod._default_q
+            if default is None:
+                default = mobod._module.DEFAULT_Q.copy()
+                if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
+                    default = custom_default_in_euler_mode(default)
+                elif euler and topo.uses_quaternion[b]:
+                    default[0:4] = 0.0
+            q[qs[b] : qs[b] + default.shape[0]] = default
+        return q
 
     # ------------------------------------------------------------ Model stage
     def setUseEulerAngles(self, state: State, useEuler: bool) -> None:
