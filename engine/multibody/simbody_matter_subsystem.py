@@ -428,38 +428,32 @@ class SimbodyMatterSubsystem(
 
     def _initial_q(self, topo: MatterTopology, euler: bool) -> np.ndarray:
         """Every body's default q (its own, else its mobilizer type's, with a quaternion's
-        slots as x-y-z angles in Euler-angle mode), in q order. Bodies without their own
-        default q share their type's, set for all of them at once (each Custom body has
-        its own type)."""
-        mobods = self._mobods
-        qs = np.asarray(topo.qs, dtype=np.intp)
-        q = np.zeros(int(np.asarray(topo.nqs)[1:].sum()))
-        own = np.fromiter((m._default_q is not None for m in mobods), dtype=bool, count=len(mobods))
-        mtype = np.asarray(topo.mtype)
-        one_by_one = own | (mtype == _CUSTOM_TYPE_ID)
-        one_by_one[0] = False
-        by_type = ~one_by_one
-        by_type[0] = False  # (Ground has no q)
-        bodies = np.flatnonzero(by_type)
-        types, first = np.unique(mtype[bodies], return_index=True)
-        for t, b in zip(types.tolist(), bodies[first].tolist(), strict=True):
-            default = mobods[b]._module.DEFAULT_Q.copy()
+        slots as x-y-z angles in Euler-angle mode), in q order. A type's default is made
+        once and shared by the bodies without their own (each Custom body has its own
+        type)."""
+        typed: dict[int, np.ndarray] = {}
+
+        def type_default(b: int, t: int) -> np.ndarray:
+            mobod = self._mobods[b]
+            default = mobod._module.DEFAULT_Q.copy()
+            if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
+                return custom_default_in_euler_mode(default)
             if euler and topo.uses_quaternion[b]:
                 default[0:4] = 0.0
-            if default.shape[0]:
-                same = bodies[mtype[bodies] == t]
-                q[qs[same][:, None] + np.arange(default.shape[0])] = default
-        for b in np.flatnonzero(one_by_one).tolist():
-            mobod = mobods[b]
-            default = mobod._default_q
-            if default is None:
-                default = mobod._module.DEFAULT_Q.copy()
-                if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
-                    default = custom_default_in_euler_mode(default)
-                elif euler and topo.uses_quaternion[b]:
-                    default[0:4] = 0.0
-            q[qs[b] : qs[b] + default.shape[0]] = default
-        return q
+            if t != _CUSTOM_TYPE_ID:
+                typed[t] = default
+            return default
+
+        pieces = [
+            d if d is not None else typed[t] if t in typed else type_default(b, t)
+            for b, d, t in zip(
+                range(1, len(self._mobods)),
+                [m._default_q for m in self._mobods[1:]],
+                np.asarray(topo.mtype)[1:].tolist(),
+                strict=True,
+            )
+        ]
+        return np.concatenate(pieces) if pieces else np.zeros(0)
 
     # ------------------------------------------------------------ Model stage
     def setUseEulerAngles(self, state: State, useEuler: bool) -> None:
