@@ -10,6 +10,7 @@ units; spatial vectors are [angular, linear] about body origins, in Ground.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -359,13 +360,26 @@ class SimbodyMatterSubsystem(
         sources = self._row_sources
         if sources:
             mobods = self._mobods
+            bodies = list(sources)
+            entries = list(sources.values())
+            # (a Body whose mass properties were set since it was copied is made anew)
+            kept = [
+                b < nb and mobods[b]._body._mass_properties is entry[2]
+                for b, entry in zip(bodies, entries, strict=True)
+            ]
             groups: dict[int, tuple[MatterTopology, list, list]] = {}
-            for b, (topology, row, props) in sources.items():
-                # (a Body whose mass properties were set since it was copied is made anew)
-                if b < nb and mobods[b]._body._mass_properties is props:
-                    group = groups.setdefault(id(topology), (topology, [], []))
-                    group[1].append(b)
-                    group[2].append(row)
+            if len({id(entry[0]) for entry in entries}) == 1:  # one source (the usual case)
+                groups[0] = (
+                    entries[0][0],
+                    list(itertools.compress(bodies, kept)),
+                    [entry[1] for entry in itertools.compress(entries, kept)],
+                )
+            else:
+                for b, (topology, row, _), keep in zip(bodies, entries, kept, strict=True):
+                    if keep:
+                        group = groups.setdefault(id(topology), (topology, [], []))
+                        group[1].append(b)
+                        group[2].append(row)
             for topology, to, rows in groups.values():
                 to_b = np.asarray(to, dtype=np.intp)
                 from_b = np.asarray(rows, dtype=np.intp)
