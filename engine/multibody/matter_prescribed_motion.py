@@ -88,12 +88,12 @@ class MatterPrescribedMotionMixin:
         topo = self._topo()
         nb = topo.nb
         ix = self._ix.extra
-        defaults = tuple(
-            None
-            if m._default_lock_level == MotionLevel.NoLevel
-            else (int(m._default_lock_level), None)
-            for m in self._mobods
-        )
+        no_level = MotionLevel.NoLevel
+        levels = [m._default_lock_level for m in self._mobods]
+        if levels.count(no_level) == len(levels):  # (no body locked by default)
+            defaults = (None,) * len(levels)
+        else:
+            defaults = tuple(None if v == no_level else (int(v), None) for v in levels)
         ix["locks"] = self.allocateDiscreteVariable(
             state, Stage.Instance, defaults, name="mobilizer locks"
         )
@@ -107,9 +107,12 @@ class MatterPrescribedMotionMixin:
             name="hybrid free/prescribed articulated body inertias",
         )
         # the bodies with a Motion (giving a body a Motion is a topology change)
-        ix["motion_bodies"] = moving = [
-            b for b, m in enumerate(self._mobods) if b > 0 and m._motion is not None
-        ]
+        motions = [m._motion for m in self._mobods]
+        ix["motion_bodies"] = moving = (
+            []
+            if motions.count(None) == len(motions)
+            else [b for b, motion in enumerate(motions) if b > 0 and motion is not None]
+        )
         for b in moving:
             self._mobods[b]._motion._realize_topology(state, self)
 
