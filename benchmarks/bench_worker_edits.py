@@ -2,9 +2,10 @@
 worker, without a window.
 
 The script opens an N-link Ball chain (``bench_edits.chain_file``) in a ``SimulationSession``
-(not started) and applies structural edits to its document, each handed to the session's
+(not started) and applies edits to its document, each handed to the session's
 ``rebuild`` command as the worker applies it (``_cmd_rebuild`` under the State lock, then the
-snapshot published): a leaf added under the middle body and removed, a 10-body subtree
+snapshot published): the middle body's mass and inertia changed and back (applied in place),
+a leaf added under the middle body and removed, a 10-body subtree
 re-parented and back, the middle body's mobilizer changed (Ball to Pin) and back, the middle
 body renamed and back (applied in place: no new System). Before each
 edit the heap is settled as the studio's worker settles it when idle (``model_heap``: a full
@@ -42,11 +43,22 @@ class ModelVersion:
         self.base_dir = getattr(document, "base_dir", None)
 
 
+def _doubled(values) -> tuple:
+    return tuple(2.0 * v for v in values)
+
+
 def edits(n: int):
     """(label, document edit) of each structural edit, in order (each undone by a later)."""
     mid = f"b{n // 2}"
     moved = f"b{n // 2 + 10}"
     return [
+        ("mass", lambda d: d.set_body(mid, mass=0.2, inertia=_doubled(d.body(mid).inertia))),
+        (
+            "mass back",
+            lambda d: d.set_body(
+                mid, mass=d.body(f"b{n // 2 - 1}").mass, inertia=d.body(f"b{n // 2 - 1}").inertia
+            ),
+        ),
         ("add", lambda d: d.add_body(dataclasses.replace(d.body(mid), name="extra", parent=mid))),
         ("remove", lambda d: d.remove_body("extra")),
         ("reparent", lambda d: d.set_body(moved, parent="b3")),
@@ -91,8 +103,9 @@ def main() -> None:
                 profiler = cProfile.Profile()
                 profiler.enable()
             wall, cpu = time.perf_counter(), time.thread_time()
+            kinds = frozenset({"parameters" if label.startswith("mass") else "topology"})
             with session._state.getStateLock():  # noqa: SLF001
-                session._cmd_rebuild(model, frozenset({"topology"}))  # noqa: SLF001
+                session._cmd_rebuild(model, kinds)  # noqa: SLF001
             session._publish(with_cache=False)  # noqa: SLF001
             wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
             if profiler is not None:

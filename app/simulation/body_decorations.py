@@ -22,6 +22,8 @@ index moved (removing a body renumbers the later ones) is made again.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,24 +74,22 @@ def _settings(built, matter) -> tuple:
 
 
 def _keeps(previous: BodyDecorations | None, settings: tuple, specs, names, parents) -> list:
-    """For each body index, whether ``previous`` holds its decorations as they are now."""
+    """For each body index, whether ``previous`` holds its decorations as they are now: the
+    same spec object, name and parent (compared as whole sequences)."""
     n = len(specs)
     if previous is None or previous.settings != settings:
         return [False] * n
     old_specs, old_names = previous.specs, previous.names
-    m = min(n, len(old_specs))
-    same_parent = np.zeros(n, dtype=bool)
-    same_parent[:m] = previous.parents[:m] == parents[:m]
-    keep = [True] + [False] * (n - 1)  # (Ground: the settings hold its geometry)
-    for b in range(1, m):
-        spec = specs[b]
-        keep[b] = (
-            spec is not None
-            and spec is old_specs[b]
-            and names[b] == old_names[b]
-            and bool(same_parent[b])
-        )
-    return keep
+    m = min(n, len(old_specs), len(old_names))
+    keep = np.zeros(n, dtype=bool)
+    keep[:m] = (
+        np.fromiter(map(operator.is_, specs[:m], old_specs[:m]), dtype=bool, count=m)
+        & np.fromiter(map(operator.is_not, specs[:m], itertools.repeat(None)), bool, m)
+        & np.fromiter(map(operator.eq, names[:m], old_names[:m]), dtype=bool, count=m)
+        & (previous.parents[:m] == parents[:m])
+    )
+    keep[0] = True  # (Ground: the settings hold its geometry)
+    return keep.tolist()
 
 
 def collect(built, state, body_names=None, previous: BodyDecorations | None = None):
@@ -107,7 +107,7 @@ def collect(built, state, body_names=None, previous: BodyDecorations | None = No
     names = tuple(built.body_name_of_index)
     data = getattr(built, "data", None)
     by_name = {} if data is None else {b.name: b for b in data.bodies}
-    specs = (None,) + tuple(by_name.get(names[b]) if b < len(names) else None for b in range(1, n))
+    specs = (None, *map(by_name.get, names[1:n])) + (None,) * max(0, n - max(len(names), 1))
     parents = np.asarray(matter._topo(state).parent, dtype=np.intp)  # noqa: SLF001
     settings = _settings(built, matter)
     keep = _keeps(previous, settings, specs, names, parents)

@@ -147,6 +147,21 @@ class ColumnNames:
         )
         return out, changed
 
+    def joint_layout(self, mobilizer_types: dict) -> dict[str, tuple[str, tuple[int, ...]]]:
+        """Body name -> (its mobilizer type, its q numbers 0..n-1), in q order, for every
+        body with q: ``snapshot.joint_layout`` of these names' ``q_index``, made from the
+        per-body arrays (first q, number of q) instead of from every q_index entry. Equal
+        joint kinds share one value object."""
+        bodies = np.flatnonzero(self.num_q > 0)
+        bodies = bodies[np.argsort(self.first_q[bodies], kind="stable")]
+        whichs = {n: tuple(range(n)) for n in np.unique(self.num_q[bodies]).tolist()}
+        shared: dict = {}
+        layout = {}
+        for name, n in zip(self.names[bodies].tolist(), self.num_q[bodies].tolist(), strict=True):
+            joint = (mobilizer_types[name], whichs[n])
+            layout[name] = shared.setdefault(joint, joint)
+        return layout
+
     def section(self, which: int) -> list:
         """The q (0), u (1) or udot (2) columns."""
         nq, nu = len(self.q_labels), len(self.u_labels)

@@ -324,7 +324,9 @@ class SimulationSession:
                 self._columns, max(2, min(self._sample_capacity, rows)), quantities
             )
             self._last_sample_time = -math.inf
-        self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
+        self.model_info = ModelInfo.of(
+            built, self._q_index, self._q_labels, self.samples, self._names
+        )
         self._realize_for_display(state)
         self._redraw(state)
         self._has_dynamic = True
@@ -1199,7 +1201,9 @@ class SimulationSession:
             self.samples = self.samples.empty_like()
             self._last_sample_time = -math.inf
         if hints:
-            self.model_info = ModelInfo.of(built, self._q_index, self._q_labels, self.samples)
+            self.model_info = ModelInfo.of(
+                built, self._q_index, self._q_labels, self.samples, self._names
+            )
         else:  # the same names and layout: a new ModelInfo (a new model) with equal content
             self.model_info = replace(self.model_info, samples=self.samples)
         self._realize_for_display(state)

@@ -148,8 +148,10 @@ class ModelInfo:
     joint_layout: dict | None = None
 
     @staticmethod
-    def of(built, q_index: dict, q_labels, samples) -> ModelInfo:
-        """The ModelInfo of the BuiltModel ``built`` (worker thread)."""
+    def of(built, q_index: dict, q_labels, samples, names=None) -> ModelInfo:
+        """The ModelInfo of the BuiltModel ``built`` (worker thread); ``names``: the
+        ``column_names.ColumnNames`` that ``q_index`` is of, if at hand (the joint layout is
+        then made from its per-body arrays)."""
         system = built.system
         mobilizer_types = {
             name: mobod.getMobilizerTypeName() for name, mobod in built.mobilized_bodies.items()
@@ -160,7 +162,9 @@ class ModelInfo:
             samples=samples,
             body_names=tuple(built.body_name_of_index),
             mobilizer_types=mobilizer_types,
-            joint_layout=joint_layout(mobilizer_types, q_index),
+            joint_layout=joint_layout(mobilizer_types, q_index)
+            if names is None
+            else names.joint_layout(mobilizer_types),
             measure_names=tuple(getattr(built, "measures", {}) or {}),
             up=tuple(float(x) for x in system.getUpDirection().asVec3()),
             uniform_background=bool(system.getUseUniformBackground()),

@@ -10,6 +10,8 @@ a MobilizedBody getter and setter per body.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from engine.common.exceptions import SimTKError
@@ -57,18 +59,18 @@ def carry_by_name(old_built, old_state, built, state) -> None:
         qs, nq, us, nu, types = _layout(built, state)
     except SimTKError:  # (a State without its layout: nothing carried)
         return
-    position = {name: b for b, name in enumerate(old_built.body_name_of_index)}
-    names = built.body_name_of_index
-    new_bodies, old_bodies = [], []
-    for b in range(1, len(nq)):
-        o = position.get(names[b] if b < len(names) else None, 0)
-        if o > 0 and o < len(old_nq):
-            new_bodies.append(b)
-            old_bodies.append(o)
-    if not new_bodies:
+    old_names = old_built.body_name_of_index
+    position = dict(zip(old_names, range(len(old_names)), strict=True))
+    names = list(built.body_name_of_index[1 : len(nq)])
+    names += [None] * (len(nq) - 1 - len(names))  # (bodies without a name: none found)
+    # each body's index in the old model (0: not there)
+    found = np.fromiter(
+        map(position.get, names, itertools.repeat(0)), dtype=np.intp, count=len(names)
+    )
+    new_b = np.flatnonzero((found > 0) & (found < len(old_nq))) + 1
+    if not len(new_b):
         return
-    new_b = np.asarray(new_bodies, dtype=np.intp)
-    old_b = np.asarray(old_bodies, dtype=np.intp)
+    old_b = found[new_b - 1]
     same_type = types[new_b] == old_types[old_b]
     with_q = same_type & (nq[new_b] == old_nq[old_b])
     with_u = nu[new_b] == old_nu[old_b]

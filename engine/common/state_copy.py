@@ -100,6 +100,8 @@ def copy_value(value: Any, memo: dict) -> Any:
         out.extend([copy_value(v, memo) for v in value])
         return out
     elif cls is tuple:
+        if _ATOMIC.issuperset(map(type, value)):
+            return value  # (immutable items: the tuple is immutable, e.g. 20,000 body locks)
         items = [copy_value(v, memo) for v in value]
         if all(a is b for a, b in zip(items, value, strict=True)):
             return value  # a tuple of shared (immutable) items is itself immutable

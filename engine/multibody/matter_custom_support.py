@@ -32,11 +32,16 @@ class MatterCustomSupportMixin:
         """[(body index, MobilizedBody.Custom)] of the current topology (cached)."""
         topo = self._topology
         if getattr(self, "_custom_topology", None) is not topo:
-            self._custom_list = [
-                (b, m)
-                for b, m in enumerate(self._mobods)
-                if b > 0 and m._module.TYPE_ID == _custom.TYPE_ID
-            ]
+            if topo is not None and topo.nb == len(self._mobods):
+                # (a Custom body's type id, reversed or not, is the Custom type's)
+                found = np.flatnonzero(np.asarray(topo.mtype)[1:] == _custom.TYPE_ID) + 1
+                self._custom_list = [(b, self._mobods[b]) for b in found.tolist()]
+            else:
+                self._custom_list = [
+                    (b, m)
+                    for b, m in enumerate(self._mobods)
+                    if b > 0 and m._module.TYPE_ID == _custom.TYPE_ID
+                ]
             self._custom_topology = topo
         return self._custom_list
 

@@ -83,21 +83,18 @@ class MatterPrescribedMotionMixin:
     """Motions and locks of the matter subsystem (see the module docstring)."""
 
     # ------------------------------------------------------------ topology
-    def _motions(self) -> list:
-        return [m._motion for m in self._mobods[1:] if m._motion is not None]
-
     def _prescribed_realize_topology(self, state: State) -> None:
         """Allocate the locks (Instance-stage variable), the layout and the hybrid
         articulated inertias; let each Motion allocate its own State variables."""
         topo = self._topo()
         nb = topo.nb
         ix = self._ix.extra
-        defaults = tuple(
-            None
-            if m._default_lock_level == MotionLevel.NoLevel
-            else (int(m._default_lock_level), None)
-            for m in self._mobods
-        )
+        no_level = MotionLevel.NoLevel
+        levels = [m._default_lock_level for m in self._mobods]
+        if levels.count(no_level) == len(levels):  # (no body locked by default)
+            defaults = (None,) * len(levels)
+        else:
+            defaults = tuple(None if v == no_level else (int(v), None) for v in levels)
         ix["locks"] = self.allocateDiscreteVariable(
             state, Stage.Instance, defaults, name="mobilizer locks"
         )
@@ -110,8 +107,15 @@ class MatterPrescribedMotionMixin:
             (np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6))),
             name="hybrid free/prescribed articulated body inertias",
         )
-        for motion in self._motions():
-            motion._realize_topology(state, self)
+        # the bodies with a Motion (giving a body a Motion is a topology change)
+        motions = [m._motion for m in self._mobods]
+        ix["motion_bodies"] = moving = (
+            []
+            if motions.count(None) == len(motions)
+            else [b for b, motion in enumerate(motions) if b > 0 and motion is not None]
+        )
+        for b in moving:
+            self._mobods[b]._motion._realize_topology(state, self)
 
     # ----------------------------------------------------------------- locks
     def _lock_entry(self, state: State, mobod):
@@ -166,8 +170,9 @@ class MatterPrescribedMotionMixin:
             known_body=np.zeros(nb, dtype=np.int64),
         )
         # only locked and prescribed bodies need a look; every other body is free
-        special = {b for b in range(1, nb) if locks[b] is not None}
-        special.update(b for b in range(1, nb) if self._mobods[b]._motion is not None)
+        special = set(self._ix.extra["motion_bodies"])
+        if locks.count(None) != len(locks):  # (some body is locked)
+            special.update(b for b in range(1, nb) if locks[b] is not None)
         for b in sorted(special):
             mobod = self._mobods[b]
             if locks[b] is not None:

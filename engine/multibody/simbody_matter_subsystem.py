@@ -10,6 +10,7 @@ units; spatial vectors are [angular, linear] about body origins, in Ground.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -359,13 +360,26 @@ class SimbodyMatterSubsystem(
         sources = self._row_sources
         if sources:
             mobods = self._mobods
+            bodies = list(sources)
+            entries = list(sources.values())
+            # (a Body whose mass properties were set since it was copied is made anew)
+            kept = [
+                b < nb and mobods[b]._body._mass_properties is entry[2]
+                for b, entry in zip(bodies, entries, strict=True)
+            ]
             groups: dict[int, tuple[MatterTopology, list, list]] = {}
-            for b, (topology, row, props) in sources.items():
-                # (a Body whose mass properties were set since it was copied is made anew)
-                if b < nb and mobods[b]._body._mass_properties is props:
-                    group = groups.setdefault(id(topology), (topology, [], []))
-                    group[1].append(b)
-                    group[2].append(row)
+            if len({id(entry[0]) for entry in entries}) == 1:  # one source (the usual case)
+                groups[0] = (
+                    entries[0][0],
+                    list(itertools.compress(bodies, kept)),
+                    [entry[1] for entry in itertools.compress(entries, kept)],
+                )
+            else:
+                for b, (topology, row, _), keep in zip(bodies, entries, kept, strict=True):
+                    if keep:
+                        group = groups.setdefault(id(topology), (topology, [], []))
+                        group[1].append(b)
+                        group[2].append(row)
             for topology, to, rows in groups.values():
                 to_b = np.asarray(to, dtype=np.intp)
                 from_b = np.asarray(rows, dtype=np.intp)
@@ -407,18 +421,7 @@ class SimbodyMatterSubsystem(
     def realizeSubsystemModelImpl(self, state: State) -> None:
         topo = self._topo()
         euler = bool(self.getDiscreteVariable(state, self._ix.use_euler))
-        q0 = []
-        for b, mobod in enumerate(self._mobods[1:], start=1):
-            default = mobod._default_q
-            if default is None:
-                default = mobod._module.DEFAULT_Q.copy()
-                if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
-                    default = custom_default_in_euler_mode(default)
-                elif euler and topo.uses_quaternion[b]:
-                    default[0:4] = 0.0
-            q0.append(default)
-        q_init = np.concatenate(q0) if q0 else np.zeros(0)
-        self.allocateQ(state, q_init)
+        self.allocateQ(state, self._initial_q(topo, euler))
         self.allocateU(state, np.zeros(topo.nu))
         # qErr (constraints, then quaternions) is allocated at Instance stage.
         nb = topo.nb
@@ -436,6 +439,35 @@ class SimbodyMatterSubsystem(
             state, Stage.Position, np.zeros((nb, 6, 6)), name="composite body inertias"
         )
         self._allocate_lazy_operator_entries(state)
+
+    def _initial_q(self, topo: MatterTopology, euler: bool) -> np.ndarray:
+        """Every body's default q (its own, else its mobilizer type's, with a quaternion's
+        slots as x-y-z angles in Euler-angle mode), in q order. A type's default is made
+        once and shared by the bodies without their own (each Custom body has its own
+        type)."""
+        typed: dict[int, np.ndarray] = {}
+
+        def type_default(b: int, t: int) -> np.ndarray:
+            mobod = self._mobods[b]
+            default = mobod._module.DEFAULT_Q.copy()
+            if euler and topo.uses_quaternion[b] and mobod._module.NAME == "Custom":
+                return custom_default_in_euler_mode(default)
+            if euler and topo.uses_quaternion[b]:
+                default[0:4] = 0.0
+            if t != _CUSTOM_TYPE_ID:
+                typed[t] = default
+            return default
+
+        pieces = [
+            d if d is not None else typed[t] if t in typed else type_default(b, t)
+            for b, d, t in zip(
+                range(1, len(self._mobods)),
+                [m._default_q for m in self._mobods[1:]],
+                np.asarray(topo.mtype)[1:].tolist(),
+                strict=True,
+            )
+        ]
+        return np.concatenate(pieces) if pieces else np.zeros(0)
 
     # ------------------------------------------------------------ Model stage
     def setUseEulerAngles(self, state: State, useEuler: bool) -> None:

@@ -244,8 +244,8 @@ class StageRealizationMixin:
         ctx.nb, ctx.nu = topo.nb, topo.nu  # (topo.nu sums an array each time)
         ctx.scratch = layout.allocate(layout.SCRATCH, {"nb": ctx.nb, "nu": ctx.nu})
         ctx.has_custom = self._has_custom_bodies()
-        starts = [topo.qs[b] for b in topo.quaternion_pool_order] if not ctx.euler else []
-        ctx.quat_starts = np.array(starts, dtype=np.int64)
+        order = [] if ctx.euler else topo.quaternion_pool_order
+        ctx.quat_starts = np.asarray(topo.qs, dtype=np.int64)[np.asarray(order, dtype=np.intp)]
         ctx.books, ctx.topology_epoch = state._books, TOPOLOGY_EPOCH
         ctx.forces = self._force_accumulators(state)
         ctx.table = layout.build_table(self._kernel_homes(ctx), self._kernel_dims(ctx))
