@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import gui_collector
 from app.viewport import ViewportWidget
 
 ICONS_DIR = Path(__file__).resolve().parent.parent / "resources" / "icons"
@@ -160,6 +161,9 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        # garbage is collected on this thread from now on, until the last window closes
+        self._open_window = gui_collector.window_opened()
+        self.destroyed.connect(self._open_window.closed)
         self.setObjectName("mainWindow")
         self.setWindowTitle("mbstudio")
         self.setWindowIcon(app_icon())
@@ -373,3 +377,4 @@ class MainWindow(QMainWindow):
         self.simulation.shutdown()
         self.viewport.close_view()
         super().closeEvent(event)
+        self._open_window.closed()

@@ -76,11 +76,11 @@ def time_load(path: pathlib.Path) -> dict[str, float]:
     studio's open does); ``load_cpu``: the process's CPU seconds while reading (less
     sensitive than wall-clock time to other jobs on a shared machine)."""
     from app.document import build, model_io
+    from app.simulation import collection
     from engine import Stage, State
 
     gc.collect()
-    gc.disable()
-    try:
+    with collection.paused():
         c0 = time.process_time()
         t0 = time.perf_counter()
         document = model_io.load(path)
@@ -91,8 +91,6 @@ def time_load(path: pathlib.Path) -> dict[str, float]:
         state = State(built.state)
         built.system.realize(state, Stage.Position)
         t3 = time.perf_counter()
-    finally:
-        gc.enable()
     return {
         "load": t1 - t0,
         "load_cpu": c1 - c0,

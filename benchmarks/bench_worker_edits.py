@@ -68,13 +68,13 @@ def main() -> None:
     from bench_edits import chain_file
 
     from app.document import build, model_io
+    from app.simulation import collection
     from app.simulation.session import SimulationSession
 
     path = chain_file(pathlib.Path(tempfile.mkdtemp()), args.bodies)
-    gc.disable()
-    document = model_io.load(path)
-    session = SimulationSession(build(ModelVersion(document), True))
-    gc.enable()
+    with collection.paused():
+        document = model_io.load(path)
+        session = SimulationSession(build(ModelVersion(document), True))
     session.want_cache = False
     session._heap_frozen = True  # noqa: SLF001  (as the studio's worker after its first settle)
     for round_ in range(args.rounds):

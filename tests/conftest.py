@@ -149,3 +149,16 @@ def pytest_configure(config):
             "tests: no Xvfb of this worker's own; the workers share DISPLAY "
             f"{os.environ['DISPLAY']}\n"
         )
+
+
+@pytest.fixture(autouse=True)
+def _no_window_left_open():
+    """After each test (and pytest-qt's closing of the widgets it was given), no studio
+    window is still counted open: an open window keeps Python's automatic garbage collection
+    off (``app.gui_collector``), which the tests after it would run without."""
+    yield
+    gui = sys.modules.get("app.gui_collector")
+    if gui is not None and gui.open_windows():
+        open_windows = gui.open_windows()
+        gui.hand_back_for_tests()
+        pytest.fail(f"{open_windows} studio window(s) left open by the test (close them)")

@@ -13,12 +13,13 @@ of a large model set up) the same way, with a progress dialog that cannot cancel
 
 from __future__ import annotations
 
-import gc
 import threading
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
+
+from app.simulation import collection
 
 SHOW_AFTER_MS = 300
 POLL_MS = 15
@@ -28,14 +29,11 @@ def _work(path: Path, result: dict, done: threading.Event) -> None:
     # No cyclic garbage collection while the model's objects are made: each full collection
     # of a growing heap holds the interpreter (every thread, the GUI's too) for up to a
     # second, and a large model's build would set off several.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        _read_and_build(path, result, done)
-    finally:
-        _freeze_if_large(result)
-        if collecting:
-            gc.enable()
+    with collection.paused():
+        try:
+            _read_and_build(path, result, done)
+        finally:
+            _freeze_if_large(result)
 
 
 def _freeze_if_large(result: dict) -> None:
@@ -104,19 +102,18 @@ def run_in_worker(work, label: str, parent: QWidget | None = None, large: bool =
     done = threading.Event()
 
     def job() -> None:
-        collecting = gc.isenabled()
-        gc.disable()
         try:
-            result["value"] = work()
-        except BaseException as exc:  # noqa: BLE001  (handed to the GUI thread, raised there)
-            result["error"] = exc
-        finally:
-            if large and "value" in result:
-                from app.simulation import model_heap
+            with collection.paused():
+                try:
+                    result["value"] = work()
+                except BaseException as exc:  # noqa: BLE001  (raised on the GUI thread)
+                    result["error"] = exc
+                finally:
+                    if large and "value" in result:
+                        from app.simulation import model_heap
 
-                model_heap.freeze_new()
-            if collecting:
-                gc.enable()
+                        model_heap.freeze_new()
+        finally:
             done.set()
 
     worker = threading.Thread(target=job, name="mbstudio-prepare", daemon=True)

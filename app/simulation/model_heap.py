@@ -40,6 +40,8 @@ import gc
 import threading
 import time
 
+from app.simulation import collection
+
 #: A model with at least this many bodies has its heap frozen once shown.
 FREEZE_FROM_BODIES = 2000
 #: Seconds the worker waits after adopting an edited large model before it settles the heap
@@ -75,7 +77,17 @@ def settle(wanted=lambda: True) -> int:
     models before), not worth a full collection's hold of every thread: they stay frozen
     until the next full one. Does nothing (returns 0) unless
     ``wanted()``, asked under the lock ``release`` takes (a session stopped meanwhile wants
-    nothing frozen). (Counting the frozen objects would walk them all.)"""
+    nothing frozen). (Counting the frozen objects would walk them all.)
+
+    Runs on the thread that owns collection (``app.simulation.collection``: the GUI thread
+    while the studio has a window); called on another thread, it is handed to that one's
+    next tick and returns 1."""
+    outcome = []
+    collection.run_on_owner(lambda: outcome.append(_settle(wanted)))
+    return outcome[0] if outcome else 1
+
+
+def _settle(wanted) -> int:
     global _garbage, _freed
     with _lock:
         if not wanted():

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import enum
-import gc
 import math
 import queue
 import threading
@@ -44,7 +43,7 @@ from app.history.event_log import ASSEMBLED, EventLog, EventMark
 from app.history.history import DEFAULT_BUDGET_BYTES
 from app.history.state_compare import compare_states
 from app.history.state_record import Recorder, RecordError
-from app.simulation import body_decorations, model_heap
+from app.simulation import body_decorations, collection, model_heap
 from app.simulation.column_names import ColumnNames
 from app.simulation.integrators import DEFAULT_ACCURACY, DEFAULT_INTEGRATOR, make_integrator
 from app.simulation.samples import QuantityNames, SampleBuffer
@@ -179,6 +178,10 @@ def _body_name(names, b: int) -> str:
     if isinstance(names, dict):
         return str(names.get(b, f"body{b}"))
     return str(names[b]) if b < len(names) else f"body{b}"
+
+
+class DivergedError(SimTKError):
+    """A plot sample of the running State holds NaN or infinity: the model diverged."""
 
 
 def _describe(exc: BaseException) -> str:
@@ -1059,7 +1062,7 @@ class SimulationSession:
         return "model rebuilt"
 
     def _cmd_rebuild(self, model, kinds: frozenset) -> str | None:
-        from app.document import BuildError, build, in_place
+        from app.document import in_place
 
         edit = names = None
         if not hasattr(model, "build") and self._reset_built is None:
@@ -1070,10 +1073,15 @@ class SimulationSession:
             return self._edit_in_place(edit, model.data, kinds)
         if names is not None:
             return self._rename_in_place(in_place.renamed(self.built, names, model.data), names)
-        collecting = gc.isenabled()
         # a large model's build and adoption would set off full collections of a heap that
         # holds every body (see background_load)
-        gc.disable()
+        with collection.paused():
+            return self._build_and_adopt(model, kinds)
+
+    def _build_and_adopt(self, model, kinds: frozenset) -> str | None:
+        """Build ``model`` (a structural edit) and adopt it (``_cmd_rebuild``)."""
+        from app.document import BuildError, build
+
         adopted = False
         try:
             try:
@@ -1100,8 +1108,6 @@ class SimulationSession:
                 # at its adoption, uncollected meanwhile, as the one it replaces (a build
                 # that failed is garbage: left to the collector)
                 model_heap.freeze_new()
-            if collecting:
-                gc.enable()
 
     def _edit_in_place(self, edit, data, kinds: frozenset) -> str | None:
         """An edit the System takes in place (``app.document.in_place``: mass properties,
@@ -1528,9 +1534,23 @@ class SimulationSession:
         left = None
         if t <= self._last_sample_time:  # going on from an earlier, recorded moment
             left = self.samples.take_from(t)
+        row = self._sample_row(state)
+        if not np.isfinite(row).all():
+            raise DivergedError(self._diverged(state, row))
         self._last_sample_time = t
-        self.samples.append(self._sample_row(state))
+        self.samples.append(row)
         self._record(state, left)
+
+    def _diverged(self, state: State, row: np.ndarray) -> str:
+        """What a sample ``row`` holding NaN or infinity says about the run."""
+        k = int(np.flatnonzero(~np.isfinite(row))[0])
+        columns = self.samples.columns
+        name = columns[k] if k < len(columns) else f"column {k}"
+        return (
+            f"the model diverged at t = {state.getTime():.6g} s: {name} = {row[k]} "
+            "(NaN or infinity); check very large forces, stiffnesses, masses or frame "
+            "offsets, or tighten the accuracy"
+        )
 
     def _sample_row(self, state: State) -> np.ndarray:
         """The plot sample of ``state`` (realized to Acceleration here if it is not yet)."""

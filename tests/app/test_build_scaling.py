@@ -13,6 +13,7 @@ import pytest
 
 from app.document import model_io
 from app.document.examples import example_path
+from app.simulation import collection
 
 SMALL, LARGE = 300, 1200
 #: linear is 4; quadratic would be 16
@@ -32,14 +33,11 @@ def _chain_text(n: int) -> str:
 def _cpu(fn, repeats: int = 3) -> float:
     best = float("inf")
     gc.collect()
-    gc.disable()
-    try:
+    with collection.paused():
         for _ in range(repeats):
             start = time.thread_time()
             fn()
             best = min(best, time.thread_time() - start)
-    finally:
-        gc.enable()
     return best
 
 

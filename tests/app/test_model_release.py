@@ -13,7 +13,7 @@ import pytest
 
 from app.document import build
 from app.document.examples import chain50
-from app.simulation import model_heap, model_release
+from app.simulation import collection, model_heap, model_release
 from app.simulation.session import SimulationSession
 from tests.app.test_open_large import _chain_file
 
@@ -22,8 +22,7 @@ def test_a_system_with_its_cycles_broken_is_freed_by_reference_counting():
     built = build(chain50(30), True)
     assert gc.is_tracked(built.system)
     gc.collect()
-    gc.disable()
-    try:
+    with collection.paused():
         system = weakref.ref(built.system)
         body = weakref.ref(built.matter.getMobilizedBody(7))
         del built
@@ -31,8 +30,6 @@ def test_a_system_with_its_cycles_broken_is_freed_by_reference_counting():
         refs = model_release.break_cycles([system(), system()])
         assert len(refs) == 1 and refs[0]() is system()
         assert system() is None and body() is None  # no collection ran
-    finally:
-        gc.enable()
 
 
 def test_a_stopped_session_breaks_the_cycles_of_every_model_it_holds():
@@ -41,14 +38,11 @@ def test_a_stopped_session_breaks_the_cycles_of_every_model_it_holds():
     reset_to = build(chain50(12), True)
     session._reset_built = reset_to  # (as after an edit of the initial State)
     gc.collect()
-    gc.disable()
-    try:
+    with collection.paused():
         refs = session.break_model_cycles()
         assert {r() for r in refs} == {first(), reset_to.system}
         del session, reset_to
         assert first() is None and all(r() is None for r in refs)
-    finally:
-        gc.enable()
 
 
 @pytest.mark.gui

@@ -93,7 +93,8 @@ def test_a_large_chain_opens_with_rows_in_view_only_and_is_posed_and_plotted(
     ticker.stop()
     # what the open's workers made with the collector off (the model, its session) and what
     # the view's steps made was frozen at once: no collection walks the model's objects
-    assert young and max(young) < 5000, f"young objects walked: {max(young)}"
+    # (the GUI thread collects on its timer's ticks: there may be none while it opens)
+    assert max(young, default=0) < 5000, f"young objects walked: {max(young)}"
     # 12,000 decorations drawn in steps with the progress shown, the event loop running
     # between them; the drawing is the one a Scene makes in one go
     geometry = panel.snapshot.geometry
