@@ -314,6 +314,24 @@ class LineBatch:
         self._points.Modified()
         self._poly.Modified()
 
+    def body_box(self) -> tuple | None:
+        """(xmin, xmax, ymin, ymax, zmin, zmax) of the placed points of the items on bodies
+        other than Ground (None: there are none). The points before and after the span that
+        holds Ground's (a few, together: a session's decorations keep a body's together) are
+        read where they are, column by column; only that span's are picked out."""
+        world = self._world
+        on_ground = np.flatnonzero(self.body_idx == 0)
+        if len(on_ground) == len(world):
+            return None
+        parts = [world]
+        if len(on_ground):
+            lo, hi = int(on_ground[0]), int(on_ground[-1]) + 1
+            span = world[lo:hi][self.body_idx[lo:hi] > 0]
+            parts = [p for p in (world[:lo], span, world[hi:]) if len(p)]
+        return tuple(
+            float(f([f(p[:, c]) for p in parts])) for c in range(3) for f in (np.min, np.max)
+        )
+
     def pick_instance(self, p_world) -> DrawItem | None:
         """The item with the segment nearest the world point ``p_world``."""
         found = self.pick_item(p_world)

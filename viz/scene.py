@@ -662,10 +662,9 @@ class Scene:
                     lo, hi = (centre - reach).min(axis=0), (centre + reach).max(axis=0)
                     boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
             elif isinstance(owner, LineBatch):
-                points = owner._world[owner.body_idx > 0]  # noqa: SLF001
-                if len(points):
-                    lo, hi = points.min(axis=0), points.max(axis=0)
-                    boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
+                box = owner.body_box()
+                if box is not None:
+                    boxes.append(box)
             elif owner.body_id > 0 and prop.IsA("vtkProp3D"):
                 boxes.append(prop.GetBounds())
         return boxes
