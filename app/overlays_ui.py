@@ -170,12 +170,18 @@ class OverlayController(QObject):
         if snap is not None:
             self._show(snap)
 
-    def _request_data(self) -> None:
+    def _request_data(self, changed_only: bool = False) -> None:
+        """Tell the session which overlay data its snapshots carry; paused, it publishes one
+        with them now. With ``changed_only`` only when the session did not carry these
+        already (a new session): a snapshot of the same session and kinds has the data, and
+        asking again would show (place and render) the same model a second time."""
         kinds: frozenset = frozenset()
         for key in self.enabled():
             kinds |= OVERLAYS[key][2]
         session = self.panel.session
         if session is not None:
+            if changed_only and session.overlay_kinds == kinds:
+                return
             session.overlay_kinds = kinds
             if not session.running:
                 session.request_cache_report()  # publish a snapshot with the data now
@@ -221,7 +227,7 @@ class OverlayController(QObject):
             self._metres_per_newton = None
             self.overlays["trail"].clear()
             self._trail_key = None
-            self._request_data()  # a new session may have replaced the old one
+            self._request_data(changed_only=True)  # a new session may have replaced the old one
             self._frame_length = frame_length(snap.x_gb, snap.model.length_scale)
             self._offer_sketch(snap)
             if not self.actions["sketch"].isChecked():

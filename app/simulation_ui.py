@@ -106,6 +106,11 @@ class SimulationPanel(QObject):
         self.document = None
         self.snapshot = None
         self.selected_body: str | None = None
+        #: The document's revision the worker was last handed (or None), and whether the
+        #: model of that edit is still to be shown: a selection made meanwhile is drawn with
+        #: that model (one render per edit, never the model before it with the new selection).
+        self._revision_sent = None
+        self._edit_awaited = False
         self._model_serial = None
         self._last_serial = None
         self._drawn = None  # (geometry tuple, hints) the 3-D view shows
@@ -371,6 +376,7 @@ class SimulationPanel(QObject):
         if self.document is not None:
             self.document.remove_listener(self._document_changed)
         self.document = document
+        self._revision_sent = getattr(document, "revision", None)
         self.load_built(built)
         document.add_listener(self._document_changed)
         self.document_loaded.emit(document)
@@ -378,11 +384,20 @@ class SimulationPanel(QObject):
     def _document_changed(self, change) -> None:
         """The document was edited: the worker rebuilds the System from this version of its
         content between batches (the GUI thread never builds; see SimulationSession.rebuild)."""
-        if self.session is None or self.document is None:
-            return
         document = self.document
+        self._revision_sent = getattr(document, "revision", None)
+        if self.session is None or document is None:
+            return
         model = document if hasattr(document, "build") else _ModelVersion(document)
         self.session.rebuild(model, getattr(change, "kind", "topology"))
+        self._edit_awaited = True  # until the worker's next snapshot is shown
+
+    def _edit_pending(self) -> bool:
+        """Whether the worker has an edit of the document whose snapshot is not shown yet
+        (or the document was just edited and its listener here has not run yet)."""
+        document = self.document
+        revision = getattr(document, "revision", None) if document is not None else None
+        return self._edit_awaited or revision != self._revision_sent
 
     def _on_publish(self, snap) -> None:
         """The worker's thread: a snapshot published while paused (the answer to a scrub
@@ -520,7 +535,10 @@ class SimulationPanel(QObject):
             model = snap.model if snap is not None else None
             plotted = model is None or name == "Ground" or name in model.body_names
             self._plots.show_body(name, plotted)
-        if snap is not None:
+        # During an edit the next snapshot (the edited model's, which show_snapshot draws with
+        # the selection) comes soon: drawing the model before it with the new selection now
+        # would cost a second render of the whole view for one edit.
+        if snap is not None and not self._edit_pending():
             self.window.viewport.update_frame(snap.x_gb, self._dynamic_geometry(snap))
 
     def _dynamic_geometry(self, snap) -> list:
@@ -670,6 +688,7 @@ class SimulationPanel(QObject):
     def show_snapshot(self, snap) -> None:
         """Draw ``snap`` everywhere (GUI thread)."""
         self.snapshot = snap
+        self._edit_awaited = False  # (the worker publishes after every command it applies)
         window = self.window
         if snap.model_serial != self._model_serial and snap.model is not None:
             self._model_serial = snap.model_serial

@@ -390,10 +390,12 @@ class ViewportWidget(QWidget):
     def update_frame(self, x_gb, dynamic_geometry=()) -> None:
         """Move the bodies to ``x_gb`` ((nbodies, 4, 4) in ground) and redraw. Given the
         very array the drawing is already placed at (the same snapshot shown again: a
-        selection moved), only the per-frame decorations are made and placed."""
+        selection moved), or equal poses (a paused model's next snapshot: an edit that moved
+        no body), only the per-frame decorations are made and placed."""
         if self._closed:
             return
-        if x_gb is not None and x_gb is self._placed_poses and not self._aim_camera:
+        if x_gb is not None and self._placed_at(x_gb) and not self._aim_camera:
+            self._placed_poses = x_gb
             if dynamic_geometry or self._has_dynamic:
                 self.scene.set_dynamic_geometry(list(dynamic_geometry))
                 self._has_dynamic = bool(dynamic_geometry)
@@ -412,6 +414,17 @@ class ViewportWidget(QWidget):
                 self._aim_now()
             self._check_in_view()
         self.request_render()
+
+    def _placed_at(self, x_gb) -> bool:
+        """Whether the drawing is placed at body poses equal to ``x_gb`` (the very array,
+        or one of the same values; nothing drawn since was placed otherwise)."""
+        placed = self._placed_poses
+        if placed is None:
+            return False
+        if x_gb is placed:
+            return True
+        x = np.asarray(x_gb)
+        return x.shape == placed.shape and np.array_equal(x, placed)
 
     def _aim_now(self) -> None:
         """Frame the bodies as placed and the room they can move in (``model_reach``)."""

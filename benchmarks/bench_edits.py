@@ -20,7 +20,10 @@ For every edit it reports:
   rebuild of the System included);
 - ``edit_cpu`` and ``gui_cpu``: the GUI thread's CPU seconds in the edit itself and until
   the rebuilt model is shown (less inflated than wall-clock time by other jobs on the
-  machine).
+  machine);
+- ``renders``: renders of the 3-D view from the edit until ``SETTLE`` seconds after the
+  rebuilt model is shown (the render that shows it comes after it is shown), and
+  ``settled_cpu``: the GUI thread's CPU seconds over the same span.
 
 Before the edits it reports the open itself: wall-clock seconds from ``open_path`` until the
 model is shown with its plots, and until its 3-D view is drawn in full (a large model's is
@@ -38,7 +41,8 @@ link), and undo and redo, which need the edits they undo, are refused without th
 With ``--idle SECONDS`` the window idles that long before each edit, as a user pauses
 between edits (work the studio leaves for idle moments then happens there, not in the edit).
 
-Run: ``python benchmarks/bench_edits.py --bodies 1000 [--bodies 20000] [--load] [--idle 2]``.
+Run: ``python benchmarks/bench_edits.py --bodies 1000 [--bodies 20000] [--load] [--idle 2]``
+(``BENCH_ROOT=<checkout>``: measure that checkout's studio, e.g. a worktree of the base).
 """
 
 from __future__ import annotations
@@ -46,13 +50,19 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import pathlib
 import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The checkout to measure (BENCH_ROOT: another one, e.g. a worktree of the base commit).
+ROOT = pathlib.Path(os.environ.get("BENCH_ROOT") or pathlib.Path(__file__).resolve().parents[1])
 sys.path.insert(0, str(ROOT))
+
+#: Seconds after the edited model is shown over which ``renders`` and ``settled_cpu`` are
+#: counted (its render, and anything the shown snapshot sets off).
+SETTLE = 0.5
 
 
 def chain_file(directory: pathlib.Path, n: int) -> pathlib.Path:
@@ -220,6 +230,7 @@ def run_edits(
         shows.append(-1.0)
         views.clear()
         stalls.reset()
+        frames = window.viewport.frames_rendered
         start = time.perf_counter()
         cpu = time.thread_time()
         with profiled(label):
@@ -229,7 +240,12 @@ def run_edits(
             wait(lambda: panel.snapshot.model_serial != serial and shows[-1] >= 0)
         total = time.perf_counter() - start
         gui_cpu = time.thread_time() - cpu
-        app.processEvents()
+        settle_until = time.perf_counter() + SETTLE
+        while time.perf_counter() < settle_until:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+            time.sleep(0.002)
+        renders = window.viewport.frames_rendered - frames
+        settled_cpu = time.thread_time() - cpu
         results.append(
             (
                 label,
@@ -241,11 +257,17 @@ def run_edits(
                     "total": total,
                     "edit_cpu": edit_cpu,
                     "gui_cpu": gui_cpu,
+                    "renders": renders,
+                    "settled_cpu": settled_cpu,
                 },
             )
         )
         print(
-            f"  {label:28s} " + "  ".join(f"{k} {v:.3f}" for k, v in results[-1][1].items()),
+            f"  {label:28s} "
+            + "  ".join(
+                f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
+                for k, v in results[-1][1].items()
+            ),
             flush=True,
         )
 

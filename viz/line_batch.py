@@ -67,6 +67,15 @@ REPLACE_ALL_ABOVE = 0.25
 _ONE_SEGMENT = np.array([[0, 1]], dtype=np.intp)
 
 
+def _moved(before: np.ndarray, x_gb: np.ndarray) -> np.ndarray:
+    """A flag per body of the poses ``x_gb``: its pose differs from the one in ``before``
+    (poses placed at earlier; a body past its end, or NaN there, counts as moved)."""
+    moved = np.ones(len(x_gb), dtype=bool)
+    common = min(len(x_gb), len(before))
+    moved[:common] = (before[:common] != x_gb[:common]).any(axis=(1, 2))
+    return moved
+
+
 def _object_array(items) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = list(items)
@@ -187,8 +196,10 @@ class LineBatch:
         return len(self.items)
 
     def remove(self, items) -> None:
-        """Stop drawing ``items`` (members of this batch)."""
+        """Stop drawing ``items`` (members of this batch); the items kept keep their
+        placement (see ``update``)."""
         gone = np.isin(self._item_ids, np.array([id(it) for it in items], dtype=np.int64))
+        all_placed = self.placed == len(self.items)
         keep = ~gone
         new_item = np.cumsum(keep) - 1
         point_keep = keep[self._point_item]
@@ -199,12 +210,16 @@ class LineBatch:
         self._segments = new_point[self._segments[segment_keep]].reshape(-1, 2)
         self._segment_owner = new_item[self._segment_owner[segment_keep]]
         self._colors = self._colors[segment_keep]
+        world = self._world[point_keep] if all_placed else None
         for it in self.items[gone]:
             it.group = None
         self.items = self.items[keep]
         self.item_body = self.item_body[keep]
         self._item_ids = self._item_ids[keep]
         self._upload()
+        if world is not None:
+            self._world[:] = world
+            self.placed = len(self.items)
 
     def add(self, items: list[DrawItem], x_gb: np.ndarray | None = None) -> None:
         """Also draw ``items`` (line items of this batch's line width); with the body poses
@@ -230,32 +245,47 @@ class LineBatch:
             it.group = self
         self._upload()
         if x_gb is not None:
+            before = self._placed_at
             if kept is not None:
                 self._world[: len(kept)] = kept
             self.placed = placed
             self.update(x_gb, placed)
+            if kept is not None and before is not None:
+                # the items kept were placed at ``before`` (the poses of their bodies then,
+                # renumbered bodies under their new index): those of bodies posed otherwise
+                # in ``x_gb`` are placed again, so that every point is placed at ``x_gb``
+                moved = _moved(before, np.asarray(x_gb))
+                self._place_points(x_gb, np.flatnonzero(moved[self.body_idx[: len(kept)]]))
 
     def renumber(self, body_map: np.ndarray) -> None:
         """Body index b of every item becomes ``body_map[b]`` (the items' ``body_id`` is the
-        caller's to update)."""
+        caller's to update). The items keep their placement: the poses they were placed at
+        follow their bodies to the new indices (see ``update``)."""
+        before = self._placed_at
+        if before is not None and self.placed == len(self.items) and len(self.items):
+            bodies = np.unique(self.item_body)
+            if bodies[-1] < len(before):
+                new = body_map[bodies]
+                at = np.full((int(new.max()) + 1, 4, 4), np.nan)  # (NaN: never equal)
+                at[new] = before[bodies]
+                self._placed_at = at
+            else:
+                self.placed = 0
+        else:
+            self.placed = 0
         self.item_body = body_map[self.item_body]
         self.body_idx = self.item_body[self._point_item]
-        self.placed = 0
 
     def update(self, x_gb: np.ndarray, start: int = 0) -> None:
         """Move the points of the items from ``start`` on (all by default) for body poses
         ``x_gb`` ((nbodies, 4, 4), in ground). When every item is placed already, for poses
-        of as many bodies, only the points of the bodies whose pose changed are placed again
-        (all of them when more than ``REPLACE_ALL_ABOVE`` of the bodies moved)."""
+        (bodies renumbered since by ``renumber`` compared under their new index), only the
+        points of the bodies whose pose changed are placed again (all of them when more than
+        ``REPLACE_ALL_ABOVE`` of the bodies moved)."""
         x_gb = np.asarray(x_gb)
         before, self._placed_at = self._placed_at, x_gb.copy()
-        if (
-            start == 0
-            and self.placed == len(self.items)
-            and before is not None
-            and before.shape == x_gb.shape
-        ):
-            moved = (before != x_gb).any(axis=(1, 2))
+        if start == 0 and self.placed == len(self.items) and before is not None:
+            moved = _moved(before, x_gb)
             if moved.sum() <= REPLACE_ALL_ABOVE * len(moved):
                 self._update_moved(x_gb, moved)
                 return
@@ -273,12 +303,34 @@ class LineBatch:
         """Place again the points of the bodies ``moved`` (a flag per body) for ``x_gb``."""
         points = np.flatnonzero(moved[self.body_idx])
         self.points_placed = len(points)
+        self._place_points(x_gb, points)
+
+    def _place_points(self, x_gb: np.ndarray, points: np.ndarray) -> None:
+        """Place the points ``points`` (indices) for the body poses ``x_gb``."""
         if not len(points):
             return
         w = np.einsum("nij,nj->ni", x_gb[self.body_idx[points]][:, :3, :], self._local[points])
         self._world[points] = w
         self._points.Modified()
         self._poly.Modified()
+
+    def body_box(self) -> tuple | None:
+        """(xmin, xmax, ymin, ymax, zmin, zmax) of the placed points of the items on bodies
+        other than Ground (None: there are none). The points before and after the span that
+        holds Ground's (a few, together: a session's decorations keep a body's together) are
+        read where they are, column by column; only that span's are picked out."""
+        world = self._world
+        on_ground = np.flatnonzero(self.body_idx == 0)
+        if len(on_ground) == len(world):
+            return None
+        parts = [world]
+        if len(on_ground):
+            lo, hi = int(on_ground[0]), int(on_ground[-1]) + 1
+            span = world[lo:hi][self.body_idx[lo:hi] > 0]
+            parts = [p for p in (world[:lo], span, world[hi:]) if len(p)]
+        return tuple(
+            float(f([f(p[:, c]) for p in parts])) for c in range(3) for f in (np.min, np.max)
+        )
 
     def pick_instance(self, p_world) -> DrawItem | None:
         """The item with the segment nearest the world point ``p_world``."""

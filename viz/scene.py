@@ -377,6 +377,7 @@ class Scene:
             body_map[old_body] = body
             for group in self._groups:
                 group.renumber(body_map)
+            self._renumber_poses(old_body, body_map)
             for it in self._static:  # (batched items' bodies are their batches' arrays)
                 if it.actor is not None:
                     it.body_id = int(body_map[it.body_id])
@@ -417,6 +418,22 @@ class Scene:
         self._update_max_body()
         if len(built):
             self.environment.draw_sky_last()
+
+    def _renumber_poses(self, old_body: np.ndarray, body_map: np.ndarray) -> None:
+        """The poses last given follow the bodies of the items drawn (``old_body``, their
+        indices before) to their new indices ``body_map[old_body]``: items added before the
+        next poses come are placed as the items kept were, so that the next poses place
+        again only the bodies that moved (see LineBatch.update)."""
+        poses = self._poses
+        if poses is None or not len(old_body):
+            return
+        bodies = np.unique(old_body)
+        bodies = bodies[bodies < len(poses)]
+        new = body_map[bodies]
+        out = np.tile(np.eye(4), (max(len(poses), int(new.max(initial=0)) + 1), 1, 1))
+        out[: len(poses)] = poses
+        out[new] = poses[bodies]
+        self._poses = out
 
     def _regroup(self, key: tuple) -> None:
         """Batch the items of batch key ``key`` as a fresh build would: in one glyph group or
@@ -645,10 +662,9 @@ class Scene:
                     lo, hi = (centre - reach).min(axis=0), (centre + reach).max(axis=0)
                     boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
             elif isinstance(owner, LineBatch):
-                points = owner._world[owner.body_idx > 0]  # noqa: SLF001
-                if len(points):
-                    lo, hi = points.min(axis=0), points.max(axis=0)
-                    boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
+                box = owner.body_box()
+                if box is not None:
+                    boxes.append(box)
             elif owner.body_id > 0 and prop.IsA("vtkProp3D"):
                 boxes.append(prop.GetBounds())
         return boxes

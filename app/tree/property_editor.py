@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from app.document import GROUND, DocumentError, FrameSpec, GeometrySpec
+from app.document import GROUND, DocumentError, GeometrySpec
 from app.document.registry import (
     GEOMETRY_KINDS,
     MOBILIZER_DEFAULT_OPTIONS,
@@ -102,6 +102,10 @@ def radians(values) -> tuple[float, ...]:
 #: A combo box with more items than this is sized for a typical item, not the longest.
 LONG_COMBO = 200
 
+#: Body fields the body form shows as text only (no rows, labels or choices depend on them):
+#: an edit of the shown body that changes only these updates the form's texts in place.
+VALUE_FIELDS = frozenset({"mass", "com", "inertia", "X_PF", "X_BM", "q", "u"})
+
 
 def _loop_note(name: str, excluded: set[str]) -> str:
     """The parent field's note on the bodies it refuses (``name`` and its descendants)."""
@@ -122,6 +126,9 @@ class PropertyEditor(QWidget):
         self.key = ""
         self.fields: dict[str, tuple[QWidget, QLabel]] = {}
         self._refresh_pending = False
+        #: The document's changes since the form was made or updated (None: one that needs
+        #: the form made again, or an unknown one).
+        self._changes: list | None = []
         self._committing = False
         self._shown: tuple = ()
         self.scroll = QScrollArea(self)
@@ -140,16 +147,56 @@ class PropertyEditor(QWidget):
         else:
             self.refresh()
 
-    def document_changed(self, _change=None) -> None:
-        """Rebuild the form after the current event (editing may be finishing in it)."""
+    def document_changed(self, change=None) -> None:
+        """Bring the form up to date after the current event (editing may be finishing in
+        it): ``change`` is the document's Change (None: make the form again)."""
+        if change is None or self._changes is None:
+            self._changes = None
+        else:
+            self._changes.append(change)
         if not self._refresh_pending:
             self._refresh_pending = True
             QTimer.singleShot(0, self._deferred_refresh)
 
     def _deferred_refresh(self) -> None:
         self._refresh_pending = False
-        if self._shown != self._showing():  # (not built for this content meanwhile)
-            self.refresh()
+        changes, self._changes = self._changes, []
+        if self._shown == self._showing():  # (built for this content meanwhile)
+            return
+        if changes and self._update_values(changes):
+            return
+        self.refresh()
+
+    def _update_values(self, changes: list) -> bool:
+        """Update the shown body form's texts in place when ``changes`` (the document's since
+        the form was made) only changed value fields of that body (VALUE_FIELDS): the form
+        then equals one made afresh. False (nothing done) for any other change."""
+        kind, name = parse_key(self.key)
+        doc = self.editor.document
+        if kind != "body" or self._shown[:2] != (self.key, id(doc)):
+            return False
+        for change in changes:
+            if (
+                change.target != name
+                or not change.fields
+                or not VALUE_FIELDS.issuperset(change.fields)
+            ):
+                return False
+        try:
+            body = doc.body(name)
+        except (KeyError, DocumentError):
+            return False
+        texts = self._body_texts(body)
+        if not texts.keys() <= self.fields.keys():
+            return False
+        for key, text in texts.items():
+            edit = self.fields[key][0]
+            edit.setText(text)
+            edit.setProperty("applied", text)
+        for _field, error in self.fields.values():  # (a form made afresh shows no error)
+            self._show_error(error, None)
+        self._shown = self._showing()
+        return True
 
     def _showing(self) -> tuple:
         """What the form is made from: the key and the document's content (its revision)."""
@@ -168,6 +215,7 @@ class PropertyEditor(QWidget):
     # -- form building
     def refresh(self) -> None:
         self._shown = self._showing()
+        self._changes = []
         self.fields = {}
         old = self._form_widget
         widget = QWidget()
@@ -401,15 +449,16 @@ class PropertyEditor(QWidget):
                 lambda t, o=option: self._option_setter(name, o, t),
                 f"Change {name}'s {option}",
             )
-        self._frame_fields(mob, "X_PF (on parent)", "X_PF", b.X_PF, lambda f: {"X_PF": f}, name)
-        self._frame_fields(mob, "X_BM (on body)", "X_BM", b.X_BM, lambda f: {"X_BM": f}, name)
+        texts = self._body_texts(b)
+        self._frame_fields(mob, "X_PF (on parent)", "X_PF", texts, lambda f: {"X_PF": f}, name)
+        self._frame_fields(mob, "X_BM (on body)", "X_BM", texts, lambda f: {"X_BM": f}, name)
 
         mass = self._group("Mass properties")
         self._text_field(
             mass,
             "Mass (kg)",
             "mass",
-            fmt(b.mass),
+            texts["mass"],
             lambda t: self._mass_setter(name, t),
             f"Change {name}'s mass",
             "kg, positive; the inertia scales with the mass (the body's shape is kept)",
@@ -418,7 +467,7 @@ class PropertyEditor(QWidget):
             mass,
             "Mass centre (m, in B)",
             "com",
-            fmt(b.com),
+            texts["com"],
             lambda t: (lambda v: lambda d: d.set_body(name, com=v))(parse_numbers(t, 3)),
             f"Change {name}'s mass centre",
         )
@@ -426,7 +475,7 @@ class PropertyEditor(QWidget):
             mass,
             "Inertia about Bo",
             "inertia",
-            fmt(b.inertia),
+            texts["inertia"],
             lambda t: (lambda v: lambda d: d.set_body(name, inertia=v))(parse_numbers(t, 6)),
             f"Change {name}'s inertia",
             "kg m²: xx, yy, zz, xy, xz, yz about the body origin, in B",
@@ -439,7 +488,7 @@ class PropertyEditor(QWidget):
             init,
             f"q ({units_label(qk)})",
             "q",
-            self._state_text(b.q, qk),
+            texts["q"],
             lambda t: self._state_setter(name, "q", t, qk),
             f"Set {name}'s initial q",
             "empty: the mobilizer's default; angles in degrees, lengths in m",
@@ -448,7 +497,7 @@ class PropertyEditor(QWidget):
             init,
             f"u ({units_label(uk)})",
             "u",
-            self._state_text(b.u, uk),
+            texts["u"],
             lambda t: self._state_setter(name, "u", t, uk),
             f"Set {name}'s initial u",
             "empty: zero; angular rates in deg/s, speeds in m/s",
@@ -457,6 +506,23 @@ class PropertyEditor(QWidget):
         u_edit.setPlaceholderText("zero")
         self._geometry_forms(name)
         contact_forms(self, name)
+
+    @classmethod
+    def _body_texts(cls, b) -> dict[str, str]:
+        """The texts of the body form's VALUE_FIELDS rows for BodySpec ``b``, by field key
+        (frames in m and degrees, q and u in the shown units)."""
+        kind = MOBILIZER_TYPES[b.mobilizer]
+        texts = {}
+        for frame in ("X_PF", "X_BM"):
+            value = getattr(b, frame)
+            texts[f"{frame}.p"] = fmt(value.p)
+            texts[f"{frame}.rpy"] = fmt(degrees(value.rpy))
+        texts["mass"] = fmt(b.mass)
+        texts["com"] = fmt(b.com)
+        texts["inertia"] = fmt(b.inertia)
+        texts["q"] = cls._state_text(b.q, q_kinds(b.mobilizer, kind.nq))
+        texts["u"] = cls._state_text(b.u, u_kinds(b.mobilizer, kind.nu))
+        return texts
 
     def _mass_setter(self, name: str, text: str):
         """Set the mass, scaling the inertia with it (the unit inertia, the body's shape, is
@@ -517,8 +583,11 @@ class PropertyEditor(QWidget):
         return lambda d: d.set_body(name, **{which: value})
 
     def _frame_fields(
-        self, form, label: str, key: str, frame: FrameSpec, make: Callable, name: str
+        self, form, label: str, key: str, texts: dict[str, str], make: Callable, name: str
     ) -> None:
+        """The position and rotation rows of frame ``key`` of body ``name`` (their texts
+        from ``texts``, see _body_texts)."""
+
         def setter(part: str):
             def apply(text: str):
                 values = parse_numbers(text, 3)
@@ -536,7 +605,7 @@ class PropertyEditor(QWidget):
             form,
             f"{label} position (m)",
             f"{key}.p",
-            fmt(frame.p),
+            texts[f"{key}.p"],
             setter("p"),
             f"Move {name}'s {key}",
         )
@@ -544,7 +613,7 @@ class PropertyEditor(QWidget):
             form,
             f"{label} rotation (deg)",
             f"{key}.rpy",
-            fmt(degrees(frame.rpy)),
+            texts[f"{key}.rpy"],
             setter("rpy"),
             f"Rotate {name}'s {key}",
             "body-fixed x-y-z angles in degrees",

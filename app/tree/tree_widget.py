@@ -7,6 +7,8 @@ selects a body's row (the 3-D view's picking calls it).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -30,6 +32,9 @@ from app.tree.tree_model import KEY_ROLE, ModelTreeModel, body_key, parse_key
 TREE_INDENT = 14
 #: The narrowest the name column is made to leave room for the Type column (px).
 MIN_NAME_WIDTH = 120
+#: Ancestors of a removed selected body looked up one by one (a scan of the bodies each)
+#: before a map of every body's parent is made for the rest.
+ANCESTORS_LOOKED_UP = 4
 
 
 class ModelTreeWidget(QWidget):
@@ -347,18 +352,27 @@ class ModelTreeWidget(QWidget):
         return doc.data if doc is not None else None
 
     @staticmethod
-    def _ancestors(key: str, data) -> list[str]:
+    def _ancestors(key: str, data) -> Iterator[str]:
         """Parent, grandparent, ... Ground of the body ``key`` names in the document content
-        ``data`` (empty for other keys)."""
+        ``data`` (nothing for other keys), one at a time: the first few looked up one by one
+        (the nearest surviving ancestor of a removed body is most often its parent), then
+        through a map of every body's parent."""
         kind, name = parse_key(key)
-        out: list[str] = []
         if kind != "body" or data is None:
-            return out
-        parent_of = {b.name: b.parent for b in data.bodies}
-        while name in parent_of and len(out) <= len(parent_of):
+            return
+        bodies = data.bodies
+        for _ in range(ANCESTORS_LOOKED_UP):
+            body = next((b for b in bodies if b.name == name), None)
+            if body is None:
+                return
+            name = body.parent
+            yield name
+        parent_of = {b.name: b.parent for b in bodies}
+        steps = 0
+        while name in parent_of and steps <= len(parent_of):
             name = parent_of[name]
-            out.append(name)
-        return out
+            steps += 1
+            yield name
 
     def _select_key(self, key: str, emit: bool = True) -> bool:
         index = self.model.index_of(key)

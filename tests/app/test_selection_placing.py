@@ -1,7 +1,7 @@
 """Moving the selection in the view makes and places only the selection's decorations (its
 triad and highlight shells): the bodies stay where the snapshot shown placed them, so a click
 on a body of a large model does not place every decoration again. The next snapshot places
-the bodies as before."""
+the bodies as before, unless its poses equal those placed (an edit that moves no body)."""
 
 from __future__ import annotations
 
@@ -63,3 +63,55 @@ def test_a_click_on_a_body_places_only_the_selection(qtbot, qsettings, monkeypat
         assert np.array_equal(scene._poses[1], panel.snapshot.x_gb[1])  # noqa: SLF001
     finally:
         window.close()
+
+
+def test_a_snapshot_at_the_poses_shown_places_nothing(main_window, qtbot, tmp_path, monkeypatch):
+    """A mass typed in the Properties form (an edit that moves no body: the worker sets it
+    in place and publishes the same poses in a new array) places no decoration again; a
+    joint frame typed in, which moves the bodies, places them."""
+    from app.document import model_io
+    from tests.app.test_large_model_edits import _chain_document
+
+    window = main_window
+    editor, panel = window.model_editor, window.simulation
+    editor.interactive = False
+    path = tmp_path / "chain.mbs.json"
+    model_io.save(_chain_document(30), path)
+    assert editor.open_path(path, modal=False)
+    qtbot.waitUntil(
+        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > 30,
+        timeout=30000,
+    )
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    form = editor.properties
+    editor.tree.select_body("b10")
+    qtbot.waitUntil(lambda: "mass" in form.fields, timeout=3000)
+    scene = window.viewport.scene
+    qtbot.waitUntil(lambda: scene._poses is panel.snapshot.x_gb, timeout=5000)  # noqa: SLF001
+    qtbot.wait(300)
+    placed: list = []
+    real = type(scene).update_poses
+    monkeypatch.setattr(
+        type(scene), "update_poses", lambda self, x: (placed.append(x), real(self, x))[1]
+    )
+    serial, shown = panel.snapshot.model_serial, panel.snapshot.x_gb
+    field = form.field("mass")
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClicks(field, "0.5")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.snapshot.model_serial != serial, timeout=10000)
+    qtbot.wait(300)
+    assert panel.snapshot.x_gb is not shown and np.array_equal(panel.snapshot.x_gb, shown)
+    assert placed == []
+    serial = panel.snapshot.model_serial
+    field = form.field("X_PF.p")
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClicks(field, "0, -0.2, 0")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.snapshot.model_serial != serial, timeout=10000)
+    qtbot.waitUntil(lambda: bool(placed), timeout=5000)
+    assert placed[-1] is panel.snapshot.x_gb
+    assert not np.array_equal(panel.snapshot.x_gb, shown)

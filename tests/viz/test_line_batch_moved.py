@@ -1,5 +1,6 @@
 """A LineBatch given new body poses places again only the points of the bodies that moved
-(all of them once more than a quarter of the bodies moved), and draws exactly what a batch
+(all of them once more than a quarter of the bodies moved), also after an edit that removed
+or inserted a body and so renumbered the bodies after it, and draws exactly what a batch
 built afresh and placed at those poses draws."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from vtkmodules.util.numpy_support import vtk_to_numpy
 
 from tests.viz.test_line_batch import sketch
 from tests.viz.test_picking import grid_poses
+from viz.decoration_keys import KeyedGeometry
 from viz.line_batch import LineBatch
 from viz.scene import Scene
 
@@ -72,3 +74,55 @@ def test_more_than_a_quarter_moved_places_every_point():
     for batch in batches(scene):
         assert batch.points_placed == points_of(batch, (N,))
     check_same_as_fresh(scene, few)
+
+
+def named_sketch(names: list[str]) -> KeyedGeometry:
+    """``sketch``'s decorations for bodies ``names`` (index = position + 1), followed by name
+    (an edit that removes or inserts a body renumbers the bodies after it)."""
+    out = []
+    for i, name in enumerate(names):
+        for d in sketch(1):
+            out.append(d.setBodyId(i + 1).setUserRef(name))
+    return KeyedGeometry(out, ["Ground", *names])
+
+
+def test_an_edit_that_renumbers_bodies_places_only_the_new_and_moved_ones():
+    names = [f"b{i}" for i in range(N)]
+    x_gb = grid_poses(N, seed=3)
+    scene = Scene(instancing_threshold=4)
+    scene.set_geometry(named_sketch(names))
+    scene.update_poses(x_gb)
+
+    # b10 removed: the bodies after it take the index before theirs, at the same poses
+    names.remove("b10")
+    x_gb = np.delete(x_gb, 11, axis=0)
+    scene.set_geometry(named_sketch(names))
+    scene.update_poses(x_gb)
+    assert [b.points_placed for b in batches(scene)] == [0, 0]
+    check_same(scene, named_sketch(names), x_gb)
+
+    # a body inserted at index 6 (b5's place): the bodies after it take the next index;
+    # only the new body's points are placed, and those of b20, which moved meanwhile
+    names.insert(5, "new")
+    x_gb = np.insert(x_gb, 6, grid_poses(N, seed=5)[6], axis=0)
+    x_gb[names.index("b20") + 1, :3, 3] += 0.3
+    scene.set_geometry(named_sketch(names))
+    scene.update_poses(x_gb)
+    for batch in batches(scene):
+        assert batch.points_placed == points_of(batch, (6, names.index("b20") + 1))
+    check_same(scene, named_sketch(names), x_gb)
+
+
+def check_same(scene: Scene, geometry, x_gb) -> None:
+    """``scene`` draws the points a Scene given ``geometry`` afresh draws at ``x_gb`` (in
+    another order: the items an edit added come last in their batch)."""
+    fresh = Scene(instancing_threshold=4)
+    fresh.set_geometry(geometry)
+    fresh.update_poses(x_gb)
+
+    def rows(batch: LineBatch) -> np.ndarray:
+        p = points(batch)
+        return p[np.lexsort(p.T[::-1])]
+
+    for a, b in zip(batches(scene), batches(fresh), strict=True):
+        np.testing.assert_array_equal(rows(a), rows(b))
