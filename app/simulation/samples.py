@@ -30,7 +30,10 @@ class QuantityNames:
         self.names = list(names)
         self.index = dict(zip(self.names, range(len(self.names)), strict=True))
         self.lower = _lower(self.names, previous, kept)
-        self._search: NameSearch | None = None
+        # (a model made from one whose names were searched: its search is made here, by the
+        # worker, not at the plot list's next filter on the GUI thread)
+        searched = previous is not None and previous._search is not None
+        self._search: NameSearch | None = NameSearch(self.lower) if searched else None
 
     def matches(self, low: str) -> list[int]:
         """The positions of the names whose lower-case form contains ``low`` (lower case,

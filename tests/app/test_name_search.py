@@ -50,3 +50,18 @@ def test_a_renamed_table_is_searched_without_testing_every_name():
     renamed.lower[:] = [Counting(n) for n in renamed.lower]
     assert renamed.matches(" knee.") == [35, 36, 37, 38]
     assert tested == []
+
+
+def test_names_made_from_searched_ones_have_their_search_made_with_them():
+    """A model made from one whose names were searched (an added or removed body: the
+    worker makes the new names) has its search made with its names, not at the plot list's
+    next filter on the GUI thread."""
+    before = QuantityNames(_names(50))
+    unsearched = QuantityNames(_names(51), before, kept=[(0, 0, 350)])
+    assert unsearched._search is None  # (nothing searched yet: made at the first filter)
+    before.matches(" b5.")
+    after = QuantityNames(_names(51), before, kept=[(0, 0, 350)])
+    made = after._search
+    assert made is not None and made.lower is after.lower
+    assert after.matches(" b50.") == [i for i, n in enumerate(after.lower) if " b50." in n]
+    assert after._search is made
