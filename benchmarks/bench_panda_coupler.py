@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine.multibody.fused_realization as fused_realization  # noqa: E402
-import engine.multibody.matter_constraints as matter_constraints  # noqa: E402
+import engine.multibody.matter.constraints as matter_constraints  # noqa: E402
 from app.document import model_io  # noqa: E402
 from app.document.builder import build  # noqa: E402
 from benchmarks.common import machine_line  # noqa: E402

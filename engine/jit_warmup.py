@@ -581,7 +581,7 @@ def _warm_constraints(done: list, failed: dict) -> None:
             finally:
                 system._fused_realization = saved
         # the projections' minimum-norm solve beyond LARGE_M rows, called from Python
-        # (matter_projection) with an interrupt request's address
+        # (matter.projection) with an interrupt request's address
         from engine.multibody.kernels.constraint_projection import min_norm_solve
 
         min_norm_solve(np.ones((1, 2)), np.ones(1), np.empty(2), 0)

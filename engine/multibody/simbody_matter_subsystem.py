@@ -27,21 +27,21 @@ from engine.multibody.default_geometry import append_matter_geometry
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.n_operators import N_OP, NDOT_OP, NINV_OP, apply_n_operator
 from engine.multibody.matter.arguments import body_forces, vector
+from engine.multibody.matter.constraints import MatterConstraintsMixin
+from engine.multibody.matter.custom_support import MatterCustomSupportMixin
 from engine.multibody.matter.dynamics_operators import DynamicsOperatorsMixin
 from engine.multibody.matter.lazy_realization import LazyRealizationMixin
+from engine.multibody.matter.model_stage import MatterModelStageMixin, custom_default_in_euler_mode
 from engine.multibody.matter.momentum import MomentumMixin
+from engine.multibody.matter.prescribed_motion import MatterPrescribedMotionMixin
+from engine.multibody.matter.projection import MatterProjectionMixin
 from engine.multibody.matter.reaction_forces import ReactionForcesMixin
 from engine.multibody.matter.stage_realization import StageRealizationMixin
 from engine.multibody.matter.task_jacobians import TaskJacobianMixin
-from engine.multibody.matter_constraints import MatterConstraintsMixin
-from engine.multibody.matter_custom_support import MatterCustomSupportMixin
-from engine.multibody.matter_model_stage import MatterModelStageMixin, custom_default_in_euler_mode
-from engine.multibody.matter_prescribed_motion import MatterPrescribedMotionMixin
-from engine.multibody.matter_projection import MatterProjectionMixin
+from engine.multibody.matter.unilateral import MatterUnilateralMixin
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.mobilizers.custom import TYPE_ID as _CUSTOM_TYPE_ID
 from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
-from engine.multibody.unilateral.matter_unilateral import MatterUnilateralMixin
 
 
 @dataclass

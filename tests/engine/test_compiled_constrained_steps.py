@@ -1,7 +1,7 @@
 """Compiled Runge-Kutta-Merson steps of constrained models (issue 21: "a redundant
 constraint breaks a run", its cost): the compiled projection
 (engine/multibody/kernels/constraint_projection.py) against the Python projection
-(matter_projection) on perturbed States, and the compiled stepping kernel
+(matter.projection) on perturbed States, and the compiled stepping kernel
 (merson_compiled/constrained_steps.py) against the integrator's Python loop: the same
 steps, the same trajectory; with the JIT on and off."""
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import engine.multibody.fused_realization as fused_realization
-import engine.multibody.matter_constraints as matter_constraints
+import engine.multibody.matter.constraints as matter_constraints
 from engine import (
     Body,
     Constraint,
@@ -201,7 +201,7 @@ import json, sys
 import numpy as np
 import engine.multibody.fused_realization as fused_realization
 import engine.multibody.fused_realization as fused_realization
-import engine.multibody.matter_constraints as matter_constraints
+import engine.multibody.matter.constraints as matter_constraints
 from engine import Stage
 from tests.engine.test_compiled_constraints import model
 

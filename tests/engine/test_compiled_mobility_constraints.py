@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import engine.multibody.fused_realization as fused_realization
-import engine.multibody.matter_constraints as matter_constraints
+import engine.multibody.matter.constraints as matter_constraints
 from engine import (
     Constraint,
     MobilizedBody,

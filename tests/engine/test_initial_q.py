@@ -18,7 +18,7 @@ from engine import (
     Transform,
     Vec3,
 )
-from engine.multibody.matter_model_stage import custom_default_in_euler_mode
+from engine.multibody.matter.model_stage import custom_default_in_euler_mode
 from tests.engine.custom_mobilizer_examples import CustomBallQuat, CustomPin
 
 BODY = Body.Rigid(MassProperties(1.0, Vec3(0.1, -0.2, 0), Inertia(0.1, 0.2, 0.3)))

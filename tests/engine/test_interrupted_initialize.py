@@ -22,7 +22,7 @@ from engine import (
 from engine.integrators import RungeKuttaMersonIntegrator
 from engine.multibody.kernels.constraint_projection import INTERRUPTED, OK, min_norm_solve
 from engine.multibody.kernels.interrupt_request import InterruptRequest, watching
-from engine.multibody.matter_projection import _min_norm_solve
+from engine.multibody.matter.projection import _min_norm_solve
 from tests.engine.test_many_constraints import ladder
 
 

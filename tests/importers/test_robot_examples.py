@@ -67,7 +67,7 @@ def _panda_realized(python_constraints: bool, monkeypatch) -> tuple[str, dict]:
     """(whyNotFused, the Acceleration-stage results) of the Panda example at a generic q, u;
     ``python_constraints``: its mimic coupler on the class's Python methods."""
     import engine.multibody.fused_realization as fused_realization
-    import engine.multibody.matter_constraints as matter_constraints
+    import engine.multibody.matter.constraints as matter_constraints
     from app.document.builder import build
     from engine import Stage
 

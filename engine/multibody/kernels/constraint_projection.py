@@ -4,7 +4,7 @@ coordinates: ``constraint_kernels``), and of an integrator's error estimate onto
 tangent spaces.
 
 These kernels do what ``MatterProjectionMixin.projectQImpl`` and ``projectUImpl``
-(engine/multibody/matter_projection.py) do through the State, for a State whose
+(engine/multibody/matter/projection.py) do through the State, for a State whose
 constraints are all compiled and that has no prescribed q or u, with the same
 iterations, tolerances, weights and least squares:
 
@@ -71,7 +71,7 @@ from engine.multibody.kernels.quaternion_projection import (
 )
 from engine.multibody.kernels.weighted_error_norm import pairwise_sum
 
-#: the Python projection's limits (matter_projection)
+#: the Python projection's limits (matter.projection)
 MAX_Q_ITERATIONS = 50
 MAX_HALVINGS = 12
 MAX_U_ITERATIONS = 3

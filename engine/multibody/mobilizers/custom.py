@@ -5,7 +5,7 @@ O(n) algorithms recognise: the Position kernel does not compute X_FM and H_FM fo
 the values the matter subsystem wrote into the cache beforehand from the user's
 ``calcMobilizerTransformFromQ`` and ``multiplyByHMatrix``; the matter subsystem also fills in
 the Custom bodies' blocks of qdot = N u, of the N operators and of the velocity-dependent
-acceleration term (d/dt H) u after the kernels have run (``matter_custom_support.py``). Models
+acceleration term (d/dt H) u after the kernels have run (``matter/custom_support.py``). Models
 without Custom bodies never take that path.
 
 ``CustomMobilizerType`` stands in for a mobilizer module (TYPE_ID, NAME, NQ_SLOTS, NU,

@@ -28,12 +28,12 @@ from engine.math.transform import Transform
 from engine.math.vec import as_vec3
 from engine.multibody.body import Body
 from engine.multibody.matter.arguments import writable_array
-from engine.multibody.mobilized_body_extras import MobilizedBodyExtrasMixin
-from engine.multibody.mobilized_body_fit import MobilizedBodyFitMixin
-from engine.multibody.mobilized_body_lock import MobilizedBodyLockMixin
-from engine.multibody.mobilized_body_partitions import MobilizedBodyPartitionsMixin
-from engine.multibody.mobilized_body_reactions import MobilizedBodyReactionsMixin
-from engine.multibody.mobilizer_accessors import ACCESSORS
+from engine.multibody.mobilized_body.accessors import ACCESSORS
+from engine.multibody.mobilized_body.extras import MobilizedBodyExtrasMixin
+from engine.multibody.mobilized_body.fit import MobilizedBodyFitMixin
+from engine.multibody.mobilized_body.lock import MobilizedBodyLockMixin
+from engine.multibody.mobilized_body.partitions import MobilizedBodyPartitionsMixin
+from engine.multibody.mobilized_body.reactions import MobilizedBodyReactionsMixin
 from engine.multibody.mobilizers.dispatch import MOBILIZER_MODULES
 from engine.multibody.mobilizers.params import NUM_PARAMS, OPTION_NAMES, params_for
 
