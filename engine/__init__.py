@@ -54,6 +54,7 @@ from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
 from engine.common.system import System
+from engine.contact import triangle_mesh as _triangle_mesh  # registers ContactGeometry.TriangleMesh
 from engine.contact.compliant_contact_subsystem import CompliantContactSubsystem
 from engine.contact.contact import (
     BrickHalfSpaceContact,

@@ -22,16 +22,6 @@ KNOWN = {
             "engine.common.system",
         }
     ),
-    frozenset({"engine.contact.contact_geometry", "engine.contact.triangle_mesh"}),
-    frozenset(
-        {
-            "engine.contact.kernels.elastic_foundation_force_kernel",
-            "engine.contact.kernels.elastic_foundation_mesh_pair_kernel",
-            "engine.forces.compiled_terms",
-        }
-    ),
-    frozenset({"engine.forces.force", "engine.forces.general_force_subsystem"}),
-    frozenset({"engine.multibody.fused_realization", "engine.multibody.multibody_system"}),
     frozenset(
         {
             "engine.assembler.assembler",

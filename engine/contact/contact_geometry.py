@@ -82,15 +82,22 @@ class ContactGeometry:
     def findNearestPoint(self, position):
         """(nearest surface point in S, whether ``position`` is inside, outward unit normal
         there) for a point given in S; HalfSpace, Sphere and TriangleMesh answer it."""
-        from engine.contact.triangle_mesh import nearest_points
-
         p = np.asarray(position, dtype=np.float64)
         if p.shape != (3,) or not np.all(np.isfinite(p)):
             from engine.common.exceptions import InvalidArgumentError
 
             raise InvalidArgumentError(f"position must be 3 finite numbers, got {position!r}")
-        near, inside, normal = nearest_points(self, p[None])
+        near, inside, normal = self.nearestPoints(p[None])
         return frozen(near[0]), bool(inside[0]), frozen(normal[0])
+
+    def nearestPoints(self, points):
+        """Vectorized findNearestPoint: (nearest (k, 3), inside (k,), outward normal (k, 3))
+        in S of the points (k, 3) given in S; the kinds that answer it override this."""
+        from engine.common.exceptions import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            f"findNearestPoint is not available for a {self.getTypeName()} here"
+        )
 
     def clone(self) -> ContactGeometry:
         copy = type(self).__new__(type(self))
@@ -118,6 +125,14 @@ class _HalfSpace(ContactGeometry):
         """The outward normal in S: ``(-1, 0, 0)``."""
         return frozen((-1.0, 0.0, 0.0))
 
+    def nearestPoints(self, points):
+        P = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        near = P.copy()
+        near[:, 0] = 0.0
+        normal = np.zeros_like(P)
+        normal[:, 0] = -1.0
+        return near, P[:, 0] > 0.0, normal
+
     def createDecorativeGeometry(self):
         """A thin square slab on the ``x > 0`` side whose face ``x = 0`` is the boundary plane."""
         h = HALF_SPACE_DRAWN_HALF_THICKNESS
@@ -142,6 +157,15 @@ class _Sphere(ContactGeometry):
     def setRadius(self, radius: float):
         self._radius = check_positive(radius, "ContactGeometry.Sphere radius")
         return self
+
+    def nearestPoints(self, points):
+        P = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        dist = np.linalg.norm(P, axis=1)
+        normal = np.zeros_like(P)
+        ok = dist > 0
+        normal[ok] = P[ok] / dist[ok, None]
+        normal[~ok, 0] = 1.0
+        return self._radius * normal, dist < self._radius, normal
 
     def createDecorativeGeometry(self):
         return DecorativeSphere(self._radius)
@@ -265,5 +289,5 @@ ContactGeometry.Cylinder = _Cylinder  # type: ignore[attr-defined]
 for _cls in (_HalfSpace, _Sphere, _Ellipsoid, _Brick, _Cylinder):
     _cls.__qualname__ = f"ContactGeometry.{_cls.TYPE_NAME}"
 
-# the TriangleMesh kind lives in its own module; importing it registers ContactGeometry.TriangleMesh
-from engine.contact import triangle_mesh as _triangle_mesh  # noqa: E402, F401
+# ContactGeometry.TriangleMesh is registered by its own module (engine.contact.triangle_mesh),
+# which the engine package imports beside this one.

@@ -465,24 +465,4 @@ _TriangleMesh.__qualname__ = "ContactGeometry.TriangleMesh"
 def nearest_points(geometry, points):
     """(nearest (k, 3), inside (k,), outward normal (k, 3)) of many points (S) on the
     surface of a HalfSpace, Sphere or TriangleMesh (Simbody's findNearestPoint)."""
-    P = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-    kind = geometry.getTypeId()
-    if kind == 0:  # HalfSpace x > 0, outward normal -x
-        near = P.copy()
-        near[:, 0] = 0.0
-        normal = np.zeros_like(P)
-        normal[:, 0] = -1.0
-        return near, P[:, 0] > 0.0, normal
-    if kind == 1:  # Sphere
-        r = geometry.getRadius()
-        dist = np.linalg.norm(P, axis=1)
-        normal = np.zeros_like(P)
-        ok = dist > 0
-        normal[ok] = P[ok] / dist[ok, None]
-        normal[~ok, 0] = 1.0
-        return r * normal, dist < r, normal
-    if isinstance(geometry, _TriangleMesh):
-        return geometry.nearestPoints(P)
-    raise InvalidArgumentError(
-        f"findNearestPoint is not available for a {geometry.getTypeName()} here"
-    )
+    return geometry.nearestPoints(np.asarray(points, dtype=np.float64).reshape(-1, 3))

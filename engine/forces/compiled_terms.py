@@ -26,9 +26,7 @@ from engine.common.kernel_jit import kernel_jit
 from engine.contact.kernels.elastic_foundation_force_kernel import elastic_foundation_forces
 from engine.contact.kernels.general_contact_kernel import APPLY, set_contacts
 from engine.forces.gravity_kernel import add_gravity_forces
-
-INTS = 5
-FLOATS = 19
+from engine.forces.term_widths import FLOATS, INTS
 
 #: gravity: floats (g0, g1, g2) the gravity vector in G (m/s^2); ints (first, count) the
 #: slice of ``excluded`` listing the bodies it does not act on

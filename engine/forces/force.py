@@ -48,9 +48,8 @@ class Force:
         self._index = forces.adoptForce(self)
 
     def _bind(self, forces) -> None:
-        from engine.forces.general_force_subsystem import GeneralForceSubsystem
-
-        if not isinstance(forces, GeneralForceSubsystem):
+        # (a GeneralForceSubsystem says so by ADOPTS_FORCES: this module is imported by it)
+        if not getattr(type(forces), "ADOPTS_FORCES", False):
             raise InvalidArgumentError(
                 f"the first argument of Force.{type(self).__name__} is the "
                 f"GeneralForceSubsystem to add it to, got {type(forces).__name__}"

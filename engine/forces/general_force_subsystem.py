@@ -19,6 +19,7 @@ from engine.common.index_arg import index_value
 from engine.common.stage import Stage
 from engine.common.state import State
 from engine.common.subsystem import Subsystem
+from engine.forces.force import Force
 
 
 def _owner(cls: type, name: str) -> type | None:
@@ -34,6 +35,9 @@ def _term_matches_calc_force(cls: type) -> bool:
 
 class GeneralForceSubsystem(Subsystem):
     """Applies its force elements at Dynamics stage (Simbody's GeneralForceSubsystem)."""
+
+    #: what ``Force``'s constructors check their first argument for
+    ADOPTS_FORCES = True
 
     def __init__(self, system=None) -> None:
         super().__init__("GeneralForceSubsystem", "3.7")
@@ -86,8 +90,6 @@ class GeneralForceSubsystem(Subsystem):
 
     # ------------------------------------------------------------ realization
     def realizeSubsystemTopologyImpl(self, state: State) -> None:
-        from engine.forces.force import Force
-
         for force in self._forces:
             force._realize_topology(self, state)
         self._with_hooks = [

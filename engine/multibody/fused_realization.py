@@ -53,6 +53,7 @@ from engine.multibody.constraints.compiled import (
     compiled_constraints,
     why_constraints_not_compiled,
 )
+from engine.multibody.global_subsystem import MultibodySystemGlobalSubsystem
 from engine.multibody.kernels import layout
 from engine.multibody.kernels.fused_entry import entry as realize_in_books_entry
 from engine.multibody.kernels.fused_stages import (
@@ -402,7 +403,6 @@ class FusedRealization:
     def _hook_disqualification(state: State, sub, name: str, matter) -> str:
         """Why ``sub``'s stage hook ``name`` cannot be part of the fused call ("" if it
         can: it is one whose work the kernel does)."""
-        from engine.multibody.multibody_system import MultibodySystemGlobalSubsystem
         from engine.multibody.simbody_matter_subsystem import SimbodyMatterSubsystem
 
         label = f"subsystem '{sub.getName()}' has its own {name}"

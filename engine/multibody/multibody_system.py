@@ -16,36 +16,11 @@ from engine.common.exceptions import SimTKError
 from engine.common.stage import Stage
 from engine.common.stage_arg import stage_value
 from engine.common.state import State
-from engine.common.subsystem import Subsystem
 from engine.common.system import System
 from engine.multibody.fused_realization import FusedRealization
+from engine.multibody.global_subsystem import MultibodySystemGlobalSubsystem
 from engine.multibody.kernels.n_operators import scale_dq
 from engine.multibody.kernels.weighted_error_norm import NOT_FINITE, weighted_error_norm
-
-
-class MultibodySystemGlobalSubsystem(Subsystem):
-    """Holds the applied-force accumulators of a MultibodySystem (subsystem 1)."""
-
-    def __init__(self) -> None:
-        super().__init__("MultibodySystemGlobalSubsystem", "0.0.1")
-        self._forces_entry = -1
-
-    def realizeSubsystemModelImpl(self, state: State) -> None:
-        matter = self.getSystem().getMatterSubsystem()
-        nb, nu = matter.getNumBodies(), matter.getNumMobilities()
-        value = (np.zeros((nb, 6)), np.zeros(nu))
-        self._forces_entry = self.allocateCacheEntry(
-            state, Stage.Dynamics, value, name="applied forces (body at Bo in G, mobility)"
-        )
-
-    def realizeSubsystemDynamicsImpl(self, state: State) -> None:
-        body, mobility = self.updCacheEntry(state, self._forces_entry)
-        body[:] = 0.0
-        mobility[:] = 0.0
-
-    def updForces(self, state: State) -> tuple[np.ndarray, np.ndarray]:
-        """The accumulators (body forces (nb, 6), mobility forces (nu,)) for writing."""
-        return self.updCacheEntry(state, self._forces_entry)
 
 
 class MultibodySystem(System):

@@ -33,6 +33,7 @@ from engine.common.numba_internals import address_call
 from engine.contact.kernels.elastic_foundation_spring import push
 from engine.contact.kernels.mesh_mesh_faces import IN_CONTACT, faces_in_contact
 from engine.contact.kernels.mesh_queries import nearest_point_and_inside
+from engine.forces.term_widths import FLOATS, INTS
 
 #: the int parts of a MESH_DATA block, in order, with their shapes in (nm, F, V, E, N, W, D)
 INT_PARTS = (
@@ -216,7 +217,6 @@ def mesh_data_rows(meshes, opcode: int) -> list[tuple[int, tuple, tuple]]:
     ``(op, ints, floats)`` (``compiled_terms.stack_terms``): a packed row's first int is
     its op. Made at Topology stage."""
     from engine.contact.kernels.mesh_queries import mesh_query_arrays
-    from engine.forces.compiled_terms import FLOATS, INTS
 
     queries = [mesh_query_arrays(m) for m in meshes]
     counts = np.array(
