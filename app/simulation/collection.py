@@ -83,11 +83,9 @@ def disown() -> None:
     with _lock:
         _owner = None
         gc.callbacks.remove(_after_full_collection)
-        work, _pending[:] = list(_pending), []
         if _pauses == 0 and _was_enabled:
             gc.enable()
-    for job in work:  # (handed over since the tick above)
-        job()
+    _run_pending()  # (handed over since the tick above; none can be handed over now)
 
 
 @contextlib.contextmanager
@@ -123,6 +121,14 @@ def run_on_owner(work: Callable[[], object]) -> bool:
             return False
     work()
     return True
+
+
+def _run_pending() -> None:
+    """Run, on the calling thread, the work handed to the owner so far."""
+    with _lock:
+        work, _pending[:] = list(_pending), []
+    for job in work:
+        job()
 
 
 def due_generation() -> int | None:
@@ -168,10 +174,7 @@ def tick() -> None:
     while paused). Does nothing on any other thread."""
     if _owner is not threading.current_thread():
         return
-    with _lock:
-        work, _pending[:] = list(_pending), []
-    for job in work:
-        job()
+    _run_pending()
     if _pauses:
         return
     generation = due_generation()
