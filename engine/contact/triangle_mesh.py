@@ -460,9 +460,3 @@ class _TriangleMesh(ContactGeometry):
 
 ContactGeometry.TriangleMesh = _TriangleMesh  # type: ignore[attr-defined]
 _TriangleMesh.__qualname__ = "ContactGeometry.TriangleMesh"
-
-
-def nearest_points(geometry, points):
-    """(nearest (k, 3), inside (k,), outward normal (k, 3)) of many points (S) on the
-    surface of a HalfSpace, Sphere or TriangleMesh (Simbody's findNearestPoint)."""
-    return geometry.nearestPoints(np.asarray(points, dtype=np.float64).reshape(-1, 3))

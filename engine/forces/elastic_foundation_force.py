@@ -92,7 +92,6 @@ class ElasticFoundationForce(ContactSetForce):
 
     # ------------------------------------------------------------------ computation
     def _evaluate(self, state: State, bodyForces) -> float:
-        from engine.contact.triangle_mesh import nearest_points
         from engine.contact.triangle_mesh_contact import TriangleMeshContact
 
         contacts = self._contacts.getContacts(state, self._set_index)
@@ -128,7 +127,7 @@ class ElasticFoundationForce(ContactSetForce):
                 p_O = pc.p_GB[bo] + pc.R_GB[bo] @ X_O.p()
                 idx = np.fromiter(sorted(faces), dtype=np.int64, count=len(faces))
                 P = mesh.faceCentroids()[idx] @ R_M.T + p_M
-                q, inside, _ = nearest_points(other, (P - p_O) @ R_O)
+                q, inside, _ = other.nearestPoints((P - p_O) @ R_O)
                 Q = q @ R_O.T + p_O
                 disp = Q - P
                 dist = np.linalg.norm(disp, axis=1)

@@ -30,7 +30,7 @@ import numpy as np
 from engine.contact.contact_force import ContactDetail, ContactForce
 from engine.contact.friction import SIGNIFICANT_REAL, combine_friction, stribeck
 from engine.contact.generators.base import ContactForceGenerator
-from engine.contact.triangle_mesh import _TriangleMesh, nearest_points
+from engine.contact.triangle_mesh import _TriangleMesh
 from engine.contact.triangle_mesh_contact import TriangleMeshContact
 
 
@@ -51,7 +51,7 @@ def one_mesh_springs(
     Returns arrays over the acting faces: P, n (out of M), vT, force on O, x, xdot, area,
     fN, energy, power."""
     P0 = mesh.faceCentroids()[idx] @ R_M.T + p_M
-    q_O, inside, _ = nearest_points(other, (P0 - p_O) @ R_O)
+    q_O, inside, _ = other.nearestPoints((P0 - p_O) @ R_O)
     Q = q_O @ R_O.T + p_O
     gap = P0 - Q
     x = np.linalg.norm(gap, axis=1)

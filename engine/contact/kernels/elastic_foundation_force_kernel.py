@@ -7,7 +7,7 @@ oracle, which describes the model): for a mesh M with parameters (k, c, us, ud, 
 half space or sphere O of the set on another body, each face of M with its centroid P
 inside O (a half space: ``x > 0`` in O's frame; a sphere: nearer its centre than the
 radius) is a spring from P to Q, the nearest point of O's surface (found in O's frame, as
-``triangle_mesh.nearest_points`` does), with the law of ``elastic_foundation_spring.push``:
+``ContactGeometry.nearestPoints`` does), with the law of ``elastic_foundation_spring.push``:
 ``d = |Q - P|``, ``u = (Q - P)/d``, ``v = v_O(Q) - v_M(Q)``, ``vn = v·u``,
 ``vT = v - vn u``, ``f = k A d (1 + c vn)``; when ``f > 0`` M's body gets
 ``f u + mu f vT/|vT|`` at Q (Hollars' friction curve with the element's transition
