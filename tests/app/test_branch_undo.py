@@ -37,9 +37,12 @@ def _choose_branch(bar, qtbot) -> None:
     qtbot.waitUntil(lambda: not view.isVisible(), timeout=3000)
 
 
-def _click_timeline(timeline, t: float) -> None:
+def _click_timeline(timeline, t: float) -> float:
+    """Click the timeline at the pixel column of time ``t``; the time under that pixel."""
     x = round(timeline.x_of(t))
+    clicked = timeline.time_at(x)
     QTest.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    return clicked
 
 
 def _key(qtbot, window, widget, key, modifiers) -> None:
@@ -79,8 +82,7 @@ def test_undo_after_a_branch_switch_switches_back_without_a_new_branch(qtbot, qs
         qtbot.waitUntil(lambda: not panel.snapshot.running, timeout=5000)
         session = panel.session
         old_end = session.history_span()[1]
-        fork = session.recorded_time(0.2)
-        _click_timeline(timeline, 0.2)
+        fork = session.recorded_time(_click_timeline(timeline, 0.2))
         qtbot.waitUntil(lambda: panel.snapshot.time == fork, timeout=5000)
         # Type mass 3 for "lower" in Properties: the run forks there; run on a little.
         view = editor.tree.view
