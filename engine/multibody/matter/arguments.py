@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.common.real_array import real_array
+from engine.multibody.body_handle import MobilizedBodyHandle
 
 _FLOAT64 = np.dtype(np.float64)
 _NDARRAY = np.ndarray
@@ -162,9 +163,7 @@ def output_array(out, shape: tuple, what: str, inputs: dict | None = None) -> np
 
 def body_index(matter, body, what: str) -> int:
     """A MobilizedBodyIndex from an int or a MobilizedBody of this matter subsystem."""
-    from engine.multibody.mobilized_body import MobilizedBody
-
-    if isinstance(body, MobilizedBody):
+    if isinstance(body, MobilizedBodyHandle):
         if body.getMatterSubsystem() is not matter:
             raise InvalidArgumentError(f"{what}: the mobilized body belongs to another subsystem")
         return body.getMobilizedBodyIndex()
@@ -184,6 +183,4 @@ def body_index(matter, body, what: str) -> int:
 
 def is_single_body(body) -> bool:
     """True for the single-task overloads (one body), False for a list of bodies."""
-    from engine.multibody.mobilized_body import MobilizedBody
-
-    return isinstance(body, (MobilizedBody, int, np.integer))
+    return isinstance(body, (MobilizedBodyHandle, int, np.integer))

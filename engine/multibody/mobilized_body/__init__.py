@@ -27,6 +27,7 @@ from engine.math.spatial import as_spatial_vec
 from engine.math.transform import Transform
 from engine.math.vec import as_vec3
 from engine.multibody.body import Body
+from engine.multibody.body_handle import MobilizedBodyHandle
 from engine.multibody.matter.arguments import writable_array
 from engine.multibody.mobilized_body.accessors import ACCESSORS
 from engine.multibody.mobilized_body.extras import MobilizedBodyExtrasMixin
@@ -98,6 +99,7 @@ class MobilizedBody(
     MobilizedBodyFitMixin,
     MobilizedBodyLockMixin,
     MobilizedBodyReactionsMixin,
+    MobilizedBodyHandle,
 ):
     """Handle to body ``getMobilizedBodyIndex()`` of a matter subsystem."""
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from engine.common.exceptions import IndexOutOfRangeError, InvalidArgumentError
 from engine.common.index_arg import index_value
+from engine.multibody.body_handle import MobilizedBodyHandle
 
 if TYPE_CHECKING:
     from engine.common.state import State
@@ -99,9 +100,7 @@ class Motion:
     Fast = MotionMethod.Fast
 
     def __init__(self, mobod) -> None:
-        from engine.multibody.mobilized_body import MobilizedBody
-
-        if not isinstance(mobod, MobilizedBody):
+        if not isinstance(mobod, MobilizedBodyHandle):
             raise InvalidArgumentError(
                 f"{type(self).__name__}: the first argument is the MobilizedBody to drive, "
                 f"got {type(mobod).__name__}"
