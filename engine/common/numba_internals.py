@@ -98,6 +98,10 @@ fma_kernel_jit = njit(cache=True, nogil=True, _nrt=False, fastmath={"contract"})
 #: Every other kernel releases it (the studio's GUI thread runs while a worker simulates).
 short_kernel_jit = njit(cache=True, _nrt=False)
 
+#: short_kernel_jit with fma_kernel_jit's "contract" flag, for an operator's recursion
+#: limited by its arithmetic (J u)
+short_fma_kernel_jit = njit(cache=True, _nrt=False, fastmath={"contract"})
+
 
 def compiled_entry_point(dispatcher, args: tuple):
     """The compiled entry point of a numba ``dispatcher`` for exactly the types of

@@ -42,6 +42,7 @@ from engine.common.numba_internals import (
     may_overlap,
     rows,
     runtime_jit,
+    short_fma_kernel_jit,
     short_kernel_jit,
     signature_entry_point,
     table_addresses,
@@ -96,10 +97,10 @@ SIGNATURES = {
 
 @njit(cache=True, nogil=True, inline="always")
 def _finite(v) -> bool:
+    finite = True
     for i in range(v.shape[0]):
-        if not math.isfinite(v[i]):
-            return False
-    return True
+        finite &= math.isfinite(v[i])
+    return finite
 
 
 @kernel_jit
@@ -165,10 +166,23 @@ def checked_m_inverse_times(s, with_inertias, v, out):
 def _motion_step(A_P, r, H, nu, x, s):
     """A body's spatial motion (velocity or acceleration, at Bo, in G) from its parent's
     A_P: A_P shifted by r (from the parent's origin to Bo) plus H x[s:s+nu], with no
-    velocity terms."""
+    velocity terms. The columns of H are added in order; for one, three and six mobilities
+    (Pin, Ball, Free and their kin) the additions are written out, with no loop, so that
+    they compile to straight-line code."""
     a = shift_motion(A_P, r)
     if nu == 1:
         return add_scaled6(a, H, 0, x[s])
+    if nu == 3:
+        a = add_scaled6(a, H, 0, x[s])
+        a = add_scaled6(a, H, 1, x[s + 1])
+        return add_scaled6(a, H, 2, x[s + 2])
+    if nu == 6:
+        a = add_scaled6(a, H, 0, x[s])
+        a = add_scaled6(a, H, 1, x[s + 1])
+        a = add_scaled6(a, H, 2, x[s + 2])
+        a = add_scaled6(a, H, 3, x[s + 3])
+        a = add_scaled6(a, H, 4, x[s + 4])
+        return add_scaled6(a, H, 5, x[s + 5])
     return add_h_times(a, H, nu, x, s)
 
 
@@ -267,7 +281,7 @@ def jacobian(s, J):
     return 0
 
 
-@short_kernel_jit
+@short_fma_kernel_jit
 def jacobian_times(s, u, V_out):
     """V_out (nb, 2, 3) = J u: each body's spatial velocity (at Bo, in G) for speeds u,
     base to tip. STALE (operator_check), WRONG_LENGTH if u or V_out has the wrong shape,
