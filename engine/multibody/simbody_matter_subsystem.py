@@ -11,6 +11,7 @@ units; spatial vectors are [angular, linear] about body origins, in Ground.
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,17 @@ from engine.multibody.matter.unilateral import MatterUnilateralMixin
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.mobilizers.custom import TYPE_ID as _CUSTOM_TYPE_ID
 from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
+
+_MATTER = operator.attrgetter("_matter")
+_MOTION = operator.attrgetter("_motion")
+_INDEX = operator.attrgetter("_index")
+_PARENT_INDEX = operator.attrgetter("_parent_index")
+_CONTACT_SURFACES = operator.attrgetter("_body._contact_surfaces")
+_MASS_PROPERTIES = operator.attrgetter("_body._mass_properties")
+
+
+def _MASS_PROPERTIES_OR_NONE(m):  # noqa: N802  (a getter, as those above)
+    return None if m is None else m._body._mass_properties
 
 
 @dataclass
@@ -229,6 +241,82 @@ class SimbodyMatterSubsystem(
             Subsystem.invalidateSubsystemTopologyCache(self)
         return index
 
+    def takeMobilizedBodies(self, bodies: list[MobilizedBody], parents: list[int]) -> None:
+        """Move ``bodies`` (MobilizedBodies of one other matter subsystem, which gives them
+        up) here, appended in order, body k under the body of index ``parents[k]`` here (an
+        earlier one). Not Simbody's: a System rebuilt from the one it replaces takes that
+        one's unchanged bodies instead of copying them (``cloneForNewParent``); the source
+        subsystem still lists them but no longer owns them (``giveBackMobilizedBodies``
+        undoes the move). Each body keeps its values and Body; its topology row is its row
+        of the source's topology arrays, if realized. A body with a Motion, a custom
+        mobilizer or contact surfaces is refused (nothing is moved)."""
+        if len(bodies) != len(parents):
+            raise InvalidArgumentError(
+                f"takeMobilizedBodies: {len(bodies)} bodies and {len(parents)} parents"
+            )
+        if not bodies:
+            return
+        origin = bodies[0]._matter
+        start = len(self._mobods)
+        if (
+            origin is self
+            or not all(map(operator.is_, map(_MATTER, bodies), itertools.repeat(origin)))
+            or not all(0 <= p < start + k for k, p in enumerate(parents))
+        ):
+            raise InvalidArgumentError(
+                "takeMobilizedBodies: the bodies must belong to one other matter subsystem and "
+                "each parent must be a body added before it"
+            )
+        if (
+            not all(map(operator.is_, map(_MOTION, bodies), itertools.repeat(None)))
+            or any(map(_CONTACT_SURFACES, bodies))
+            or any("_impl" in m.__dict__ for m in bodies)
+            or not all(map(_INDEX, bodies))
+        ):
+            raise InvalidArgumentError(
+                "takeMobilizedBodies: a body with a Motion, a custom mobilizer or contact "
+                "surfaces, or Ground, belongs to its own System"
+            )
+        topology = origin._topology
+        if topology is not None and topology.nb == len(origin._mobods):
+            rows = list(map(_INDEX, bodies))
+            self._row_sources.update(
+                zip(
+                    range(start, start + len(bodies)),
+                    zip(
+                        itertools.repeat(topology),
+                        rows,
+                        map(_MASS_PROPERTIES, bodies),
+                        strict=False,  # (the topology repeated)
+                    ),
+                    strict=True,
+                )
+            )
+        for index, (m, p) in enumerate(zip(bodies, parents, strict=True), start):
+            m._matter = self
+            m._index = index
+            m._parent_index = p
+        self._mobods.extend(bodies)
+        if self._topology is not None or self._changed_rows is not None:
+            self.invalidateSubsystemTopologyCache()
+        elif self.subsystemTopologyHasBeenRealized():
+            Subsystem.invalidateSubsystemTopologyCache(self)
+
+    def giveBackMobilizedBodies(self, parents: list[int]) -> None:
+        """Own again every body this subsystem lists (some were moved to another one by its
+        ``takeMobilizedBodies``), body i under the body of index ``parents[i]`` (what
+        ``parentIndices`` gave before the move)."""
+        mobods = self._mobods
+        for index in range(1, len(mobods)):
+            m = mobods[index]
+            m._matter = self
+            m._index = index
+            m._parent_index = parents[index]
+
+    def parentIndices(self) -> list[int]:
+        """Each body's parent's index (-1 for Ground), by MobilizedBodyIndex."""
+        return [-1, *map(_PARENT_INDEX, self._mobods[1:])]
+
     def getNumBodies(self) -> int:
         """Number of mobilized bodies including Ground."""
         return len(self._mobods)
@@ -363,10 +451,15 @@ class SimbodyMatterSubsystem(
             bodies = list(sources)
             entries = list(sources.values())
             # (a Body whose mass properties were set since it was copied is made anew)
-            kept = [
-                b < nb and mobods[b]._body._mass_properties is entry[2]
-                for b, entry in zip(bodies, entries, strict=True)
-            ]
+            # (whole-sequence maps: a gather of 20,000 rows checks no body in Python)
+            present = [mobods[b] if b < nb else None for b in bodies]
+            kept = list(
+                map(
+                    operator.is_,
+                    map(_MASS_PROPERTIES_OR_NONE, present),
+                    map(operator.itemgetter(2), entries),
+                )
+            )
             groups: dict[int, tuple[MatterTopology, list, list]] = {}
             if len({id(entry[0]) for entry in entries}) == 1:  # one source (the usual case)
                 groups[0] = (
