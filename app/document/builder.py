@@ -332,10 +332,13 @@ def _take_bodies(order: list, previous: BuiltModel, matter, mobods: dict, shared
     index = dict(zip(names, range(1, len(names) + 1), strict=True))
     index[GROUND] = 0
     parents = list(map(index.__getitem__, map(_PARENT, order)))
-    taken = [
-        a and not c
-        for a, c in zip(map(known.__contains__, map(id, order)), map(_SURFACES, order), strict=True)
-    ]
+    taken = list(
+        map(
+            operator.and_,
+            map(known.__contains__, map(id, order)),
+            map(operator.not_, map(_SURFACES, order)),
+        )
+    )
     at = 0
     for take, run in itertools.groupby(taken):
         end = at + len(list(run))

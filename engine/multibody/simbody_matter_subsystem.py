@@ -45,6 +45,8 @@ from engine.multibody.mobilizers.custom import TYPE_ID as _CUSTOM_TYPE_ID
 from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
 
 _MATTER = operator.attrgetter("_matter")
+_DICT = operator.attrgetter("__dict__")
+_FIRST, _SECOND, _THIRD = (operator.itemgetter(k) for k in range(3))
 _MOTION = operator.attrgetter("_motion")
 _INDEX = operator.attrgetter("_index")
 _PARENT_INDEX = operator.attrgetter("_parent_index")
@@ -258,10 +260,12 @@ class SimbodyMatterSubsystem(
             return
         origin = bodies[0]._matter
         start = len(self._mobods)
+        given = np.asarray(parents, dtype=np.intp)
         if (
             origin is self
             or not all(map(operator.is_, map(_MATTER, bodies), itertools.repeat(origin)))
-            or not all(0 <= p < start + k for k, p in enumerate(parents))
+            or bool(np.any(given < 0))
+            or bool(np.any(given >= np.arange(start, start + len(bodies))))
         ):
             raise InvalidArgumentError(
                 "takeMobilizedBodies: the bodies must belong to one other matter subsystem and "
@@ -270,7 +274,7 @@ class SimbodyMatterSubsystem(
         if (
             not all(map(operator.is_, map(_MOTION, bodies), itertools.repeat(None)))
             or any(map(_CONTACT_SURFACES, bodies))
-            or any("_impl" in m.__dict__ for m in bodies)
+            or any(map(operator.contains, map(_DICT, bodies), itertools.repeat("_impl")))
             or not all(map(_INDEX, bodies))
         ):
             raise InvalidArgumentError(
@@ -452,20 +456,19 @@ class SimbodyMatterSubsystem(
             entries = list(sources.values())
             # (a Body whose mass properties were set since it was copied is made anew)
             # (whole-sequence maps: a gather of 20,000 rows checks no body in Python)
-            present = [mobods[b] if b < nb else None for b in bodies]
-            kept = list(
-                map(
-                    operator.is_,
-                    map(_MASS_PROPERTIES_OR_NONE, present),
-                    map(operator.itemgetter(2), entries),
+            if max(bodies) < nb:
+                present = map(_MASS_PROPERTIES, map(mobods.__getitem__, bodies))
+            else:
+                present = map(
+                    _MASS_PROPERTIES_OR_NONE, [mobods[b] if b < nb else None for b in bodies]
                 )
-            )
+            kept = list(map(operator.is_, present, map(_THIRD, entries)))
             groups: dict[int, tuple[MatterTopology, list, list]] = {}
-            if len({id(entry[0]) for entry in entries}) == 1:  # one source (the usual case)
+            if len(set(map(id, map(_FIRST, entries)))) == 1:  # one source (the usual case)
                 groups[0] = (
                     entries[0][0],
                     list(itertools.compress(bodies, kept)),
-                    [entry[1] for entry in itertools.compress(entries, kept)],
+                    list(map(_SECOND, itertools.compress(entries, kept))),
                 )
             else:
                 for b, (topology, row, _), keep in zip(bodies, entries, kept, strict=True):
