@@ -184,6 +184,12 @@ class SimbodyMatterSubsystem(
         #: (``MobilizedBody.cloneForNewParent``): index -> (that matter's topology, the body's
         #: row in it, the copied Body's mass properties), dropped when the body changes
         self._row_sources: dict[int, tuple[MatterTopology, int, MassProperties]] = {}
+        #: runs of bodies moved here from another matter's realized topology
+        #: (``takeMobilizedBodies``): (first index here, that topology, the bodies' rows in
+        #: it, their Bodies' mass properties then), and the bodies of those runs changed
+        #: since (their rows made anew)
+        self._taken_rows: list[tuple[int, MatterTopology, np.ndarray, list]] = []
+        self._untaken: set[int] = set()
         self._ix = _Indices()
         self._show_default_geometry = True
         if system is not None:
@@ -283,19 +289,8 @@ class SimbodyMatterSubsystem(
             )
         topology = origin._topology
         if topology is not None and topology.nb == len(origin._mobods):
-            rows = list(map(_INDEX, bodies))
-            self._row_sources.update(
-                zip(
-                    range(start, start + len(bodies)),
-                    zip(
-                        itertools.repeat(topology),
-                        rows,
-                        map(_MASS_PROPERTIES, bodies),
-                        strict=False,  # (the topology repeated)
-                    ),
-                    strict=True,
-                )
-            )
+            rows = np.fromiter(map(_INDEX, bodies), dtype=np.intp, count=len(bodies))
+            self._taken_rows.append((start, topology, rows, list(map(_MASS_PROPERTIES, bodies))))
         for index, (m, p) in enumerate(zip(bodies, parents, strict=True), start):
             m._matter = self
             m._index = index
@@ -358,6 +353,7 @@ class SimbodyMatterSubsystem(
         rebuilds only the changed bodies' rows if nothing else changed meanwhile."""
         rows = self._changed_rows if self._topology is None else set()
         self._row_sources.pop(int(index), None)
+        self._untaken.add(int(index))
         self._topology = None
         if rows is not None:
             rows.add(int(index))
@@ -376,6 +372,7 @@ class SimbodyMatterSubsystem(
             topology = self._topology_of_all()
         self._built_topology = topology
         self._row_sources = {}  # (every row is in ``topology`` now)
+        self._taken_rows, self._untaken = [], set()
         return topology
 
     def _topology_with_rows(self, last: MatterTopology, rows: list[int]) -> MatterTopology:
@@ -483,6 +480,25 @@ class SimbodyMatterSubsystem(
                     arrays[name][to_b] = getattr(topology, name)[from_b]
                 uses_quat[to_b] = topology.uses_quaternion[from_b]
                 todo[to_b] = False
+        mobods = self._mobods
+        for start, topology, rows, props in self._taken_rows:
+            stop = start + len(rows)
+            # (a Body whose mass properties were set since it was taken is made anew, as is
+            # a body whose own values changed through its handle)
+            kept = np.fromiter(
+                map(operator.is_, map(_MASS_PROPERTIES, mobods[start:stop]), props),
+                dtype=bool,
+                count=len(rows),
+            )
+            for b in self._untaken:
+                if start <= b < stop:
+                    kept[b - start] = False
+            to_b = np.arange(start, stop)[kept]
+            from_b = rows[kept]
+            for name in self._SOURCE_ROW_FIELDS:
+                arrays[name][to_b] = getattr(topology, name)[from_b]
+            uses_quat[to_b] = topology.uses_quaternion[from_b]
+            todo[to_b] = False
         return np.flatnonzero(todo)
 
     @staticmethod

@@ -19,6 +19,7 @@ from engine import (
     SimbodyMatterSubsystem,
     Stage,
     Transform,
+    Vec3,
 )
 from tests.engine.test_clone_for_new_parent import (
     LINK,
@@ -52,7 +53,7 @@ def test_taken_bodies_make_the_system_constructed_and_bring_their_rows():
     reference_system, reference = _constructed(matter, parents)
     bodies_before = [matter.getMobilizedBody(b).getBody() for b in range(1, 9)]
     system, taker, bodies = _taken(matter, parents)
-    assert len(taker._row_sources) == 8  # every row from the source
+    assert sum(len(run[2]) for run in taker._taken_rows) == 8  # every row from the source
     state = system.realizeTopology()
     reference_state = reference_system.realizeTopology()
     _assert_same_topology(taker, reference)
@@ -69,9 +70,16 @@ def test_taken_bodies_make_the_system_constructed_and_bring_their_rows():
 def test_a_taken_body_changed_before_it_is_realized_gets_its_row_made_anew():
     _, matter = _source()
     system, taker, _ = _taken(matter)
-    taker.getMobilizedBody(2).getBody().setDefaultRigidBodyMassProperties(LINK)
-    system.realizeTopology()
-    assert taker._topo().mass[2] == LINK.getMass()
+    taker.getMobilizedBody(2).getBody().setDefaultRigidBodyMassProperties(LINK)  # the Body
+    taker.getMobilizedBody(3).setDefaultMassProperties(LINK)  # through the handle
+    taker.getMobilizedBody(4).setDefaultInboardFrame(Transform(Vec3(0.5, 0, 0)))
+    taker.getMobilizedBody(6).setDefaultQ([0.7])
+    state = system.realizeTopology()
+    topo = taker._topo()
+    assert topo.mass[2] == LINK.getMass() and topo.mass[3] == LINK.getMass()
+    np.testing.assert_array_equal(topo.p_PF[4], (0.5, 0, 0))
+    assert taker.getMobilizedBody(6).getQ(state)[0] == 0.7
+    assert topo.mass[5] == matter.getMobilizedBody(5).getDefaultMassProperties().getMass()
 
 
 def test_giving_back_makes_the_source_whole_again():
