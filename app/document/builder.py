@@ -10,7 +10,9 @@ become ``BuildError`` naming the body or element.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -234,7 +236,9 @@ def apply_hints(system, hints: Hints) -> None:
         matter.setShowDefaultGeometry(bool(hints.show_default_geometry))
 
 
-def build(model, pull_force: bool = False, previous: BuiltModel | None = None) -> BuiltModel:
+def build(
+    model, pull_force: bool = False, previous: BuiltModel | None = None, take: bool = False
+) -> BuiltModel:
     """Build the engine System of a ModelDocument (or ModelData). An overflow or invalid
     floating-point operation while building (values too large to combine) is a BuildError.
     ``pull_force``: the System also gets the studio's mouse spring (``built.pull_force``,
@@ -245,12 +249,24 @@ def build(model, pull_force: bool = False, previous: BuiltModel | None = None) -
     ``previous``: a BuiltModel whose System has the values of its ``data`` (the model an
     edit replaces). Each body whose spec is the very object of ``previous.data`` (specs are
     immutable) is then that System's body copied (``MobilizedBody.cloneForNewParent``, with
-    its topology row) instead of made from its spec; the System built is the same."""
+    its topology row) instead of made from its spec; the System built is the same.
+
+    ``take`` (with ``previous``, which is given up): those bodies are moved from
+    ``previous``'s System (``SimbodyMatterSubsystem.takeMobilizedBodies``, a few attribute
+    sets per body, where a copy makes two Transforms and a Body), which is then no longer
+    usable; a build that fails gives them back, leaving ``previous`` as it was."""
+    parents = previous.matter.parentIndices() if take and previous is not None else None
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
-            return _build(model, pull_force, previous)
+            return _build(model, pull_force, previous, parents is not None)
         except ArithmeticError as exc:
+            if parents is not None:
+                previous.matter.giveBackMobilizedBodies(parents)
             raise BuildError("system", f"a value too large to compute with ({exc})") from exc
+        except BaseException:
+            if parents is not None:
+                previous.matter.giveBackMobilizedBodies(parents)
+            raise
 
 
 def _reusable_bodies(previous: BuiltModel | None, base_dir) -> dict:
@@ -275,10 +291,79 @@ def _copied_body(mobod, parent):
         return None
 
 
-def _build(model, pull_force: bool = False, previous: BuiltModel | None = None) -> BuiltModel:
+def _made_body(b, parent, shared: _SharedParts):
+    """The MobilizedBody of spec ``b`` made under ``parent`` (a BuildError naming it)."""
+    from engine import MobilizedBody
+    from engine.common.exceptions import SimTKError
+
+    try:
+        body = shared.body(b)
+        cls = getattr(MobilizedBody, b.mobilizer)
+        options = b.mobilizer_params
+        mb = cls(
+            parent,
+            shared.transform(b.X_PF),
+            body,
+            shared.transform(b.X_BM),
+            **(dict(options) if options else {}),
+        )
+        if b.q is not None:
+            mb.setDefaultQ(shared.default_q(b))
+    except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
+        raise BuildError(f"body {b.name!r}", str(exc)) from exc
+    return mb
+
+
+_NAME = operator.attrgetter("name")
+_PARENT = operator.attrgetter("parent")
+_SURFACES = operator.attrgetter("contact_surfaces")
+
+
+def _take_bodies(order: list, previous: BuiltModel, matter, mobods: dict, shared) -> None:
+    """Add the bodies of ``order`` (specs, parents first) to ``matter``: each whose spec is
+    the very object of ``previous.data`` (without contact surfaces) is ``previous``'s body,
+    moved (``takeMobilizedBodies``, one call per run of such bodies), the others are made
+    from their specs. ``mobods`` (name -> MobilizedBody, Ground in it) gets them all."""
+    from engine.common.exceptions import InvalidArgumentError
+
+    old_mobods = previous.mobilized_bodies
+    known = set(map(id, previous.data.bodies))
+    names = list(map(_NAME, order))
+    index = dict(zip(names, range(1, len(names) + 1), strict=True))
+    index[GROUND] = 0
+    parents = list(map(index.__getitem__, map(_PARENT, order)))
+    taken = list(
+        map(
+            operator.and_,
+            map(known.__contains__, map(id, order)),
+            map(operator.not_, map(_SURFACES, order)),
+        )
+    )
+    at = 0
+    for take, run in itertools.groupby(taken):
+        end = at + len(list(run))
+        if take:
+            bodies = list(map(old_mobods.__getitem__, names[at:end]))
+            try:
+                matter.takeMobilizedBodies(bodies, parents[at:end])
+            except InvalidArgumentError:  # (a Motion, a custom mobilizer: made anew)
+                for k in range(at, end):
+                    b = order[k]
+                    mobods[b.name] = _made_body(b, mobods[b.parent], shared)
+            else:
+                mobods.update(zip(names[at:end], bodies, strict=True))
+        else:
+            for k in range(at, end):
+                b = order[k]
+                mobods[b.name] = _made_body(b, mobods[b.parent], shared)
+        at = end
+
+
+def _build(
+    model, pull_force: bool = False, previous: BuiltModel | None = None, take: bool = False
+) -> BuiltModel:
     from engine import (
         GeneralForceSubsystem,
-        MobilizedBody,
         MultibodySystem,
         SimbodyMatterSubsystem,
     )
@@ -301,30 +386,21 @@ def _build(model, pull_force: bool = False, previous: BuiltModel | None = None) 
     from app.document.document import _parents_first
 
     shared = _SharedParts(base_dir)
-    reusable = _reusable_bodies(previous, base_dir)
-    for b in _parents_first(data.bodies):
+    data_of_previous = getattr(previous, "data", None)
+    ordered = _parents_first(data.bodies)
+    if take and data_of_previous is not None and previous.base_dir == base_dir:
+        _take_bodies(ordered, previous, matter, mobods, shared)
+        reusable, order = {}, ()
+    else:
+        reusable, order = _reusable_bodies(previous, base_dir), ordered
+    for b in order:
         found = reusable.get(id(b)) if reusable else None
         if found is not None and found[0] is b:
             mb = _copied_body(found[1], mobods[b.parent])
             if mb is not None:
                 mobods[b.name] = mb
                 continue
-        try:
-            body = shared.body(b)
-            cls = getattr(MobilizedBody, b.mobilizer)
-            options = b.mobilizer_params
-            mb = cls(
-                mobods[b.parent],
-                shared.transform(b.X_PF),
-                body,
-                shared.transform(b.X_BM),
-                **(dict(options) if options else {}),
-            )
-            if b.q is not None:
-                mb.setDefaultQ(shared.default_q(b))
-        except (SimTKError, ValueError, TypeError, ArithmeticError) as exc:
-            raise BuildError(f"body {b.name!r}", str(exc)) from exc
-        mobods[b.name] = mb
+        mobods[b.name] = _made_body(b, mobods[b.parent], shared)
 
     built_constraints = []
     for i, e in enumerate(data.constraints):
@@ -390,9 +466,7 @@ def _build(model, pull_force: bool = False, previous: BuiltModel | None = None) 
     except SimTKError as exc:
         raise BuildError("system", str(exc)) from exc
     _check_dynamics(data, system, state, realize_copy=False)
-    names = [""] * matter.getNumBodies()
-    for name, mb in mobods.items():
-        names[mb.getMobilizedBodyIndex()] = name
+    names = [GROUND, *map(_NAME, ordered)]  # (bodies are added parents first, in order)
     built = BuiltModel(
         system=system,
         matter=matter,

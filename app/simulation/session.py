@@ -1086,9 +1086,16 @@ class SimulationSession:
 
         adopted = False
         try:
+            # A topology edit starts a new history (no branch keeps the model before it) and
+            # replaces the model Reset goes back to: the bodies unchanged since self.built
+            # are moved from its System, which is given up; else they are copied from it.
+            take = "topology" in kinds
             try:
-                # (bodies unchanged since self.built are copied from its System)
-                built = model.build() if hasattr(model, "build") else build(model, True, self.built)
+                built = (
+                    model.build()
+                    if hasattr(model, "build")
+                    else build(model, True, self.built, take)
+                )
             except Exception as exc:  # noqa: BLE001  (an unbuildable edit keeps the old model)
                 reason = str(exc) if isinstance(exc, BuildError) else _describe(exc)
                 self._error = f"{REBUILD_FAILED}: {reason}"

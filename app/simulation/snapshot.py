@@ -125,6 +125,7 @@ def joint_layout(
 
 
 _BODY, _WHICH = operator.itemgetter(0), operator.itemgetter(1)
+_TYPE_NAME = operator.methodcaller("getMobilizerTypeName")
 
 
 @dataclass(frozen=True)
@@ -153,9 +154,10 @@ class ModelInfo:
         ``column_names.ColumnNames`` that ``q_index`` is of, if at hand (the joint layout is
         then made from its per-body arrays)."""
         system = built.system
-        mobilizer_types = {
-            name: mobod.getMobilizerTypeName() for name, mobod in built.mobilized_bodies.items()
-        }
+        mobods = built.mobilized_bodies
+        mobilizer_types = dict(
+            zip(mobods, map(_TYPE_NAME, mobods.values()), strict=True)
+        )  # (at C speed: a 20,000-body model's dict)
         return ModelInfo(
             q_index=dict(q_index),
             q_labels=tuple(q_labels),

@@ -11,6 +11,7 @@ units; spatial vectors are [angular, linear] about body origins, in Ground.
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,19 @@ from engine.multibody.matter.unilateral import MatterUnilateralMixin
 from engine.multibody.mobilized_body import MobilizedBody
 from engine.multibody.mobilizers.custom import TYPE_ID as _CUSTOM_TYPE_ID
 from engine.multibody.mobilizers.dispatch import REVERSED_OFFSET
+
+_MATTER = operator.attrgetter("_matter")
+_DICT = operator.attrgetter("__dict__")
+_FIRST, _SECOND, _THIRD = (operator.itemgetter(k) for k in range(3))
+_MOTION = operator.attrgetter("_motion")
+_INDEX = operator.attrgetter("_index")
+_PARENT_INDEX = operator.attrgetter("_parent_index")
+_CONTACT_SURFACES = operator.attrgetter("_body._contact_surfaces")
+_MASS_PROPERTIES = operator.attrgetter("_body._mass_properties")
+
+
+def _MASS_PROPERTIES_OR_NONE(m):  # noqa: N802  (a getter, as those above)
+    return None if m is None else m._body._mass_properties
 
 
 @dataclass
@@ -170,6 +184,12 @@ class SimbodyMatterSubsystem(
         #: (``MobilizedBody.cloneForNewParent``): index -> (that matter's topology, the body's
         #: row in it, the copied Body's mass properties), dropped when the body changes
         self._row_sources: dict[int, tuple[MatterTopology, int, MassProperties]] = {}
+        #: runs of bodies moved here from another matter's realized topology
+        #: (``takeMobilizedBodies``): (first index here, that topology, the bodies' rows in
+        #: it, their Bodies' mass properties then), and the bodies of those runs changed
+        #: since (their rows made anew)
+        self._taken_rows: list[tuple[int, MatterTopology, np.ndarray, list]] = []
+        self._untaken: set[int] = set()
         self._ix = _Indices()
         self._show_default_geometry = True
         if system is not None:
@@ -229,6 +249,73 @@ class SimbodyMatterSubsystem(
             Subsystem.invalidateSubsystemTopologyCache(self)
         return index
 
+    def takeMobilizedBodies(self, bodies: list[MobilizedBody], parents: list[int]) -> None:
+        """Move ``bodies`` (MobilizedBodies of one other matter subsystem, which gives them
+        up) here, appended in order, body k under the body of index ``parents[k]`` here (an
+        earlier one). Not Simbody's: a System rebuilt from the one it replaces takes that
+        one's unchanged bodies instead of copying them (``cloneForNewParent``); the source
+        subsystem still lists them but no longer owns them (``giveBackMobilizedBodies``
+        undoes the move). Each body keeps its values and Body; its topology row is its row
+        of the source's topology arrays, if realized. A body with a Motion, a custom
+        mobilizer or contact surfaces is refused (nothing is moved)."""
+        if len(bodies) != len(parents):
+            raise InvalidArgumentError(
+                f"takeMobilizedBodies: {len(bodies)} bodies and {len(parents)} parents"
+            )
+        if not bodies:
+            return
+        origin = bodies[0]._matter
+        start = len(self._mobods)
+        given = np.asarray(parents, dtype=np.intp)
+        if (
+            origin is self
+            or not all(map(operator.is_, map(_MATTER, bodies), itertools.repeat(origin)))
+            or bool(np.any(given < 0))
+            or bool(np.any(given >= np.arange(start, start + len(bodies))))
+        ):
+            raise InvalidArgumentError(
+                "takeMobilizedBodies: the bodies must belong to one other matter subsystem and "
+                "each parent must be a body added before it"
+            )
+        if (
+            not all(map(operator.is_, map(_MOTION, bodies), itertools.repeat(None)))
+            or any(map(_CONTACT_SURFACES, bodies))
+            or any(map(operator.contains, map(_DICT, bodies), itertools.repeat("_impl")))
+            or not all(map(_INDEX, bodies))
+        ):
+            raise InvalidArgumentError(
+                "takeMobilizedBodies: a body with a Motion, a custom mobilizer or contact "
+                "surfaces, or Ground, belongs to its own System"
+            )
+        topology = origin._topology
+        if topology is not None and topology.nb == len(origin._mobods):
+            rows = np.fromiter(map(_INDEX, bodies), dtype=np.intp, count=len(bodies))
+            self._taken_rows.append((start, topology, rows, list(map(_MASS_PROPERTIES, bodies))))
+        for index, (m, p) in enumerate(zip(bodies, parents, strict=True), start):
+            m._matter = self
+            m._index = index
+            m._parent_index = p
+        self._mobods.extend(bodies)
+        if self._topology is not None or self._changed_rows is not None:
+            self.invalidateSubsystemTopologyCache()
+        elif self.subsystemTopologyHasBeenRealized():
+            Subsystem.invalidateSubsystemTopologyCache(self)
+
+    def giveBackMobilizedBodies(self, parents: list[int]) -> None:
+        """Own again every body this subsystem lists (some were moved to another one by its
+        ``takeMobilizedBodies``), body i under the body of index ``parents[i]`` (what
+        ``parentIndices`` gave before the move)."""
+        mobods = self._mobods
+        for index in range(1, len(mobods)):
+            m = mobods[index]
+            m._matter = self
+            m._index = index
+            m._parent_index = parents[index]
+
+    def parentIndices(self) -> list[int]:
+        """Each body's parent's index (-1 for Ground), by MobilizedBodyIndex."""
+        return [-1, *map(_PARENT_INDEX, self._mobods[1:])]
+
     def getNumBodies(self) -> int:
         """Number of mobilized bodies including Ground."""
         return len(self._mobods)
@@ -266,6 +353,7 @@ class SimbodyMatterSubsystem(
         rebuilds only the changed bodies' rows if nothing else changed meanwhile."""
         rows = self._changed_rows if self._topology is None else set()
         self._row_sources.pop(int(index), None)
+        self._untaken.add(int(index))
         self._topology = None
         if rows is not None:
             rows.add(int(index))
@@ -284,6 +372,7 @@ class SimbodyMatterSubsystem(
             topology = self._topology_of_all()
         self._built_topology = topology
         self._row_sources = {}  # (every row is in ``topology`` now)
+        self._taken_rows, self._untaken = [], set()
         return topology
 
     def _topology_with_rows(self, last: MatterTopology, rows: list[int]) -> MatterTopology:
@@ -363,16 +452,20 @@ class SimbodyMatterSubsystem(
             bodies = list(sources)
             entries = list(sources.values())
             # (a Body whose mass properties were set since it was copied is made anew)
-            kept = [
-                b < nb and mobods[b]._body._mass_properties is entry[2]
-                for b, entry in zip(bodies, entries, strict=True)
-            ]
+            # (whole-sequence maps: a gather of 20,000 rows checks no body in Python)
+            if max(bodies) < nb:
+                present = map(_MASS_PROPERTIES, map(mobods.__getitem__, bodies))
+            else:
+                present = map(
+                    _MASS_PROPERTIES_OR_NONE, [mobods[b] if b < nb else None for b in bodies]
+                )
+            kept = list(map(operator.is_, present, map(_THIRD, entries)))
             groups: dict[int, tuple[MatterTopology, list, list]] = {}
-            if len({id(entry[0]) for entry in entries}) == 1:  # one source (the usual case)
+            if len(set(map(id, map(_FIRST, entries)))) == 1:  # one source (the usual case)
                 groups[0] = (
                     entries[0][0],
                     list(itertools.compress(bodies, kept)),
-                    [entry[1] for entry in itertools.compress(entries, kept)],
+                    list(map(_SECOND, itertools.compress(entries, kept))),
                 )
             else:
                 for b, (topology, row, _), keep in zip(bodies, entries, kept, strict=True):
@@ -387,6 +480,25 @@ class SimbodyMatterSubsystem(
                     arrays[name][to_b] = getattr(topology, name)[from_b]
                 uses_quat[to_b] = topology.uses_quaternion[from_b]
                 todo[to_b] = False
+        mobods = self._mobods
+        for start, topology, rows, props in self._taken_rows:
+            stop = start + len(rows)
+            # (a Body whose mass properties were set since it was taken is made anew, as is
+            # a body whose own values changed through its handle)
+            kept = np.fromiter(
+                map(operator.is_, map(_MASS_PROPERTIES, mobods[start:stop]), props),
+                dtype=bool,
+                count=len(rows),
+            )
+            for b in self._untaken:
+                if start <= b < stop:
+                    kept[b - start] = False
+            to_b = np.arange(start, stop)[kept]
+            from_b = rows[kept]
+            for name in self._SOURCE_ROW_FIELDS:
+                arrays[name][to_b] = getattr(topology, name)[from_b]
+            uses_quat[to_b] = topology.uses_quaternion[from_b]
+            todo[to_b] = False
         return np.flatnonzero(todo)
 
     @staticmethod

@@ -93,7 +93,52 @@ def test_a_system_edited_in_place_is_copied_with_its_new_values(clones):
     _assert_same_system(rebuilt, build(document.data, True))
 
 
-def test_a_session_s_structural_edit_copies_the_bodies_it_left_alone(clones):
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_taken_bodies_are_the_previous_ones_moved_and_the_system_is_the_same(edit, clones):
+    """``take``: the unchanged bodies are ``previous``'s very MobilizedBodies, now owned by
+    the new System (nothing copied), and the System is the one a fresh build makes."""
+    document = _document()
+    previous = build(document.data, True)
+    old = dict(previous.mobilized_bodies)
+    before = document.data.bodies
+    EDITS[edit](document)
+    kept = [b.name for b in document.data.bodies if any(b is o for o in before)]
+    clones.clear()
+    built = build(document.data, True, previous, take=True)
+    assert clones == [] and len(kept) >= len(before) - 2
+    for name in kept:
+        mobod = built.mobilized_bodies[name]
+        assert mobod is old[name] and mobod.getMatterSubsystem() is built.matter
+        assert built.body_name_of_index[mobod.getMobilizedBodyIndex()] == name
+    _assert_same_system(built, build(document.data, True))
+
+
+def test_a_refused_build_gives_the_taken_bodies_back():
+    """A build that fails after taking bodies (a massless leaf: the System is singular)
+    leaves ``previous`` as it was: its bodies are its own again, at their indices, and it
+    still simulates and builds the next edit."""
+    from app.document import BuildError
+
+    document = _document()
+    previous = build(document.data, True)
+    expected = build(document.data, True)
+    old = document.data
+    document.add_body(BodySpec("ghost", parent="b3", mass=0.0, inertia=(0.0,) * 6))
+    with pytest.raises(BuildError, match="ghost"):
+        build(document.data, True, previous, take=True)
+    for index in range(1, previous.matter.getNumBodies()):
+        mobod = previous.matter.getMobilizedBody(index)
+        assert mobod.getMatterSubsystem() is previous.matter
+        assert mobod.getMobilizedBodyIndex() == index
+    assert previous.matter.getMobilizedBody(5).getParentMobilizedBody().getMobilizedBodyIndex() == 4
+    assert previous.data == old
+    _assert_same_system(previous, expected)
+    document.remove_body("ghost")
+    document.set_body("b8", parent="b2")
+    _assert_same_system(build(document.data, True, previous, take=True), build(document.data, True))
+
+
+def test_a_session_s_structural_edit_takes_the_bodies_it_left_alone(clones):
     from app.simulation.session import SimulationSession
 
     class Version:
@@ -102,11 +147,36 @@ def test_a_session_s_structural_edit_copies_the_bodies_it_left_alone(clones):
 
     document = _document()
     session = SimulationSession(build(document.data, True))
+    old = session.matter.getMobilizedBody(7)
     document.set_body("b5", mobilizer="Ball")
     clones.clear()
     session._cmd_rebuild(Version(document.data), frozenset({"topology"}))  # as the worker does
     assert not session._error
-    assert len(clones) == 11 and session.matter.getMobilizedBody(6).getMobilizerTypeName() == "Ball"
+    assert clones == [] and session.matter.getMobilizedBody(7) is old
+    assert old.getMatterSubsystem() is session.matter
+    assert session.matter.getMobilizedBody(6).getMobilizerTypeName() == "Ball"
+    _assert_same_system(session.built, build(document.data, True))
+
+
+def test_a_session_s_refused_structural_edit_keeps_its_model_running():
+    from app.simulation.session import SimulationSession
+
+    class Version:
+        def __init__(self, data) -> None:
+            self.data, self.base_dir = data, None
+
+    document = _document()
+    session = SimulationSession(build(document.data, True))
+    built = session.built
+    document.add_body(BodySpec("ghost", parent="b3", mass=0.0, inertia=(0.0,) * 6))
+    session._cmd_rebuild(Version(document.data), frozenset({"topology"}))
+    assert "ghost" in session._error and session.built is built
+    for index in range(1, session.matter.getNumBodies()):
+        assert session.matter.getMobilizedBody(index).getMatterSubsystem() is session.matter
+    session._cmd_step()
+    assert not session._error.startswith("Simulation") and session._state.getTime() > 0.0
+    session.system.realize(session._state, Stage.Acceleration)
+    assert np.all(np.isfinite(session._state.getUDot()))
 
 
 def test_a_structural_edit_copies_the_state_once(monkeypatch):
