@@ -11,6 +11,11 @@ so the faces turned away from the camera are hidden behind the near side of the 
 a group drawn as surfaces whose instances are all scaled without a mirror (every scale factor
 positive, the winding kept) skips them (back-face culling), which draws the same picture with
 about half the triangles (what a software OpenGL spends its time on for thousands of instances).
+
+A group may also have a coarse unit shape (``set_shape_ports``): before each frame
+``choose_detail`` draws it instead of the full one while no instance is more than
+COARSE_BELOW_PIXELS in radius on screen (a large model seen whole), and the full one as soon as
+one is (the camera nearer).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from vtkmodules.vtkCommonDataModel import vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor, vtkGlyph3DMapper
 
 from viz.matrix_utils import quaternions_from_rotations
-from viz.vtk_builder import SURFACE, DrawItem
+from viz.vtk_builder import COARSE_BELOW_PIXELS, SURFACE, DrawItem
 
 #: Unit shapes whose surface is closed (see the module docstring).
 CLOSED_SHAPES = frozenset({"sphere", "brick", "cylinder"})
@@ -50,6 +55,10 @@ class GlyphGroup:
         self.items = _object_array(items)
         self.body_idx, self.x_bd, self.scale, self._colors, self._item_ids = self._arrays(items)
         mapper = vtkGlyph3DMapper()
+        #: The unit shape's output ports: the full one and a coarse one (None: none), and
+        #: whether the coarse one is drawn (see choose_detail).
+        self.shape_ports = (shape_port, None)
+        self.coarse = False
         mapper.SetSourceConnection(shape_port)
         mapper.OrientOn()
         mapper.SetOrientationModeToQuaternion()
@@ -111,6 +120,45 @@ class GlyphGroup:
         self.mapper.SetInputData(self._poly)
         self.placed = 0
         self._cull_back_faces()
+
+    def set_shape_ports(self, full, coarse=None) -> None:
+        """Draw the unit shape of output port ``full``, or of ``coarse`` (None: none) while
+        the instances are tiny on screen (see choose_detail)."""
+        if self.shape_ports[0] is full and self.shape_ports[1] is coarse:
+            return
+        self.shape_ports = (full, coarse)
+        self.coarse = False
+        self.mapper.SetSourceConnection(full)
+
+    def choose_detail(self, camera, height: int) -> None:
+        """Before a frame of ``camera`` in a viewport ``height`` pixels high: draw the coarse
+        unit shape when there is one and every instance in front of the camera is at most
+        COARSE_BELOW_PIXELS in radius on screen (its largest half-size over its depth along
+        the view direction), else the full one."""
+        full, coarse = self.shape_ports
+        tiny = bool(
+            coarse is not None and self.placed == len(self.items) and self._tiny(camera, height)
+        )
+        if tiny != self.coarse:
+            self.coarse = tiny
+            self.mapper.SetSourceConnection(coarse if tiny else full)
+
+    def _tiny(self, camera, height: int) -> bool:
+        if not len(self.items) or height <= 0:
+            return False
+        reach = self.scale.max(axis=1)
+        if camera.GetParallelProjection():
+            pixels_per_unit = height / (2.0 * camera.GetParallelScale())
+            return float(reach.max()) * pixels_per_unit <= COARSE_BELOW_PIXELS
+        eye = np.array(camera.GetPosition())
+        ahead = np.array(camera.GetDirectionOfProjection())
+        depth = (self._positions - eye) @ ahead
+        seen = depth > -reach  # (wholly behind the camera: not drawn)
+        if np.any(depth[seen] <= reach[seen]):  # the camera at or inside an instance
+            return False
+        pixels_per_unit_at_depth_1 = height / (2.0 * np.tan(np.radians(camera.GetViewAngle()) / 2))
+        largest = float(np.max(reach[seen] / depth[seen], initial=0.0))
+        return largest * pixels_per_unit_at_depth_1 <= COARSE_BELOW_PIXELS
 
     def _cull_back_faces(self) -> None:
         """Skip the faces turned away from the camera when no instance can show one: closed
