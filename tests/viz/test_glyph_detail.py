@@ -91,3 +91,32 @@ def test_a_few_instances_keep_the_full_shape(make_scene):
     scene.capture()
     shown = detail(scene)
     assert shown and not any(coarse for coarse, _cells in shown.values())
+
+
+def test_a_parallel_projection_far_out_draws_the_coarse_shape(make_scene):
+    scene = draw(make_scene, INSTANCE_LOD_COUNT + 100)
+    camera = scene.renderer.GetActiveCamera()
+    camera.ParallelProjectionOn()
+    camera.SetParallelScale(50.0)  # 150 pixels for 100 units: a sphere of 0.015 under 0.1 px
+    scene.capture()
+    assert detail(scene)["sphere"][0]
+    camera.SetParallelScale(0.1)  # 150 pixels for 0.2 units: a sphere of 0.015 is 11 px
+    scene.capture()
+    assert not detail(scene)["sphere"][0]
+
+
+def test_a_group_grown_or_shrunk_by_edits_has_the_coarse_shape_a_fresh_one_has(make_scene):
+    """Edits that take a group past INSTANCE_LOD_COUNT instances and back give it a coarse
+    unit shape and take it away, as a group made afresh for the same decorations has it."""
+    few, many = INSTANCE_LOD_COUNT // 2, INSTANCE_LOD_COUNT + 50
+    scene = draw(make_scene, few)
+    for n in (many, few, many):
+        scene.set_geometry(shapes(n))
+        scene.update_poses(grid_poses(n, spacing=0.3))
+        scene.reset_camera()  # (framed as the fresh one)
+        fresh = draw(make_scene, n)
+        for ours, theirs in ((scene, "edited"), (fresh, "fresh")):
+            ours.capture()
+            shown = detail(ours)
+            assert shown["sphere"][0] == (n > INSTANCE_LOD_COUNT), (theirs, n)
+        assert detail(scene) == detail(fresh)
