@@ -318,7 +318,7 @@ class LineBatch:
         self.points_placed = max(0, len(self._local) - first)
         if first >= len(self._local):
             return
-        w = np.einsum("nij,nj->ni", x_gb[self.body_idx[first:]][:, :3, :], self._local[first:])
+        w = np.einsum("nij,nj->ni", x_gb[:, :3, :][self.body_idx[first:]], self._local[first:])
         self._world[first:] = w
         self._points.Modified()
         self._poly.Modified()
@@ -333,7 +333,7 @@ class LineBatch:
         """Place the points ``points`` (indices) for the body poses ``x_gb``."""
         if not len(points):
             return
-        w = np.einsum("nij,nj->ni", x_gb[self.body_idx[points]][:, :3, :], self._local[points])
+        w = np.einsum("nij,nj->ni", x_gb[:, :3, :][self.body_idx[points]], self._local[points])
         self._world[points] = w
         self._points.Modified()
         self._poly.Modified()
