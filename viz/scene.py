@@ -196,17 +196,17 @@ class Scene:
         self.renderer.AddViewProp(self._overlay)
         self._apply_text_colors()
         # every frame, however it is asked for (Scene.render, the interactor's camera moves)
-        self.renderer.AddObserver("StartEvent", self._choose_detail)
+        self.renderer.AddObserver("StartEvent", self._before_frame)
 
-    def _choose_detail(self, *_args) -> None:
-        """Before a frame: each glyph group draws its coarse or full unit shape for the
-        camera (GlyphGroup.choose_detail)."""
+    def _before_frame(self, *_args) -> None:
+        """Before a frame: each glyph group culls back faces or not, and draws its coarse or
+        full unit shape, for the camera (GlyphGroup.before_frame)."""
         if not self._glyphs:
             return
         camera = self.renderer.GetActiveCamera()
         height = int(self.renderer.GetSize()[1])
         for group in self._glyphs.values():
-            group.choose_detail(camera, height)
+            group.before_frame(camera, height)
 
     # -- windows --------------------------------------------------------------------------------
 

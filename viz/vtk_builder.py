@@ -71,7 +71,7 @@ this coarser tessellation: with many instances each is small on screen, and soft
 vertex bound."""
 COARSE_RESOLUTION = 6
 """Tessellation of the spheres and cylinders of such a group while every instance is at most
-COARSE_BELOW_PIXELS in radius on screen (see GlyphGroup.choose_detail): a sphere of 24
+COARSE_BELOW_PIXELS in radius on screen (see GlyphGroup.before_frame): a sphere of 24
 triangles, a cylinder of 6 sides. A shape that small lights a pixel or two, the same ones at
 either tessellation."""
 COARSE_BELOW_PIXELS = 0.5

@@ -1,6 +1,7 @@
 """Instanced closed solids (spheres, bricks, capped cylinders) drawn as opaque surfaces skip the
 faces turned away from the camera, and draw exactly the picture they draw with every face: a
-group with a mirrored instance (a negative scale factor) or drawn as a wireframe keeps them."""
+group with a mirrored instance (a negative scale factor) or drawn as a wireframe keeps them,
+and so does a frame whose camera is inside an instance (its inner side then shows)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ def draw(make_scene, geometry):
 def with_every_face(scene) -> np.ndarray:
     """The scene's picture with back-face culling off in every glyph group."""
     for g in glyph_groups(scene):
+        g._cullable = False  # noqa: SLF001  (no culling at the next frames either)
         g.actor.GetProperty().BackfaceCullingOff()
     return scene.capture()
 
@@ -85,3 +87,21 @@ def test_wireframes_keep_every_face(make_scene):
     scene = draw(make_scene, shapes(N, wireframe=True))
     assert glyph_groups(scene)
     assert not any(culled(scene))
+
+
+def test_a_camera_inside_an_instance_sees_its_inner_side(make_scene):
+    scene = draw(make_scene, shapes(N))
+    img = scene.capture()
+    assert culled(scene) == [True, True, True]
+    centre = grid_poses(N, spacing=0.7)[5, :3, 3]
+    scene.set_camera(position=centre, focal_point=centre + [0.0, 0.0, -1.0], view_up=(0, 1, 0))
+    scene.renderer.SetNearClippingPlaneTolerance(1e-4)
+    inside = scene.capture()
+    assert culled(scene)[0] is False  # the spheres' group (the camera in body 5's sphere)
+    assert (inside == 255).all(axis=2).mean() < 0.05  # the sphere's inner side, no background
+    assert np.array_equal(inside, with_every_face(scene))
+    scene.reset_camera()
+    for g in glyph_groups(scene):
+        g._cullable = True  # noqa: SLF001  (undo with_every_face)
+    assert np.array_equal(scene.capture(), img)
+    assert culled(scene) == [True, True, True]
