@@ -196,7 +196,8 @@ class OverlayController(QObject):
         """The Default sketch toggle does something only for a model that draws the sketch
         (its Hints' "show default geometry"): for any other it is greyed out and says so."""
         action = self.actions["sketch"]
-        drawn = any(g.getUserRef() == DEFAULT_GEOMETRY_REF for g in snap.geometry)
+        # (looked for from the end: a System's sketch follows the bodies' own decorations)
+        drawn = any(g.getUserRef() == DEFAULT_GEOMETRY_REF for g in reversed(snap.geometry))
         action.setEnabled(drawn)
         if drawn:
             action.setText("Default &sketch")

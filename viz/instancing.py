@@ -5,6 +5,19 @@ vtkGlyph3DMapper draws them all in one go. Each instance keeps its own body, rig
 X_BD, per-axis size, and colour; per frame only the instance positions and orientations (unit
 quaternions w, x, y, z) are rewritten, vectorized with numpy. Picking maps a picked world point
 back to the instance whose surface it lies on. Lengths are in the model's length unit.
+
+The unit shapes are closed surfaces (a capped cylinder, a cube, a sphere) and a group is opaque,
+so the faces turned away from the camera are hidden behind the near side of the same instance
+while the camera is outside it: a group drawn as surfaces whose instances are all scaled
+without a mirror (every scale factor positive, the winding kept) skips them (back-face
+culling) for each frame whose camera is outside every instance's bounding sphere, which draws
+the same picture with about half the triangles (what a software OpenGL spends its time on for
+thousands of instances).
+
+A group may also have a coarse unit shape (``set_shape_ports``): before each frame
+``before_frame`` draws it instead of the full one while no instance is more than
+COARSE_BELOW_PIXELS in radius on screen (a large model seen whole), and the full one as soon as
+one is (the camera nearer).
 """
 
 from __future__ import annotations
@@ -16,7 +29,10 @@ from vtkmodules.vtkCommonDataModel import vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor, vtkGlyph3DMapper
 
 from viz.matrix_utils import quaternions_from_rotations
-from viz.vtk_builder import DrawItem
+from viz.vtk_builder import COARSE_BELOW_PIXELS, SURFACE, DrawItem
+
+#: Unit shapes whose surface is closed (see the module docstring).
+CLOSED_SHAPES = frozenset({"sphere", "brick", "cylinder"})
 
 
 def _object_array(items) -> np.ndarray:
@@ -41,6 +57,10 @@ class GlyphGroup:
         self.items = _object_array(items)
         self.body_idx, self.x_bd, self.scale, self._colors, self._item_ids = self._arrays(items)
         mapper = vtkGlyph3DMapper()
+        #: The unit shape's output ports: the full one and a coarse one (None: none), and
+        #: whether the coarse one is drawn (see before_frame).
+        self.shape_ports = (shape_port, None)
+        self.coarse = False
         mapper.SetSourceConnection(shape_port)
         mapper.OrientOn()
         mapper.SetOrientationModeToQuaternion()
@@ -56,6 +76,8 @@ class GlyphGroup:
         self.mapper = mapper
         self.actor = vtkActor()
         self.actor.SetMapper(mapper)
+        #: Whether the group's faces are closed surfaces drawn as such (see _cull_back_faces).
+        self._closed = self.shape in CLOSED_SHAPES and items[0].representation == SURFACE
         #: How many items (the first ones) are placed for the body poses last given.
         self.placed = 0
         self._upload()
@@ -99,6 +121,68 @@ class GlyphGroup:
         self._arrays_kept = (scale_array, color_array)
         self.mapper.SetInputData(self._poly)
         self.placed = 0
+        self._cull_back_faces()
+
+    def set_shape_ports(self, full, coarse=None) -> None:
+        """Draw the unit shape of output port ``full``, or of ``coarse`` (None: none) while
+        the instances are tiny on screen (see before_frame)."""
+        if self.shape_ports[0] is full and self.shape_ports[1] is coarse:
+            return
+        self.shape_ports = (full, coarse)
+        self.coarse = False
+        self.mapper.SetSourceConnection(full)
+
+    def before_frame(self, camera, height: int) -> None:
+        """Before a frame of ``camera`` in a viewport ``height`` pixels high: cull back faces
+        when the group may (see _cull_back_faces) and the camera is outside every instance's
+        bounding sphere; draw the coarse unit shape when there is one and every instance in
+        front of the camera is at most COARSE_BELOW_PIXELS in radius on screen (its largest
+        half-size over its depth along the view direction), else the full one."""
+        placed = self.placed == len(self.items) and len(self.items) > 0
+        if self._cullable:
+            inside = placed and self._eye_inside(np.array(camera.GetPosition()))
+            self._set_culling(not inside)
+        full, coarse = self.shape_ports
+        tiny = bool(coarse is not None and placed and self._tiny(camera, height))
+        if tiny != self.coarse:
+            self.coarse = tiny
+            self.mapper.SetSourceConnection(coarse if tiny else full)
+
+    def _eye_inside(self, eye: np.ndarray) -> bool:
+        """Whether ``eye`` is in the bounding sphere of an instance (centre its position,
+        radius the norm of its half-sizes)."""
+        offset = self._positions - eye
+        return bool(np.any(np.einsum("ij,ij->i", offset, offset) <= self._bound_squared))
+
+    def _tiny(self, camera, height: int) -> bool:
+        if not len(self.items) or height <= 0:
+            return False
+        reach = self.scale.max(axis=1)
+        if camera.GetParallelProjection():
+            pixels_per_unit = height / (2.0 * camera.GetParallelScale())
+            return float(reach.max()) * pixels_per_unit <= COARSE_BELOW_PIXELS
+        eye = np.array(camera.GetPosition())
+        ahead = np.array(camera.GetDirectionOfProjection())
+        depth = (self._positions - eye) @ ahead
+        seen = depth > -reach  # (wholly behind the camera: not drawn)
+        if np.any(depth[seen] <= reach[seen]):  # the camera at or inside an instance
+            return False
+        pixels_per_unit_at_depth_1 = height / (2.0 * np.tan(np.radians(camera.GetViewAngle()) / 2))
+        largest = float(np.max(reach[seen] / depth[seen], initial=0.0))
+        return largest * pixels_per_unit_at_depth_1 <= COARSE_BELOW_PIXELS
+
+    def _cull_back_faces(self) -> None:
+        """Whether the group may skip the faces turned away from the camera (``before_frame``
+        does while the camera is outside every instance): closed surfaces, none mirrored (a
+        negative scale factor turns an instance inside out)."""
+        self._cullable = self._closed and bool(np.all(self.scale > 0.0))
+        self._bound_squared = np.einsum("ij,ij->i", self.scale, self.scale)
+        self._set_culling(self._cullable)
+
+    def _set_culling(self, cull: bool) -> None:
+        prop = self.actor.GetProperty()
+        if bool(prop.GetBackfaceCulling()) != cull:
+            prop.SetBackfaceCulling(cull)
 
     def remove(self, items) -> None:
         """Stop drawing ``items`` (members of this group)."""

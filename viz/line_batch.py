@@ -76,6 +76,28 @@ def _moved(before: np.ndarray, x_gb: np.ndarray) -> np.ndarray:
     return moved
 
 
+#: ``_without`` copies the rows kept as the runs between the rows dropped when these are in
+#: at most this many runs (a few items removed), else picks them with a mask.
+COPY_RUNS_UP_TO = 64
+
+
+def _without(rows: np.ndarray, drop: np.ndarray) -> np.ndarray:
+    """``rows`` without the rows at the sorted indices ``drop`` (a new array)."""
+    if not len(drop):
+        return rows.copy()
+    breaks = np.flatnonzero(np.diff(drop) != 1)
+    if len(breaks) >= COPY_RUNS_UP_TO:
+        keep = np.ones(len(rows), dtype=bool)
+        keep[drop] = False
+        return rows[keep]
+    starts = [int(drop[0]), *(int(d) for d in drop[breaks + 1])]
+    ends = [*(int(d) + 1 for d in drop[breaks]), int(drop[-1]) + 1]
+    kept = [rows[: starts[0]]]
+    kept += [rows[end:start] for end, start in zip(ends[:-1], starts[1:], strict=True)]
+    kept.append(rows[ends[-1] :])
+    return np.concatenate(kept)
+
+
 def _object_array(items) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = list(items)
@@ -204,18 +226,20 @@ class LineBatch:
         new_item = np.cumsum(keep) - 1
         point_keep = keep[self._point_item]
         new_point = np.cumsum(point_keep) - 1
-        segment_keep = keep[self._segment_owner]
-        self._local = self._local[point_keep]
-        self._point_item = new_item[self._point_item[point_keep]]
-        self._segments = new_point[self._segments[segment_keep]].reshape(-1, 2)
-        self._segment_owner = new_item[self._segment_owner[segment_keep]]
-        self._colors = self._colors[segment_keep]
-        world = self._world[point_keep] if all_placed else None
-        for it in self.items[gone]:
+        drop_points = np.flatnonzero(~point_keep)
+        drop_segments = np.flatnonzero(gone[self._segment_owner])
+        self._local = _without(self._local, drop_points)
+        self._point_item = new_item[_without(self._point_item, drop_points)]
+        self._segments = new_point[_without(self._segments, drop_segments)]
+        self._segment_owner = new_item[_without(self._segment_owner, drop_segments)]
+        self._colors = _without(self._colors, drop_segments)
+        world = _without(self._world, drop_points) if all_placed else None
+        drop_items = np.flatnonzero(gone)
+        for it in self.items[drop_items]:
             it.group = None
-        self.items = self.items[keep]
-        self.item_body = self.item_body[keep]
-        self._item_ids = self._item_ids[keep]
+        self.items = _without(self.items, drop_items)
+        self.item_body = _without(self.item_body, drop_items)
+        self._item_ids = _without(self._item_ids, drop_items)
         self._upload()
         if world is not None:
             self._world[:] = world
@@ -294,7 +318,7 @@ class LineBatch:
         self.points_placed = max(0, len(self._local) - first)
         if first >= len(self._local):
             return
-        w = np.einsum("nij,nj->ni", x_gb[self.body_idx[first:]][:, :3, :], self._local[first:])
+        w = np.einsum("nij,nj->ni", x_gb[:, :3, :][self.body_idx[first:]], self._local[first:])
         self._world[first:] = w
         self._points.Modified()
         self._poly.Modified()
@@ -309,7 +333,7 @@ class LineBatch:
         """Place the points ``points`` (indices) for the body poses ``x_gb``."""
         if not len(points):
             return
-        w = np.einsum("nij,nj->ni", x_gb[self.body_idx[points]][:, :3, :], self._local[points])
+        w = np.einsum("nij,nj->ni", x_gb[:, :3, :][self.body_idx[points]], self._local[points])
         self._world[points] = w
         self._points.Modified()
         self._poly.Modified()

@@ -195,6 +195,18 @@ class Scene:
         coord.SetValue(0.01, 0.985)
         self.renderer.AddViewProp(self._overlay)
         self._apply_text_colors()
+        # every frame, however it is asked for (Scene.render, the interactor's camera moves)
+        self.renderer.AddObserver("StartEvent", self._before_frame)
+
+    def _before_frame(self, *_args) -> None:
+        """Before a frame: each glyph group culls back faces or not, and draws its coarse or
+        full unit shape, for the camera (GlyphGroup.before_frame)."""
+        if not self._glyphs:
+            return
+        camera = self.renderer.GetActiveCamera()
+        height = int(self.renderer.GetSize()[1])
+        for group in self._glyphs.values():
+            group.before_frame(camera, height)
 
     # -- windows --------------------------------------------------------------------------------
 
@@ -457,9 +469,10 @@ class Scene:
                     return
                 group.add(singles)
             if kind == "glyph":
-                port = self._builder.instance_shape_port(k[0], len(group))
-                if group.mapper.GetInputConnection(1, 0) is not port:
-                    group.mapper.SetSourceConnection(port)
+                group.set_shape_ports(
+                    self._builder.instance_shape_port(k[0], len(group)),
+                    self._builder.coarse_shape_port(k[0], len(group)),
+                )
         elif group is not None:  # too few left to batch
             members = list(group.items)
             self._drop_group(group)
@@ -483,6 +496,9 @@ class Scene:
     def _new_glyph_group(self, key: tuple, members: list[DrawItem]) -> None:
         port = self._builder.instance_shape_port(members[0].instance, len(members))
         group = GlyphGroup(members, port, self._default())
+        group.set_shape_ports(
+            port, self._builder.coarse_shape_port(members[0].instance, len(members))
+        )
         self._style_property(group.actor.GetProperty(), members[0], None)
         self._add_group(group)
         self._glyphs[key] = group

@@ -69,6 +69,12 @@ INSTANCE_LOD_RESOLUTION = 10
 """Instanced groups of more than INSTANCE_LOD_COUNT default-resolution spheres or cylinders use
 this coarser tessellation: with many instances each is small on screen, and software OpenGL is
 vertex bound."""
+COARSE_RESOLUTION = 6
+"""Tessellation of the spheres and cylinders of such a group while every instance is at most
+COARSE_BELOW_PIXELS in radius on screen (see GlyphGroup.before_frame): a sphere of 24
+triangles, a cylinder of 6 sides. A shape that small lights a pixel or two, the same ones at
+either tessellation."""
+COARSE_BELOW_PIXELS = 0.5
 
 
 @dataclass(eq=False)
@@ -294,6 +300,20 @@ class VtkGeometryBuilder(DecorativeGeometryImplementation):
             res = min(res, INSTANCE_LOD_RESOLUTION)
         make = _unit_sphere if shape == "sphere" else _unit_cylinder
         return self._shared_unit((shape, res), lambda: make(res))[0][-1].GetOutputPort()
+
+    def coarse_shape_port(self, key: tuple, count: int):
+        """Output port of the unit shape (COARSE_RESOLUTION) drawn for ``count`` instances of
+        instance key ``key`` while they are tiny on screen; None when they keep one shape (a
+        brick, few instances, a resolution asked for)."""
+        shape = key[0]
+        if shape not in ("sphere", "cylinder") or count <= INSTANCE_LOD_COUNT:
+            return None
+        default = SPHERE_RESOLUTION if shape == "sphere" else CYLINDER_RESOLUTION
+        if key[1] != default:
+            return None
+        make = _unit_sphere if shape == "sphere" else _unit_cylinder
+        unit = (shape, COARSE_RESOLUTION)
+        return self._shared_unit(unit, lambda: make(COARSE_RESOLUTION))[0][-1].GetOutputPort()
 
     def _shared_item(self, kind: str, key: tuple, make, instance: bool = False) -> DrawItem:
         """An item drawing the unit shape ``key`` with a mapper shared by all such items."""

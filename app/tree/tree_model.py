@@ -88,15 +88,20 @@ def _body_row(b, flat: bool = False) -> list[QStandardItem]:
 MAX_NESTED_DEPTH = 16
 
 
-def tree_depth(bodies) -> int:
+def tree_depth(bodies, above: int | None = None) -> int:
     """The number of levels of the body tree (0 without bodies); O(n). A parent missing or
-    a loop (refused by validation) counts as Ground."""
+    a loop (refused by validation) counts as Ground. With ``above``: any depth over it as
+    soon as one is found (whether the tree is deeper than ``above`` is then known; a chain
+    listed parents first shows it at its body ``above + 1``)."""
+    limit = above if above is not None else len(bodies) + 1
     depth = {GROUND: 0}
     get = depth.get
     for b in bodies:  # the usual case: parents before children, one look-up per body
         d = get(b.parent)
         if d is None:
             break
+        if d >= limit:
+            return d + 1
         depth[b.name] = d + 1
     else:
         return max(depth.values())
@@ -116,6 +121,8 @@ def tree_depth(bodies) -> int:
             d += 1
             depth[n] = d
         deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
     return deepest
 
 
@@ -238,7 +245,7 @@ class ModelTreeModel(QStandardItemModel):
             items = {GROUND: ground}
             self._body_items = items
             root.appendRow([ground, _item("", "ground")])
-            self.flat = tree_depth(doc.data.bodies) > MAX_NESTED_DEPTH
+            self.flat = tree_depth(doc.data.bodies, MAX_NESTED_DEPTH) > MAX_NESTED_DEPTH
             bodies = doc.data.bodies
             self._filling = None
             self._fill_timer.stop()
@@ -361,7 +368,7 @@ class ModelTreeModel(QStandardItemModel):
         if self.flat and not removed and not moved:
             flat = True  # bodies added to a tree too deep to nest leave it as deep
         else:
-            flat = tree_depth(new.bodies) > MAX_NESTED_DEPTH
+            flat = tree_depth(new.bodies, MAX_NESTED_DEPTH) > MAX_NESTED_DEPTH
         if flat != self.flat:
             return False  # nested to flat or back: every row changes
         if flat and moved:

@@ -325,7 +325,12 @@ class PlotsWidget(QWidget):
             self.units = units
         # names asked for (an example's quantities) take the default's place
         checked = (set(self.checked()) or set(self._wanted or DEFAULT_CHECKED)) | self._wanted
-        self._wanted -= set(buffer.columns)
+        if self._wanted:  # the names that came (a large model's: looked up, not copied)
+            index = getattr(getattr(buffer, "quantities", None), "index", None)
+            if index is None:
+                index = set(buffer.columns)
+            time_column = buffer.columns[0] if len(buffer.columns) else None
+            self._wanted = {n for n in self._wanted if n not in index and n != time_column}
         self.buffer = buffer
         self._set_names(getattr(buffer, "quantities", None) or buffer.columns[1:], checked)
         self._apply_filter(self.filter.text())

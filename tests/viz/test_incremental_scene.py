@@ -56,7 +56,16 @@ def check_same_as_fresh(scene: Scene, geometry) -> Scene:
     assert scene.describe() == fresh.describe()
     actors = scene.renderer.GetActors().GetNumberOfItems()
     assert actors == fresh.renderer.GetActors().GetNumberOfItems()
+    assert glyph_state(scene) == glyph_state(fresh)
     return fresh
+
+
+def glyph_state(scene: Scene) -> dict:
+    """Per glyph group: whether it culls back faces and has a coarse unit shape."""
+    return {
+        key: (bool(g.actor.GetProperty().GetBackfaceCulling()), g.shape_ports[1] is not None)
+        for key, g in scene._glyphs.items()  # noqa: SLF001
+    }
 
 
 def test_edits_redraw_only_what_changed_and_equal_a_fresh_build():

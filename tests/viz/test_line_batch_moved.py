@@ -126,3 +126,46 @@ def check_same(scene: Scene, geometry, x_gb) -> None:
 
     for a, b in zip(batches(scene), batches(fresh), strict=True):
         np.testing.assert_array_equal(rows(a), rows(b))
+
+
+def batch_arrays(batch: LineBatch) -> dict:
+    """What a batch draws and keeps: its world points, segments, colours and items."""
+    poly = batch.mapper.GetInput()
+    lines = poly.GetLines()
+    return {
+        "points": points(batch),
+        "connectivity": vtk_to_numpy(lines.GetConnectivityArray()).copy(),
+        "offsets": vtk_to_numpy(lines.GetOffsetsArray()).copy(),
+        "colors": vtk_to_numpy(poly.GetCellData().GetScalars()).copy(),
+        "items": [id(it) for it in batch.items],
+        "item_body": batch.item_body.tolist(),
+        "body_idx": batch.body_idx.tolist(),
+        "placed": batch.placed,
+    }
+
+
+def test_removing_items_in_few_or_many_runs_leaves_what_a_batch_of_the_rest_draws():
+    """Items removed in a few runs (copied as the runs kept between them) or in many (past
+    COPY_RUNS_UP_TO: picked with a mask) leave the batch equal to one made of the items
+    kept, placed at the same poses."""
+    from viz import line_batch
+
+    x_gb = grid_poses(N, seed=5)
+    for drop in (
+        [0],  # the first item
+        [5, 6, 7, 30],  # two runs
+        list(range(2, 3 * N, 2))[: line_batch.COPY_RUNS_UP_TO + 3],  # many runs
+        [3 * N - 1],  # the last item
+    ):
+        scene = scene_at(x_gb)
+        batch = max(batches(scene), key=len)
+        items = list(batch.items)
+        gone = [items[k] for k in drop if k < len(items)]
+        kept = [it for it in items if all(it is not g for g in gone)]
+        batch.remove(gone)
+        assert batch.placed == len(kept)
+        fresh = LineBatch(kept, batch.default_color)
+        fresh.update(x_gb)
+        ours, theirs = batch_arrays(batch), batch_arrays(fresh)
+        for key in ours:
+            np.testing.assert_array_equal(ours[key], theirs[key], err_msg=f"{drop}: {key}")
