@@ -666,7 +666,10 @@ class Scene:
         """The world boxes (xmin, xmax, ymin, ymax, zmin, zmax) of the visible decorations on
         bodies other than Ground: one per solid decoration, one per batch of glyphs or lines
         (around all of its pieces on such bodies)."""
-        boxes = []
+        return [box for _, _, box in self._body_decoration_boxes()]
+
+    def _body_decoration_boxes(self):
+        """(prop, owner, world box) of each box ``body_boxes`` gives."""
         for prop, owner in self._prop_owner.items():
             if not prop.GetVisibility():
                 continue
@@ -676,14 +679,13 @@ class Scene:
                     centre = owner._positions[mask]  # noqa: SLF001
                     reach = np.abs(owner.scale[mask]).max(axis=1)[:, None]
                     lo, hi = (centre - reach).min(axis=0), (centre + reach).max(axis=0)
-                    boxes.append((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
+                    yield prop, owner, (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
             elif isinstance(owner, LineBatch):
                 box = owner.body_box()
                 if box is not None:
-                    boxes.append(box)
+                    yield prop, owner, box
             elif owner.body_id > 0 and prop.IsA("vtkProp3D"):
-                boxes.append(prop.GetBounds())
-        return boxes
+                yield prop, owner, prop.GetBounds()
 
     def body_points(self) -> tuple[np.ndarray, np.ndarray]:
         """(points (n, 3) in ground, body ids (n,)) bounding the visible decorations on bodies
@@ -720,12 +722,19 @@ class Scene:
 
     def bodies_in_view(self) -> bool:
         """Whether the centre of every visible decoration (batch) on a body other than Ground
-        is inside the view (a decoration partly out of the view still shows where it is)."""
+        is inside the view (a decoration partly out of the view still shows where it is); for
+        a frame drawn alone (a selected body's axes), its origin: seen from close up, a
+        body's axes reach out of the view while the body is in it."""
         centres = []
-        for b in self.body_boxes():
-            if b[0] <= b[1]:
+        for prop, owner, b in self._body_decoration_boxes():
+            if getattr(owner, "kind", None) == "frame" and prop.IsA("vtkActor"):
+                matrix = prop.GetMatrix()
+                x, y, z = (matrix.GetElement(i, 3) for i in range(3))
+            elif b[0] <= b[1]:
                 x, y, z = 0.5 * (b[0] + b[1]), 0.5 * (b[2] + b[3]), 0.5 * (b[4] + b[5])
-                centres.append((x, x, y, y, z, z))
+            else:
+                continue
+            centres.append((x, x, y, y, z, z))
         return cam.boxes_in_view(self.renderer, centres)
 
     def body_half_size(self, body_id: int) -> float | None:
