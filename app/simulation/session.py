@@ -156,6 +156,13 @@ def _same_geometry(old, new) -> bool:
     return same_drawing(old, new)
 
 
+#: Worker commands that change no value of the State shown and not the model (a step changes
+#: the State, but records its own sample; a step cut short leaves the State as it was): after
+#: them the plot sample of a model not run yet stays as it is, with no realization (one of a
+#: model with many constraints costs as much as a step).
+_KEEPS_START_SAMPLE = frozenset({"play", "pause", "step", "settings", "compare", "realize_to"})
+
+
 def _coalesce_rebuilds(commands: list[tuple]) -> list[tuple]:
     """Replace the queued ("rebuild", model, kind) commands by one at the place of the last,
     building its model and carrying the kinds of them all (``_cmd_rebuild``)."""
@@ -762,7 +769,7 @@ class SimulationSession:
                 elif cause:  # the command replaced the State: it is what the inspector shows
                     cascade = Cascade(cause, {}, new_state=True)
             # (a rename changes no value: the sample of the State shown stays as it is)
-            resample = resample or not self._names_only
+            resample = resample or not (self._names_only or name in _KEEPS_START_SAMPLE)
         if cascade is not None and (cascade.stages or cascade.new_state or self._cascade is None):
             self._cascade = cascade
         if resample:
