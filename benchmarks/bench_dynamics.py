@@ -694,8 +694,10 @@ def main(argv: list[str] | None = None) -> int:
         runners[name] = lambda m, fn=fn: fn(m, args.quick)
 
     machine = machine_line()
+    harness = f"the Python harness's own call, {harness_seconds() * 1e9:.0f} ns, subtracted"
     print(f"Machine: {machine}")
     print(f"Note: {SIMBODY_CAVEAT}.")
+    print(f"Note: Python engines' times are per API call, {harness} (see time_call).")
     rows = []
     for model in models:
         results: dict[str, Result] = {}
@@ -745,9 +747,10 @@ def main(argv: list[str] | None = None) -> int:
         command = "benchmarks/bench_dynamics.py " + " ".join(argv or sys.argv[1:])
         lines = [
             f"Machine: {machine}. Command: `{command.strip()}`. Microseconds per call, best of "
-            "5 batches; figures vary by about 10% from run to run on an idle machine, more "
-            "under load. \\* marks ratios against Debian's debug-assert build of Simbody "
-            "(about 1.5-3x slower than its Release build, `simbody_rel`).",
+            f"5 batches ({harness} from the Python engines' times); figures vary by about "
+            "10% from run to run on an idle machine, more under load. \\* marks ratios "
+            "against Debian's debug-assert build of Simbody (about 1.5-3x slower than its "
+            "Release build, `simbody_rel`).",
             "",
             *table,
             "",
