@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from engine.common.count_arg import count_value
 from engine.common.exceptions import InvalidArgumentError
 
 
@@ -83,7 +84,7 @@ class _Constant(Function):
 
     def __init__(self, value: float, argumentSize: int = 1) -> None:
         self._value = float(value)
-        self._n = int(argumentSize)
+        self._n = count_value(argumentSize, "Function.Constant: argumentSize")
 
     def calcValue(self, x) -> float:
         self._x(x)
@@ -238,8 +239,8 @@ class _Custom(Function):
             raise InvalidArgumentError("Function.Custom needs a callable value(x)")
         self._f = value
         self._df = derivative
-        self._n = int(argumentSize)
-        self._max = int(maxDerivativeOrder)
+        self._n = count_value(argumentSize, "Function.Custom: argumentSize")
+        self._max = count_value(maxDerivativeOrder, "Function.Custom: maxDerivativeOrder")
 
     def calcValue(self, x) -> float:
         return float(self._f(self._x(x)))

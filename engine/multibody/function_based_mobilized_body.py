@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.common.count_arg import count_value
 from engine.common.exceptions import InvalidArgumentError
+from engine.common.index_arg import index_value
 from engine.math.function import Function
 from engine.math.rotation import Rotation
 from engine.math.transform import Transform
@@ -152,11 +154,12 @@ class FunctionBased(Custom):
             )
         X_PF, body, X_BM, nmobilities, functions, coordIndices = args[:6]
         axes = args[6] if len(args) == 7 else None
-        n = int(nmobilities)
+        n = count_value(nmobilities, f"{what}: nmobilities", 1)
         if not 1 <= n <= 6:
             raise InvalidArgumentError(f"{what}: nmobilities must be 1..6, got {nmobilities}")
         functions = list(functions)
-        coordIndices = [[int(j) for j in ix] for ix in coordIndices]
+        where = f"{what}: coordIndices"
+        coordIndices = [[index_value(j, where) for j in ix] for ix in coordIndices]
         if len(functions) != 6 or len(coordIndices) != 6:
             raise InvalidArgumentError(
                 f"{what}: needs 6 functions and 6 coordinate index lists (3 rotations, then 3 "

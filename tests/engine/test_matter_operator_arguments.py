@@ -128,6 +128,8 @@ NOT_OPERATOR_NAMES = {
     "setShowDefaultGeometry": "a bool flag",
     "setUseEulerAngles": "a bool flag",
     "setSystem": "building the model",
+    "takeMobilizedBodies": "building the model (test_take_mobilized_bodies.py)",
+    "giveBackMobilizedBodies": "building the model (test_take_mobilized_bodies.py)",
     "isInSameSystem": "a Subsystem argument",
     "isSameSubsystem": "a Subsystem argument",
     "setQ": "State.setQ's checked setter (test_state_*.py)",

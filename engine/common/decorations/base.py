@@ -27,6 +27,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from engine.common.count_arg import count_value as check_int
 from engine.common.exceptions import InvalidArgumentError
 from engine.math.transform import Transform
 from engine.math.vec import as_vec3
@@ -90,16 +91,6 @@ def check_positive_vec3(value, name: str) -> np.ndarray:
     if np.any(v <= 0.0):
         raise InvalidArgumentError(f"{name} must have all components > 0, got {v.tolist()}")
     return frozen(v)
-
-
-def check_int(value, name: str, minimum: int) -> int:
-    """Return ``value`` as an int >= ``minimum`` (bools and floats are rejected)."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise InvalidArgumentError(f"{name} must be an integer, got {value!r}")
-    i = int(value.__index__())
-    if i < minimum:
-        raise InvalidArgumentError(f"{name} must be >= {minimum}, got {i}")
-    return i
 
 
 def frozen(v) -> np.ndarray:

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from engine.common.count_arg import count_value
 from engine.common.exceptions import InvalidArgumentError
 from engine.common.index_arg import index_value
 from engine.common.project_options import ProjectOptions
@@ -111,8 +112,7 @@ class EnsembleIntegrator:
         states = list(states)
         if not states:
             raise InvalidArgumentError("EnsembleIntegrator needs at least one State")
-        if int(threads) < 1:
-            raise InvalidArgumentError(f"EnsembleIntegrator: threads must be >= 1, got {threads}")
+        threads = count_value(threads, "EnsembleIntegrator: threads", 1)
         if isinstance(system, list | tuple):
             systems = list(system)
             if len(systems) != len(states):
@@ -122,7 +122,7 @@ class EnsembleIntegrator:
         else:
             systems = [system] * len(states)
         self._systems = systems
-        self._threads = int(threads)
+        self._threads = threads
         self._interpolate = bool(interpolate)
         self._accuracy = 1e-3
         if accuracy is not None:
