@@ -43,6 +43,8 @@ between edits (work the studio leaves for idle moments then happens there, not i
 
 Run: ``python benchmarks/bench_edits.py --bodies 1000 [--bodies 20000] [--load] [--idle 2]``
 (``BENCH_ROOT=<checkout>``: measure that checkout's studio, e.g. a worktree of the base).
+Like the studio's start, it raises glibc malloc's thresholds first
+(``app.simulation.malloc_tuning``); ``--default-malloc`` leaves them as they are.
 """
 
 from __future__ import annotations
@@ -354,7 +356,19 @@ def main() -> None:
         metavar="SECONDS",
         help="let the window idle this long before each edit (as a user pauses between edits)",
     )
+    parser.add_argument(
+        "--default-malloc",
+        action="store_true",
+        help="leave glibc malloc's thresholds at their defaults (the studio's start raises them)",
+    )
     args = parser.parse_args()
+    if not args.default_malloc:
+        try:  # as the studio's start-up (a checkout without malloc_tuning: nothing to set)
+            from app.simulation.malloc_tuning import keep_freed_memory
+        except ImportError:
+            pass
+        else:
+            keep_freed_memory()
     why = check_only(args.only or ())
     if why:
         parser.error(why)
