@@ -1,7 +1,7 @@
 """glibc malloc kept from handing a large model's freed memory back to the system at once.
 
-A structural edit of a large model builds a new System and State: tens of MB of NumPy arrays
-(a State of a large model is tens of MB on its own), while the model it replaces is freed. By
+A structural edit of a large model builds a new System and State (tens of MB of NumPy
+arrays) while the model it replaces is freed. By
 default glibc's malloc returns that freed memory to the system: blocks above
 ``M_MMAP_THRESHOLD`` are separate mappings unmapped when freed, and free memory at the top
 of a heap above ``M_TRIM_THRESHOLD`` is trimmed. Every page of the next State is then fresh
