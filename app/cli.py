@@ -159,6 +159,9 @@ def no_display_message(problem: str) -> str:
 
 
 def run_studio(args: argparse.Namespace) -> int:
+    from app.simulation.malloc_tuning import keep_freed_memory
+
+    keep_freed_memory()  # before the threads start: the models' freed arrays are kept for reuse
     problem = display_problem()
     if problem:
         print(no_display_message(problem), file=sys.stderr)

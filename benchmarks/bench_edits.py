@@ -23,7 +23,10 @@ For every edit it reports:
   machine);
 - ``renders``: renders of the 3-D view from the edit until ``SETTLE`` seconds after the
   rebuilt model is shown (the render that shows it comes after it is shown), and
-  ``settled_cpu``: the GUI thread's CPU seconds over the same span.
+  ``settled_cpu``: the GUI thread's CPU seconds over the same span;
+- ``faults``: the process's minor page faults (every thread's) from the edit until the
+  rebuilt model is shown: pages of fresh memory written for the first time; ``gui_faults``:
+  the GUI thread's part of them (the rest: the worker's rebuild, the renderer's threads).
 
 Before the edits it reports the open itself: wall-clock seconds from ``open_path`` until the
 model is shown with its plots, and until its 3-D view is drawn in full (a large model's is
@@ -43,6 +46,8 @@ between edits (work the studio leaves for idle moments then happens there, not i
 
 Run: ``python benchmarks/bench_edits.py --bodies 1000 [--bodies 20000] [--load] [--idle 2]``
 (``BENCH_ROOT=<checkout>``: measure that checkout's studio, e.g. a worktree of the base).
+Like the studio's start, it raises glibc malloc's thresholds first
+(``app.simulation.malloc_tuning``); ``--default-malloc`` leaves them as they are.
 """
 
 from __future__ import annotations
@@ -52,8 +57,10 @@ import gc
 import json
 import os
 import pathlib
+import resource
 import sys
 import tempfile
+import threading
 import time
 
 #: The checkout to measure (BENCH_ROOT: another one, e.g. a worktree of the base commit).
@@ -63,6 +70,15 @@ sys.path.insert(0, str(ROOT))
 #: Seconds after the edited model is shown over which ``renders`` and ``settled_cpu`` are
 #: counted (its render, and anything the shown snapshot sets off).
 SETTLE = 0.5
+
+
+def thread_minor_faults() -> int:
+    """The calling thread's minor page faults so far (Linux: /proc; elsewhere 0)."""
+    try:
+        stat = pathlib.Path(f"/proc/self/task/{threading.get_native_id()}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rsplit(")", 1)[1].split()[7])  # minflt: field 10 of stat(5)
 
 
 def chain_file(directory: pathlib.Path, n: int) -> pathlib.Path:
@@ -231,6 +247,8 @@ def run_edits(
         views.clear()
         stalls.reset()
         frames = window.viewport.frames_rendered
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        gui_faults = thread_minor_faults()
         start = time.perf_counter()
         cpu = time.thread_time()
         with profiled(label):
@@ -240,6 +258,8 @@ def run_edits(
             wait(lambda: panel.snapshot.model_serial != serial and shows[-1] >= 0)
         total = time.perf_counter() - start
         gui_cpu = time.thread_time() - cpu
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+        gui_faults = thread_minor_faults() - gui_faults
         settle_until = time.perf_counter() + SETTLE
         while time.perf_counter() < settle_until:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
@@ -259,6 +279,8 @@ def run_edits(
                     "gui_cpu": gui_cpu,
                     "renders": renders,
                     "settled_cpu": settled_cpu,
+                    "faults": faults,
+                    "gui_faults": gui_faults,
                 },
             )
         )
@@ -354,7 +376,19 @@ def main() -> None:
         metavar="SECONDS",
         help="let the window idle this long before each edit (as a user pauses between edits)",
     )
+    parser.add_argument(
+        "--default-malloc",
+        action="store_true",
+        help="leave glibc malloc's thresholds at their defaults (the studio's start raises them)",
+    )
     args = parser.parse_args()
+    if not args.default_malloc:
+        try:  # as the studio's start-up (a checkout without malloc_tuning: nothing to set)
+            from app.simulation.malloc_tuning import keep_freed_memory
+        except ImportError:
+            pass
+        else:
+            keep_freed_memory()
     why = check_only(args.only or ())
     if why:
         parser.error(why)

@@ -14,8 +14,10 @@ collection, then everything frozen), and the session counts as having frozen it.
 For each edit it prints the wall-clock and worker-thread CPU seconds of the rebuild and, apart,
 ``young_gc``: the seconds of the young-generation collections that the objects the edit made
 set off right after it (a collection of generations 0 and 1, as the next allocations would
-run on whichever thread allocates). ``--profile PREFIX`` writes a cProfile of each edit of the
-last round (``PREFIX_LABEL.prof``).
+run on whichever thread allocates), and ``faults``: the process's minor page faults during the
+rebuild (pages of fresh memory touched for the first time). ``--profile PREFIX`` writes a
+cProfile of each edit of the last round (``PREFIX_LABEL.prof``). ``--default-malloc`` leaves
+glibc malloc's thresholds as they are (the studio's start raises them: ``malloc_tuning``).
 
 Run: ``python benchmarks/bench_worker_edits.py --bodies 20000 [--rounds 2]``.
 """
@@ -26,6 +28,7 @@ import argparse
 import dataclasses
 import gc
 import pathlib
+import resource
 import sys
 import tempfile
 import time
@@ -75,7 +78,19 @@ def main() -> None:
     parser.add_argument("--bodies", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", metavar="PREFIX")
+    parser.add_argument(
+        "--default-malloc",
+        action="store_true",
+        help="leave glibc malloc's thresholds at their defaults (the studio's start raises them)",
+    )
     args = parser.parse_args()
+    if not args.default_malloc:
+        try:  # as the studio's start-up (a checkout without malloc_tuning: nothing to set)
+            from app.simulation.malloc_tuning import keep_freed_memory
+        except ImportError:
+            pass
+        else:
+            keep_freed_memory()
 
     from bench_edits import chain_file
 
@@ -102,12 +117,14 @@ def main() -> None:
 
                 profiler = cProfile.Profile()
                 profiler.enable()
+            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             wall, cpu = time.perf_counter(), time.thread_time()
             kinds = frozenset({"parameters" if label.startswith("mass") else "topology"})
             with session._state.getStateLock():  # noqa: SLF001
                 session._cmd_rebuild(model, kinds)  # noqa: SLF001
             session._publish(with_cache=False)  # noqa: SLF001
             wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
             if profiler is not None:
                 profiler.disable()
                 profiler.dump_stats(f"{args.profile}_{label.replace(' ', '_')}.prof")
@@ -118,6 +135,7 @@ def main() -> None:
             error = session._error  # noqa: SLF001
             print(
                 f"round {round_} {label:15s} wall {wall:.3f}  cpu {cpu:.3f}  young_gc {young:.3f}"
+                + f"  faults {faults}"
                 + (f"  ERROR {error}" if error else ""),
                 flush=True,
             )
