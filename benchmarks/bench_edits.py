@@ -341,6 +341,16 @@ EDIT_WORDS = ("mass", "rename", "add", "remove", "change", "undo", "redo")
 EDIT_NEEDS = {"undo": ("change", "remove"), "redo": ("change", "remove", "undo")}
 
 
+def keep_freed_memory_as_the_studio() -> None:
+    """Set glibc malloc's parameters as the studio's start-up does
+    (``app.simulation.malloc_tuning``; a checkout without that module: nothing to set)."""
+    try:
+        from app.simulation.malloc_tuning import keep_freed_memory
+    except ImportError:
+        return
+    keep_freed_memory()
+
+
 def check_only(words) -> str:
     """Why the --only ``words`` cannot be run ("" if they can)."""
     unknown = [w for w in words if w not in EDIT_WORDS]
@@ -383,12 +393,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if not args.default_malloc:
-        try:  # as the studio's start-up (a checkout without malloc_tuning: nothing to set)
-            from app.simulation.malloc_tuning import keep_freed_memory
-        except ImportError:
-            pass
-        else:
-            keep_freed_memory()
+        keep_freed_memory_as_the_studio()
     why = check_only(args.only or ())
     if why:
         parser.error(why)

@@ -84,15 +84,10 @@ def main() -> None:
         help="leave glibc malloc's thresholds at their defaults (the studio's start raises them)",
     )
     args = parser.parse_args()
-    if not args.default_malloc:
-        try:  # as the studio's start-up (a checkout without malloc_tuning: nothing to set)
-            from app.simulation.malloc_tuning import keep_freed_memory
-        except ImportError:
-            pass
-        else:
-            keep_freed_memory()
+    from bench_edits import chain_file, keep_freed_memory_as_the_studio
 
-    from bench_edits import chain_file
+    if not args.default_malloc:
+        keep_freed_memory_as_the_studio()
 
     from app.document import build, model_io
     from app.simulation import collection

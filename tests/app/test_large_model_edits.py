@@ -28,8 +28,11 @@ from app.document.model_io import ModelFileError
 N = 2000
 
 
-def _chain_document(n: int) -> ModelDocument:
-    geometry = (GeometrySpec("cylinder", {"radius": 0.01, "half_height": 0.05}),)
+def _chain_document(n: int, geometry=None, name: str = "long chain") -> ModelDocument:
+    """A chain of ``n`` 10 cm Ball links, each drawn with ``geometry`` (a 1 cm cylinder by
+    default)."""
+    if geometry is None:
+        geometry = (GeometrySpec("cylinder", {"radius": 0.01, "half_height": 0.05}),)
     bodies = [
         BodySpec(
             f"b{i}",
@@ -42,7 +45,7 @@ def _chain_document(n: int) -> ModelDocument:
         )
         for i in range(n)
     ]
-    return ModelDocument(ModelData(name="long chain", bodies=bodies))
+    return ModelDocument(ModelData(name=name, bodies=bodies))
 
 
 def _rows(model, parent=None) -> list:

@@ -6,12 +6,10 @@ frames the view's own camera moves draw. Driven by real wheel events in the real
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication
 
-from app.document import FrameSpec, GeometrySpec, ModelData, ModelDocument, model_io
-from app.document.specs import BodySpec
+from app.document import GeometrySpec, ModelDocument, model_io
+from tests.app.test_large_model_edits import _chain_document
+from tests.app.test_studio_forms import wheel
 from viz.instancing import GlyphGroup
 from viz.vtk_builder import INSTANCE_LOD_COUNT
 
@@ -20,38 +18,7 @@ N = INSTANCE_LOD_COUNT + 100
 
 def _beads(n: int) -> ModelDocument:
     """A chain of ``n`` 10 cm links, each with a 5 mm bead at its origin."""
-    bead = (GeometrySpec("sphere", {"radius": 0.005}),)
-    bodies = [
-        BodySpec(
-            f"b{i}",
-            parent="Ground" if i == 0 else f"b{i - 1}",
-            mobilizer="Ball",
-            X_PF=FrameSpec((0.0, -0.1, 0.0)),
-            com=(0.0, -0.05, 0.0),
-            inertia=(0.01, 0.001, 0.01, 0.0, 0.0, 0.0),
-            geometry=bead,
-        )
-        for i in range(n)
-    ]
-    return ModelDocument(ModelData(name="beads", bodies=bodies))
-
-
-def _wheel(widget, steps: int) -> None:
-    """A real wheel event at the widget's centre (positive ``steps``: away from the user,
-    which brings the camera nearer)."""
-    pos = QPointF(widget.rect().center())
-    glob = QPointF(widget.mapToGlobal(widget.rect().center()))
-    event = QWheelEvent(
-        pos,
-        glob,
-        QPoint(0, 0),
-        QPoint(0, 120 * steps),
-        Qt.MouseButton.NoButton,
-        Qt.KeyboardModifier.NoModifier,
-        Qt.ScrollPhase.NoScrollPhase,
-        False,
-    )
-    QApplication.sendEvent(widget, event)
+    return _chain_document(n, (GeometrySpec("sphere", {"radius": 0.005}),), "beads")
 
 
 @pytest.mark.gui
@@ -81,7 +48,7 @@ def test_the_wheel_brings_the_full_shape_back(main_window, qtbot, tmp_path):
     view = viewport.interactor_widget
     frames = viewport.frames_rendered
     for _ in range(60):
-        _wheel(view, 1)
+        wheel(view, 1)
         qtbot.wait(5)
         if not beads().coarse:
             break
