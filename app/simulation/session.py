@@ -32,6 +32,7 @@ import queue
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -266,6 +267,9 @@ class SimulationSession:
         #: a perf_counter time, or None; and whether this session froze the heap.
         self._settle_due: float | None = None
         self._heap_frozen = False
+        #: (a weak reference to the State the start's plot sample was taken of, its system
+        #: stage versions then), or None: see _resample_start
+        self._start_sampled: tuple | None = None
         self._install(built, carry=False)
 
     # -- model --------------------------------------------------------------------------------
@@ -1529,15 +1533,25 @@ class SimulationSession:
             return
         self._last_sample_time = state.getTime()
         self.samples.append(row)
+        self._start_sampled = (weakref.ref(state), state.getSystemStageVersions())
         self._record(state)
 
     def _resample_start(self) -> None:
         """While the only plot sample is the one of the State shown (a model not run yet),
         that sample follows the State's and the model's edits (a pose from the Joints
         sliders or a drag, a mass typed in). It is computed on a copy: the live State keeps
-        the stages the edit left invalid."""
+        the stages the edit left invalid. Not when the sample was taken of this very State
+        and nothing it was realized with has been invalidated since (a model just
+        installed: ``_record_start`` sampled it)."""
         state = self._state
         if self._running or len(self.samples) != 1 or self._last_sample_time != state.getTime():
+            return
+        sampled = self._start_sampled
+        if (
+            sampled is not None
+            and sampled[0]() is state
+            and state.getLowestSystemStageDifference(sampled[1]) == Stage.Infinity
+        ):
             return
         with state.getStateLock():
             try:
