@@ -20,7 +20,8 @@ import time
 
 import psutil
 import pytest
-from PySide6.QtCore import Qt
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 
 from app.document.examples import example_path
@@ -43,10 +44,13 @@ def _live(kind: type) -> int:
 
 
 def _settle(qtbot) -> None:
-    """Let deleteLater and queued events run, then collect."""
+    """Let deleteLater and queued events run, then collect. (Qt sends a deferred deletion
+    posted at the current event-loop level only when asked for by its type: the test's own
+    ``deleteLater``, called outside any event loop, is one.)"""
     for _ in range(3):
         qtbot.wait(20)
         QApplication.sendPostedEvents(None, 0)
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
 
 
@@ -119,7 +123,8 @@ def _held_by(kinds) -> str:
         obj = next((o for o in gc.get_objects() if isinstance(o, kind)), None)
         if obj is None:
             continue
-        lines.append(f"{kind.__name__} held by:")
+        valid = shiboken6.isValid(obj) if isinstance(obj, QObject) else None
+        lines.append(f"{kind.__name__} (its C++ object alive: {valid}) held by:")
         firsts = gc.get_referrers(obj)
         for first in firsts:
             if inspect.isframe(first):
