@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from app.document import model_io
+from tests.app.open_in_window import open_in_window, wait_edit_shown
 from tests.app.test_large_model_edits import _chain_document
 
 N = 250  # past the sliders' lazy layout (200 bodies) and the tree's nesting (16 levels)
@@ -59,28 +59,12 @@ def test_an_edit_builds_the_form_once_and_filters_the_plot_list_once(
 
     window = main_window
     editor, panel = window.model_editor, window.simulation
-    editor.interactive = False
-    path = tmp_path / "chain.mbs.json"
-    model_io.save(_chain_document(N), path)
-    assert editor.open_path(path, modal=False)
-    qtbot.waitUntil(
-        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > N,
-        timeout=60000,
-    )
-    qtbot.waitUntil(lambda: panel._plots is not None, timeout=30000)  # noqa: SLF001
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    open_in_window(qtbot, window, tmp_path / "chain.mbs.json", _chain_document(N), plots=True)
     tree, form, document = editor.tree, editor.properties, editor.document
 
     def settle(serial: int) -> None:
         """Until the edited model is shown, and the events after it are handled."""
-        qtbot.waitUntil(
-            lambda: (
-                panel.snapshot.model_serial != serial
-                and list(panel.snapshot.model.body_names)[1:] == document.body_names()
-            ),
-            timeout=30000,
-        )
+        wait_edit_shown(qtbot, panel, document, serial)
         qtbot.wait(100)
 
     tree.select_body("b100")

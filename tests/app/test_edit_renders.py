@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from app.document import model_io
+from tests.app.open_in_window import open_in_window, wait_edit_shown
 from tests.app.test_large_model_edits import _chain_document
 
 N = 250
@@ -21,17 +21,7 @@ N = 250
 def test_each_edit_renders_the_view_once(main_window, qtbot, tmp_path):
     window = main_window
     editor, panel, viewport = window.model_editor, window.simulation, window.viewport
-    editor.interactive = False
-    path = tmp_path / "chain.mbs.json"
-    model_io.save(_chain_document(N), path)
-    assert editor.open_path(path, modal=False)
-    qtbot.waitUntil(
-        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > N,
-        timeout=60000,
-    )
-    qtbot.waitUntil(lambda: panel._plots is not None, timeout=30000)  # noqa: SLF001
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    open_in_window(qtbot, window, tmp_path / "chain.mbs.json", _chain_document(N), plots=True)
     tree, form, document = editor.tree, editor.properties, editor.document
     tree.select_body("b100")
     qtbot.waitUntil(lambda: form.key == "body:b100" and "mass" in form.fields, timeout=3000)
@@ -44,13 +34,7 @@ def test_each_edit_renders_the_view_once(main_window, qtbot, tmp_path):
         frames = viewport.frames_rendered
         edit()
         qtbot.waitUntil(done, timeout=5000)
-        qtbot.waitUntil(
-            lambda: (
-                panel.snapshot.model_serial != serial
-                and list(panel.snapshot.model.body_names)[1:] == document.body_names()
-            ),
-            timeout=30000,
-        )
+        wait_edit_shown(qtbot, panel, document, serial)
         qtbot.wait(600)
         return viewport.frames_rendered - frames
 

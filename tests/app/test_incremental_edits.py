@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.document import BodySpec, FrameSpec, GeometrySpec, ModelData, ModelDocument
+from tests.app.open_in_window import wait_edit_shown
 
 pytestmark = pytest.mark.gui
 
@@ -111,13 +112,7 @@ class _Watch:
         fresh = ModelTreeModel(document)
         assert _rows(editor.tree.model, None) == _rows(fresh, None)
         fresh.detach()
-        qtbot.waitUntil(
-            lambda: (
-                panel.snapshot.model_serial != serial_before
-                and list(panel.snapshot.model.body_names)[1:] == document.body_names()
-            ),
-            timeout=30000,
-        )
+        wait_edit_shown(qtbot, panel, document, serial_before)
         qtbot.wait(50)
         model = panel.snapshot.model
         rebuilt = JointSliders()

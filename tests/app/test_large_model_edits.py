@@ -247,17 +247,10 @@ def test_edits_in_the_window_change_only_what_they_touch(main_window, qtbot, tmp
     from viz.system_decorations import static_decorations
 
     window = main_window
+    from tests.app.open_in_window import open_in_window, wait_edit_shown
+
     editor, panel = window.model_editor, window.simulation
-    editor.interactive = False
-    path = tmp_path / "chain.mbs.json"
-    model_io.save(_chain_document(WINDOW_N), path)
-    assert editor.open_path(path, modal=False)
-    qtbot.waitUntil(
-        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > WINDOW_N,
-        timeout=60000,
-    )
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    open_in_window(qtbot, window, tmp_path / "chain.mbs.json", _chain_document(WINDOW_N))
     tree, form, sliders = editor.tree, editor.properties, panel.sliders
     scene = window.viewport.scene
     model, document = tree.model, editor.document
@@ -266,13 +259,7 @@ def test_edits_in_the_window_change_only_what_they_touch(main_window, qtbot, tmp
     model.modelReset.connect(lambda: resets.append(1))
 
     def shown(serial: int) -> None:
-        qtbot.waitUntil(
-            lambda: (
-                panel.snapshot.model_serial != serial
-                and list(panel.snapshot.model.body_names)[1:] == document.body_names()
-            ),
-            timeout=30000,
-        )
+        wait_edit_shown(qtbot, panel, document, serial)
         qtbot.wait(50)
 
     # rename b150 with F2 in the tree: its row and slider group change, nothing is redrawn

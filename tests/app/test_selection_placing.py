@@ -69,21 +69,12 @@ def test_a_snapshot_at_the_poses_shown_places_nothing(main_window, qtbot, tmp_pa
     """A mass typed in the Properties form (an edit that moves no body: the worker sets it
     in place and publishes the same poses in a new array) places no decoration again; a
     joint frame typed in, which moves the bodies, places them."""
-    from app.document import model_io
+    from tests.app.open_in_window import open_in_window
     from tests.app.test_large_model_edits import _chain_document
 
     window = main_window
     editor, panel = window.model_editor, window.simulation
-    editor.interactive = False
-    path = tmp_path / "chain.mbs.json"
-    model_io.save(_chain_document(30), path)
-    assert editor.open_path(path, modal=False)
-    qtbot.waitUntil(
-        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > 30,
-        timeout=30000,
-    )
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    open_in_window(qtbot, window, tmp_path / "chain.mbs.json", _chain_document(30), timeout=30000)
     form = editor.properties
     editor.tree.select_body("b10")
     qtbot.waitUntil(lambda: "mass" in form.fields, timeout=3000)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from app.document import model_io
 from app.simulation import body_decorations
+from tests.app.open_in_window import open_in_window, wait_edit_shown
 from tests.app.test_large_model_edits import _chain_document
 from viz.decoration_keys import KeyedGeometry
 from viz.system_decorations import static_decorations
@@ -22,27 +22,12 @@ def _made_by_each_edit(window, qtbot, tmp_path, n: int) -> dict[str, tuple[int, 
     """Open an ``n``-body chain, make three structural edits through real input, and return
     for each (bodies whose decorations were made, decorations fingerprinted)."""
     editor, panel = window.model_editor, window.simulation
-    editor.interactive = False
-    path = tmp_path / f"chain{n}.mbs.json"
-    model_io.save(_chain_document(n), path)
-    assert editor.open_path(path, modal=False)
-    qtbot.waitUntil(
-        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > n,
-        timeout=60000,
-    )
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    open_in_window(qtbot, window, tmp_path / f"chain{n}.mbs.json", _chain_document(n))
     tree, document = editor.tree, editor.document
     made: dict[str, tuple[int, int]] = {}
 
     def settle(label: str, serial: int) -> None:
-        qtbot.waitUntil(
-            lambda: (
-                panel.snapshot.model_serial != serial
-                and list(panel.snapshot.model.body_names)[1:] == document.body_names()
-            ),
-            timeout=30000,
-        )
+        wait_edit_shown(qtbot, panel, document, serial)
         made[label] = (
             body_decorations.LAST_MADE["bodies"],
             body_decorations.LAST_MADE["decorations"],

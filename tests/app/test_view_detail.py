@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.document import GeometrySpec, ModelDocument, model_io
+from app.document import GeometrySpec, ModelDocument
+from tests.app.open_in_window import open_in_window
 from tests.app.test_large_model_edits import _chain_document
 from tests.app.test_studio_forms import wheel
 from viz.instancing import GlyphGroup
@@ -24,15 +25,8 @@ def _beads(n: int) -> ModelDocument:
 @pytest.mark.gui
 def test_the_wheel_brings_the_full_shape_back(main_window, qtbot, tmp_path):
     window = main_window
-    editor, panel, viewport = window.model_editor, window.simulation, window.viewport
-    editor.interactive = False
-    path = tmp_path / "beads.mbs.json"
-    model_io.save(_beads(N), path)
-    assert editor.open_path(path, modal=False)
-    qtbot.waitUntil(
-        lambda: panel.snapshot is not None and len(panel.snapshot.model.body_names) > N,
-        timeout=60000,
-    )
+    viewport = window.viewport
+    open_in_window(qtbot, window, tmp_path / "beads.mbs.json", _beads(N), active=False)
     qtbot.wait(300)
 
     def beads() -> GlyphGroup:

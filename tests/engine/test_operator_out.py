@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.common import build_ours, chain_links, humanoid_links, make_link
 from engine import InvalidArgumentError, Stage
+from tests.engine.test_operator_entry_points import _inputs
 
 OPERATORS = (
     "calcM",
@@ -50,22 +51,6 @@ def _model(name: str, seed: int = 4):
     state.setU(rng.normal(size=state.getNU()))
     system.realize(state, Stage.Acceleration)
     return system, matter, state, rng
-
-
-def _inputs(matter, state, rng) -> dict:
-    """Each operator's positional arguments after the State."""
-    nu, nb = state.getNU(), matter.getNumBodies()
-    v, F = rng.normal(size=nu), rng.normal(size=(nb, 2, 3))
-    f, udot = rng.normal(size=nu), rng.normal(size=nu)
-    return {
-        "calcM": (),
-        "multiplyByM": (v,),
-        "multiplyByMInv": (v,),
-        "calcSystemJacobian": (),
-        "multiplyBySystemJacobian": (v,),
-        "multiplyBySystemJacobianTranspose": (F,),
-        "calcResidualForceIgnoringConstraints": (f, F, udot),
-    }
 
 
 def _out_shape(op: str, matter, state) -> tuple:
