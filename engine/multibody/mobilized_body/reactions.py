@@ -69,32 +69,32 @@ class MobilizedBodyReactionsMixin:
         return p_GF, p_GM
 
     # ---------------------------------------------------------------- hinge
+    def _mobility_index(self, state: State, which, what: str, name: str) -> int:
+        """``which`` as one of this mobilizer's mobility indices (0..nu-1);
+        IndexOutOfRangeError naming ``what`` and its argument ``name`` otherwise."""
+        nu = self.getNumU(state)
+        which = index_value(which, f"{what}: {name}")
+        if not 0 <= which < nu:
+            raise IndexOutOfRangeError(
+                f"{what}: body {self.getMobilizedBodyIndex()} has {nu} mobilities, "
+                f"not a mobility {which}"
+            )
+        return which
+
     def getHCol(self, state: State, which: int) -> np.ndarray:
         """Column ``which`` of the mobilizer's hinge matrix in Ground, H_PB_G: the spatial
         velocity [w, v_Bo] of B relative to P, in G, per unit of this mobilizer's u_which
         (Position stage, or position kinematics realized)."""
-        nu = self.getNumU(state)
-        which = index_value(which, "getHCol: which")
-        if not 0 <= which < nu:
-            raise IndexOutOfRangeError(
-                f"getHCol: body {self.getMobilizedBodyIndex()} has {nu} mobilities, "
-                f"not a mobility {int(which)}"
-            )
+        which = self._mobility_index(state, which, "getHCol", "which")
         matter = self._matter
         J = matter.calcSystemJacobianAsSpatialVecs(state)
-        return J[self.getMobilizedBodyIndex(), :, :, self.getFirstUIndex(state) + int(which)].copy()
+        return J[self.getMobilizedBodyIndex(), :, :, self.getFirstUIndex(state) + which].copy()
 
     def getH_FMCol(self, state: State, which: int) -> np.ndarray:
         """Column ``which`` of the mobilizer-local hinge matrix H_FM: the cross-mobilizer
         spatial velocity V_FM = [w_FM, v_FM] of Mo in F, expressed in F, per unit of this
         mobilizer's u_which, shape (2, 3) (Position stage)."""
-        nu = self.getNumU(state)
-        which = index_value(which, "getH_FMCol: the mobility index")
-        if not 0 <= which < nu:
-            raise IndexOutOfRangeError(
-                f"getH_FMCol: body {self.getMobilizedBodyIndex()} has {nu} mobilities, "
-                f"not a mobility {which}"
-            )
+        which = self._mobility_index(state, which, "getH_FMCol", "the mobility index")
         pc = self._matter._position_cache(state)
         return np.array(pc.H_FM[self._index][:, which], dtype=np.float64).reshape(2, 3)
 
