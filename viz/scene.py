@@ -195,8 +195,11 @@ class Scene:
         coord.SetValue(0.01, 0.985)
         self.renderer.AddViewProp(self._overlay)
         self._apply_text_colors()
-        # every frame, however it is asked for (Scene.render, the interactor's camera moves)
-        self.renderer.AddObserver("StartEvent", self._before_frame)
+        #: the renderer's StartEvent observer calling _before_frame while the Scene draws into
+        #: a window (``attach``), so before every frame however it is asked for (Scene.render,
+        #: the interactor's camera moves); removed by ``detach``, so that the C++ renderer
+        #: holds no reference to the Scene once it no longer draws
+        self._before_frame_tag: int | None = None
 
     def _before_frame(self, *_args) -> None:
         """Before a frame: each glyph group culls back faces or not, and draws its coarse or
@@ -217,6 +220,7 @@ class Scene:
         self.detach()
         render_window.SetMultiSamples(0)
         render_window.AddRenderer(self.renderer)
+        self._before_frame_tag = self.renderer.AddObserver("StartEvent", self._before_frame)
         self.render_window = render_window
 
     def attach_offscreen(self, width: int, height: int):
@@ -232,6 +236,9 @@ class Scene:
         if window is None:
             return
         window.RemoveRenderer(self.renderer)
+        if self._before_frame_tag is not None:
+            self.renderer.RemoveObserver(self._before_frame_tag)
+            self._before_frame_tag = None
         if self._owns_window:
             window.Finalize()
         self.render_window = None
