@@ -126,13 +126,14 @@ def _held_by(kinds) -> str:
         valid = shiboken6.isValid(obj) if isinstance(obj, QObject) else None
         lines.append(f"{kind.__name__} (its C++ object alive: {valid}) held by:")
         firsts = gc.get_referrers(obj)
+        here = sys._getframe()
         for first in firsts:
-            if inspect.isframe(first):
+            if first is here:
                 continue
             lines.append(f"  {_describe(first, obj)}")
             seconds = gc.get_referrers(first)
             for second in seconds[:8]:
-                if not inspect.isframe(second) and second is not firsts:
+                if second is not here and second is not firsts:
                     lines.append(f"    {_describe(second, first)}")
             del seconds
         del firsts, obj
@@ -141,6 +142,8 @@ def _held_by(kinds) -> str:
 
 def _describe(holder, held) -> str:
     name = type(holder).__name__
+    if inspect.isframe(holder):
+        return f"frame of {holder.f_code.co_name} ({holder.f_code.co_filename}:{holder.f_lineno})"
     if isinstance(holder, dict):
         return f"{name} under {[k for k, v in holder.items() if v is held][:3]}"
     qualname = getattr(holder, "__qualname__", None)
