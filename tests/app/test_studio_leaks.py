@@ -137,7 +137,27 @@ def _held_by(kinds) -> str:
                     lines.append(f"    {_describe(second, first)}")
             del seconds
         del firsts, obj
-    return "\n".join(lines[:80])
+    lines.extend(_threads_holding(kinds))
+    return "\n".join(lines[:100])
+
+
+def _threads_holding(kinds) -> list[str]:
+    """Each other thread, and the functions on its stack whose locals hold an object of
+    ``kinds`` (a running frame's locals are not among the collector's referrers)."""
+    lines = ["threads:"]
+    names = {t.ident: t.name for t in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():
+        if ident == threading.get_ident():
+            continue
+        holding = []
+        while frame is not None:
+            if any(isinstance(v, kinds) for v in frame.f_locals.values()):
+                holding.append(
+                    f"{frame.f_code.co_name} ({frame.f_code.co_filename}:{frame.f_lineno})"
+                )
+            frame = frame.f_back
+        lines.append(f"  {names.get(ident, ident)}: {', '.join(holding) or 'holds none'}")
+    return lines
 
 
 def _describe(holder, held) -> str:
