@@ -26,13 +26,20 @@ def _texts(form) -> dict[str, str]:
     }
 
 
-def _fresh_form(editor):
-    """A Properties form made afresh for the key ``editor``'s form shows."""
+def _fresh_texts(editor) -> dict:
+    """The field texts of a Properties form made afresh for the key ``editor``'s form shows.
+    The form is deleted at once: a parentless widget whose fields' signals call back into it
+    would otherwise stay alive, through those connections, with the editor and its window."""
+    import shiboken6
+
     from app.tree.property_editor import PropertyEditor
 
     fresh = PropertyEditor(editor)
-    fresh.show_key(editor.properties.key)
-    return fresh
+    try:
+        fresh.show_key(editor.properties.key)
+        return _texts(fresh)
+    finally:
+        shiboken6.delete(fresh)
 
 
 @pytest.mark.gui
@@ -85,7 +92,7 @@ def test_an_edit_builds_the_form_once_and_filters_the_plot_list_once(
     # the mass and inertia rows' texts updated in place: the form is not made again
     assert counts == {"form": 0, "filter": 0}
     assert panel.session.system is system  # set in place, not built again
-    assert _texts(form) == _texts(_fresh_form(editor))
+    assert _texts(form) == _fresh_texts(editor)
     counts.update(form=0, filter=0)
 
     # a refused mass centre, then a mass typed in: the form again equals one made afresh
@@ -106,7 +113,7 @@ def test_an_edit_builds_the_form_once_and_filters_the_plot_list_once(
     settle(serial)
     assert counts == {"form": 0, "filter": 0}
     assert form.errors() == {}
-    assert _texts(form) == _texts(_fresh_form(editor))
+    assert _texts(form) == _fresh_texts(editor)
     counts.update(form=0, filter=0)
 
     # a rename typed in the tree (F2): the form shows the new name, built once; the plot
